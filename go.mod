@@ -1,0 +1,3 @@
+module github.com/efmesh/efmesh
+
+go 1.26.0

@@ -1,0 +1,166 @@
+package project
+
+// KindName is a model kind, as written in the MODEL header (upper case).
+type KindName string
+
+const (
+	KindFull                   KindName = "FULL"
+	KindView                   KindName = "VIEW"
+	KindIncrementalByTimeRange KindName = "INCREMENTAL_BY_TIME_RANGE"
+	KindIncrementalByUniqueKey KindName = "INCREMENTAL_BY_UNIQUE_KEY"
+	KindSCDType2               KindName = "SCD_TYPE_2"
+	KindSeed                   KindName = "SEED"
+	KindExternal               KindName = "EXTERNAL"
+	KindEmbedded               KindName = "EMBEDDED"
+)
+
+// Kind is a model's kind with its arguments. Only the fields of the given
+// Name are meaningful.
+type Kind struct {
+	Name KindName `json:"name"`
+
+	// INCREMENTAL_BY_TIME_RANGE
+	TimeColumn string `json:"timeColumn,omitempty"`
+	BatchSize  int    `json:"batchSize,omitempty"`  // intervals per batch; 0 = all in one
+	Lookback   int    `json:"lookback,omitempty"`   // intervals re-read at the tail
+
+	// INCREMENTAL_BY_UNIQUE_KEY, SCD_TYPE_2
+	Key       []string `json:"key,omitempty"`
+	ValidFrom string   `json:"validFrom,omitempty"` // SCD_TYPE_2; default valid_from
+	ValidTo   string   `json:"validTo,omitempty"`   // SCD_TYPE_2; default valid_to
+
+	// SEED: path relative to the project root.
+	Path string `json:"path,omitempty"`
+
+	// EXTERNAL: exactly one of Table ("schema.table") or Files (a glob
+	// relative to the project root, or a URL).
+	Table  string `json:"table,omitempty"`
+	Files  string `json:"files,omitempty"`
+	Format string `json:"format,omitempty"` // parquet | csv | json; inferred from Files' extension when empty
+	// Options are further reader options of EXTERNAL files
+	// (union_by_name true, header true, delim ',' …), in header order.
+	Options []Option `json:"options,omitempty"`
+}
+
+// Option is a name/value pair of a kind or property argument list. Value is
+// the literal as written: strings unquoted, other values verbatim.
+type Option struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	IsString bool   `json:"isString,omitempty"`
+}
+
+// Materialized reports whether the kind owns a physical relation that is
+// rebuilt when its snapshot changes.
+func (k KindName) Materialized() bool {
+	switch k {
+	case KindFull, KindIncrementalByTimeRange, KindIncrementalByUniqueKey, KindSCDType2, KindSeed:
+		return true
+	}
+	return false
+}
+
+// HasBody reports whether a model of the kind has a SELECT body.
+func (k KindName) HasBody() bool {
+	return k != KindSeed && k != KindExternal
+}
+
+// Column is a declared column of the `columns (...)` contract.
+type Column struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"` // as written, e.g. "DECIMAL(10, 2)", "STRUCT(a INT)"
+	Range Range  `json:"-"`    // the whole "name TYPE" entry
+}
+
+// AuditCall is one entry of `audits (...)`, e.g. not_null(stay_id) or
+// warn(unique(id)). Args are the raw argument texts (identifiers or string
+// literals with quotes removed); wrappers nest in Inner.
+type AuditCall struct {
+	Name  string     `json:"name"`
+	Args  []string   `json:"args,omitempty"`
+	Inner *AuditCall `json:"inner,omitempty"` // for warn/per_interval/whole
+	Text  string     `json:"text"`            // the entry as written
+	Range Range      `json:"-"`
+}
+
+// MacroKind is the kind of an @-macro in a body.
+type MacroKind string
+
+const (
+	MacroRef   MacroKind = "ref"
+	MacroStart MacroKind = "start"
+	MacroEnd   MacroKind = "end"
+	MacroThis  MacroKind = "this"
+)
+
+// Macro is one occurrence of @ref(x), @start, @end or @this in a file.
+// Start/End are byte offsets in the whole file; for refs, ArgStart/ArgEnd
+// span the model name inside the parentheses.
+type Macro struct {
+	Kind     MacroKind `json:"kind"`
+	Arg      string    `json:"arg,omitempty"` // the referenced model name, lower-cased
+	Start    int       `json:"start"`
+	End      int       `json:"end"`
+	ArgStart int       `json:"argStart,omitempty"`
+	ArgEnd   int       `json:"argEnd,omitempty"`
+}
+
+// Property is a header property as written, for navigation and hover.
+type Property struct {
+	Name       string // lower case
+	Range      Range  // name through the end of its value
+	ValueRange Range
+}
+
+// Model is one parsed model file. A model with header errors is still
+// returned with whatever could be parsed, so the editor keeps working.
+type Model struct {
+	Name   string // "schema.table", lower case
+	Schema string
+	Table  string
+	File   string // slash path relative to the project root
+	Source []byte // the whole file
+
+	Kind        Kind
+	Interval    string // "day" | "hour"; empty unless set
+	Start       string // as written ('2026-01-01')
+	Cron        string
+	Grain       []string
+	Columns     []Column // nil when not declared
+	Audits      []AuditCall
+	Target      string // "table" (default) | "parquet" | "ducklake"
+	Description string
+	Owner       string
+	Tags        []string
+
+	Header     Range      // the MODEL (...) block, including a trailing ';'
+	NameRange  Range      // the name value
+	Properties []Property // in header order
+	Body       string     // the SQL after the header (may be empty for SEED/EXTERNAL)
+	BodyStart  int        // byte offset of Body in Source
+	Macros     []Macro    // every @-macro in Body, in order (offsets into Source)
+}
+
+// Refs returns the distinct model names the body references, in order of
+// first appearance.
+func (m *Model) Refs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, mc := range m.Macros {
+		if mc.Kind == MacroRef && !seen[mc.Arg] {
+			seen[mc.Arg] = true
+			out = append(out, mc.Arg)
+		}
+	}
+	return out
+}
+
+// Property returns the named header property, if present.
+func (m *Model) Property(name string) (Property, bool) {
+	for _, p := range m.Properties {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Property{}, false
+}

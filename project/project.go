@@ -1,0 +1,92 @@
+// Package project reads an efmesh project from disk: efmesh.yaml, the model
+// files it names, their MODEL headers and @-macros, and the DAG they form.
+//
+// It owns every user-facing problem found while loading, as positioned
+// Diagnostics, and knows nothing of engines, state stores or plans. The CLI
+// and the language server load projects through this one package.
+package project
+
+import "time"
+
+// ConfigFile is the name of the project file; its folder is the project root.
+const ConfigFile = "efmesh.yaml"
+
+// Config is efmesh.yaml.
+type Config struct {
+	Name         string               `json:"name"`
+	Models       []string             `json:"models"` // globs; default ["models/**/*.sql"]
+	Tests        []string             `json:"tests"`  // globs; default ["tests/**/*.yaml"]
+	Audits       []string             `json:"audits"` // globs; default ["audits/**/*.sql"]
+	Start        string               `json:"start,omitempty"`
+	Engine       EngineConfig         `json:"engine"`
+	State        StateConfig          `json:"state"`
+	Lake         string               `json:"lake,omitempty"`
+	Environments map[string]EnvConfig `json:"environments,omitempty"`
+	Janitor      JanitorConfig        `json:"janitor"`
+}
+
+// EngineConfig selects the warehouse.
+type EngineConfig struct {
+	Type string `json:"type"` // duckdb (default) | postgres
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+// StateConfig selects the state store.
+type StateConfig struct {
+	Type string `json:"type"` // sqlite (default) | postgres
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+// EnvConfig holds per-environment settings.
+type EnvConfig struct {
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// JanitorConfig configures removal of orphaned physical storage.
+type JanitorConfig struct {
+	TTL time.Duration `json:"ttl"` // default 168h
+}
+
+// Project is a loaded project. It is immutable once built: the language
+// server shares it between requests and builds a new one on each edit.
+type Project struct {
+	Root   string // absolute path of the folder holding efmesh.yaml
+	Config Config
+
+	// Models in topological order (parents before children; ties by name).
+	// Models in a cycle are appended at the end in name order.
+	Models []*Model
+	ByName map[string]*Model
+	// Children maps a model name to the names of models that ref it, sorted.
+	Children map[string][]string
+
+	// Diagnostics of every file, sorted by file and position.
+	Diagnostics []Diagnostic
+}
+
+// Model returns the named model or nil.
+func (p *Project) Model(name string) *Model { return p.ByName[name] }
+
+// Descendants returns every model downstream of name, in topological order.
+func (p *Project) Descendants(name string) []*Model {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		for _, c := range p.Children[n] {
+			if !seen[c] {
+				seen[c] = true
+				walk(c)
+			}
+		}
+	}
+	walk(name)
+	var out []*Model
+	for _, m := range p.Models {
+		if seen[m.Name] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
