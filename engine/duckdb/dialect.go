@@ -1,0 +1,135 @@
+package duckdb
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+// Dialect generates DuckDB DDL.
+type Dialect struct{}
+
+var _ engine.Dialect = Dialect{}
+
+func (Dialect) Name() string                       { return "duckdb" }
+func (Dialect) Quote(s string) string              { return engine.QuoteIdent(s) }
+func (Dialect) Literal(s string) string            { return engine.QuoteString(s) }
+func (Dialect) QuoteRelation(r engine.Relation) string {
+	return engine.QuoteIdent(r.Schema) + "." + engine.QuoteIdent(r.Name)
+}
+
+// TimestampLiteral renders t as a TIMESTAMP literal in UTC.
+func (Dialect) TimestampLiteral(rfc3339 string) string {
+	if t, err := time.Parse(time.RFC3339Nano, rfc3339); err == nil {
+		rfc3339 = t.UTC().Format("2006-01-02 15:04:05.999999")
+	}
+	return "TIMESTAMP " + engine.QuoteString(rfc3339)
+}
+
+func (Dialect) CreateSchema(schema string) string {
+	return "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(schema)
+}
+
+func (d Dialect) ReplaceTableAs(r engine.Relation, query string) []string {
+	return []string{"CREATE OR REPLACE TABLE " + d.QuoteRelation(r) + " AS " + query}
+}
+
+func (d Dialect) ReplaceView(r engine.Relation, query string) string {
+	return "CREATE OR REPLACE VIEW " + d.QuoteRelation(r) + " AS " + query
+}
+
+func (d Dialect) DropView(r engine.Relation) string {
+	return "DROP VIEW IF EXISTS " + d.QuoteRelation(r)
+}
+
+func (d Dialect) DropTable(r engine.Relation) string {
+	return "DROP TABLE IF EXISTS " + d.QuoteRelation(r)
+}
+
+// ReadFiles renders a query over files that yields exactly the declared
+// columns (cast to their declared types) when columns are given.
+func (d *DB) ReadFiles(spec engine.FileSpec) (string, error) {
+	var fn string
+	args := []string{}
+	if len(spec.Paths) == 1 {
+		args = append(args, engine.QuoteString(spec.Paths[0]))
+	} else {
+		quoted := make([]string, len(spec.Paths))
+		for i, p := range spec.Paths {
+			quoted[i] = engine.QuoteString(p)
+		}
+		args = append(args, "["+strings.Join(quoted, ", ")+"]")
+	}
+	switch spec.Format {
+	case "parquet":
+		fn = "read_parquet"
+	case "csv":
+		fn = "read_csv"
+		if len(spec.Columns) > 0 {
+			cols := make([]string, len(spec.Columns))
+			for i, c := range spec.Columns {
+				cols[i] = engine.QuoteString(c.Name) + ": " + engine.QuoteString(c.Type)
+			}
+			args = append(args, "columns = {"+strings.Join(cols, ", ")+"}")
+		}
+	case "json":
+		fn = "read_json"
+		if len(spec.Columns) > 0 {
+			cols := make([]string, len(spec.Columns))
+			for i, c := range spec.Columns {
+				cols[i] = engine.QuoteString(c.Name) + ": " + engine.QuoteString(c.Type)
+			}
+			args = append(args, "columns = {"+strings.Join(cols, ", ")+"}")
+		}
+	default:
+		return "", fmt.Errorf("duckdb: unknown file format %q (want parquet, csv or json)", spec.Format)
+	}
+	for _, o := range spec.Options {
+		if !isIdent(o.Name) {
+			return "", fmt.Errorf("duckdb: bad reader option name %q", o.Name)
+		}
+		v := o.Value
+		if o.IsString {
+			v = engine.QuoteString(v)
+		} else if !isPlainValue(v) {
+			return "", fmt.Errorf("duckdb: bad value %q for reader option %s", o.Value, o.Name)
+		}
+		args = append(args, o.Name+" = "+v)
+	}
+	from := fn + "(" + strings.Join(args, ", ") + ")"
+	if len(spec.Columns) == 0 {
+		return "SELECT * FROM " + from, nil
+	}
+	sel := make([]string, len(spec.Columns))
+	for i, c := range spec.Columns {
+		sel[i] = "CAST(" + engine.QuoteIdent(c.Name) + " AS " + c.Type + ") AS " + engine.QuoteIdent(c.Name)
+	}
+	return "SELECT " + strings.Join(sel, ", ") + " FROM " + from, nil
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPlainValue accepts numbers and bare words (true, false, auto).
+func isPlainValue(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '.' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

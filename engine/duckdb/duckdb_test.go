@@ -1,0 +1,124 @@
+package duckdb
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+func open(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestCanonicalIgnoresFormatting(t *testing.T) {
+	db := open(t)
+	groups := [][]string{
+		{
+			"select a, b from t where x > 1",
+			"SELECT a,\n       b -- the b\nFROM   t\nWHERE  x > 1",
+			"/* c */ Select a, b From t Where x > 1",
+		},
+		{
+			"select * exclude (a) from t group by all qualify row_number() over (partition by b order by c) = 1",
+			"SELECT * EXCLUDE (a)\nFROM t\nGROUP BY ALL\nQUALIFY row_number() OVER (PARTITION BY b ORDER BY c) = 1",
+		},
+		{
+			"with c as (select [x + 1 for x in l] as m, {'k': 'ü'} as s from t) select list_transform(m, y -> y * 2) from c",
+			"WITH c AS (SELECT [x+1 FOR x IN l] AS m, {'k':'ü'} AS s FROM t)\nSELECT list_transform(m, y->y*2) FROM c",
+		},
+	}
+	var prev []byte
+	for _, g := range groups {
+		first, err := db.Canonicalize(g[0])
+		if err != nil {
+			t.Fatalf("%q: %v", g[0], err)
+		}
+		if strings.Contains(string(first), "query_location") {
+			t.Fatalf("positions not stripped: %s", first)
+		}
+		for _, q := range g[1:] {
+			got, err := db.Canonicalize(q)
+			if err != nil {
+				t.Fatalf("%q: %v", q, err)
+			}
+			if string(got) != string(first) {
+				t.Errorf("canonical forms differ:\n%s\n%s", g[0], q)
+			}
+		}
+		if string(prev) == string(first) {
+			t.Errorf("different queries have one canonical form")
+		}
+		prev = first
+	}
+	a, _ := db.Canonicalize("select a from t where x > 1")
+	b, _ := db.Canonicalize("select a from t where x > 2")
+	if string(a) == string(b) {
+		t.Error("a literal change kept the canonical form")
+	}
+}
+
+func TestCanonicalSyntaxError(t *testing.T) {
+	db := open(t)
+	_, err := db.Canonicalize("select * frm t")
+	var se *engine.SQLError
+	if !errors.As(err, &se) || se.Position != 13 {
+		t.Fatalf("err = %#v", err)
+	}
+	if _, err := db.Canonicalize("select 1; select 2"); err == nil {
+		t.Fatal("two statements accepted")
+	}
+}
+
+func TestDescribeAndBinderErrors(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if err := db.Exec(ctx, `CREATE SCHEMA s; CREATE TABLE s."t" (id INTEGER, name VARCHAR)`); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := db.Describe(ctx, "select id, name, id * 1.5 as f from s.t qualify row_number() over (order by id) = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cols) != 3 || cols[0].Type != "INTEGER" || cols[2].Name != "f" {
+		t.Fatalf("cols = %v", cols)
+	}
+	_, err = db.Describe(ctx, "select idd from s.t")
+	var se *engine.SQLError
+	if !errors.As(err, &se) || se.Position != 7 || se.Type != "Binder" || len(se.Candidates) == 0 {
+		t.Fatalf("err = %#v", err)
+	}
+	_, err = db.Describe(ctx, "select * from s.nope")
+	if !errors.As(err, &se) || se.Position != 14 {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+func TestTxRollsBack(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	db.Exec(ctx, "CREATE TABLE t (a INT)")
+	if err := db.Tx(ctx, []string{"INSERT INTO t VALUES (1)", "INSERT INTO nope VALUES (1)"}); err == nil {
+		t.Fatal("want error")
+	}
+	rows, err := db.Query(ctx, "SELECT count(*) FROM t")
+	if err != nil || rows.Values[0][0].(int64) != 0 {
+		t.Fatalf("rows = %v, %v", rows, err)
+	}
+}
+
+func TestExtensionsDoNotDownload(t *testing.T) {
+	db := open(t)
+	err := db.Exec(context.Background(), "SELECT * FROM read_parquet('s3://bucket/x.parquet')")
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "httpfs") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,147 @@
+// Package duckdb is the DuckDB adapter: the embedded default warehouse and
+// the parser behind canonical forms and the editor's checks. It turns the
+// driver's values and JSON errors into engine types; nothing above engine
+// imports the driver.
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+// DB is a DuckDB database, on disk or in memory.
+type DB struct {
+	db   *sql.DB
+	conn *duckdb.Connector
+	path string
+}
+
+var (
+	_ engine.Engine     = (*DB)(nil)
+	_ engine.Parser     = (*DB)(nil)
+	_ engine.FileReader = (*DB)(nil)
+)
+
+// Open opens (creating when missing) the database at path; "" or ":memory:"
+// is a private in-memory database.
+//
+// Every connection reports errors as JSON with positions, and extension
+// auto-install is off: an extension that is not built in (httpfs, ducklake,
+// postgres_scanner) fails at once with an error naming it instead of
+// reaching for the network.
+func Open(path string) (*DB, error) {
+	dsn := path
+	if path == ":memory:" {
+		dsn = ""
+	}
+	if dsn != "" {
+		if dir := filepath.Dir(dsn); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("duckdb: %w", err)
+			}
+		}
+	}
+	c, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
+		for _, s := range []string{
+			"SET errors_as_json = true",
+			"SET autoinstall_known_extensions = false",
+		} {
+			if _, err := ex.ExecContext(context.Background(), s, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("duckdb: open %s: %w", path, convertError(err, 0))
+	}
+	db := sql.OpenDB(c)
+	// One connection: DuckDB serializes writers anyway, and a single
+	// connection keeps other statements out of a running transaction.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("duckdb: open %s: %w", path, convertError(err, 0))
+	}
+	return &DB{db: db, conn: c, path: path}, nil
+}
+
+// Dialect returns DuckDB's DDL generator.
+func (d *DB) Dialect() engine.Dialect { return Dialect{} }
+
+// Exec runs one or more statements.
+func (d *DB) Exec(ctx context.Context, q string) error {
+	if _, err := d.db.ExecContext(ctx, q); err != nil {
+		return convertError(err, 0)
+	}
+	return nil
+}
+
+// Query runs q and reads every row.
+func (d *DB) Query(ctx context.Context, q string) (*engine.Rows, error) {
+	rows, err := d.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, convertError(err, 0)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, convertError(err, 0)
+	}
+	out := &engine.Rows{}
+	for _, t := range types {
+		out.Columns = append(out.Columns, engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()})
+	}
+	for rows.Next() {
+		vals := make([]any, len(types))
+		ptrs := make([]any, len(types))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, convertError(err, 0)
+		}
+		out.Values = append(out.Values, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, convertError(err, 0)
+	}
+	return out, nil
+}
+
+// Tx runs stmts in one transaction.
+func (d *DB) Tx(ctx context.Context, stmts []string) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return convertError(err, 0)
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			tx.Rollback()
+			return convertError(err, 0)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return convertError(err, 0)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error {
+	err := d.db.Close()
+	if cerr := d.conn.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

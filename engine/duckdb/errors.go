@@ -1,0 +1,52 @@
+package duckdb
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+// jsonError is DuckDB's error shape under `SET errors_as_json = true`.
+type jsonError struct {
+	Type       string `json:"exception_type"`
+	Message    string `json:"exception_message"`
+	Subtype    string `json:"error_subtype"`
+	Position   string `json:"position"`
+	Name       string `json:"name"`
+	Candidates string `json:"candidates"`
+}
+
+// convertError turns a driver error into an *engine.SQLError when DuckDB
+// reported it as JSON; shift is subtracted from positions (the length of a
+// prefix such as "DESCRIBE " that the caller added to the user's SQL).
+func convertError(err error, shift int) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	i := strings.IndexByte(msg, '{')
+	if i < 0 {
+		return &engine.SQLError{Message: msg, Position: -1}
+	}
+	var je jsonError
+	if json.Unmarshal([]byte(msg[i:]), &je) != nil || je.Message == "" {
+		return &engine.SQLError{Message: msg, Position: -1}
+	}
+	e := &engine.SQLError{Type: je.Type, Subtype: je.Subtype, Message: je.Message, Name: je.Name, Position: -1}
+	if p, perr := strconv.Atoi(je.Position); perr == nil {
+		e.Position = p - shift
+		if e.Position < 0 {
+			e.Position = 0
+		}
+	}
+	if je.Candidates != "" {
+		for _, c := range strings.Split(je.Candidates, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				e.Candidates = append(e.Candidates, c)
+			}
+		}
+	}
+	return e
+}

@@ -1,0 +1,96 @@
+// Package engine defines what efmesh needs from a SQL engine — execution,
+// description of a query's output, and a parser that yields a canonical
+// form — plus the engine-neutral pieces every adapter shares: rendering a
+// body with a source map, identifier quoting and type families.
+//
+// Adapters live in engine/duckdb and engine/postgres and turn their driver's
+// and parser's types into the types of this package; nothing above engine
+// imports a driver or a parser. This package knows nothing of projects,
+// plans or state.
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// Column is a column name with the engine's type text.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// Rows is a fully read query result.
+type Rows struct {
+	Columns []Column
+	Values  [][]any
+}
+
+// Engine executes SQL against a warehouse.
+type Engine interface {
+	Dialect() Dialect
+	Exec(ctx context.Context, sql string) error
+	Query(ctx context.Context, sql string) (*Rows, error)
+	// Tx runs stmts in one transaction and rolls back on the first error.
+	Tx(ctx context.Context, stmts []string) error
+	// Describe returns the output columns of a query without running it.
+	Describe(ctx context.Context, query string) ([]Column, error)
+	Close() error
+}
+
+// Parser canonicalizes SQL without a warehouse connection.
+type Parser interface {
+	// Canonicalize returns the engine's parse tree of sql with every source
+	// position removed, so that whitespace, keyword case and comments do not
+	// change it. A syntax error is a *SQLError with a Position.
+	Canonicalize(sql string) ([]byte, error)
+}
+
+// SQLError is a structured error from the engine's parser, binder or
+// catalog. Position is a 0-based byte offset into the SQL text the engine
+// saw, or -1 when the engine gave none.
+type SQLError struct {
+	Type       string   // "Parser", "Binder", "Catalog", …
+	Subtype    string   // e.g. "SYNTAX_ERROR", "COLUMN_NOT_FOUND"
+	Message    string
+	Position   int
+	Name       string   // the offending name, when the engine reports one
+	Candidates []string // "did you mean" candidates
+}
+
+func (e *SQLError) Error() string {
+	if e.Type == "" {
+		return e.Message
+	}
+	return fmt.Sprintf("%s Error: %s", e.Type, e.Message)
+}
+
+// FeatureError reports an engine lacking a feature a model needs.
+type FeatureError struct {
+	Engine  string
+	Feature string
+}
+
+func (e *FeatureError) Error() string {
+	return fmt.Sprintf("engine %s does not support %s", e.Engine, e.Feature)
+}
+
+// FileSpec describes files read as a relation (seeds, file externals).
+type FileSpec struct {
+	Paths   []string // absolute paths or globs
+	Format  string   // parquet | csv | json
+	Columns []Column // declared columns; empty = as the files say
+	Options []FileOption
+}
+
+// FileOption is a reader option; IsString values are quoted as literals.
+type FileOption struct {
+	Name     string
+	Value    string
+	IsString bool
+}
+
+// FileReader is an optional capability: engines that can query files.
+type FileReader interface {
+	ReadFiles(spec FileSpec) (string, error)
+}

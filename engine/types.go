@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Family is the comparable class of a column type for the schema contract:
+// integers of any width are one family, timestamps of any precision or zone
+// are one, nested types compare structurally ("list<integer>",
+// "struct<a:text,b:fractional>").
+type Family string
+
+// TypeFamily classifies an engine type text such as "DECIMAL(10,2)",
+// "TIMESTAMP WITH TIME ZONE", "VARCHAR[]", "STRUCT(a INT, b MAP(VARCHAR, INT))".
+// Unknown types are their own family (the upper-cased base name).
+func TypeFamily(typ string) Family {
+	p := typeParser{s: typ}
+	f := p.parse()
+	return Family(f)
+}
+
+type typeParser struct {
+	s   string
+	pos int
+}
+
+func (p *typeParser) skipSpace() {
+	for p.pos < len(p.s) && unicode.IsSpace(rune(p.s[p.pos])) {
+		p.pos++
+	}
+}
+
+// word reads an identifier or a double-quoted name.
+func (p *typeParser) word() string {
+	p.skipSpace()
+	if p.pos < len(p.s) && p.s[p.pos] == '"' {
+		end := p.pos + 1
+		var b strings.Builder
+		for end < len(p.s) {
+			if p.s[end] == '"' {
+				if end+1 < len(p.s) && p.s[end+1] == '"' {
+					b.WriteByte('"')
+					end += 2
+					continue
+				}
+				break
+			}
+			b.WriteByte(p.s[end])
+			end++
+		}
+		p.pos = end + 1
+		return b.String()
+	}
+	start := p.pos
+	for p.pos < len(p.s) {
+		c := p.s[p.pos]
+		if c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+			p.pos++
+			continue
+		}
+		break
+	}
+	return p.s[start:p.pos]
+}
+
+func (p *typeParser) peek() byte {
+	p.skipSpace()
+	if p.pos < len(p.s) {
+		return p.s[p.pos]
+	}
+	return 0
+}
+
+// skipParens skips a balanced parenthesized group at pos.
+func (p *typeParser) skipParens() {
+	if p.peek() != '(' {
+		return
+	}
+	depth := 0
+	for p.pos < len(p.s) {
+		switch p.s[p.pos] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				p.pos++
+				return
+			}
+		case '\'':
+			p.pos++
+			for p.pos < len(p.s) && p.s[p.pos] != '\'' {
+				p.pos++
+			}
+		}
+		p.pos++
+	}
+}
+
+func (p *typeParser) parse() string {
+	base := strings.ToUpper(p.word())
+	var fam string
+	switch base {
+	case "STRUCT", "ROW":
+		fam = p.structFields()
+	case "MAP":
+		if p.peek() == '(' {
+			p.pos++
+			k := p.parse()
+			if p.peek() == ',' {
+				p.pos++
+			}
+			v := p.parse()
+			if p.peek() == ')' {
+				p.pos++
+			}
+			fam = "map<" + k + "," + v + ">"
+		} else {
+			fam = "map"
+		}
+	case "UNION":
+		fam = "union" + strings.TrimPrefix(p.structFields(), "struct")
+	case "LIST":
+		if p.peek() == '(' {
+			p.pos++
+			e := p.parse()
+			if p.peek() == ')' {
+				p.pos++
+			}
+			fam = "list<" + e + ">"
+		} else {
+			fam = "list"
+		}
+	default:
+		// Multi-word names: DOUBLE PRECISION, TIMESTAMP WITH TIME ZONE,
+		// CHARACTER VARYING, TIME WITHOUT TIME ZONE.
+		for {
+			save := p.pos
+			w := strings.ToUpper(p.word())
+			switch w {
+			case "PRECISION", "VARYING", "WITH", "WITHOUT", "TIME", "ZONE", "LOCAL":
+				base += " " + w
+				continue
+			}
+			p.pos = save
+			break
+		}
+		p.skipParens()
+		fam = scalarFamily(base)
+	}
+	// Array suffixes: INT[], INT[3], INT[][].
+	for p.peek() == '[' {
+		for p.pos < len(p.s) && p.s[p.pos] != ']' {
+			p.pos++
+		}
+		p.pos++
+		fam = "list<" + fam + ">"
+	}
+	return fam
+}
+
+func (p *typeParser) structFields() string {
+	if p.peek() != '(' {
+		return "struct"
+	}
+	p.pos++
+	var parts []string
+	for {
+		if c := p.peek(); c == ')' || c == 0 {
+			p.pos++
+			break
+		}
+		name := strings.ToLower(p.word())
+		f := p.parse()
+		parts = append(parts, name+":"+f)
+		if p.peek() == ',' {
+			p.pos++
+			continue
+		}
+		if p.peek() == ')' {
+			p.pos++
+		}
+		break
+	}
+	return "struct<" + strings.Join(parts, ",") + ">"
+}
+
+func scalarFamily(base string) string {
+	switch base {
+	case "BOOLEAN", "BOOL", "LOGICAL":
+		return "boolean"
+	case "TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+		"UINTEGER", "UBIGINT", "UHUGEINT", "INT1", "INT2", "INT4", "INT8", "INT16", "INT32", "INT64",
+		"INT128", "SHORT", "LONG", "SIGNED", "SMALLSERIAL", "SERIAL", "BIGSERIAL", "OID", "VARINT", "BIGNUM":
+		return "integer"
+	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "DOUBLE", "DOUBLE PRECISION", "DECIMAL", "NUMERIC", "DEC":
+		return "fractional"
+	case "VARCHAR", "TEXT", "STRING", "CHAR", "BPCHAR", "CHARACTER", "CHARACTER VARYING", "NVARCHAR", "NAME", "ENUM", "CITEXT":
+		return "text"
+	case "DATE":
+		return "date"
+	case "TIME", "TIMETZ", "TIME WITH TIME ZONE", "TIME WITHOUT TIME ZONE", "TIME_NS":
+		return "time"
+	case "TIMESTAMP", "DATETIME", "TIMESTAMPTZ", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP_US",
+		"TIMESTAMP WITH TIME ZONE", "TIMESTAMP WITHOUT TIME ZONE":
+		return "timestamp"
+	case "INTERVAL":
+		return "interval"
+	case "BLOB", "BYTEA", "BINARY", "VARBINARY", "BIT", "BITSTRING":
+		return "blob"
+	case "UUID":
+		return "uuid"
+	case "JSON", "JSONB":
+		return "json"
+	case "NULL", "\"NULL\"":
+		return "null"
+	}
+	return strings.ToLower(base)
+}
+
+// Compatible reports whether a declared family accepts an inferred one. A
+// NULL-typed expression fits any declared type.
+func Compatible(declared, inferred Family) bool {
+	return declared == inferred || inferred == "null"
+}
