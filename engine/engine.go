@@ -50,8 +50,8 @@ type Parser interface {
 // catalog. Position is a 0-based byte offset into the SQL text the engine
 // saw, or -1 when the engine gave none.
 type SQLError struct {
-	Type       string   // "Parser", "Binder", "Catalog", …
-	Subtype    string   // e.g. "SYNTAX_ERROR", "COLUMN_NOT_FOUND"
+	Type       string // "Parser", "Binder", "Catalog", …
+	Subtype    string // e.g. "SYNTAX_ERROR", "COLUMN_NOT_FOUND"
 	Message    string
 	Position   int
 	Name       string   // the offending name, when the engine reports one

@@ -13,9 +13,9 @@ type Dialect struct{}
 
 var _ engine.Dialect = Dialect{}
 
-func (Dialect) Name() string                       { return "duckdb" }
-func (Dialect) Quote(s string) string              { return engine.QuoteIdent(s) }
-func (Dialect) Literal(s string) string            { return engine.QuoteString(s) }
+func (Dialect) Name() string            { return "duckdb" }
+func (Dialect) Quote(s string) string   { return engine.QuoteIdent(s) }
+func (Dialect) Literal(s string) string { return engine.QuoteString(s) }
 func (Dialect) QuoteRelation(r engine.Relation) string {
 	return engine.QuoteIdent(r.Schema) + "." + engine.QuoteIdent(r.Name)
 }

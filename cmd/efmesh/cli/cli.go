@@ -1,0 +1,278 @@
+// Package cli is the efmesh command line: it parses flags, wires the engine
+// and state store named by efmesh.yaml, calls the planner and prints. It
+// holds no logic of its own and never calls os.Exit: Run returns the exit
+// code, so tests drive the CLI in-process.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/state/sqlite"
+)
+
+// Exit codes: a contract for CI and cron.
+const (
+	ExitOK       = 0
+	ExitError    = 1
+	ExitAwaiting = 2 // awaiting a human: a non-TTY apply without --yes
+)
+
+// APIVersion is the version of every --json shape.
+const APIVersion = 1
+
+// Version is set at build time with -ldflags "-X …/cli.Version=…".
+var Version = "dev"
+
+// exitError carries an exit code through cobra; its message, if any, has
+// already been printed.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+type app struct {
+	ctx      context.Context
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	dir      string
+	logLevel string
+	json     bool
+	log      *slog.Logger
+}
+
+// Run runs the efmesh command line with args (without the program name).
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "efmesh: internal error: %v\nplease report this with the command you ran\n", r)
+			code = ExitError
+		}
+	}()
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	a.fail(err)
+	return ExitError
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "efmesh",
+		Short: "Plan and apply SQL model projects; environments are views over shared snapshots",
+		Long: `efmesh plans and applies projects of SQL models.
+
+Exit codes: 0 success, 1 error, 2 awaiting a human (a non-TTY apply with
+changes and no --yes).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.setup()
+		},
+	}
+	root.PersistentFlags().StringVarP(&a.dir, "project", "C", ".", "project directory (or any folder below it)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
+	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.migrateCmd())
+	return root
+}
+
+func (a *app) setup() error {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", a.logLevel)
+	}
+	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	return nil
+}
+
+// fail prints an error (as JSON with --json) and returns the exit error.
+func (a *app) fail(err error) {
+	var pe *planner.ProblemsError
+	if errors.As(err, &pe) {
+		a.printDiagnostics(pe.Diagnostics)
+		return
+	}
+	var ce *planner.ContractError
+	if errors.As(err, &ce) {
+		a.printDiagnostics(ce.Diagnostics)
+		return
+	}
+	if a.json {
+		a.writeJSON(map[string]any{"apiVersion": APIVersion, "error": err.Error()})
+		return
+	}
+	fmt.Fprintf(a.stderr, "efmesh: %v\n", err)
+}
+
+// diagnosticJSON is the --json shape of a diagnostic.
+type diagnosticJSON struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	Severity  string `json:"severity"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+}
+
+func (a *app) printDiagnostics(ds []project.Diagnostic) {
+	if a.json {
+		out := make([]diagnosticJSON, 0, len(ds))
+		for _, d := range ds {
+			out = append(out, diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
+				EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
+		}
+		a.writeJSON(map[string]any{"apiVersion": APIVersion, "diagnostics": out})
+		return
+	}
+	errs := 0
+	for _, d := range ds {
+		fmt.Fprintln(a.stderr, d.String())
+		if d.Severity == project.SeverityError {
+			errs++
+		}
+	}
+	if errs > 0 {
+		fmt.Fprintf(a.stderr, "%d error(s); nothing was changed\n", errs)
+	}
+}
+
+func (a *app) writeJSON(v any) {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// workspace is a loaded, analyzed project with its store.
+type workspace struct {
+	proj     *project.Project
+	wb       *duckdb.DB
+	analysis *planner.Analysis
+	store    state.Store
+}
+
+func (w *workspace) Close() {
+	if w.store != nil {
+		w.store.Close()
+	}
+	if w.wb != nil {
+		w.wb.Close()
+	}
+}
+
+// load finds, loads and analyzes the project. Problems in the user's files
+// come back as a *planner.ProblemsError.
+func (a *app) load(withStore bool) (*workspace, error) {
+	root, err := project.FindRoot(a.dir)
+	if err != nil {
+		return nil, err
+	}
+	proj, err := project.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	if project.HasErrors(proj.Diagnostics) {
+		return nil, &planner.ProblemsError{Diagnostics: proj.Diagnostics}
+	}
+	if t := proj.Config.Engine.Type; t != "" && t != "duckdb" {
+		return nil, fmt.Errorf("engine %q is not supported by this build yet; use duckdb", t)
+	}
+	w := &workspace{proj: proj}
+	w.wb, err = duckdb.Open("")
+	if err != nil {
+		return nil, err
+	}
+	w.analysis, err = planner.Analyze(a.ctx, proj, w.wb)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	if w.analysis.Errors() {
+		w.Close()
+		return nil, &planner.ProblemsError{Diagnostics: w.analysis.Diagnostics}
+	}
+	if withStore {
+		if w.store, err = openStore(a.ctx, proj); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func openStore(ctx context.Context, p *project.Project) (state.Store, error) {
+	c := p.Config.State
+	switch c.Type {
+	case "", "sqlite":
+		return sqlite.Open(ctx, storePath(p))
+	}
+	return nil, fmt.Errorf("state store %q is not supported by this build yet; use sqlite", c.Type)
+}
+
+func storePath(p *project.Project) string {
+	path := p.Config.State.Path
+	if path == "" {
+		path = ".efmesh/state.db"
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.Root, filepath.FromSlash(path))
+	}
+	return path
+}
+
+func warehousePath(p *project.Project) string {
+	path := p.Config.Engine.Path
+	if path == "" {
+		path = "efmesh.duckdb"
+	}
+	if path == ":memory:" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(p.Root, filepath.FromSlash(path))
+}
+
+func isTTY(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// appliedBy names the operator in the journal: $EFMESH_USER or user@host.
+func appliedBy() string {
+	if u := os.Getenv("EFMESH_USER"); u != "" {
+		return u
+	}
+	name := "unknown"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	return strings.TrimSuffix(name+"@"+host, "@")
+}

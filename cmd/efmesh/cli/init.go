@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+// starter is the project `efmesh init` writes: a seed, a table and a view,
+// enough to plan, apply and promote at once.
+var starter = map[string]string{
+	project.ConfigFile: `name: {{name}}
+models: ["models/**/*.sql"]
+tests: ["tests/**/*.yaml"]
+start: 2026-01-01
+engine: {type: duckdb, path: efmesh.duckdb}
+state: {type: sqlite, path: .efmesh/state.db}
+`,
+	"seeds/orders.csv": `order_id,customer,ordered_at,amount
+1,ada,2026-01-01 09:30:00,19.90
+2,grace,2026-01-01 11:05:00,5.00
+3,ada,2026-01-02 16:45:00,42.00
+4,linus,2026-01-03 08:15:00,12.50
+5,grace,2026-01-03 19:20:00,7.25
+`,
+	"models/shop/orders.sql": `MODEL (
+  name shop.orders,
+  kind SEED (path 'seeds/orders.csv'),
+  grain (order_id),
+  columns (order_id INTEGER, customer TEXT, ordered_at TIMESTAMP, amount DECIMAL(10, 2)),
+  description 'Orders, loaded from a CSV file'
+);
+`,
+	"models/shop/daily_revenue.sql": `MODEL (
+  name shop.daily_revenue,
+  kind FULL,
+  grain (day),
+  columns (day DATE, orders BIGINT, revenue DECIMAL(18, 2)),
+  description 'Revenue per day'
+);
+
+SELECT ordered_at::DATE AS day, count(*) AS orders, sum(amount) AS revenue
+FROM @ref(shop.orders)
+GROUP BY ALL
+`,
+	"models/shop/top_customers.sql": `MODEL (
+  name shop.top_customers,
+  kind VIEW,
+  description 'Customers by what they spent'
+);
+
+SELECT customer, sum(amount) AS spent
+FROM @ref(shop.orders)
+GROUP BY customer
+ORDER BY spent DESC
+`,
+	".gitignore": `.efmesh/
+*.duckdb
+*.duckdb.wal
+`,
+}
+
+func (a *app) initCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "init [dir]",
+		Short: "Create a starter project",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := a.dir
+			if len(args) == 1 {
+				dir = args[0]
+				if !filepath.IsAbs(dir) && a.dir != "." {
+					dir = filepath.Join(a.dir, dir)
+				}
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(filepath.Join(abs, project.ConfigFile)); err == nil {
+				return fmt.Errorf("%s already holds a project (%s)", abs, project.ConfigFile)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			name := strings.ToLower(filepath.Base(abs))
+			name = strings.Map(func(r rune) rune {
+				if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
+					return r
+				}
+				return '_'
+			}, name)
+			files := make([]string, 0, len(starter))
+			for f := range starter {
+				files = append(files, f)
+			}
+			sort.Strings(files)
+			for _, f := range files {
+				path := filepath.Join(abs, filepath.FromSlash(f))
+				if _, err := os.Stat(path); err == nil {
+					continue // never overwrite the user's files
+				}
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(path, []byte(strings.ReplaceAll(starter[f], "{{name}}", name)), 0o644); err != nil {
+					return err
+				}
+			}
+			if a.json {
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "root": abs, "files": files})
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Created a project in %s.\nNext: efmesh -C %s plan dev && efmesh -C %s apply dev --yes\n", abs, dir, dir)
+			return nil
+		},
+	}
+}

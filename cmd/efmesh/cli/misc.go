@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state/sqlite"
+)
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the efmesh version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.json {
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "version": Version, "go": runtime.Version(),
+					"fingerprintVersion": planner.FingerprintVersion})
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "efmesh %s (%s, fingerprint version %d)\n", Version, runtime.Version(), planner.FingerprintVersion)
+			return nil
+		},
+	}
+}
+
+func (a *app) renderCmd() *cobra.Command {
+	var env string
+	cmd := &cobra.Command{
+		Use:   "render <model>",
+		Short: "Print the SQL a model runs",
+		Long: `Render prints a model's SQL with its macros expanded. Refs resolve to the
+physical tables of the project's snapshots, or with --env to that
+environment's views.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if env != "" {
+				if err := planner.ValidateEnv(env); err != nil {
+					return err
+				}
+			}
+			w, err := a.load(false)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			sql, err := planner.Render(w.analysis, w.wb, args[0], env, time.Now())
+			if err != nil {
+				return err
+			}
+			if a.json {
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "model": args[0], "env": env, "sql": sql})
+				return nil
+			}
+			fmt.Fprintln(a.stdout, sql)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&env, "env", "", "render refs as this environment's views")
+	return cmd
+}
+
+func (a *app) graphCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "graph",
+		Short: "Print the model DAG",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := project.FindRoot(a.dir)
+			if err != nil {
+				return err
+			}
+			p, err := project.Load(root)
+			if err != nil {
+				return err
+			}
+			if project.HasErrors(p.Diagnostics) {
+				return &planner.ProblemsError{Diagnostics: p.Diagnostics}
+			}
+			type node struct {
+				Name    string   `json:"name"`
+				Kind    string   `json:"kind"`
+				File    string   `json:"file"`
+				Parents []string `json:"parents"`
+			}
+			nodes := []node{}
+			edges := [][2]string{}
+			for _, m := range p.Models {
+				refs := m.Refs()
+				if refs == nil {
+					refs = []string{}
+				}
+				nodes = append(nodes, node{Name: m.Name, Kind: string(m.Kind.Name), File: m.File, Parents: refs})
+				for _, r := range refs {
+					edges = append(edges, [2]string{r, m.Name})
+				}
+			}
+			if a.json {
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "models": nodes, "edges": edges})
+				return nil
+			}
+			for _, n := range nodes {
+				if len(n.Parents) == 0 {
+					fmt.Fprintf(a.stdout, "%s (%s)\n", n.Name, n.Kind)
+					continue
+				}
+				fmt.Fprintf(a.stdout, "%s (%s) <- %s\n", n.Name, n.Kind, joinComma(n.Parents))
+			}
+			return nil
+		},
+	}
+}
+
+func joinComma(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+func (a *app) migrateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Upgrade the state store to this efmesh's schema (backing it up first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := project.FindRoot(a.dir)
+			if err != nil {
+				return err
+			}
+			p, err := project.Load(root)
+			if err != nil {
+				return err
+			}
+			if project.HasErrors(p.Diagnostics) {
+				return &planner.ProblemsError{Diagnostics: p.Diagnostics}
+			}
+			from, to, backup, err := sqlite.Migrate(a.ctx, storePath(p))
+			if err != nil {
+				return err
+			}
+			if a.json {
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "from": from, "to": to, "backup": backup})
+				return nil
+			}
+			if from == to {
+				fmt.Fprintf(a.stdout, "State store is up to date (schema version %d).\n", to)
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Migrated state store from schema version %d to %d (backup: %s).\n", from, to, backup)
+			return nil
+		},
+	}
+}

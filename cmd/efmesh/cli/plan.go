@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/planner"
+)
+
+func (a *app) planCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "plan <env>",
+		Short: "Show what apply would change in an environment",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := a.load(true)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0])
+			if err != nil {
+				return err
+			}
+			if a.json {
+				a.writeJSON(planJSON(p))
+				return nil
+			}
+			printPlan(a.stdout, p)
+			return nil
+		},
+	}
+}
+
+// planPayload is the --json shape of a plan.
+type planPayload struct {
+	APIVersion int                 `json:"apiVersion"`
+	Env        string              `json:"env"`
+	HasChanges bool                `json:"hasChanges"`
+	Models     []planner.ModelPlan `json:"models"`
+}
+
+func planJSON(p *planner.Plan) planPayload {
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models}
+}
+
+var changeMark = map[planner.Change]string{
+	planner.Added: "+", planner.Breaking: "~", planner.NonBreaking: "~", planner.Indirect: "~",
+	planner.ForwardOnly: "~", planner.MetadataOnly: "~", planner.Removed: "-", planner.Unchanged: "=",
+}
+
+func printPlan(w io.Writer, p *planner.Plan) {
+	if !p.HasChanges {
+		fmt.Fprintf(w, "No changes: environment %s is up to date (%d models).\n", p.Env, len(p.Models))
+		return
+	}
+	fmt.Fprintf(w, "Plan for environment %s:\n\n", p.Env)
+	width := 0
+	for _, m := range p.Models {
+		width = max(width, len(m.Name))
+	}
+	unchanged := 0
+	for _, m := range p.Models {
+		if m.Change == planner.Unchanged && !m.Build {
+			unchanged++
+			continue
+		}
+		action := ""
+		switch {
+		case m.Change == planner.Removed:
+			action = "drop view"
+		case m.Build:
+			action = "build " + m.PhysicalTable
+		case m.Kind == "EMBEDDED":
+			action = "inlined"
+		default:
+			action = "reuse " + m.PhysicalTable
+		}
+		line := fmt.Sprintf("  %s %-*s  %-13s %s", changeMark[m.Change], width, m.Name, m.Change, action)
+		if len(m.Cause) > 0 {
+			line += "  (via " + strings.Join(m.Cause, ", ") + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	if unchanged > 0 {
+		fmt.Fprintf(w, "  = %d unchanged\n", unchanged)
+	}
+	fmt.Fprintf(w, "\n%d to build, %d to promote.\n", p.Builds(), len(p.Models)-unchanged)
+}
+
+func (a *app) applyCmd() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "apply <env>",
+		Short: "Build what the plan needs and point the environment at it",
+		Long: `Apply shows the plan, asks for confirmation at a terminal, builds the
+snapshots it needs and swaps the environment's views.
+
+Without a terminal and without --yes, apply prints the plan and exits 2.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := a.load(true)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0])
+			if err != nil {
+				return err
+			}
+			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
+			if !p.HasChanges {
+				if a.json {
+					a.writeJSON(payload)
+				} else {
+					printPlan(a.stdout, p)
+				}
+				return nil
+			}
+			if !a.json {
+				printPlan(a.stdout, p)
+			}
+			if !yes {
+				if !isTTY(a.stdin) {
+					if a.json {
+						a.writeJSON(payload)
+					} else {
+						fmt.Fprintln(a.stderr, "efmesh: not a terminal: pass --yes to apply this plan")
+					}
+					return &exitError{code: ExitAwaiting}
+				}
+				fmt.Fprintf(a.stdout, "Apply this plan to %s? [y/N] ", p.Env)
+				line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+					fmt.Fprintln(a.stdout, "Nothing applied.")
+					return &exitError{code: ExitError}
+				}
+			}
+			wh, err := duckdb.Open(warehousePath(w.proj))
+			if err != nil {
+				return err
+			}
+			defer wh.Close()
+			progress := func(done, total int, model string) {}
+			if isTTY(a.stdin) && !a.json {
+				progress = func(done, total int, model string) {
+					fmt.Fprintf(a.stderr, "\r[%d/%d] built %s\033[K", done, total, model)
+					if done == total {
+						fmt.Fprintln(a.stderr)
+					}
+				}
+			}
+			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: progress})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				payload["applied"] = true
+				payload["built"] = nonNil(res.Built)
+				payload["promoted"] = nonNil(res.Promoted)
+				payload["planId"] = res.PlanID
+				a.writeJSON(payload)
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d.\n", p.Env, len(res.Built), len(res.Promoted))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	return cmd
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

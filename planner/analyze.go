@@ -1,0 +1,488 @@
+package planner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// Workbench is a scratch engine with a parser — for DuckDB projects an
+// in-memory DuckDB — in which models are checked against stand-ins of
+// their parents. It never is the warehouse.
+type Workbench interface {
+	engine.Engine
+	engine.Parser
+}
+
+// standInCatalog holds one empty stand-in table per model while checking, so
+// that a plain "med.moves" in a body does not silently bind to a model.
+const standInCatalog = "__efmesh_refs"
+
+// ModelInfo is what analysis learned about one model.
+type ModelInfo struct {
+	Model       *project.Model
+	Fingerprint string            // "" when the model or a parent is broken
+	OwnHash     string            // hash of the model alone
+	Parents     map[string]string // parent name -> fingerprint
+	Canonical   []byte
+	// Columns is the output schema: inferred by the binder, or declared
+	// when inference was not possible; nil when unknown.
+	Columns []engine.Column
+	Broken  bool // the model has an error of its own
+}
+
+// Analysis is a checked, fingerprinted project.
+type Analysis struct {
+	Project     *project.Project
+	Models      map[string]*ModelInfo
+	Diagnostics []project.Diagnostic // the project's and the checker's, sorted
+}
+
+// Errors reports whether the analysis found an error.
+func (a *Analysis) Errors() bool { return project.HasErrors(a.Diagnostics) }
+
+// Analyze fingerprints every model and checks every body against stand-ins
+// of its parents in wb: syntax, unknown tables and columns, the schema
+// contract. It is the check the language server shows and the gate in
+// front of every plan. The error is for a failing workbench only.
+func Analyze(ctx context.Context, p *project.Project, wb Workbench) (*Analysis, error) {
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models))}
+	a.Diagnostics = append(a.Diagnostics, p.Diagnostics...)
+	broken := map[string]bool{}
+	for _, d := range p.Diagnostics {
+		if d.Severity == project.SeverityError {
+			broken[d.File] = true
+		}
+	}
+	ck := &checker{wb: wb, d: wb.Dialect(), root: p.Root, a: a}
+	if err := ck.reset(ctx); err != nil {
+		return nil, err
+	}
+	for _, m := range p.Models {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if p.ByName[m.Name] != m {
+			continue // a duplicate: reported by the loader
+		}
+		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File]}
+		a.Models[m.Name] = info
+		if err := ck.model(ctx, info); err != nil {
+			return nil, err
+		}
+	}
+	project.SortDiagnostics(a.Diagnostics)
+	return a, nil
+}
+
+type checker struct {
+	wb   Workbench
+	d    engine.Dialect
+	root string
+	a    *Analysis
+}
+
+func (c *checker) reset(ctx context.Context) error {
+	_ = c.wb.Exec(ctx, "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(standInCatalog))
+	if err := c.wb.Exec(ctx, "ATTACH ':memory:' AS "+engine.QuoteIdent(standInCatalog)); err != nil {
+		return fmt.Errorf("planner: workbench: %w", err)
+	}
+	return nil
+}
+
+func (c *checker) diag(m *project.Model, start, end int, code, msg string) {
+	c.a.Diagnostics = append(c.a.Diagnostics, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg))
+}
+
+func (c *checker) standIn(name string) string {
+	s, t := splitName(name)
+	return engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(s) + "." + engine.QuoteIdent(t)
+}
+
+// model analyzes one model; its parents were analyzed before it.
+func (c *checker) model(ctx context.Context, info *ModelInfo) error {
+	m := info.Model
+	parentsOK := true
+	for _, r := range m.Refs() {
+		pi, ok := c.a.Models[r]
+		if !ok || pi.Fingerprint == "" {
+			parentsOK = false
+			continue
+		}
+		info.Parents[r] = pi.Fingerprint
+	}
+
+	var content string
+	var inferred []engine.Column
+	inferredOK := false
+	switch m.Kind.Name {
+	case project.KindSeed:
+		h, err := c.fileHash(m.Kind.Path)
+		if err != nil {
+			c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s: %v", m.Kind.Path, unwrapPathErr(err)))
+			info.Broken = true
+		}
+		content = h
+		if err == nil && m.Columns == nil {
+			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
+		}
+	case project.KindExternal:
+		if m.Kind.Files != "" && m.Columns == nil {
+			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Files}, m.Kind.Format, m.Kind.Options)
+		}
+	default:
+		c.body(ctx, info, parentsOK)
+		inferred, inferredOK = info.Columns, info.Columns != nil
+	}
+
+	if !info.Broken && parentsOK && m.Kind.Name.HasBody() == (info.Canonical != nil) {
+		info.OwnHash = ownHash(m, info.Canonical, content)
+		info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+	}
+
+	// The stand-in: declared columns win (they are the contract children
+	// may rely on); otherwise what the binder inferred.
+	cols := declared(m)
+	if cols == nil && inferredOK {
+		cols = inferred
+	}
+	info.Columns = cols
+	if cols == nil {
+		return nil
+	}
+	return c.createStandIn(ctx, m, cols)
+}
+
+func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {
+	defs := make([]string, len(cols))
+	for i, col := range cols {
+		defs[i] = engine.QuoteIdent(col.Name) + " " + col.Type
+	}
+	stmt := "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(m.Schema) +
+		"; CREATE OR REPLACE TABLE " + c.standIn(m.Name) + " (" + strings.Join(defs, ", ") + ")"
+	if err := c.wb.Exec(ctx, stmt); err != nil {
+		// A declared type the engine does not know: point at the column.
+		var se *engine.SQLError
+		if errors.As(err, &se) {
+			for _, col := range m.Columns {
+				if strings.Contains(se.Message, col.Type) || strings.Contains(strings.ToLower(se.Message), strings.ToLower(strings.Fields(col.Type)[0])) {
+					c.diag(m, col.Range.Start.Offset, col.Range.End.Offset, project.CodeBadValue, "unknown column type: "+se.Message)
+					c.a.Models[m.Name].Broken = true
+					c.a.Models[m.Name].Fingerprint = ""
+					return nil
+				}
+			}
+			c.propDiag(m, "columns", project.CodeBadValue, "bad columns: "+se.Message)
+			c.a.Models[m.Name].Broken = true
+			c.a.Models[m.Name].Fingerprint = ""
+			return nil
+		}
+		return fmt.Errorf("planner: stand-in for %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// body canonicalizes and binds a SELECT body.
+func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
+	m := info.Model
+	for _, mc := range m.Macros {
+		if mc.Kind == project.MacroThis {
+			c.diag(m, mc.Start, mc.End, project.CodeBadMacro, "@this is only valid in audits")
+			info.Broken = true
+		}
+	}
+	// Canonical form: refs by name, interval bounds as parameters, so the
+	// fingerprint never depends on dates or physical names.
+	canonR, _ := renderBody(m, macroText{
+		ref: func(n string) (string, bool) {
+			s, t := splitName(n)
+			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
+		},
+		start: "$start", end: "$end", this: "$this",
+	})
+	if strings.TrimSpace(canonR.SQL) == "" {
+		return // the loader reported the missing body
+	}
+	canon, err := c.wb.Canonicalize(canonR.SQL)
+	if err != nil {
+		c.sqlDiag(m, canonR, err)
+		info.Broken = true
+		return
+	}
+	info.Canonical = canon
+	if !parentsOK {
+		return
+	}
+	for _, r := range m.Refs() {
+		if pi := c.a.Models[r]; pi == nil || pi.Columns == nil {
+			return // a parent of unknown shape: nothing to bind against
+		}
+	}
+	r, _ := renderBody(m, macroText{
+		ref:   func(n string) (string, bool) { return c.standIn(n), true },
+		start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
+		end:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
+		this:  "NULL",
+	})
+	cols, err := c.wb.Describe(ctx, r.SQL)
+	if err != nil {
+		c.sqlDiag(m, r, err)
+		info.Broken = true
+		return
+	}
+	info.Columns = cols
+	c.contract(m, cols)
+}
+
+// contract compares declared columns with the binder's, in order.
+func (c *checker) contract(m *project.Model, got []engine.Column) {
+	if m.Columns == nil {
+		return
+	}
+	gotBy := map[string]engine.Column{}
+	for _, g := range got {
+		gotBy[strings.ToLower(g.Name)] = g
+	}
+	declBy := map[string]bool{}
+	bad := false
+	for _, d := range m.Columns {
+		declBy[strings.ToLower(d.Name)] = true
+		g, ok := gotBy[strings.ToLower(d.Name)]
+		if !ok {
+			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
+				fmt.Sprintf("column %q is declared but the query does not produce it (it produces %s)", d.Name, columnList(got)))
+			bad = true
+			continue
+		}
+		df, gf := engine.TypeFamily(d.Type), engine.TypeFamily(g.Type)
+		if !engine.Compatible(df, gf) {
+			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
+				fmt.Sprintf("column %q is declared %s (%s) but the query yields %s (%s)", d.Name, d.Type, df, g.Type, gf))
+			bad = true
+		}
+	}
+	var extra []string
+	for _, g := range got {
+		if !declBy[strings.ToLower(g.Name)] {
+			extra = append(extra, g.Name+" "+g.Type)
+		}
+	}
+	if len(extra) > 0 {
+		c.propDiag(m, "columns", project.CodeContract,
+			fmt.Sprintf("the query produces undeclared column(s): %s", strings.Join(extra, ", ")))
+		bad = true
+	}
+	if !bad {
+		for i, d := range m.Columns {
+			if i < len(got) && !strings.EqualFold(d.Name, got[i].Name) {
+				c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
+					fmt.Sprintf("column %q is declared at position %d but the query yields %q there", d.Name, i+1, got[i].Name))
+				break
+			}
+		}
+	}
+}
+
+func columnList(cols []engine.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// sqlDiag positions an engine error in the model's file.
+func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
+	var se *engine.SQLError
+	if !errors.As(err, &se) {
+		c.diag(m, m.BodyStart, m.BodyStart, project.CodeSyntax, err.Error())
+		return
+	}
+	start := m.BodyStart
+	if se.Position >= 0 {
+		start = r.SourceOffset(se.Position)
+	}
+	end := tokenEnd(m.Source, start)
+	msg := firstLine(se.Message)
+	code := project.CodeBinder
+	switch {
+	case se.Type == "Parser":
+		code = project.CodeSyntax
+		msg = "syntax error: " + msg
+	case se.Subtype == "COLUMN_NOT_FOUND" || strings.HasPrefix(se.Message, "Referenced column"):
+		code = project.CodeUnknownColumn
+		name := se.Name
+		if name == "" {
+			name = string(m.Source[start:end])
+		}
+		msg = fmt.Sprintf("unknown column %q", name)
+		if len(se.Candidates) > 0 {
+			msg += fmt.Sprintf("; did you mean %s?", quoteList(se.Candidates))
+		}
+	case se.Type == "Catalog":
+		code = project.CodeUnknownTable
+		name := strings.ToLower(qualifiedNameAt(m.Source, start))
+		if target := c.a.Project.ByName[name]; target != nil {
+			code = project.CodePlainModelName
+			msg = fmt.Sprintf("%s is a model: reference it as @ref(%s) so the DAG knows about it", name, name)
+			end = start + len(qualifiedNameAt(m.Source, start))
+			d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
+			d.Fixes = []project.Fix{{Title: "Wrap in @ref(" + name + ")", Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: "@ref(" + name + ")"}}}}
+			c.a.Diagnostics = append(c.a.Diagnostics, d)
+			return
+		}
+		msg = strings.ReplaceAll(msg, standInCatalog+".", "")
+	}
+	c.diag(m, start, end, code, msg)
+}
+
+func (c *checker) propDiag(m *project.Model, prop, code, msg string) {
+	if p, ok := m.Property(prop); ok {
+		c.diag(m, p.Range.Start.Offset, p.Range.End.Offset, code, msg)
+		return
+	}
+	c.diag(m, m.Header.Start.Offset, m.Header.Start.Offset, code, msg)
+}
+
+func (c *checker) fileHash(rel string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", err
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:]), nil
+}
+
+// describeFiles infers the schema of files a model reads.
+func (c *checker) describeFiles(ctx context.Context, m *project.Model, paths []string, format string, opts []project.Option) ([]engine.Column, bool) {
+	fr, ok := c.wb.(engine.FileReader)
+	if !ok {
+		return nil, false
+	}
+	spec := engine.FileSpec{Format: format, Options: fileOptions(opts)}
+	for _, p := range paths {
+		spec.Paths = append(spec.Paths, absPath(c.root, p))
+	}
+	q, err := fr.ReadFiles(spec)
+	if err != nil {
+		c.propDiag(m, "kind", project.CodeBadValue, err.Error())
+		return nil, false
+	}
+	cols, err := c.wb.Describe(ctx, q)
+	if err != nil {
+		c.propDiag(m, "kind", project.CodeFile, "cannot read "+strings.Join(paths, ", ")+": "+firstLine(errMessage(err)))
+		c.a.Models[m.Name].Broken = true
+		return nil, false
+	}
+	return cols, true
+}
+
+func declared(m *project.Model) []engine.Column {
+	if m.Columns == nil {
+		return nil
+	}
+	out := make([]engine.Column, len(m.Columns))
+	for i, c := range m.Columns {
+		out[i] = engine.Column{Name: c.Name, Type: c.Type}
+	}
+	return out
+}
+
+func fileOptions(opts []project.Option) []engine.FileOption {
+	out := make([]engine.FileOption, len(opts))
+	for i, o := range opts {
+		out[i] = engine.FileOption{Name: o.Name, Value: o.Value, IsString: o.IsString}
+	}
+	return out
+}
+
+func seedFormat(path string) string {
+	if strings.HasSuffix(strings.ToLower(path), ".json") || strings.HasSuffix(strings.ToLower(path), ".ndjson") {
+		return "json"
+	}
+	return "csv"
+}
+
+// absPath resolves a project-relative path; URLs pass through.
+func absPath(root, p string) string {
+	if strings.Contains(p, "://") || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, filepath.FromSlash(p))
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func errMessage(err error) string {
+	var se *engine.SQLError
+	if errors.As(err, &se) {
+		return se.Message
+	}
+	return err.Error()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", strings.Trim(s, `"`))
+	}
+	return strings.Join(q, ", ")
+}
+
+// tokenEnd returns the end of the identifier, quoted name or single
+// character at off.
+func tokenEnd(src []byte, off int) int {
+	if off >= len(src) {
+		return off
+	}
+	if src[off] == '"' {
+		for i := off + 1; i < len(src); i++ {
+			if src[i] == '"' {
+				return i + 1
+			}
+		}
+		return len(src)
+	}
+	i := off
+	for i < len(src) && isIdentByte(src[i]) {
+		i++
+	}
+	if i == off {
+		return off + 1
+	}
+	return i
+}
+
+// qualifiedNameAt reads a dotted name (a.b.c) starting at off.
+func qualifiedNameAt(src []byte, off int) string {
+	i := off
+	for i < len(src) && (isIdentByte(src[i]) || src[i] == '.') {
+		i++
+	}
+	return strings.Trim(string(src[off:i]), ".")
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}

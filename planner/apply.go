@@ -1,0 +1,383 @@
+package planner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// ApplyOptions tunes Apply.
+type ApplyOptions struct {
+	AppliedBy string
+	Now       func() time.Time // default time.Now
+	Logger    *slog.Logger     // progress; default discards
+	// Progress is called after each model is built.
+	Progress func(done, total int, model string)
+}
+
+// ApplyResult reports what Apply did.
+type ApplyResult struct {
+	PlanID   string
+	Built    []string
+	Promoted []string
+}
+
+// BuildError is a failure while building one model.
+type BuildError struct {
+	Model string
+	Err   error
+}
+
+func (e *BuildError) Error() string { return fmt.Sprintf("build %s: %v", e.Model, e.Err) }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// ContractError is a schema contract violated in the warehouse itself (the
+// editor's check passed against declared parents, but the data did not).
+type ContractError struct {
+	Diagnostics []project.Diagnostic
+}
+
+func (e *ContractError) Error() string {
+	msgs := make([]string, len(e.Diagnostics))
+	for i, d := range e.Diagnostics {
+		msgs[i] = d.String()
+	}
+	return "schema contract violated: " + strings.Join(msgs, "; ")
+}
+
+// Apply executes p: builds every snapshot marked Build in dependency order,
+// checks each against its contract first, then points the environment's
+// views at the plan's snapshots in one engine transaction and records the
+// promotion. Nothing is promoted unless every build succeeded.
+func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt ApplyOptions) (*ApplyResult, error) {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := p.analysis
+	d := wh.Dialect()
+	res := &ApplyResult{PlanID: newID(now())}
+	summary, _ := json.Marshal(p)
+
+	fail := func(err error) (*ApplyResult, error) {
+		_ = st.RecordPlan(context.WithoutCancel(ctx), state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
+			CreatedAt: now().UTC(), Status: "failed", Summary: summary, Error: err.Error()})
+		return res, err
+	}
+
+	total := p.Builds()
+	if total > 0 {
+		if err := wh.Exec(ctx, d.CreateSchema(PhysicalSchema)); err != nil {
+			return fail(fmt.Errorf("planner: create schema %s: %w", PhysicalSchema, err))
+		}
+	}
+	b := &builder{a: a, d: d, wh: wh, root: a.Project.Root, now: now()}
+	for _, mp := range p.Models {
+		if !mp.Build {
+			continue
+		}
+		info := a.Models[mp.Name]
+		start := time.Now()
+		snap := b.snapshot(info)
+		if err := st.PutSnapshot(ctx, snap); err != nil {
+			return fail(err)
+		}
+		if err := b.build(ctx, info); err != nil {
+			return fail(&BuildError{Model: mp.Name, Err: err})
+		}
+		if err := st.MarkBuilt(ctx, info.Fingerprint, now().UTC()); err != nil {
+			return fail(err)
+		}
+		res.Built = append(res.Built, mp.Name)
+		log.Info("built", "model", mp.Name, "table", mp.PhysicalTable, "elapsed", time.Since(start).Round(time.Millisecond))
+		if opt.Progress != nil {
+			opt.Progress(len(res.Built), total, mp.Name)
+		}
+	}
+	// Snapshots reused from elsewhere still need a record (they exist).
+	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now()); err != nil {
+		return fail(err)
+	}
+	if err := st.RecordPlan(ctx, state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
+		CreatedAt: now().UTC(), Status: "applied", Summary: summary}); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// promote swaps the environment's views in one engine transaction, then
+// records the new pointers. A crash between the two leaves views that a
+// re-run of apply points again: promotion is idempotent.
+func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult, appliedBy string, now time.Time) error {
+	a := p.analysis
+	d := wh.Dialect()
+	var stmts []string
+	schemas := map[string]bool{}
+	pointers := map[string]string{}
+	for _, mp := range p.Models {
+		if mp.Change == Removed {
+			s, t := splitName(mp.Name)
+			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(p.Env, s), Name: t}))
+			continue
+		}
+		info := a.Models[mp.Name]
+		m := info.Model
+		pointers[mp.Name] = mp.Fingerprint
+		if m.Kind.Name == project.KindEmbedded {
+			continue
+		}
+		rel := EnvRelation(p.Env, m)
+		if !schemas[rel.Schema] {
+			schemas[rel.Schema] = true
+			stmts = append(stmts, d.CreateSchema(rel.Schema))
+		}
+		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(m, mp.Fingerprint))))
+		if mp.Change != Unchanged {
+			res.Promoted = append(res.Promoted, mp.Name)
+		}
+	}
+	if err := wh.Tx(ctx, stmts); err != nil {
+		return fmt.Errorf("planner: promote %s: %w", p.Env, err)
+	}
+	return st.Promote(ctx, state.Promotion{Env: p.Env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC()})
+}
+
+type builder struct {
+	a    *Analysis
+	d    engine.Dialect
+	wh   engine.Engine
+	root string
+	now  time.Time
+	env  string // render refs as this environment's views; "" = physical
+}
+
+func (b *builder) snapshot(info *ModelInfo) state.Snapshot {
+	m := info.Model
+	def, _ := json.Marshal(definitionOf(m))
+	return state.Snapshot{
+		Fingerprint:        info.Fingerprint,
+		FingerprintVersion: FingerprintVersion,
+		Name:               m.Name,
+		Kind:               string(m.Kind.Name),
+		PhysicalTable:      PhysicalRelation(m, info.Fingerprint).String(),
+		OwnHash:            info.OwnHash,
+		Parents:            info.Parents,
+		Canonical:          info.Canonical,
+		Definition:         def,
+		CreatedAt:          b.now.UTC(),
+	}
+}
+
+// Definition is the stored form of a model in a snapshot.
+type Definition struct {
+	Name        string           `json:"name"`
+	File        string           `json:"file"`
+	Kind        project.Kind     `json:"kind"`
+	Columns     []project.Column `json:"columns,omitempty"`
+	Grain       []string         `json:"grain,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Owner       string           `json:"owner,omitempty"`
+	Tags        []string         `json:"tags,omitempty"`
+	Body        string           `json:"body,omitempty"`
+}
+
+func definitionOf(m *project.Model) Definition {
+	return Definition{Name: m.Name, File: m.File, Kind: m.Kind, Columns: m.Columns, Grain: m.Grain,
+		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body}
+}
+
+// build creates the physical relation of one snapshot.
+func (b *builder) build(ctx context.Context, info *ModelInfo) error {
+	m := info.Model
+	rel := PhysicalRelation(m, info.Fingerprint)
+	q, err := b.Query(info)
+	if err != nil {
+		return err
+	}
+	if m.Kind.Name.HasBody() || m.Kind.Name == project.KindExternal {
+		if err := b.checkContract(ctx, info, q); err != nil {
+			return err
+		}
+	}
+	switch m.Kind.Name {
+	case project.KindView, project.KindExternal:
+		return b.wh.Exec(ctx, b.d.ReplaceView(rel, q))
+	case project.KindFull, project.KindSeed:
+		return b.wh.Tx(ctx, b.d.ReplaceTableAs(rel, q))
+	}
+	return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("building %s models (coming with incremental support)", m.Kind.Name)}
+}
+
+// Query renders the query that computes a model's data in the warehouse:
+// refs resolve to the parents' physical relations, embedded models inline.
+func (b *builder) Query(info *ModelInfo) (string, error) {
+	m := info.Model
+	switch m.Kind.Name {
+	case project.KindSeed:
+		return b.readFiles(m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
+	case project.KindExternal:
+		if m.Kind.Files != "" {
+			return b.readFiles(m, []string{m.Kind.Files}, m.Kind.Format, m.Kind.Options)
+		}
+		s, t := splitName(m.Kind.Table)
+		src := b.d.QuoteRelation(engine.Relation{Schema: s, Name: t})
+		if m.Columns == nil {
+			return "SELECT * FROM " + src, nil
+		}
+		sel := make([]string, len(m.Columns))
+		for i, c := range m.Columns {
+			sel[i] = "CAST(" + b.d.Quote(c.Name) + " AS " + c.Type + ") AS " + b.d.Quote(c.Name)
+		}
+		return "SELECT " + strings.Join(sel, ", ") + " FROM " + src, nil
+	}
+	r, err := b.render(info, map[string]bool{})
+	if err != nil {
+		return "", err
+	}
+	return r.SQL, nil
+}
+
+func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered, error) {
+	m := info.Model
+	if seen[m.Name] {
+		return engine.Rendered{}, fmt.Errorf("cycle through %s", m.Name)
+	}
+	seen[m.Name] = true
+	defer delete(seen, m.Name)
+	var refErr error
+	start, end := b.fullRange()
+	r, _ := renderBody(m, macroText{
+		ref: func(name string) (string, bool) {
+			pi := b.a.Models[name]
+			if pi == nil {
+				refErr = fmt.Errorf("unknown model %s", name)
+				return "", false
+			}
+			if pi.Model.Kind.Name == project.KindEmbedded {
+				sub, err := b.render(pi, seen)
+				if err != nil {
+					refErr = err
+					return "", false
+				}
+				return "(\n" + sub.SQL + "\n)", true
+			}
+			if b.env != "" {
+				return b.d.QuoteRelation(EnvRelation(b.env, pi.Model)), true
+			}
+			return b.d.QuoteRelation(PhysicalRelation(pi.Model, pi.Fingerprint)), true
+		},
+		start: start, end: end, this: "NULL",
+	})
+	return r, refErr
+}
+
+// fullRange is the interval of a model computed whole: from the project's
+// start to now.
+func (b *builder) fullRange() (string, string) {
+	start := "1970-01-01T00:00:00Z"
+	if s := b.a.Project.Config.Start; s != "" {
+		if t, err := time.Parse("2006-01-02", s); err == nil {
+			start = t.UTC().Format(time.RFC3339)
+		}
+	}
+	return b.d.TimestampLiteral(start), b.d.TimestampLiteral(b.now.UTC().Format(time.RFC3339Nano))
+}
+
+func (b *builder) readFiles(m *project.Model, paths []string, format string, opts []project.Option) (string, error) {
+	fr, ok := b.wh.(engine.FileReader)
+	if !ok {
+		return "", &engine.FeatureError{Engine: b.d.Name(), Feature: "reading files (" + m.Name + ")"}
+	}
+	spec := engine.FileSpec{Format: format, Columns: declared(m), Options: fileOptions(opts)}
+	for _, p := range paths {
+		spec.Paths = append(spec.Paths, absPath(b.root, p))
+	}
+	return fr.ReadFiles(spec)
+}
+
+// checkContract describes the model's query in the warehouse and compares
+// it with the declared columns.
+func (b *builder) checkContract(ctx context.Context, info *ModelInfo, q string) error {
+	m := info.Model
+	if m.Columns == nil {
+		return nil
+	}
+	got, err := b.wh.Describe(ctx, q)
+	if err != nil {
+		return err
+	}
+	c := &checker{a: &Analysis{Project: b.a.Project}}
+	c.contract(m, got)
+	if len(c.a.Diagnostics) > 0 {
+		return &ContractError{Diagnostics: c.a.Diagnostics}
+	}
+	return nil
+}
+
+// Render returns the SQL that computes a model. With env empty, refs
+// resolve to the physical relations of the analyzed project's snapshots
+// (what apply runs); with env set, to that environment's views.
+func Render(a *Analysis, eng engine.Engine, name, env string, now time.Time) (string, error) {
+	info := a.Models[name]
+	if info == nil {
+		return "", fmt.Errorf("unknown model %q%s", name, didYouMean(name, a.Models))
+	}
+	if info.Fingerprint == "" {
+		return "", errors.New("the model has errors; run plan to see them")
+	}
+	b := &builder{a: a, d: eng.Dialect(), wh: eng, root: a.Project.Root, now: now, env: env}
+	return b.Query(info)
+}
+
+func didYouMean(name string, models map[string]*ModelInfo) string {
+	best, bestD := "", 1<<30
+	for n := range models {
+		if d := levenshtein(name, n); d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= len(name)/2+1 {
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func newID(t time.Time) string {
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(r[:])
+}

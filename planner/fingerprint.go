@@ -1,0 +1,120 @@
+package planner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+// FingerprintVersion names the algorithm below. Changing anything that
+// enters a fingerprint — the payload, its order, the canonical form — moves
+// every snapshot of every user: that is an increment of this constant, never
+// a silent edit (the golden tests fail first).
+const FingerprintVersion = 1
+
+// ownHash hashes what belongs to the model alone: its canonical body and
+// the metadata that shapes its data. Description, owner, tags, audits and
+// cron stay out: changing them rebuilds nothing.
+func ownHash(m *project.Model, canonical []byte, contentHash string) string {
+	h := sha256.New()
+	w := func(k, v string) {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.Itoa(len(v))))
+		h.Write([]byte{0})
+		h.Write([]byte(v))
+		h.Write([]byte{0})
+	}
+	w("version", strconv.Itoa(FingerprintVersion))
+	w("kind", string(m.Kind.Name))
+	k := m.Kind
+	switch k.Name {
+	case project.KindIncrementalByTimeRange:
+		w("time_column", strings.ToLower(k.TimeColumn))
+		w("interval", m.Interval)
+	case project.KindIncrementalByUniqueKey:
+		w("key", lowerJoin(k.Key))
+	case project.KindSCDType2:
+		w("key", lowerJoin(k.Key))
+		w("valid_from", strings.ToLower(k.ValidFrom))
+		w("valid_to", strings.ToLower(k.ValidTo))
+	case project.KindSeed:
+		w("path", k.Path)
+	case project.KindExternal:
+		w("table", strings.ToLower(k.Table))
+		w("files", k.Files)
+		w("format", strings.ToLower(k.Format))
+		for _, o := range k.Options {
+			w("option", strings.ToLower(o.Name)+"="+o.Value+"/"+strconv.FormatBool(o.IsString))
+		}
+	}
+	w("grain", lowerJoin(m.Grain))
+	w("columns_declared", strconv.FormatBool(m.Columns != nil))
+	for _, c := range m.Columns {
+		w("column", c.Name+" "+normalizeType(c.Type))
+	}
+	target := m.Target
+	if target == "" {
+		target = "table"
+	}
+	w("target", target)
+	w("content", contentHash)
+	w("canonical", string(canonical))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fingerprint combines a model's own hash with its parents' fingerprints.
+func fingerprint(own string, parents map[string]string) string {
+	names := make([]string, 0, len(parents))
+	for n := range parents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	h.Write([]byte("efmesh/" + strconv.Itoa(FingerprintVersion) + "\x00" + own + "\x00"))
+	for _, n := range names {
+		h.Write([]byte(n + "=" + parents[n] + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func lowerJoin(ss []string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToLower(s)
+	}
+	return strings.Join(out, ",")
+}
+
+// normalizeType makes a declared type independent of spacing and case:
+// "decimal( 10,2 )" and "DECIMAL(10, 2)" are one type.
+func normalizeType(t string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToUpper(strings.TrimSpace(t)) {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			last := b.String()[b.Len()-1]
+			if isWordByte(last) && isWordRune(r) {
+				b.WriteByte(' ')
+			}
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+func isWordRune(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 0x80
+}
