@@ -108,7 +108,15 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 			opt.Progress(len(res.Built), total, mp.Name)
 		}
 	}
-	// Snapshots reused from elsewhere still need a record (they exist).
+	// Every pointer names a stored snapshot, built or not (EMBEDDED).
+	for _, mp := range p.Models {
+		if mp.Change == Removed || mp.Build || p.stored[mp.Fingerprint] {
+			continue
+		}
+		if err := st.PutSnapshot(ctx, b.snapshot(a.Models[mp.Name])); err != nil {
+			return fail(err)
+		}
+	}
 	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now()); err != nil {
 		return fail(err)
 	}

@@ -49,6 +49,7 @@ type Plan struct {
 
 	analysis *Analysis
 	current  map[string]state.Pointer
+	stored   map[string]bool // fingerprints the store already holds
 }
 
 // Analysis returns the analysis the plan was made from.
@@ -121,7 +122,10 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string) (*Pl
 		}
 	}
 
-	p := &Plan{Env: env, analysis: a, current: cur}
+	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}}
+	for fp := range snaps {
+		p.stored[fp] = true
+	}
 	changed := map[string]bool{}
 	for _, m := range a.Project.Models {
 		info := a.Models[m.Name]

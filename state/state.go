@@ -11,6 +11,7 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -21,20 +22,41 @@ const SchemaVersion = 1
 // ErrSchemaVersion is wrapped by Open when the store's schema version differs.
 var ErrSchemaVersion = errors.New("state store schema version mismatch")
 
+// SchemaVersionError is the error every store returns when its schema
+// version is not SchemaVersion. It unwraps to ErrSchemaVersion, and its
+// message tells the user what to do: migrate an older store, upgrade efmesh
+// for a newer one. A newer binary never rewrites an older store on its own.
+type SchemaVersionError struct {
+	Store string // what was opened, as the user named it (a file, a schema)
+	Have  int    // the store's version
+	Want  int    // SchemaVersion of this binary
+}
+
+func (e *SchemaVersionError) Error() string {
+	if e.Have > e.Want {
+		return fmt.Sprintf("state: %s has schema version %d, this efmesh uses %d; it was written by a newer efmesh; upgrade efmesh",
+			e.Store, e.Have, e.Want)
+	}
+	return fmt.Sprintf("state: %s has schema version %d, this efmesh uses %d; run \"efmesh migrate\"",
+		e.Store, e.Have, e.Want)
+}
+
+func (e *SchemaVersionError) Unwrap() error { return ErrSchemaVersion }
+
 // ErrNotFound is returned by lookups of a missing record.
 var ErrNotFound = errors.New("not found")
 
 // Snapshot is one version of a model.
 type Snapshot struct {
-	Fingerprint        string    // hex sha256
-	FingerprintVersion int       // FINGERPRINT_VERSION that produced it
-	Name               string    // model name
-	Kind               string    // kind name
-	PhysicalTable      string    // "_efmesh.schema__table__fp8" (quoted form is the engine's business)
-	OwnHash            string    // fingerprint over the model alone, without parents
+	Fingerprint        string            // hex sha256
+	FingerprintVersion int               // FINGERPRINT_VERSION that produced it
+	Name               string            // model name
+	Kind               string            // kind name
+	PhysicalTable      string            // "_efmesh.schema__table__fp8" (quoted form is the engine's business)
+	OwnHash            string            // fingerprint over the model alone, without parents
 	Parents            map[string]string // parent name -> fingerprint
-	Canonical          []byte    // canonical AST (may be nil)
-	Definition         []byte    // JSON of the model as loaded (for render/diff/explain)
+	Canonical          []byte            // canonical AST (may be nil)
+	Definition         []byte            // JSON of the model as loaded (for render/diff/explain)
 	CreatedAt          time.Time
 	BuiltAt            time.Time // zero until the physical relation is complete
 }
@@ -73,11 +95,13 @@ type PlanRecord struct {
 // process; cross-process safety comes from locks (a later version).
 type Store interface {
 	// PutSnapshot inserts a snapshot; an existing fingerprint is left as is.
+	// A zero CreatedAt is recorded as now.
 	PutSnapshot(ctx context.Context, s Snapshot) error
 	// Snapshots returns the snapshots with the given fingerprints; missing
 	// ones are absent from the map.
 	Snapshots(ctx context.Context, fps []string) (map[string]Snapshot, error)
 	// MarkBuilt records that the snapshot's physical relation is complete.
+	// An unknown fingerprint is an error wrapping ErrNotFound.
 	MarkBuilt(ctx context.Context, fp string, at time.Time) error
 
 	// Environment returns the pointers of env (empty, not an error, for an
@@ -86,12 +110,17 @@ type Store interface {
 	// Environments lists environment names that have at least one pointer.
 	Environments(ctx context.Context) ([]string, error)
 	// Promote replaces the pointers of p.Env with p.Pointers and journals
-	// the promotion, atomically.
+	// the promotion, atomically. Every pointer's UpdatedAt becomes p.At (now
+	// when zero). A pointer to an unknown snapshot is an error wrapping
+	// ErrNotFound and leaves the environment as it was; an empty set removes
+	// the environment.
 	Promote(ctx context.Context, p Promotion) error
 
-	// RecordPlan appends to the plans journal.
+	// RecordPlan appends to the plans journal; a zero CreatedAt is recorded
+	// as now. Recording an ID twice is an error.
 	RecordPlan(ctx context.Context, r PlanRecord) error
-	// Plans returns the journal of env, newest first, at most limit entries.
+	// Plans returns the journal of env, newest first, at most limit entries
+	// (all of them when limit <= 0).
 	Plans(ctx context.Context, env string, limit int) ([]PlanRecord, error)
 
 	Close() error

@@ -17,4 +17,3 @@ CROSS JOIN generate_series(@start::DATE, @end::DATE - INTERVAL 1 DAY, INTERVAL 1
 WHERE s.started_at < d.day + INTERVAL 1 DAY
   AND coalesce(s.ended_at, @end) > d.day
 GROUP BY ALL
-QUALIFY patients > 0

@@ -1,0 +1,122 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/efmesh/efmesh/state"
+)
+
+// Environment returns env's pointers keyed by model; empty for an unknown env.
+func (s *Store) Environment(ctx context.Context, env string) (map[string]state.Pointer, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT model, fingerprint, updated_at FROM environments WHERE env = ?`, env)
+	if err != nil {
+		return nil, fmt.Errorf("state: environment %s: %w", env, err)
+	}
+	defer rows.Close()
+	out := map[string]state.Pointer{}
+	for rows.Next() {
+		var (
+			p       state.Pointer
+			updated string
+		)
+		if err := rows.Scan(&p.Model, &p.Fingerprint, &updated); err != nil {
+			return nil, fmt.Errorf("state: environment %s: %w", env, err)
+		}
+		if p.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, fmt.Errorf("state: environment %s: %s: %w", env, p.Model, err)
+		}
+		out[p.Model] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("state: environment %s: %w", env, err)
+	}
+	return out, nil
+}
+
+// Environments lists, sorted, the environments that have a pointer.
+func (s *Store) Environments(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT env FROM environments ORDER BY env`)
+	if err != nil {
+		return nil, fmt.Errorf("state: environments: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var env string
+		if err := rows.Scan(&env); err != nil {
+			return nil, fmt.Errorf("state: environments: %w", err)
+		}
+		out = append(out, env)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("state: environments: %w", err)
+	}
+	return out, nil
+}
+
+// Promote replaces env's pointers and journals the promotion in one
+// transaction: readers see the old set or the new one, never a mix.
+func (s *Store) Promote(ctx context.Context, p state.Promotion) error {
+	if p.Env == "" {
+		return fmt.Errorf("state: promote: empty environment name")
+	}
+	if err := s.promote(ctx, p); err != nil {
+		return fmt.Errorf("state: promote %s: %w", p.Env, err)
+	}
+	return nil
+}
+
+func (s *Store) promote(ctx context.Context, p state.Promotion) error {
+	pointers := p.Pointers
+	if pointers == nil {
+		pointers = map[string]string{}
+	}
+	journal, err := json.Marshal(pointers) // encoding/json sorts the keys
+	if err != nil {
+		return err
+	}
+	at := formatTime(nowIfZero(p.At))
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // no-op after Commit
+
+	if _, err := tx.ExecContext(ctx, `DELETE FROM environments WHERE env = ?`, p.Env); err != nil {
+		return err
+	}
+	ins, err := tx.PrepareContext(ctx, `
+		INSERT INTO environments (env, model, fingerprint, updated_at)
+		SELECT ?, ?, fingerprint, ? FROM snapshots WHERE fingerprint = ?`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	// Sorted, so that the first missing snapshot reported is always the same.
+	for _, model := range slices.Sorted(maps.Keys(pointers)) {
+		fp := pointers[model]
+		res, err := ins.ExecContext(ctx, p.Env, model, at, fp)
+		if err != nil {
+			return err
+		}
+		// Selecting from snapshots inserts nothing for an unknown
+		// fingerprint: a clearer error than the foreign key's.
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("%s -> %s: snapshot %w", model, fp, state.ErrNotFound)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO promotions (env, plan_id, applied_by, at, pointers) VALUES (?, ?, ?, ?, ?)`,
+		p.Env, p.PlanID, p.AppliedBy, at, string(journal)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
