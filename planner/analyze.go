@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,10 +34,19 @@ type ModelInfo struct {
 	OwnHash     string            // hash of the model alone
 	Parents     map[string]string // parent name -> fingerprint
 	Canonical   []byte
-	// Columns is the output schema: inferred by the binder, or declared
-	// when inference was not possible; nil when unknown.
+	// Columns is the schema children bind against: the declared columns
+	// when there are any (the contract), else what the binder inferred;
+	// nil when unknown.
 	Columns []engine.Column
-	Broken  bool // the model has an error of its own
+	// Inferred is what the binder (or the file reader) says the model
+	// yields, whatever was declared; nil when the check did not get there.
+	Inferred []engine.Column
+	Broken   bool // the model has an error of its own
+	// Diagnostics are the checker's findings for this model (the loader's
+	// are in Project.Diagnostics).
+	Diagnostics []project.Diagnostic
+
+	loadBroken bool // the loader reported an error in the model's file
 }
 
 // Analysis is a checked, fingerprinted project.
@@ -44,6 +54,9 @@ type Analysis struct {
 	Project     *project.Project
 	Models      map[string]*ModelInfo
 	Diagnostics []project.Diagnostic // the project's and the checker's, sorted
+	// Checked names the models this pass checked (all of them for
+	// Analyze; the edited ones and their direct children for Reanalyze).
+	Checked []string
 }
 
 // Errors reports whether the analysis found an error.
@@ -73,14 +86,121 @@ func Analyze(ctx context.Context, p *project.Project, wb Workbench) (*Analysis, 
 		if p.ByName[m.Name] != m {
 			continue // a duplicate: reported by the loader
 		}
-		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File]}
+		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File]}
 		a.Models[m.Name] = info
+		a.Checked = append(a.Checked, m.Name)
 		if err := ck.model(ctx, info); err != nil {
 			return nil, err
+		}
+		a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
+	}
+	project.SortDiagnostics(a.Diagnostics)
+	return a, nil
+}
+
+// Reanalyze analyzes p reusing prev: a model is checked again only when its
+// file changed, it is a seed (its data file may have changed), or a direct
+// parent's shape (columns, or whether it is usable) changed; every other
+// model keeps its results, with its fingerprint recomputed from the cached
+// own hash when a parent's fingerprint moved. An edit therefore costs the
+// edited models and their direct children, not the project.
+//
+// Precondition: wb is the workbench prev was made with, and nothing else
+// changed its stand-ins since; callers serialize analyses per workbench.
+// On error the workbench is in an unknown state: use Analyze next time.
+func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workbench) (*Analysis, error) {
+	if prev == nil || prev.Project == nil || prev.Project.Root != p.Root {
+		return Analyze(ctx, p, wb)
+	}
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models))}
+	a.Diagnostics = append(a.Diagnostics, p.Diagnostics...)
+	broken := map[string]bool{}
+	for _, d := range p.Diagnostics {
+		if d.Severity == project.SeverityError {
+			broken[d.File] = true
+		}
+	}
+	ck := &checker{wb: wb, d: wb.Dialect(), root: p.Root, a: a}
+	shapeChanged := map[string]bool{}
+	for _, m := range p.Models {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if p.ByName[m.Name] != m {
+			continue
+		}
+		old := prev.Models[m.Name]
+		recheck := old == nil || m.Kind.Name == project.KindSeed || old.Model.File != m.File ||
+			!bytes.Equal(old.Model.Source, m.Source) || old.loadBroken != broken[m.File]
+		if !recheck {
+			for _, r := range m.Refs() {
+				pi, po := a.Models[r], prev.Models[r]
+				if shapeChanged[r] || (pi == nil) != (po == nil) || pi != nil && (pi.Fingerprint == "") != (po.Fingerprint == "") {
+					recheck = true
+					break
+				}
+			}
+		}
+		if !recheck {
+			info := *old
+			info.Model = m
+			info.Parents = make(map[string]string, len(old.Parents))
+			for _, r := range m.Refs() {
+				if pi := a.Models[r]; pi != nil && pi.Fingerprint != "" {
+					info.Parents[r] = pi.Fingerprint
+				}
+			}
+			if info.Fingerprint != "" {
+				info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+			}
+			a.Models[m.Name] = &info
+			a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
+			continue
+		}
+		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File]}
+		a.Models[m.Name] = info
+		a.Checked = append(a.Checked, m.Name)
+		if err := ck.model(ctx, info); err != nil {
+			return nil, err
+		}
+		a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
+		if old == nil || !sameColumns(old.Columns, info.Columns) || (old.Fingerprint == "") != (info.Fingerprint == "") {
+			shapeChanged[m.Name] = true
+		}
+		if info.Columns == nil && old != nil && old.Columns != nil {
+			if err := ck.dropStandIn(ctx, m.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for name, old := range prev.Models {
+		if a.Models[name] == nil && old.Columns != nil {
+			if err := ck.dropStandIn(ctx, name); err != nil {
+				return nil, err
+			}
 		}
 	}
 	project.SortDiagnostics(a.Diagnostics)
 	return a, nil
+}
+
+func sameColumns(a, b []engine.Column) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *checker) dropStandIn(ctx context.Context, name string) error {
+	if err := c.wb.Exec(ctx, "DROP TABLE IF EXISTS "+c.standIn(name)); err != nil {
+		return fmt.Errorf("planner: drop stand-in %s: %w", name, err)
+	}
+	return nil
 }
 
 type checker struct {
@@ -98,8 +218,17 @@ func (c *checker) reset(ctx context.Context) error {
 	return nil
 }
 
+// diag records a finding on the model being checked.
 func (c *checker) diag(m *project.Model, start, end int, code, msg string) {
-	c.a.Diagnostics = append(c.a.Diagnostics, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg))
+	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg))
+}
+
+func (c *checker) add(m *project.Model, d project.Diagnostic) {
+	if info := c.a.Models[m.Name]; info != nil && info.Model == m {
+		info.Diagnostics = append(info.Diagnostics, d)
+		return
+	}
+	c.a.Diagnostics = append(c.a.Diagnostics, d)
 }
 
 func (c *checker) standIn(name string) string {
@@ -141,6 +270,9 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	default:
 		c.body(ctx, info, parentsOK)
 		inferred, inferredOK = info.Columns, info.Columns != nil
+	}
+	if inferredOK {
+		info.Inferred = inferred
 	}
 
 	if !info.Broken && parentsOK && m.Kind.Name.HasBody() == (info.Canonical != nil) {
@@ -336,7 +468,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 			end = start + len(qualifiedNameAt(m.Source, start))
 			d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
 			d.Fixes = []project.Fix{{Title: "Wrap in @ref(" + name + ")", Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: "@ref(" + name + ")"}}}}
-			c.a.Diagnostics = append(c.a.Diagnostics, d)
+			c.add(m, d)
 			return
 		}
 		msg = strings.ReplaceAll(msg, standInCatalog+".", "")

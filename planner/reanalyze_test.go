@@ -1,0 +1,121 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/project"
+)
+
+// summary renders what an analysis concluded, for comparing two analyses.
+func summary(a *Analysis) string {
+	var b strings.Builder
+	var names []string
+	for n := range a.Models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		i := a.Models[n]
+		fmt.Fprintf(&b, "%s fp=%s cols=%v inferred=%v broken=%v\n", n, i.Fingerprint, i.Columns, i.Inferred, i.Broken)
+	}
+	for _, d := range a.Diagnostics {
+		b.WriteString(d.String() + "\n")
+	}
+	return b.String()
+}
+
+// TestReanalyzeMatchesAnalyze edits a project step by step and checks that
+// the incremental analysis equals a fresh one, while checking only the
+// edited model and its direct children.
+func TestReanalyzeMatchesAnalyze(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"efmesh.yaml":   "name: t\n",
+		"seeds/s.csv":   "id,name\n1,a\n",
+		"models/s.sql":  `MODEL (name raw.s, kind SEED (path 'seeds/s.csv'), columns (id INTEGER, name TEXT));`,
+		"models/a.sql":  "MODEL (name m.a);\nSELECT id, name FROM @ref(raw.s)",
+		"models/b.sql":  "MODEL (name m.b, kind VIEW);\nSELECT id, name FROM @ref(m.a)",
+		"models/c.sql":  "MODEL (name m.c);\nSELECT name FROM @ref(m.b)",
+		"models/d.sql":  "MODEL (name m.d, columns (id INTEGER));\nSELECT id FROM @ref(m.a)",
+		"models/d2.sql": "MODEL (name m.d2);\nSELECT id FROM @ref(m.d)",
+	}
+	write := func(name, body string) {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n, b := range files {
+		write(n, b)
+	}
+	ctx := context.Background()
+	load := func() *project.Project {
+		p, err := project.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	wb, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	fresh, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+
+	prev, err := Analyze(ctx, load(), wb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name, file, body string
+		checked          []string
+	}{
+		{"reformat a", "models/a.sql", "MODEL (name m.a);\nselect id,\n  name from @ref(raw.s)", []string{"m.a"}},
+		{"a loses a column", "models/a.sql", "MODEL (name m.a);\nSELECT id FROM @ref(raw.s)", []string{"m.a", "m.b", "m.c", "m.d"}},
+		{"b breaks on it", "models/b.sql", "MODEL (name m.b, kind VIEW);\nSELECT id, nme FROM @ref(m.a)", []string{"m.b"}},
+		{"a is fixed", "models/a.sql", "MODEL (name m.a);\nSELECT id, name FROM @ref(raw.s)", []string{"m.a", "m.b", "m.d"}},
+		{"b is fixed", "models/b.sql", "MODEL (name m.b, kind VIEW);\nSELECT id, name FROM @ref(m.a)", []string{"m.b", "m.c"}},
+		{"header error in d", "models/d.sql", "MODEL (name m.d, colums (id INTEGER));\nSELECT id FROM @ref(m.a)", []string{"m.d", "m.d2"}},
+		{"d removed", "models/d.sql", "", []string{"m.d2"}},
+	}
+	for _, st := range steps {
+		if st.body == "" {
+			os.Remove(filepath.Join(dir, st.file))
+		} else {
+			write(st.file, st.body)
+		}
+		p := load()
+		next, err := Reanalyze(ctx, prev, p, wb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := Analyze(ctx, p, fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := append([]string(nil), next.Checked...)
+		sort.Strings(checked)
+		want := append([]string{"raw.s"}, st.checked...) // seeds are always re-read
+		sort.Strings(want)
+		if fmt.Sprint(checked) != fmt.Sprint(want) {
+			t.Errorf("%s: checked %v, want %v", st.name, checked, want)
+		}
+		if got, want := summary(next), summary(full); got != want {
+			t.Fatalf("%s: incremental analysis differs from a fresh one:\n--- incremental\n%s--- fresh\n%s", st.name, got, want)
+		}
+		prev = next
+	}
+}
