@@ -19,3 +19,16 @@ package project
 //   func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Project
 //       checks duplicate names, unknown refs ("did you mean"), cycles, and
 //       orders the DAG. Used by Load and by the language server after an edit.
+//
+// Helpers for the language server and the CLI:
+//
+//   func DefaultConfig() Config
+//   func ScanMacros(file string, src []byte, from int) ([]Macro, []Diagnostic)
+//       the @-macros of src[from:] (audit files use it too).
+//   func MatchGlob(pattern, name string) bool; func ValidateGlob(pattern string) error
+//       the ** globs of efmesh.yaml, on slash paths relative to the root.
+//   func DidYouMean(word string, candidates []string) (string, bool)
+//   func ValidNamePart(s string) bool
+//       ^[a-z][a-z0-9_]*$: a part of a model name, or an environment name.
+//   var ErrNoConfig
+//       matched by errors.Is on the error of FindRoot and Load.

@@ -21,8 +21,8 @@ type Kind struct {
 
 	// INCREMENTAL_BY_TIME_RANGE
 	TimeColumn string `json:"timeColumn,omitempty"`
-	BatchSize  int    `json:"batchSize,omitempty"`  // intervals per batch; 0 = all in one
-	Lookback   int    `json:"lookback,omitempty"`   // intervals re-read at the tail
+	BatchSize  int    `json:"batchSize,omitempty"` // intervals per batch; 0 = all in one
+	Lookback   int    `json:"lookback,omitempty"`  // intervals re-read at the tail
 
 	// INCREMENTAL_BY_UNIQUE_KEY, SCD_TYPE_2
 	Key       []string `json:"key,omitempty"`
@@ -122,8 +122,8 @@ type Model struct {
 	Source []byte // the whole file
 
 	Kind        Kind
-	Interval    string // "day" | "hour"; empty unless set
-	Start       string // as written ('2026-01-01')
+	Interval    string // "day" | "hour"; empty unless set (INCREMENTAL_BY_TIME_RANGE defaults to day)
+	Start       string // as written, without quotes: 2026-01-01 or 2026-01-01 06:00:00
 	Cron        string
 	Grain       []string
 	Columns     []Column // nil when not declared
@@ -133,8 +133,8 @@ type Model struct {
 	Owner       string
 	Tags        []string
 
-	Header     Range      // the MODEL (...) block, including a trailing ';'
-	NameRange  Range      // the name value
+	Header     Range      // the MODEL (...) block, including a trailing ';'; empty at 1:1 when missing
+	NameRange  Range      // the name value; empty at 1:1 when missing
 	Properties []Property // in header order
 	Body       string     // the SQL after the header (may be empty for SEED/EXTERNAL)
 	BodyStart  int        // byte offset of Body in Source

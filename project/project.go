@@ -56,7 +56,10 @@ type Project struct {
 	Config Config
 
 	// Models in topological order (parents before children; ties by name).
-	// Models in a cycle are appended at the end in name order.
+	// Models in a cycle (or below one) are appended at the end in name
+	// order. Of models sharing a name only the first by file is here;
+	// models without a valid name are left out. Their diagnostics are kept
+	// all the same.
 	Models []*Model
 	ByName map[string]*Model
 	// Children maps a model name to the names of models that ref it, sorted.

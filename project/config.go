@@ -1,0 +1,447 @@
+package project
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// DefaultConfig returns the settings of an efmesh.yaml that sets nothing.
+func DefaultConfig() Config {
+	return Config{
+		Models:  []string{"models/**/*.sql"},
+		Tests:   []string{"tests/**/*.yaml"},
+		Audits:  []string{"audits/**/*.sql"},
+		Engine:  EngineConfig{Type: "duckdb", Path: "efmesh.duckdb"},
+		State:   StateConfig{Type: "sqlite", Path: ".efmesh/state.db"},
+		Janitor: JanitorConfig{TTL: 168 * time.Hour},
+	}
+}
+
+var (
+	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor"}
+	backendKeys = []string{"type", "path", "url"}
+	envKeys     = []string{"redacted"}
+	janitorKeys = []string{"ttl"}
+)
+
+// ParseConfig parses efmesh.yaml. Every unknown key and bad value is a
+// Diagnostic positioned on the key or value; settings that are absent or
+// wrong keep their defaults, so loading goes on.
+//
+// It walks the YAML syntax tree rather than decoding into the struct: a
+// decoder stops at the first problem and forgets where values were.
+func ParseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
+	cfg = DefaultConfig()
+	p := &configParser{file: file, src: src, li: newLineIndex(src)}
+	defer func() {
+		// The YAML parser is third-party code fed with whatever is in the
+		// editor; a panic there must not take the language server down.
+		if r := recover(); r != nil {
+			cfg = DefaultConfig()
+			diags = append(p.diags, NewDiagnostic(file, src, 0, 0, SeverityError, CodeConfig, fmt.Sprintf("%s could not be parsed: %v", ConfigFile, r)))
+		}
+	}()
+
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		p.syntaxError(err)
+		return cfg, p.diags
+	}
+	if len(f.Docs) == 0 || f.Docs[0] == nil || f.Docs[0].Body == nil {
+		return cfg, nil
+	}
+	if len(f.Docs) > 1 {
+		p.errorf(f.Docs[1], CodeConfig, "%s holds one YAML document", ConfigFile)
+	}
+	root := unwrap(f.Docs[0].Body)
+	if isNull(root) {
+		return cfg, p.diags
+	}
+	p.fields(root, ConfigFile, configKeys, func(key string, v ast.Node) {
+		switch key {
+		case "name":
+			if s, ok := p.str(v, "name"); ok {
+				cfg.Name = s
+			}
+		case "models":
+			cfg.Models = p.globs(v, key, cfg.Models)
+		case "tests":
+			cfg.Tests = p.globs(v, key, cfg.Tests)
+		case "audits":
+			cfg.Audits = p.globs(v, key, cfg.Audits)
+		case "start":
+			if s, ok := p.str(v, "start"); ok {
+				if _, err := time.Parse("2006-01-02", s); err != nil {
+					p.errorf(v, CodeConfig, "start %q is not a date: write YYYY-MM-DD", s)
+				} else {
+					cfg.Start = s
+				}
+			}
+		case "engine":
+			t, path, url := p.backend(v, "engine", []string{"duckdb", "postgres"}, cfg.Engine.Path)
+			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url}
+		case "state":
+			t, path, url := p.backend(v, "state", []string{"sqlite", "postgres"}, cfg.State.Path)
+			cfg.State = StateConfig{Type: t, Path: path, URL: url}
+		case "lake":
+			if s, ok := p.str(v, "lake"); ok {
+				cfg.Lake = s
+			}
+		case "environments":
+			cfg.Environments = p.environments(v)
+		case "janitor":
+			p.fields(v, "janitor", janitorKeys, func(_ string, v ast.Node) {
+				s, ok := p.str(v, "janitor ttl")
+				if !ok {
+					return
+				}
+				d, err := time.ParseDuration(s)
+				if err != nil || d <= 0 {
+					p.errorf(v, CodeConfig, "janitor ttl %q must be a positive duration such as 168h", s)
+					return
+				}
+				cfg.Janitor.TTL = d
+			})
+		}
+	})
+	return cfg, p.diags
+}
+
+type configParser struct {
+	file  string
+	src   []byte
+	li    *lineIndex
+	diags []Diagnostic
+}
+
+func (p *configParser) errorf(n ast.Node, code, format string, args ...any) *Diagnostic {
+	start, end := p.nodeRange(n)
+	p.diags = append(p.diags, Diagnostic{
+		File:     p.file,
+		Range:    p.li.rng(start, end),
+		Severity: SeverityError,
+		Code:     code,
+		Message:  fmt.Sprintf(format, args...),
+	})
+	return &p.diags[len(p.diags)-1]
+}
+
+// syntaxError turns a YAML parse error into a positioned diagnostic.
+func (p *configParser) syntaxError(err error) {
+	var se *yaml.SyntaxError
+	if !errors.As(err, &se) || se.Token == nil || se.Token.Position == nil {
+		p.diags = append(p.diags, NewDiagnostic(p.file, p.src, 0, 0, SeverityError, CodeConfig, "invalid YAML: "+err.Error()))
+		return
+	}
+	start, end := p.tokenRange(se.Token.Position.Line, se.Token.Position.Column, strings.TrimSpace(se.Token.Value))
+	p.diags = append(p.diags, Diagnostic{
+		File:     p.file,
+		Range:    p.li.rng(start, end),
+		Severity: SeverityError,
+		Code:     CodeConfig,
+		Message:  "invalid YAML: " + se.Message,
+	})
+}
+
+// tokenRange locates a token from the YAML parser's line and column (which
+// count characters, as ours do; its Offset does not count bytes, so it is
+// not used). The end covers the token's text when it is found there, else
+// the rest of the line.
+func (p *configParser) tokenRange(line, col int, text string) (start, end int) {
+	start = p.li.offsetOf(line, max(col, 1))
+	if start >= len(p.src) {
+		return start, start
+	}
+	switch c := p.src[start]; {
+	case c == '"' || c == '\'':
+		return start, quotedYAMLEnd(p.src, start)
+	case text != "" && strings.HasPrefix(string(p.src[start:]), text) && !strings.Contains(text, "\n"):
+		return start, start + len(text)
+	}
+	end = start
+	for end < len(p.src) && p.src[end] != '\n' {
+		end++
+	}
+	for end > start && isSpaceByte(p.src[end-1]) {
+		end--
+	}
+	return start, end
+}
+
+// quotedYAMLEnd returns the end of the YAML quoted scalar at src[i]: ”
+// escapes a single quote, a backslash escapes in double quotes.
+func quotedYAMLEnd(src []byte, i int) int {
+	q := src[i]
+	for j := i + 1; j < len(src); j++ {
+		switch {
+		case q == '"' && src[j] == '\\':
+			j++
+		case src[j] == q:
+			if q == '\'' && j+1 < len(src) && src[j+1] == '\'' {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(src)
+}
+
+// nodeRange is the byte range of a node's first token: the scalar for a
+// scalar, the key of the first entry of a block mapping.
+func (p *configParser) nodeRange(n ast.Node) (int, int) {
+	switch v := n.(type) {
+	case *ast.MappingNode:
+		if !v.IsFlowStyle && len(v.Values) > 0 {
+			return p.nodeRange(v.Values[0].Key)
+		}
+	case *ast.MappingValueNode:
+		return p.nodeRange(v.Key)
+	case *ast.DocumentNode:
+		if v.Start != nil {
+			return p.tokenRange(v.Start.Position.Line, v.Start.Position.Column, v.Start.Value)
+		}
+		if v.Body != nil {
+			return p.nodeRange(v.Body)
+		}
+	case *ast.TagNode:
+		if v.Start != nil {
+			return p.tokenRange(v.Start.Position.Line, v.Start.Position.Column, v.Start.Value)
+		}
+	case *ast.LiteralNode:
+		if v.Start != nil {
+			return p.tokenRange(v.Start.Position.Line, v.Start.Position.Column, v.Start.Value)
+		}
+	}
+	tk := n.GetToken()
+	if tk == nil || tk.Position == nil {
+		return 0, 0
+	}
+	return p.tokenRange(tk.Position.Line, tk.Position.Column, tk.Value)
+}
+
+// unwrap looks through tags and anchors to the value they decorate.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.TagNode:
+			n = v.Value
+		case *ast.AnchorNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}
+
+func isNull(n ast.Node) bool {
+	if n == nil {
+		return true
+	}
+	_, ok := n.(*ast.NullNode)
+	return ok
+}
+
+// entries returns the key/value pairs of a mapping node.
+func entries(n ast.Node) ([]*ast.MappingValueNode, bool) {
+	switch v := n.(type) {
+	case *ast.MappingNode:
+		return v.Values, true
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}, true
+	}
+	return nil, false
+}
+
+// keyString is the text of a mapping key.
+func keyString(k ast.MapKeyNode) string {
+	if s, ok := unwrap(k).(*ast.StringNode); ok {
+		return s.Value
+	}
+	if tk := k.GetToken(); tk != nil {
+		return tk.Value
+	}
+	return ""
+}
+
+// fields checks that n is a mapping whose keys are all known and calls each
+// for every key with a non-null value.
+func (p *configParser) fields(n ast.Node, where string, known []string, each func(key string, v ast.Node)) {
+	n = unwrap(n)
+	if isNull(n) {
+		return
+	}
+	es, ok := entries(n)
+	if !ok {
+		p.errorf(n, CodeConfig, "%s must be a mapping of %s, found %s", where, strings.Join(known, ", "), describeNode(n))
+		return
+	}
+	for _, e := range es {
+		key := keyString(e.Key)
+		if !slices.Contains(known, key) {
+			d := p.errorf(e.Key, CodeConfigUnknown, "unknown key %q in %s (known: %s)", key, where, strings.Join(known, ", "))
+			if s, ok := DidYouMean(key, known); ok {
+				start, end := p.nodeRange(e.Key)
+				d.Fixes = []Fix{{Title: "Change to " + s, Edits: []TextEdit{{File: p.file, Start: start, End: end, NewText: s}}}}
+			}
+			continue
+		}
+		if v := unwrap(e.Value); !isNull(v) {
+			each(key, v)
+		}
+	}
+}
+
+// str reads a scalar as a string. Numbers are taken as written (a name may
+// well be 2026); booleans, nulls and collections are type errors.
+func (p *configParser) str(n ast.Node, what string) (string, bool) {
+	switch v := unwrap(n).(type) {
+	case *ast.StringNode:
+		return v.Value, true
+	case *ast.LiteralNode:
+		return strings.TrimRight(v.Value.Value, "\n"), true
+	case *ast.IntegerNode, *ast.FloatNode:
+		return v.GetToken().Value, true
+	}
+	p.errorf(n, CodeConfig, "%s must be a string, found %s", what, describeNode(n))
+	return "", false
+}
+
+func (p *configParser) boolean(n ast.Node, what string) (bool, bool) {
+	if b, ok := unwrap(n).(*ast.BoolNode); ok {
+		return b.Value, true
+	}
+	p.errorf(n, CodeConfig, "%s must be true or false, found %s", what, describeNode(n))
+	return false, false
+}
+
+// describeNode names a YAML value's type for messages.
+func describeNode(n ast.Node) string {
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.BoolNode:
+		return "a boolean"
+	case *ast.IntegerNode, *ast.FloatNode:
+		return "a number"
+	case *ast.NullNode:
+		return "null"
+	case *ast.AliasNode:
+		return "an alias (not supported here)"
+	case *ast.StringNode:
+		return strconv.Quote(v.Value)
+	}
+	return "a " + n.Type().String()
+}
+
+// globs reads a list of glob patterns (or a single one) and reports bad
+// patterns on their entry; bad entries are dropped.
+func (p *configParser) globs(n ast.Node, key string, def []string) []string {
+	var items []ast.Node
+	switch v := unwrap(n).(type) {
+	case *ast.SequenceNode:
+		items = v.Values
+	case *ast.StringNode:
+		items = []ast.Node{v}
+	default:
+		p.errorf(n, CodeConfig, "%s must be a list of glob patterns, found %s", key, describeNode(n))
+		return def
+	}
+	out := []string{}
+	for _, it := range items {
+		s, ok := p.str(it, key+" entry")
+		if !ok {
+			continue
+		}
+		if err := ValidateGlob(s); err != nil {
+			p.errorf(it, CodeGlob, "bad glob %q in %s: %v", s, key, err)
+			continue
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// backend reads engine: or state: ({type, path, url}). The first of types is
+// the default; it is file-based and takes path, while postgres takes url.
+func (p *configParser) backend(n ast.Node, where string, types []string, defPath string) (typ, path, url string) {
+	typ = types[0]
+	var typeNode, pathNode, urlNode ast.Node
+	p.fields(n, where, backendKeys, func(key string, v ast.Node) {
+		s, ok := p.str(v, where+" "+key)
+		if !ok {
+			return
+		}
+		switch key {
+		case "type":
+			t := strings.ToLower(s)
+			if !slices.Contains(types, t) {
+				d := p.errorf(v, CodeConfig, "unknown %s type %q (known: %s)", where, s, strings.Join(types, ", "))
+				if sug, ok := DidYouMean(t, types); ok {
+					start, end := p.nodeRange(v)
+					d.Fixes = []Fix{{Title: "Change to " + sug, Edits: []TextEdit{{File: p.file, Start: start, End: end, NewText: sug}}}}
+				}
+				return
+			}
+			typ, typeNode = t, v
+		case "path":
+			path, pathNode = s, v
+		case "url":
+			url, urlNode = s, v
+		}
+	})
+	if typ == "postgres" {
+		if pathNode != nil {
+			p.errorf(pathNode, CodeConfig, "a postgres %s takes url, not path", where)
+			path = ""
+		}
+		if url == "" {
+			p.errorf(typeNode, CodeConfig, "a postgres %s needs url: postgres://…", where)
+		}
+		return typ, path, url
+	}
+	if urlNode != nil {
+		p.errorf(urlNode, CodeConfig, "a %s %s takes path, not url", typ, where)
+		url = ""
+	}
+	if path == "" {
+		path = defPath
+	}
+	return typ, path, url
+}
+
+func (p *configParser) environments(n ast.Node) map[string]EnvConfig {
+	es, ok := entries(unwrap(n))
+	if !ok {
+		p.errorf(n, CodeConfig, "environments must be a mapping of environment names to settings, found %s", describeNode(n))
+		return nil
+	}
+	out := map[string]EnvConfig{}
+	for _, e := range es {
+		name := keyString(e.Key)
+		if !ValidNamePart(name) {
+			p.errorf(e.Key, CodeConfig, "invalid environment name %q: it must start with a letter and hold only a-z, 0-9 and _", name)
+			continue
+		}
+		var env EnvConfig
+		p.fields(e.Value, "environments."+name, envKeys, func(_ string, v ast.Node) {
+			if b, ok := p.boolean(v, "redacted"); ok {
+				env.Redacted = b
+			}
+		})
+		out[name] = env
+	}
+	return out
+}

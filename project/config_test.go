@@ -1,0 +1,169 @@
+package project
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	src := `# the hospital
+name: hospital
+models: ["models/**/*.sql", "more/*.sql"]
+tests: tests/*.yaml
+audits: []
+start: 2026-01-01
+engine: {type: postgres, url: "postgres://localhost/db"}
+state:
+  type: sqlite
+  path: state/x.db
+lake: lake
+environments:
+  safe: {redacted: true}
+  dev:
+janitor: {ttl: 36h}
+`
+	cfg, diags := ParseConfig("efmesh.yaml", []byte(src))
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diagStrings(diags))
+	}
+	want := Config{
+		Name:         "hospital",
+		Models:       []string{"models/**/*.sql", "more/*.sql"},
+		Tests:        []string{"tests/*.yaml"},
+		Audits:       []string{},
+		Start:        "2026-01-01",
+		Engine:       EngineConfig{Type: "postgres", URL: "postgres://localhost/db"},
+		State:        StateConfig{Type: "sqlite", Path: "state/x.db"},
+		Lake:         "lake",
+		Environments: map[string]EnvConfig{"safe": {Redacted: true}, "dev": {}},
+		Janitor:      JanitorConfig{TTL: 36 * time.Hour},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("got  %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	for _, src := range []string{"", "# nothing\n", "name: x\nengine:\n", "engine: {path: w.duckdb}\n"} {
+		cfg, diags := ParseConfig("efmesh.yaml", []byte(src))
+		if len(diags) > 0 {
+			t.Fatalf("%q: diagnostics: %v", src, diagStrings(diags))
+		}
+		want := DefaultConfig()
+		want.Name = cfg.Name
+		if strings.Contains(src, "w.duckdb") {
+			want.Engine.Path = "w.duckdb"
+		}
+		if !reflect.DeepEqual(cfg, want) {
+			t.Errorf("%q: got %+v\nwant %+v", src, cfg, want)
+		}
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{
+			name: "unknown top-level key",
+			src:  "name: x\nmodel: [a]\n",
+			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor)`},
+		},
+		{
+			name: "unknown nested key",
+			src:  "engine:\n  type: duckdb\n  pth: x.db\nenvironments:\n  dev: {redacted: true, colour: blue}\n",
+			want: []string{
+				`3:3: config-unknown-key: unknown key "pth" in engine (known: type, path, url)`,
+				`5:25: config-unknown-key: unknown key "colour" in environments.dev (known: redacted)`,
+			},
+		},
+		{
+			name: "wrong types",
+			src:  "name: [a]\nmodels: 3\nlake: true\nengine: duckdb\nenvironments: {dev: {redacted: 'yes'}}\njanitor: {ttl: 5}\n",
+			want: []string{
+				`1:7: config: name must be a string, found a list`,
+				`2:9: config: models must be a list of glob patterns, found a number`,
+				`3:7: config: lake must be a string, found a boolean`,
+				`4:9: config: engine must be a mapping of type, path, url, found "duckdb"`,
+				`5:32: config: redacted must be true or false, found "yes"`,
+				`6:16: config: janitor ttl "5" must be a positive duration such as 168h`,
+			},
+		},
+		{
+			name: "bad values",
+			src:  "start: 2026-02-30\nengine: {type: duckdbb}\nstate: {type: postgres}\nenvironments:\n  Prod: {}\n  ok_1: {}\njanitor:\n  ttl: 7d\n",
+			want: []string{
+				`1:8: config: start "2026-02-30" is not a date: write YYYY-MM-DD`,
+				`2:16: config: unknown engine type "duckdbb" (known: duckdb, postgres)`,
+				`3:15: config: a postgres state needs url: postgres://…`,
+				`5:3: config: invalid environment name "Prod": it must start with a letter and hold only a-z, 0-9 and _`,
+				`8:8: config: janitor ttl "7d" must be a positive duration such as 168h`,
+			},
+		},
+		{
+			name: "path and url by type",
+			src:  "engine: {type: postgres, path: x, url: 'postgres://h/d'}\nstate: {url: 'postgres://h/d'}\n",
+			want: []string{
+				`1:32: config: a postgres engine takes url, not path`,
+				`2:14: config: a sqlite state takes path, not url`,
+			},
+		},
+		{
+			name: "bad globs",
+			src:  "models:\n  - 'models/[a.sql'\n  - /abs/*.sql\n  - ../x/*.sql\n  - ok/*.sql\n",
+			want: []string{
+				`2:5: bad-glob: bad glob "models/[a.sql" in models: syntax error in pattern`,
+				`3:5: bad-glob: bad glob "/abs/*.sql" in models: patterns are relative to the project root`,
+				`4:5: bad-glob: bad glob "../x/*.sql" in models: patterns must stay inside the project root`,
+			},
+		},
+		{
+			name: "syntax error",
+			src:  "name: x\nmodels: [a, b\n",
+			want: []string{`2:9: config: invalid YAML: sequence end token ']' not found`},
+		},
+		{
+			name: "duplicate key",
+			src:  "name: x\nname: y\n",
+			want: []string{`2:1: config: invalid YAML: mapping key "name" already defined at [1:1]`},
+		},
+		{
+			name: "not a mapping",
+			src:  "- a\n- b\n",
+			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, found a list`},
+		},
+		{
+			name: "unknown key after non-ASCII text",
+			src:  "name: \"héllo wörld\"\nengine: {type: duckdb, pathé: x}\n",
+			want: []string{`2:24: config-unknown-key: unknown key "pathé" in engine (known: type, path, url)`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := ParseConfig("efmesh.yaml", []byte(tt.src))
+			got := diagStrings(diags)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestParseConfigKeyRangeAndFix(t *testing.T) {
+	src := "engine:\n  type: duckdb\n  paht: x.db\n"
+	_, diags := ParseConfig("efmesh.yaml", []byte(src))
+	if len(diags) != 1 {
+		t.Fatalf("diagnostics: %v", diagStrings(diags))
+	}
+	d := diags[0]
+	if got := src[d.Range.Start.Offset:d.Range.End.Offset]; got != "paht" {
+		t.Errorf("range covers %q", got)
+	}
+	if len(d.Fixes) != 1 || d.Fixes[0].Edits[0].NewText != "path" {
+		t.Errorf("fixes: %+v", d.Fixes)
+	}
+}

@@ -1,0 +1,360 @@
+package project
+
+import (
+	"container/heap"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Build assembles a Project from parsed models: it reports duplicate model
+// names, unknown refs and cycles, and orders the DAG. diags are the problems
+// found so far (config, headers); Build adds its own and sorts them all.
+//
+// Models are considered in file order, so results do not depend on the
+// order of models. Of models sharing a name, the first by file is the one in
+// ByName, Models and the DAG; models without a valid name are in neither.
+// Both are still checked for unknown refs, and their diagnostics kept.
+func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Project {
+	p := &Project{
+		Root:     root,
+		Config:   cfg,
+		ByName:   map[string]*Model{},
+		Children: map[string][]string{},
+	}
+	all := slices.Clone(diags)
+
+	files := slices.DeleteFunc(slices.Clone(models), func(m *Model) bool { return m == nil })
+	slices.SortStableFunc(files, func(a, b *Model) int { return strings.Compare(a.File, b.File) })
+
+	// Duplicate names: every copy is flagged, naming the other files, since
+	// the user may mean to fix either one.
+	groups := map[string][]*Model{}
+	var names []string
+	for _, m := range files {
+		if m.Name == "" {
+			continue
+		}
+		if _, ok := groups[m.Name]; !ok {
+			names = append(names, m.Name)
+		}
+		groups[m.Name] = append(groups[m.Name], m)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		g := groups[name]
+		p.ByName[name] = g[0]
+		if len(g) == 1 {
+			continue
+		}
+		for _, m := range g {
+			var others []string
+			for _, o := range g {
+				if o != m {
+					others = append(others, o.File)
+				}
+			}
+			all = append(all, Diagnostic{
+				File:     m.File,
+				Range:    m.NameRange,
+				Severity: SeverityError,
+				Code:     CodeDuplicateModel,
+				Message:  fmt.Sprintf("model %q is also defined in %s", name, strings.Join(others, ", ")),
+			})
+		}
+	}
+
+	// Refs: unknown ones are diagnostics; known ones are edges of the DAG
+	// (deps: model → the models it refs, sorted, self refs included so
+	// they surface as cycles).
+	deps := map[string][]string{}
+	for _, m := range files {
+		kept := m.Name != "" && p.ByName[m.Name] == m
+		for _, mc := range m.Macros {
+			if mc.Kind != MacroRef {
+				continue
+			}
+			if _, ok := p.ByName[mc.Arg]; !ok {
+				all = append(all, unknownRef(m, mc, names))
+				continue
+			}
+			if kept && !slices.Contains(deps[m.Name], mc.Arg) {
+				deps[m.Name] = append(deps[m.Name], mc.Arg)
+			}
+		}
+	}
+	for name, ds := range deps {
+		slices.Sort(ds)
+		for _, d := range ds {
+			if d != name {
+				p.Children[d] = append(p.Children[d], name)
+			}
+		}
+	}
+	for _, cs := range p.Children {
+		slices.Sort(cs)
+	}
+
+	all = append(all, cycles(p.ByName, names, deps)...)
+	p.Models = topoOrder(p.ByName, names, deps)
+
+	SortDiagnostics(all)
+	p.Diagnostics = all
+	return p
+}
+
+// unknownRef reports a ref to a model that does not exist, suggesting the
+// closest name: by edit distance, or the model whose table is the name when
+// the schema was left out.
+func unknownRef(m *Model, mc Macro, names []string) Diagnostic {
+	d := Diagnostic{
+		File:     m.File,
+		Range:    RangeAt(m.Source, mc.ArgStart, mc.ArgEnd),
+		Severity: SeverityError,
+		Code:     CodeUnknownRef,
+		Message:  fmt.Sprintf("unknown model %q in @ref", mc.Arg),
+	}
+	sug, ok := DidYouMean(mc.Arg, names)
+	if !ok && !strings.Contains(mc.Arg, ".") {
+		var same []string
+		for _, n := range names {
+			if strings.HasSuffix(n, "."+mc.Arg) {
+				same = append(same, n)
+			}
+		}
+		if len(same) == 1 {
+			sug, ok = same[0], true
+		}
+	}
+	if ok {
+		d.Message += fmt.Sprintf("; did you mean %q?", sug)
+		d.Fixes = []Fix{{
+			Title: "Change to " + sug,
+			Edits: []TextEdit{{File: m.File, Start: mc.ArgStart, End: mc.ArgEnd, NewText: sug}},
+		}}
+	}
+	return d
+}
+
+// cycles reports every model that takes part in a dependency cycle, on its
+// ref that leads around a cycle back to it.
+func cycles(byName map[string]*Model, names []string, deps map[string][]string) []Diagnostic {
+	var out []Diagnostic
+	for _, scc := range stronglyConnected(names, deps) {
+		if len(scc) == 1 && !slices.Contains(deps[scc[0]], scc[0]) {
+			continue
+		}
+		in := map[string]bool{}
+		for _, n := range scc {
+			in[n] = true
+		}
+		// Each search yields a cycle for every model on it (the same ring,
+		// entered there), so a ring of n models costs one search, not n.
+		cycleOf := map[string]ring{}
+		for _, n := range scc {
+			if _, ok := cycleOf[n]; ok {
+				continue
+			}
+			path := shortestCycle(n, deps, in)
+			nodes := path[:len(path)-1]
+			for i, x := range nodes {
+				if _, ok := cycleOf[x]; !ok {
+					cycleOf[x] = ring{nodes: nodes, at: i}
+				}
+			}
+		}
+		for _, n := range scc {
+			r := cycleOf[n]
+			m := byName[n]
+			d := Diagnostic{
+				File:     m.File,
+				Range:    m.NameRange,
+				Severity: SeverityError,
+				Code:     CodeCycle,
+				Message:  "dependency cycle: " + r.String(),
+			}
+			for _, mc := range m.Macros {
+				if mc.Kind == MacroRef && mc.Arg == r.step(1) {
+					d.Range = RangeAt(m.Source, mc.Start, mc.End)
+					break
+				}
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ring is a dependency cycle entered at nodes[at].
+type ring struct {
+	nodes []string
+	at    int
+}
+
+// step returns the model i hops along the cycle from where it is entered.
+func (r ring) step(i int) string { return r.nodes[(r.at+i)%len(r.nodes)] }
+
+// String renders the cycle as "a -> b -> a", eliding the middle of a long
+// one so messages stay readable (and small).
+func (r ring) String() string {
+	const keep = 4
+	n := len(r.nodes) + 1 // the entry model ends the path again
+	var parts []string
+	long := n > 2*keep+1
+	for i := range n {
+		switch {
+		case long && i == keep:
+			parts = append(parts, fmt.Sprintf("… %d more …", n-2*keep))
+		case long && i > keep && i < n-keep:
+		default:
+			parts = append(parts, r.step(i))
+		}
+	}
+	return strings.Join(parts, " -> ")
+}
+
+// shortestCycle finds the shortest path start → … → start through models
+// of the same component, visiting deps in name order so the answer is
+// stable.
+func shortestCycle(start string, deps map[string][]string, in map[string]bool) []string {
+	prev := map[string]string{}
+	queue := []string{start}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, d := range deps[n] {
+			if !in[d] {
+				continue
+			}
+			if d == start {
+				path := []string{start}
+				for x := n; x != start; x = prev[x] {
+					path = append(path, x)
+				}
+				path = append(path, start)
+				// path is start, then the hops backwards; reverse the middle.
+				slices.Reverse(path[1 : len(path)-1])
+				return path
+			}
+			if _, seen := prev[d]; !seen {
+				prev[d] = n
+				queue = append(queue, d)
+			}
+		}
+	}
+	return []string{start, start} // unreachable for a member of a cycle
+}
+
+// stronglyConnected returns the strongly connected components of the graph
+// (Tarjan's algorithm, iterative so deep chains cannot overflow the stack).
+func stronglyConnected(names []string, deps map[string][]string) [][]string {
+	index := map[string]int{}
+	low := map[string]int{}
+	onStack := map[string]bool{}
+	var stack []string
+	var out [][]string
+	next := 0
+
+	type frame struct {
+		node string
+		i    int // next dep to visit
+	}
+	for _, root := range names {
+		if _, done := index[root]; done {
+			continue
+		}
+		call := []frame{{node: root}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			if f.i < len(deps[f.node]) {
+				d := deps[f.node][f.i]
+				f.i++
+				if _, seen := index[d]; !seen {
+					index[d], low[d] = next, next
+					next++
+					stack = append(stack, d)
+					onStack[d] = true
+					call = append(call, frame{node: d})
+				} else if onStack[d] {
+					low[f.node] = min(low[f.node], index[d])
+				}
+				continue
+			}
+			n := f.node
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				parent := call[len(call)-1].node
+				low[parent] = min(low[parent], low[n])
+			}
+			if low[n] == index[n] {
+				var scc []string
+				for {
+					x := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[x] = false
+					scc = append(scc, x)
+					if x == n {
+						break
+					}
+				}
+				slices.Sort(scc)
+				out = append(out, scc)
+			}
+		}
+	}
+	return out
+}
+
+// topoOrder orders models parents first, breaking ties by name. Models that
+// cannot be ordered (in a cycle, or downstream of one) follow in name order.
+func topoOrder(byName map[string]*Model, names []string, deps map[string][]string) []*Model {
+	indegree := map[string]int{}
+	children := map[string][]string{}
+	for _, n := range names {
+		for _, d := range deps[n] {
+			indegree[n]++
+			children[d] = append(children[d], n)
+		}
+	}
+	ready := &stringHeap{}
+	for _, n := range names {
+		if indegree[n] == 0 {
+			heap.Push(ready, n)
+		}
+	}
+	out := make([]*Model, 0, len(names))
+	placed := map[string]bool{}
+	for ready.Len() > 0 {
+		n := heap.Pop(ready).(string)
+		placed[n] = true
+		out = append(out, byName[n])
+		for _, c := range children[n] {
+			if indegree[c]--; indegree[c] == 0 {
+				heap.Push(ready, c)
+			}
+		}
+	}
+	for _, n := range names {
+		if !placed[n] {
+			out = append(out, byName[n])
+		}
+	}
+	return out
+}
+
+type stringHeap []string
+
+func (h stringHeap) Len() int           { return len(h) }
+func (h stringHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h stringHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *stringHeap) Push(x any)        { *h = append(*h, x.(string)) }
+func (h *stringHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

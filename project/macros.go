@@ -1,0 +1,229 @@
+package project
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// knownMacros are the @-macros of a body, for messages.
+var knownMacros = []string{"ref", "start", "end", "this"}
+
+// ScanMacros finds the @-macros of src[from:] (a model body, or the query of
+// an audit file) and reports malformed ones. Offsets are into src.
+//
+// The scan is lexical on purpose: the DAG comes from refs, so it must
+// survive a body that does not parse as SQL yet. It skips string literals
+// (including E” and $tag$ strings), quoted identifiers and comments, where
+// an @ is just text.
+func ScanMacros(file string, src []byte, from int) ([]Macro, []Diagnostic) {
+	return scanMacros(file, src, newLineIndex(src), from)
+}
+
+func scanMacros(file string, src []byte, li *lineIndex, from int) ([]Macro, []Diagnostic) {
+	var macros []Macro
+	var diags []Diagnostic
+	bad := func(start, end int, format string, args ...any) *Diagnostic {
+		diags = append(diags, Diagnostic{
+			File:     file,
+			Range:    li.rng(start, end),
+			Severity: SeverityError,
+			Code:     CodeBadMacro,
+			Message:  fmt.Sprintf(format, args...),
+		})
+		return &diags[len(diags)-1]
+	}
+
+	i := max(from, 0)
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '\'':
+			// E'…' strings escape with backslashes; the E must be a word of
+			// its own, not the end of an identifier.
+			escapes := i > from && (src[i-1] == 'e' || src[i-1] == 'E') && (i-1 == from || !isIdentByte(src[i-2]))
+			i = skipString(src, i, escapes)
+		case c == '"':
+			_, i, _ = scanQuoted(src, i, '"')
+		case c == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			i, _ = skipBlockComment(src, i)
+		case c == '$' && (i == from || !isIdentByte(src[i-1])):
+			i = skipDollarQuoted(src, i)
+		case isIdentByte(c):
+			// Skip whole words, so the E of E'' is seen as a word's end.
+			for i < len(src) && isIdentByte(src[i]) {
+				i++
+			}
+		case c == '@':
+			i = scanMacro(src, i, from, &macros, bad)
+		default:
+			i++
+		}
+	}
+	return macros, diags
+}
+
+// scanMacro reads the macro whose @ is at src[at] and returns where scanning
+// goes on.
+func scanMacro(src []byte, at, from int, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) int {
+	// DuckDB and Postgres use @ as operators: @ x (absolute value), <@, @>,
+	// @@. Only @ directly followed by a word is a macro.
+	if !isIdentStart(src, at+1) || (at > from && (src[at-1] == '<' || src[at-1] == '@')) {
+		return at + 1
+	}
+	wordEnd := scanIdent(src, at+1)
+	word := string(src[at+1 : wordEnd])
+	switch strings.ToLower(word) {
+	case "start":
+		*macros = append(*macros, Macro{Kind: MacroStart, Start: at, End: wordEnd})
+	case "end":
+		*macros = append(*macros, Macro{Kind: MacroEnd, Start: at, End: wordEnd})
+	case "this":
+		*macros = append(*macros, Macro{Kind: MacroThis, Start: at, End: wordEnd})
+	case "ref":
+		return scanRef(src, at, wordEnd, macros, bad)
+	default:
+		d := bad(at, wordEnd, "unknown macro @%s; known: @ref, @start, @end, @this", word)
+		if s, ok := DidYouMean(strings.ToLower(word), knownMacros); ok {
+			d.Fixes = []Fix{{
+				Title: "Change to @" + s,
+				Edits: []TextEdit{{File: d.File, Start: at + 1, End: wordEnd, NewText: s}},
+			}}
+		}
+	}
+	return wordEnd
+}
+
+// scanRef reads @ref(name) from the @ at src[at]; wordEnd is after "ref".
+func scanRef(src []byte, at, wordEnd int, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) int {
+	const usage = "@ref(schema.table)"
+	i := skipSpaces(src, wordEnd)
+	if i >= len(src) || src[i] != '(' {
+		bad(at, wordEnd, "@ref needs a model name in parentheses: %s", usage)
+		return wordEnd
+	}
+	argStart := skipSpaces(src, i+1)
+	argEnd, name, ok := scanRefName(src, argStart)
+	closeAt := skipSpaces(src, argEnd)
+	switch {
+	case argEnd == argStart && (argStart >= len(src) || src[argStart] == ')'):
+		end := min(argStart+1, len(src))
+		bad(at, end, "@ref needs a model name: %s", usage)
+		return end
+	case argEnd == argStart:
+		r, size := utf8.DecodeRune(src[argStart:])
+		bad(argStart, argStart+size, "expected a model name in @ref, found %q: write %s", r, usage)
+		return argStart
+	case !ok:
+		bad(argStart, argEnd, "invalid model name %q in @ref: write %s with letters, digits and _", string(src[argStart:argEnd]), usage)
+	case closeAt >= len(src) || src[closeAt] != ')':
+		bad(at, argEnd, "expected ) after the model name in @ref")
+		return argEnd
+	default:
+		*macros = append(*macros, Macro{
+			Kind:     MacroRef,
+			Arg:      name,
+			Start:    at,
+			End:      closeAt + 1,
+			ArgStart: argStart,
+			ArgEnd:   argEnd,
+		})
+		return closeAt + 1
+	}
+	if closeAt < len(src) && src[closeAt] == ')' {
+		return closeAt + 1
+	}
+	return argEnd
+}
+
+// scanRefName reads a dotted name of bare or "quoted" parts at src[i]. ok
+// reports whether every part is a valid, lower-cased model name part.
+func scanRefName(src []byte, i int) (end int, name string, ok bool) {
+	start := i
+	var parts []string
+	ok = true
+	for {
+		if i < len(src) && src[i] == '"' {
+			val, e, closed := scanQuoted(src, i, '"')
+			if !closed {
+				return e, "", false
+			}
+			parts = append(parts, strings.ToLower(val))
+			i = e
+		} else {
+			// Take every identifier byte, digits first included, so a bad
+			// name is reported whole rather than cut at the bad character.
+			s := i
+			for i < len(src) && isIdentByte(src[i]) {
+				i++
+			}
+			if i == s {
+				if i == start {
+					return i, "", false
+				}
+				ok = false
+				break
+			}
+			parts = append(parts, strings.ToLower(string(src[s:i])))
+		}
+		if i < len(src) && src[i] == '.' {
+			i++
+			continue
+		}
+		break
+	}
+	for _, p := range parts {
+		if !ValidNamePart(p) {
+			ok = false
+		}
+	}
+	return i, strings.Join(parts, "."), ok
+}
+
+func skipSpaces(src []byte, i int) int {
+	for i < len(src) && isSpaceByte(src[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString skips the string literal at src[i]; with escapes, a backslash
+// escapes the next byte (E'…'). Unterminated strings run to the end.
+func skipString(src []byte, i int, escapes bool) int {
+	for j := i + 1; j < len(src); j++ {
+		switch {
+		case escapes && src[j] == '\\':
+			j++
+		case src[j] == '\'':
+			if j+1 < len(src) && src[j+1] == '\'' {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(src)
+}
+
+// skipDollarQuoted skips a $tag$…$tag$ string at src[i]; a $ that does not
+// open one (a $1 parameter) is skipped alone.
+func skipDollarQuoted(src []byte, i int) int {
+	j := i + 1
+	if isIdentStart(src, j) {
+		for j < len(src) && src[j] != '$' && isIdentByte(src[j]) {
+			j++
+		}
+	}
+	if j >= len(src) || src[j] != '$' {
+		return i + 1
+	}
+	tag := src[i : j+1]
+	if k := strings.Index(string(src[j+1:]), string(tag)); k >= 0 {
+		return j + 1 + k + len(tag)
+	}
+	return len(src)
+}
