@@ -274,7 +274,9 @@ func TestProblemsChangeNothing(t *testing.T) {
 			"models/med/stays_by_dept.sql:9:11", "unknown-ref"},
 		{"cycle", "models/raw/moves.sql", nil, "", "cycle"},
 		{"duplicate name", "models/mart/longest_stays.sql",
-			func(s string) string { return strings.Replace(s, "name mart.longest_stays", "name mart.daily_census", 1) },
+			func(s string) string {
+				return strings.Replace(s, "name mart.longest_stays", "name mart.daily_census", 1)
+			},
 			"models/mart/longest_stays.sql:2:8", "duplicate-model"},
 		{"unknown property", "models/med/stays.sql",
 			func(s string) string { return strings.Replace(s, "  owner 'analytics',", "  ownr 'analytics',", 1) },
