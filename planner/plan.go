@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -156,11 +157,15 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string) (*Pl
 				}
 				sort.Strings(mp.Cause)
 				mp.Explain = append(mp.Explain, "own definition unchanged; moved by changed parent(s)")
+			} else if ok {
+				var prevDef Definition
+				_ = json.Unmarshal(prev.Definition, &prevDef)
+				v := categorize(prevDef, definitionOf(m), prev.Canonical, info.Canonical)
+				mp.Change = v.change
+				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
 			} else {
-				// Every direct change is breaking until categories can
-				// prove otherwise.
 				mp.Change = Breaking
-				mp.Explain = append(mp.Explain, "the model's definition changed")
+				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
 			}
 		}
 		if mp.Change != Unchanged {

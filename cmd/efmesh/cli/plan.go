@@ -13,7 +13,8 @@ import (
 )
 
 func (a *app) planCmd() *cobra.Command {
-	return &cobra.Command{
+	var explain bool
+	cmd := &cobra.Command{
 		Use:   "plan <env>",
 		Short: "Show what apply would change in an environment",
 		Args:  cobra.ExactArgs(1),
@@ -32,8 +33,25 @@ func (a *app) planCmd() *cobra.Command {
 				return nil
 			}
 			printPlan(a.stdout, p)
+			if explain {
+				printExplain(a.stdout, p)
+			}
 			return nil
 		},
+	}
+	cmd.Flags().BoolVar(&explain, "explain", false, "say why each model got its category (the parse-tree paths that changed)")
+	return cmd
+}
+
+func printExplain(w io.Writer, p *planner.Plan) {
+	for _, m := range p.Models {
+		if len(m.Explain) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s):\n", m.Name, m.Change)
+		for _, e := range m.Explain {
+			fmt.Fprintf(w, "  - %s\n", e)
+		}
 	}
 }
 

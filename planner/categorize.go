@@ -1,0 +1,178 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// verdict is the category of a directly changed model with the evidence.
+type verdict struct {
+	change Change
+	paths  []string // canonical-AST paths that diverged
+	reason string
+}
+
+// categorize compares a model's previous snapshot with its new version.
+// Non-breaking is claimed only when it is proven: the select list strictly
+// extended at its end, every other part of the tree equal, and the
+// data-shaping metadata equal but for columns appended to the contract.
+// Anything else — including what cannot be read — is breaking.
+func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
+	var meta []string
+	if oldDef.Kind.Name != newDef.Kind.Name || !reflect.DeepEqual(normKind(oldDef), normKind(newDef)) {
+		meta = append(meta, "kind")
+	}
+	if strings.Join(oldDef.Grain, ",") != strings.Join(newDef.Grain, ",") {
+		meta = append(meta, "grain")
+	}
+	colsAppended := false
+	if !sameDeclared(oldDef, newDef) {
+		if isPrefix(oldDef, newDef) {
+			colsAppended = true
+		} else {
+			meta = append(meta, "columns")
+		}
+	}
+	if len(meta) > 0 {
+		return verdict{Breaking, meta, "data-shaping properties changed: " + strings.Join(meta, ", ")}
+	}
+	if oldCanon == nil || newCanon == nil {
+		if string(oldCanon) == string(newCanon) && !colsAppended {
+			return verdict{Breaking, []string{"content"}, "the model's data source changed"}
+		}
+		return verdict{Breaking, []string{"definition"}, "the model's definition changed"}
+	}
+	var o, n map[string]any
+	if json.Unmarshal(oldCanon, &o) != nil || json.Unmarshal(newCanon, &n) != nil {
+		return verdict{Breaking, []string{"(unreadable tree)"}, "the parse trees could not be compared"}
+	}
+	on, _ := o["node"].(map[string]any)
+	nn, _ := n["node"].(map[string]any)
+	var paths []string
+	diffPaths("", withoutKey(o, "node"), withoutKey(n, "node"), &paths)
+	if on == nil || nn == nil || on["type"] != "SELECT_NODE" || nn["type"] != "SELECT_NODE" {
+		diffPaths("", on, nn, &paths)
+		if len(paths) == 0 && colsAppended {
+			return verdict{Breaking, []string{"columns"}, "columns were declared without a query change"}
+		}
+		return verdict{Breaking, paths, "the query changed (only a plain SELECT's select list can be extended non-breakingly)"}
+	}
+	diffPaths("", withoutKey(on, "select_list"), withoutKey(nn, "select_list"), &paths)
+	ol, _ := on["select_list"].([]any)
+	nl, _ := nn["select_list"].([]any)
+	common := min(len(ol), len(nl))
+	var listPaths []string
+	for i := 0; i < common; i++ {
+		if !reflect.DeepEqual(ol[i], nl[i]) {
+			listPaths = append(listPaths, fmt.Sprintf("select_list[%d]", i))
+		}
+	}
+	for i := common; i < len(ol); i++ {
+		listPaths = append(listPaths, fmt.Sprintf("select_list[%d] (removed)", i))
+	}
+	for i := common; i < len(nl); i++ {
+		listPaths = append(listPaths, fmt.Sprintf("select_list[%d] (added)", i))
+	}
+	all := append(paths, listPaths...)
+	switch {
+	case len(paths) > 0:
+		return verdict{Breaking, all, "the query changed outside the select list"}
+	case len(ol) > len(nl) || len(listPaths) > 0 && len(nl) == len(ol):
+		return verdict{Breaking, all, "existing columns were changed, dropped or reordered"}
+	case len(nl) > len(ol) && common == len(ol) && len(listPaths) == len(nl)-len(ol):
+		return verdict{NonBreaking, all, "columns were only appended to the select list; existing columns keep their data"}
+	case len(all) == 0:
+		if colsAppended {
+			return verdict{Breaking, []string{"columns"}, "columns were declared without a query change"}
+		}
+		return verdict{Breaking, []string{"definition"}, "the model's definition changed"}
+	}
+	return verdict{Breaking, all, "existing columns were changed, dropped or reordered"}
+}
+
+func withoutKey(m map[string]any, key string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// diffPaths appends the shallowest paths at which a and b differ, naming
+// map keys and list indexes (select_list[3], from_table.condition, …).
+func diffPaths(prefix string, a, b any, out *[]string) {
+	if reflect.DeepEqual(a, b) {
+		return
+	}
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok && am["type"] == bm["type"] && am["class"] == bm["class"] {
+		keys := map[string]bool{}
+		for k := range am {
+			keys[k] = true
+		}
+		for k := range bm {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			if !reflect.DeepEqual(am[k], bm[k]) {
+				*out = append(*out, join(prefix, k))
+			}
+		}
+		return
+	}
+	if prefix == "" {
+		prefix = "query"
+	}
+	*out = append(*out, prefix)
+}
+
+func join(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
+}
+
+func normKind(d Definition) string {
+	b, _ := json.Marshal(d.Kind)
+	return strings.ToLower(string(b))
+}
+
+func sameDeclared(a, b Definition) bool {
+	if (a.Columns == nil) != (b.Columns == nil) || len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || normalizeType(a.Columns[i].Type) != normalizeType(b.Columns[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// isPrefix reports whether b's declared columns extend a's at the end.
+func isPrefix(a, b Definition) bool {
+	if a.Columns == nil || b.Columns == nil || len(b.Columns) <= len(a.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || normalizeType(a.Columns[i].Type) != normalizeType(b.Columns[i].Type) {
+			return false
+		}
+	}
+	return true
+}
