@@ -22,8 +22,8 @@ SELECT s.id, s.name FROM @ref(raw.s) AS s JOIN @ref(raw.s) AS t ON t.id = s.id W
 SELECT s.id, s.name FROM @ref(raw.s) AS s`
 	for _, tc := range []struct {
 		name, from, to string
-		want          Change
-		path          string
+		want           Change
+		path           string
 	}{
 		{"append a column", "s.name FROM", "s.name, upper(s.name) AS shout FROM", NonBreaking, "select_list[2] (added)"},
 		{"append with contract", "name TEXT)", "name TEXT, n TEXT)", NonBreaking, "select_list[2] (added)"},
