@@ -1,0 +1,68 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/state/sqlite"
+)
+
+// TestApplyExternalTableAndJSONSeed builds every non-incremental kind that
+// the hospital example does not use: an EXTERNAL table already in the
+// warehouse (read with casts to the declared columns) and a JSON seed.
+func TestApplyExternalTableAndJSONSeed(t *testing.T) {
+	ctx := context.Background()
+	a := analyzeFiles(t, map[string]string{
+		"seeds/codes.json": `[{"code": "a", "label": "Älpha"}, {"code": "b", "label": "Beta 🚀"}]`,
+		"models/codes.sql": `MODEL (name ref.codes, kind SEED (path 'seeds/codes.json'), columns (code TEXT, label TEXT));`,
+		"models/events.sql": `MODEL (name raw.events, kind EXTERNAL (table src.events),
+  columns (id BIGINT, code TEXT, seen_at TIMESTAMP));`,
+		"models/joined.sql": `MODEL (name mart.joined, columns (id BIGINT, label TEXT, seen_at TIMESTAMP));
+SELECT e.id, c.label, e.seen_at FROM @ref(raw.events) AS e JOIN @ref(ref.codes) AS c USING (code)`,
+	})
+	mustClean(t, a)
+	wh, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wh.Close()
+	// The source stores ids as text: the external's declared columns cast.
+	if err := wh.Exec(ctx, `CREATE SCHEMA src; CREATE TABLE src.events AS SELECT * FROM (VALUES ('1', 'a', '2026-01-01 10:00:00'), ('2', 'b', '2026-01-02 11:00:00')) v(id, code, seen_at)`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, err := MakePlan(ctx, a, st, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Apply(ctx, p, wh, st, ApplyOptions{AppliedBy: "test", Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Built) != 3 {
+		t.Fatalf("built %v", res.Built)
+	}
+	rows, err := wh.Query(ctx, `SELECT id, label, seen_at FROM dev__mart.joined ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rows.Values); got != "[[1 Älpha 2026-01-01 10:00:00 +0000 UTC] [2 Beta 🚀 2026-01-02 11:00:00 +0000 UTC]]" {
+		t.Fatalf("rows = %s", got)
+	}
+	cols, err := wh.Describe(ctx, `SELECT * FROM dev__raw.events`)
+	if err != nil || cols[0].Type != "BIGINT" {
+		t.Fatalf("external columns = %v, %v", cols, err)
+	}
+	plans, err := st.Plans(ctx, "dev", 10)
+	if err != nil || len(plans) != 1 || plans[0].AppliedBy != "test" || plans[0].Status != "applied" {
+		t.Fatalf("journal = %+v, %v", plans, err)
+	}
+}
