@@ -368,6 +368,12 @@ func TestInitStarterWorks(t *testing.T) {
 	if err := json.Unmarshal([]byte(out2), &g); err != nil || len(g["models"].([]any)) != 3 {
 		t.Fatalf("graph --json: %s", out2)
 	}
+	if out := mustRun(t, dir, "lineage", "shop.daily_revenue.revenue"); !strings.Contains(out, "shop.orders.amount (SEED)") {
+		t.Fatalf("lineage: %s", out)
+	}
+	if code, _, errs := run(t, dir, "lineage", "shop.daily_revenue.nope"); code != ExitError || !strings.Contains(errs, "no column") {
+		t.Fatalf("lineage of an unknown column: %d %s", code, errs)
+	}
 	if code, _, _ := run(t, dir, "init"); code != ExitError {
 		t.Fatal("init over an existing project succeeded")
 	}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/planner"
+)
+
+func (a *app) lineageCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "lineage <model[.column]>",
+		Short: "Trace a model or a column down to its raw sources",
+		Long: `Lineage follows a model's refs, or one column through select items,
+CTEs, subqueries, joins and * down to the models that read no other model.
+It is the same function the editor's hover uses.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := a.load(false)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			model, column := args[0], ""
+			if w.analysis.Models[model] == nil {
+				if i := strings.LastIndexByte(model, '.'); i > 0 {
+					model, column = model[:i], model[i+1:]
+				}
+			}
+			n, err := planner.Lineage(w.analysis, model, column)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "lineage": n})
+				return nil
+			}
+			printLineage(a.stdout, n, "")
+			return nil
+		},
+	}
+}
+
+func printLineage(w io.Writer, n *planner.LineageNode, indent string) {
+	name := n.Model
+	if n.Column != "" {
+		name += "." + n.Column
+	}
+	fmt.Fprintf(w, "%s%s (%s)\n", indent, name, n.Kind)
+	for _, s := range n.Sources {
+		printLineage(w, s, indent+"  ")
+	}
+}
