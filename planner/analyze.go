@@ -94,6 +94,7 @@ func Analyze(ctx context.Context, p *project.Project, wb Workbench) (*Analysis, 
 		}
 		a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
 	}
+	a.Diagnostics = append(a.Diagnostics, checkTests(a)...)
 	project.SortDiagnostics(a.Diagnostics)
 	return a, nil
 }
@@ -180,6 +181,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 			}
 		}
 	}
+	a.Diagnostics = append(a.Diagnostics, checkTests(a)...)
 	project.SortDiagnostics(a.Diagnostics)
 	return a, nil
 }

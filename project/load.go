@@ -124,7 +124,73 @@ func LoadWith(root string, overlay map[string][]byte) (*Project, error) {
 		}
 		diags = append(diags, r.diags...)
 	}
-	return Build(root, cfg, models, diags), nil
+	proj := Build(root, cfg, models, diags)
+	proj.Tests, diags = loadTests(root, cfg, read, ov)
+	if len(diags) > 0 {
+		proj.Diagnostics = append(proj.Diagnostics, diags...)
+		proj.Diagnostics = append(proj.Diagnostics, CheckTests(proj)...)
+		SortDiagnostics(proj.Diagnostics)
+	} else if ds := CheckTests(proj); len(ds) > 0 {
+		proj.Diagnostics = append(proj.Diagnostics, ds...)
+		SortDiagnostics(proj.Diagnostics)
+	}
+	return proj, nil
+}
+
+// loadTests reads and parses every unit test file the tests globs match.
+func loadTests(root string, cfg Config, read func(string) ([]byte, error), ov map[string][]byte) ([]*UnitTest, []Diagnostic) {
+	files, problems := expandGlobs(os.DirFS(root), cfg.Tests)
+	var diags []Diagnostic
+	for _, pr := range problems {
+		diags = append(diags, fileError(pr.name, fmt.Sprintf("cannot read: %v", pr.err)))
+	}
+	files = addOverlayFiles(root, files, ov, cfg.Tests)
+	var tests []*UnitTest
+	for _, f := range files {
+		src, err := read(f)
+		if err != nil {
+			diags = append(diags, fileError(f, fmt.Sprintf("cannot read the test file: %v", err)))
+			continue
+		}
+		ts, ds := ParseTests(f, src)
+		tests = append(tests, ts...)
+		diags = append(diags, ds...)
+	}
+	return tests, diags
+}
+
+// CheckTests reports unit tests naming models the project lacks. Column
+// checks need schemas and live in the planner.
+func CheckTests(p *Project) []Diagnostic {
+	var diags []Diagnostic
+	names := make([]string, 0, len(p.ByName))
+	for n := range p.ByName {
+		names = append(names, n)
+	}
+	seen := map[string]string{}
+	for _, t := range p.Tests {
+		if prev, dup := seen[t.Name]; dup {
+			diags = append(diags, Diagnostic{File: t.File, Range: t.NameRange, Severity: SeverityError, Code: CodeTestFile,
+				Message: fmt.Sprintf("test %s is defined twice (also in %s)", t.Name, prev)})
+		}
+		seen[t.Name] = t.File
+		unknown := func(name string, r Range, what string) {
+			msg := fmt.Sprintf("test %s: %s %q is not a model", t.Name, what, name)
+			if s, ok := DidYouMean(name, names); ok {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			diags = append(diags, Diagnostic{File: t.File, Range: r, Severity: SeverityError, Code: CodeTestFile, Message: msg})
+		}
+		if t.Model != "" && p.ByName[t.Model] == nil {
+			unknown(t.Model, t.ModelRange, "model")
+		}
+		for _, in := range t.Inputs {
+			if p.ByName[in.Model] == nil {
+				unknown(in.Model, in.Range, "input")
+			}
+		}
+	}
+	return diags
 }
 
 // addOverlayFiles adds the overlay's files under root that a glob matches

@@ -65,6 +65,9 @@ type Project struct {
 	// Children maps a model name to the names of models that ref it, sorted.
 	Children map[string][]string
 
+	// Tests are the unit tests of the tests globs, in file order.
+	Tests []*UnitTest
+
 	// Diagnostics of every file, sorted by file and position.
 	Diagnostics []Diagnostic
 }

@@ -378,3 +378,49 @@ func TestInitStarterWorks(t *testing.T) {
 		t.Fatal("init over an existing project succeeded")
 	}
 }
+
+func TestUnitTests(t *testing.T) {
+	dir := copyExample(t, "hospital")
+	if out := mustRun(t, dir, "test"); !strings.Contains(out, "2 passed, 0 failed") {
+		t.Fatalf("test: %s", out)
+	}
+	out := mustRun(t, dir, "test", "stays_are_stitched", "--json")
+	var res struct {
+		Passed int `json:"passed"`
+		Tests  []struct {
+			Name   string `json:"name"`
+			Passed bool   `json:"passed"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Passed != 1 || len(res.Tests) != 1 {
+		t.Fatalf("test --json: %v\n%s", err, out)
+	}
+
+	// A broken expectation fails with a row diff.
+	restore := editFile(t, dir, "tests/stays.yaml", func(s string) string { return strings.Replace(s, "hours: 24}", "hours: 25}", 1) })
+	code, out, _ := run(t, dir, "test")
+	if code != ExitError || !strings.Contains(out, "expected, not produced:\n    stay_id=m2  dept=ICU  hours=25.0") ||
+		!strings.Contains(out, "produced, not expected:\n    stay_id=m2  dept=ICU  hours=24.0") {
+		t.Fatalf("broken expectation: exit %d\n%s", code, out)
+	}
+	restore()
+
+	// A fixture with an unknown column names the file, the test and the row.
+	restore = editFile(t, dir, "tests/stays.yaml", func(s string) string {
+		return strings.Replace(s, "{move_id: m4, case_id: c2", "{move_id: m4, case_idd: c2", 1)
+	})
+	code, _, errs := run(t, dir, "test")
+	if code != ExitError || !strings.Contains(errs, `tests/stays.yaml:11:23: error: test stays_are_stitched, inputs of raw.moves, row 4: raw.moves has no column "case_idd"`) {
+		t.Fatalf("unknown fixture column: exit %d\n%s", code, errs)
+	}
+	restore()
+
+	// A value that does not cast to the declared type names the row.
+	editFile(t, dir, "tests/stays.yaml", func(s string) string {
+		return strings.Replace(s, "moved_at: '2026-01-01T10:00:00'", "moved_at: yesterday", 1)
+	})
+	code, out, _ = run(t, dir, "test")
+	if code != ExitError || !strings.Contains(out, "tests/stays.yaml:8:9: inputs of raw.moves, row 1 does not fit the model's columns") {
+		t.Fatalf("bad fixture value: exit %d\n%s", code, out)
+	}
+}

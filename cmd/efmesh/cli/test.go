@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/planner"
+)
+
+func (a *app) testCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "test [name…]",
+		Short: "Run the project's unit tests on an in-memory DuckDB",
+		Long: `Test runs models on fixture rows (tests/*.yaml) in an in-memory DuckDB and
+compares what they produce with the expected rows. It never touches the
+warehouse or the state store. Exit 1 when a test fails.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := a.load(false)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			results, err := planner.RunTests(a.ctx, w.analysis, w.wb, args)
+			if err != nil {
+				return err
+			}
+			failed := 0
+			for _, r := range results {
+				if !r.Passed {
+					failed++
+				}
+			}
+			if a.json {
+				if results == nil {
+					results = []planner.TestResult{}
+				}
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "passed": len(results) - failed, "failed": failed, "tests": results})
+			} else {
+				for _, r := range results {
+					printTestResult(a.stdout, r)
+				}
+				fmt.Fprintf(a.stdout, "\n%d passed, %d failed\n", len(results)-failed, failed)
+			}
+			if failed > 0 {
+				return &exitError{code: ExitError}
+			}
+			return nil
+		},
+	}
+}
+
+func printTestResult(w io.Writer, r planner.TestResult) {
+	if r.Passed {
+		fmt.Fprintf(w, "PASS %s (%s)\n", r.Name, r.File)
+		return
+	}
+	fmt.Fprintf(w, "FAIL %s (%s)\n", r.Name, r.File)
+	if r.Error != "" {
+		fmt.Fprintf(w, "  %s\n", r.Error)
+		return
+	}
+	table := func(title string, rows [][]string) {
+		if len(rows) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "  %s:\n", title)
+		for _, row := range rows {
+			cells := make([]string, len(row))
+			for i, c := range row {
+				cells[i] = r.Columns[i] + "=" + c
+			}
+			fmt.Fprintf(w, "    %s\n", strings.Join(cells, "  "))
+		}
+	}
+	table("expected, not produced", r.Missing)
+	table("produced, not expected", r.Extra)
+}

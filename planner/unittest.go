@@ -1,0 +1,411 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// testSchema holds the fixture tables of the unit test being run.
+const testSchema = "__efmesh_test"
+
+// TestResult is the outcome of one unit test.
+type TestResult struct {
+	Name     string        `json:"name"`
+	File     string        `json:"file"`
+	Model    string        `json:"model"`
+	Passed   bool          `json:"passed"`
+	Error    string        `json:"error,omitempty"` // the test could not run (a fixture that does not cast, a query error)
+	Columns  []string      `json:"columns,omitempty"`
+	Missing  [][]string    `json:"missing,omitempty"`    // expected rows the model did not produce
+	Extra    [][]string    `json:"unexpected,omitempty"` // produced rows nobody expected
+	Duration time.Duration `json:"durationNs"`
+}
+
+// checkTests positions fixture and expectation columns that the models do
+// not have; it needs schemas, so it runs after the models are analyzed.
+func checkTests(a *Analysis) []project.Diagnostic {
+	var out []project.Diagnostic
+	for _, t := range a.Project.Tests {
+		check := func(model, what string, rows []project.TestRow) {
+			info := a.Models[model]
+			if info == nil || info.Columns == nil {
+				return
+			}
+			known := map[string]bool{}
+			for _, c := range info.Columns {
+				known[strings.ToLower(c.Name)] = true
+			}
+			for _, r := range rows {
+				for _, v := range r.Values {
+					if !known[strings.ToLower(v.Column)] {
+						out = append(out, project.Diagnostic{File: t.File, Range: v.Range, Severity: project.SeverityError, Code: project.CodeTestFile,
+							Message: fmt.Sprintf("test %s, %s, row %d: %s has no column %q (it has %s)", t.Name, what, r.Index+1, model, v.Column, columnList(info.Columns))})
+					}
+				}
+			}
+		}
+		for _, in := range t.Inputs {
+			check(in.Model, "inputs of "+in.Model, in.Rows)
+		}
+		check(t.Model, "expect", t.Expect)
+	}
+	return out
+}
+
+// RunTests runs the project's unit tests (those named, or all) on wb: each
+// referenced model becomes a table holding the test's fixture rows (cast to
+// that model's columns, so a fixture cannot lie about its shape), the model
+// runs over them, and its rows are compared with the expected ones —
+// as a multiset unless the test is ordered, on the columns the expectation
+// names.
+func RunTests(ctx context.Context, a *Analysis, wb Workbench, names []string) ([]TestResult, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	found := map[string]bool{}
+	var out []TestResult
+	for _, t := range a.Project.Tests {
+		if len(want) > 0 && !want[t.Name] {
+			continue
+		}
+		found[t.Name] = true
+		start := time.Now()
+		r := runTest(ctx, a, wb, t)
+		r.Duration = time.Since(start)
+		out = append(out, r)
+	}
+	for _, n := range names {
+		if !found[n] {
+			var all []string
+			for _, t := range a.Project.Tests {
+				all = append(all, t.Name)
+			}
+			msg := fmt.Sprintf("no unit test named %q", n)
+			if s, ok := project.DidYouMean(n, all); ok {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			return out, errors.New(msg)
+		}
+	}
+	_ = wb.Exec(ctx, "DROP SCHEMA IF EXISTS "+engine.QuoteIdent(testSchema)+" CASCADE")
+	return out, nil
+}
+
+func runTest(ctx context.Context, a *Analysis, wb Workbench, t *project.UnitTest) TestResult {
+	res := TestResult{Name: t.Name, File: t.File, Model: t.Model}
+	fail := func(format string, args ...any) TestResult {
+		res.Error = fmt.Sprintf(format, args...)
+		return res
+	}
+	info := a.Models[t.Model]
+	if info == nil {
+		return fail("unknown model %q", t.Model)
+	}
+	if !info.Model.Kind.Name.HasBody() {
+		return fail("%s is a %s model: it has no query to test", t.Model, info.Model.Kind.Name)
+	}
+	d := wb.Dialect()
+	q := engine.QuoteIdent
+	if err := wb.Exec(ctx, "DROP SCHEMA IF EXISTS "+q(testSchema)+" CASCADE; CREATE SCHEMA "+q(testSchema)); err != nil {
+		return fail("%v", err)
+	}
+	fixtures := map[string]project.TestInput{}
+	for _, in := range t.Inputs {
+		fixtures[in.Model] = in
+	}
+	table := func(model string) string { return q(testSchema) + "." + q(strings.ReplaceAll(model, ".", "__")) }
+
+	// Fixture tables for every model the test's query reads, directly or
+	// through embedded models.
+	made := map[string]bool{}
+	var makeTables func(m *project.Model) error
+	makeTables = func(m *project.Model) error {
+		for _, r := range m.Refs() {
+			pi := a.Models[r]
+			if pi == nil || made[r] {
+				continue
+			}
+			made[r] = true
+			in, hasFixture := fixtures[r]
+			if pi.Model.Kind.Name == project.KindEmbedded && !hasFixture {
+				if err := makeTables(pi.Model); err != nil {
+					return err
+				}
+				continue
+			}
+			if pi.Columns == nil {
+				return fmt.Errorf("the columns of %s are unknown; declare them to use it in a test", r)
+			}
+			defs := make([]string, len(pi.Columns))
+			types := map[string]string{}
+			for i, c := range pi.Columns {
+				defs[i] = q(c.Name) + " " + c.Type
+				types[strings.ToLower(c.Name)] = c.Type
+			}
+			if err := wb.Exec(ctx, "CREATE TABLE "+table(r)+" ("+strings.Join(defs, ", ")+")"); err != nil {
+				return fmt.Errorf("fixture table for %s: %w", r, err)
+			}
+			for _, row := range in.Rows {
+				cols := make([]string, 0, len(row.Values))
+				vals := make([]string, 0, len(row.Values))
+				for _, v := range row.Values {
+					typ, ok := types[strings.ToLower(v.Column)]
+					if !ok {
+						return fmt.Errorf("%s:%d:%d: inputs of %s, row %d: no column %q", t.File, v.Range.Start.Line, v.Range.Start.Column, r, row.Index+1, v.Column)
+					}
+					cols = append(cols, q(v.Column))
+					vals = append(vals, "CAST("+literal(v.Value)+" AS "+typ+")")
+				}
+				if len(cols) == 0 {
+					if err := wb.Exec(ctx, "INSERT INTO "+table(r)+" DEFAULT VALUES"); err != nil {
+						return err
+					}
+					continue
+				}
+				stmt := "INSERT INTO " + table(r) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
+				if err := wb.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("%s:%d:%d: inputs of %s, row %d does not fit the model's columns: %s",
+						t.File, row.Range.Start.Line, row.Range.Start.Column, r, row.Index+1, firstLine(errMessage(err)))
+				}
+			}
+		}
+		return nil
+	}
+	if err := makeTables(info.Model); err != nil {
+		return fail("%v", err)
+	}
+
+	startLit, endLit := d.TimestampLiteral("1970-01-01T00:00:00Z"), d.TimestampLiteral("9999-12-31T00:00:00Z")
+	for i, s := range t.Interval {
+		if s == "" {
+			continue
+		}
+		ts, err := parseBound(s)
+		if err != nil {
+			return fail("interval bound %q: %v", s, err)
+		}
+		if i == 0 {
+			startLit = d.TimestampLiteral(ts.Format(time.RFC3339))
+		} else {
+			endLit = d.TimestampLiteral(ts.Format(time.RFC3339))
+		}
+	}
+	var render func(m *project.Model) string
+	render = func(m *project.Model) string {
+		r, _ := renderBody(m, macroText{
+			ref: func(name string) (string, bool) {
+				pi := a.Models[name]
+				if _, fx := fixtures[name]; pi != nil && pi.Model.Kind.Name == project.KindEmbedded && !fx {
+					return "(\n" + render(pi.Model) + "\n)", true
+				}
+				return table(name), true
+			},
+			start: startLit, end: endLit, this: "NULL",
+		})
+		return r.SQL
+	}
+	actual := q(testSchema) + "." + q("__actual")
+	if err := wb.Exec(ctx, "CREATE TABLE "+actual+" AS "+render(info.Model)); err != nil {
+		return fail("the model's query failed on the fixtures: %s", firstLine(errMessage(err)))
+	}
+	outCols, err := wb.Describe(ctx, "SELECT * FROM "+actual)
+	if err != nil {
+		return fail("%v", err)
+	}
+	types := map[string]engine.Column{}
+	for _, c := range outCols {
+		types[strings.ToLower(c.Name)] = c
+	}
+
+	// The compared columns: every column an expected row names.
+	var cols []string
+	seen := map[string]bool{}
+	for _, row := range t.Expect {
+		for _, v := range row.Values {
+			k := strings.ToLower(v.Column)
+			if _, ok := types[k]; !ok {
+				return fail("%s:%d:%d: expect, row %d: the model yields no column %q (it yields %s)", t.File, v.Range.Start.Line, v.Range.Start.Column, row.Index+1, v.Column, columnList(outCols))
+			}
+			if !seen[k] {
+				seen[k] = true
+				cols = append(cols, types[k].Name)
+			}
+		}
+	}
+	res.Columns = cols
+	// Expected values, normalized by the engine: cast to the column's type
+	// and back to text, so '2026-01-01T10:00:00Z' equals the timestamp.
+	expected := make([][]*string, len(t.Expect))
+	for i, row := range t.Expect {
+		expected[i] = make([]*string, len(cols))
+		if len(row.Values) == 0 {
+			continue
+		}
+		sel := make([]string, len(row.Values))
+		for j, v := range row.Values {
+			sel[j] = "CAST(CAST(" + literal(v.Value) + " AS " + types[strings.ToLower(v.Column)].Type + ") AS VARCHAR)"
+		}
+		rows, err := wb.Query(ctx, "SELECT "+strings.Join(sel, ", "))
+		if err != nil {
+			return fail("%s:%d:%d: expect, row %d does not fit the model's columns: %s", t.File, row.Range.Start.Line, row.Range.Start.Column, row.Index+1, firstLine(errMessage(err)))
+		}
+		for j, v := range row.Values {
+			idx := indexFold(cols, v.Column)
+			s := "NULL"
+			if x := rows.Values[0][j]; x != nil {
+				s = fmt.Sprint(x)
+			}
+			expected[i][idx] = &s
+		}
+	}
+	var got [][]string
+	if len(cols) > 0 {
+		sel := make([]string, len(cols))
+		for i, c := range cols {
+			sel[i] = "coalesce(CAST(" + q(c) + " AS VARCHAR), 'NULL')"
+		}
+		rows, err := wb.Query(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+actual)
+		if err != nil {
+			return fail("%v", err)
+		}
+		for _, r := range rows.Values {
+			row := make([]string, len(r))
+			for i, v := range r {
+				row[i] = fmt.Sprint(v)
+			}
+			got = append(got, row)
+		}
+	} else {
+		rows, err := wb.Query(ctx, "SELECT count(*) FROM "+actual)
+		if err != nil {
+			return fail("%v", err)
+		}
+		n, _ := strconv.Atoi(fmt.Sprint(rows.Values[0][0]))
+		got = make([][]string, n)
+	}
+	res.Missing, res.Extra = compareRows(expected, got, t.Ordered)
+	res.Passed = len(res.Missing) == 0 && len(res.Extra) == 0
+	return res
+}
+
+// compareRows matches expected rows (nil cells match anything) with actual
+// ones and returns what is left over on each side.
+func compareRows(expected [][]*string, got [][]string, ordered bool) (missing, extra [][]string) {
+	match := func(e []*string, g []string) bool {
+		for i, c := range e {
+			if c != nil && *c != g[i] {
+				return false
+			}
+		}
+		return true
+	}
+	show := func(e []*string) []string {
+		out := make([]string, len(e))
+		for i, c := range e {
+			if c == nil {
+				out[i] = "*"
+			} else {
+				out[i] = *c
+			}
+		}
+		return out
+	}
+	if ordered {
+		for i := 0; i < max(len(expected), len(got)); i++ {
+			switch {
+			case i >= len(got):
+				missing = append(missing, show(expected[i]))
+			case i >= len(expected):
+				extra = append(extra, got[i])
+			case !match(expected[i], got[i]):
+				missing = append(missing, show(expected[i]))
+				extra = append(extra, got[i])
+			}
+		}
+		return missing, extra
+	}
+	used := make([]bool, len(got))
+	// Most specific expectations first, so a wildcard row does not take
+	// the row an exact one needs.
+	order := make([]int, len(expected))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return wildcards(expected[order[a]]) < wildcards(expected[order[b]]) })
+	for _, i := range order {
+		ok := false
+		for j := range got {
+			if !used[j] && match(expected[i], got[j]) {
+				used[j], ok = true, true
+				break
+			}
+		}
+		if !ok {
+			missing = append(missing, show(expected[i]))
+		}
+	}
+	for j, u := range used {
+		if !u {
+			extra = append(extra, got[j])
+		}
+	}
+	return missing, extra
+}
+
+func wildcards(e []*string) int {
+	n := 0
+	for _, c := range e {
+		if c == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func indexFold(ss []string, s string) int {
+	for i, x := range ss {
+		if strings.EqualFold(x, s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// literal renders a YAML scalar as SQL.
+func literal(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return engine.QuoteString(x)
+	case bool:
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return engine.QuoteString(fmt.Sprint(v))
+}
+
+// parseBound reads an interval bound: a date or an RFC 3339 time.
+func parseBound(s string) (time.Time, error) {
+	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("want YYYY-MM-DD or an RFC 3339 time")
+}
