@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"time"
 
@@ -66,9 +67,11 @@ environment's views.`,
 }
 
 func (a *app) graphCmd() *cobra.Command {
-	return &cobra.Command{
+	var html bool
+	var outPath string
+	cmd := &cobra.Command{
 		Use:   "graph",
-		Short: "Print the model DAG",
+		Short: "Print the model DAG (--html: one self-contained page)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := project.FindRoot(a.dir)
@@ -81,6 +84,24 @@ func (a *app) graphCmd() *cobra.Command {
 			}
 			if project.HasErrors(p.Diagnostics) {
 				return &planner.ProblemsError{Diagnostics: p.Diagnostics}
+			}
+			if html {
+				w := a.stdout
+				if outPath != "" {
+					f, err := os.Create(outPath)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					w = f
+				}
+				if err := planner.WriteGraphHTML(w, p.Config.Name, planner.Graph(p)); err != nil {
+					return err
+				}
+				if outPath != "" {
+					fmt.Fprintf(a.stderr, "wrote %s\n", outPath)
+				}
+				return nil
 			}
 			type node struct {
 				Name    string   `json:"name"`
@@ -114,6 +135,9 @@ func (a *app) graphCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&html, "html", false, "write a self-contained HTML page drawing the DAG")
+	cmd.Flags().StringVarP(&outPath, "output", "o", "", "with --html: the file to write (default stdout)")
+	return cmd
 }
 
 func joinComma(ss []string) string {
