@@ -1,0 +1,171 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/internal/gen"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state/sqlite"
+)
+
+var benchSizes = []int{100, 500, 2000}
+
+type benchEnv struct {
+	dir string
+	wb  *duckdb.DB
+	wh  *duckdb.DB
+	st  *sqlite.Store
+}
+
+func newBenchEnv(b *testing.B, n int) *benchEnv {
+	b.Helper()
+	dir := b.TempDir()
+	if _, err := gen.Write(dir, gen.Options{Models: n}); err != nil {
+		b.Fatal(err)
+	}
+	e := &benchEnv{dir: dir}
+	var err error
+	if e.wb, err = duckdb.Open(""); err != nil {
+		b.Fatal(err)
+	}
+	if e.wh, err = duckdb.Open(""); err != nil {
+		b.Fatal(err)
+	}
+	if e.st, err = sqlite.Open(context.Background(), filepath.Join(dir, ".efmesh", "state.db")); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.st.Close(); e.wh.Close(); e.wb.Close() })
+	return e
+}
+
+// plan loads, analyzes and plans the project, as `efmesh plan` does.
+func (e *benchEnv) plan(b *testing.B, env string) *Plan {
+	ctx := context.Background()
+	p, err := project.Load(e.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := Analyze(ctx, p, e.wb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl, err := MakePlan(ctx, a, e.st, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pl
+}
+
+func BenchmarkPlanCold(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e := newBenchEnv(b, n)
+			for b.Loop() {
+				e.plan(b, "dev")
+			}
+		})
+	}
+}
+
+func BenchmarkPlanNoop(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e := newBenchEnv(b, n)
+			if _, err := Apply(context.Background(), e.plan(b, "dev"), e.wh, e.st, ApplyOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if p := e.plan(b, "dev"); p.HasChanges {
+					b.Fatal("no-op plan has changes")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkApply(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				e := newBenchEnv(b, n)
+				p := e.plan(b, "dev")
+				b.StartTimer()
+				if _, err := Apply(context.Background(), p, e.wh, e.st, ApplyOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkApplyFloor runs the statements an apply issues directly on
+// DuckDB: the floor apply is measured against.
+func BenchmarkApplyFloor(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e := newBenchEnv(b, n)
+			p := e.plan(b, "dev")
+			bl := &builder{a: p.analysis, d: e.wh.Dialect(), wh: e.wh, root: p.analysis.Project.Root}
+			var stmts []string
+			stmts = append(stmts, e.wh.Dialect().CreateSchema(PhysicalSchema))
+			for _, mp := range p.Models {
+				info := p.analysis.Models[mp.Name]
+				q, err := bl.Query(info)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rel := PhysicalRelation(info.Model, info.Fingerprint)
+				if info.Model.Kind.Name == project.KindExternal {
+					stmts = append(stmts, e.wh.Dialect().ReplaceView(rel, q))
+				} else {
+					stmts = append(stmts, e.wh.Dialect().ReplaceTableAs(rel, q)...)
+				}
+			}
+			script := strings.Join(stmts, ";\n")
+			for b.Loop() {
+				b.StopTimer()
+				wh, err := duckdb.Open("")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := wh.Exec(context.Background(), script); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				wh.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+func BenchmarkPromote(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e := newBenchEnv(b, n)
+			if _, err := Apply(context.Background(), e.plan(b, "dev"), e.wh, e.st, ApplyOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				i++
+				p := e.plan(b, fmt.Sprintf("env%d", i))
+				if p.Builds() != 0 {
+					b.Fatal("promotion builds")
+				}
+				b.StartTimer()
+				if _, err := Apply(context.Background(), p, e.wh, e.st, ApplyOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
