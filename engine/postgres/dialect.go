@@ -1,0 +1,82 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+// Dialect generates PostgreSQL DDL.
+type Dialect struct{}
+
+var _ engine.Dialect = Dialect{}
+
+func (Dialect) Name() string            { return "postgres" }
+func (Dialect) Quote(s string) string   { return engine.QuoteIdent(s) }
+func (Dialect) Literal(s string) string { return engine.QuoteString(s) }
+func (Dialect) QuoteRelation(r engine.Relation) string {
+	return engine.QuoteIdent(r.Schema) + "." + engine.QuoteIdent(r.Name)
+}
+
+// TimestampLiteral renders t as a TIMESTAMP (without time zone) literal in
+// UTC.
+func (Dialect) TimestampLiteral(rfc3339 string) string {
+	if t, err := time.Parse(time.RFC3339Nano, rfc3339); err == nil {
+		rfc3339 = t.UTC().Format("2006-01-02 15:04:05.999999")
+	}
+	return "TIMESTAMP " + engine.QuoteString(rfc3339)
+}
+
+// Placeholder renders a macro parameter for Parser.Canonicalize: PostgreSQL
+// has only positional parameters, so @start is $1, @end $2 and @this $3.
+// Any other name gets "" (the caller has no such parameter).
+func (Dialect) Placeholder(name string) string {
+	switch name {
+	case "start":
+		return "$1"
+	case "end":
+		return "$2"
+	case "this":
+		return "$3"
+	}
+	return ""
+}
+
+// CreateSchema is idempotent, but two sessions creating the same schema at
+// the same moment can still collide on the catalog's unique index (a
+// "Constraint" error): create schemas before running builds concurrently.
+func (Dialect) CreateSchema(schema string) string {
+	return "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(schema)
+}
+
+// ReplaceTableAs drops and recreates r: PostgreSQL has no CREATE OR REPLACE
+// TABLE. Run in one transaction, readers see the old table until commit.
+// The DROP has no CASCADE: when a view depends on r it fails with a
+// "Dependency" error instead of silently dropping that view.
+func (d Dialect) ReplaceTableAs(r engine.Relation, query string) []string {
+	return []string{
+		d.DropTable(r),
+		"CREATE TABLE " + d.QuoteRelation(r) + " AS " + query,
+	}
+}
+
+// ReplaceView returns ONE string holding two statements, "DROP VIEW IF
+// EXISTS r; CREATE VIEW r AS query". PostgreSQL's CREATE OR REPLACE VIEW
+// refuses a new query whose columns differ from the old one's (other than
+// added at the end), which is exactly what a breaking change or a
+// promotion to a new version does. The string runs atomically both ways the
+// planner runs it: as one element of Tx (inside the transaction), and alone
+// through Exec (the simple query protocol runs a multi-statement string as
+// one implicit transaction). Like ReplaceTableAs, the DROP has no CASCADE:
+// a view that depends on r makes it fail with a "Dependency" error.
+func (d Dialect) ReplaceView(r engine.Relation, query string) string {
+	return d.DropView(r) + "; CREATE VIEW " + d.QuoteRelation(r) + " AS " + query
+}
+
+func (d Dialect) DropView(r engine.Relation) string {
+	return "DROP VIEW IF EXISTS " + d.QuoteRelation(r)
+}
+
+func (d Dialect) DropTable(r engine.Relation) string {
+	return "DROP TABLE IF EXISTS " + d.QuoteRelation(r)
+}
