@@ -21,6 +21,9 @@ type Dialect interface {
 	Literal(s string) string
 	// TimestampLiteral renders a typed timestamp literal of an RFC 3339 time.
 	TimestampLiteral(rfc3339 string) string
+	// Placeholder renders the macro @name (start, end, this) as a query
+	// parameter for the canonical form, so fingerprints never see dates.
+	Placeholder(name string) string
 	// CreateSchema returns an idempotent CREATE SCHEMA.
 	CreateSchema(schema string) string
 	// ReplaceTableAs returns statements that (re)create table r from query,

@@ -340,7 +340,7 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 			s, t := splitName(n)
 			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 		},
-		start: "$start", end: "$end", this: "$this",
+		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
 	})
 	if strings.TrimSpace(canonR.SQL) == "" {
 		return // the loader reported the missing body

@@ -83,6 +83,9 @@ func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
 	case len(ol) > len(nl) || len(listPaths) > 0 && len(nl) == len(ol):
 		return verdict{Breaking, all, "existing columns were changed, dropped or reordered"}
 	case len(nl) > len(ol) && common == len(ol) && len(listPaths) == len(nl)-len(ol):
+		if why := changesRows(on, nl[len(ol):]); why != "" {
+			return verdict{Breaking, all, "columns were appended, but " + why}
+		}
 		return verdict{NonBreaking, all, "columns were only appended to the select list; existing columns keep their data"}
 	case len(all) == 0:
 		if colsAppended {
@@ -175,4 +178,85 @@ func isPrefix(a, b Definition) bool {
 		}
 	}
 	return true
+}
+
+// setReturning functions yield several rows per input row.
+var setReturning = map[string]bool{"unnest": true, "generate_series": true, "range": true, "generate_subscripts": true,
+	"json_each": true, "json_tree": true, "regexp_split_to_table": true}
+
+// aggregates are the common aggregate functions; a user's own aggregate is
+// not known here, which errs on the side of non-breaking only when the
+// query is already grouped.
+var aggregates = map[string]bool{"count": true, "count_star": true, "sum": true, "avg": true, "mean": true, "min": true, "max": true,
+	"any_value": true, "first": true, "last": true, "list": true, "array_agg": true, "string_agg": true, "group_concat": true,
+	"listagg": true, "median": true, "mode": true, "quantile": true, "quantile_cont": true, "quantile_disc": true,
+	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true, "var_samp": true,
+	"bool_and": true, "bool_or": true, "bit_and": true, "bit_or": true, "arg_min": true, "arg_max": true, "argmin": true,
+	"argmax": true, "min_by": true, "max_by": true, "approx_count_distinct": true, "approx_quantile": true, "histogram": true,
+	"product": true, "fsum": true, "sumkahan": true, "kahan_sum": true, "corr": true, "covar_pop": true, "covar_samp": true,
+	"entropy": true, "kurtosis": true, "skewness": true, "regr_slope": true, "regr_intercept": true, "favg": true}
+
+// changesRows says why appending items to a select list could change which
+// rows the query returns (so existing columns would not keep their data),
+// or "" when it cannot.
+func changesRows(node map[string]any, added []any) string {
+	if mods, ok := node["modifiers"].([]any); ok {
+		for _, m := range mods {
+			if mm, ok := m.(map[string]any); ok && mm["type"] == "DISTINCT_MODIFIER" {
+				return "the query is DISTINCT: a new column changes which rows are distinct"
+			}
+		}
+	}
+	grouped := false
+	if g, ok := node["group_expressions"].([]any); ok && len(g) > 0 {
+		grouped = true
+	}
+	if node["aggregate_handling"] == "FORCE_AGGREGATES" {
+		grouped = true // GROUP BY ALL
+	}
+	if !grouped {
+		if items, ok := node["select_list"].([]any); ok {
+			for _, it := range items[:len(items)-len(added)] {
+				if hasCall(it, aggregates) {
+					grouped = true
+				}
+			}
+		}
+	}
+	for _, it := range added {
+		if hasCall(it, setReturning) {
+			return "a set-returning function in the new columns changes the number of rows"
+		}
+		if !grouped && hasCall(it, aggregates) {
+			return "an aggregate in the new columns turns the query into an aggregation"
+		}
+	}
+	return ""
+}
+
+// hasCall reports whether an expression calls one of fns outside a window.
+func hasCall(v any, fns map[string]bool) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		if t["class"] == "WINDOW" || t["class"] == "SUBQUERY" {
+			return false
+		}
+		if t["class"] == "FUNCTION" {
+			if name, _ := t["function_name"].(string); fns[strings.ToLower(name)] {
+				return true
+			}
+		}
+		for _, c := range t {
+			if hasCall(c, fns) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range t {
+			if hasCall(c, fns) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -33,6 +33,8 @@ SELECT s.id, s.name FROM @ref(raw.s) AS s`
 		{"drop a column", "columns (id INTEGER, name TEXT)", "columns (id INTEGER)", Breaking, "columns"},
 		{"drop a select item", "SELECT s.id, s.name FROM", "SELECT s.id FROM", Breaking, "select_list[1] (removed)"},
 		{"reorder columns", "SELECT s.id, s.name", "SELECT s.name, s.id", Breaking, "select_list[0]"},
+		{"append an unnest", "s.name FROM", "s.name, unnest([1, 2]) AS k FROM", Breaking, "select_list[2] (added)"},
+		{"append an aggregate to a grouped query", "s.name FROM", "s.name, count(*) AS n FROM", NonBreaking, "select_list[2] (added)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := mid

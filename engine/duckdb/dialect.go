@@ -28,6 +28,9 @@ func (Dialect) TimestampLiteral(rfc3339 string) string {
 	return "TIMESTAMP " + engine.QuoteString(rfc3339)
 }
 
+// Placeholder renders a named parameter ($start, $end, $this).
+func (Dialect) Placeholder(name string) string { return "$" + name }
+
 func (Dialect) CreateSchema(schema string) string {
 	return "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(schema)
 }
