@@ -288,6 +288,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	if cols == nil && inferredOK {
 		cols = inferred
 	}
+	cols = withValidity(m, cols)
 	info.Columns = cols
 	if cols == nil {
 		return nil

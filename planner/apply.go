@@ -23,12 +23,22 @@ type ApplyOptions struct {
 	Logger    *slog.Logger     // progress; default discards
 	// Progress is called after each model is built.
 	Progress func(done, total int, model string)
+	// BatchProgress is called after each committed batch of a backfill.
+	BatchProgress func(model string, batch, batches int, r Range)
+	// Retries is how many times a failed batch write is retried, waiting
+	// RetryDelay (default 500ms), then twice as long each time. Only the
+	// transactional write is retried: it is safe to repeat.
+	Retries    int
+	RetryDelay time.Duration
+	// Lock is the environment's lock when the caller already holds it;
+	// nil makes Apply take it (and release it) itself.
+	Lock *Lock
 }
 
 // ApplyResult reports what Apply did.
 type ApplyResult struct {
 	PlanID   string
-	Built    []string
+	Built    []string // models whose snapshot was built or had intervals computed
 	Promoted []string
 }
 
@@ -55,10 +65,13 @@ func (e *ContractError) Error() string {
 	return "schema contract violated: " + strings.Join(msgs, "; ")
 }
 
-// Apply executes p: builds every snapshot marked Build in dependency order,
-// checks each against its contract first, then points the environment's
-// views at the plan's snapshots in one engine transaction and records the
-// promotion. Nothing is promoted unless every build succeeded.
+// Apply executes p under the environment's lock: builds every snapshot
+// marked Build and computes every backfill range in dependency order,
+// checking each model against its contract first, then points the
+// environment's views at the plan's snapshots in one engine transaction and
+// records the promotion. Nothing is promoted unless every build and every
+// interval succeeded (a failed interval is an *IntervalsError). A plan made
+// before another apply moved the environment is refused.
 func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt ApplyOptions) (*ApplyResult, error) {
 	now := opt.Now
 	if now == nil {
@@ -69,9 +82,18 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := p.analysis
-	d := wh.Dialect()
 	res := &ApplyResult{PlanID: newID(now())}
 	summary, _ := json.Marshal(p)
+	if opt.Lock == nil {
+		lk, err := AcquireLock(ctx, st, EnvLock(p.Env), 0)
+		if err != nil {
+			return res, err
+		}
+		defer lk.Release()
+	}
+	if err := p.checkCurrent(ctx, st); err != nil {
+		return res, err
+	}
 
 	fail := func(err error) (*ApplyResult, error) {
 		_ = st.RecordPlan(context.WithoutCancel(ctx), state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
@@ -79,34 +101,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return res, err
 	}
 
-	total := p.Builds()
-	if total > 0 {
-		if err := wh.Exec(ctx, d.CreateSchema(PhysicalSchema)); err != nil {
-			return fail(fmt.Errorf("planner: create schema %s: %w", PhysicalSchema, err))
-		}
-	}
-	b := &builder{a: a, d: d, wh: wh, root: a.Project.Root, now: now()}
-	for _, mp := range p.Models {
-		if !mp.Build {
-			continue
-		}
-		info := a.Models[mp.Name]
-		start := time.Now()
-		snap := b.snapshot(info)
-		if err := st.PutSnapshot(ctx, snap); err != nil {
-			return fail(err)
-		}
-		if err := b.build(ctx, info); err != nil {
-			return fail(&BuildError{Model: mp.Name, Err: err})
-		}
-		if err := st.MarkBuilt(ctx, info.Fingerprint, now().UTC()); err != nil {
-			return fail(err)
-		}
-		res.Built = append(res.Built, mp.Name)
-		log.Info("built", "model", mp.Name, "table", mp.PhysicalTable, "elapsed", time.Since(start).Round(time.Millisecond))
-		if opt.Progress != nil {
-			opt.Progress(len(res.Built), total, mp.Name)
-		}
+	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now()}
+	if err := execute(ctx, p, b, st, opt, res, log, false); err != nil {
+		return fail(err)
 	}
 	// Every pointer names a stored snapshot, built or not (EMBEDDED).
 	for _, mp := range p.Models {
@@ -171,6 +168,9 @@ type builder struct {
 	root string
 	now  time.Time
 	env  string // render refs as this environment's views; "" = physical
+	// interval, when set, is what @start/@end render to (one batch of a
+	// backfill); else the model is computed whole, from start to now.
+	interval *Range
 }
 
 func (b *builder) snapshot(info *ModelInfo) state.Snapshot {
@@ -195,6 +195,8 @@ type Definition struct {
 	Name        string           `json:"name"`
 	File        string           `json:"file"`
 	Kind        project.Kind     `json:"kind"`
+	Interval    string           `json:"interval,omitempty"` // incremental models: day | hour
+	Start       string           `json:"start,omitempty"`    // the model's own start, as written
 	Columns     []project.Column `json:"columns,omitempty"`
 	Grain       []string         `json:"grain,omitempty"`
 	Description string           `json:"description,omitempty"`
@@ -204,7 +206,7 @@ type Definition struct {
 }
 
 func definitionOf(m *project.Model) Definition {
-	return Definition{Name: m.Name, File: m.File, Kind: m.Kind, Columns: m.Columns, Grain: m.Grain,
+	return Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
 		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body}
 }
 
@@ -227,7 +229,7 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 	case project.KindFull, project.KindSeed:
 		return b.wh.Tx(ctx, b.d.ReplaceTableAs(rel, q))
 	}
-	return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("building %s models (coming with incremental support)", m.Kind.Name)}
+	return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("building %s models", m.Kind.Name)}
 }
 
 // Query renders the query that computes a model's data in the warehouse:
@@ -296,6 +298,9 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 // fullRange is the interval of a model computed whole: from the project's
 // start to now.
 func (b *builder) fullRange() (string, string) {
+	if b.interval != nil {
+		return b.d.TimestampLiteral(b.interval.Start.UTC().Format(time.RFC3339)), b.d.TimestampLiteral(b.interval.End.UTC().Format(time.RFC3339))
+	}
 	start := "1970-01-01T00:00:00Z"
 	if s := b.a.Project.Config.Start; s != "" {
 		if t, err := time.Parse("2006-01-02", s); err == nil {

@@ -4,6 +4,12 @@
 // the language server runs), diffs the project against an environment, builds
 // physical relations and promotes environments as view swaps.
 //
+// Incremental models are computed interval by interval against the state
+// store's ledger (intervals.go, backfill.go; lake.go for parquet targets;
+// upsert.go for unique-key and SCD type 2 merges). Run is the scheduler
+// tick, Restate clears ledger ranges, GetStatus reads it all back; every
+// mutation of an environment holds its lock (lock.go).
+//
 // It depends on project, engine and state, never on a concrete engine or
 // store: the CLI and the language server wire those in.
 package planner

@@ -92,9 +92,10 @@ func (e *ProblemsError) Error() string {
 	return fmt.Sprintf("the project has %d error(s)", n)
 }
 
-// MakePlan diffs an analyzed project against env in the store. A project
-// with errors yields a *ProblemsError.
-func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string) (*Plan, error) {
+// MakePlan diffs an analyzed project against env in the store and lists the
+// missing intervals of incremental models as of now (PlanAt; default the
+// current time). A project with errors yields a *ProblemsError.
+func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts ...PlanOption) (*Plan, error) {
 	if err := ValidateEnv(env); err != nil {
 		return nil, err
 	}
@@ -186,6 +187,9 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string) (*Pl
 	for _, name := range removed {
 		p.HasChanges = true
 		p.Models = append(p.Models, ModelPlan{Name: name, Change: Removed, Previous: cur[name].Fingerprint, Backfill: [][]string{}, Explain: []string{}})
+	}
+	if err := p.fillBackfill(ctx, st, planConfigOf(opts).now); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

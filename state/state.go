@@ -91,8 +91,58 @@ type PlanRecord struct {
 	Error     string
 }
 
+// Interval statuses in the ledger.
+const (
+	IntervalDone   = "done"
+	IntervalFailed = "failed"
+)
+
+// Interval is one record of the interval ledger: the range [Start, End) of
+// a snapshot, computed (done) or attempted and failed. The ledger is the
+// single source of truth of what a physical table holds: a range without a
+// done record is empty, whatever the table says.
+type Interval struct {
+	Start, End time.Time
+	Status     string // IntervalDone | IntervalFailed
+	UpdatedAt  time.Time
+}
+
+// Run outcomes of the runs journal.
+const (
+	RunOK            = "ok"
+	RunAwaitingHuman = "awaiting-human"
+	RunLockHeld      = "lock-held"
+	RunError         = "error"
+)
+
+// Run is one entry of the runs journal: a scheduler tick and its outcome.
+type Run struct {
+	ID         string
+	Env        string
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Outcome    string // RunOK | RunAwaitingHuman | RunLockHeld | RunError
+	Detail     []byte // JSON: what the tick processed, or why it stopped
+}
+
+// Lock is a named advisory lock held across processes. Holder is unique
+// per acquisition; Host and PID say where the holder runs, so that a lock
+// of a process that died can be reclaimed.
+type Lock struct {
+	Name       string
+	Holder     string
+	Host       string
+	PID        int
+	AcquiredAt time.Time
+	ExpiresAt  time.Time
+}
+
+// ErrLockLost is returned when a lock is refreshed or released by a holder
+// that no longer holds it (it expired and was reclaimed).
+var ErrLockLost = errors.New("lock lost")
+
 // Store is the state store. Every method is safe for concurrent use by one
-// process; cross-process safety comes from locks (a later version).
+// process; cross-process mutual exclusion comes from TryLock.
 type Store interface {
 	// PutSnapshot inserts a snapshot; an existing fingerprint is left as is.
 	// A zero CreatedAt is recorded as now.
@@ -122,6 +172,38 @@ type Store interface {
 	// Plans returns the journal of env, newest first, at most limit entries
 	// (all of them when limit <= 0).
 	Plans(ctx context.Context, env string, limit int) ([]PlanRecord, error)
+
+	// Intervals returns the ledger of a snapshot ordered by start (empty for
+	// an unknown fingerprint).
+	Intervals(ctx context.Context, fp string) ([]Interval, error)
+	// MarkIntervals records each [Start, End) of ivs with status, replacing
+	// a record of the same start, in one transaction. Status and UpdatedAt
+	// of ivs are ignored; UpdatedAt becomes at (now when zero). An unknown
+	// fingerprint is an error wrapping ErrNotFound.
+	MarkIntervals(ctx context.Context, fp string, ivs []Interval, status string, at time.Time) error
+	// ClearIntervals deletes the records of fp that overlap [from, to) and
+	// returns how many it deleted.
+	ClearIntervals(ctx context.Context, fp string, from, to time.Time) (int, error)
+
+	// RecordRun appends a tick to the runs journal (zero times are now);
+	// recording an ID twice is an error.
+	RecordRun(ctx context.Context, r Run) error
+	// Runs returns the ticks of env, newest first, at most limit (all of
+	// them when limit <= 0).
+	Runs(ctx context.Context, env string, limit int) ([]Run, error)
+
+	// TryLock takes the lock l.Name for l.Holder, atomically. It succeeds
+	// when the lock is free, already held by l.Holder (the expiry moves to
+	// l.ExpiresAt), expired at l.AcquiredAt, or when stale (which may be
+	// nil) reports that its holder is gone. Otherwise it returns the lock
+	// as held by the other holder and false.
+	TryLock(ctx context.Context, l Lock, stale func(held Lock) bool) (held Lock, ok bool, err error)
+	// RefreshLock moves the expiry of a lock held by holder; ErrLockLost
+	// when holder does not hold it.
+	RefreshLock(ctx context.Context, name, holder string, expires time.Time) error
+	// Unlock releases a lock held by holder; ErrLockLost when holder does
+	// not hold it.
+	Unlock(ctx context.Context, name, holder string) error
 
 	Close() error
 }

@@ -14,8 +14,7 @@ import (
 // schema is the layout of state.SchemaVersion, one statement per entry.
 // Every statement is idempotent (IF NOT EXISTS) so that a migration step may
 // run it over a partial layout. Times are text in timeFormat; JSON columns
-// are text. The intervals, runs and locks tables are not used yet: they are
-// part of version 1 so that the features that fill them need no migration.
+// are text.
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta (
 		key   TEXT PRIMARY KEY,

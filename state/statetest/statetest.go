@@ -37,6 +37,16 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"RecordPlanTwice", testRecordPlanTwice},
 		{"ConcurrentPromotions", testConcurrentPromotions},
 		{"ConcurrentPutSameSnapshot", testConcurrentPut},
+		{"IntervalsRoundTrip", testIntervalsRoundTrip},
+		{"MarkIntervalsReplaces", testMarkIntervalsReplaces},
+		{"MarkIntervalsUnknownSnapshot", testMarkIntervalsUnknown},
+		{"ClearIntervals", testClearIntervals},
+		{"Runs", testRuns},
+		{"LockExcludes", testLockExcludes},
+		{"LockExpires", testLockExpires},
+		{"LockStaleHolder", testLockStale},
+		{"LockRefreshAndUnlock", testLockRefreshUnlock},
+		{"ConcurrentTryLock", testConcurrentTryLock},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })

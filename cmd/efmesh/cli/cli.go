@@ -99,7 +99,8 @@ changes and no --yes).`,
 	root.PersistentFlags().StringVarP(&a.dir, "project", "C", ".", "project directory (or any folder below it)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
-	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd())
+	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
+		a.runCmd(), a.restateCmd(), a.statusCmd())
 	return root
 }
 

@@ -24,7 +24,7 @@ func (a *app) planCmd() *cobra.Command {
 				return err
 			}
 			defer w.Close()
-			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0])
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], planner.PlanAt(a.now()))
 			if err != nil {
 				return err
 			}
@@ -84,7 +84,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	unchanged := 0
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build {
+		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 {
 			unchanged++
 			continue
 		}
@@ -94,6 +94,8 @@ func printPlan(w io.Writer, p *planner.Plan) {
 			action = "drop view"
 		case m.Build:
 			action = "build " + m.PhysicalTable
+		case len(m.Backfill) > 0:
+			action = "compute in " + m.PhysicalTable
 		case m.Kind == "EMBEDDED":
 			action = "inlined"
 		default:
@@ -103,16 +105,28 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		if len(m.Cause) > 0 {
 			line += "  (via " + strings.Join(m.Cause, ", ") + ")"
 		}
+		if len(m.Backfill) > 0 {
+			line += "  intervals " + backfillText(m.Backfill)
+		}
 		fmt.Fprintln(w, line)
 	}
 	if unchanged > 0 {
 		fmt.Fprintf(w, "  = %d unchanged\n", unchanged)
 	}
-	fmt.Fprintf(w, "\n%d to build, %d to promote.\n", p.Builds(), len(p.Models)-unchanged)
+	promote := 0
+	for _, m := range p.Models {
+		if m.Change != planner.Unchanged {
+			promote++
+		}
+	}
+	fmt.Fprintf(w, "\n%d to build, %d to promote.\n", p.Builds(), promote)
 }
 
 func (a *app) applyCmd() *cobra.Command {
-	var yes bool
+	var (
+		yes     bool
+		retries int
+	)
 	cmd := &cobra.Command{
 		Use:   "apply <env>",
 		Short: "Build what the plan needs and point the environment at it",
@@ -127,7 +141,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer w.Close()
-			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0])
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], planner.PlanAt(a.now()))
 			if err != nil {
 				return err
 			}
@@ -159,6 +173,13 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 					return &exitError{code: ExitError}
 				}
 			}
+			// The environment's lock comes before the warehouse: a second
+			// process must meet the lock, not DuckDB's file lock.
+			lk, err := planner.AcquireLock(a.ctx, w.store, planner.EnvLock(p.Env), 0)
+			if err != nil {
+				return err
+			}
+			defer lk.Release()
 			wh, err := duckdb.Open(warehousePath(w.proj))
 			if err != nil {
 				return err
@@ -173,9 +194,10 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 					}
 				}
 			}
-			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: progress})
+			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: progress,
+				Now: a.now, Retries: retries, Lock: lk, BatchProgress: a.batchProgress()})
 			if err != nil {
-				return err
+				return a.applyFailed(payload, res, err)
 			}
 			if a.json {
 				payload["applied"] = true
@@ -190,6 +212,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	return cmd
 }
 

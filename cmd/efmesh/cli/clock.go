@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/planner"
+)
+
+// now is the clock of plans and runs: the current time, or $EFMESH_NOW
+// (RFC 3339, or a date meaning its midnight UTC) to replay a day or to pin
+// tests. Locks always use the wall clock.
+func (a *app) now() time.Time {
+	if s := os.Getenv("EFMESH_NOW"); s != "" {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t.UTC()
+		}
+		if t, err := time.Parse("2006-01-02", s); err == nil {
+			return t.UTC()
+		}
+		a.log.Warn("EFMESH_NOW is not an RFC 3339 time or a date; using the current time", "value", s)
+	}
+	return time.Now().UTC()
+}
+
+// batchProgress reports each committed batch of a backfill: a status line
+// at a terminal, a log line otherwise.
+func (a *app) batchProgress() func(model string, k, n int, r planner.Range) {
+	tty := isTTY(a.stdin) && !a.json
+	return func(model string, k, n int, r planner.Range) {
+		if tty {
+			fmt.Fprintf(a.stderr, "\r%s: batch %d of %d %s\033[K", model, k, n, r)
+			if k == n {
+				fmt.Fprintln(a.stderr)
+			}
+			return
+		}
+		a.log.Info("batch", "model", model, "batch", k, "of", n, "start", r.Start.Format(time.RFC3339), "end", r.End.Format(time.RFC3339))
+	}
+}
+
+// backfillText shows a plan's ranges as [start, end) pairs, the first few
+// only.
+func backfillText(rs [][]string) string {
+	const show = 3
+	var b strings.Builder
+	for i, r := range rs {
+		if i == show {
+			fmt.Fprintf(&b, " and %d more", len(rs)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "[%s, %s)", r[0], r[1])
+	}
+	return b.String()
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/planner"
+)
+
+// parseBound reads a restate bound: RFC 3339, a date (its midnight UTC) or
+// "YYYY-MM-DD HH:MM:SS" in UTC.
+func parseBound(flag, s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	for _, l := range []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--%s %q is not a time: write 2026-01-02 or 2026-01-02T15:00:00Z", flag, s)
+}
+
+func (a *app) restateCmd() *cobra.Command {
+	var (
+		model, from, to string
+		dryRun          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "restate <env> --model m --from t --to t",
+		Short: "Mark a past time range of a model and its descendants for recomputation",
+		Long: `Restate clears the computed intervals of an INCREMENTAL_BY_TIME_RANGE model
+and of its incremental descendants over [--from, --to), for the versions the
+environment points at. The next apply or run recomputes exactly that range.
+Only the interval ledger changes, under the environment's lock; the
+warehouse is untouched until the recomputation replaces the rows.
+
+Bounds are UTC and must be aligned to the model's interval (day or hour).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if model == "" || from == "" || to == "" {
+				return fmt.Errorf("restate needs --model, --from and --to")
+			}
+			f, err := parseBound("from", from)
+			if err != nil {
+				return err
+			}
+			t, err := parseBound("to", to)
+			if err != nil {
+				return err
+			}
+			_, st, err := a.loadStore()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			env := args[0]
+			rs, err := planner.Restate(a.ctx, st, env, model, f, t, planner.RestateOptions{DryRun: dryRun})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				models := []map[string]any{}
+				for _, r := range rs {
+					models = append(models, map[string]any{"name": r.Name, "fingerprint": r.Fingerprint,
+						"from": rfc(r.Range.Start), "to": rfc(r.Range.End), "intervals": r.Intervals})
+				}
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": env, "model": model, "from": rfc(f), "to": rfc(t),
+					"dryRun": dryRun, "models": models})
+				return nil
+			}
+			verb := "Cleared"
+			if dryRun {
+				verb = "Would clear"
+			}
+			for _, r := range rs {
+				fmt.Fprintf(a.stdout, "%s %d interval(s) of %s in %s\n", verb, r.Intervals, r.Name, r.Range)
+			}
+			if !dryRun {
+				fmt.Fprintf(a.stdout, "The next apply or run of %s recomputes them.\n", env)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "the model to restate")
+	cmd.Flags().StringVar(&from, "from", "", "start of the range (inclusive), UTC")
+	cmd.Flags().StringVar(&to, "to", "", "end of the range (exclusive), UTC")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be cleared, change nothing")
+	return cmd
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+func (a *app) runCmd() *cobra.Command {
+	var retries int
+	cmd := &cobra.Command{
+		Use:   "run <env>",
+		Short: "One scheduler tick: compute the intervals that came due",
+		Long: `Run computes the intervals of incremental models that came due since the
+last tick, for the versions the environment already points at. It never
+applies a change of the project: when the project differs from the
+environment it computes nothing and exits 2 naming the changed models.
+
+Run shares the environment's lock with apply; a tick that meets it held
+computes nothing and exits 1 (outcome lock-held). Every tick is recorded in
+the runs journal (see efmesh status).
+
+Exit codes: 0 the tick ran (possibly with nothing due), 1 an error or a held
+lock, 2 awaiting a human (unapplied changes).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			env := args[0]
+			if err := planner.ValidateEnv(env); err != nil {
+				return err
+			}
+			w, err := a.load(true)
+			if err != nil {
+				a.journalLoadFailure(env, err)
+				return err
+			}
+			defer w.Close()
+			open := func() (engine.Engine, error) { return duckdb.Open(warehousePath(w.proj)) }
+			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
+				Logger: a.log, Now: a.now, Retries: retries, BatchProgress: a.batchProgress()})
+			code := ExitOK
+			switch res.Outcome {
+			case state.RunAwaitingHuman:
+				code = ExitAwaiting
+			case state.RunLockHeld, state.RunError:
+				code = ExitError
+			}
+			if a.json {
+				payload := map[string]any{"apiVersion": APIVersion, "env": env, "outcome": res.Outcome,
+					"processed": nonNil(res.Processed), "intervals": res.Intervals}
+				if len(res.BlockedBy) > 0 {
+					payload["blockedBy"] = res.BlockedBy
+				}
+				if err != nil {
+					payload["error"] = err.Error()
+				}
+				a.writeJSON(payload)
+				if code != ExitOK {
+					return &exitError{code: code}
+				}
+				return nil
+			}
+			switch res.Outcome {
+			case state.RunOK:
+				if len(res.Processed) == 0 {
+					fmt.Fprintf(a.stdout, "run %s: nothing due.\n", env)
+				} else {
+					fmt.Fprintf(a.stdout, "run %s: computed %d interval(s) of %s.\n", env, res.Intervals, strings.Join(res.Processed, ", "))
+				}
+			case state.RunAwaitingHuman:
+				fmt.Fprintf(a.stderr, "efmesh: run %s: the project differs from the environment; apply it first:\n", env)
+				for _, b := range res.BlockedBy {
+					fmt.Fprintf(a.stderr, "  %s\n", b)
+				}
+			default:
+				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
+			}
+			if code != ExitOK {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
+	return cmd
+}
+
+// journalLoadFailure records a tick that could not start because the
+// project does not load, when the store itself can be opened.
+func (a *app) journalLoadFailure(env string, cause error) {
+	var pe *planner.ProblemsError
+	msg := cause
+	if errors.As(cause, &pe) {
+		msg = fmt.Errorf("the project has problems: %w", cause)
+	}
+	root, err := project.FindRoot(a.dir)
+	if err != nil {
+		return
+	}
+	proj, err := project.Load(root)
+	if err != nil {
+		return
+	}
+	st, err := openStore(a.ctx, proj)
+	if err != nil {
+		return
+	}
+	defer st.Close()
+	if err := planner.JournalFailure(a.ctx, st, env, msg); err != nil {
+		a.log.Warn("the runs journal could not record the tick", "env", env, "err", err)
+	}
+}
+
+// applyFailed reports a failed apply. With --json, failed intervals are
+// listed as data ("failedIntervals": model -> [[start, end]]) beside the
+// error, in the apply payload (applied false); other errors print as usual.
+func (a *app) applyFailed(payload map[string]any, res *planner.ApplyResult, err error) error {
+	var ie *planner.IntervalsError
+	if !a.json || !errors.As(err, &ie) {
+		return err
+	}
+	failed := [][]string{}
+	for _, r := range ie.Failed {
+		failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
+	}
+	payload["failedIntervals"] = map[string][][]string{ie.Model: failed}
+	payload["error"] = err.Error()
+	if res != nil {
+		payload["built"] = nonNil(res.Built)
+	}
+	a.writeJSON(payload)
+	return &exitError{code: ExitError}
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// loadStore finds the project and opens its state store, for commands that
+// read or change state without analyzing the models (status, restate): a
+// model with errors must not hide what the environment holds.
+func (a *app) loadStore() (*project.Project, state.Store, error) {
+	root, err := project.FindRoot(a.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	proj, err := project.Load(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openStore(a.ctx, proj)
+	if err != nil {
+		return nil, nil, err
+	}
+	return proj, st, nil
+}
+
+func (a *app) statusCmd() *cobra.Command {
+	var (
+		check bool
+		ticks int
+	)
+	cmd := &cobra.Command{
+		Use:   "status <env>",
+		Short: "Last plan, interval lag, failed intervals and recent ticks of an environment",
+		Long: `Status reports what an environment holds: the last applied plan, the
+interval coverage of each incremental model it points at, failed intervals
+and the recent run ticks.
+
+With --check, status exits 1 when the environment is unhealthy: failed
+intervals, or a last tick that ended in error. Lag, awaiting-human and
+lock-held ticks and a never-applied environment are normal (exit 0).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, st, err := a.loadStore()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			s, err := planner.GetStatus(a.ctx, st, proj.Config, args[0], a.now(), ticks)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				a.writeJSON(statusJSON(s))
+			} else {
+				a.printStatus(s)
+			}
+			if check && !s.Healthy() {
+				return &exitError{code: ExitError}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when the environment is unhealthy")
+	cmd.Flags().IntVar(&ticks, "ticks", 10, "how many recent run ticks to show")
+	return cmd
+}
+
+func rfc(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// rawJSON returns b as an embedded JSON value (null when empty or invalid),
+// so --json readers get objects, not strings holding JSON.
+func rawJSON(b []byte) json.RawMessage {
+	if len(b) == 0 || !json.Valid(b) {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(b)
+}
+
+func statusJSON(s *planner.Status) map[string]any {
+	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "problems": nonNil(s.Problems)}
+	if p := s.LastPlan; p != nil {
+		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
+			"status": p.Status, "summary": rawJSON(p.Summary)}
+	} else {
+		out["lastPlan"] = nil
+	}
+	models := []map[string]any{}
+	for _, m := range s.Models {
+		failed := [][]string{}
+		for _, r := range m.Failed {
+			failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
+		}
+		models = append(models, map[string]any{"name": m.Name, "fingerprint": m.Fingerprint, "interval": string(m.Grain),
+			"start": rfc(m.Start), "dueThrough": rfc(m.DueThrough), "coveredThrough": rfc(m.CoveredThrough),
+			"done": m.Done, "missing": m.Missing, "failed": failed})
+	}
+	out["models"] = models
+	ticks := []map[string]any{}
+	for _, t := range s.Ticks {
+		ticks = append(ticks, map[string]any{"id": t.ID, "startedAt": rfc(t.StartedAt), "finishedAt": rfc(t.FinishedAt),
+			"outcome": t.Outcome, "detail": rawJSON(t.Detail)})
+	}
+	out["ticks"] = ticks
+	return out
+}
+
+func (a *app) printStatus(s *planner.Status) {
+	w := a.stdout
+	fmt.Fprintf(w, "Environment %s\n", s.Env)
+	if p := s.LastPlan; p != nil {
+		fmt.Fprintf(w, "  last plan  %s applied by %s at %s\n", p.ID, p.AppliedBy, rfc(p.CreatedAt))
+	} else {
+		fmt.Fprintln(w, "  last plan  none: never applied")
+	}
+	if len(s.Models) > 0 {
+		fmt.Fprintln(w, "\nIncremental models:")
+	}
+	for _, m := range s.Models {
+		covered := "nothing computed"
+		if !m.CoveredThrough.IsZero() {
+			covered = "covered through " + rfc(m.CoveredThrough)
+		}
+		fmt.Fprintf(w, "  %s  (%s)  %s, due through %s, lag %d interval(s)\n", m.Name, m.Grain, covered, rfc(m.DueThrough), m.Missing)
+		for _, r := range m.Failed {
+			fmt.Fprintf(w, "    failed %s\n", r)
+		}
+	}
+	if len(s.Ticks) > 0 {
+		fmt.Fprintln(w, "\nRecent ticks:")
+	}
+	for _, t := range s.Ticks {
+		fmt.Fprintf(w, "  %s  %-14s %s\n", rfc(t.StartedAt), t.Outcome, string(t.Detail))
+	}
+	fmt.Fprintln(w)
+	if s.Healthy() {
+		fmt.Fprintln(w, "Healthy.")
+		return
+	}
+	fmt.Fprintln(w, "Unhealthy:")
+	for _, p := range s.Problems {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+}

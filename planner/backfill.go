@@ -1,0 +1,321 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// PlanOption tunes MakePlan.
+type PlanOption func(*planConfig)
+
+type planConfig struct {
+	now time.Time
+}
+
+// PlanAt makes the plan as of now: intervals are due up to the last
+// complete one before now. Tests and replays pin it; the default is the
+// current time.
+func PlanAt(now time.Time) PlanOption {
+	return func(c *planConfig) { c.now = now }
+}
+
+func planConfigOf(opts []PlanOption) planConfig {
+	var c planConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.now.IsZero() {
+		c.now = time.Now()
+	}
+	return c
+}
+
+// fillBackfill lists, for every incremental model of the plan, the ranges
+// its snapshot's ledger lacks between the model's start and now. A new
+// snapshot has an empty ledger: its whole history is due. Ranges to compute
+// are changes even when the model's version is not.
+func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) error {
+	for i := range p.Models {
+		mp := &p.Models[i]
+		info := p.analysis.Models[mp.Name]
+		if mp.Change == Removed || info == nil || info.Model.Kind.Name != project.KindIncrementalByTimeRange {
+			continue
+		}
+		m := info.Model
+		start, err := modelStart(m, p.analysis.Project.Config)
+		if err != nil {
+			return err
+		}
+		var done []state.Interval
+		if p.stored[mp.Fingerprint] {
+			if done, err = st.Intervals(ctx, mp.Fingerprint); err != nil {
+				return err
+			}
+		}
+		for _, r := range grainOf(m).Missing(start, now, done, m.Kind.Lookback) {
+			mp.Backfill = append(mp.Backfill, r.pair())
+		}
+		if len(mp.Backfill) > 0 {
+			p.HasChanges = true
+		}
+	}
+	return nil
+}
+
+// IntervalsError reports the intervals of a model whose write failed after
+// every retry. They are marked failed in the ledger; the others of the
+// same backfill were still computed.
+type IntervalsError struct {
+	Model  string
+	Failed []Range
+	Err    error // the first failure
+}
+
+func (e *IntervalsError) Error() string {
+	rs := make([]string, len(e.Failed))
+	for i, r := range e.Failed {
+		rs[i] = r.String()
+	}
+	return fmt.Sprintf("%s: %d interval(s) failed: %s: %v", e.Model, len(e.Failed), strings.Join(rs, ", "), e.Err)
+}
+
+func (e *IntervalsError) Unwrap() error { return e.Err }
+
+// backfillOptions are the parts of ApplyOptions a backfill uses.
+type backfillOptions struct {
+	retries    int
+	retryDelay time.Duration
+	progress   func(model string, batch, batches int, r Range)
+	now        func() time.Time
+}
+
+// backfill computes ranges of an INCREMENTAL_BY_TIME_RANGE snapshot: it
+// creates the physical table when missing, then writes batch by batch, each
+// batch one engine transaction that deletes the batch's range and inserts
+// the query's rows of that range (so a batch re-run after a crash never
+// duplicates). The ledger records each interval done after its batch
+// commits, or failed when the write failed after every retry; the other
+// batches go on.
+func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo, ranges []Range, opt backfillOptions) error {
+	m := info.Model
+	rel := PhysicalRelation(m, info.Fingerprint)
+	q, err := b.Query(info)
+	if err != nil {
+		return err
+	}
+	if err := b.checkContract(ctx, info, q); err != nil {
+		return err
+	}
+	cols, err := b.columns(ctx, m, q)
+	if err != nil {
+		return err
+	}
+	if err := hasTimeColumn(m, cols); err != nil {
+		return err
+	}
+	defs := make([]string, len(cols))
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = b.d.Quote(c.Name)
+		defs[i] = names[i] + " " + c.Type
+	}
+	if err := b.wh.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+b.d.QuoteRelation(rel)+" ("+strings.Join(defs, ", ")+")"); err != nil {
+		return fmt.Errorf("create %s: %w", rel, err)
+	}
+
+	g := grainOf(m)
+	var batches []Range
+	for _, r := range ranges {
+		batches = append(batches, g.Batches(r, m.Kind.BatchSize)...)
+	}
+	tc := b.d.Quote(m.Kind.TimeColumn)
+	list := strings.Join(names, ", ")
+	ie := &IntervalsError{Model: m.Name}
+	for k, batch := range batches {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		bb := *b
+		bb.interval = &batch
+		bq, err := bb.Query(info)
+		if err != nil {
+			return err
+		}
+		start, end := b.d.TimestampLiteral(batch.Start.Format(time.RFC3339)), b.d.TimestampLiteral(batch.End.Format(time.RFC3339))
+		inRange := " WHERE " + tc + " >= " + start + " AND " + tc + " < " + end
+		stmts := []string{
+			"DELETE FROM " + b.d.QuoteRelation(rel) + inRange,
+			"INSERT INTO " + b.d.QuoteRelation(rel) + " (" + list + ") SELECT " + list + " FROM (\n" + bq + "\n) AS _efmesh_batch" + inRange,
+		}
+		marks := intervalsOf(g, batch)
+		if err := retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) }); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			_ = st.MarkIntervals(context.WithoutCancel(ctx), info.Fingerprint, marks, state.IntervalFailed, opt.now().UTC())
+			ie.Failed = append(ie.Failed, batch)
+			if ie.Err == nil {
+				ie.Err = err
+			}
+			continue
+		}
+		if err := st.MarkIntervals(ctx, info.Fingerprint, marks, state.IntervalDone, opt.now().UTC()); err != nil {
+			return err
+		}
+		if opt.progress != nil {
+			opt.progress(m.Name, k+1, len(batches), batch)
+		}
+	}
+	if len(ie.Failed) > 0 {
+		return ie
+	}
+	return nil
+}
+
+func intervalsOf(g Grain, r Range) []state.Interval {
+	var out []state.Interval
+	for _, iv := range g.Intervals(r) {
+		out = append(out, state.Interval{Start: iv.Start, End: iv.End})
+	}
+	return out
+}
+
+// retry runs fn, and again up to retries times after a failure, waiting
+// delay, then twice as long each time. It stops early when ctx is done.
+func retry(ctx context.Context, retries int, delay time.Duration, fn func() error) error {
+	err := fn()
+	for i := 0; err != nil && i < retries; i++ {
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(delay << i):
+		}
+		err = fn()
+	}
+	return err
+}
+
+// backfillRanges reads a plan line's ranges back.
+func backfillRanges(mp ModelPlan) ([]Range, error) {
+	out := make([]Range, 0, len(mp.Backfill))
+	for _, p := range mp.Backfill {
+		r, err := rangeOfPair(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// execute builds the snapshots the plan marks Build and computes the
+// ranges it lists, parents before children. It promotes nothing.
+//
+// With refreshAll (a run tick), every INCREMENTAL_BY_UNIQUE_KEY and
+// SCD_TYPE_2 model is merged again, built or not; apply merges them only
+// when it builds them.
+func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, refreshAll bool) error {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	work := func(mp ModelPlan) bool {
+		if mp.Change == Removed {
+			return false
+		}
+		return mp.Build || len(mp.Backfill) > 0 || refreshAll && refreshed(p.analysis.Models[mp.Name].Model.Kind.Name)
+	}
+	total := 0
+	for _, mp := range p.Models {
+		if work(mp) {
+			total++
+		}
+	}
+	if total > 0 {
+		if err := b.wh.Exec(ctx, b.d.CreateSchema(PhysicalSchema)); err != nil {
+			return fmt.Errorf("planner: create schema %s: %w", PhysicalSchema, err)
+		}
+	}
+	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, now: now}
+	if bo.retryDelay <= 0 {
+		bo.retryDelay = 500 * time.Millisecond
+	}
+	for _, mp := range p.Models {
+		if !work(mp) {
+			continue
+		}
+		info := p.analysis.Models[mp.Name]
+		start := time.Now()
+		if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
+			return err
+		}
+		err := b.checkTarget(info.Model)
+		lake := targetOf(info.Model) == "parquet"
+		switch k := info.Model.Kind.Name; {
+		case err != nil:
+		case k == project.KindIncrementalByTimeRange:
+			var ranges []Range
+			if ranges, err = backfillRanges(mp); err == nil && lake {
+				err = b.backfillLake(ctx, st, info, ranges, bo)
+			} else if err == nil {
+				err = b.backfill(ctx, st, info, ranges, bo)
+			}
+		case refreshed(k):
+			err = b.refresh(ctx, info, bo, now())
+		case lake:
+			err = b.buildLakeFull(ctx, info, bo)
+		default:
+			err = b.build(ctx, info)
+		}
+		if err != nil {
+			return &BuildError{Model: mp.Name, Err: err}
+		}
+		if mp.Build {
+			if err := st.MarkBuilt(ctx, info.Fingerprint, now().UTC()); err != nil {
+				return err
+			}
+		}
+		res.Built = append(res.Built, mp.Name)
+		log.Info("built", "model", mp.Name, "table", mp.PhysicalTable, "ranges", len(mp.Backfill), "elapsed", time.Since(start).Round(time.Millisecond))
+		if opt.Progress != nil {
+			opt.Progress(len(res.Built), total, mp.Name)
+		}
+	}
+	return nil
+}
+
+// checkCurrent fails when the environment's pointers moved since the plan
+// was made (another apply ran in between): the plan is stale.
+func (p *Plan) checkCurrent(ctx context.Context, st state.Store) error {
+	cur, err := st.Environment(ctx, p.Env)
+	if err != nil {
+		return err
+	}
+	same := len(cur) == len(p.current)
+	for name, ptr := range cur {
+		same = same && p.current[name].Fingerprint == ptr.Fingerprint
+	}
+	if !same {
+		return fmt.Errorf("planner: environment %s changed since the plan was made; plan again", p.Env)
+	}
+	return nil
+}
+
+// hasTimeColumn checks that the model's time column is among its columns:
+// every interval's DELETE and filter rely on it.
+func hasTimeColumn(m *project.Model, cols []engine.Column) error {
+	for _, c := range cols {
+		if strings.EqualFold(c.Name, m.Kind.TimeColumn) {
+			return nil
+		}
+	}
+	return fmt.Errorf("time_column %s is not a column of %s's query", m.Kind.TimeColumn, m.Name)
+}

@@ -1,0 +1,194 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// Grain is the unit of an incremental model's intervals. All interval
+// arithmetic is in UTC: an interval of a day is [00:00, 24:00) UTC.
+type Grain string
+
+const (
+	Day  Grain = "day"
+	Hour Grain = "hour"
+)
+
+// grainOf returns the grain of a model (day unless it says hour).
+func grainOf(m *project.Model) Grain {
+	if m.Interval == string(Hour) {
+		return Hour
+	}
+	return Day
+}
+
+// Floor returns the start of the interval holding t.
+func (g Grain) Floor(t time.Time) time.Time {
+	t = t.UTC()
+	if g == Hour {
+		return t.Truncate(time.Hour)
+	}
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// Next returns the start of the interval after the one starting at t.
+func (g Grain) Next(t time.Time) time.Time {
+	if g == Hour {
+		return t.Add(time.Hour)
+	}
+	return t.AddDate(0, 0, 1)
+}
+
+// Add moves t by n intervals (n may be negative).
+func (g Grain) Add(t time.Time, n int) time.Time {
+	if g == Hour {
+		return t.Add(time.Duration(n) * time.Hour)
+	}
+	return t.AddDate(0, 0, n)
+}
+
+// Aligned reports whether t starts an interval.
+func (g Grain) Aligned(t time.Time) bool { return g.Floor(t).Equal(t) }
+
+// Ceil returns t when aligned, else the start of the next interval.
+func (g Grain) Ceil(t time.Time) time.Time {
+	if f := g.Floor(t); !f.Equal(t) {
+		return g.Next(f)
+	}
+	return t.UTC()
+}
+
+// Range is the half-open time range [Start, End).
+type Range struct{ Start, End time.Time }
+
+func (r Range) String() string {
+	return "[" + r.Start.UTC().Format(time.RFC3339) + ", " + r.End.UTC().Format(time.RFC3339) + ")"
+}
+
+// pair is the plan's JSON form of a range.
+func (r Range) pair() []string {
+	return []string{r.Start.UTC().Format(time.RFC3339), r.End.UTC().Format(time.RFC3339)}
+}
+
+func rangeOfPair(p []string) (Range, error) {
+	if len(p) != 2 {
+		return Range{}, fmt.Errorf("planner: bad backfill range %v", p)
+	}
+	s, err := time.Parse(time.RFC3339, p[0])
+	if err != nil {
+		return Range{}, fmt.Errorf("planner: bad backfill range %v: %w", p, err)
+	}
+	e, err := time.Parse(time.RFC3339, p[1])
+	if err != nil {
+		return Range{}, fmt.Errorf("planner: bad backfill range %v: %w", p, err)
+	}
+	return Range{s.UTC(), e.UTC()}, nil
+}
+
+// Intervals splits r into intervals of g. Precondition: r is aligned.
+func (g Grain) Intervals(r Range) []Range {
+	var out []Range
+	for s := r.Start; s.Before(r.End); s = g.Next(s) {
+		out = append(out, Range{s, g.Next(s)})
+	}
+	return out
+}
+
+// Batches splits r into consecutive ranges of at most size intervals; size
+// <= 0 keeps r whole. Precondition: r is aligned.
+func (g Grain) Batches(r Range, size int) []Range {
+	if size <= 0 {
+		if r.Start.Before(r.End) {
+			return []Range{r}
+		}
+		return nil
+	}
+	var out []Range
+	for s := r.Start; s.Before(r.End); {
+		e := g.Add(s, size)
+		if e.After(r.End) {
+			e = r.End
+		}
+		out = append(out, Range{s, e})
+		s = e
+	}
+	return out
+}
+
+// Missing returns the ranges of g from start (floored) to the last
+// complete interval before now that the ledger does not hold as done,
+// merged where contiguous. Each missing range is widened back by lookback
+// intervals (never before start): late data of the intervals just before
+// new ones is read again. Nothing missing means nothing to re-read.
+func (g Grain) Missing(start, now time.Time, done []state.Interval, lookback int) []Range {
+	start, end := g.Floor(start), g.Floor(now)
+	have := make(map[int64]bool, len(done))
+	for _, iv := range done {
+		if iv.Status == state.IntervalDone {
+			have[iv.Start.UTC().Unix()] = true
+		}
+	}
+	var out []Range
+	for s := start; s.Before(end); s = g.Next(s) {
+		if have[s.Unix()] {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].End.Equal(s) {
+			out[n-1].End = g.Next(s)
+			continue
+		}
+		out = append(out, Range{s, g.Next(s)})
+	}
+	if lookback > 0 {
+		for i := range out {
+			if s := g.Add(out[i].Start, -lookback); s.After(start) {
+				out[i].Start = s
+			} else {
+				out[i].Start = start
+			}
+		}
+	}
+	return mergeRanges(out)
+}
+
+// mergeRanges sorts ranges and merges those that overlap or touch.
+func mergeRanges(rs []Range) []Range {
+	slices.SortFunc(rs, func(a, b Range) int { return a.Start.Compare(b.Start) })
+	var out []Range
+	for _, r := range rs {
+		if n := len(out); n > 0 && !r.Start.After(out[n-1].End) {
+			if r.End.After(out[n-1].End) {
+				out[n-1].End = r.End
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// startLayouts are the accepted forms of a start (model header or
+// efmesh.yaml), read in UTC.
+var startLayouts = []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05"}
+
+// modelStart returns where an incremental model's intervals begin: its
+// own start, else the project's, floored to its grain.
+func modelStart(m *project.Model, cfg project.Config) (time.Time, error) {
+	s := m.Start
+	if s == "" {
+		s = cfg.Start
+	}
+	if s == "" {
+		return time.Time{}, fmt.Errorf("planner: %s has no start: set start in its MODEL header or in efmesh.yaml", m.Name)
+	}
+	for _, l := range startLayouts {
+		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
+			return grainOf(m).Floor(t), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("planner: %s: start %q is not a date", m.Name, s)
+}

@@ -1,0 +1,182 @@
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// RestateOptions tunes Restate.
+type RestateOptions struct {
+	DryRun bool
+	// Lock is the environment's lock when the caller holds it; nil makes
+	// Restate take it (a dry run takes none).
+	Lock *Lock
+}
+
+// Restated is one model whose ledger a restate clears.
+type Restated struct {
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"`
+	Range       Range  `json:"-"`
+	// Intervals counts the ledger records (done or failed) in Range that
+	// were (or, in a dry run, would be) cleared.
+	Intervals int `json:"intervals"`
+}
+
+// RestateBoundsError is a restate range not aligned to the model's grain.
+type RestateBoundsError struct {
+	Model string
+	Grain Grain
+	Bound time.Time
+}
+
+func (e *RestateBoundsError) Error() string {
+	f, c := e.Grain.Floor(e.Bound), e.Grain.Ceil(e.Bound)
+	return fmt.Sprintf("restate %s: %s is not aligned to the model's %s intervals (use %s or %s)", e.Model,
+		e.Bound.UTC().Format(time.RFC3339), e.Grain, f.Format(time.RFC3339), c.Format(time.RFC3339))
+}
+
+// envModel is a model of an environment as its stored snapshot says.
+type envModel struct {
+	snap state.Snapshot
+	def  Definition
+}
+
+func (m envModel) grain() Grain {
+	if m.def.Interval == string(Hour) {
+		return Hour
+	}
+	return Day
+}
+
+func envModels(ctx context.Context, st state.Store, env string) (map[string]envModel, error) {
+	ptrs, err := st.Environment(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	fps := make([]string, 0, len(ptrs))
+	for _, p := range ptrs {
+		fps = append(fps, p.Fingerprint)
+	}
+	snaps, err := st.Snapshots(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]envModel, len(ptrs))
+	for name, p := range ptrs {
+		s, ok := snaps[p.Fingerprint]
+		if !ok {
+			return nil, fmt.Errorf("planner: %s of %s points at a missing snapshot %s", name, env, p.Fingerprint)
+		}
+		em := envModel{snap: s}
+		if len(s.Definition) > 0 {
+			if err := json.Unmarshal(s.Definition, &em.def); err != nil {
+				return nil, fmt.Errorf("planner: snapshot %s of %s: %w", s.Fingerprint[:min(8, len(s.Fingerprint))], name, err)
+			}
+		}
+		out[name] = em
+	}
+	return out, nil
+}
+
+// Restate clears the ledger of model, and of its INCREMENTAL_BY_TIME_RANGE
+// descendants, over [from, to) for the versions env points at, so that the
+// next apply or run recomputes that range (the backfill's DELETE+INSERT
+// replaces the rows; restate itself never touches the warehouse). The
+// bounds must be aligned to the model's grain; a descendant of a coarser
+// grain has its range widened to whole intervals. SCD_TYPE_2 and other
+// kinds without intervals are refused.
+func Restate(ctx context.Context, st state.Store, env, model string, from, to time.Time, opt RestateOptions) ([]Restated, error) {
+	if err := ValidateEnv(env); err != nil {
+		return nil, err
+	}
+	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) {
+		return nil, fmt.Errorf("restate %s: --from %s is not before --to %s", model, from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	if !opt.DryRun && opt.Lock == nil {
+		lk, err := AcquireLock(ctx, st, EnvLock(env), 0)
+		if err != nil {
+			return nil, err
+		}
+		defer lk.Release()
+	}
+	models, err := envModels(ctx, st, env)
+	if err != nil {
+		return nil, err
+	}
+	root, ok := models[model]
+	if !ok {
+		return nil, fmt.Errorf("restate: %s is not a model of environment %s", model, env)
+	}
+	switch root.def.Kind.Name {
+	case project.KindIncrementalByTimeRange:
+	case project.KindSCDType2:
+		return nil, fmt.Errorf("restate: %s is SCD_TYPE_2: its version history has no time ranges to restate", model)
+	default:
+		return nil, fmt.Errorf("restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", model, root.def.Kind.Name)
+	}
+	g := root.grain()
+	for _, b := range []time.Time{from, to} {
+		if !g.Aligned(b) {
+			return nil, &RestateBoundsError{Model: model, Grain: g, Bound: b}
+		}
+	}
+
+	// The model and every descendant, by the stored parents of the
+	// environment's snapshots.
+	children := map[string][]string{}
+	for name, m := range models {
+		for parent := range m.snap.Parents {
+			children[parent] = append(children[parent], name)
+		}
+	}
+	seen := map[string]bool{model: true}
+	queue := []string{model}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, c := range children[n] {
+			if !seen[c] {
+				seen[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		if models[n].def.Kind.Name == project.KindIncrementalByTimeRange {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	out := make([]Restated, 0, len(names))
+	for _, n := range names {
+		m := models[n]
+		mg := m.grain()
+		r := Range{mg.Floor(from), mg.Ceil(to)}
+		ivs, err := st.Intervals(ctx, m.snap.Fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		count := 0
+		for _, iv := range ivs {
+			if iv.Start.Before(r.End) && iv.End.After(r.Start) {
+				count++
+			}
+		}
+		if !opt.DryRun {
+			if count, err = st.ClearIntervals(ctx, m.snap.Fingerprint, r.Start, r.End); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, Restated{Name: n, Fingerprint: m.snap.Fingerprint, Range: r, Intervals: count})
+	}
+	return out, nil
+}

@@ -1,0 +1,151 @@
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/state"
+)
+
+// RunResult is the outcome of one scheduler tick.
+type RunResult struct {
+	ID        string
+	Env       string
+	Outcome   string   // state.RunOK | RunAwaitingHuman | RunLockHeld | RunError
+	Processed []string // models whose intervals were computed
+	Intervals int      // intervals computed, over all models
+	// BlockedBy names the models whose project version differs from the
+	// environment ("name: change"), when the tick refused to run.
+	BlockedBy []string
+	Err       error // the error of an outcome "error" or "lock-held"
+}
+
+// runDetail is the runs journal's JSON of a tick.
+type runDetail struct {
+	Processed []string `json:"processed"`
+	Intervals int      `json:"intervals"`
+	BlockedBy []string `json:"blockedBy,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// Run is one scheduler tick over env: it computes the intervals that came
+// due since the last tick (and any that are missing or failed) for the
+// versions the environment already points at. It never applies a change of
+// the project: when the project differs from the environment it computes
+// nothing and the outcome is awaiting-human, naming the changed models.
+//
+// Run takes the environment's lock (unless opt.Lock holds it) before it
+// opens the warehouse with open, so a tick that meets a running apply or
+// tick never touches the warehouse: the outcome is lock-held. Every tick is
+// journaled whatever its outcome; a journal failure is logged and never
+// masks the outcome. The error is that of an outcome "error" or
+// "lock-held" (also in RunResult.Err).
+func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func() (engine.Engine, error), opt ApplyOptions) (*RunResult, error) {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	started := time.Now().UTC()
+	res := &RunResult{ID: newID(now()), Env: env, Processed: []string{}}
+	err := runTick(ctx, a, st, env, open, opt, now, log, res)
+	var held *LockHeldError
+	switch {
+	case errors.As(err, &held):
+		res.Outcome, res.Err = state.RunLockHeld, err
+	case err != nil:
+		res.Outcome, res.Err = state.RunError, err
+	case len(res.BlockedBy) > 0:
+		res.Outcome = state.RunAwaitingHuman
+	default:
+		res.Outcome = state.RunOK
+	}
+	d := runDetail{Processed: res.Processed, Intervals: res.Intervals, BlockedBy: res.BlockedBy}
+	if err != nil {
+		d.Error = err.Error()
+	}
+	detail, _ := json.Marshal(d)
+	if jerr := st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: res.ID, Env: env, StartedAt: started,
+		FinishedAt: time.Now().UTC(), Outcome: res.Outcome, Detail: detail}); jerr != nil {
+		log.Warn("the runs journal could not record the tick", "env", env, "err", jerr)
+	}
+	return res, err
+}
+
+func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open func() (engine.Engine, error),
+	opt ApplyOptions, now func() time.Time, log *slog.Logger, res *RunResult) error {
+	if err := ValidateEnv(env); err != nil {
+		return err
+	}
+	if opt.Lock == nil {
+		lk, err := AcquireLock(ctx, st, EnvLock(env), 0)
+		if err != nil {
+			return err
+		}
+		defer lk.Release()
+	}
+	p, err := MakePlan(ctx, a, st, env, PlanAt(now()))
+	if err != nil {
+		return err
+	}
+	for _, mp := range p.Models {
+		if mp.Change != Unchanged || mp.Build {
+			res.BlockedBy = append(res.BlockedBy, mp.Name+": "+string(mp.Change))
+		}
+	}
+	if len(res.BlockedBy) > 0 {
+		sort.Strings(res.BlockedBy)
+		return nil
+	}
+	due := 0
+	for _, mp := range p.Models {
+		due += len(mp.Backfill)
+		if info := a.Models[mp.Name]; info != nil && refreshed(info.Model.Kind.Name) {
+			due++
+		}
+	}
+	if due == 0 {
+		return nil
+	}
+	wh, err := open()
+	if err != nil {
+		return err
+	}
+	defer wh.Close()
+	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now()}
+	ar := &ApplyResult{}
+	err = execute(ctx, p, b, st, opt, ar, log, true)
+	res.Processed = append(res.Processed, ar.Built...)
+	for _, mp := range p.Models {
+		if !slices.Contains(ar.Built, mp.Name) {
+			continue
+		}
+		rs, _ := backfillRanges(mp)
+		for _, r := range rs {
+			res.Intervals += len(grainOf(a.Models[mp.Name].Model).Intervals(r))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("planner: run %s: %w", env, err)
+	}
+	return nil
+}
+
+// JournalFailure records a tick of env that failed before Run could start
+// (a project that does not load), so that the failure is in the journal.
+func JournalFailure(ctx context.Context, st state.Store, env string, cause error) error {
+	detail, _ := json.Marshal(runDetail{Processed: []string{}, Error: cause.Error()})
+	now := time.Now().UTC()
+	return st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: newID(now), Env: env, StartedAt: now, FinishedAt: now,
+		Outcome: state.RunError, Detail: detail})
+}

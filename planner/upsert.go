@@ -1,0 +1,122 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// Refreshed kinds have no intervals: their query is computed whole (from
+// the project's start to now) and merged into the table by key. A build
+// creates the table and merges once; every run tick merges again.
+//
+//   - INCREMENTAL_BY_UNIQUE_KEY: an upsert. Rows of the query replace the
+//     table's rows of the same key; keys the query no longer yields stay.
+//   - SCD_TYPE_2: a history. The current version of a key (valid_to NULL)
+//     is closed at the refresh time when the query's row for the key
+//     differs or the key is gone; a new or changed row opens a version
+//     valid from the refresh time. An identical row keeps its version and
+//     its valid_from.
+
+func refreshed(k project.KindName) bool {
+	return k == project.KindIncrementalByUniqueKey || k == project.KindSCDType2
+}
+
+// scdColumns returns the names of an SCD_TYPE_2 model's validity columns.
+func scdColumns(k project.Kind) (from, to string) {
+	from, to = k.ValidFrom, k.ValidTo
+	if from == "" {
+		from = "valid_from"
+	}
+	if to == "" {
+		to = "valid_to"
+	}
+	return from, to
+}
+
+// refresh merges the whole query of a refreshed model into its table, in
+// one engine transaction (retried like a batch: the merge is idempotent
+// for a given query result and time).
+func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOptions, at time.Time) error {
+	m := info.Model
+	if len(m.Kind.Key) == 0 {
+		return fmt.Errorf("%s has no key", m.Name)
+	}
+	q, err := b.Query(info)
+	if err != nil {
+		return err
+	}
+	if err := b.checkContract(ctx, info, q); err != nil {
+		return err
+	}
+	cols := declared(m)
+	if cols == nil {
+		if cols, err = b.wh.Describe(ctx, q); err != nil {
+			return err
+		}
+	}
+	rel := b.d.QuoteRelation(PhysicalRelation(m, info.Fingerprint))
+	keys := map[string]bool{}
+	for _, k := range m.Kind.Key {
+		keys[strings.ToLower(k)] = true
+	}
+	var defs, names, keyMatch, sameRow []string
+	for _, c := range cols {
+		n := b.d.Quote(c.Name)
+		defs = append(defs, n+" "+c.Type)
+		names = append(names, n)
+		cond := rel + "." + n + " IS NOT DISTINCT FROM _efmesh_src." + n
+		if keys[strings.ToLower(c.Name)] {
+			keyMatch = append(keyMatch, cond)
+		} else {
+			sameRow = append(sameRow, cond)
+		}
+	}
+	if len(keyMatch) != len(m.Kind.Key) {
+		return fmt.Errorf("%s: key (%s) is not among the query's columns", m.Name, strings.Join(m.Kind.Key, ", "))
+	}
+	list := strings.Join(names, ", ")
+	src := "(\n" + q + "\n) AS _efmesh_src"
+	var stmts []string
+	switch m.Kind.Name {
+	case project.KindIncrementalByUniqueKey:
+		stmts = []string{
+			"CREATE TABLE IF NOT EXISTS " + rel + " (" + strings.Join(defs, ", ") + ")",
+			"DELETE FROM " + rel + " WHERE EXISTS (SELECT 1 FROM " + src + " WHERE " + strings.Join(keyMatch, " AND ") + ")",
+			"INSERT INTO " + rel + " (" + list + ") SELECT " + list + " FROM " + src,
+		}
+	case project.KindSCDType2:
+		vf, vt := scdColumns(m.Kind)
+		qf, qt := b.d.Quote(vf), b.d.Quote(vt)
+		ts := b.d.TimestampLiteral(at.UTC().Format(time.RFC3339Nano))
+		current := rel + "." + qt + " IS NULL"
+		same := append(append([]string{}, keyMatch...), sameRow...)
+		stmts = []string{
+			"CREATE TABLE IF NOT EXISTS " + rel + " (" + strings.Join(defs, ", ") + ", " + qf + " TIMESTAMP, " + qt + " TIMESTAMP)",
+			// Close current versions whose row changed or whose key is gone.
+			"UPDATE " + rel + " SET " + qt + " = " + ts + " WHERE " + current +
+				" AND NOT EXISTS (SELECT 1 FROM " + src + " WHERE " + strings.Join(same, " AND ") + ")",
+			// Open a version for every key without a current one.
+			"INSERT INTO " + rel + " (" + list + ", " + qf + ", " + qt + ") SELECT " + list + ", " + ts + ", NULL FROM " + src +
+				" WHERE NOT EXISTS (SELECT 1 FROM " + rel + " WHERE " + current + " AND " + strings.Join(keyMatch, " AND ") + ")",
+		}
+	default:
+		return &engine.FeatureError{Engine: b.d.Name(), Feature: "refreshing " + string(m.Kind.Name) + " models"}
+	}
+	return retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
+}
+
+// withValidity appends an SCD_TYPE_2 model's validity columns to the
+// columns its children see (its table has them; its query does not).
+func withValidity(m *project.Model, cols []engine.Column) []engine.Column {
+	if m.Kind.Name != project.KindSCDType2 || cols == nil {
+		return cols
+	}
+	vf, vt := scdColumns(m.Kind)
+	out := append([]engine.Column{}, cols...)
+	return append(out, engine.Column{Name: vf, Type: "TIMESTAMP"}, engine.Column{Name: vt, Type: "TIMESTAMP"})
+}
