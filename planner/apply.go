@@ -101,7 +101,10 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return res, err
 	}
 
-	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now()}
+	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
+	if err := inherit(ctx, p, b, st, now()); err != nil {
+		return fail(err)
+	}
 	if err := execute(ctx, p, b, st, opt, res, log, false); err != nil {
 		return fail(err)
 	}
@@ -150,7 +153,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 			schemas[rel.Schema] = true
 			stmts = append(stmts, d.CreateSchema(rel.Schema))
 		}
-		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(m, mp.Fingerprint))))
+		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint)))))
 		if mp.Change != Unchanged {
 			res.Promoted = append(res.Promoted, mp.Name)
 		}
@@ -168,6 +171,10 @@ type builder struct {
 	root string
 	now  time.Time
 	env  string // render refs as this environment's views; "" = physical
+	// phys maps a model to the fingerprint naming its physical relation
+	// when the plan reuses an older snapshot's (physics reuse,
+	// forward-only); absent models use their own fingerprint.
+	phys map[string]string
 	// interval, when set, is what @start/@end render to (one batch of a
 	// backfill); else the model is computed whole, from start to now.
 	interval *Range
@@ -175,13 +182,13 @@ type builder struct {
 
 func (b *builder) snapshot(info *ModelInfo) state.Snapshot {
 	m := info.Model
-	def, _ := json.Marshal(definitionOf(m))
+	def, _ := json.Marshal(definitionOfInfo(info))
 	return state.Snapshot{
 		Fingerprint:        info.Fingerprint,
 		FingerprintVersion: FingerprintVersion,
 		Name:               m.Name,
 		Kind:               string(m.Kind.Name),
-		PhysicalTable:      PhysicalRelation(m, info.Fingerprint).String(),
+		PhysicalTable:      PhysicalRelation(m, b.physFP(info)).String(),
 		OwnHash:            info.OwnHash,
 		Parents:            info.Parents,
 		Canonical:          info.Canonical,
@@ -203,6 +210,9 @@ type Definition struct {
 	Owner       string           `json:"owner,omitempty"`
 	Tags        []string         `json:"tags,omitempty"`
 	Body        string           `json:"body,omitempty"`
+	// Schema is what the model yields as the checker inferred it; physics
+	// reuse requires it unchanged.
+	Schema []engine.Column `json:"schema,omitempty"`
 }
 
 func definitionOf(m *project.Model) Definition {
@@ -210,10 +220,16 @@ func definitionOf(m *project.Model) Definition {
 		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body}
 }
 
+func definitionOfInfo(info *ModelInfo) Definition {
+	d := definitionOf(info.Model)
+	d.Schema = info.Inferred
+	return d
+}
+
 // build creates the physical relation of one snapshot.
 func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 	m := info.Model
-	rel := PhysicalRelation(m, info.Fingerprint)
+	rel := PhysicalRelation(m, b.physFP(info))
 	q, err := b.Query(info)
 	if err != nil {
 		return err
@@ -288,7 +304,7 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 			if b.env != "" {
 				return b.d.QuoteRelation(EnvRelation(b.env, pi.Model)), true
 			}
-			return b.d.QuoteRelation(PhysicalRelation(pi.Model, pi.Fingerprint)), true
+			return b.d.QuoteRelation(PhysicalRelation(pi.Model, b.physFP(pi))), true
 		},
 		start: start, end: end, this: "NULL",
 	})
@@ -393,4 +409,88 @@ func newID(t time.Time) string {
 	var r [4]byte
 	_, _ = rand.Read(r[:])
 	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(r[:])
+}
+
+// physFP is the fingerprint naming info's physical relation.
+func (b *builder) physFP(info *ModelInfo) string {
+	if fp, ok := b.phys[info.Model.Name]; ok {
+		return fp
+	}
+	return info.Fingerprint
+}
+
+// inherit records the snapshots that take over an older snapshot's
+// physical relation (indirect physics reuse, forward-only) before anything
+// is built: the new snapshot points at the old table, inherits its done
+// intervals, and — forward-only — gains the new columns with ALTER, so
+// history reads NULL in them.
+func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.Time) error {
+	for _, mp := range p.Models {
+		old, ok := p.reuse[mp.Name]
+		if !ok {
+			continue
+		}
+		info := p.analysis.Models[mp.Name]
+		if mp.Change == ForwardOnly {
+			if err := b.addColumns(ctx, info); err != nil {
+				return &BuildError{Model: mp.Name, Err: err}
+			}
+		}
+		if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
+			return err
+		}
+		done, err := st.Intervals(ctx, old)
+		if err != nil {
+			return err
+		}
+		var marks []state.Interval
+		for _, iv := range done {
+			if iv.Status == state.IntervalDone {
+				marks = append(marks, iv)
+			}
+		}
+		if len(marks) > 0 {
+			if err := st.MarkIntervals(ctx, info.Fingerprint, marks, state.IntervalDone, now.UTC()); err != nil {
+				return err
+			}
+		}
+		if err := st.MarkBuilt(ctx, info.Fingerprint, now.UTC()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addColumns brings an inherited table to the new version's columns: new
+// ones are added (NULL in history); a dropped one is an error.
+func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
+	rel := b.d.QuoteRelation(PhysicalRelation(info.Model, b.physFP(info)))
+	have, err := b.wh.Describe(ctx, "SELECT * FROM "+rel)
+	if err != nil {
+		return err
+	}
+	want := info.Columns
+	if want == nil {
+		want = info.Inferred
+	}
+	wantBy := map[string]bool{}
+	for _, c := range want {
+		wantBy[strings.ToLower(c.Name)] = true
+	}
+	haveBy := map[string]bool{}
+	for _, c := range have {
+		haveBy[strings.ToLower(c.Name)] = true
+		if !wantBy[strings.ToLower(c.Name)] {
+			return fmt.Errorf("forward-only cannot drop column %q: the existing table keeps it; make a breaking change instead", c.Name)
+		}
+	}
+	for _, c := range want {
+		if haveBy[strings.ToLower(c.Name)] {
+			continue
+		}
+		if err := b.wh.Exec(ctx, "ALTER TABLE "+rel+" ADD COLUMN "+b.d.Quote(c.Name)+" "+c.Type); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -17,7 +17,35 @@ import (
 type PlanOption func(*planConfig)
 
 type planConfig struct {
-	now time.Time
+	now         time.Time
+	forwardOnly map[string]bool
+	reclassify  map[string]Change
+}
+
+// WithForwardOnly asks that the named incremental models change without
+// recomputing history: they inherit their previous table and done
+// intervals, new columns are added with ALTER.
+func WithForwardOnly(models ...string) PlanOption {
+	return func(c *planConfig) {
+		if c.forwardOnly == nil {
+			c.forwardOnly = map[string]bool{}
+		}
+		for _, m := range models {
+			c.forwardOnly[m] = true
+		}
+	}
+}
+
+// WithReclassify states the operator's verdict (Breaking or NonBreaking) on a
+// directly changed model. A verdict the AST contradicts (non-breaking for
+// a change that drops or reorders columns) makes MakePlan fail.
+func WithReclassify(model string, verdict Change) PlanOption {
+	return func(c *planConfig) {
+		if c.reclassify == nil {
+			c.reclassify = map[string]Change{}
+		}
+		c.reclassify[model] = verdict
+	}
 }
 
 // PlanAt makes the plan as of now: intervals are due up to the last
@@ -106,7 +134,7 @@ type backfillOptions struct {
 // batches go on.
 func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo, ranges []Range, opt backfillOptions) error {
 	m := info.Model
-	rel := PhysicalRelation(m, info.Fingerprint)
+	rel := PhysicalRelation(m, b.physFP(info))
 	q, err := b.Query(info)
 	if err != nil {
 		return err

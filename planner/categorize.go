@@ -13,6 +13,9 @@ type verdict struct {
 	change Change
 	paths  []string // canonical-AST paths that diverged
 	reason string
+	// dropsColumns: existing columns were removed or reordered, which no
+	// operator verdict can make non-breaking.
+	dropsColumns bool
 }
 
 // categorize compares a model's previous snapshot with its new version.
@@ -37,17 +40,18 @@ func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
 		}
 	}
 	if len(meta) > 0 {
-		return verdict{Breaking, meta, "data-shaping properties changed: " + strings.Join(meta, ", ")}
+		return verdict{change: Breaking, paths: meta, reason: "data-shaping properties changed: " + strings.Join(meta, ", "),
+			dropsColumns: droppedDeclared(oldDef, newDef)}
 	}
 	if oldCanon == nil || newCanon == nil {
 		if string(oldCanon) == string(newCanon) && !colsAppended {
-			return verdict{Breaking, []string{"content"}, "the model's data source changed"}
+			return verdict{change: Breaking, paths: []string{"content"}, reason: "the model's data source changed"}
 		}
-		return verdict{Breaking, []string{"definition"}, "the model's definition changed"}
+		return verdict{change: Breaking, paths: []string{"definition"}, reason: "the model's definition changed"}
 	}
 	var o, n map[string]any
 	if json.Unmarshal(oldCanon, &o) != nil || json.Unmarshal(newCanon, &n) != nil {
-		return verdict{Breaking, []string{"(unreadable tree)"}, "the parse trees could not be compared"}
+		return verdict{change: Breaking, paths: []string{"(unreadable tree)"}, reason: "the parse trees could not be compared"}
 	}
 	on, _ := o["node"].(map[string]any)
 	nn, _ := n["node"].(map[string]any)
@@ -56,9 +60,9 @@ func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
 	if on == nil || nn == nil || on["type"] != "SELECT_NODE" || nn["type"] != "SELECT_NODE" {
 		diffPaths("", on, nn, &paths)
 		if len(paths) == 0 && colsAppended {
-			return verdict{Breaking, []string{"columns"}, "columns were declared without a query change"}
+			return verdict{change: Breaking, paths: []string{"columns"}, reason: "columns were declared without a query change"}
 		}
-		return verdict{Breaking, paths, "the query changed (only a plain SELECT's select list can be extended non-breakingly)"}
+		return verdict{change: Breaking, paths: paths, reason: "the query changed (only a plain SELECT's select list can be extended non-breakingly)"}
 	}
 	diffPaths("", withoutKey(on, "select_list"), withoutKey(nn, "select_list"), &paths)
 	ol, _ := on["select_list"].([]any)
@@ -79,21 +83,22 @@ func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
 	all := append(paths, listPaths...)
 	switch {
 	case len(paths) > 0:
-		return verdict{Breaking, all, "the query changed outside the select list"}
+		return verdict{change: Breaking, paths: all, reason: "the query changed outside the select list"}
 	case len(ol) > len(nl) || len(listPaths) > 0 && len(nl) == len(ol):
-		return verdict{Breaking, all, "existing columns were changed, dropped or reordered"}
+		return verdict{change: Breaking, paths: all, reason: "existing columns were changed, dropped or reordered",
+			dropsColumns: len(ol) > len(nl) || reordered(ol, nl)}
 	case len(nl) > len(ol) && common == len(ol) && len(listPaths) == len(nl)-len(ol):
 		if why := changesRows(on, nl[len(ol):]); why != "" {
-			return verdict{Breaking, all, "columns were appended, but " + why}
+			return verdict{change: Breaking, paths: all, reason: "columns were appended, but " + why}
 		}
-		return verdict{NonBreaking, all, "columns were only appended to the select list; existing columns keep their data"}
+		return verdict{change: NonBreaking, paths: all, reason: "columns were only appended to the select list; existing columns keep their data"}
 	case len(all) == 0:
 		if colsAppended {
-			return verdict{Breaking, []string{"columns"}, "columns were declared without a query change"}
+			return verdict{change: Breaking, paths: []string{"columns"}, reason: "columns were declared without a query change"}
 		}
-		return verdict{Breaking, []string{"definition"}, "the model's definition changed"}
+		return verdict{change: Breaking, paths: []string{"definition"}, reason: "the model's definition changed"}
 	}
-	return verdict{Breaking, all, "existing columns were changed, dropped or reordered"}
+	return verdict{change: Breaking, paths: all, reason: "existing columns were changed, dropped or reordered"}
 }
 
 func withoutKey(m map[string]any, key string) map[string]any {
@@ -259,4 +264,43 @@ func hasCall(v any, fns map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// droppedDeclared reports a declared column of old missing from new.
+func droppedDeclared(a, b Definition) bool {
+	if a.Columns == nil || b.Columns == nil {
+		return false
+	}
+	have := map[string]bool{}
+	for _, c := range b.Columns {
+		have[strings.ToLower(c.Name)] = true
+	}
+	for _, c := range a.Columns {
+		if !have[strings.ToLower(c.Name)] {
+			return true
+		}
+	}
+	return false
+}
+
+// reordered reports two select lists holding the same items in another
+// order.
+func reordered(a, b []any) bool {
+	if len(a) != len(b) || reflect.DeepEqual(a, b) {
+		return false
+	}
+	used := make([]bool, len(b))
+	for _, x := range a {
+		found := false
+		for j, y := range b {
+			if !used[j] && reflect.DeepEqual(x, y) {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

@@ -105,7 +105,7 @@ func (b *builder) writeFile(ctx context.Context, query, path string, opt backfil
 // empty relation of the declared columns while there are none.
 func (b *builder) lakeView(ctx context.Context, info *ModelInfo, glob string, cols []engine.Column) error {
 	m := info.Model
-	rel := PhysicalRelation(m, info.Fingerprint)
+	rel := PhysicalRelation(m, b.physFP(info))
 	files, _ := filepath.Glob(glob)
 	var q string
 	if len(files) == 0 {
@@ -141,7 +141,7 @@ func (b *builder) buildLakeFull(ctx context.Context, info *ModelInfo, opt backfi
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(b.lakePrefix(m, info.Fingerprint), "data.parquet")
+	path := filepath.Join(b.lakePrefix(m, b.physFP(info)), "data.parquet")
 	if err := b.writeFile(ctx, q, path, opt); err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 	if err := hasTimeColumn(m, cols); err != nil {
 		return err
 	}
-	prefix := b.lakePrefix(m, info.Fingerprint)
+	prefix := b.lakePrefix(m, b.physFP(info))
 	glob := filepath.Join(prefix, "interval=*", "data.parquet")
 	g := grainOf(m)
 	var ivs []Range

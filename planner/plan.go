@@ -3,7 +3,10 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"strings"
+
 	"fmt"
+	"github.com/efmesh/efmesh/engine"
 	"sort"
 
 	"github.com/efmesh/efmesh/project"
@@ -40,6 +43,12 @@ type ModelPlan struct {
 	// Cause names the changed ancestors that moved an indirect change.
 	Cause   []string `json:"cause,omitempty"`
 	Explain []string `json:"explain"`
+	// ReusedFrom is the snapshot whose physical relation and done
+	// intervals this one takes over (physics reuse, forward-only).
+	ReusedFrom string `json:"reusedFrom,omitempty"`
+	// ReclassifiedFrom is the category the AST gave before the operator's
+	// --reclassify verdict.
+	ReclassifiedFrom Change `json:"reclassifiedFrom,omitempty"`
 }
 
 // Plan is the difference between the project and an environment.
@@ -51,6 +60,37 @@ type Plan struct {
 	analysis *Analysis
 	current  map[string]state.Pointer
 	stored   map[string]bool // fingerprints the store already holds
+	// physFP maps a model to the fingerprint naming its physical relation
+	// where that is not its own (an inherited table).
+	physFP map[string]string
+	// reuse maps a model to the previous snapshot it inherits from.
+	reuse map[string]string
+}
+
+// physicalFP is the fingerprint naming a model's physical relation.
+func (p *Plan) physicalFP(name, fp string) string {
+	if f, ok := p.physFP[name]; ok {
+		return f
+	}
+	return fp
+}
+
+// fp8Of reads the fingerprint prefix from a physical table name
+// ("_efmesh.schema__table__1a2b3c4d").
+func fp8Of(table string) string {
+	if i := strings.LastIndex(table, "__"); i >= 0 && len(table)-i-2 == 8 {
+		return table[i+2:]
+	}
+	return ""
+}
+
+// ReclassifyError refuses an operator verdict that the AST contradicts.
+type ReclassifyError struct {
+	Model, Reason string
+}
+
+func (e *ReclassifyError) Error() string {
+	return fmt.Sprintf("--reclassify %s=non-breaking is refused: %s", e.Model, e.Reason)
 }
 
 // Analysis returns the analysis the plan was made from.
@@ -124,11 +164,26 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		}
 	}
 
-	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}}
+	cfg := planConfigOf(opts)
+	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
+	for name := range cfg.forwardOnly {
+		if a.Models[name] == nil {
+			return nil, fmt.Errorf("--forward-only: unknown model %q%s", name, didYouMean(name, a.Models))
+		}
+	}
+	for name := range cfg.reclassify {
+		if a.Models[name] == nil {
+			return nil, fmt.Errorf("--reclassify: unknown model %q%s", name, didYouMean(name, a.Models))
+		}
+	}
 	changed := map[string]bool{}
+	// keeps: the model's data in its existing columns is what the
+	// environment serves now (unchanged, non-breaking, forward-only or
+	// reusing): children moved only by such parents can keep their tables.
+	keeps := map[string]bool{}
 	for _, m := range a.Project.Models {
 		info := a.Models[m.Name]
 		if info == nil {
@@ -140,6 +195,12 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		}
 		snap, known := snaps[info.Fingerprint]
 		mp.Build = m.Kind.Name != project.KindEmbedded && (!known || !snap.Built())
+		if known {
+			if f := fp8Of(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
+				p.physFP[m.Name] = f
+				mp.PhysicalTable = PhysicalRelation(m, f).String()
+			}
+		}
 		ptr, inEnv := cur[m.Name]
 		switch {
 		case !inEnv:
@@ -164,10 +225,27 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 				v := categorize(prevDef, definitionOf(m), prev.Canonical, info.Canonical)
 				mp.Change = v.change
 				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
+				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {
+					if verdict == NonBreaking && v.dropsColumns {
+						return nil, &ReclassifyError{Model: m.Name, Reason: "the change drops or reorders existing columns (" + strings.Join(v.paths, ", ") + ")"}
+					}
+					mp.ReclassifiedFrom = v.change
+					mp.Change = verdict
+					mp.Explain = append(mp.Explain, fmt.Sprintf("reclassified %s by the operator (the AST said %s)", verdict, v.change))
+				}
 			} else {
 				mp.Change = Breaking
 				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
 			}
+		}
+		if inEnv && ptr.Fingerprint != info.Fingerprint {
+			prev, ok := snaps[ptr.Fingerprint]
+			if err := p.inheritance(&mp, info, prev, ok, changed, keeps, cfg.forwardOnly); err != nil {
+				return nil, err
+			}
+		}
+		if mp.Change == Unchanged || mp.Change == NonBreaking || mp.Change == ForwardOnly || mp.ReusedFrom != "" {
+			keeps[m.Name] = true
 		}
 		if mp.Change != Unchanged {
 			changed[m.Name] = true
@@ -188,8 +266,121 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		p.HasChanges = true
 		p.Models = append(p.Models, ModelPlan{Name: name, Change: Removed, Previous: cur[name].Fingerprint, Backfill: [][]string{}, Explain: []string{}})
 	}
-	if err := p.fillBackfill(ctx, st, planConfigOf(opts).now); err != nil {
+	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// inheritance decides whether a changed model takes over its previous
+// snapshot's physical relation and done intervals instead of rebuilding:
+//
+//   - forward-only (asked for, or every changed parent is forward-only and
+//     the model's own definition is unchanged): incremental-by-time-range
+//     models only; new columns are added to the old table, history is not
+//     recomputed;
+//   - indirect physics reuse: the model's own definition is unchanged, its
+//     fingerprint recomputed with its parents' old fingerprints reproduces
+//     the old one, its inferred schema is unchanged, and every changed
+//     parent keeps the data of its existing columns.
+func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, havePrev bool, changed, keeps, forwardOnly map[string]bool) error {
+	m := info.Model
+	if !havePrev || !prev.Built() {
+		return nil
+	}
+	var prevDef Definition
+	_ = json.Unmarshal(prev.Definition, &prevDef)
+	prevPhys := fp8Of(prev.PhysicalTable)
+	if prevPhys == "" {
+		return nil
+	}
+	cascade := mp.Change == Indirect && len(mp.Cause) > 0
+	for _, c := range mp.Cause {
+		pc := p.changeOf(c)
+		cascade = cascade && pc == ForwardOnly
+	}
+	if forwardOnly[m.Name] || cascade {
+		if m.Kind.Name != project.KindIncrementalByTimeRange {
+			if forwardOnly[m.Name] {
+				return fmt.Errorf("--forward-only %s: only INCREMENTAL_BY_TIME_RANGE models can change without recomputing history (it is %s)", m.Name, m.Kind.Name)
+			}
+		} else {
+			if dropped := droppedColumns(prevDef, info); len(dropped) > 0 {
+				return fmt.Errorf("--forward-only %s: column(s) %s would be dropped, which an inherited table cannot express; make a breaking change instead",
+					m.Name, strings.Join(dropped, ", "))
+			}
+			if mp.ReclassifiedFrom == "" {
+				mp.ReclassifiedFrom = mp.Change
+			}
+			mp.Change = ForwardOnly
+			p.adopt(mp, m, prev, prevPhys)
+			mp.Explain = append(mp.Explain, "forward-only: inherits "+mp.PhysicalTable+" and its done intervals; new columns are added, history is not recomputed")
+			return nil
+		}
+	}
+	if mp.Change != Indirect || !m.Kind.Name.Materialized() || m.Kind.Name == project.KindSeed {
+		return nil
+	}
+	if fingerprint(info.OwnHash, prev.Parents) != prev.Fingerprint {
+		return nil
+	}
+	if prevDef.Schema != nil && info.Inferred != nil && !sameColumns(prevDef.Schema, info.Inferred) {
+		mp.Explain = append(mp.Explain, "rebuilt: its output columns changed")
+		return nil
+	}
+	for _, c := range mp.Cause {
+		if !keeps[c] {
+			return nil
+		}
+	}
+	p.adopt(mp, m, prev, prevPhys)
+	mp.Explain = append(mp.Explain, "reuses "+mp.PhysicalTable+": every changed parent keeps the data of its existing columns")
+	return nil
+}
+
+// adopt points the plan line at the previous snapshot's physical relation.
+func (p *Plan) adopt(mp *ModelPlan, m *project.Model, prev state.Snapshot, prevPhys string) {
+	mp.ReusedFrom = prev.Fingerprint
+	mp.Build = false
+	mp.PhysicalTable = PhysicalRelation(m, prevPhys).String()
+	p.physFP[m.Name] = prevPhys
+	p.reuse[m.Name] = prev.Fingerprint
+}
+
+func (p *Plan) changeOf(name string) Change {
+	for _, mp := range p.Models {
+		if mp.Name == name {
+			return mp.Change
+		}
+	}
+	return Unchanged
+}
+
+// droppedColumns lists the previous version's columns the new one lacks.
+func droppedColumns(prev Definition, info *ModelInfo) []string {
+	old := prev.Schema
+	if prev.Columns != nil {
+		old = old[:0:0]
+		for _, c := range prev.Columns {
+			old = append(old, engine.Column{Name: c.Name, Type: c.Type})
+		}
+	}
+	now := info.Columns
+	if now == nil {
+		now = info.Inferred
+	}
+	if old == nil || now == nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, c := range now {
+		have[strings.ToLower(c.Name)] = true
+	}
+	var out []string
+	for _, c := range old {
+		if !have[strings.ToLower(c.Name)] {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }

@@ -122,7 +122,7 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		return err
 	}
 	defer wh.Close()
-	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now()}
+	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
 	ar := &ApplyResult{}
 	err = execute(ctx, p, b, st, opt, ar, log, true)
 	res.Processed = append(res.Processed, ar.Built...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,8 +13,37 @@ import (
 	"github.com/efmesh/efmesh/planner"
 )
 
+// changeFlags are the plan options plan and apply share.
+type changeFlags struct {
+	forwardOnly []string
+	reclassify  []string
+}
+
+func (f *changeFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringSliceVar(&f.forwardOnly, "forward-only", nil, "change these incremental models without recomputing history (m1,m2)")
+	cmd.Flags().StringSliceVar(&f.reclassify, "reclassify", nil, "override a change category: model=breaking|non-breaking (repeatable)")
+}
+
+// options turns the flags into plan options, with the clock.
+func (f *changeFlags) options(now time.Time) ([]planner.PlanOption, error) {
+	opts := []planner.PlanOption{planner.PlanAt(now)}
+	if len(f.forwardOnly) > 0 {
+		opts = append(opts, planner.WithForwardOnly(f.forwardOnly...))
+	}
+	for _, r := range f.reclassify {
+		name, verdict, ok := strings.Cut(r, "=")
+		c := planner.Change(strings.TrimSpace(verdict))
+		if !ok || c != planner.Breaking && c != planner.NonBreaking {
+			return nil, fmt.Errorf("--reclassify %q: want model=breaking or model=non-breaking", r)
+		}
+		opts = append(opts, planner.WithReclassify(strings.TrimSpace(name), c))
+	}
+	return opts, nil
+}
+
 func (a *app) planCmd() *cobra.Command {
 	var explain bool
+	var cf changeFlags
 	cmd := &cobra.Command{
 		Use:   "plan <env>",
 		Short: "Show what apply would change in an environment",
@@ -24,7 +54,11 @@ func (a *app) planCmd() *cobra.Command {
 				return err
 			}
 			defer w.Close()
-			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], planner.PlanAt(a.now()))
+			opts, err := cf.options(a.now())
+			if err != nil {
+				return err
+			}
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
 				return err
 			}
@@ -40,6 +74,7 @@ func (a *app) planCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&explain, "explain", false, "say why each model got its category (the parse-tree paths that changed)")
+	cf.register(cmd)
 	return cmd
 }
 
@@ -94,14 +129,21 @@ func printPlan(w io.Writer, p *planner.Plan) {
 			action = "drop view"
 		case m.Build:
 			action = "build " + m.PhysicalTable
+		case len(m.Backfill) > 0 && m.ReusedFrom != "":
+			action = "inherit " + m.PhysicalTable + ", compute new intervals"
 		case len(m.Backfill) > 0:
 			action = "compute in " + m.PhysicalTable
 		case m.Kind == "EMBEDDED":
 			action = "inlined"
+		case m.ReusedFrom != "":
+			action = "inherit " + m.PhysicalTable
 		default:
 			action = "reuse " + m.PhysicalTable
 		}
 		line := fmt.Sprintf("  %s %-*s  %-13s %s", changeMark[m.Change], width, m.Name, m.Change, action)
+		if m.ReclassifiedFrom != "" && m.ReclassifiedFrom != m.Change {
+			line += "  (was " + string(m.ReclassifiedFrom) + ")"
+		}
 		if len(m.Cause) > 0 {
 			line += "  (via " + strings.Join(m.Cause, ", ") + ")"
 		}
@@ -123,6 +165,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 }
 
 func (a *app) applyCmd() *cobra.Command {
+	var cf changeFlags
 	var (
 		yes     bool
 		retries int
@@ -141,7 +184,11 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer w.Close()
-			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], planner.PlanAt(a.now()))
+			opts, err := cf.options(a.now())
+			if err != nil {
+				return err
+			}
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
 				return err
 			}
@@ -212,6 +259,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	return cmd
 }
