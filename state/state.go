@@ -153,6 +153,10 @@ type Store interface {
 	// MarkBuilt records that the snapshot's physical relation is complete.
 	// An unknown fingerprint is an error wrapping ErrNotFound.
 	MarkBuilt(ctx context.Context, fp string, at time.Time) error
+	// UpdateDefinition replaces the stored definition of a snapshot: a
+	// metadata-only change (description, owner, tags, audits, cron) keeps
+	// the fingerprint and the data. A missing snapshot wraps ErrNotFound.
+	UpdateDefinition(ctx context.Context, fp string, definition []byte) error
 
 	// Environment returns the pointers of env (empty, not an error, for an
 	// unknown environment), keyed by model name.

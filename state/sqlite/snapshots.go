@@ -114,3 +114,17 @@ func (s *Store) MarkBuilt(ctx context.Context, fp string, at time.Time) error {
 	}
 	return nil
 }
+
+// UpdateDefinition replaces the stored definition of fp.
+func (s *Store) UpdateDefinition(ctx context.Context, fp string, definition []byte) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE snapshots SET definition = ? WHERE fingerprint = ?`, definition, fp)
+	if err != nil {
+		return fmt.Errorf("state: update definition %s: %w", fp, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("state: update definition %s: %w", fp, err)
+	} else if n == 0 {
+		return fmt.Errorf("state: update definition %s: snapshot %w", fp, state.ErrNotFound)
+	}
+	return nil
+}

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"SnapshotsOmitsMissing", testSnapshotsOmitsMissing},
 		{"SnapshotsMany", testSnapshotsMany},
 		{"MarkBuilt", testMarkBuilt},
+		{"UpdateDefinition", testUpdateDefinition},
 		{"UnknownEnvironmentIsEmpty", testUnknownEnvironment},
 		{"PromoteReplacesSet", testPromoteReplaces},
 		{"PromoteUnknownSnapshotChangesNothing", testPromoteUnknownSnapshot},
@@ -487,4 +488,20 @@ func testConcurrentPut(t *testing.T, s state.Store) {
 	}
 	wg.Wait()
 	sameSnapshot(t, get(t, s, snap.Fingerprint)[snap.Fingerprint], snap)
+}
+
+func testUpdateDefinition(t *testing.T, s state.Store) {
+	snap := snapshot("orders", 1)
+	put(t, s, snap)
+	def := []byte(`{"description":"new words"}`)
+	if err := s.UpdateDefinition(t.Context(), snap.Fingerprint, def); err != nil {
+		t.Fatalf("UpdateDefinition: %v", err)
+	}
+	got := get(t, s, snap.Fingerprint)[snap.Fingerprint]
+	if string(got.Definition) != string(def) || got.OwnHash != snap.OwnHash || got.Name != snap.Name {
+		t.Errorf("after UpdateDefinition: %+v", got)
+	}
+	if err := s.UpdateDefinition(t.Context(), "missing", def); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("UpdateDefinition(missing) = %v, want ErrNotFound", err)
+	}
 }
