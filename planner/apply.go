@@ -105,6 +105,15 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
+	for _, mp := range p.Models {
+		if mp.Change != MetadataOnly {
+			continue
+		}
+		def, _ := json.Marshal(definitionOfInfo(a.Models[mp.Name]))
+		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
+			return fail(err)
+		}
+	}
 	if err := execute(ctx, p, b, st, opt, res, log, false); err != nil {
 		return fail(err)
 	}
@@ -213,11 +222,39 @@ type Definition struct {
 	// Schema is what the model yields as the checker inferred it; physics
 	// reuse requires it unchanged.
 	Schema []engine.Column `json:"schema,omitempty"`
+	Audits []string        `json:"audits,omitempty"` // as written
+	Cron   string          `json:"cron,omitempty"`
+}
+
+// metadataChanges names the metadata (outside the fingerprint) that
+// differs between two definitions of one snapshot.
+func metadataChanges(a, b Definition) []string {
+	var out []string
+	if a.Description != b.Description {
+		out = append(out, "description")
+	}
+	if a.Owner != b.Owner {
+		out = append(out, "owner")
+	}
+	if strings.Join(a.Tags, "\x00") != strings.Join(b.Tags, "\x00") {
+		out = append(out, "tags")
+	}
+	if strings.Join(a.Audits, "\x00") != strings.Join(b.Audits, "\x00") {
+		out = append(out, "audits")
+	}
+	if a.Cron != b.Cron {
+		out = append(out, "cron")
+	}
+	return out
 }
 
 func definitionOf(m *project.Model) Definition {
-	return Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
-		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body}
+	d := Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
+		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body, Cron: m.Cron}
+	for _, au := range m.Audits {
+		d.Audits = append(d.Audits, au.Text)
+	}
+	return d
 }
 
 func definitionOfInfo(info *ModelInfo) Definition {

@@ -88,6 +88,14 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) 
 				return err
 			}
 		}
+		if old, ok := p.reuse[mp.Name]; ok {
+			// An inherited table brings its done intervals along.
+			inherited, err := st.Intervals(ctx, old)
+			if err != nil {
+				return err
+			}
+			done = append(done, inherited...)
+		}
 		for _, r := range grainOf(m).Missing(start, now, done, m.Kind.Lookback) {
 			mp.Backfill = append(mp.Backfill, r.pair())
 		}

@@ -207,6 +207,14 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			mp.Change = Added
 		case ptr.Fingerprint == info.Fingerprint:
 			mp.Change = Unchanged
+			if known {
+				var stored Definition
+				_ = json.Unmarshal(snap.Definition, &stored)
+				if what := metadataChanges(stored, definitionOf(m)); len(what) > 0 {
+					mp.Change = MetadataOnly
+					mp.Explain = append(mp.Explain, "changed outside the fingerprint: "+strings.Join(what, ", ")+"; nothing is rebuilt")
+				}
+			}
 		default:
 			mp.Previous = ptr.Fingerprint
 			prev, ok := snaps[ptr.Fingerprint]
@@ -244,7 +252,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 				return nil, err
 			}
 		}
-		if mp.Change == Unchanged || mp.Change == NonBreaking || mp.Change == ForwardOnly || mp.ReusedFrom != "" {
+		if mp.Change == Unchanged || mp.Change == MetadataOnly || mp.Change == NonBreaking || mp.Change == ForwardOnly || mp.ReusedFrom != "" {
 			keeps[m.Name] = true
 		}
 		if mp.Change != Unchanged {
