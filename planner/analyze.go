@@ -55,8 +55,12 @@ type Analysis struct {
 	Models      map[string]*ModelInfo
 	Diagnostics []project.Diagnostic // the project's and the checker's, sorted
 	// Checked names the models this pass checked (all of them for
-	// Analyze; the edited ones and their direct children for Reanalyze).
+	// Analyze without a cache; the edited ones and their direct children
+	// for Reanalyze).
 	Checked []string
+
+	// standIns names the models whose stand-in exists in the workbench.
+	standIns map[string]bool
 }
 
 // Errors reports whether the analysis found an error.
@@ -67,7 +71,19 @@ func (a *Analysis) Errors() bool { return project.HasErrors(a.Diagnostics) }
 // contract. It is the check the language server shows and the gate in
 // front of every plan. The error is for a failing workbench only.
 func Analyze(ctx context.Context, p *project.Project, wb Workbench) (*Analysis, error) {
-	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models))}
+	return AnalyzeWith(ctx, p, wb, AnalyzeOptions{})
+}
+
+// AnalyzeOptions tune AnalyzeWith.
+type AnalyzeOptions struct {
+	// Cache, when set, answers checks done before with the same inputs;
+	// only cache misses reach the workbench.
+	Cache CheckCache
+}
+
+// AnalyzeWith is Analyze with options.
+func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt AnalyzeOptions) (*Analysis, error) {
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: map[string]bool{}}
 	a.Diagnostics = append(a.Diagnostics, p.Diagnostics...)
 	broken := map[string]bool{}
 	for _, d := range p.Diagnostics {
@@ -79,6 +95,10 @@ func Analyze(ctx context.Context, p *project.Project, wb Workbench) (*Analysis, 
 	if err := ck.reset(ctx); err != nil {
 		return nil, err
 	}
+	names := ""
+	if opt.Cache != nil {
+		names = modelNames(p)
+	}
 	for _, m := range p.Models {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -88,13 +108,31 @@ func Analyze(ctx context.Context, p *project.Project, wb Workbench) (*Analysis, 
 		}
 		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File]}
 		a.Models[m.Name] = info
+		key := ""
+		if opt.Cache != nil {
+			key = ck.cacheKey(info, names)
+		}
+		if key != "" {
+			if cc, ok := opt.Cache.Get(key); ok {
+				cc.fill(info, a)
+				a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
+				continue
+			}
+		}
+		if err := ck.ensureParents(ctx, m); err != nil {
+			return nil, err
+		}
 		a.Checked = append(a.Checked, m.Name)
 		if err := ck.model(ctx, info); err != nil {
 			return nil, err
 		}
+		if key != "" {
+			opt.Cache.Put(key, cachedOf(info))
+		}
 		a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
 	}
 	a.Diagnostics = append(a.Diagnostics, checkTests(a)...)
+	a.Diagnostics = append(a.Diagnostics, checkAudits(a)...)
 	project.SortDiagnostics(a.Diagnostics)
 	return a, nil
 }
@@ -113,7 +151,10 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 	if prev == nil || prev.Project == nil || prev.Project.Root != p.Root {
 		return Analyze(ctx, p, wb)
 	}
-	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models))}
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: make(map[string]bool, len(prev.standIns))}
+	for k, v := range prev.standIns {
+		a.standIns[k] = v
+	}
 	a.Diagnostics = append(a.Diagnostics, p.Diagnostics...)
 	broken := map[string]bool{}
 	for _, d := range p.Diagnostics {
@@ -161,6 +202,9 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File]}
 		a.Models[m.Name] = info
 		a.Checked = append(a.Checked, m.Name)
+		if err := ck.ensureParents(ctx, m); err != nil {
+			return nil, err
+		}
 		if err := ck.model(ctx, info); err != nil {
 			return nil, err
 		}
@@ -182,6 +226,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 		}
 	}
 	a.Diagnostics = append(a.Diagnostics, checkTests(a)...)
+	a.Diagnostics = append(a.Diagnostics, checkAudits(a)...)
 	project.SortDiagnostics(a.Diagnostics)
 	return a, nil
 }
@@ -199,6 +244,7 @@ func sameColumns(a, b []engine.Column) bool {
 }
 
 func (c *checker) dropStandIn(ctx context.Context, name string) error {
+	delete(c.a.standIns, name)
 	if err := c.wb.Exec(ctx, "DROP TABLE IF EXISTS "+c.standIn(name)); err != nil {
 		return fmt.Errorf("planner: drop stand-in %s: %w", name, err)
 	}
@@ -206,10 +252,12 @@ func (c *checker) dropStandIn(ctx context.Context, name string) error {
 }
 
 type checker struct {
-	wb   Workbench
-	d    engine.Dialect
-	root string
-	a    *Analysis
+	// schemas holds the stand-in schemas created by this checker.
+	schemas map[string]bool
+	wb      Workbench
+	d       engine.Dialect
+	root    string
+	a       *Analysis
 }
 
 func (c *checker) reset(ctx context.Context) error {
@@ -297,13 +345,26 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 }
 
 func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {
+	if c.a.standIns == nil {
+		c.a.standIns = map[string]bool{}
+	}
+	c.a.standIns[m.Name] = true
 	defs := make([]string, len(cols))
 	for i, col := range cols {
 		defs[i] = engine.QuoteIdent(col.Name) + " " + col.Type
 	}
-	stmt := "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(m.Schema) +
-		"; CREATE OR REPLACE TABLE " + c.standIn(m.Name) + " (" + strings.Join(defs, ", ") + ")"
-	if err := c.wb.Exec(ctx, stmt); err != nil {
+	stmt := "CREATE OR REPLACE TABLE " + c.standIn(m.Name) + " (" + strings.Join(defs, ", ") + ")"
+	if !c.schemas[m.Schema] {
+		stmt = "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(m.Schema) + "; " + stmt
+	}
+	err := c.wb.Exec(ctx, stmt)
+	if err == nil {
+		if c.schemas == nil {
+			c.schemas = map[string]bool{}
+		}
+		c.schemas[m.Schema] = true
+	}
+	if err != nil {
 		// A declared type the engine does not know: point at the column.
 		var se *engine.SQLError
 		if errors.As(err, &se) {

@@ -126,6 +126,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 			return fail(err)
 		}
 	}
+	if err := beforePromotion(ctx, p, b, st, res, log); err != nil {
+		return fail(err)
+	}
 	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now()); err != nil {
 		return fail(err)
 	}

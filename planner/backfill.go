@@ -131,6 +131,7 @@ type backfillOptions struct {
 	retryDelay time.Duration
 	progress   func(model string, batch, batches int, r Range)
 	now        func() time.Time
+	log        *slog.Logger // audit warnings
 }
 
 // backfill computes ranges of an INCREMENTAL_BY_TIME_RANGE snapshot: it
@@ -192,7 +193,11 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 			"INSERT INTO " + b.d.QuoteRelation(rel) + " (" + list + ") SELECT " + list + " FROM (\n" + bq + "\n) AS _efmesh_batch" + inRange,
 		}
 		marks := intervalsOf(g, batch)
-		if err := retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) }); err != nil {
+		err = retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
+		if err == nil { // the interval's audits, before it counts as done
+			err = b.auditInterval(ctx, info, "(SELECT * FROM "+b.d.QuoteRelation(rel)+inRange+")", batch, opt.log)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
@@ -280,7 +285,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			return fmt.Errorf("planner: create schema %s: %w", PhysicalSchema, err)
 		}
 	}
-	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, now: now}
+	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, now: now, log: log}
 	if bo.retryDelay <= 0 {
 		bo.retryDelay = 500 * time.Millisecond
 	}
@@ -313,6 +318,11 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		}
 		if err != nil {
 			return &BuildError{Model: mp.Name, Err: err}
+		}
+		// Blocking audits of what was just built: a violation leaves the
+		// snapshot unbuilt, so the next apply builds it again.
+		if err := b.auditBuilt(ctx, info, log); err != nil {
+			return err
 		}
 		if mp.Build {
 			if err := st.MarkBuilt(ctx, info.Fingerprint, now().UTC()); err != nil {

@@ -193,7 +193,11 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 		wq := "SELECT " + strings.Join(names, ", ") + " FROM (\n" + iq + "\n) AS _efmesh_interval WHERE " + tc + " >= " + start + " AND " + tc + " < " + end
 		path := filepath.Join(prefix, "interval="+intervalKey(g, iv.Start), "data.parquet")
 		mark := []state.Interval{{Start: iv.Start, End: iv.End}}
-		if err := b.writeFile(ctx, wq, path, opt); err != nil {
+		err = b.writeFile(ctx, wq, path, opt)
+		if err == nil { // the partition's audits, before it counts as done
+			err = b.auditFile(ctx, info, path, iv, opt.log)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}

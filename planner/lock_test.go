@@ -101,12 +101,14 @@ func TestLocks(t *testing.T) {
 func TestLockHeartbeat(t *testing.T) {
 	st := lockStore(t)
 	ctx := context.Background()
-	lk, err := AcquireLock(ctx, st, EnvLock("dev"), 300*time.Millisecond)
+	lk, err := AcquireLock(ctx, st, EnvLock("dev"), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lk.Release()
-	time.Sleep(700 * time.Millisecond)
+	// More than twice the ttl, with slack for a loaded machine: the
+	// heartbeat runs every third of it.
+	time.Sleep(4500 * time.Millisecond)
 	other := state.Lock{Name: EnvLock("dev"), Holder: "other", Host: "elsewhere", PID: 1, AcquiredAt: time.Now().UTC(), ExpiresAt: time.Now().UTC().Add(time.Minute)}
 	if _, ok, err := st.TryLock(ctx, other, nil); err != nil || ok {
 		t.Fatalf("a heartbeating lock was taken after its ttl: %v %v", ok, err)

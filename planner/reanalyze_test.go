@@ -119,3 +119,61 @@ func TestReanalyzeMatchesAnalyze(t *testing.T) {
 		prev = next
 	}
 }
+
+// TestCheckCache: a second analysis with the cache checks nothing and
+// concludes the same; an edit re-checks only what its key covers.
+func TestCheckCache(t *testing.T) {
+	files := map[string]string{
+		"seeds/s.csv":  "id,name\n1,a\n",
+		"models/s.sql": `MODEL (name raw.s, kind SEED (path 'seeds/s.csv'), columns (id INTEGER, name TEXT));`,
+		"models/a.sql": "MODEL (name m.a);\nSELECT id, name FROM @ref(raw.s)",
+		"models/b.sql": "MODEL (name m.b, kind VIEW);\nSELECT id, nme FROM @ref(m.a)",
+		"models/c.sql": "MODEL (name m.c);\nSELECT id FROM @ref(m.a)",
+	}
+	first := analyzeFiles(t, files)
+	dir := first.Project.Root
+	cachePath := filepath.Join(t.TempDir(), "check.gob")
+	ctx := context.Background()
+	analyze := func() *Analysis {
+		t.Helper()
+		p, err := project.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wb, err := duckdb.Open("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wb.Close()
+		fc := OpenFileCache(cachePath)
+		a, err := AnalyzeWith(ctx, p, wb, AnalyzeOptions{Cache: fc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fc.Save(); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	cold := analyze()
+	if len(cold.Checked) != 4 {
+		t.Fatalf("cold run checked %v", cold.Checked)
+	}
+	warm := analyze()
+	if len(warm.Checked) != 0 {
+		t.Fatalf("warm run checked %v", warm.Checked)
+	}
+	if summary(warm) != summary(cold) || summary(cold) != summary(first) {
+		t.Fatalf("cached analysis differs:\n%s\n%s", summary(warm), summary(cold))
+	}
+	// Editing m.a without changing its shape re-checks m.a alone.
+	os.WriteFile(filepath.Join(dir, "models/a.sql"), []byte("MODEL (name m.a);\nselect id, name from @ref(raw.s) where id > 0"), 0o644)
+	if a := analyze(); fmt.Sprint(a.Checked) != "[m.a]" {
+		t.Fatalf("after a same-shape edit checked %v", a.Checked)
+	}
+	// Changing its shape re-checks its children too.
+	os.WriteFile(filepath.Join(dir, "models/a.sql"), []byte("MODEL (name m.a);\nSELECT id FROM @ref(raw.s)"), 0o644)
+	if a := analyze(); fmt.Sprint(a.Checked) != "[m.a m.b m.c]" {
+		t.Fatalf("after a shape change checked %v", a.Checked)
+	}
+}

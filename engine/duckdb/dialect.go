@@ -76,6 +76,15 @@ func (d *DB) ReadFiles(spec engine.FileSpec) (string, error) {
 				cols[i] = engine.QuoteString(c.Name) + ": " + engine.QuoteString(c.Type)
 			}
 			args = append(args, "columns = {"+strings.Join(cols, ", ")+"}")
+			// Declared columns make the sniffer redundant, and it is
+			// slow: it reads the file again at every bind of every query
+			// over the relation (100x the cost of a small table). Without
+			// it the dialect is the standard one: comma, double quotes, a
+			// header line — each overridable by an option.
+			args = append(args, "auto_detect = false")
+			if !hasOption(spec.Options, "header") {
+				args = append(args, "header = true")
+			}
 		}
 	case "json":
 		fn = "read_json"
@@ -135,4 +144,13 @@ func isPlainValue(s string) bool {
 		}
 	}
 	return true
+}
+
+func hasOption(opts []engine.FileOption, name string) bool {
+	for _, o := range opts {
+		if strings.EqualFold(o.Name, name) {
+			return true
+		}
+	}
+	return false
 }

@@ -100,7 +100,7 @@ changes and no --yes).`,
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
 	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
-		a.runCmd(), a.restateCmd(), a.statusCmd())
+		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd())
 	return root
 }
 
@@ -211,10 +211,16 @@ func (a *app) load(withStore bool) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.analysis, err = planner.Analyze(a.ctx, proj, w.wb)
+	// Checks are cached next to the state store: a check is a pure
+	// function of the files, so only what changed reaches DuckDB.
+	cache := planner.OpenFileCache(filepath.Join(proj.Root, ".efmesh", "cache", "check.gob"))
+	w.analysis, err = planner.AnalyzeWith(a.ctx, proj, w.wb, planner.AnalyzeOptions{Cache: cache})
 	if err != nil {
 		w.Close()
 		return nil, err
+	}
+	if err := cache.Save(); err != nil {
+		a.log.Warn("could not save the check cache", "err", err)
 	}
 	if w.analysis.Errors() {
 		w.Close()

@@ -1,0 +1,225 @@
+package planner
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// CheckCache remembers what checking a model concluded, across processes.
+// A check is a pure function of the model's file, its parents' shapes, the
+// set of model names (a plain table name that is a model is a finding) and,
+// for seeds, the data file: the key covers all of them, so a hit is exactly
+// what checking again would produce.
+type CheckCache interface {
+	Get(key string) (*CachedCheck, bool)
+	Put(key string, c *CachedCheck)
+}
+
+// CachedCheck is one model's check result.
+type CachedCheck struct {
+	OwnHash     string
+	Canonical   []byte
+	Columns     []engine.Column
+	Inferred    []engine.Column
+	Broken      bool
+	Diagnostics []project.Diagnostic
+}
+
+// checkCacheVersion names the layout of keys and values; bump it when
+// either changes.
+const checkCacheVersion = 1
+
+// cacheKey keys info's check, or returns "" when the model cannot be
+// cached (its schema comes from files efmesh does not hash). Precondition:
+// the parents were analyzed.
+func (c *checker) cacheKey(info *ModelInfo, names string) string {
+	m := info.Model
+	h := sha256.New()
+	w := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{0})
+		h.Write([]byte(s))
+	}
+	w(strconv.Itoa(checkCacheVersion))
+	w(strconv.Itoa(FingerprintVersion))
+	w(c.d.Name())
+	w(m.File)
+	w(string(m.Source))
+	w(strconv.FormatBool(info.loadBroken))
+	w(names)
+	switch m.Kind.Name {
+	case project.KindExternal:
+		if m.Kind.Files != "" && m.Columns == nil {
+			return ""
+		}
+	case project.KindSeed:
+		content, err := c.fileHash(m.Kind.Path)
+		if err != nil {
+			return ""
+		}
+		w(content)
+	}
+	for _, r := range m.Refs() {
+		w(r)
+		pi := c.a.Models[r]
+		if pi == nil {
+			w("missing")
+			continue
+		}
+		w(strconv.FormatBool(pi.Fingerprint == ""))
+		w(strconv.Itoa(len(pi.Columns)))
+		for _, col := range pi.Columns {
+			w(col.Name)
+			w(col.Type)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// modelNames is the sorted list of model names, as one string.
+func modelNames(p *project.Project) string {
+	names := make([]string, 0, len(p.ByName))
+	for n := range p.ByName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	for _, n := range names {
+		b.WriteString(n)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func cachedOf(info *ModelInfo) *CachedCheck {
+	return &CachedCheck{OwnHash: info.OwnHash, Canonical: info.Canonical, Columns: info.Columns, Inferred: info.Inferred,
+		Broken: info.Broken, Diagnostics: info.Diagnostics}
+}
+
+// fill restores a cached check into info; fingerprints are recomputed from
+// the own hash and the parents' fingerprints of this analysis.
+func (cc *CachedCheck) fill(info *ModelInfo, a *Analysis) {
+	info.OwnHash, info.Canonical, info.Columns, info.Inferred = cc.OwnHash, cc.Canonical, cc.Columns, cc.Inferred
+	info.Broken, info.Diagnostics = cc.Broken, cc.Diagnostics
+	parentsOK := true
+	for _, r := range info.Model.Refs() {
+		pi := a.Models[r]
+		if pi == nil || pi.Fingerprint == "" {
+			parentsOK = false
+			continue
+		}
+		info.Parents[r] = pi.Fingerprint
+	}
+	if info.OwnHash != "" && parentsOK && !info.Broken {
+		info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+	}
+}
+
+// ensureParents creates the stand-ins of m's parents that a cached
+// analysis skipped, so m can be bound against them.
+func (c *checker) ensureParents(ctx context.Context, m *project.Model) error {
+	for _, r := range m.Refs() {
+		pi := c.a.Models[r]
+		if pi == nil || pi.Columns == nil || c.a.standIns[r] {
+			continue
+		}
+		if err := c.createStandIn(ctx, pi.Model, pi.Columns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FileCache is a CheckCache kept in one file (by default
+// .efmesh/cache/check.gob). Entries not used by the last analysis are
+// dropped when it is saved, so the file tracks the project's size.
+type FileCache struct {
+	path string
+	mu   sync.Mutex
+	old  map[string]*CachedCheck
+	used map[string]*CachedCheck
+	miss bool
+}
+
+// OpenFileCache reads the cache at path; a missing or unreadable file is an
+// empty cache (it is only ever a speed-up).
+func OpenFileCache(path string) *FileCache {
+	fc := &FileCache{path: path, old: map[string]*CachedCheck{}, used: map[string]*CachedCheck{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fc
+	}
+	var m map[string]*CachedCheck
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&m) == nil {
+		fc.old = m
+	}
+	return fc
+}
+
+func (fc *FileCache) Get(key string) (*CachedCheck, bool) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	c, ok := fc.old[key]
+	if !ok {
+		c, ok = fc.used[key]
+	}
+	if ok {
+		fc.used[key] = c
+	}
+	return c, ok
+}
+
+func (fc *FileCache) Put(key string, c *CachedCheck) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.used[key] = c
+	fc.miss = true
+}
+
+// Save writes the cache when the last analysis added to it or stopped
+// using entries, through a temporary file and a rename.
+func (fc *FileCache) Save() error {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if !fc.miss && len(fc.used) == len(fc.old) {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(fc.used); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(fc.path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(fc.path), ".check-*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), fc.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
