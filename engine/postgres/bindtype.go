@@ -1,0 +1,487 @@
+package postgres
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+// The binder's types: best-effort result types of expressions, in
+// format_type's spelling (see convert.go), for what a model body commonly
+// computes. Anything not covered is "" (unknown), never a guess.
+
+func constType(c *pg_query.A_Const) string {
+	if c.Isnull {
+		return typUnknown
+	}
+	switch v := c.Val.(type) {
+	case *pg_query.A_Const_Ival:
+		return "integer"
+	case *pg_query.A_Const_Fval:
+		// The scanner makes an integer too big for int4 a Float; the
+		// parser then types it bigint when it fits int8.
+		if _, err := strconv.ParseInt(v.Fval.GetFval(), 0, 64); err == nil {
+			return "bigint"
+		}
+		return "numeric"
+	case *pg_query.A_Const_Boolval:
+		return "boolean"
+	case *pg_query.A_Const_Sval:
+		return typUnknown
+	case *pg_query.A_Const_Bsval:
+		return "bit"
+	}
+	return ""
+}
+
+// formatType renders a type name as format_type prints it.
+func formatType(tn *pg_query.TypeName) string {
+	if tn == nil || len(tn.Names) == 0 || tn.PctType {
+		return ""
+	}
+	var parts []string
+	for _, n := range tn.Names {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	if len(parts) == 2 && parts[0] == "pg_catalog" {
+		parts = parts[1:]
+	}
+	var mods []string
+	for _, m := range tn.Typmods {
+		if iv, ok := m.GetAConst().GetVal().(*pg_query.A_Const_Ival); ok {
+			mods = append(mods, strconv.Itoa(int(iv.Ival.GetIval())))
+		} else {
+			mods = nil
+			break
+		}
+	}
+	paren := ""
+	if len(mods) > 0 {
+		paren = "(" + strings.Join(mods, ",") + ")"
+	}
+	var s string
+	if len(parts) == 1 {
+		switch parts[0] {
+		case "int2":
+			s = "smallint"
+		case "int4":
+			s = "integer"
+		case "int8":
+			s = "bigint"
+		case "float4":
+			s = "real"
+		case "float8":
+			s = "double precision"
+		case "bool":
+			s = "boolean"
+		case "varchar":
+			s = "character varying" + paren
+		case "bpchar":
+			s = "bpchar"
+			if paren != "" {
+				s = "character" + paren
+			}
+		case "varbit":
+			s = "bit varying" + paren
+		case "timestamp":
+			s = "timestamp" + paren + " without time zone"
+		case "timestamptz":
+			s = "timestamp" + paren + " with time zone"
+		case "time":
+			s = "time" + paren + " without time zone"
+		case "timetz":
+			s = "time" + paren + " with time zone"
+		case "interval":
+			s = "interval" // its modifiers encode fields, not a precision list
+		default:
+			s = quoteTypeName(parts[0]) + paren
+		}
+	} else {
+		for i := range parts {
+			parts[i] = quoteTypeName(parts[i])
+		}
+		s = strings.Join(parts, ".") + paren
+	}
+	if len(tn.ArrayBounds) > 0 {
+		s += "[]"
+	}
+	return s
+}
+
+func quoteTypeName(s string) string {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || i > 0 && (r >= '0' && r <= '9' || r == '$')) {
+			return engine.QuoteIdent(s)
+		}
+	}
+	return s
+}
+
+func sqlValueName(op pg_query.SQLValueFunctionOp) string {
+	switch op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return "current_date"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return "current_time"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return "current_timestamp"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return "localtime"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return "localtimestamp"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return "current_role"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+		return "current_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_USER:
+		return "user"
+	case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return "session_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return "current_catalog"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return "current_schema"
+	}
+	return ""
+}
+
+func sqlValueType(f *pg_query.SQLValueFunction) string {
+	p := ""
+	if f.Typmod >= 0 {
+		p = "(" + strconv.Itoa(int(f.Typmod)) + ")"
+	}
+	switch f.Op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return "date"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return "time" + p + " with time zone"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME:
+		return "time with time zone"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return "timestamp" + p + " with time zone"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP:
+		return "timestamp with time zone"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return "time" + p + " without time zone"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME:
+		return "time without time zone"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return "timestamp" + p + " without time zone"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP:
+		return "timestamp without time zone"
+	}
+	return "name"
+}
+
+// canonType maps a type's spellings ("int", "INT4", "varchar(20)",
+// "TIMESTAMPTZ") to PostgreSQL's name for the base type, without
+// modifiers; typUnknown and "" pass through.
+func canonType(t string) string {
+	if t == "" || t == typUnknown {
+		return t
+	}
+	s := strings.ToLower(strings.TrimSpace(t))
+	if strings.HasSuffix(s, "[]") {
+		return canonType(strings.TrimSuffix(s, "[]")) + "[]"
+	}
+	for {
+		i := strings.IndexByte(s, '(')
+		j := strings.IndexByte(s, ')')
+		if i < 0 || j < i {
+			break
+		}
+		s = s[:i] + s[j+1:]
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	switch s {
+	case "int", "int4", "integer", "serial", "serial4":
+		return "integer"
+	case "int8", "bigint", "bigserial", "serial8":
+		return "bigint"
+	case "int2", "smallint", "smallserial", "serial2":
+		return "smallint"
+	case "numeric", "decimal":
+		return "numeric"
+	case "float8", "double precision", "float":
+		return "double precision"
+	case "float4", "real":
+		return "real"
+	case "bool", "boolean":
+		return "boolean"
+	case "varchar", "character varying":
+		return "character varying"
+	case "char", "character", "bpchar":
+		return "character"
+	case "timestamp", "timestamp without time zone":
+		return "timestamp without time zone"
+	case "timestamptz", "timestamp with time zone":
+		return "timestamp with time zone"
+	case "time", "time without time zone":
+		return "time without time zone"
+	case "timetz", "time with time zone":
+		return "time with time zone"
+	}
+	return s
+}
+
+var numRank = map[string]int{
+	"smallint": 1, "integer": 2, "bigint": 3, "numeric": 4, "real": 5, "double precision": 6,
+}
+
+func isInt(t string) bool { r := numRank[t]; return r >= 1 && r <= 3 }
+
+func isTimestamp(t string) bool {
+	return t == "timestamp without time zone" || t == "timestamp with time zone"
+}
+
+func isText(t string) bool {
+	return t == "text" || t == "character varying" || t == "character" || t == typUnknown
+}
+
+// commonType is the type PostgreSQL resolves for values of types a and b
+// meeting in CASE, UNION, COALESCE or VALUES, for the common cases; "" when
+// either is unknown or the pair is not one of them.
+func commonType(a, b string) string {
+	switch {
+	case a == typUnknown:
+		return b
+	case b == typUnknown:
+		return a
+	case a == "" || b == "":
+		return ""
+	case a == b:
+		return a
+	}
+	ca, cb := canonType(a), canonType(b)
+	if ca == cb {
+		return ca // modifiers that differ are dropped
+	}
+	if ra, rb := numRank[ca], numRank[cb]; ra > 0 && rb > 0 {
+		if ca == "real" || cb == "real" {
+			return "double precision"
+		}
+		if ra > rb {
+			return ca
+		}
+		return cb
+	}
+	switch {
+	case isText(ca) && isText(cb):
+		if ca == "text" || cb == "text" {
+			return "text"
+		}
+		return "character varying"
+	case isTimestamp(ca) && isTimestamp(cb):
+		return "timestamp with time zone"
+	case ca == "date" && isTimestamp(cb):
+		return cb
+	case cb == "date" && isTimestamp(ca):
+		return ca
+	}
+	return ""
+}
+
+func arrayOf(t string) string {
+	switch t {
+	case "", typUnknown:
+		return ""
+	}
+	if strings.HasSuffix(t, "[]") {
+		return t
+	}
+	return t + "[]"
+}
+
+// opType is the result type of a binary operator, for the common cases.
+func opType(op, a, b string) string {
+	switch op {
+	case "=", "<>", "!=", "<", ">", "<=", ">=", "~", "~*", "!~", "!~*", "~~", "~~*", "!~~", "!~~*",
+		"@>", "<@", "&&", "?", "?|", "?&", "@@", "@?":
+		return "boolean"
+	case "+", "-", "*", "/", "%", "^":
+		return arith(op, canonType(a), canonType(b))
+	case "||":
+		ca, cb := canonType(a), canonType(b)
+		switch {
+		case strings.HasSuffix(ca, "[]"):
+			return ca
+		case strings.HasSuffix(cb, "[]"):
+			return cb
+		case ca == "jsonb" && cb == "jsonb":
+			return "jsonb"
+		case isText(ca) || isText(cb):
+			return "text"
+		}
+	case "->", "#>":
+		if ca := canonType(a); ca == "json" || ca == "jsonb" {
+			return ca
+		}
+	case "->>", "#>>":
+		return "text"
+	}
+	return ""
+}
+
+func arith(op, a, b string) string {
+	if a == typUnknown {
+		a = b
+	}
+	if b == typUnknown {
+		b = a
+	}
+	ra, rb := numRank[a], numRank[b]
+	if ra > 0 && rb > 0 {
+		switch {
+		case op == "^":
+			if a == "numeric" || b == "numeric" {
+				return "numeric"
+			}
+			return "double precision"
+		case a == b:
+			return a
+		case a == "real" || b == "real":
+			return "double precision"
+		case ra > rb:
+			return a
+		}
+		return b
+	}
+	plusMinus := op == "+" || op == "-"
+	switch {
+	case a == "date" && b == "date" && op == "-":
+		return "integer"
+	case a == "date" && isInt(b) && plusMinus, isInt(a) && b == "date" && op == "+":
+		return "date"
+	case a == "date" && b == "interval" && plusMinus, a == "interval" && b == "date" && op == "+":
+		return "timestamp without time zone"
+	case isTimestamp(a) && b == "interval" && plusMinus:
+		return a
+	case a == "interval" && isTimestamp(b) && op == "+":
+		return b
+	case isTimestamp(a) && a == b && op == "-":
+		return "interval"
+	case a == "interval" && b == "interval" && plusMinus:
+		return "interval"
+	case a == "interval" && rb > 0 && (op == "*" || op == "/"), ra > 0 && b == "interval" && op == "*":
+		return "interval"
+	}
+	return ""
+}
+
+// funcType is the result type of a built-in function, best effort; args
+// are the argument types as bound.
+func funcType(name string, args []string) string {
+	arg := func(i int) string {
+		if i < len(args) {
+			return canonType(args[i])
+		}
+		return ""
+	}
+	a0 := arg(0)
+	switch name {
+	case "count", "row_number", "rank", "dense_rank":
+		return "bigint"
+	case "ntile", "length", "char_length", "character_length", "octet_length", "bit_length",
+		"strpos", "position", "ascii", "array_length", "cardinality", "array_position", "array_ndims":
+		return "integer"
+	case "percent_rank", "cume_dist", "random", "pi", "date_part", "corr", "covar_pop", "covar_samp",
+		"regr_slope", "regr_intercept", "regr_r2", "regr_count", "regr_avgx", "regr_avgy",
+		"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "degrees", "radians":
+		return "double precision"
+	case "sum":
+		switch a0 {
+		case "smallint", "integer":
+			return "bigint"
+		case "bigint", "numeric":
+			return "numeric"
+		case "real", "double precision", "interval", "money":
+			return a0
+		}
+	case "avg", "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		switch {
+		case numRank[a0] >= 1 && numRank[a0] <= 4:
+			return "numeric"
+		case a0 == "real" || a0 == "double precision":
+			return "double precision"
+		case a0 == "interval" && name == "avg":
+			return "interval"
+		}
+	case "min", "max", "any_value", "lag", "lead", "first_value", "last_value", "nth_value", "abs":
+		if (name == "min" || name == "max") && isText(a0) && a0 != typUnknown {
+			return "text" // there is no max(varchar): it reads text
+		}
+		if a0 != typUnknown {
+			return a0
+		}
+	case "now", "transaction_timestamp", "statement_timestamp", "clock_timestamp", "to_timestamp", "make_timestamptz":
+		return "timestamp with time zone"
+	case "make_timestamp":
+		return "timestamp without time zone"
+	case "to_date", "make_date":
+		return "date"
+	case "age", "make_interval", "justify_days", "justify_hours", "justify_interval":
+		return "interval"
+	case "to_number", "extract", "scale", "trim_scale":
+		return "numeric"
+	case "date_trunc":
+		switch a1 := arg(1); {
+		case a1 == "date":
+			return "timestamp with time zone"
+		case isTimestamp(a1) || a1 == "interval":
+			return a1
+		}
+	case "timezone": // x AT TIME ZONE z
+		switch arg(1) {
+		case "timestamp with time zone":
+			return "timestamp without time zone"
+		case "timestamp without time zone", "date":
+			return "timestamp with time zone"
+		}
+	case "lower", "upper", "btrim", "ltrim", "rtrim", "concat", "concat_ws", "substr", "substring",
+		"replace", "left", "right", "md5", "initcap", "string_agg", "lpad", "rpad", "repeat", "reverse",
+		"to_char", "format", "split_part", "translate", "regexp_replace", "regexp_substr", "quote_ident",
+		"quote_literal", "quote_nullable", "chr", "encode", "overlay", "regexp_split_to_table",
+		"string_to_table", "sha256_hex", "array_to_string", "jsonb_typeof", "json_typeof", "to_hex":
+		return "text"
+	case "bool_and", "bool_or", "every", "starts_with", "isfinite":
+		return "boolean"
+	case "round", "trunc", "ceil", "ceiling", "floor", "sign", "sqrt", "cbrt", "exp", "ln", "log", "log10", "power", "pow", "mod":
+		switch {
+		case a0 == "numeric" || name == "round" && len(args) == 2 || name == "trunc" && len(args) == 2:
+			return "numeric"
+		case name == "mod" && isInt(a0):
+			return a0
+		case numRank[a0] > 0:
+			return "double precision"
+		}
+	case "array_agg":
+		return arrayOf(a0)
+	case "unnest":
+		if strings.HasSuffix(a0, "[]") {
+			return strings.TrimSuffix(a0, "[]")
+		}
+	case "generate_series":
+		switch {
+		case a0 == "date":
+			return "timestamp with time zone"
+		case numRank[a0] > 0 || isTimestamp(a0):
+			return a0
+		}
+	case "generate_subscripts":
+		return "integer"
+	case "json_agg", "json_build_object", "json_build_array", "to_json", "json_object_agg", "row_to_json", "array_to_json":
+		return "json"
+	case "jsonb_agg", "jsonb_build_object", "jsonb_build_array", "to_jsonb", "jsonb_object_agg", "jsonb_set", "jsonb_strip_nulls":
+		return "jsonb"
+	case "gen_random_uuid", "uuid_generate_v4":
+		return "uuid"
+	case "string_to_array", "regexp_split_to_array", "regexp_match", "regexp_matches":
+		return "text[]"
+	case "decode", "sha256", "digest":
+		return "bytea"
+	}
+	return ""
+}
