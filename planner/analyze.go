@@ -15,13 +15,27 @@ import (
 	"github.com/efmesh/efmesh/project"
 )
 
-// Workbench is a scratch engine with a parser — for DuckDB projects an
-// in-memory DuckDB — in which models are checked against stand-ins of
-// their parents. It never is the warehouse.
+// Workbench is where models are checked; it never is the warehouse. For
+// DuckDB projects it is an in-memory DuckDB (an engine.Engine): every model
+// gets an empty stand-in table and bodies are bound by the real binder. An
+// engine without an embedded database (Postgres) offers a Binder instead,
+// which resolves columns over the parse tree against declared schemas.
 type Workbench interface {
-	engine.Engine
 	engine.Parser
+	Dialect() engine.Dialect
+	Close() error
 }
+
+// Binder resolves a query's output columns against the given relations
+// ("schema.table" → columns) without a server. A nil result with a nil
+// error means the shape cannot be known statically. Errors are
+// *engine.SQLError, several joined with errors.Join.
+type Binder interface {
+	Bind(sql string, relations map[string][]engine.Column) ([]engine.Column, error)
+}
+
+// CodeEngineFeature marks a model using what its engine cannot do.
+const CodeEngineFeature = "engine-feature"
 
 // standInCatalog holds one empty stand-in table per model while checking, so
 // that a plain "med.moves" in a body does not silently bind to a model.
@@ -91,7 +105,7 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 			broken[d.File] = true
 		}
 	}
-	ck := &checker{wb: wb, d: wb.Dialect(), root: p.Root, a: a}
+	ck := newChecker(wb, p.Root, a)
 	if err := ck.reset(ctx); err != nil {
 		return nil, err
 	}
@@ -162,7 +176,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 			broken[d.File] = true
 		}
 	}
-	ck := &checker{wb: wb, d: wb.Dialect(), root: p.Root, a: a}
+	ck := newChecker(wb, p.Root, a)
 	shapeChanged := map[string]bool{}
 	for _, m := range p.Models {
 		if err := ctx.Err(); err != nil {
@@ -245,24 +259,45 @@ func sameColumns(a, b []engine.Column) bool {
 
 func (c *checker) dropStandIn(ctx context.Context, name string) error {
 	delete(c.a.standIns, name)
-	if err := c.wb.Exec(ctx, "DROP TABLE IF EXISTS "+c.standIn(name)); err != nil {
+	if c.eng == nil {
+		return nil
+	}
+	if err := c.eng.Exec(ctx, "DROP TABLE IF EXISTS "+c.standIn(name)); err != nil {
 		return fmt.Errorf("planner: drop stand-in %s: %w", name, err)
 	}
 	return nil
 }
 
+// newChecker picks the checking strategy the workbench supports.
+func newChecker(wb Workbench, root string, a *Analysis) *checker {
+	c := &checker{wb: wb, d: wb.Dialect(), root: root, a: a}
+	if b, ok := wb.(Binder); ok {
+		c.binder = b
+	} else if e, ok := wb.(engine.Engine); ok {
+		c.eng = e
+	}
+	return c
+}
+
 type checker struct {
 	// schemas holds the stand-in schemas created by this checker.
 	schemas map[string]bool
-	wb      Workbench
-	d       engine.Dialect
-	root    string
-	a       *Analysis
+	// Exactly one of eng (stand-ins + DESCRIBE) and binder is set; with
+	// neither, bodies are only parsed.
+	eng    engine.Engine
+	binder Binder
+	wb     Workbench
+	d      engine.Dialect
+	root   string
+	a      *Analysis
 }
 
 func (c *checker) reset(ctx context.Context) error {
-	_ = c.wb.Exec(ctx, "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(standInCatalog))
-	if err := c.wb.Exec(ctx, "ATTACH ':memory:' AS "+engine.QuoteIdent(standInCatalog)); err != nil {
+	if c.eng == nil {
+		return nil
+	}
+	_ = c.eng.Exec(ctx, "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(standInCatalog))
+	if err := c.eng.Exec(ctx, "ATTACH ':memory:' AS "+engine.QuoteIdent(standInCatalog)); err != nil {
 		return fmt.Errorf("planner: workbench: %w", err)
 	}
 	return nil
@@ -302,6 +337,27 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	var content string
 	var inferred []engine.Column
 	inferredOK := false
+	if c.eng == nil {
+		// Without an embedded DuckDB: seeds, file externals and lake
+		// targets cannot run; say so before any action.
+		feature := ""
+		switch {
+		case m.Kind.Name == project.KindSeed:
+			feature = "SEED files"
+		case m.Kind.Name == project.KindExternal && m.Kind.Files != "":
+			feature = "EXTERNAL files"
+		case m.Target == "parquet" || m.Target == "ducklake":
+			feature = "target " + m.Target
+		}
+		if feature != "" {
+			prop := "kind"
+			if strings.HasPrefix(feature, "target") {
+				prop = "target"
+			}
+			c.propDiag(m, prop, CodeEngineFeature, fmt.Sprintf("%s uses %s, which the %s engine does not support (DuckDB only)", m.Name, feature, c.d.Name()))
+			info.Broken = true
+		}
+	}
 	switch m.Kind.Name {
 	case project.KindSeed:
 		h, err := c.fileHash(m.Kind.Path)
@@ -310,11 +366,11 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 			info.Broken = true
 		}
 		content = h
-		if err == nil && m.Columns == nil {
+		if err == nil && m.Columns == nil && c.eng != nil {
 			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
 		}
 	case project.KindExternal:
-		if m.Kind.Files != "" && m.Columns == nil {
+		if m.Kind.Files != "" && m.Columns == nil && c.eng != nil {
 			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Files}, m.Kind.Format, m.Kind.Options)
 		}
 	default:
@@ -357,7 +413,10 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 	if !c.schemas[m.Schema] {
 		stmt = "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(m.Schema) + "; " + stmt
 	}
-	err := c.wb.Exec(ctx, stmt)
+	if c.eng == nil {
+		return nil // a binder reads parents' columns from the analysis
+	}
+	err := c.eng.Exec(ctx, stmt)
 	if err == nil {
 		if c.schemas == nil {
 			c.schemas = map[string]bool{}
@@ -422,13 +481,39 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 			return // a parent of unknown shape: nothing to bind against
 		}
 	}
+	if c.binder != nil {
+		rels := map[string][]engine.Column{}
+		for _, r := range m.Refs() {
+			rels[r] = c.a.Models[r].Columns
+		}
+		cols, err := c.binder.Bind(canonR.SQL, rels)
+		if err != nil {
+			if many, ok := err.(interface{ Unwrap() []error }); ok {
+				for _, e := range many.Unwrap() {
+					c.sqlDiag(m, canonR, e)
+				}
+			} else {
+				c.sqlDiag(m, canonR, err)
+			}
+			info.Broken = true
+			return
+		}
+		info.Columns = cols // nil: the shape is not known statically
+		if cols != nil {
+			c.contract(m, cols)
+		}
+		return
+	}
+	if c.eng == nil {
+		return
+	}
 	r, _ := renderBody(m, macroText{
 		ref:   func(n string) (string, bool) { return c.standIn(n), true },
 		start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
 		end:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
 		this:  "NULL",
 	})
-	cols, err := c.wb.Describe(ctx, r.SQL)
+	cols, err := c.eng.Describe(ctx, r.SQL)
 	if err != nil {
 		c.sqlDiag(m, r, err)
 		info.Broken = true
@@ -459,7 +544,7 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 			continue
 		}
 		df, gf := engine.TypeFamily(d.Type), engine.TypeFamily(g.Type)
-		if !engine.Compatible(df, gf) {
+		if g.Type != "" && !engine.Compatible(df, gf) {
 			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
 				fmt.Sprintf("column %q is declared %s (%s) but the query yields %s (%s)", d.Name, d.Type, df, g.Type, gf))
 			bad = true
@@ -560,7 +645,9 @@ func (c *checker) fileHash(rel string) (string, error) {
 // describeFiles infers the schema of files a model reads.
 func (c *checker) describeFiles(ctx context.Context, m *project.Model, paths []string, format string, opts []project.Option) ([]engine.Column, bool) {
 	fr, ok := c.wb.(engine.FileReader)
-	if !ok {
+	if !ok || c.eng == nil {
+		c.propDiag(m, "kind", CodeEngineFeature, fmt.Sprintf("%s reads files, which only the DuckDB engine can do; use EXTERNAL (table …) on %s", m.Name, c.d.Name()))
+		c.a.Models[m.Name].Broken = true
 		return nil, false
 	}
 	spec := engine.FileSpec{Format: format, Options: fileOptions(opts)}
@@ -572,7 +659,7 @@ func (c *checker) describeFiles(ctx context.Context, m *project.Model, paths []s
 		c.propDiag(m, "kind", project.CodeBadValue, err.Error())
 		return nil, false
 	}
-	cols, err := c.wb.Describe(ctx, q)
+	cols, err := c.eng.Describe(ctx, q)
 	if err != nil {
 		c.propDiag(m, "kind", project.CodeFile, "cannot read "+strings.Join(paths, ", ")+": "+firstLine(errMessage(err)))
 		c.a.Models[m.Name].Broken = true

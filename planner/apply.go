@@ -400,7 +400,7 @@ func (b *builder) checkContract(ctx context.Context, info *ModelInfo, q string) 
 // Render returns the SQL that computes a model. With env empty, refs
 // resolve to the physical relations of the analyzed project's snapshots
 // (what apply runs); with env set, to that environment's views.
-func Render(a *Analysis, eng engine.Engine, name, env string, now time.Time) (string, error) {
+func Render(a *Analysis, wb Workbench, name, env string, now time.Time) (string, error) {
 	info := a.Models[name]
 	if info == nil {
 		return "", fmt.Errorf("unknown model %q%s", name, didYouMean(name, a.Models))
@@ -408,7 +408,8 @@ func Render(a *Analysis, eng engine.Engine, name, env string, now time.Time) (st
 	if info.Fingerprint == "" {
 		return "", errors.New("the model has errors; run plan to see them")
 	}
-	b := &builder{a: a, d: eng.Dialect(), wh: eng, root: a.Project.Root, now: now, env: env}
+	eng, _ := wb.(engine.Engine) // for reading seed and external files
+	b := &builder{a: a, d: wb.Dialect(), wh: eng, root: a.Project.Root, now: now, env: env}
 	return b.Query(info)
 }
 

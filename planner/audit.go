@@ -218,6 +218,7 @@ func (ad *auditor) run(ctx context.Context, m *project.Model, audits []Audit, th
 		if r.Blocks() {
 			failed = append(failed, r)
 		}
+		observeAudit(ctx, r)
 		results = append(results, r)
 	}
 	if len(failed) > 0 {
@@ -508,7 +509,8 @@ func (b *builder) auditBuilt(ctx context.Context, info *ModelInfo, log *slog.Log
 // beforePromotion is what stands between a successful build and the view
 // swap of an apply. Built models were audited as they were built; embedded
 // models, which are never built, are audited here as the subquery their
-// consumers inline, when their version changes.
+// consumers inline, when their version changes. Then every snapshot the
+// environment will point at is reserved against the janitor.
 func beforePromotion(ctx context.Context, p *Plan, b *builder, st state.Store, res *ApplyResult, log *slog.Logger) error {
 	var failed []AuditResult
 	for _, mp := range p.Models {
@@ -536,13 +538,21 @@ func beforePromotion(ctx context.Context, p *Plan, b *builder, st state.Store, r
 	if len(failed) > 0 {
 		return &AuditFailure{Results: failed}
 	}
+	// The janitor's claim and this reservation exclude each other (see
+	// janitor.go): past this point no snapshot of the plan can be removed.
+	var fps []string
+	for _, mp := range p.Models {
+		if mp.Change != Removed {
+			fps = append(fps, mp.Fingerprint)
+		}
+	}
+	if err := st.Reserve(ctx, fps, b.now.Add(reserveLease)); err != nil {
+		if errors.Is(err, state.ErrNotFound) {
+			return fmt.Errorf("planner: the janitor removed a snapshot of this plan while it was applied; plan again: %w", err)
+		}
+		return err
+	}
 	return nil
-}
-
-// physicalOf is the physical relation a plan line promotes.
-func physicalOf(mp ModelPlan) engine.Relation {
-	s, t := splitName(mp.PhysicalTable)
-	return engine.Relation{Schema: s, Name: t}
 }
 
 // checkAudits positions audit arguments that name no column of their

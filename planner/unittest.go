@@ -66,7 +66,11 @@ func checkTests(a *Analysis) []project.Diagnostic {
 // runs over them, and its rows are compared with the expected ones —
 // as a multiset unless the test is ordered, on the columns the expectation
 // names.
-func RunTests(ctx context.Context, a *Analysis, wb Workbench, names []string) ([]TestResult, error) {
+func RunTests(ctx context.Context, a *Analysis, wbench Workbench, names []string) ([]TestResult, error) {
+	wb, ok := wbench.(engine.Engine)
+	if !ok {
+		return nil, fmt.Errorf("unit tests run on an embedded engine (DuckDB); %s projects cannot run them yet", wbench.Dialect().Name())
+	}
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
@@ -100,7 +104,7 @@ func RunTests(ctx context.Context, a *Analysis, wb Workbench, names []string) ([
 	return out, nil
 }
 
-func runTest(ctx context.Context, a *Analysis, wb Workbench, t *project.UnitTest) TestResult {
+func runTest(ctx context.Context, a *Analysis, wb engine.Engine, t *project.UnitTest) TestResult {
 	res := TestResult{Name: t.Name, File: t.File, Model: t.Model}
 	fail := func(format string, args ...any) TestResult {
 		res.Error = fmt.Sprintf(format, args...)

@@ -19,6 +19,13 @@ package project
 //   func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Project
 //       checks duplicate names, unknown refs ("did you mean"), cycles, and
 //       orders the DAG. Used by Load and by the language server after an edit.
+//   func ParseAudit(file string, src []byte) (*CustomAudit, []Diagnostic)
+//       parses one audits/*.sql file: AUDIT (name …, blocking …) and a query
+//       over @this. Load fills Project.Audits from the audits globs.
+//   func CheckAudits(p *Project) []Diagnostic
+//       clashing audit names, and audit calls in model headers that name no
+//       built-in or custom audit. Load runs it; a loader that builds the
+//       Project itself (the language server) sets Audits and calls it.
 //
 // Helpers for the language server and the CLI:
 //

@@ -93,7 +93,7 @@ type headerParser struct {
 	diags []Diagnostic
 
 	seen     map[string]token // property name → its name token
-	modelTok token            // the MODEL keyword
+	modelTok token            // the MODEL (or AUDIT) keyword
 	closeTok token            // the token that ends the header: ')' or ';'
 	unclosed bool             // the header's '(' was never closed
 	hasProps bool             // the header has a property list to check
@@ -156,26 +156,33 @@ func (p *headerParser) describeText(start, end int) string {
 // hasHeader is false when the file does not start with MODEL at all: then the
 // whole file is the body.
 func (p *headerParser) parseHeader() (hasHeader bool, end int) {
+	return p.parseBlock("MODEL", "a model file", &p.m.Header, p.property)
+}
+
+// parseBlock parses KEYWORD ( property, … ) [;] — the header of a model or
+// an audit file — handing each property's tokens to prop, and records the
+// block's range in header. noun names the file kind in messages.
+func (p *headerParser) parseBlock(keyword, noun string, header *Range, prop func([]token)) (hasHeader bool, end int) {
 	lx := &lexer{src: p.src}
 	first := lx.next()
 	switch {
 	case first.kind == tokIllegal:
 		p.errorf(first.start, first.end, CodeHeaderSyntax, "%s", first.val)
 		return false, 0
-	case !first.is("MODEL"):
+	case !first.is(keyword):
 		s, e := first.start, first.end
 		if first.kind == tokEOF {
 			s, e = 0, 0
 		}
-		p.errorf(s, e, CodeHeaderMissing, "a model file starts with a MODEL (...) header, found %s", p.describe(first))
+		p.errorf(s, e, CodeHeaderMissing, "%s starts with a %s (...) header, found %s", noun, keyword, p.describe(first))
 		return false, 0
 	}
 	p.modelTok = first
 	open := lx.next()
 	if !open.isPunct("(") {
-		p.errorf(open.start, open.end, CodeHeaderSyntax, "expected ( after MODEL, found %s", p.describe(open))
+		p.errorf(open.start, open.end, CodeHeaderSyntax, "expected ( after %s, found %s", keyword, p.describe(open))
 		p.unclosed = true
-		p.m.Header = p.rng(first.start, first.end)
+		*header = p.rng(first.start, first.end)
 		return true, first.end
 	}
 
@@ -199,18 +206,18 @@ func (p *headerParser) parseHeader() (hasHeader bool, end int) {
 			cur = nil
 			end = len(p.src)
 		case t.kind == tokEOF:
-			p.errorf(open.start, open.end, CodeHeaderSyntax, "MODEL ( is never closed: expected )")
+			p.errorf(open.start, open.end, CodeHeaderSyntax, "%s ( is never closed: expected )", keyword)
 			p.unclosed = true
 			end = len(p.src)
 		case t.isPunct(";"):
-			p.errorf(t.start, t.end, CodeHeaderSyntax, "expected ) to close MODEL ( before ;")
+			p.errorf(t.start, t.end, CodeHeaderSyntax, "expected ) to close %s ( before ;", keyword)
 			p.closeTok = t
 			end = t.end
 		case t.is("SELECT") || (t.is("WITH") && !nextIs(lx, "TIME")):
 			// The body began before the header was closed (WITH TIME is a
 			// type, as in TIMESTAMP WITH TIME ZONE). Recover so the body is
 			// still scanned for refs.
-			p.errorf(open.start, open.end, CodeHeaderSyntax, "MODEL ( is not closed before %s: expected )", strings.ToUpper(t.val))
+			p.errorf(open.start, open.end, CodeHeaderSyntax, "%s ( is not closed before %s: expected )", keyword, strings.ToUpper(t.val))
 			if len(cur) > 0 {
 				p.closeTok = cur[len(cur)-1]
 			} else {
@@ -241,7 +248,7 @@ func (p *headerParser) parseHeader() (hasHeader bool, end int) {
 		}
 	}
 	props = append(props, property{toks: cur})
-	p.m.Header = p.rng(first.start, end)
+	*header = p.rng(first.start, end)
 
 	for i, pr := range props {
 		if len(pr.toks) == 0 {
@@ -252,7 +259,7 @@ func (p *headerParser) parseHeader() (hasHeader bool, end int) {
 			}
 			continue
 		}
-		p.property(pr.toks)
+		prop(pr.toks)
 	}
 	return true, end
 }

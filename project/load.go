@@ -126,15 +126,39 @@ func LoadWith(root string, overlay map[string][]byte) (*Project, error) {
 	}
 	proj := Build(root, cfg, models, diags)
 	proj.Tests, diags = loadTests(root, cfg, read, ov)
+	var auditDiags []Diagnostic
+	proj.Audits, auditDiags = loadAudits(root, cfg, read, ov)
+	diags = append(diags, auditDiags...)
+	diags = append(diags, CheckTests(proj)...)
+	diags = append(diags, CheckAudits(proj)...)
 	if len(diags) > 0 {
 		proj.Diagnostics = append(proj.Diagnostics, diags...)
-		proj.Diagnostics = append(proj.Diagnostics, CheckTests(proj)...)
-		SortDiagnostics(proj.Diagnostics)
-	} else if ds := CheckTests(proj); len(ds) > 0 {
-		proj.Diagnostics = append(proj.Diagnostics, ds...)
 		SortDiagnostics(proj.Diagnostics)
 	}
 	return proj, nil
+}
+
+// loadAudits reads and parses every custom audit file the audits globs
+// match.
+func loadAudits(root string, cfg Config, read func(string) ([]byte, error), ov map[string][]byte) ([]*CustomAudit, []Diagnostic) {
+	files, problems := expandGlobs(os.DirFS(root), cfg.Audits)
+	var diags []Diagnostic
+	for _, pr := range problems {
+		diags = append(diags, fileError(pr.name, fmt.Sprintf("cannot read: %v", pr.err)))
+	}
+	files = addOverlayFiles(root, files, ov, cfg.Audits)
+	var audits []*CustomAudit
+	for _, f := range files {
+		src, err := read(f)
+		if err != nil {
+			diags = append(diags, fileError(f, fmt.Sprintf("cannot read the audit file: %v", err)))
+			continue
+		}
+		a, ds := ParseAudit(f, src)
+		audits = append(audits, a)
+		diags = append(diags, ds...)
+	}
+	return audits, diags
 }
 
 // loadTests reads and parses every unit test file the tests globs match.

@@ -67,6 +67,8 @@ type Project struct {
 
 	// Tests are the unit tests of the tests globs, in file order.
 	Tests []*UnitTest
+	// Audits are the custom audits of the audits globs, in file order.
+	Audits []*CustomAudit
 
 	// Diagnostics of every file, sorted by file and position.
 	Diagnostics []Diagnostic

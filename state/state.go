@@ -59,6 +59,26 @@ type Snapshot struct {
 	Definition         []byte            // JSON of the model as loaded (for render/diff/explain)
 	CreatedAt          time.Time
 	BuiltAt            time.Time // zero until the physical relation is complete
+	// OrphanedAt is zero while an environment points at the snapshot;
+	// otherwise it is when the last pointer went (its creation when none
+	// ever came), the start of the janitor's ttl. Set by the store: it is
+	// ignored by PutSnapshot.
+	OrphanedAt time.Time
+}
+
+// Referenced reports whether an environment points at the snapshot.
+func (s Snapshot) Referenced() bool { return s.OrphanedAt.IsZero() }
+
+// SnapshotUsage is the janitor's view of a snapshot: what it is, what it
+// stands on, and whether an environment points at it.
+type SnapshotUsage struct {
+	Fingerprint   string
+	Name          string
+	Kind          string
+	PhysicalTable string
+	Parents       map[string]string // parent name -> fingerprint
+	CreatedAt     time.Time
+	OrphanedAt    time.Time // zero while an environment points at it
 }
 
 // Built reports whether the snapshot's physical relation is complete.
@@ -165,7 +185,8 @@ type Store interface {
 	Environments(ctx context.Context) ([]string, error)
 	// Promote replaces the pointers of p.Env with p.Pointers and journals
 	// the promotion, atomically. Every pointer's UpdatedAt becomes p.At (now
-	// when zero). A pointer to an unknown snapshot is an error wrapping
+	// when zero). Snapshots it points at lose their OrphanedAt; snapshots
+	// no environment points at any more get OrphanedAt = p.At. A pointer to an unknown snapshot is an error wrapping
 	// ErrNotFound and leaves the environment as it was; an empty set removes
 	// the environment.
 	Promote(ctx context.Context, p Promotion) error
@@ -195,6 +216,23 @@ type Store interface {
 	// Runs returns the ticks of env, newest first, at most limit (all of
 	// them when limit <= 0).
 	Runs(ctx context.Context, env string, limit int) ([]Run, error)
+
+	// Usage lists every stored snapshot for the janitor, ordered by
+	// fingerprint.
+	Usage(ctx context.Context) ([]SnapshotUsage, error)
+	// Reserve protects snapshots a promotion is about to point at from the
+	// janitor: in one transaction it checks that every fingerprint of fps
+	// is stored and moves the OrphanedAt of those no environment points at
+	// to until, unless it is later already. A missing fingerprint (the
+	// janitor removed it) is an error wrapping ErrNotFound, and nothing
+	// is reserved.
+	Reserve(ctx context.Context, fps []string, until time.Time) error
+	// RemoveSnapshots is the janitor's claim: in one transaction it deletes
+	// those snapshots of fps that no environment points at and whose
+	// OrphanedAt is not after cutoff, with their interval ledgers, and
+	// returns their fingerprints. One pointed at again, or reserved since,
+	// stays; a later Promote to a removed one fails with ErrNotFound.
+	RemoveSnapshots(ctx context.Context, fps []string, cutoff time.Time) ([]string, error)
 
 	// TryLock takes the lock l.Name for l.Holder, atomically. It succeeds
 	// when the lock is free, already held by l.Holder (the expiry moves to

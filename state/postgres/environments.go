@@ -2,11 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/efmesh/efmesh/state"
 )
@@ -58,6 +60,12 @@ func (s *Store) Promote(ctx context.Context, p state.Promotion) error {
 		return fmt.Errorf("state: promote: empty environment name")
 	}
 	if err := s.inTx(ctx, func(tx pgx.Tx) error { return s.promote(ctx, tx, p) }); err != nil {
+		// A snapshot the janitor removed while this promotion waited on its
+		// row: the foreign key says so.
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23503" {
+			return fmt.Errorf("state: promote %s: snapshot %w (removed meanwhile)", p.Env, state.ErrNotFound)
+		}
 		return fmt.Errorf("state: promote %s: %w", p.Env, err)
 	}
 	return nil
@@ -95,6 +103,20 @@ func (s *Store) promote(ctx context.Context, tx pgx.Tx, p state.Promotion) error
 	}
 	if int(tag.RowsAffected()) != len(models) {
 		return s.missingSnapshot(ctx, tx, models, fps)
+	}
+	// The orphan marks: what env points at now is referenced; what lost
+	// its last pointer starts the janitor's ttl now. Only referenced
+	// snapshots have no mark, so the second statement looks at those.
+	if _, err := tx.Exec(ctx, s.q(`
+		UPDATE {s}.snapshots SET orphaned_at = NULL
+		WHERE fingerprint = ANY ($1) AND orphaned_at IS NOT NULL`), fps); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, s.q(`
+		UPDATE {s}.snapshots sn SET orphaned_at = $1
+		WHERE sn.orphaned_at IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM {s}.environments e WHERE e.fingerprint = sn.fingerprint)`), at); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(ctx, s.q(`
 		INSERT INTO {s}.promotions (env, plan_id, applied_by, at, pointers) VALUES ($1, $2, $3, $4, $5)`),

@@ -34,9 +34,11 @@ var schema = []string{
 		canonical           bytea,
 		definition          bytea,
 		created_at          timestamptz NOT NULL,
-		built_at            timestamptz     -- NULL until the physical relation is complete
+		built_at            timestamptz,    -- NULL until the physical relation is complete
+		orphaned_at         timestamptz     -- NULL while an environment points at it
 	)`,
 	`CREATE INDEX IF NOT EXISTS snapshots_name ON {s}.snapshots (name)`,
+	`CREATE INDEX IF NOT EXISTS snapshots_orphaned ON {s}.snapshots (orphaned_at)`,
 	// A pointer must name a stored snapshot: a snapshot an environment
 	// points at cannot be deleted.
 	`CREATE TABLE IF NOT EXISTS {s}.environments (

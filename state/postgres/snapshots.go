@@ -17,10 +17,12 @@ func (s *Store) PutSnapshot(ctx context.Context, snap state.Snapshot) error {
 	if parents == nil {
 		parents = map[string]string{}
 	}
+	// A new snapshot is pointed at by no environment: it is orphaned from
+	// its creation until a promotion points at it.
 	_, err := s.pool.Exec(ctx, s.q(`
 		INSERT INTO {s}.snapshots (fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
-		                           parents, canonical, definition, created_at, built_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		                           parents, canonical, definition, created_at, built_at, orphaned_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $10)
 		ON CONFLICT (fingerprint) DO NOTHING`),
 		snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable, snap.OwnHash,
 		parents, snap.Canonical, snap.Definition, nowIfZero(snap.CreatedAt), nullTime(snap.BuiltAt))
@@ -39,7 +41,7 @@ func (s *Store) Snapshots(ctx context.Context, fps []string) (map[string]state.S
 	}
 	rows, err := s.pool.Query(ctx, s.q(`
 		SELECT fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
-		       parents, canonical, definition, created_at, built_at
+		       parents, canonical, definition, created_at, built_at, orphaned_at
 		FROM {s}.snapshots WHERE fingerprint = ANY ($1)`), fps)
 	if err != nil {
 		return nil, fmt.Errorf("state: snapshots: %w", err)
@@ -47,15 +49,16 @@ func (s *Store) Snapshots(ctx context.Context, fps []string) (map[string]state.S
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			snap  state.Snapshot
-			built *time.Time
+			snap            state.Snapshot
+			built, orphaned *time.Time
 		)
 		if err := rows.Scan(&snap.Fingerprint, &snap.FingerprintVersion, &snap.Name, &snap.Kind,
 			&snap.PhysicalTable, &snap.OwnHash, &snap.Parents, &snap.Canonical, &snap.Definition,
-			&snap.CreatedAt, &built); err != nil {
+			&snap.CreatedAt, &built, &orphaned); err != nil {
 			return nil, fmt.Errorf("state: snapshots: %w", err)
 		}
 		snap.BuiltAt = orZero(built)
+		snap.OrphanedAt = orZero(orphaned)
 		out[snap.Fingerprint] = snap
 	}
 	if err := rows.Err(); err != nil {

@@ -113,6 +113,20 @@ func (s *Store) promote(ctx context.Context, p state.Promotion) error {
 			return fmt.Errorf("%s -> %s: snapshot %w", model, fp, state.ErrNotFound)
 		}
 	}
+	// The orphan marks: what env points at now is referenced; what lost
+	// its last pointer starts the janitor's ttl now. Only referenced
+	// snapshots have no mark, so the second statement looks at those.
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE snapshots SET orphaned_at = NULL
+		WHERE fingerprint IN (SELECT fingerprint FROM environments WHERE env = ?)`, p.Env); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `
+		UPDATE snapshots SET orphaned_at = ?
+		WHERE orphaned_at IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM environments e WHERE e.fingerprint = snapshots.fingerprint)`, at); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO promotions (env, plan_id, applied_by, at, pointers) VALUES (?, ?, ?, ?, ?)`,
 		p.Env, p.PlanID, p.AppliedBy, at, string(journal)); err != nil {

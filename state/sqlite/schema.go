@@ -31,9 +31,11 @@ var schema = []string{
 		canonical           BLOB,
 		definition          BLOB,
 		created_at          TEXT NOT NULL,
-		built_at            TEXT           -- NULL until the physical relation is complete
+		built_at            TEXT,          -- NULL until the physical relation is complete
+		orphaned_at         TEXT           -- NULL while an environment points at it
 	)`,
 	`CREATE INDEX IF NOT EXISTS snapshots_name ON snapshots (name)`,
+	`CREATE INDEX IF NOT EXISTS snapshots_orphaned ON snapshots (orphaned_at)`,
 	// A pointer must name a stored snapshot: a snapshot an environment
 	// points at cannot be deleted.
 	`CREATE TABLE IF NOT EXISTS environments (

@@ -28,13 +28,16 @@ func (s *Store) PutSnapshot(ctx context.Context, snap state.Snapshot) error {
 	if !snap.BuiltAt.IsZero() {
 		built = formatTime(snap.BuiltAt)
 	}
+	// A new snapshot is pointed at by no environment: it is orphaned from
+	// its creation until a promotion points at it.
+	created := formatTime(nowIfZero(snap.CreatedAt))
 	_, err = s.db.ExecContext(ctx, `
 		INSERT INTO snapshots (fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
-		                       parents, canonical, definition, created_at, built_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		                       parents, canonical, definition, created_at, built_at, orphaned_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (fingerprint) DO NOTHING`,
 		snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable, snap.OwnHash,
-		string(pj), snap.Canonical, snap.Definition, formatTime(nowIfZero(snap.CreatedAt)), built)
+		string(pj), snap.Canonical, snap.Definition, created, built, created)
 	if err != nil {
 		return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
 	}
@@ -66,7 +69,7 @@ func (s *Store) snapshotsIn(ctx context.Context, fps []string, out map[string]st
 	}
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
-		       parents, canonical, definition, created_at, built_at
+		       parents, canonical, definition, created_at, built_at, orphaned_at
 		FROM snapshots
 		WHERE fingerprint IN (?`+strings.Repeat(", ?", len(fps)-1)+`)`, args...)
 	if err != nil {
@@ -77,11 +80,11 @@ func (s *Store) snapshotsIn(ctx context.Context, fps []string, out map[string]st
 		var (
 			snap             state.Snapshot
 			parents, created string
-			built            sql.NullString
+			built, orphaned  sql.NullString
 		)
 		if err := rows.Scan(&snap.Fingerprint, &snap.FingerprintVersion, &snap.Name, &snap.Kind,
 			&snap.PhysicalTable, &snap.OwnHash, &parents, &snap.Canonical, &snap.Definition,
-			&created, &built); err != nil {
+			&created, &built, &orphaned); err != nil {
 			return err
 		}
 		if err := json.Unmarshal([]byte(parents), &snap.Parents); err != nil {
@@ -93,6 +96,11 @@ func (s *Store) snapshotsIn(ctx context.Context, fps []string, out map[string]st
 		if built.Valid {
 			if snap.BuiltAt, err = parseTime(built.String); err != nil {
 				return fmt.Errorf("snapshot %s: built_at: %w", snap.Fingerprint, err)
+			}
+		}
+		if orphaned.Valid {
+			if snap.OrphanedAt, err = parseTime(orphaned.String); err != nil {
+				return fmt.Errorf("snapshot %s: orphaned_at: %w", snap.Fingerprint, err)
 			}
 		}
 		out[snap.Fingerprint] = snap

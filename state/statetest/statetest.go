@@ -48,6 +48,10 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"LockStaleHolder", testLockStale},
 		{"LockRefreshAndUnlock", testLockRefreshUnlock},
 		{"ConcurrentTryLock", testConcurrentTryLock},
+		{"OrphanMarks", testOrphanMarks},
+		{"Reserve", testReserve},
+		{"RemoveSnapshots", testRemoveSnapshots},
+		{"ClaimRacesPromotion", testClaimRacesPromotion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })

@@ -13,17 +13,15 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
-	"github.com/efmesh/efmesh/state/sqlite"
 )
 
 // Exit codes: a contract for CI and cron.
@@ -100,7 +98,7 @@ changes and no --yes).`,
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
 	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
-		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd())
+		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd())
 	return root
 }
 
@@ -175,7 +173,7 @@ func (a *app) writeJSON(v any) {
 // workspace is a loaded, analyzed project with its store.
 type workspace struct {
 	proj     *project.Project
-	wb       *duckdb.DB
+	wb       planner.Workbench
 	analysis *planner.Analysis
 	store    state.Store
 }
@@ -203,17 +201,14 @@ func (a *app) load(withStore bool) (*workspace, error) {
 	if project.HasErrors(proj.Diagnostics) {
 		return nil, &planner.ProblemsError{Diagnostics: proj.Diagnostics}
 	}
-	if t := proj.Config.Engine.Type; t != "" && t != "duckdb" {
-		return nil, fmt.Errorf("engine %q is not supported by this build yet; use duckdb", t)
-	}
 	w := &workspace{proj: proj}
-	w.wb, err = duckdb.Open("")
+	w.wb, err = connect.Workbench(proj)
 	if err != nil {
 		return nil, err
 	}
 	// Checks are cached next to the state store: a check is a pure
-	// function of the files, so only what changed reaches DuckDB.
-	cache := planner.OpenFileCache(filepath.Join(proj.Root, ".efmesh", "cache", "check.gob"))
+	// function of the files, so only what changed reaches the workbench.
+	cache := planner.OpenFileCache(connect.CachePath(proj))
 	w.analysis, err = planner.AnalyzeWith(a.ctx, proj, w.wb, planner.AnalyzeOptions{Cache: cache})
 	if err != nil {
 		w.Close()
@@ -235,36 +230,9 @@ func (a *app) load(withStore bool) (*workspace, error) {
 	return w, nil
 }
 
-func openStore(ctx context.Context, p *project.Project) (state.Store, error) {
-	c := p.Config.State
-	switch c.Type {
-	case "", "sqlite":
-		return sqlite.Open(ctx, storePath(p))
-	}
-	return nil, fmt.Errorf("state store %q is not supported by this build yet; use sqlite", c.Type)
-}
+func openStore(ctx context.Context, p *project.Project) (state.Store, error) { return connect.Store(ctx, p) }
 
-func storePath(p *project.Project) string {
-	path := p.Config.State.Path
-	if path == "" {
-		path = ".efmesh/state.db"
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.Root, filepath.FromSlash(path))
-	}
-	return path
-}
-
-func warehousePath(p *project.Project) string {
-	path := p.Config.Engine.Path
-	if path == "" {
-		path = "efmesh.duckdb"
-	}
-	if path == ":memory:" || filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(p.Root, filepath.FromSlash(path))
-}
+func warehousePath(p *project.Project) string { return connect.WarehousePath(p) }
 
 func isTTY(r io.Reader) bool {
 	f, ok := r.(*os.File)

@@ -30,6 +30,7 @@ func (a *app) now() time.Time {
 func (a *app) batchProgress() func(model string, k, n int, r planner.Range) {
 	tty := isTTY(a.stdin) && !a.json
 	return func(model string, k, n int, r planner.Range) {
+		metricsOf(a.ctx).batch(model, r)
 		if tty {
 			fmt.Fprintf(a.stderr, "\r%s: batch %d of %d %s\033[K", model, k, n, r)
 			if k == n {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
-	"github.com/efmesh/efmesh/state/sqlite"
 )
 
 func (a *app) versionCmd() *cobra.Command {
@@ -168,7 +168,7 @@ func (a *app) migrateCmd() *cobra.Command {
 			if project.HasErrors(p.Diagnostics) {
 				return &planner.ProblemsError{Diagnostics: p.Diagnostics}
 			}
-			from, to, backup, err := sqlite.Migrate(a.ctx, storePath(p))
+			from, to, backup, err := connect.Migrate(a.ctx, p)
 			if err != nil {
 				return err
 			}

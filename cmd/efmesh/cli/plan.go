@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 )
 
@@ -192,6 +192,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			if err != nil {
 				return err
 			}
+			metricsOf(a.ctx).planned(p)
 			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
 			if !p.HasChanges {
 				if a.json {
@@ -227,7 +228,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer lk.Release()
-			wh, err := duckdb.Open(warehousePath(w.proj))
+			wh, err := connect.Warehouse(a.ctx, w.proj)
 			if err != nil {
 				return err
 			}
@@ -241,7 +242,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 					}
 				}
 			}
-			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: progress,
+			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: metricsOf(a.ctx).progressed(progress),
 				Now: a.now, Retries: retries, Lock: lk, BatchProgress: a.batchProgress()})
 			if err != nil {
 				return a.applyFailed(payload, res, err)
@@ -261,7 +262,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
-	return cmd
+	return a.withMetrics(cmd)
 }
 
 func nonNil(s []string) []string {

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/engine"
-	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -42,9 +42,10 @@ lock, 2 awaiting a human (unapplied changes).`,
 				return err
 			}
 			defer w.Close()
-			open := func() (engine.Engine, error) { return duckdb.Open(warehousePath(w.proj)) }
+			open := func() (engine.Engine, error) { return connect.Warehouse(a.ctx, w.proj) }
 			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
-				Logger: a.log, Now: a.now, Retries: retries, BatchProgress: a.batchProgress()})
+				Logger: a.log, Now: a.now, Retries: retries, BatchProgress: a.batchProgress(), Progress: metricsOf(a.ctx).progressed(nil)})
+			metricsOf(a.ctx).setOutcome(res.Outcome)
 			code := ExitOK
 			switch res.Outcome {
 			case state.RunAwaitingHuman:
@@ -89,7 +90,7 @@ lock, 2 awaiting a human (unapplied changes).`,
 		},
 	}
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
-	return cmd
+	return a.withMetrics(cmd)
 }
 
 // journalLoadFailure records a tick that could not start because the
@@ -119,18 +120,26 @@ func (a *app) journalLoadFailure(env string, cause error) {
 }
 
 // applyFailed reports a failed apply. With --json, failed intervals are
-// listed as data ("failedIntervals": model -> [[start, end]]) beside the
+// listed as data ("failedIntervals": model -> [[start, end]]) and blocking
+// audit failures too ("auditFailures": the audit results) beside the
 // error, in the apply payload (applied false); other errors print as usual.
 func (a *app) applyFailed(payload map[string]any, res *planner.ApplyResult, err error) error {
 	var ie *planner.IntervalsError
-	if !a.json || !errors.As(err, &ie) {
+	var af *planner.AuditFailure
+	hasIE, hasAF := errors.As(err, &ie), errors.As(err, &af)
+	if !a.json || !hasIE && !hasAF {
 		return err
 	}
-	failed := [][]string{}
-	for _, r := range ie.Failed {
-		failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
+	if hasIE {
+		failed := [][]string{}
+		for _, r := range ie.Failed {
+			failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
+		}
+		payload["failedIntervals"] = map[string][][]string{ie.Model: failed}
 	}
-	payload["failedIntervals"] = map[string][][]string{ie.Model: failed}
+	if hasAF {
+		payload["auditFailures"] = af.Results
+	}
 	payload["error"] = err.Error()
 	if res != nil {
 		payload["built"] = nonNil(res.Built)

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+)
+
+func (a *app) auditCmd() *cobra.Command {
+	var models []string
+	cmd := &cobra.Command{
+		Use:   "audit <env>",
+		Short: "Run the audits over what an environment serves now; changes nothing",
+		Long: `Audit runs the project's audits over the environment's views — the whole
+view each time, as consumers see it — and reports every result. It changes
+and marks nothing. per_interval audits are reported as skipped: they check
+each interval apply and run write, not the table.
+
+Exit 1 when a blocking audit found violations or could not run; warnings
+are reported and exit 0.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			env := args[0]
+			proj, st, err := a.loadStore()
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if ds := auditProblems(proj, models); len(ds) > 0 {
+				return &planner.ProblemsError{Diagnostics: ds}
+			}
+			ptrs, err := st.Environment(a.ctx, env)
+			if err != nil {
+				return err
+			}
+			pointers := map[string]string{}
+			for name, p := range ptrs {
+				pointers[name] = p.Fingerprint
+			}
+			wh, err := connect.ExistingWarehouse(a.ctx, proj)
+			if err != nil {
+				return err
+			}
+			defer wh.Close()
+			rep, err := planner.AuditEnvironment(a.ctx, proj, wh, pointers, env, models, a.log)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": rep.Env, "passed": !rep.Blocked(), "results": rep.Results})
+			} else {
+				printAudit(a, rep)
+			}
+			if rep.Blocked() {
+				return &exitError{code: ExitError}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&models, "model", nil, "audit only these models (repeat or separate with commas)")
+	return cmd
+}
+
+// auditProblems returns the errors of the files an audit run depends on:
+// the audit files and the audited models. A broken model elsewhere in the
+// project does not stop an audit.
+func auditProblems(p *project.Project, models []string) []project.Diagnostic {
+	files := map[string]bool{}
+	for _, au := range p.Audits {
+		files[au.File] = true
+	}
+	for _, m := range p.Models {
+		if len(models) == 0 || slices.Contains(models, m.Name) {
+			files[m.File] = true
+		}
+	}
+	var out []project.Diagnostic
+	for _, d := range p.Diagnostics {
+		if d.Severity == project.SeverityError && (files[d.File] || d.File == project.ConfigFile) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var auditMark = map[string]string{
+	planner.AuditPassed: "ok  ", planner.AuditFailed: "FAIL", planner.AuditWarned: "warn",
+	planner.AuditError: "ERR ", planner.AuditSkipped: "skip",
+}
+
+func printAudit(a *app, rep *planner.EnvAudit) {
+	w := a.stdout
+	fmt.Fprintf(w, "Audits of %s:\n", rep.Env)
+	counts := map[string]int{}
+	for _, r := range rep.Results {
+		counts[r.Status]++
+		line := fmt.Sprintf("  %s %s  %s", auditMark[r.Status], r.Model, r.Audit)
+		switch r.Status {
+		case planner.AuditFailed, planner.AuditWarned:
+			line += fmt.Sprintf(": %d violation(s)", r.Violations)
+			if r.Detail != "" {
+				line += ": " + r.Detail
+			}
+		case planner.AuditError:
+			line += ": " + r.Error
+		case planner.AuditSkipped:
+			line += ": " + r.Reason
+		}
+		fmt.Fprintln(w, line)
+	}
+	if len(rep.Results) == 0 {
+		fmt.Fprintln(w, "  no audits")
+	}
+	fmt.Fprintf(w, "\n%d passed, %d failed, %d warned, %d error(s), %d skipped.\n", counts[planner.AuditPassed],
+		counts[planner.AuditFailed], counts[planner.AuditWarned], counts[planner.AuditError], counts[planner.AuditSkipped])
+}

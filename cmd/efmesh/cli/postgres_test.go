@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/efmesh/efmesh/engine/postgres"
+)
+
+// pgServer returns the throwaway server scripts/test starts; CI must have
+// one, elsewhere the test is skipped.
+func pgServer(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("EFMESH_TEST_POSTGRES_URL")
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: scripts/test starts PostgreSQL")
+		}
+		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
+	}
+	return u
+}
+
+// freshDatabase creates a database for one test and returns its URL.
+func freshDatabase(t *testing.T) string {
+	t.Helper()
+	server := pgServer(t)
+	ctx := context.Background()
+	admin, err := postgres.Open(ctx, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var b [6]byte
+	rand.Read(b[:])
+	name := "efmesh_t_" + hex.EncodeToString(b[:])
+	if err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		a, err := postgres.Open(context.Background(), server)
+		if err == nil {
+			a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			a.Close()
+		}
+	})
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func pgQuery(t *testing.T, dbURL, sql string) string {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(context.Background(), sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return fmt.Sprint(rows.Values)
+}
+
+// pgProject is a hospital in Postgres: the raw moves are a table the test
+// creates, the models read it through an EXTERNAL (table …).
+func pgProject(t *testing.T, dbURL string) string {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows []string
+	for c := 1; c <= 12; c++ {
+		for i, dept := range []string{"ER", "ICU", "therapy", "discharge"} {
+			rows = append(rows, fmt.Sprintf("('m%d_%d', 'c%d', '%s', TIMESTAMP '2026-01-%02d 08:00' + interval '%d hours')", c, i, c, dept, c, i*(c+3)))
+		}
+	}
+	if err := db.Exec(context.Background(), `CREATE SCHEMA src; CREATE TABLE src.moves (move_id text, case_id text, dept text, moved_at timestamp);
+INSERT INTO src.moves VALUES `+strings.Join(rows, ", ")); err != nil {
+		t.Fatal(err)
+	}
+	return writeProject(t, map[string]string{
+		"efmesh.yaml": fmt.Sprintf("name: pghospital\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL),
+		"models/raw/moves.sql": `MODEL (name raw.moves, kind EXTERNAL (table src.moves),
+  columns (move_id TEXT, case_id TEXT, dept TEXT, moved_at TIMESTAMP));
+`,
+		"models/med/stays.sql": `MODEL (name med.stays, kind FULL, grain (stay_id),
+  columns (stay_id TEXT, case_id TEXT, dept TEXT, started_at TIMESTAMP, ended_at TIMESTAMP));
+
+WITH ordered AS (
+  SELECT m.move_id, m.case_id, m.dept, m.moved_at,
+         lead(m.moved_at) OVER (PARTITION BY m.case_id ORDER BY m.moved_at) AS next_at
+  FROM @ref(raw.moves) AS m
+)
+SELECT move_id AS stay_id, case_id, dept, moved_at AS started_at, next_at AS ended_at
+FROM ordered
+WHERE dept <> 'discharge'
+`,
+		"models/med/by_dept.sql": `MODEL (name med.by_dept, kind VIEW);
+SELECT dept, count(*) AS stays FROM @ref(med.stays) GROUP BY dept
+`,
+		"models/mart/top.sql": `MODEL (name mart.top, kind FULL);
+SELECT dept, stays FROM @ref(med.by_dept) ORDER BY stays DESC, dept
+`,
+	})
+}
+
+// TestPostgresLifecycle runs the hospital scenario with Postgres as the
+// engine and as the state store.
+func TestPostgresLifecycle(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := pgProject(t, dbURL)
+
+	out := mustRun(t, dir, "apply", "dev", "--yes", "--json")
+	var res struct {
+		Built    []string `json:"built"`
+		Promoted []string `json:"promoted"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 4 {
+		t.Fatalf("apply dev: %v\n%s", err, out)
+	}
+	if p := planJSONOf(t, dir, "dev"); p.HasChanges {
+		t.Fatalf("second plan has changes: %v", changed(p))
+	}
+	out = mustRun(t, dir, "apply", "prod", "--yes", "--json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 0 || len(res.Promoted) != 4 {
+		t.Fatalf("apply prod: %s", out)
+	}
+	for _, rel := range []string{"med.stays", "med.by_dept", "mart.top", "raw.moves"} {
+		s, tb, _ := strings.Cut(rel, ".")
+		dev := pgQuery(t, dbURL, fmt.Sprintf(`SELECT * FROM "dev__%s"."%s" ORDER BY 1, 2`, s, tb))
+		prod := pgQuery(t, dbURL, fmt.Sprintf(`SELECT * FROM "%s"."%s" ORDER BY 1, 2`, s, tb))
+		if dev != prod || len(dev) < 10 {
+			t.Fatalf("%s: dev and prod differ:\n%.200s\n%.200s", rel, dev, prod)
+		}
+	}
+	stays := pgQuery(t, dbURL, `SELECT count(*) FROM med.stays`)
+
+	restore := editFile(t, dir, "models/med/stays.sql", func(s string) string {
+		return strings.Replace(s, "WHERE dept <> 'discharge'", "WHERE dept <> 'discharge' AND dept <> 'ER'", 1)
+	})
+	want := []string{"mart.top:indirect:true", "med.by_dept:indirect:true", "med.stays:breaking:true"}
+	if got := changed(planJSONOf(t, dir, "dev")); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("plan after edit: %v, want %v", got, want)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := pgQuery(t, dbURL, `SELECT count(*) FROM med.stays`); got != stays {
+		t.Fatalf("prod changed before promotion: %s -> %s", stays, got)
+	}
+	if got := pgQuery(t, dbURL, `SELECT count(*) FROM dev__med.stays`); got == stays {
+		t.Fatalf("dev did not change")
+	}
+	restore()
+	for _, m := range planJSONOf(t, dir, "dev").Models {
+		if m.Build {
+			t.Fatalf("revert rebuilds %s", m.Name)
+		}
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := pgQuery(t, dbURL, `SELECT count(*) FROM dev__med.stays`); got != stays {
+		t.Fatalf("revert: dev has %s rows, want %s", got, stays)
+	}
+
+	// Problems are found without touching the server: an unknown column.
+	editFile(t, dir, "models/mart/top.sql", func(s string) string { return strings.Replace(s, "SELECT dept, stays", "SELECT dept, stayz", 1) })
+	code, _, errs := run(t, dir, "plan", "dev")
+	if code != ExitError || !strings.Contains(errs, `models/mart/top.sql:2:14: error: unknown column "stayz"`) {
+		t.Fatalf("unknown column on Postgres: exit %d\n%s", code, errs)
+	}
+}
+
+// TestPostgresFeatureErrors: DuckDB-only features stop before any action.
+func TestPostgresFeatureErrors(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":  fmt.Sprintf("name: pgf\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL),
+		"seeds/s.csv":  "id\n1\n",
+		"models/s.sql": "MODEL (name raw.s, kind SEED (path 'seeds/s.csv'), columns (id INTEGER));\n",
+	})
+	code, _, errs := run(t, dir, "apply", "dev", "--yes")
+	if code != ExitError || !strings.Contains(errs, "raw.s uses SEED files, which the postgres engine does not support") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if got := pgQuery(t, dbURL, `SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE '%efmesh%'`); got != "[[0]]" {
+		t.Fatalf("something was created: %s", got)
+	}
+}
+
+// TestDuckDBWithPostgresState runs the hospital example on DuckDB with the
+// state store in Postgres.
+func TestDuckDBWithPostgresState(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := copyExample(t, "hospital")
+	cfg, err := os.ReadFile(dir + "/efmesh.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgText := strings.Replace(string(cfg), "state: {type: sqlite, path: .efmesh/state.db}", fmt.Sprintf("state: {type: postgres, url: %q}", dbURL), 1)
+	if cfgText == string(cfg) {
+		t.Fatal("the example's state line changed; update this test")
+	}
+	os.WriteFile(dir+"/efmesh.yaml", []byte(cfgText), 0o644)
+	t.Setenv("EFMESH_NOW", "2026-02-01T06:00:00Z")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if p := planJSONOf(t, dir, "dev"); p.HasChanges {
+		t.Fatalf("second plan has changes: %v", changed(p))
+	}
+	out := mustRun(t, dir, "apply", "prod", "--yes", "--json")
+	var res struct {
+		Built []string `json:"built"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 0 {
+		t.Fatalf("apply prod: %s", out)
+	}
+	if got := pgQuery(t, dbURL, `SELECT count(*) FROM efmesh_state.environments WHERE env = 'prod'`); got == "[[0]]" {
+		t.Fatal("no prod pointers in the Postgres store")
+	}
+}
+
+// TestPostgresConcurrentApplies: two processes against one Postgres state
+// store; different environments both succeed, the same one is serialized.
+func TestPostgresConcurrentApplies(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := pgProject(t, dbURL)
+	mustRun(t, dir, "apply", "dev", "--yes") // build once; then promotions race
+	runPair := func(envA, envB string) (codes [2]int, errs [2]string) {
+		var wg sync.WaitGroup
+		for i, env := range []string{envA, envB} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd, _, stderr := cliProcess(dir, "apply", env, "--yes")
+				err := cmd.Run()
+				codes[i] = cmd.ProcessState.ExitCode()
+				if err != nil && codes[i] == 0 {
+					codes[i] = -1
+				}
+				errs[i] = stderr.String()
+			}()
+		}
+		wg.Wait()
+		return codes, errs
+	}
+	codes, errs := runPair("stage", "prod")
+	if codes != [2]int{0, 0} {
+		t.Fatalf("different environments: exit %v\n%s\n%s", codes, errs[0], errs[1])
+	}
+	editFile(t, dir, "models/mart/top.sql", func(s string) string { return strings.Replace(s, "ORDER BY stays DESC, dept", "ORDER BY dept", 1) })
+	codes, errs = runPair("qa", "qa")
+	ok := 0
+	for i, c := range codes {
+		switch {
+		case c == 0:
+			ok++
+		case c == ExitError && (strings.Contains(errs[i], "lock") || strings.Contains(errs[i], "changed since the plan")):
+		default:
+			t.Fatalf("same environment: exit %v\n%s\n%s", codes, errs[0], errs[1])
+		}
+	}
+	if ok == 0 {
+		t.Fatalf("neither apply succeeded:\n%s\n%s", errs[0], errs[1])
+	}
+	if p := planJSONOf(t, dir, "qa"); p.HasChanges {
+		t.Fatalf("qa is not fully applied: %v", changed(p))
+	}
+}

@@ -1,0 +1,278 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+)
+
+// The checker is the one goroutine of a view that checks snapshots. It
+// owns the view's workbench (connect.Workbench: an in-memory DuckDB holding
+// a stand-in per model, planner's business): nothing else touches it, so
+// checks never race and the workbench's stand-ins always match the last
+// completed analysis, which the next check (planner.Reanalyze) builds on.
+//
+// It debounces: a check starts once no edit arrived for Options.Debounce
+// (bounded, so a stream of edits still gets checked). A newer snapshot
+// cancels a whole-project check in flight; an incremental check (one model
+// and its direct children) is short and runs to completion, so the
+// workbench never holds half of a check. Each completed check is
+// published (publish.go) and then recorded in the view, in snapshot order.
+type checker struct {
+	v      *view
+	kick   chan struct{} // buffered: a newer snapshot is waiting
+	jobs   chan func()   // work that needs the workbench (render)
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	// Owned by the checker goroutine.
+	wb        planner.Workbench
+	wbEngine  string            // the engine type wb was opened for
+	prev      *planner.Analysis // last completed analysis, matching wb
+	needFull  bool              // wb may not match prev: check everything
+	cache     *planner.FileCache
+	wbErr     string // the last workbench failure logged
+	published map[string]published
+
+	mu       sync.Mutex
+	inflight context.CancelFunc // cancels the running whole-project check
+}
+
+func newChecker(v *view) *checker {
+	c := &checker{v: v, kick: make(chan struct{}, 1), jobs: make(chan func()), done: make(chan struct{}), published: map[string]published{}}
+	c.ctx, c.cancel = context.WithCancel(v.s.ctx)
+	return c
+}
+
+func (c *checker) start() {
+	c.v.s.wg.Add(1)
+	go func() {
+		defer c.v.s.wg.Done()
+		c.run()
+	}()
+	c.supersede()
+}
+
+func (c *checker) stop() {
+	c.cancel()
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// supersede tells the checker a newer snapshot exists.
+func (c *checker) supersede() {
+	c.mu.Lock()
+	if c.inflight != nil {
+		c.inflight()
+	}
+	c.mu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (c *checker) run() {
+	defer close(c.done)
+	defer func() {
+		if c.wb != nil {
+			c.wb.Close()
+		}
+	}()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case job := <-c.jobs:
+			job()
+			continue
+		case <-c.kick:
+		}
+		if !c.debounce() {
+			return
+		}
+		snap, res := c.v.current()
+		if res != nil && res.snap.seq >= snap.seq {
+			continue
+		}
+		c.checkSafely(snap)
+	}
+}
+
+// debounce waits until no kick arrived for the debounce period, at most
+// ten periods in all. It returns false when the checker stops.
+func (c *checker) debounce() bool {
+	d := c.v.s.opts.Debounce
+	t := time.NewTimer(d)
+	defer t.Stop()
+	deadline := time.Now().Add(10 * d)
+	for {
+		select {
+		case <-c.ctx.Done():
+			return false
+		case <-c.kick:
+			if time.Now().Before(deadline) {
+				t.Reset(d)
+			}
+		case <-t.C:
+			return true
+		}
+	}
+}
+
+// checkSafely checks snap; a panic is logged and the next check starts
+// from scratch.
+func (c *checker) checkSafely(snap *snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.prev, c.needFull = nil, true
+			c.v.s.recoverPanicValue(fmt.Sprintf("checking %s", c.v.root), r)
+			res := &checkResult{snap: snap}
+			if snap.proj != nil {
+				res.diags = snap.proj.Diagnostics
+			}
+			c.publish(res)
+			c.v.setResult(res)
+		}
+	}()
+	res, ok := c.check(snap)
+	if !ok {
+		return // superseded; the newer snapshot's kick is pending
+	}
+	c.publish(res)
+	c.v.setResult(res)
+}
+
+// check analyzes one snapshot. ok is false when a newer snapshot cancelled
+// the check.
+func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
+	res = &checkResult{snap: snap}
+	if snap.proj == nil {
+		return res, true
+	}
+	res.diags = snap.proj.Diagnostics
+	if c.workbench(snap.proj) == nil {
+		return res, true
+	}
+
+	prev := c.prev
+	if c.needFull || snap.full {
+		prev = nil
+	}
+	ctx := c.ctx
+	full := prev == nil
+	if full {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(c.ctx)
+		defer cancel()
+		c.mu.Lock()
+		c.inflight = cancel
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			c.inflight = nil
+			c.mu.Unlock()
+		}()
+	}
+	var a *planner.Analysis
+	var err error
+	if full {
+		// A whole-project check answers what it can from the check cache
+		// the CLI shares, so opening a project checked before is cheap.
+		if c.cache == nil {
+			c.cache = planner.OpenFileCache(connect.CachePath(snap.proj))
+		}
+		a, err = planner.AnalyzeWith(ctx, snap.proj, c.wb, planner.AnalyzeOptions{Cache: c.cache})
+		if err == nil {
+			if serr := c.cache.Save(); serr != nil {
+				c.v.s.log.Debug("could not save the check cache", "err", serr)
+			}
+		}
+	} else {
+		a, err = planner.Reanalyze(ctx, prev, snap.proj, c.wb)
+	}
+	if err != nil {
+		// Cancelled (a newer snapshot is waiting) or a failing workbench:
+		// either way the workbench no longer matches prev.
+		c.prev, c.needFull = nil, true
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		c.v.s.logf(protocol.MessageTypeError, "checking %s: %v", c.v.root, err)
+		return res, true
+	}
+	c.prev, c.needFull = a, false
+	res.analysis = a
+	res.diags = a.Diagnostics
+	return res, true
+}
+
+// workbench returns the checker's workbench for p's engine (connect opens
+// an in-memory DuckDB, or the server-less Postgres binder), opening it on
+// first use and again when efmesh.yaml switches engines; nil when it
+// cannot start. Checker goroutine only.
+func (c *checker) workbench(p *project.Project) planner.Workbench {
+	engine := connect.EngineType(p)
+	if c.wb != nil && c.wbEngine != engine {
+		c.wb.Close()
+		c.wb, c.prev, c.needFull = nil, nil, true
+	}
+	if c.wb == nil {
+		wb, err := connect.Workbench(p)
+		if err != nil {
+			if c.wbErr != err.Error() {
+				c.wbErr = err.Error()
+				c.v.s.logf(protocol.MessageTypeError, "%s: cannot start the checker's workbench: %v", c.v.root, err)
+			}
+			return nil
+		}
+		c.wb, c.wbEngine, c.wbErr = wb, engine, ""
+	}
+	return c.wb
+}
+
+// do runs f on the checker goroutine with the workbench, between checks.
+func (c *checker) do(ctx context.Context, f func(wb planner.Workbench) error) error {
+	done := make(chan error, 1)
+	job := func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		snap := c.v.snapshot()
+		if snap.proj == nil {
+			done <- fmt.Errorf("the project has no %s", "efmesh.yaml")
+			return
+		}
+		wb := c.workbench(snap.proj)
+		if wb == nil {
+			done <- fmt.Errorf("the workbench is not available")
+			return
+		}
+		done <- f(wb)
+	}
+	select {
+	case c.jobs <- job:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.done:
+		return fmt.Errorf("lsp: the project was closed")
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

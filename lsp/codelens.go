@@ -1,0 +1,155 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/planner"
+)
+
+func (s *Server) codeLens(ctx context.Context, params json.RawMessage) (any, error) {
+	var p protocol.CodeLensParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	d, ok := s.document(p.TextDocument.URI)
+	if !ok || d.f.model == nil || d.f.model.Name == "" {
+		return nil, nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, awaitTimeout)
+	defer cancel()
+	res := d.v.await(wctx, d.w.snap.seq)
+	return codeLenses(ctx, d, res, s.environment()), nil
+}
+
+// codeLenses is the code lens feature: on the MODEL header, what a plan
+// against env would do to this model, and lenses that run the commands.
+func codeLenses(ctx context.Context, d *docPos, res *checkResult, env string) []protocol.CodeLens {
+	m := d.f.model
+	start := m.Header.Start.Offset
+	r := d.f.Mapper().Range(start, min(start+len("MODEL"), len(d.f.src)))
+	args := map[string]any{"uri": string(d.w.snap.uri(d.rel)), "model": m.Name, "env": env}
+	lens := func(title, cmd string) protocol.CodeLens {
+		return protocol.CodeLens{Range: r, Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}}}
+	}
+	out := []protocol.CodeLens{
+		lens(planStatus(ctx, d.v, res, env, m.Name), cmdPlan),
+		lens("render", cmdRender),
+		lens("lineage", cmdLineage),
+	}
+	if env != planner.ProdEnv {
+		out = append(out, lens("apply "+env, cmdApply))
+	}
+	return out
+}
+
+// planStatus is the lens title: the model's category in a plan against
+// env, computed read-only from the state store.
+func planStatus(ctx context.Context, v *view, res *checkResult, env, model string) string {
+	if res == nil || res.analysis == nil {
+		return env + ": checking…"
+	}
+	plan, err := v.planFor(ctx, res, env)
+	var pe *planner.ProblemsError
+	switch {
+	case errors.As(err, &pe):
+		return env + ": fix the errors to see the plan"
+	case err != nil:
+		return env + ": " + firstLine(err.Error())
+	}
+	var mp *planner.ModelPlan
+	for i := range plan.Models {
+		if plan.Models[i].Name == model {
+			mp = &plan.Models[i]
+		}
+	}
+	if mp == nil {
+		return env + ": not planned"
+	}
+	switch mp.Change {
+	case planner.Unchanged:
+		if mp.Build {
+			return env + ": unchanged (not built yet)"
+		}
+		return env + ": unchanged"
+	case planner.Added:
+		return env + ": new"
+	}
+	n := 0
+	affected := map[string]bool{model: true}
+	for _, dm := range res.snap.proj.Descendants(model) {
+		affected[dm.Name] = true
+	}
+	for _, p := range plan.Models {
+		if affected[p.Name] && p.Build {
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Sprintf("%s: changed (%s)", env, mp.Change)
+	}
+	return fmt.Sprintf("%s: changed (%s): rebuilds %d model%s", env, mp.Change, n, plural(n))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// planCache keeps the last plan of a view: lenses of every open file ask
+// for the same one.
+type planCache struct {
+	mu   sync.Mutex
+	key  string
+	plan *planner.Plan
+	err  error
+}
+
+// planFor plans res's analysis against env, read-only: from the state
+// store when it exists, else against an empty one.
+func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
+	if err := planner.ValidateEnv(env); err != nil {
+		return nil, err
+	}
+	if res.analysis == nil {
+		return nil, errors.New("the project is not checked yet")
+	}
+	key := fmt.Sprintf("%d/%s/%s", res.snap.seq, env, storeStamp(res.snap.proj))
+	c := &v.plans
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.key == key {
+		return c.plan, c.err
+	}
+	plan, err := makePlan(ctx, res, env)
+	c.key, c.plan, c.err = key, plan, err
+	return plan, err
+}
+
+func makePlan(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
+	st, err := openStore(ctx, res.snap.proj)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return planner.MakePlan(ctx, res.analysis, emptyStore{}, env)
+	}
+	defer st.Close()
+	return planner.MakePlan(ctx, res.analysis, st, env)
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

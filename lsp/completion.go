@@ -1,0 +1,315 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+func (s *Server) completion(_ context.Context, params json.RawMessage) (any, error) {
+	var p protocol.CompletionParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	d, ok := s.position(p.TextDocument.URI, p.Position)
+	if !ok || d.f.model == nil {
+		return nil, nil
+	}
+	items := completeAt(d)
+	if items == nil {
+		return nil, nil
+	}
+	// A project of thousands of models would send them all on "@ref(":
+	// send the first ones and let the client ask again as the user types.
+	incomplete := len(items) > maxCompletions
+	if incomplete {
+		items = items[:maxCompletions]
+	}
+	return &protocol.CompletionList{IsIncomplete: incomplete, Items: items}, nil
+}
+
+// maxCompletions bounds one completion answer.
+const maxCompletions = 200
+
+// The MODEL header vocabulary, in documentation order.
+//
+// TODO(lead): these repeat project's unexported propertyNames, kindNames
+// and kindOptions; exported accessors (like project.BuiltinAudits) would
+// keep one list.
+var (
+	headerProperties = []string{"name", "kind", "interval", "start", "cron", "grain", "columns",
+		"audits", "target", "description", "owner", "tags"}
+	kindNames = []string{"FULL", "VIEW", "EMBEDDED", "INCREMENTAL_BY_TIME_RANGE",
+		"INCREMENTAL_BY_UNIQUE_KEY", "SCD_TYPE_2", "SEED", "EXTERNAL"}
+	kindOptions = map[string][]string{
+		"incremental_by_time_range": {"time_column", "batch_size", "lookback"},
+		"incremental_by_unique_key": {"key"},
+		"scd_type_2":                {"key", "valid_from", "valid_to"},
+		"seed":                      {"path"},
+		"external":                  {"table", "files", "format", "union_by_name", "header", "delim"},
+	}
+	propertyValues = map[string][]string{
+		"interval": {"day", "hour"},
+		"target":   {"table", "parquet", "ducklake"},
+	}
+)
+
+// completeAt is the completion feature.
+func completeAt(d *docPos) []protocol.CompletionItem {
+	src, off := d.f.src, min(d.off, len(d.f.src))
+	ws := off
+	for ws > 0 && isWordByte(src[ws-1]) {
+		ws--
+	}
+	if items, ok := completeRef(d, off); ok {
+		return items
+	}
+	if items, ok := completeHeader(d, ws, off); ok {
+		return items
+	}
+	if ws > 0 && src[ws-1] == '.' {
+		ae := ws - 1
+		as := ae
+		for as > 0 && isWordByte(src[as-1]) {
+			as--
+		}
+		if as < ae {
+			return completeColumnsOf(d, strings.ToLower(string(src[as:ae])), ws, off)
+		}
+	}
+	return nil
+}
+
+// completeRef offers model names inside @ref( … ).
+func completeRef(d *docPos, off int) ([]protocol.CompletionItem, bool) {
+	src := d.f.src
+	rs := off
+	for rs > 0 && (isWordByte(src[rs-1]) || src[rs-1] == '.' || src[rs-1] == '"') {
+		rs--
+	}
+	j := rs
+	for j > 0 && (src[j-1] == ' ' || src[j-1] == '\t') {
+		j--
+	}
+	if j == 0 || src[j-1] != '(' {
+		return nil, false
+	}
+	j--
+	for j > 0 && (src[j-1] == ' ' || src[j-1] == '\t') {
+		j--
+	}
+	if j < 4 || !strings.EqualFold(string(src[j-4:j]), "@ref") {
+		return nil, false
+	}
+	w := d.w
+	if w.snap.proj == nil {
+		return []protocol.CompletionItem{}, true
+	}
+	r := d.f.Mapper().Range(rs, off)
+	typed := strings.Trim(string(src[rs:off]), `"`)
+	items := []protocol.CompletionItem{}
+	for _, m := range w.snap.proj.Models {
+		if m == d.f.model || !fuzzyMatch(typed, m.Name) {
+			continue
+		}
+		it := protocol.CompletionItem{
+			Label:    m.Name,
+			Kind:     protocol.CompletionItemKindModule,
+			Detail:   kindText(m.Kind),
+			TextEdit: &protocol.TextEdit{Range: r, NewText: m.Name},
+		}
+		if m.Description != "" {
+			it.Documentation = m.Description
+		}
+		items = append(items, it)
+	}
+	return items, true
+}
+
+// completeColumnsOf offers the columns of the source an alias is bound to.
+func completeColumnsOf(d *docPos, alias string, ws, off int) []protocol.CompletionItem {
+	q := d.f.query()
+	if q == nil {
+		return nil
+	}
+	src := q.scopeAt(off).sourceByAlias(alias)
+	if src == nil {
+		walkQueries(q, func(s *query) {
+			for _, x := range s.sources {
+				if src == nil && x.alias == alias {
+					src = x
+				}
+			}
+		})
+	}
+	if src == nil {
+		return nil
+	}
+	w := d.w
+	r := d.f.Mapper().Range(ws, off)
+	items := []protocol.CompletionItem{}
+	add := func(name, typ string) {
+		items = append(items, protocol.CompletionItem{
+			Label: name, Kind: protocol.CompletionItemKindField, Detail: typ,
+			TextEdit: &protocol.TextEdit{Range: r, NewText: name},
+		})
+	}
+	if src.model != "" {
+		for _, c := range w.columns(src.model) {
+			add(c.Name, c.Type)
+		}
+		return items
+	}
+	names, _ := w.sourceColumns(src, 0)
+	for _, n := range names {
+		add(n, w.sourceType(src, n, 0))
+	}
+	return items
+}
+
+// headerFrame is one open parenthesis of the MODEL header while reading it
+// up to the cursor.
+type headerFrame struct {
+	owner string // the word before '(' (lower case): model, kind name, audits, …
+	head  string // the first word of the current entry
+	n     int    // tokens in the current entry so far
+}
+
+// completeHeader offers property names, kinds, kind options, audit names
+// and column names inside the MODEL header.
+func completeHeader(d *docPos, ws, off int) ([]protocol.CompletionItem, bool) {
+	toks := scanSQL(d.f.src, 0, ws)
+	if len(toks) < 2 || !toks[0].is("model") || !toks[1].isPunct("(") {
+		return nil, false
+	}
+	stack := []headerFrame{{owner: "model"}}
+	var props []string
+	for i := 2; i < len(toks); i++ {
+		t := toks[i]
+		top := &stack[len(stack)-1]
+		switch {
+		case t.isPunct("("):
+			owner := ""
+			if p := toks[i-1]; p.isIdent() {
+				owner = strings.ToLower(p.val)
+			}
+			top.n++
+			stack = append(stack, headerFrame{owner: owner})
+		case t.isPunct(")"):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return nil, false // the header is closed before the cursor
+			}
+		case t.isPunct(","):
+			top.head, top.n = "", 0
+		case t.isPunct(";"):
+			return nil, false
+		case len(stack) == 1 && (t.is("select") || t.is("with")) && top.n == 0:
+			return nil, false // the body began: the header was never closed
+		default:
+			if top.n == 0 {
+				top.head = strings.ToLower(t.val)
+				if len(stack) == 1 {
+					props = append(props, top.head)
+				}
+			}
+			top.n++
+		}
+	}
+	r := d.f.Mapper().Range(ws, off)
+	mk := func(kind protocol.CompletionItemKind, detail string, words ...string) []protocol.CompletionItem {
+		items := []protocol.CompletionItem{}
+		for _, wd := range words {
+			items = append(items, protocol.CompletionItem{Label: wd, Kind: kind, Detail: detail,
+				TextEdit: &protocol.TextEdit{Range: r, NewText: wd}})
+		}
+		return items
+	}
+	top := stack[len(stack)-1]
+	parent := ""
+	if len(stack) > 1 {
+		parent = stack[len(stack)-2].owner
+	}
+	switch {
+	case len(stack) == 1 && top.n == 0:
+		var left []string
+		for _, p := range headerProperties {
+			if !slices.Contains(props, p) {
+				left = append(left, p)
+			}
+		}
+		return mk(protocol.CompletionItemKindProperty, "MODEL property", left...), true
+	case len(stack) == 1 && top.n == 1 && top.head == "kind":
+		return mk(protocol.CompletionItemKindEnum, "model kind", kindNames...), true
+	case len(stack) == 1 && top.n == 1 && propertyValues[top.head] != nil:
+		return mk(protocol.CompletionItemKindEnumMember, top.head, propertyValues[top.head]...), true
+	case top.owner == "audits" && top.n == 0:
+		builtins, wrappers := auditNames()
+		return slices.Concat(mk(protocol.CompletionItemKindFunction, "audit", builtins...),
+			mk(protocol.CompletionItemKindFunction, "custom audit", customAudits(d)...),
+			mk(protocol.CompletionItemKindFunction, "audit wrapper", wrappers...)), true
+	case isAuditWrapper(top.owner) && parent == "audits" && top.n == 0:
+		builtins, _ := auditNames()
+		return slices.Concat(mk(protocol.CompletionItemKindFunction, "audit", builtins...),
+			mk(protocol.CompletionItemKindFunction, "custom audit", customAudits(d)...)), true
+	case kindOptions[top.owner] != nil && top.n == 0:
+		return mk(protocol.CompletionItemKindProperty, strings.ToUpper(top.owner)+" option", kindOptions[top.owner]...), true
+	case kindOptions[top.owner] != nil && top.n == 1 && slices.Contains([]string{"time_column", "valid_from", "valid_to"}, top.head),
+		(top.owner == "grain" || top.owner == "key" || project.IsBuiltinAudit(top.owner)) && top.n == 0:
+		return mk(protocol.CompletionItemKindField, "column", ownColumns(d)...), true
+	}
+	return []protocol.CompletionItem{}, true
+}
+
+// auditNames splits project.BuiltinAudits into audits and wrappers.
+func auditNames() (builtins, wrappers []string) {
+	for _, n := range project.BuiltinAudits() {
+		if project.IsBuiltinAudit(n) {
+			builtins = append(builtins, n)
+		} else {
+			wrappers = append(wrappers, n)
+		}
+	}
+	return builtins, wrappers
+}
+
+func isAuditWrapper(name string) bool {
+	_, wrappers := auditNames()
+	return slices.Contains(wrappers, name)
+}
+
+// customAudits lists the project's audits/*.sql names.
+func customAudits(d *docPos) []string {
+	var out []string
+	if p := d.w.snap.proj; p != nil {
+		for _, a := range p.Audits {
+			if a.Name != "" {
+				out = append(out, a.Name)
+			}
+		}
+	}
+	return out
+}
+
+// ownColumns lists the output columns of the model being edited.
+func ownColumns(d *docPos) []string {
+	m, w := d.f.model, d.w
+	var out []string
+	for _, c := range inferredColumns(w.res, m.Name) {
+		out = append(out, c.Name)
+	}
+	if out == nil {
+		for _, c := range m.Columns {
+			out = append(out, c.Name)
+		}
+	}
+	if out == nil && m.Kind.Name.HasBody() {
+		out, _ = w.outputs(d.f.query(), 0)
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+func (s *Server) definition(_ context.Context, params json.RawMessage) (any, error) {
+	var p protocol.DefinitionParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	d, ok := s.position(p.TextDocument.URI, p.Position)
+	if !ok {
+		return nil, nil
+	}
+	if loc, ok := definitionAt(d); ok {
+		return []protocol.Location{loc}, nil
+	}
+	return nil, nil
+}
+
+// definitionAt is the definition feature: a ref goes to the model's
+// header, a column to where its parent defines it (the declared column,
+// else the select item), an alias to where it is bound.
+func definitionAt(d *docPos) (protocol.Location, bool) {
+	m, w := d.f.model, d.w
+	if m == nil {
+		return protocol.Location{}, false
+	}
+	if mc, ok := refMacroAt(m, d.off); ok {
+		if t := w.model(mc.Arg); t != nil {
+			return w.location(t.File, t.NameRange.Start.Offset, t.NameRange.End.Offset), true
+		}
+		return protocol.Location{}, false
+	}
+	q := d.f.query()
+	if q == nil || inHeader(m, d.off) {
+		return protocol.Location{}, false
+	}
+	if scope, ref, onQual, ok := refAt(q, d.off); ok {
+		src, name := w.resolveRef(scope, ref)
+		if src == nil {
+			return protocol.Location{}, false
+		}
+		if onQual {
+			return sourceDefinition(w, d.rel, src), true
+		}
+		return w.columnDefinition(d.rel, src, name, 0)
+	}
+	if src, _, _ := sourceAt(q, d.off); src != nil {
+		if src.cte != nil {
+			return w.location(d.rel, src.cte.nameStart, src.cte.nameEnd), true
+		}
+		if src.model != "" {
+			if t := w.model(src.model); t != nil {
+				return w.location(t.File, t.NameRange.Start.Offset, t.NameRange.End.Offset), true
+			}
+		}
+	}
+	if scope, it := itemAt(q, d.off); it != nil && it.plain && len(it.refs) == 1 {
+		if src, name := w.resolveRef(scope, it.refs[0]); src != nil {
+			return w.columnDefinition(d.rel, src, name, 0)
+		}
+	}
+	return protocol.Location{}, false
+}
+
+// sourceDefinition locates where an alias is bound: its alias, or the CTE
+// an unaliased name reads.
+func sourceDefinition(w *world, rel string, src *source) protocol.Location {
+	switch {
+	case src.aliasEnd > src.aliasStart:
+		return w.location(rel, src.aliasStart, src.aliasEnd)
+	case src.cte != nil:
+		return w.location(rel, src.cte.nameStart, src.cte.nameEnd)
+	}
+	return w.location(rel, src.start, src.end)
+}
+
+// columnDefinition locates column name of a source: in the parent model's
+// file for a ref, in this file (rel) for a CTE or subquery.
+func (w *world) columnDefinition(rel string, src *source, name string, depth int) (protocol.Location, bool) {
+	if depth > maxDepth {
+		return protocol.Location{}, false
+	}
+	var q *query
+	switch {
+	case src.model != "":
+		t := w.model(src.model)
+		if t == nil {
+			return protocol.Location{}, false
+		}
+		if start, end, ok := declaredColumnName(w, t.File, name); ok {
+			return w.location(t.File, start, end), true
+		}
+		rel, q = t.File, w.snap.files[t.File].query()
+	case src.cte != nil:
+		q = src.cte.q
+	case src.sub != nil:
+		q = src.sub
+	}
+	if q == nil {
+		return protocol.Location{}, false
+	}
+	it, starSrc := w.outputItem(q, name, depth)
+	switch {
+	case starSrc != nil:
+		return w.columnDefinition(rel, starSrc, name, depth+1)
+	case it != nil && it.nameEnd > it.nameStart:
+		return w.location(rel, it.nameStart, it.nameEnd), true
+	}
+	return protocol.Location{}, false
+}
+
+// declaredColumnName returns the span of a declared column's name in a
+// model's `columns (...)`.
+func declaredColumnName(w *world, rel, name string) (int, int, bool) {
+	f := w.snap.files[rel]
+	if f == nil || f.model == nil {
+		return 0, 0, false
+	}
+	for _, c := range f.model.Columns {
+		if strings.EqualFold(c.Name, name) {
+			toks := scanSQL(f.src, c.Range.Start.Offset, c.Range.End.Offset)
+			if len(toks) > 0 {
+				return toks[0].start, toks[0].end, true
+			}
+			return c.Range.Start.Offset, c.Range.End.Offset, true
+		}
+	}
+	return 0, 0, false
+}

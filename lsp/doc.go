@@ -1,0 +1,30 @@
+// Package lsp is efmesh's language server: it speaks the Language Server
+// Protocol (go.lsp.dev/protocol over go.lsp.dev/jsonrpc2 v0.10.0) and shows
+// the project as the CLI sees it, while the user types.
+//
+// Layers, each in its own files, pointing one way (down this list):
+//
+//   - transport: stream.go (framing that survives bad input), server.go
+//     (dispatch, panic recovery, cancellation), lifecycle.go (initialize …
+//     exit);
+//   - state: documents.go (the editor's buffers), view.go (one project
+//     root), snapshot.go and load.go (immutable workspace snapshots of disk
+//     plus buffers, reparsing only edited files), checker.go (the one
+//     goroutine per project that owns its workbench and runs planner's
+//     Analyze/Reanalyze), publish.go (diagnostics, deduplicated, in order),
+//     store.go (read-only views of the state store);
+//   - features, one file each, called by thin handlers with a snapshot and
+//     a byte offset (request.go): hover.go, definition.go, references.go,
+//     rename.go, symbols.go, completion.go, codeaction.go, codelens.go,
+//     commands.go (render, plan, apply, lineage) with progress.go, and
+//     lineage.go; they read SQL bodies lexically through sqlscan.go,
+//     query.go and resolve.go, and take types and lineage from the
+//     planner's analysis;
+//   - position.go: the only place byte offsets become LSP (UTF-16)
+//     positions.
+//
+// Loading, checking, fingerprinting, rendering, planning and lineage are
+// project's, planner's and connect's, the same functions the CLI calls:
+// nothing here re-implements them. The server never opens the warehouse
+// except for an explicit efmesh.apply. No package below cmd imports this one.
+package lsp

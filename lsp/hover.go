@@ -1,0 +1,331 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+)
+
+func (s *Server) hover(ctx context.Context, params json.RawMessage) (any, error) {
+	var p protocol.HoverParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	d, ok := s.position(p.TextDocument.URI, p.Position)
+	if !ok {
+		return nil, nil
+	}
+	text, start, end, ok := hoverAt(ctx, d)
+	if !ok {
+		return nil, nil
+	}
+	r := d.f.Mapper().Range(start, end)
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: text}, Range: &r}, nil
+}
+
+// hoverAt is the hover feature: markdown for what is at d.off, and the
+// span it is about.
+func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bool) {
+	m := d.f.model
+	if m == nil {
+		return "", 0, 0, false
+	}
+	w := d.w
+	if mc, found := refMacroAt(m, d.off); found {
+		if target := w.model(mc.Arg); target != nil {
+			return modelSummary(w, target), mc.Start, mc.End, true
+		}
+		return "", 0, 0, false
+	}
+	if onHeaderName(m, d.off) {
+		return headerHover(ctx, d), m.NameRange.Start.Offset, m.NameRange.End.Offset, true
+	}
+	if inHeader(m, d.off) {
+		for _, c := range m.Columns {
+			if d.off >= c.Range.Start.Offset && d.off <= c.Range.End.Offset {
+				return declaredColumnHover(w, m, c), c.Range.Start.Offset, c.Range.End.Offset, true
+			}
+		}
+		return "", 0, 0, false
+	}
+	q := d.f.query()
+	if q == nil {
+		return "", 0, 0, false
+	}
+	if scope, ref, onQual, found := refAt(q, d.off); found {
+		src, name := w.resolveRef(scope, ref)
+		if onQual {
+			if src == nil {
+				return "", 0, 0, false
+			}
+			return sourceHover(w, src), ref.qualStart, ref.qualEnd, true
+		}
+		if src == nil && isDatePart(name) {
+			return "", 0, 0, false // EXTRACT(year FROM …), not a column
+		}
+		return refHover(w, scope, ref, src, name), ref.start, ref.end, true
+	}
+	if scope, it := itemAt(q, d.off); it != nil {
+		return itemHover(w, m, q, scope, it), it.nameStart, it.nameEnd, true
+	}
+	if src, start, end := sourceAt(q, d.off); src != nil {
+		return sourceHover(w, src), start, end, true
+	}
+	return "", 0, 0, false
+}
+
+// isDatePart reports the date parts, which read like column names in
+// EXTRACT(year FROM x) and date_trunc-like calls.
+func isDatePart(w string) bool {
+	switch w {
+	case "year", "quarter", "month", "week", "day", "hour", "minute", "second", "millisecond", "microsecond",
+		"decade", "century", "millennium", "epoch", "dow", "doy", "isodow", "isoyear":
+		return true
+	}
+	return false
+}
+
+// modelSummary describes a model for a hover on @ref(x).
+func modelSummary(w *world, m *project.Model) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** · %s · `%s`\n", m.Name, kindText(m.Kind), m.File)
+	if m.Description != "" {
+		fmt.Fprintf(&b, "\n%s\n", m.Description)
+	}
+	if len(m.Grain) > 0 {
+		fmt.Fprintf(&b, "\ngrain: %s\n", strings.Join(m.Grain, ", "))
+	}
+	if cols := w.columns(m.Name); len(cols) > 0 {
+		b.WriteString("\n| column | type |\n|---|---|\n")
+		for _, c := range cols {
+			fmt.Fprintf(&b, "| %s | %s |\n", c.Name, c.Type)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func kindText(k project.Kind) string {
+	switch k.Name {
+	case project.KindExternal:
+		if k.Table != "" {
+			return fmt.Sprintf("EXTERNAL (table %s)", k.Table)
+		}
+		return fmt.Sprintf("EXTERNAL (files '%s')", k.Files)
+	case project.KindSeed:
+		return fmt.Sprintf("SEED ('%s')", k.Path)
+	case project.KindIncrementalByTimeRange:
+		return fmt.Sprintf("INCREMENTAL_BY_TIME_RANGE (time_column %s)", k.TimeColumn)
+	case project.KindIncrementalByUniqueKey, project.KindSCDType2:
+		return fmt.Sprintf("%s (key (%s))", k.Name, strings.Join(k.Key, ", "))
+	}
+	return string(k.Name)
+}
+
+// headerHover describes the model version being edited: its fingerprint,
+// physical table, and what each environment of the state store points at.
+func headerHover(ctx context.Context, d *docPos) string {
+	m, w := d.f.model, d.w
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** · %s\n", m.Name, kindText(m.Kind))
+	info := w.res.info(m.Name)
+	fp := ""
+	switch {
+	case info == nil:
+		b.WriteString("\nnot checked yet\n")
+	case info.Fingerprint == "":
+		b.WriteString("\nno fingerprint: the model or a parent has errors\n")
+	default:
+		fp = info.Fingerprint
+		fmt.Fprintf(&b, "\nfingerprint: `%s`\n", fp)
+		if m.Kind.Name != project.KindEmbedded {
+			fmt.Fprintf(&b, "\nphysical table: `%s`\n", planner.PhysicalRelation(m, fp))
+		}
+	}
+	envs, err := d.v.environments(ctx, w.snap.proj)
+	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "\nstate store: %v\n", err)
+	case envs == nil:
+		b.WriteString("\nno state store yet: no environment has this model\n")
+	default:
+		names := make([]string, 0, len(envs))
+		for env := range envs {
+			names = append(names, env)
+		}
+		sort.Strings(names)
+		b.WriteString("\nenvironments:\n")
+		if len(names) == 0 {
+			b.WriteString("- none yet\n")
+		}
+		for _, env := range names {
+			ptr, ok := envs[env][m.Name]
+			switch {
+			case !ok:
+				fmt.Fprintf(&b, "- %s: not there\n", env)
+			case ptr == fp:
+				fmt.Fprintf(&b, "- %s: this version (`%s`)\n", env, short(ptr))
+			default:
+				fmt.Fprintf(&b, "- %s: another version (`%s`)\n", env, short(ptr))
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func short(fp string) string {
+	if len(fp) > 8 {
+		return fp[:8]
+	}
+	return fp
+}
+
+// declaredColumnHover compares a declared column with what the query
+// yields.
+func declaredColumnHover(w *world, m *project.Model, c project.Column) string {
+	text := fmt.Sprintf("**%s** `%s` · declared column of %s", c.Name, c.Type, m.Name)
+	for _, g := range inferredColumns(w.res, m.Name) {
+		if strings.EqualFold(g.Name, c.Name) && !strings.EqualFold(g.Type, c.Type) {
+			text += fmt.Sprintf("\n\nthe query yields `%s`", g.Type)
+		}
+	}
+	return text + lineageText(w, m.Name, strings.ToLower(c.Name))
+}
+
+// refHover describes a column reference: its type and where it comes from.
+func refHover(w *world, scope *query, ref colRef, src *source, name string) string {
+	typ := w.refType(scope, ref, 0)
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**", name)
+	if typ != "" {
+		fmt.Fprintf(&b, " `%s`", typ)
+	}
+	switch {
+	case src == nil:
+		b.WriteString(" · column")
+	case src.model != "":
+		fmt.Fprintf(&b, " · column of %s", src.model)
+	case src.cte != nil:
+		fmt.Fprintf(&b, " · column of CTE %s", src.cte.name)
+	case src.sub != nil:
+		b.WriteString(" · column of a subquery")
+	case src.table != "":
+		fmt.Fprintf(&b, " · column of %s", src.table)
+	}
+	if src != nil && src.model != "" {
+		// The parent's column itself: show where its data comes from.
+		self := modelColumn{Model: src.model, Column: name}
+		if raw := w.rawSources(self); len(raw) > 0 && !(len(raw) == 1 && raw[0] == self) {
+			b.WriteString("\n\nraw sources: " + columnsText(raw))
+		}
+		return b.String()
+	}
+	if parents := w.through(src, name, 0); len(parents) > 0 {
+		b.WriteString(lineageList(w, parents))
+	}
+	return b.String()
+}
+
+func columnsText(cs []modelColumn) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Model + "." + c.Column
+	}
+	return strings.Join(parts, ", ")
+}
+
+// itemHover describes an output column of a query.
+func itemHover(w *world, m *project.Model, top, scope *query, it *selectItem) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**", it.name)
+	if scope == top {
+		for _, c := range inferredColumns(w.res, m.Name) {
+			if strings.EqualFold(c.Name, it.name) {
+				fmt.Fprintf(&b, " `%s`", c.Type)
+			}
+		}
+		fmt.Fprintf(&b, " · output column of %s", m.Name)
+		b.WriteString(lineageText(w, m.Name, it.name))
+		return b.String()
+	}
+	if it.plain && len(it.refs) == 1 {
+		if typ := w.refType(scope, it.refs[0], 0); typ != "" {
+			fmt.Fprintf(&b, " `%s`", typ)
+		}
+	}
+	b.WriteString(" · output column of a CTE or subquery")
+	if ups := w.upstream(scope, it.name, 0); len(ups) > 0 {
+		b.WriteString(lineageList(w, ups))
+	}
+	return b.String()
+}
+
+// sourceHover describes a FROM alias.
+func sourceHover(w *world, src *source) string {
+	switch {
+	case src.model != "":
+		if m := w.model(src.model); m != nil {
+			return fmt.Sprintf("**%s** · alias of @ref(%s)\n\n", src.alias, src.model) + modelSummary(w, m)
+		}
+		return fmt.Sprintf("**%s** · alias of @ref(%s)", src.alias, src.model)
+	case src.cte != nil:
+		if src.alias == src.cte.name {
+			return fmt.Sprintf("**%s** · CTE", src.alias)
+		}
+		return fmt.Sprintf("**%s** · alias of CTE %s", src.alias, src.cte.name)
+	case src.sub != nil:
+		return fmt.Sprintf("**%s** · subquery", src.alias)
+	}
+	return fmt.Sprintf("**%s** · %s", src.alias, src.table)
+}
+
+// lineageText is the lineage of a model's output column, for hovers.
+func lineageText(w *world, model, column string) string {
+	parents := w.directSources(model, column)
+	if len(parents) == 0 {
+		return ""
+	}
+	return lineageList(w, parents)
+}
+
+// lineageList renders the direct parents of a column and the raw sources
+// (columns of models without parents) they come from.
+func lineageList(w *world, parents []modelColumn) string {
+	var b strings.Builder
+	b.WriteString("\n\nfrom: ")
+	for i, p := range parents {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s.%s", p.Model, p.Column)
+	}
+	var raw []string
+	for _, p := range parents {
+		for _, r := range w.rawSources(p) {
+			if s := r.Model + "." + r.Column; !slices.Contains(raw, s) {
+				raw = append(raw, s)
+			}
+		}
+	}
+	if len(raw) > 0 && !(len(raw) == len(parents) && sameColumns(raw, parents)) {
+		b.WriteString("\n\nraw sources: " + strings.Join(raw, ", "))
+	}
+	b.WriteString("\n")
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func sameColumns(raw []string, ps []modelColumn) bool {
+	for _, p := range ps {
+		if !slices.Contains(raw, p.Model+"."+p.Column) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package lsp
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"slices"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+// published is what the checker last sent for one file.
+type published struct {
+	uri protocol.DocumentURI
+	key string // the encoded diagnostics
+}
+
+// publish sends the diagnostics of a check, file by file, skipping files
+// whose diagnostics did not change and clearing files that have none any
+// more. It runs on the checker goroutine only, in snapshot order, so an
+// older result never overwrites a newer one. Each publication carries the
+// version of the buffer that was checked.
+func (c *checker) publish(res *checkResult) {
+	snap := res.snap
+	byFile := map[string][]project.Diagnostic{}
+	for _, d := range res.diags {
+		if d.File != "" {
+			byFile[d.File] = append(byFile[d.File], d)
+		}
+	}
+	rels := slices.Sorted(maps.Keys(byFile))
+	for rel := range c.published {
+		if _, ok := byFile[rel]; !ok {
+			rels = append(rels, rel)
+		}
+	}
+	for _, rel := range rels {
+		uri := snap.uri(rel)
+		pds := protocolDiagnostics(snap, rel, byFile[rel])
+		old, had := c.published[rel]
+		if had && old.uri != uri {
+			c.send(old.uri, 0, []protocol.Diagnostic{})
+			had = false
+			delete(c.published, rel)
+		}
+		if len(pds) == 0 {
+			if had {
+				c.send(uri, snap.version(rel), []protocol.Diagnostic{})
+				delete(c.published, rel)
+			}
+			continue
+		}
+		b, _ := json.Marshal(pds)
+		key := string(b)
+		if had && old.key == key {
+			continue
+		}
+		c.published[rel] = published{uri: uri, key: key}
+		c.send(uri, snap.version(rel), pds)
+	}
+}
+
+// send publishes the diagnostics of one document; version 0 (a file that
+// is not open) is left out of the message.
+func (c *checker) send(uri protocol.DocumentURI, version uint32, ds []protocol.Diagnostic) {
+	c.v.s.notify(protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: uri, Version: version, Diagnostics: ds})
+}
+
+// protocolDiagnostics converts the diagnostics of one file.
+func protocolDiagnostics(snap *snapshot, rel string, ds []project.Diagnostic) []protocol.Diagnostic {
+	if len(ds) == 0 {
+		return nil
+	}
+	m := mapperFor(snap, rel)
+	out := make([]protocol.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, protocolDiagnostic(m, d))
+	}
+	return out
+}
+
+func protocolDiagnostic(m *Mapper, d project.Diagnostic) protocol.Diagnostic {
+	return protocol.Diagnostic{
+		Range:    m.Range(d.Range.Start.Offset, d.Range.End.Offset),
+		Severity: protocol.DiagnosticSeverity(d.Severity),
+		Code:     d.Code,
+		Source:   "efmesh",
+		Message:  d.Message,
+	}
+}
+
+// mapperFor returns the mapper of a file of the snapshot, reading the disk
+// for a file the snapshot does not hold (then positions are as good as
+// the disk is current).
+func mapperFor(snap *snapshot, rel string) *Mapper {
+	if f := snap.file(rel); f != nil {
+		return f.Mapper()
+	}
+	src, _ := os.ReadFile(snap.abs(rel))
+	return NewMapper(src)
+}

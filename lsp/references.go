@@ -1,0 +1,117 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+func (s *Server) references(_ context.Context, params json.RawMessage) (any, error) {
+	var p protocol.ReferenceParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	d, ok := s.position(p.TextDocument.URI, p.Position)
+	if !ok {
+		return nil, nil
+	}
+	return referencesAt(d, p.Context.IncludeDeclaration), nil
+}
+
+// referencesAt is the references feature: on a model name, every @ref of
+// it in the project; on a column of a model, every reference to it in the
+// models that ref the model.
+func referencesAt(d *docPos, includeDecl bool) []protocol.Location {
+	m, w := d.f.model, d.w
+	if m == nil || w.snap.proj == nil {
+		return nil
+	}
+	if name, _, _, ok := modelNameAt(m, d.off); ok {
+		return modelReferences(w, name, includeDecl)
+	}
+	model, column, decl, ok := columnAt(d)
+	if !ok {
+		return nil
+	}
+	var out []protocol.Location
+	if includeDecl && decl != nil {
+		out = append(out, *decl)
+	}
+	for _, child := range w.snap.proj.Children[model] {
+		cf := w.fileOf(child)
+		walkQueries(cf.query(), func(scope *query) {
+			refs := slices.Clone(scope.refs)
+			for _, it := range scope.items {
+				refs = append(refs, it.refs...)
+			}
+			for _, r := range refs {
+				if src, n := w.resolveRef(scope, r); src != nil && src.model == model && n == column {
+					out = append(out, w.location(cf.rel, r.start, r.end))
+				}
+			}
+		})
+	}
+	return out
+}
+
+// modelReferences lists every @ref(name) of the project.
+func modelReferences(w *world, name string, includeDecl bool) []protocol.Location {
+	var out []protocol.Location
+	if t := w.model(name); t != nil && includeDecl {
+		out = append(out, w.location(t.File, t.NameRange.Start.Offset, t.NameRange.End.Offset))
+	}
+	for _, rel := range slices.Sorted(maps.Keys(w.snap.files)) {
+		f := w.snap.files[rel]
+		if f.model == nil {
+			continue
+		}
+		for _, mc := range f.model.Macros {
+			if mc.Kind == project.MacroRef && mc.Arg == name {
+				out = append(out, w.location(rel, mc.ArgStart, mc.ArgEnd))
+			}
+		}
+	}
+	return out
+}
+
+// columnAt names the model column at d.off: a declared column, an output
+// name of the body, or a reference to a parent's column. decl locates its
+// definition when known.
+func columnAt(d *docPos) (model, column string, decl *protocol.Location, ok bool) {
+	m, w := d.f.model, d.w
+	for _, c := range m.Columns {
+		if d.off >= c.Range.Start.Offset && d.off <= c.Range.End.Offset {
+			col := strings.ToLower(c.Name)
+			if s, e, found := declaredColumnName(w, d.rel, col); found {
+				l := w.location(d.rel, s, e)
+				decl = &l
+			}
+			return m.Name, col, decl, true
+		}
+	}
+	q := d.f.query()
+	if q == nil || inHeader(m, d.off) {
+		return "", "", nil, false
+	}
+	if scope, ref, onQual, found := refAt(q, d.off); found && !onQual {
+		src, name := w.resolveRef(scope, ref)
+		if src == nil || src.model == "" {
+			return "", "", nil, false
+		}
+		if l, found := w.columnDefinition(d.rel, src, name, 0); found {
+			decl = &l
+		}
+		return src.model, name, decl, true
+	}
+	if scope, it := itemAt(q, d.off); it != nil && scope == q {
+		l := w.location(d.rel, it.nameStart, it.nameEnd)
+		return m.Name, it.name, &l, true
+	}
+	return "", "", nil, false
+}

@@ -1,0 +1,147 @@
+package lsp
+
+import (
+	"path/filepath"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+// A snapshot is one immutable state of a project as the editor sees it:
+// efmesh.yaml and every model file (buffer contents winning over disk),
+// parsed, and the Project built from them. An edit makes a new snapshot
+// that shares every unchanged file with its predecessor; only the edited
+// file is parsed again. Snapshots are numbered by seq, increasing within a
+// view, and every check result and publication is tagged with the seq it
+// was computed from.
+type snapshot struct {
+	seq    uint64
+	root   string
+	config *file // efmesh.yaml
+	cfg    project.Config
+	files  map[string]*file // model, test and audit files by slash path relative to root
+	proj   *project.Project
+	open   map[string]openDoc // open documents by relative path
+	// full asks for a whole-project check: files the check reads but the
+	// snapshot does not hold (seeds, external files) may have changed.
+	full bool
+}
+
+// openDoc is what a snapshot remembers of an editor buffer it includes.
+type openDoc struct {
+	uri     protocol.DocumentURI
+	version int32
+}
+
+// file is one parsed file of a snapshot; immutable but for its lazily
+// built Mapper.
+type file struct {
+	rel   string
+	kind  fileKind
+	src   []byte
+	model *project.Model       // a model file's model; nil when unreadable
+	tests []*project.UnitTest  // a test file's tests
+	audit *project.CustomAudit // an audit file's audit
+	diags []project.Diagnostic // found parsing this file alone
+
+	once   sync.Once
+	mapper *Mapper
+	qOnce  sync.Once
+	q      *query
+}
+
+// query returns the parsed body of a model file, or nil.
+func (f *file) query() *query {
+	if f == nil || f.model == nil {
+		return nil
+	}
+	f.qOnce.Do(func() { f.q = parseBody(f.src, f.model.BodyStart) })
+	return f.q
+}
+
+// Mapper returns the position mapper of the file's text.
+func (f *file) Mapper() *Mapper {
+	f.once.Do(func() { f.mapper = NewMapper(f.src) })
+	return f.mapper
+}
+
+// file returns the snapshot's file at a relative path (efmesh.yaml
+// included), or nil.
+func (s *snapshot) file(rel string) *file {
+	if rel == project.ConfigFile {
+		return s.config
+	}
+	return s.files[rel]
+}
+
+// rel returns the slash path of abs relative to the root, and whether abs
+// is inside the root.
+func (s *snapshot) rel(abs string) (string, bool) { return relPath(s.root, abs) }
+
+func relPath(root, abs string) (string, bool) {
+	r, err := filepath.Rel(root, abs)
+	if err != nil || !filepath.IsLocal(r) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// abs returns the absolute path of a relative one.
+func (s *snapshot) abs(rel string) string { return filepath.Join(s.root, filepath.FromSlash(rel)) }
+
+// uri returns the URI of a file: the client's own spelling when the file
+// is open, so publications land on the buffer the client knows.
+func (s *snapshot) uri(rel string) protocol.DocumentURI {
+	if d, ok := s.open[rel]; ok {
+		return d.uri
+	}
+	return uriOf(s.abs(rel))
+}
+
+// version returns the version of the open buffer of rel that the snapshot
+// holds, or 0 when the file is not open.
+func (s *snapshot) version(rel string) uint32 {
+	if d, ok := s.open[rel]; ok && d.version > 0 {
+		return uint32(d.version)
+	}
+	return 0
+}
+
+// modelAt returns the model defined in the file, or nil.
+func (s *snapshot) modelAt(rel string) *project.Model {
+	if f := s.files[rel]; f != nil {
+		return f.model
+	}
+	return nil
+}
+
+// fileKind says which globs of efmesh.yaml a file matches.
+type fileKind uint8
+
+const (
+	notProject fileKind = iota
+	modelFile
+	testFile
+	auditFile
+)
+
+// classify tells what rel is to the project: a model, a unit test or a
+// custom audit file (in that order of precedence), or none.
+func (s *snapshot) classify(rel string) fileKind {
+	for _, k := range []struct {
+		globs []string
+		kind  fileKind
+	}{{s.cfg.Models, modelFile}, {s.cfg.Tests, testFile}, {s.cfg.Audits, auditFile}} {
+		for _, g := range k.globs {
+			if project.ValidateGlob(g) == nil && project.MatchGlob(g, rel) {
+				return k.kind
+			}
+		}
+	}
+	return notProject
+}
+
+// isProjectFile reports whether rel is a model, test or audit file.
+func (s *snapshot) isProjectFile(rel string) bool { return s.classify(rel) != notProject }

@@ -1,0 +1,297 @@
+package lsp
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+)
+
+// A view is one project of the workspace: the folder holding efmesh.yaml.
+// It owns the latest snapshot, the latest check result and the checker
+// that turns one into the other.
+//
+// Snapshots are replaced only from the connection's reading goroutine
+// (notifications run there in order); readers take the current one under
+// mu and then use it without locks, since it never changes.
+type view struct {
+	s    *Server
+	root string
+
+	updateMu sync.Mutex // serializes building snapshots
+
+	mu    sync.Mutex
+	seq   uint64
+	snap  *snapshot    // never nil once the view exists
+	res   *checkResult // latest completed check; nil before the first
+	resCh chan struct{}
+
+	ck *checker
+
+	stores storeCache // environments read from the state store
+	plans  planCache  // code lens plans
+}
+
+// checkResult is a check of one snapshot.
+type checkResult struct {
+	snap     *snapshot
+	analysis *planner.Analysis    // nil when the check could not run
+	diags    []project.Diagnostic // what was published, by file and position
+}
+
+// info returns the analysis of a model, or nil.
+func (r *checkResult) info(name string) *planner.ModelInfo {
+	if r == nil || r.analysis == nil {
+		return nil
+	}
+	return r.analysis.Models[name]
+}
+
+func newView(s *Server, root string) *view {
+	v := &view{s: s, root: root, resCh: make(chan struct{})}
+	v.seq = 1
+	snap, err := loadSnapshot(v.seq, root, s.read, s.openUnder(root))
+	if err != nil {
+		snap = emptySnapshot(v.seq, root, s.openUnder(root))
+		if err != errNoConfig {
+			s.logf(protocol.MessageTypeWarning, "loading %s: %v", root, err)
+		}
+	}
+	v.snap = snap
+	v.ck = newChecker(v)
+	return v
+}
+
+// emptySnapshot stands for a root whose efmesh.yaml is gone: no files, so
+// the checker clears what it published.
+func emptySnapshot(seq uint64, root string, open map[string]openDoc) *snapshot {
+	cfg := project.DefaultConfig()
+	return &snapshot{seq: seq, root: root, cfg: cfg, files: map[string]*file{}, open: open}
+}
+
+// current returns the latest snapshot and the latest check result (which
+// may be of an older snapshot).
+func (v *view) current() (*snapshot, *checkResult) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.snap, v.res
+}
+
+func (v *view) snapshot() *snapshot {
+	s, _ := v.current()
+	return s
+}
+
+func (v *view) isProjectFile(rel string) bool { return v.snapshot().isProjectFile(rel) }
+
+// fileChanged takes the current contents of one file (buffer or disk)
+// into a new snapshot.
+func (v *view) fileChanged(abs string) {
+	rel, ok := relPath(v.root, abs)
+	if !ok {
+		return
+	}
+	if rel == project.ConfigFile {
+		v.reload()
+		return
+	}
+	v.updateMu.Lock()
+	defer v.updateMu.Unlock()
+	cur := v.snapshot()
+	if cur.config == nil {
+		return
+	}
+	if _, known := cur.files[rel]; !known && !cur.isProjectFile(rel) {
+		return // not a project file: nothing to check
+	}
+	src, err := v.s.read(abs)
+	v.install(cur.withFile(v.nextSeq(), rel, src, err == nil, v.s.openUnder(v.root)))
+}
+
+// reload rebuilds the snapshot from scratch: efmesh.yaml changed, or files
+// appeared or vanished in bulk.
+func (v *view) reload() {
+	v.updateMu.Lock()
+	defer v.updateMu.Unlock()
+	seq := v.nextSeq()
+	open := v.s.openUnder(v.root)
+	snap, err := loadSnapshot(seq, v.root, v.s.read, open)
+	if err != nil {
+		if err != errNoConfig {
+			v.s.logf(protocol.MessageTypeWarning, "loading %s: %v", v.root, err)
+		}
+		snap = emptySnapshot(seq, v.root, open)
+	}
+	snap.full = true
+	v.install(snap)
+}
+
+// touch makes a new snapshot with the same files, so the checker runs
+// again (a seed or external file changed on disk).
+func (v *view) touch() {
+	v.updateMu.Lock()
+	defer v.updateMu.Unlock()
+	cur := v.snapshot()
+	n := &snapshot{seq: v.nextSeq(), root: cur.root, config: cur.config, cfg: cur.cfg, files: cur.files, proj: cur.proj, open: cur.open, full: true}
+	v.install(n)
+}
+
+func (v *view) nextSeq() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.seq++
+	return v.seq
+}
+
+// install makes snap current and tells the checker.
+func (v *view) install(snap *snapshot) {
+	v.mu.Lock()
+	if snap.seq < v.snap.seq {
+		v.mu.Unlock()
+		return
+	}
+	v.snap = snap
+	v.mu.Unlock()
+	v.ck.supersede()
+}
+
+// setResult records a finished check unless a newer one is already there.
+func (v *view) setResult(r *checkResult) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.res != nil && v.res.snap.seq > r.snap.seq {
+		return
+	}
+	v.res = r
+	close(v.resCh)
+	v.resCh = make(chan struct{})
+}
+
+// await returns the first check result of a snapshot at least as new as
+// seq, or the latest one when ctx ends first.
+func (v *view) await(ctx context.Context, seq uint64) *checkResult {
+	for {
+		v.mu.Lock()
+		res, ch := v.res, v.resCh
+		v.mu.Unlock()
+		if res != nil && res.snap.seq >= seq {
+			return res
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return res
+		}
+	}
+}
+
+// idle reports whether the latest snapshot has been checked and published.
+func (v *view) idle() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.res != nil && v.res.snap.seq == v.snap.seq
+}
+
+func (v *view) stop() { v.ck.stop() }
+
+// viewOf returns the view whose root holds path (the innermost one).
+func (s *Server) viewOf(path string) *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best *view
+	for root, v := range s.views {
+		if _, ok := relPath(root, path); ok && (best == nil || len(root) > len(best.root)) {
+			best = v
+		}
+	}
+	return best
+}
+
+// viewFor is viewOf, discovering the project of a file opened outside the
+// known ones by walking up to its efmesh.yaml.
+func (s *Server) viewFor(path string) *view {
+	if v := s.viewOf(path); v != nil {
+		return v
+	}
+	root, err := project.FindRoot(filepath.Dir(path))
+	if err != nil {
+		return nil
+	}
+	return s.ensureView(root)
+}
+
+// ensureView returns the view of root, creating and starting it.
+func (s *Server) ensureView(root string) *view {
+	root = filepath.Clean(root)
+	s.mu.Lock()
+	if v := s.views[root]; v != nil {
+		s.mu.Unlock()
+		return v
+	}
+	if s.ctx.Err() != nil {
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	v := newView(s, root)
+	s.mu.Lock()
+	if old := s.views[root]; old != nil {
+		s.mu.Unlock()
+		return old
+	}
+	s.views[root] = v
+	s.mu.Unlock()
+	v.ck.start()
+	return v
+}
+
+// allViews returns the views sorted by root.
+func (s *Server) allViews() []*view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*view, 0, len(s.views))
+	for _, v := range s.views {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b *view) int { return strings.Compare(a.root, b.root) })
+	return out
+}
+
+// discoverRoots finds the projects of a workspace folder: the one holding
+// it (efmesh.yaml in the folder or above), else every efmesh.yaml a few
+// levels below it.
+func discoverRoots(folder string) []string {
+	if root, err := project.FindRoot(folder); err == nil {
+		return []string{root}
+	}
+	var roots []string
+	const maxDepth = 4
+	_ = filepath.WalkDir(folder, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != folder && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+				return fs.SkipDir
+			}
+			if rel, _ := filepath.Rel(folder, path); strings.Count(rel, string(os.PathSeparator)) >= maxDepth {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == project.ConfigFile {
+			roots = append(roots, filepath.Dir(path))
+		}
+		return nil
+	})
+	return roots
+}
