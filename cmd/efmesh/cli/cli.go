@@ -230,7 +230,9 @@ func (a *app) load(withStore bool) (*workspace, error) {
 	return w, nil
 }
 
-func openStore(ctx context.Context, p *project.Project) (state.Store, error) { return connect.Store(ctx, p) }
+func openStore(ctx context.Context, p *project.Project) (state.Store, error) {
+	return connect.Store(ctx, p)
+}
 
 func warehousePath(p *project.Project) string { return connect.WarehousePath(p) }
 
