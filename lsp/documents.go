@@ -121,10 +121,10 @@ func (s *Server) didSave(_ context.Context, params json.RawMessage) error {
 		s.docs[path] = &document{uri: d.uri, path: path, version: d.version, text: d.text}
 	}
 	s.mu.Unlock()
-	// Seeds and external files are read at check time: a save may change
+	// Seeds and external files are read at check time: saving one changes
 	// what a model sees even when no model text changed.
 	if v := s.viewOf(path); v != nil {
-		if rel, ok := relPath(v.root, path); ok && rel != project.ConfigFile && !v.isProjectFile(rel) {
+		if rel, ok := relPath(v.root, path); ok && v.snapshot().readsData(rel) {
 			v.touch()
 		}
 	}

@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -141,6 +143,26 @@ func (s *snapshot) classify(rel string) fileKind {
 		}
 	}
 	return notProject
+}
+
+// readsData reports whether a model reads the file rel as data: a seed's
+// path or an EXTERNAL model's files. Its content is not in the snapshot,
+// so a change to it calls for a whole-project check.
+func (s *snapshot) readsData(rel string) bool {
+	if s.proj == nil {
+		return false
+	}
+	for _, m := range s.proj.Models {
+		k := m.Kind
+		switch {
+		case k.Name == project.KindSeed && path.Clean(k.Path) == rel:
+			return true
+		case k.Name == project.KindExternal && k.Files != "" && !strings.Contains(k.Files, "://") &&
+			project.ValidateGlob(k.Files) == nil && project.MatchGlob(k.Files, rel):
+			return true
+		}
+	}
+	return false
 }
 
 // isProjectFile reports whether rel is a model, test or audit file.

@@ -90,10 +90,9 @@ func (v *view) snapshot() *snapshot {
 	return s
 }
 
-func (v *view) isProjectFile(rel string) bool { return v.snapshot().isProjectFile(rel) }
-
 // fileChanged takes the current contents of one file (buffer or disk)
-// into a new snapshot.
+// into a new snapshot. A data file a model reads (a seed, external files)
+// asks for a whole check instead; any other file changes nothing.
 func (v *view) fileChanged(abs string) {
 	rel, ok := relPath(v.root, abs)
 	if !ok {
@@ -103,14 +102,17 @@ func (v *view) fileChanged(abs string) {
 		v.reload()
 		return
 	}
+	if cur := v.snapshot(); cur.files[rel] == nil && !cur.isProjectFile(rel) {
+		if cur.readsData(rel) {
+			v.touch()
+		}
+		return
+	}
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
 	cur := v.snapshot()
 	if cur.config == nil {
 		return
-	}
-	if _, known := cur.files[rel]; !known && !cur.isProjectFile(rel) {
-		return // not a project file: nothing to check
 	}
 	src, err := v.s.read(abs)
 	v.install(cur.withFile(v.nextSeq(), rel, src, err == nil, v.s.openUnder(v.root)))
