@@ -67,6 +67,8 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return s.applyCommand(ctx, v, a, p.WorkDoneToken)
 	case cmdLineage:
 		return s.lineageCommand(ctx, v, a)
+	case cmdTest:
+		return s.testCommand(ctx, v, a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }
@@ -346,4 +348,58 @@ func (s *Server) lineageCommand(ctx context.Context, v *view, a commandArgs) (an
 		w.res = res
 	}
 	return w.lineage(model, strings.ToLower(a.Column))
+}
+
+// testResult is what efmesh.test returns: `efmesh test --json`'s shape.
+type testResult struct {
+	Passed int                  `json:"passed"`
+	Failed int                  `json:"failed"`
+	Tests  []planner.TestResult `json:"tests"`
+}
+
+// testCommand runs the unit tests of a model (its tests/*.yaml entries), or
+// every test of the project when no model is given, on the workbench.
+func (s *Server) testCommand(ctx context.Context, v *view, a commandArgs) (any, error) {
+	res, err := s.currentResult(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	model := a.Model
+	if model == "" && a.URI != "" {
+		if m, err := modelOf(res, a); err == nil {
+			model = m
+		}
+	}
+	if model != "" {
+		for _, t := range res.analysis.Project.Tests {
+			if t.Model == model {
+				names = append(names, t.Name)
+			}
+		}
+		if len(names) == 0 {
+			return testResult{Tests: []planner.TestResult{}}, nil
+		}
+	}
+	var results []planner.TestResult
+	err = v.ck.do(ctx, func(wb planner.Workbench) error {
+		var rerr error
+		results, rerr = planner.RunTests(ctx, res.analysis, wb, names)
+		return rerr
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := testResult{Tests: results}
+	if out.Tests == nil {
+		out.Tests = []planner.TestResult{}
+	}
+	for _, r := range results {
+		if r.Passed {
+			out.Passed++
+		} else {
+			out.Failed++
+		}
+	}
+	return out, nil
 }

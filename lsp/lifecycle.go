@@ -60,6 +60,7 @@ const (
 	cmdPlan    = "efmesh.plan"
 	cmdApply   = "efmesh.apply"
 	cmdLineage = "efmesh.lineage"
+	cmdTest    = "efmesh.test"
 )
 
 func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
@@ -123,7 +124,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			},
 			CodeLensProvider: &protocol.CodeLensOptions{},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{
-				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage},
+				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest},
 			},
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},

@@ -598,6 +598,21 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 	case se.Type == "Parser":
 		code = project.CodeSyntax
 		msg = "syntax error: " + msg
+	case se.Type == "Binder" && strings.HasPrefix(se.Message, "Table \"") && strings.Contains(se.Message, "does not have a column named"):
+		// A qualified reference (d.nme): DuckDB points at the qualifier;
+		// point at the column and offer its candidate bindings.
+		code = project.CodeUnknownColumn
+		name := between(se.Message, `column named "`, `"`)
+		if q := qualifiedNameAt(m.Source, start); strings.Contains(q, ".") {
+			if i := strings.LastIndexByte(q, '.'); i >= 0 {
+				start += i + 1
+				end = start + len(q) - i - 1
+			}
+		}
+		msg = fmt.Sprintf("unknown column %q", name)
+		if c := quotedAfter(se.Message, "Candidate bindings:"); len(c) > 0 {
+			msg += fmt.Sprintf("; did you mean %s?", quoteList(c))
+		}
 	case se.Subtype == "COLUMN_NOT_FOUND" || strings.HasPrefix(se.Message, "Referenced column"):
 		code = project.CodeUnknownColumn
 		name := se.Name
@@ -768,4 +783,39 @@ func qualifiedNameAt(src []byte, off int) string {
 
 func isIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// between returns the text of s between the first open and the next close.
+func between(s, open, close string) string {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(open):]
+	if j := strings.Index(rest, close); j >= 0 {
+		return rest[:j]
+	}
+	return rest
+}
+
+// quotedAfter lists the double-quoted strings of s after marker.
+func quotedAfter(s, marker string) []string {
+	i := strings.Index(s, marker)
+	if i < 0 {
+		return nil
+	}
+	var out []string
+	rest := s[i+len(marker):]
+	for {
+		a := strings.IndexByte(rest, '"')
+		if a < 0 {
+			return out
+		}
+		b := strings.IndexByte(rest[a+1:], '"')
+		if b < 0 {
+			return out
+		}
+		out = append(out, rest[a+1:a+1+b])
+		rest = rest[a+b+2:]
+	}
 }

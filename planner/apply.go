@@ -227,6 +227,9 @@ type Definition struct {
 	Schema []engine.Column `json:"schema,omitempty"`
 	Audits []string        `json:"audits,omitempty"` // as written
 	Cron   string          `json:"cron,omitempty"`
+	// The declared passport (outside the fingerprint).
+	Answerable string   `json:"answerable,omitempty"`
+	Caveats    []string `json:"caveats,omitempty"`
 }
 
 // metadataChanges names the metadata (outside the fingerprint) that
@@ -248,12 +251,16 @@ func metadataChanges(a, b Definition) []string {
 	if a.Cron != b.Cron {
 		out = append(out, "cron")
 	}
+	if a.Answerable != b.Answerable || strings.Join(a.Caveats, "\x00") != strings.Join(b.Caveats, "\x00") {
+		out = append(out, "passport")
+	}
 	return out
 }
 
 func definitionOf(m *project.Model) Definition {
 	d := Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
-		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body, Cron: m.Cron}
+		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body, Cron: m.Cron,
+		Answerable: m.Answerable, Caveats: m.Caveats}
 	for _, au := range m.Audits {
 		d.Audits = append(d.Audits, au.Text)
 	}

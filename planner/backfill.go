@@ -298,7 +298,8 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
 			return err
 		}
-		err := b.checkTarget(info.Model)
+		targetErr := b.checkTarget(info.Model)
+		err := targetErr
 		lake := targetOf(info.Model) == "parquet"
 		switch k := info.Model.Kind.Name; {
 		case err != nil:
@@ -315,6 +316,12 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			err = b.buildLakeFull(ctx, info, bo)
 		default:
 			err = b.build(ctx, info)
+		}
+		if lake && targetErr == nil {
+			// The manifest follows the ledger, failed intervals included.
+			if merr := b.writeManifest(ctx, st, info); merr != nil && err == nil {
+				err = merr
+			}
 		}
 		if err != nil {
 			return &BuildError{Model: mp.Name, Err: err}

@@ -188,3 +188,19 @@ func TestFingerprintStability(t *testing.T) {
 		})
 	}
 }
+
+func TestQualifiedUnknownColumn(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"seeds/s.csv":  "id,name\n1,a\n",
+		"models/s.sql": `MODEL (name raw.s, kind SEED (path 'seeds/s.csv'), columns (id INTEGER, name TEXT));`,
+		"models/a.sql": "MODEL (name m.a);\nSELECT d.id, d.nme FROM @ref(raw.s) AS d",
+	})
+	if len(a.Diagnostics) != 1 {
+		t.Fatalf("diagnostics = %v", a.Diagnostics)
+	}
+	d := a.Diagnostics[0]
+	if d.Code != project.CodeUnknownColumn || d.Range.Start.Line != 2 || d.Range.Start.Column != 16 || d.Range.End.Column != 19 ||
+		!strings.Contains(d.Message, `unknown column "nme"; did you mean "name"`) {
+		t.Fatalf("diagnostic = %v (%d:%d-%d)", d, d.Range.Start.Line, d.Range.Start.Column, d.Range.End.Column)
+	}
+}
