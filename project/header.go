@@ -16,6 +16,7 @@ const CodeDuplicateProperty = "duplicate-property"
 var propertyNames = []string{
 	"name", "kind", "interval", "start", "cron", "grain", "columns",
 	"audits", "target", "description", "owner", "tags",
+	"answerable", "caveats",
 }
 
 var kindNames = []string{
@@ -334,6 +335,8 @@ func init() {
 		"description": (*headerParser).parseDescription,
 		"owner":       (*headerParser).parseOwner,
 		"tags":        (*headerParser).parseTags,
+		"answerable":  (*headerParser).parseAnswerable,
+		"caveats":     (*headerParser).parseCaveats,
 	}
 }
 
@@ -660,6 +663,40 @@ func (p *headerParser) parseOwner(_ token, c *cursor) bool {
 		p.m.Owner = t.val
 	}
 	return ok
+}
+
+func (p *headerParser) parseAnswerable(_ token, c *cursor) bool {
+	v, ok := p.keyword(c, "answerable", Answerables...)
+	if ok {
+		p.m.Answerable = v
+	}
+	return ok
+}
+
+// parseCaveats reads caveats 'text' or caveats ('text', …).
+func (p *headerParser) parseCaveats(_ token, c *cursor) bool {
+	if !c.peek().isPunct("(") {
+		t, ok := p.str(c, "a caveat")
+		if ok {
+			p.m.Caveats = []string{t.val}
+		}
+		return ok
+	}
+	items, ok := p.group(c)
+	if !ok {
+		return false
+	}
+	out := []string{}
+	for _, it := range items {
+		if len(it) != 1 || it[0].kind != tokString {
+			s, e := span(it)
+			p.errorf(s, e, CodeBadValue, "a caveat must be a 'quoted string', found %s", p.describeSpan(it))
+			continue
+		}
+		out = append(out, it[0].val)
+	}
+	p.m.Caveats = out
+	return true
 }
 
 func (p *headerParser) parseColumns(_ token, c *cursor) bool {

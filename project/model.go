@@ -50,6 +50,10 @@ type Option struct {
 	IsString bool   `json:"isString,omitempty"`
 }
 
+// Answerables are the values of the answerable property, best first: a
+// model's effective passport is the worst value over its ancestry.
+var Answerables = []string{"full", "sampled", "partial", "none"}
+
 // Materialized reports whether the kind owns a physical relation that is
 // rebuilt when its snapshot changes.
 func (k KindName) Materialized() bool {
@@ -132,6 +136,11 @@ type Model struct {
 	Description string
 	Owner       string
 	Tags        []string
+	// Answerable and Caveats are the model's declared passport: what its
+	// data may be believed to answer (one of Answerables; "" = full) and
+	// the limits a consumer must know. Outside the fingerprint.
+	Answerable string
+	Caveats    []string
 
 	Header     Range      // the MODEL (...) block, including a trailing ';'; empty at 1:1 when missing
 	NameRange  Range      // the name value; empty at 1:1 when missing

@@ -36,7 +36,7 @@ func viaManifest(m planner.Manifest, folder string) string {
 	for i, f := range m.Files {
 		files[i] = "'" + filepath.Join(folder, filepath.FromSlash(f)) + "'"
 	}
-	return "read_parquet([" + strings.Join(files, ", ") + "], union_by_name = true)"
+	return "read_parquet([" + strings.Join(files, ", ") + "], union_by_name = true, hive_partitioning = false)"
 }
 
 // TestManifest: every parquet version carries a manifest naming its files,
