@@ -281,16 +281,33 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 	if err != nil {
 		return err
 	}
-	if m.Kind.Name.HasBody() || m.Kind.Name == project.KindExternal {
+	switch m.Kind.Name {
+	case project.KindView, project.KindExternal:
 		if err := b.checkContract(ctx, info, q); err != nil {
 			return err
 		}
-	}
-	switch m.Kind.Name {
-	case project.KindView, project.KindExternal:
 		return b.wh.Exec(ctx, b.d.ReplaceView(rel, q))
 	case project.KindFull, project.KindSeed:
-		return b.wh.Tx(ctx, b.d.ReplaceTableAs(rel, q))
+		// The contract is checked on what was built rather than by binding
+		// the query twice: describing the new table is a catalog lookup.
+		// A mismatch drops the table; nothing was marked built or
+		// promoted, so the next apply builds it again.
+		stmts := b.d.ReplaceTableAs(rel, q)
+		if len(stmts) == 1 {
+			err = b.wh.Exec(ctx, stmts[0]) // one statement is one transaction
+		} else {
+			err = b.wh.Tx(ctx, stmts)
+		}
+		if err != nil {
+			return err
+		}
+		if m.Kind.Name == project.KindFull && !b.provenContract(info) {
+			if err := b.checkContract(ctx, info, "SELECT * FROM "+b.d.QuoteRelation(rel)); err != nil {
+				_ = b.wh.Exec(context.WithoutCancel(ctx), b.d.DropTable(rel))
+				return err
+			}
+		}
+		return nil
 	}
 	return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("building %s models", m.Kind.Name)}
 }
@@ -541,4 +558,61 @@ func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
 		}
 	}
 	return nil
+}
+
+// provenContract reports whether the checker already bound the model's
+// query against exactly what its parents' physical relations hold, so the
+// contract it verified is the warehouse's: every parent's stand-in had the
+// parent's real column types (declared types equal to the inferred ones,
+// or no declaration; seeds and externals are cast to their declaration).
+// Then describing the new table again would only repeat that answer.
+func (b *builder) provenContract(info *ModelInfo) bool {
+	if info.Inferred == nil || b.a.Project.Config.Engine.Type == "postgres" {
+		return false
+	}
+	for _, r := range info.Model.Refs() {
+		pi := b.a.Models[r]
+		if pi == nil {
+			return false
+		}
+		switch pi.Model.Kind.Name {
+		case project.KindSeed, project.KindExternal:
+			if pi.Model.Columns == nil {
+				return false
+			}
+			continue
+		}
+		if pi.Model.Columns == nil {
+			continue // the stand-in was the inferred schema itself
+		}
+		if len(pi.Inferred) != len(pi.Model.Columns) {
+			return false
+		}
+		for i, c := range pi.Model.Columns {
+			if !strings.EqualFold(c.Name, pi.Inferred[i].Name) || duckType(c.Type) != duckType(pi.Inferred[i].Type) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// duckAliases maps DuckDB's type aliases to the names DESCRIBE reports.
+var duckAliases = map[string]string{
+	"TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR": "VARCHAR", "BPCHAR": "VARCHAR",
+	"INT": "INTEGER", "INT4": "INTEGER", "SIGNED": "INTEGER", "INT8": "BIGINT", "LONG": "BIGINT",
+	"INT2": "SMALLINT", "SHORT": "SMALLINT", "INT1": "TINYINT", "FLOAT4": "FLOAT", "REAL": "FLOAT",
+	"FLOAT8": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "LOGICAL": "BOOLEAN",
+	"DATETIME": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE", "BYTEA": "BLOB", "BINARY": "BLOB",
+}
+
+// duckType names a declared type as DuckDB reports it, for the common
+// aliases; an unknown spelling stays as written (and so compares unequal,
+// which only costs a check).
+func duckType(t string) string {
+	n := normalizeType(t)
+	if a, ok := duckAliases[n]; ok {
+		return a
+	}
+	return n
 }

@@ -89,19 +89,20 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// modelNames is the sorted list of model names, as one string.
+// modelNames is a hash of the sorted model names: every key covers it,
+// hashed once here rather than per model.
 func modelNames(p *project.Project) string {
 	names := make([]string, 0, len(p.ByName))
 	for n := range p.ByName {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var b bytes.Buffer
+	h := sha256.New()
 	for _, n := range names {
-		b.WriteString(n)
-		b.WriteByte(0)
+		h.Write([]byte(n))
+		h.Write([]byte{0})
 	}
-	return b.String()
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func cachedOf(info *ModelInfo) *CachedCheck {

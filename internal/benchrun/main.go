@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,23 @@ func print(rows []result) {
 	line("models checked: cold / no-op", func(r result) string { return fmt.Sprintf("%d / %d", r.CheckedCold, r.CheckedNoop) })
 }
 
+// profile writes a CPU profile of one step when $EFMESH_BENCH_PROFILE is
+// "<step>:<file>" (steps: apply, noop).
+func profile(step string) (stop func()) {
+	want, file, ok := strings.Cut(os.Getenv("EFMESH_BENCH_PROFILE"), ":")
+	if !ok || want != step {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		fail(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fail(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "benchrun:", err)
 	os.Exit(1)
@@ -199,22 +217,26 @@ func measure(n int) (result, error) {
 	}
 	r.CachedPlan = since(t)
 
+	stop := profile("apply")
 	t = time.Now()
 	if _, err := planner.Apply(ctx, p, wh, st, planner.ApplyOptions{}); err != nil {
 		return r, err
 	}
 	r.Apply = since(t)
+	stop()
 
 	if r.ApplyFloor, err = applyFloor(ctx, p, wh); err != nil {
 		return r, err
 	}
 
+	stop = profile("noop")
 	t = time.Now()
 	p, a, err = plan("dev", true)
 	if err != nil {
 		return r, err
 	}
 	r.NoopPlan = since(t)
+	stop()
 	r.CheckedNoop = len(a.Checked)
 	if p.HasChanges {
 		return r, fmt.Errorf("the no-op plan has changes")
