@@ -117,6 +117,10 @@ func Warehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := tune(ctx, db, p.Config.Engine); err != nil {
+			db.Close()
+			return nil, err
+		}
 		return db, nil
 	case "postgres":
 		db, err := postgres.Open(ctx, expand(p.Config.Engine.URL))
@@ -169,3 +173,18 @@ var (
 	_ planner.Workbench = pgWorkbench{}
 	_ planner.Binder    = pgWorkbench{}
 )
+
+// tune applies the engine settings of efmesh.yaml to a DuckDB warehouse.
+func tune(ctx context.Context, db *duckdb.DB, c project.EngineConfig) error {
+	if c.MemoryLimit != "" {
+		if err := db.Exec(ctx, "SET memory_limit = "+engine.QuoteString(c.MemoryLimit)); err != nil {
+			return fmt.Errorf("engine memory_limit %q: %w", c.MemoryLimit, err)
+		}
+	}
+	if c.Threads > 0 {
+		if err := db.Exec(ctx, fmt.Sprintf("SET threads = %d", c.Threads)); err != nil {
+			return fmt.Errorf("engine threads %d: %w", c.Threads, err)
+		}
+	}
+	return nil
+}

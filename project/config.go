@@ -86,10 +86,36 @@ func ParseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 				}
 			}
 		case "engine":
-			t, path, url := p.backend(v, "engine", []string{"duckdb", "postgres"}, cfg.Engine.Path)
-			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url}
+			var memLimit string
+			threads := 0
+			t, path, url := p.backend(v, "engine", []string{"duckdb", "postgres"}, cfg.Engine.Path, map[string]func(ast.Node){
+				"memory_limit": func(v ast.Node) {
+					if s, ok := p.str(v, "engine memory_limit"); ok {
+						if !validMemoryLimit(s) {
+							p.errorf(v, CodeConfig, "engine memory_limit %q must be a size such as 512MB or 2GB", s)
+							return
+						}
+						memLimit = s
+					}
+				},
+				"threads": func(v ast.Node) {
+					n, ok := unwrap(v).(*ast.IntegerNode)
+					if !ok {
+						p.errorf(v, CodeConfig, "engine threads must be a positive integer, found %s", describeNode(v))
+						return
+					}
+					if x, ok := n.Value.(uint64); ok && x > 0 && x < 1024 {
+						threads = int(x)
+					} else if x, ok := n.Value.(int64); ok && x > 0 && x < 1024 {
+						threads = int(x)
+					} else {
+						p.errorf(v, CodeConfig, "engine threads must be between 1 and 1023")
+					}
+				},
+			})
+			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url, MemoryLimit: memLimit, Threads: threads}
 		case "state":
-			t, path, url := p.backend(v, "state", []string{"sqlite", "postgres"}, cfg.State.Path)
+			t, path, url := p.backend(v, "state", []string{"sqlite", "postgres"}, cfg.State.Path, nil)
 			cfg.State = StateConfig{Type: t, Path: path, URL: url}
 		case "lake":
 			if s, ok := p.str(v, "lake"); ok {
@@ -376,10 +402,19 @@ func (p *configParser) globs(n ast.Node, key string, def []string) []string {
 
 // backend reads engine: or state: ({type, path, url}). The first of types is
 // the default; it is file-based and takes path, while postgres takes url.
-func (p *configParser) backend(n ast.Node, where string, types []string, defPath string) (typ, path, url string) {
+func (p *configParser) backend(n ast.Node, where string, types []string, defPath string, extra map[string]func(ast.Node)) (typ, path, url string) {
 	typ = types[0]
 	var typeNode, pathNode, urlNode ast.Node
-	p.fields(n, where, backendKeys, func(key string, v ast.Node) {
+	keys := backendKeys
+	for k := range extra {
+		keys = append(keys[:len(keys):len(keys)], k)
+	}
+	slices.Sort(keys[len(backendKeys):])
+	p.fields(n, where, keys, func(key string, v ast.Node) {
+		if f, ok := extra[key]; ok {
+			f(v)
+			return
+		}
 		s, ok := p.str(v, where+" "+key)
 		if !ok {
 			return
@@ -444,4 +479,22 @@ func (p *configParser) environments(n ast.Node) map[string]EnvConfig {
 		out[name] = env
 	}
 	return out
+}
+
+// validMemoryLimit accepts DuckDB sizes: a number and a unit (KB, MB, GB,
+// TB, KiB, MiB, GiB, TiB), optionally spaced.
+func validMemoryLimit(s string) bool {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	switch strings.TrimSpace(s[i:]) {
+	case "KB", "MB", "GB", "TB", "KIB", "MIB", "GIB", "TIB", "B":
+		return true
+	}
+	return false
 }

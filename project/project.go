@@ -30,6 +30,11 @@ type EngineConfig struct {
 	Type string `json:"type"` // duckdb (default) | postgres
 	Path string `json:"path,omitempty"`
 	URL  string `json:"url,omitempty"`
+	// MemoryLimit caps DuckDB's buffer memory ("512MB"); a file warehouse
+	// evicts to disk beyond it. Empty: DuckDB's default (80% of RAM).
+	MemoryLimit string `json:"memoryLimit,omitempty"`
+	// Threads caps DuckDB's worker threads; 0: one per core.
+	Threads int `json:"threads,omitempty"`
 }
 
 // StateConfig selects the state store.
