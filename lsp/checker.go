@@ -150,6 +150,13 @@ func (c *checker) checkSafely(snap *snapshot) {
 		return // superseded; the newer snapshot's kick is pending
 	}
 	c.publish(res)
+	// Plan awareness comes second: the errors of an edit are published
+	// before the state store is read.
+	if hints := planHints(c.ctx, c.v, res, c.v.s.environment()); len(hints) > 0 {
+		res.diags = append(append([]project.Diagnostic(nil), res.diags...), hints...)
+		project.SortDiagnostics(res.diags)
+		c.publish(res)
+	}
 	c.v.setResult(res)
 }
 

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 )
 
 func (s *Server) codeLens(ctx context.Context, params json.RawMessage) (any, error) {
@@ -152,4 +155,59 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// CodeBreakingChange marks the hint on a model whose change is breaking
+// for the models downstream of it.
+const CodeBreakingChange = "breaking-change"
+
+// planHints are hint diagnostics on the MODEL header of every model whose
+// change against env is breaking and rebuilds models downstream, naming
+// them and the parse-tree paths that made the change breaking. They need a
+// clean analysis and an existing state store (never created here).
+func planHints(ctx context.Context, v *view, res *checkResult, env string) []project.Diagnostic {
+	if res == nil || res.analysis == nil || res.analysis.Errors() || res.snap.proj == nil || !connect.StoreExists(res.snap.proj) {
+		return nil
+	}
+	plan, err := v.planFor(ctx, res, env)
+	if err != nil {
+		return nil
+	}
+	build := map[string]bool{}
+	for _, mp := range plan.Models {
+		build[mp.Name] = mp.Build
+	}
+	var out []project.Diagnostic
+	for _, mp := range plan.Models {
+		if mp.Change != planner.Breaking {
+			continue
+		}
+		info := res.analysis.Models[mp.Name]
+		if info == nil {
+			continue
+		}
+		var rebuilt []string
+		for _, d := range res.snap.proj.Descendants(mp.Name) {
+			if build[d.Name] {
+				rebuilt = append(rebuilt, d.Name)
+			}
+		}
+		if len(rebuilt) == 0 {
+			continue
+		}
+		var paths []string
+		for _, e := range mp.Explain {
+			if !strings.Contains(e, " ") || strings.HasSuffix(e, "(added)") || strings.HasSuffix(e, "(removed)") {
+				paths = append(paths, e)
+			}
+		}
+		msg := fmt.Sprintf("breaking change against %s: rebuilds %d downstream model%s (%s)", env, len(rebuilt), plural(len(rebuilt)), strings.Join(rebuilt, ", "))
+		if len(paths) > 0 {
+			msg += "; changed: " + strings.Join(paths, ", ")
+		}
+		m := info.Model
+		start := m.Header.Start.Offset
+		out = append(out, project.NewDiagnostic(m.File, m.Source, start, min(start+len("MODEL"), len(m.Source)), project.SeverityHint, CodeBreakingChange, msg))
+	}
+	return out
 }
