@@ -75,6 +75,9 @@ type Analysis struct {
 
 	// standIns names the models whose stand-in exists in the workbench.
 	standIns map[string]bool
+	// redacted: in the variant a redacted environment is planned from
+	// (redact.go), the columns each model leaves out of its physics.
+	redacted map[string][]string
 }
 
 // Errors reports whether the analysis found an error.
@@ -113,6 +116,7 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 	if opt.Cache != nil {
 		names = modelNames(p)
 	}
+	ck.precanonicalize(p, opt.Cache)
 	for _, m := range p.Models {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -282,6 +286,8 @@ func newChecker(wb Workbench, root string, a *Analysis) *checker {
 type checker struct {
 	// schemas holds the stand-in schemas created by this checker.
 	schemas map[string]bool
+	// precanon holds canonical forms parsed ahead in one batch.
+	precanon map[*project.Model]precanonical
 	// Exactly one of eng (stand-ins + DESCRIBE) and binder is set; with
 	// neither, bodies are only parsed.
 	eng    engine.Engine
@@ -456,17 +462,17 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 	}
 	// Canonical form: refs by name, interval bounds as parameters, so the
 	// fingerprint never depends on dates or physical names.
-	canonR, _ := renderBody(m, macroText{
-		ref: func(n string) (string, bool) {
-			s, t := splitName(n)
-			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
-		},
-		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
-	})
+	canonR := c.canonicalRender(m)
 	if strings.TrimSpace(canonR.SQL) == "" {
 		return // the loader reported the missing body
 	}
-	canon, err := c.wb.Canonicalize(canonR.SQL)
+	var canon []byte
+	var err error
+	if pre, ok := c.precanon[m]; ok {
+		canon, err = pre.canon, pre.err
+	} else {
+		canon, err = c.wb.Canonicalize(canonR.SQL)
+	}
 	if err != nil {
 		c.sqlDiag(m, canonR, err)
 		info.Broken = true
@@ -817,5 +823,63 @@ func quotedAfter(s, marker string) []string {
 		}
 		out = append(out, rest[a+1:a+1+b])
 		rest = rest[a+b+2:]
+	}
+}
+
+// canonicalRender renders a body for its canonical form: refs by name,
+// interval bounds as parameters, so the fingerprint never depends on dates
+// or physical names.
+func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
+	r, _ := renderBody(m, macroText{
+		ref: func(n string) (string, bool) {
+			s, t := splitName(n)
+			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
+		},
+		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+	})
+	return r
+}
+
+// batchCanonicalizer is an optional Workbench capability: many canonical
+// forms in one round trip.
+type batchCanonicalizer interface {
+	CanonicalizeAll(sqls []string) ([][]byte, []error)
+}
+
+type precanonical struct {
+	canon []byte
+	err   error
+}
+
+// precanonicalize parses every body in one batch when most models will be
+// checked (no cache, or an empty one): a statement's fixed cost dominates
+// a model's parse.
+func (c *checker) precanonicalize(p *project.Project, cache CheckCache) {
+	bc, ok := c.wb.(batchCanonicalizer)
+	if !ok {
+		return
+	}
+	if cache != nil {
+		if l, ok := cache.(interface{ Len() int }); !ok || l.Len() > 0 {
+			return
+		}
+	}
+	var models []*project.Model
+	var sqls []string
+	for _, m := range p.Models {
+		if !m.Kind.Name.HasBody() || p.ByName[m.Name] != m {
+			continue
+		}
+		r := c.canonicalRender(m)
+		if strings.TrimSpace(r.SQL) == "" {
+			continue
+		}
+		models = append(models, m)
+		sqls = append(sqls, r.SQL)
+	}
+	canons, errs := bc.CanonicalizeAll(sqls)
+	c.precanon = make(map[*project.Model]precanonical, len(models))
+	for i, m := range models {
+		c.precanon[m] = precanonical{canons[i], errs[i]}
 	}
 }

@@ -170,6 +170,13 @@ func OpenFileCache(path string) *FileCache {
 	return fc
 }
 
+// Len is the number of entries the cache was opened with.
+func (fc *FileCache) Len() int {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return len(fc.old)
+}
+
 func (fc *FileCache) Get(key string) (*CachedCheck, bool) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()

@@ -122,3 +122,30 @@ func TestExtensionsDoNotDownload(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestCanonicalizeAll(t *testing.T) {
+	db := open(t)
+	qs := []string{
+		"select a from t where x > 1",
+		`select '"query_location":5' as tricky, 'it''s' from t`,
+		"select * frm t",
+		"select 1; select 2",
+		"SELECT [x + 1 FOR x IN l], {'k': 'ü'} FROM t QUALIFY row_number() OVER () = 1",
+	}
+	got, errs := db.CanonicalizeAll(qs)
+	for i, q := range qs {
+		want, werr := db.Canonicalize(q)
+		if (werr == nil) != (errs[i] == nil) || string(want) != string(got[i]) {
+			t.Errorf("%q: batched %s / %v, single %s / %v", q, got[i], errs[i], want, werr)
+		}
+	}
+	if errs[2] == nil || errs[3] == nil || errs[0] != nil {
+		t.Fatalf("errors = %v", errs)
+	}
+	if !strings.Contains(string(got[1]), `\"query_location\":5`) {
+		t.Fatalf("a string literal lost its text: %s", got[1])
+	}
+	if strings.Contains(string(got[4]), `"query_location"`) {
+		t.Fatalf("positions left: %s", got[4])
+	}
+}

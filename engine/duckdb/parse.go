@@ -1,9 +1,12 @@
 package duckdb
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -19,18 +22,71 @@ type serialized struct {
 }
 
 // Canonicalize returns DuckDB's serialized parse tree of one SELECT
-// statement with every query_location removed. Keys are emitted in sorted
-// order, so equal trees give equal bytes.
+// statement with every query_location removed, in the serializer's own
+// (fixed) key order, so equal trees give equal bytes.
 func (d *DB) Canonicalize(sql string) ([]byte, error) {
 	var raw string
 	if err := d.db.QueryRowContext(context.Background(), "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sql).Scan(&raw); err != nil {
 		return nil, convertError(err, 0)
 	}
-	var env serialized
-	if err := json.Unmarshal([]byte(raw), &env); err != nil {
-		return nil, &engine.SQLError{Type: "Parser", Message: "unreadable parse tree: " + err.Error(), Position: -1}
+	return canonicalOf(raw)
+}
+
+// CanonicalizeAll canonicalizes many statements in one query per chunk: the
+// fixed cost of a statement dominates a small parse, and a project's first
+// check parses every model.
+func (d *DB) CanonicalizeAll(sqls []string) ([][]byte, []error) {
+	out := make([][]byte, len(sqls))
+	errs := make([]error, len(sqls))
+	const chunk = 500
+	for lo := 0; lo < len(sqls); lo += chunk {
+		hi := min(lo+chunk, len(sqls))
+		var b strings.Builder
+		b.WriteString("SELECT i, json_serialize_sql(q)::VARCHAR FROM (VALUES ")
+		for i := lo; i < hi; i++ {
+			if i > lo {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "(%d, %s)", i, engine.QuoteString(sqls[i]))
+		}
+		b.WriteString(") AS t(i, q)")
+		rows, err := d.Query(context.Background(), b.String())
+		if err != nil {
+			// One bad literal spoils the batch: fall back to one by one.
+			for i := lo; i < hi; i++ {
+				out[i], errs[i] = d.Canonicalize(sqls[i])
+			}
+			continue
+		}
+		for _, r := range rows.Values {
+			i := int(toInt(r[0]))
+			raw, _ := r[1].(string)
+			out[i], errs[i] = canonicalOf(raw)
+		}
 	}
-	if env.Error {
+	return out, errs
+}
+
+func toInt(v any) int64 {
+	switch x := v.(type) {
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	}
+	return -1
+}
+
+// canonicalOf reads json_serialize_sql's envelope: the one statement's
+// tree without positions, or the parser's error.
+func canonicalOf(raw string) ([]byte, error) {
+	if strings.HasPrefix(raw, `{"error":true`) {
+		var env serialized
+		if err := json.Unmarshal([]byte(raw), &env); err != nil {
+			return nil, &engine.SQLError{Type: "Parser", Message: "unreadable parse tree: " + err.Error(), Position: -1}
+		}
 		e := &engine.SQLError{Type: "Parser", Subtype: env.Subtype, Message: env.Message, Position: -1}
 		if p, err := strconv.Atoi(env.Position); err == nil {
 			e.Position = p
@@ -40,28 +96,70 @@ func (d *DB) Canonicalize(sql string) ([]byte, error) {
 		}
 		return nil, e
 	}
-	if len(env.Statements) != 1 {
-		return nil, &engine.SQLError{Type: "Parser", Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(len(env.Statements)), Position: -1}
+	const prefix = `{"error":false,"statements":[`
+	if !strings.HasPrefix(raw, prefix) || !strings.HasSuffix(raw, "]}") {
+		return nil, &engine.SQLError{Type: "Parser", Message: "unreadable parse tree", Position: -1}
 	}
-	var tree any
-	if err := json.Unmarshal(env.Statements[0], &tree); err != nil {
-		return nil, &engine.SQLError{Type: "Parser", Message: "unreadable parse tree: " + err.Error(), Position: -1}
+	body := raw[len(prefix) : len(raw)-2]
+	if n := topLevelItems(body); n != 1 {
+		return nil, &engine.SQLError{Type: "Parser", Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(n), Position: -1}
 	}
-	stripLocations(tree)
-	return json.Marshal(tree)
+	return stripLocations([]byte(body)), nil
 }
 
-// stripLocations removes every position from a decoded tree in place.
-func stripLocations(v any) {
-	switch t := v.(type) {
-	case map[string]any:
-		delete(t, "query_location")
-		for _, c := range t {
-			stripLocations(c)
+// topLevelItems counts the comma-separated values of a JSON array body.
+func topLevelItems(body string) int {
+	if strings.TrimSpace(body) == "" {
+		return 0
+	}
+	n, depth, inStr := 1, 0, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inStr:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ',' && depth == 0:
+			n++
 		}
-	case []any:
-		for _, c := range t {
-			stripLocations(c)
+	}
+	return n
+}
+
+// stripLocations removes every "query_location":N member from serialized
+// JSON without decoding it. Inside JSON strings quotes are escaped, so the
+// member pattern cannot match string content.
+func stripLocations(b []byte) []byte {
+	const key = `"query_location":`
+	out := make([]byte, 0, len(b))
+	for {
+		i := bytes.Index(b, []byte(key))
+		if i < 0 {
+			return append(out, b...)
+		}
+		j := i + len(key)
+		for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '-') {
+			j++
+		}
+		switch {
+		case j < len(b) && b[j] == ',':
+			out = append(out, b[:i]...)
+			b = b[j+1:]
+		case len(out)+i > 0 && i > 0 && b[i-1] == ',':
+			out = append(out, b[:i-1]...)
+			b = b[j:]
+		default:
+			out = append(out, b[:i]...)
+			b = b[j:]
 		}
 	}
 }
