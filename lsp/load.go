@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/efmesh/efmesh/project"
@@ -49,7 +47,7 @@ func loadSnapshot(seq uint64, root string, read reader, open map[string]openDoc)
 	var rels []string
 	seen := map[string]bool{}
 	for _, globs := range [][]string{cfg.Models, cfg.Tests, cfg.Audits} {
-		for _, rel := range matchFiles(root, globs) {
+		for _, rel := range project.ExpandGlobs(root, globs) {
 			if !seen[rel] {
 				seen[rel] = true
 				rels = append(rels, rel)
@@ -175,64 +173,3 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 	return n
 }
 
-// matchFiles lists the files under root that globs match, like the
-// project loader: each pattern's walk starts at its literal prefix, stops
-// as deep as the pattern reaches, and skips hidden folders unless the
-// pattern names them.
-//
-// TODO(lead): this mirrors project's unexported expandGlobs; replace it by
-// an exported project.ExpandGlobs when there is one.
-func matchFiles(root string, patterns []string) []string {
-	fsys := os.DirFS(root)
-	seen := map[string]bool{}
-	var out []string
-	for _, pattern := range patterns {
-		if project.ValidateGlob(pattern) != nil {
-			continue
-		}
-		var segs []string
-		for _, p := range strings.Split(pattern, "/") {
-			if p != "" && p != "." {
-				segs = append(segs, p)
-			}
-		}
-		literal := 0
-		for literal < len(segs) && !strings.ContainsAny(segs[literal], `*?[\`) {
-			literal++
-		}
-		base := "."
-		if literal > 0 {
-			base = strings.Join(segs[:literal], "/")
-		}
-		maxDepth := len(segs)
-		if slices.Contains(segs, "**") {
-			maxDepth = -1
-		}
-		wantsHidden := strings.Contains("/"+pattern, "/.")
-		_ = fs.WalkDir(fsys, base, func(name string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			depth := 0
-			if name != "." {
-				depth = strings.Count(name, "/") + 1
-			}
-			if d.IsDir() {
-				if name != base && strings.HasPrefix(d.Name(), ".") && !wantsHidden {
-					return fs.SkipDir
-				}
-				if maxDepth >= 0 && depth >= maxDepth {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !seen[name] && project.MatchGlob(pattern, name) {
-				seen[name] = true
-				out = append(out, name)
-			}
-			return nil
-		})
-	}
-	sort.Strings(out)
-	return out
-}
