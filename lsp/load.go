@@ -172,4 +172,3 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 	}
 	return n
 }
-

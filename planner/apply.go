@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ type ApplyResult struct {
 	PlanID   string
 	Built    []string // models whose snapshot was built or had intervals computed
 	Promoted []string
+	Exported []string // models copied into an attached database (export.go)
 }
 
 // BuildError is a failure while building one model.
@@ -136,7 +138,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		CreatedAt: now().UTC(), Status: "applied", Summary: summary}); err != nil {
 		return res, err
 	}
-	return res, nil
+	var err error
+	res.Exported, err = exportModels(ctx, a, wh, p.Env, append(slices.Clone(res.Built), res.Promoted...))
+	return res, err
 }
 
 // promote swaps the environment's views in one engine transaction, then
@@ -230,6 +234,8 @@ type Definition struct {
 	// The declared passport (outside the fingerprint).
 	Answerable string   `json:"answerable,omitempty"`
 	Caveats    []string `json:"caveats,omitempty"`
+	// Export (outside the fingerprint: the data does not change).
+	Export *project.Export `json:"export,omitempty"`
 }
 
 // metadataChanges names the metadata (outside the fingerprint) that
@@ -254,13 +260,16 @@ func metadataChanges(a, b Definition) []string {
 	if a.Answerable != b.Answerable || strings.Join(a.Caveats, "\x00") != strings.Join(b.Caveats, "\x00") {
 		out = append(out, "passport")
 	}
+	if fmt.Sprint(a.Export) != fmt.Sprint(b.Export) {
+		out = append(out, "export")
+	}
 	return out
 }
 
 func definitionOf(m *project.Model) Definition {
 	d := Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
 		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body, Cron: m.Cron,
-		Answerable: m.Answerable, Caveats: m.Caveats}
+		Answerable: m.Answerable, Caveats: m.Caveats, Export: m.Export}
 	for _, au := range m.Audits {
 		d.Audits = append(d.Audits, au.Text)
 	}
@@ -314,7 +323,21 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 
 // Query renders the query that computes a model's data in the warehouse:
 // refs resolve to the parents' physical relations, embedded models inline.
+// In a redacted environment's plan it leaves out the redacted columns.
 func (b *builder) Query(info *ModelInfo) (string, error) {
+	if len(b.a.redacted[info.Model.Name]) == 0 {
+		return b.query(info)
+	}
+	full := *info
+	full.Model = b.a.Project.ByName[info.Model.Name]
+	q, err := b.query(&full)
+	if err != nil {
+		return "", err
+	}
+	return b.redactQuery(info, q)
+}
+
+func (b *builder) query(info *ModelInfo) (string, error) {
 	m := info.Model
 	switch m.Kind.Name {
 	case project.KindSeed:

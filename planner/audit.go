@@ -665,6 +665,8 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 				skip.Reason = "per_interval audits check each interval apply and run write, not the whole view"
 			case m.Kind.Name == project.KindEmbedded:
 				skip.Reason = "an embedded model has no view"
+			case redactedArg(proj, env, m, au) != "":
+				skip.Reason = "column " + redactedArg(proj, env, m, au) + " is redacted in " + env
 			default:
 				run = append(run, au)
 				continue

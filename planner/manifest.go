@@ -34,7 +34,10 @@ type Manifest struct {
 	Caveats         []string          `json:"caveats"`
 	Freshness       *Freshness        `json:"freshness"`
 	Effective       EffectivePassport `json:"effective"`
-	WrittenAt       time.Time         `json:"writtenAt"`
+	// Redacted lists the columns this version was written without (a
+	// redacted environment's physics).
+	Redacted  []string  `json:"redacted"`
+	WrittenAt time.Time `json:"writtenAt"`
 }
 
 // ManifestColumn is one column of the files, as the engine types it.
@@ -61,7 +64,10 @@ func (b *builder) writeManifest(ctx context.Context, st state.Store, info *Model
 	}
 	mf := Manifest{ManifestVersion: ManifestVersion, Model: m.Name, Fingerprint: info.Fingerprint, Files: []string{},
 		Schema: []ManifestColumn{}, Intervals: []ManifestRange{}, Answerable: pp.Answerable, Caveats: pp.Caveats,
-		Freshness: pp.Freshness, Effective: pp.Effective, WrittenAt: b.now.UTC()}
+		Freshness: pp.Freshness, Effective: pp.Effective, Redacted: b.a.redacted[m.Name], WrittenAt: b.now.UTC()}
+	if mf.Redacted == nil {
+		mf.Redacted = []string{}
+	}
 	if m.Kind.Name == project.KindIncrementalByTimeRange {
 		ivs, err := st.Intervals(ctx, info.Fingerprint)
 		if err != nil {

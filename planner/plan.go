@@ -49,6 +49,11 @@ type ModelPlan struct {
 	// ReclassifiedFrom is the category the AST gave before the operator's
 	// --reclassify verdict.
 	ReclassifiedFrom Change `json:"reclassifiedFrom,omitempty"`
+	// Warnings are findings that do not stop the plan (window-over-batch).
+	Warnings []Warning `json:"warnings,omitempty"`
+	// Redacted lists the columns the environment's physics of the model
+	// leaves out (a redacted environment; redact.go).
+	Redacted []string `json:"redacted,omitempty"`
 }
 
 // Plan is the difference between the project and an environment.
@@ -142,6 +147,10 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if a.Errors() {
 		return nil, &ProblemsError{Diagnostics: a.Diagnostics}
 	}
+	a, err := redactedVariant(a, env)
+	if err != nil {
+		return nil, err
+	}
 	cur, err := st.Environment(ctx, env)
 	if err != nil {
 		return nil, err
@@ -189,6 +198,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		if info == nil {
 			continue
 		}
+		m := info.Model // a redacted environment's variant (redact.go)
 		mp := ModelPlan{Name: m.Name, Kind: string(m.Kind.Name), Fingerprint: info.Fingerprint, Backfill: [][]string{}, Explain: []string{}}
 		if m.Kind.Name != project.KindEmbedded {
 			mp.PhysicalTable = PhysicalRelation(m, info.Fingerprint).String()
@@ -277,6 +287,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err
 	}
+	p.annotate()
 	return p, nil
 }
 

@@ -24,7 +24,8 @@ type RunResult struct {
 	// BlockedBy names the models whose project version differs from the
 	// environment ("name: change"), when the tick refused to run.
 	BlockedBy []string
-	Err       error // the error of an outcome "error" or "lock-held"
+	Exported  []string // models copied into an attached database (export.go)
+	Err       error    // the error of an outcome "error" or "lock-held"
 }
 
 // runDetail is the runs journal's JSON of a tick.
@@ -122,7 +123,7 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		return err
 	}
 	defer wh.Close()
-	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
+	b := &builder{a: p.analysis, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
 	ar := &ApplyResult{}
 	err = execute(ctx, p, b, st, opt, ar, log, true)
 	res.Processed = append(res.Processed, ar.Built...)
@@ -138,7 +139,8 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 	if err != nil {
 		return fmt.Errorf("planner: run %s: %w", env, err)
 	}
-	return nil
+	res.Exported, err = exportModels(ctx, p.analysis, wh, env, ar.Built)
+	return err
 }
 
 // JournalFailure records a tick of env that failed before Run could start

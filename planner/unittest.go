@@ -26,7 +26,7 @@ type TestResult struct {
 	Columns  []string      `json:"columns,omitempty"`
 	Missing  [][]string    `json:"missing,omitempty"`    // expected rows the model did not produce
 	Extra    [][]string    `json:"unexpected,omitempty"` // produced rows nobody expected
-	Duration time.Duration `json:"-"` // wall time; not in --json, which stays reproducible
+	Duration time.Duration `json:"-"`                    // wall time; not in --json, which stays reproducible
 }
 
 // checkTests positions fixture and expectation columns that the models do

@@ -26,9 +26,12 @@ func DefaultConfig() Config {
 }
 
 var (
-	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor"}
+	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach"}
 	backendKeys = []string{"type", "path", "url"}
 	envKeys     = []string{"redacted"}
+	attachKeys  = []string{"type", "path"}
+	// AttachTypes are the database types an export can write into.
+	AttachTypes = []string{"duckdb", "sqlite", "postgres", "mysql"}
 	janitorKeys = []string{"ttl"}
 )
 
@@ -123,6 +126,8 @@ func ParseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			}
 		case "environments":
 			cfg.Environments = p.environments(v)
+		case "attach":
+			cfg.Attach = p.attach(v)
 		case "janitor":
 			p.fields(v, "janitor", janitorKeys, func(_ string, v ast.Node) {
 				s, ok := p.str(v, "janitor ttl")
@@ -497,4 +502,48 @@ func validMemoryLimit(s string) bool {
 		return true
 	}
 	return false
+}
+
+// attach reads attach: {name: {type: duckdb|sqlite|…, path: …}}, the
+// databases exports write into. path is a file (relative to the project
+// root) or the type's connection string.
+func (p *configParser) attach(n ast.Node) map[string]AttachConfig {
+	es, ok := entries(unwrap(n))
+	if !ok {
+		p.errorf(n, CodeConfig, "attach must be a mapping of names to {type, path}, found %s", describeNode(n))
+		return nil
+	}
+	out := map[string]AttachConfig{}
+	for _, e := range es {
+		name := keyString(e.Key)
+		if !ValidNamePart(name) {
+			p.errorf(e.Key, CodeConfig, "invalid attach name %q: it must start with a letter and hold only a-z, 0-9 and _", name)
+			continue
+		}
+		ac := AttachConfig{Type: "duckdb"}
+		var pathSet bool
+		p.fields(e.Value, "attach."+name, attachKeys, func(key string, v ast.Node) {
+			s, ok := p.str(v, "attach."+name+"."+key)
+			if !ok {
+				return
+			}
+			switch key {
+			case "type":
+				t := strings.ToLower(s)
+				if !slices.Contains(AttachTypes, t) {
+					p.errorf(v, CodeConfig, "unknown attach type %q (known: %s)", s, strings.Join(AttachTypes, ", "))
+					return
+				}
+				ac.Type = t
+			case "path":
+				ac.Path, pathSet = s, true
+			}
+		})
+		if !pathSet {
+			p.errorf(e.Key, CodeConfig, "attach.%s needs path: a database file or connection string", name)
+			continue
+		}
+		out[name] = ac
+	}
+	return out
 }

@@ -71,7 +71,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "name: x\nmodel: [a]\n",
-			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor)`},
+			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach)`},
 		},
 		{
 			name: "unknown nested key",
@@ -134,7 +134,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			src:  "- a\n- b\n",
-			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, found a list`},
+			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, found a list`},
 		},
 		{
 			name: "unknown key after non-ASCII text",

@@ -96,6 +96,7 @@ func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Projec
 	}
 
 	all = append(all, cycles(p.ByName, names, deps)...)
+	all = append(all, checkExports(cfg, files)...)
 	p.Models = topoOrder(p.ByName, names, deps)
 
 	SortDiagnostics(all)

@@ -5,6 +5,8 @@ import (
 )
 
 var fuzzSeeds = []string{
+	"MODEL (name a.b, answerable sampled, caveats ('x', 'y'), redact (ssn), export (attach app, table public.t));\nSELECT 1",
+	"MODEL (name a.b, export (attach, table), caveats (1), redact ());\nSELECT 1",
 	"",
 	"MODEL (name a.b);\nSELECT 1",
 	"MODEL (name a.b, kind INCREMENTAL_BY_TIME_RANGE (time_column t, batch_size 3, lookback 1), interval hour, start '2026-01-01');\nSELECT * FROM @ref(a.c) WHERE t >= @start AND t < @end",
@@ -77,7 +79,7 @@ func FuzzParseModel(f *testing.F) {
 func FuzzParseConfig(f *testing.F) {
 	for _, s := range []string{
 		"", "name: x\n", "engine: {type: postgres, url: u}\nenvironments: {dev: {redacted: true}}\n",
-		"models: [a, 'b/**/*.sql']\njanitor: {ttl: 1h}\n", "a: [1\n", "- a\n", "x: &a {b: *a}\n", "!!map {a: b}",
+		"models: [a, 'b/**/*.sql']\njanitor: {ttl: 1h}\n", "a: [1\n", "attach: {a: {type: sqlite, path: x}, b: [1], c: {type: duckdb}}\n", "- a\n", "x: &a {b: *a}\n", "!!map {a: b}",
 	} {
 		f.Add(s)
 	}

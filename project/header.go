@@ -16,7 +16,7 @@ const CodeDuplicateProperty = "duplicate-property"
 var propertyNames = []string{
 	"name", "kind", "interval", "start", "cron", "grain", "columns",
 	"audits", "target", "description", "owner", "tags",
-	"answerable", "caveats",
+	"answerable", "caveats", "redact", "export",
 }
 
 var kindNames = []string{
@@ -337,6 +337,8 @@ func init() {
 		"tags":        (*headerParser).parseTags,
 		"answerable":  (*headerParser).parseAnswerable,
 		"caveats":     (*headerParser).parseCaveats,
+		"redact":      (*headerParser).parseRedact,
+		"export":      (*headerParser).parseExport,
 	}
 }
 
@@ -671,6 +673,59 @@ func (p *headerParser) parseAnswerable(_ token, c *cursor) bool {
 		p.m.Answerable = v
 	}
 	return ok
+}
+
+func (p *headerParser) parseRedact(_ token, c *cursor) bool {
+	cols, ok := p.nameList(c, "a column name", false)
+	if ok {
+		for i := range cols {
+			cols[i] = strings.ToLower(cols[i])
+		}
+		p.m.Redact = cols
+	}
+	return ok
+}
+
+// parseExport reads export (attach <name>, table <schema.table>).
+func (p *headerParser) parseExport(name token, c *cursor) bool {
+	open := c.peek()
+	items, ok := p.group(c)
+	if !ok {
+		return false
+	}
+	ex := &Export{}
+	for _, it := range items {
+		key := it[0]
+		if key.kind != tokIdent || key.parts != 1 || len(it) != 2 {
+			s, e := span(it)
+			p.errorf(s, e, CodeBadValue, "export takes attach <name> and table <schema.table>, found %s", p.describeSpan(it))
+			continue
+		}
+		v := it[1]
+		switch strings.ToLower(key.val) {
+		case "attach":
+			if v.kind != tokIdent || v.parts != 1 || !ValidNamePart(strings.ToLower(v.val)) {
+				p.errorf(v.start, v.end, CodeBadValue, "attach must name an entry of attach: in %s, found %s", ConfigFile, p.describe(v))
+				continue
+			}
+			ex.Attach = strings.ToLower(v.val)
+		case "table":
+			parts := strings.Split(strings.ToLower(v.val), ".")
+			if v.kind != tokIdent || len(parts) != 2 || !ValidNamePart(parts[0]) || !ValidNamePart(parts[1]) {
+				p.errorf(v.start, v.end, CodeBadValue, "table must be schema.table, found %s", p.describe(v))
+				continue
+			}
+			ex.Schema, ex.Table = parts[0], parts[1]
+		default:
+			p.unknownName(key, "option of export", []string{"attach", "table"})
+		}
+	}
+	if ex.Attach == "" || ex.Table == "" {
+		p.errorf(name.start, open.end, CodeBadValue, "export needs attach and table: export (attach <name>, table <schema.table>)")
+		return true
+	}
+	p.m.Export = ex
+	return true
 }
 
 // parseCaveats reads caveats 'text' or caveats ('text', …).
@@ -1118,6 +1173,25 @@ func (p *headerParser) finish() {
 	}
 	if m.Kind.Name == KindIncrementalByTimeRange && m.Interval == "" {
 		m.Interval = "day"
+	}
+	if pr, ok := p.seen["redact"]; ok {
+		// A redacted environment writes the model without these columns:
+		// the columns that identify rows or intervals must stay.
+		keep := map[string]string{strings.ToLower(m.Kind.TimeColumn): "the time column"}
+		for _, k := range m.Kind.Key {
+			keep[strings.ToLower(k)] = "a key column"
+		}
+		for _, g := range m.Grain {
+			keep[strings.ToLower(g)] = "a grain column"
+		}
+		for _, col := range m.Redact {
+			if why, ok := keep[col]; ok && col != "" {
+				p.errorf(pr.start, pr.end, CodeBadValue, "cannot redact %s: it is %s of %s", col, why, m.Name)
+			}
+		}
+		if m.Kind.Name == KindEmbedded {
+			p.errorf(pr.start, pr.end, CodeBadValue, "redact applies to models with a relation of their own, not to EMBEDDED models (redact where it is used)")
+		}
 	}
 }
 

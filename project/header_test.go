@@ -307,7 +307,7 @@ func TestParseModelErrors(t *testing.T) {
 		{
 			name: "unknown property without suggestion",
 			src:  "MODEL (name a.b, zzzzzz 1);\nSELECT 1",
-			want: []string{`1:18: unknown-property: unknown property "zzzzzz" (known: name, kind, interval, start, cron, grain, columns, audits, target, description, owner, tags, answerable, caveats)`},
+			want: []string{`1:18: unknown-property: unknown property "zzzzzz" (known: name, kind, interval, start, cron, grain, columns, audits, target, description, owner, tags, answerable, caveats, redact, export)`},
 		},
 		{
 			name: "duplicate property",

@@ -50,6 +50,13 @@ type Option struct {
 	IsString bool   `json:"isString,omitempty"`
 }
 
+// Export is the export (attach name, table schema.table) property.
+type Export struct {
+	Attach string `json:"attach"` // a name under attach: in efmesh.yaml
+	Schema string `json:"schema"`
+	Table  string `json:"table"`
+}
+
 // Answerables are the values of the answerable property, best first: a
 // model's effective passport is the worst value over its ancestry.
 var Answerables = []string{"full", "sampled", "partial", "none"}
@@ -141,6 +148,12 @@ type Model struct {
 	// the limits a consumer must know. Outside the fingerprint.
 	Answerable string
 	Caveats    []string
+	// Redact lists the columns (lower case) a redacted environment never
+	// writes: it gets its own physics without them.
+	Redact []string
+	// Export, when set, copies the model into an attached database after
+	// it is promoted to prod and its audits passed.
+	Export *Export
 
 	Header     Range      // the MODEL (...) block, including a trailing ';'; empty at 1:1 when missing
 	NameRange  Range      // the name value; empty at 1:1 when missing

@@ -30,3 +30,35 @@ func TestParsePassportProperties(t *testing.T) {
 		}
 	}
 }
+
+func TestParseExport(t *testing.T) {
+	m, ds := ParseModel("m.sql", []byte("MODEL (name a.b, export (attach App, table Public.Stays));\nSELECT 1\n"))
+	if len(ds) != 0 || m.Export == nil || *m.Export != (Export{Attach: "app", Schema: "public", Table: "stays"}) {
+		t.Fatalf("export: %+v %v", m.Export, diagStrings(ds))
+	}
+	_, ds = ParseModel("m.sql", []byte("MODEL (name a.b, export (attach app, table stays));\nSELECT 1\n"))
+	if got := strings.Join(diagStrings(ds), "\n"); !strings.Contains(got, "table must be schema.table") {
+		t.Fatalf("export without a schema: %s", got)
+	}
+	cfg, _ := ParseConfig(ConfigFile, []byte("attach: {apps: {type: sqlite, path: a.db}}\n"))
+	m, _ = ParseModel("m.sql", []byte("MODEL (name a.b, export (attach app, table public.stays));\nSELECT 1\n"))
+	p := Build("/x", cfg, []*Model{m}, nil)
+	if got := strings.Join(diagStrings(p.Diagnostics), "\n"); got != `1:25: bad-value: export names attach "app", which efmesh.yaml does not configure (known: apps); did you mean apps?` {
+		t.Fatalf("unknown attach: %s", got)
+	}
+	cfg, ds = ParseConfig(ConfigFile, []byte("attach: {app: {type: oracle, path: x}, b: {type: duckdb}}\n"))
+	if got := strings.Join(diagStrings(ds), "\n"); !strings.Contains(got, `unknown attach type "oracle"`) || !strings.Contains(got, "attach.b needs path") {
+		t.Fatalf("attach config errors: %s", got)
+	}
+}
+
+func TestParseRedact(t *testing.T) {
+	m, ds := ParseModel("m.sql", []byte("MODEL (name a.b, grain (id), redact (SSN, dob));\nSELECT 1\n"))
+	if len(ds) != 0 || strings.Join(m.Redact, ",") != "ssn,dob" {
+		t.Fatalf("redact: %v %v", m.Redact, diagStrings(ds))
+	}
+	_, ds = ParseModel("m.sql", []byte("MODEL (name a.b, grain (id), redact (id));\nSELECT 1\n"))
+	if got := strings.Join(diagStrings(ds), "\n"); !strings.Contains(got, "cannot redact id: it is a grain column") {
+		t.Fatalf("redact of the grain: %s", got)
+	}
+}

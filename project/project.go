@@ -23,6 +23,14 @@ type Config struct {
 	Lake         string               `json:"lake,omitempty"`
 	Environments map[string]EnvConfig `json:"environments,omitempty"`
 	Janitor      JanitorConfig        `json:"janitor"`
+	// Attach names the databases exports write into.
+	Attach map[string]AttachConfig `json:"attach,omitempty"`
+}
+
+// AttachConfig is one database an export can write into.
+type AttachConfig struct {
+	Type string `json:"type"` // duckdb (default) | sqlite | postgres | mysql
+	Path string `json:"path"` // a file relative to the project root, or a connection string
 }
 
 // EngineConfig selects the warehouse.

@@ -98,7 +98,7 @@ changes and no --yes).`,
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
 	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
-		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd(), a.passportCmd())
+		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd(), a.passportCmd(), a.scheduleCmd(), a.compactCmd())
 	return root
 }
 

@@ -108,6 +108,7 @@ var changeMark = map[planner.Change]string{
 }
 
 func printPlan(w io.Writer, p *planner.Plan) {
+	defer printWarnings(w, p)
 	if !p.HasChanges {
 		fmt.Fprintf(w, "No changes: environment %s is up to date (%d models).\n", p.Env, len(p.Models))
 		return
@@ -149,6 +150,9 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		}
 		if len(m.Backfill) > 0 {
 			line += "  intervals " + backfillText(m.Backfill)
+		}
+		if len(m.Redacted) > 0 {
+			line += "  (without " + strings.Join(m.Redacted, ", ") + ": redacted)"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -251,11 +255,15 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				payload["applied"] = true
 				payload["built"] = nonNil(res.Built)
 				payload["promoted"] = nonNil(res.Promoted)
+				payload["exported"] = nonNil(res.Exported)
 				payload["planId"] = res.PlanID
 				a.writeJSON(payload)
 				return nil
 			}
 			fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d.\n", p.Env, len(res.Built), len(res.Promoted))
+			if len(res.Exported) > 0 {
+				fmt.Fprintf(a.stdout, "Exported %s.\n", strings.Join(res.Exported, ", "))
+			}
 			return nil
 		},
 	}

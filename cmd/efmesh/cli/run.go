@@ -59,6 +59,9 @@ lock, 2 awaiting a human (unapplied changes).`,
 				if len(res.BlockedBy) > 0 {
 					payload["blockedBy"] = res.BlockedBy
 				}
+				if len(res.Exported) > 0 {
+					payload["exported"] = res.Exported
+				}
 				if err != nil {
 					payload["error"] = err.Error()
 				}

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRedactedEnvironment: in a redacted environment a model with a policy
+// gets its own physical table, in which the redacted column does not exist
+// (the engine's catalog says so, not a view); its parquet files lack it
+// too; a model with no policy upstream keeps sharing physics.
+func TestRedactedEnvironment(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":     "name: people\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\nlake: lake\nenvironments: {safe: {redacted: true}}\n",
+		"data/people.csv": "id,name,ssn\n1,Ada,111-22-3333\n2,Bob,444-55-6666\n",
+		"models/raw.sql": `MODEL (
+  name raw.people,
+  kind EXTERNAL (files 'data/people.csv', format csv, header true),
+  columns (id INTEGER, name TEXT, ssn TEXT)
+);
+`,
+		"models/people.sql": `MODEL (
+  name core.people,
+  kind FULL,
+  grain (id),
+  redact (ssn),
+  columns (id INTEGER, name TEXT, ssn TEXT),
+  audits (not_null(id), not_null(ssn))
+);
+SELECT id, name, ssn FROM @ref(raw.people)
+`,
+		"models/people_files.sql": `MODEL (
+  name core.people_files,
+  kind FULL,
+  target parquet,
+  redact (ssn)
+);
+SELECT id, name, ssn FROM @ref(raw.people)
+`,
+		"models/names.sql": `MODEL (
+  name mart.names,
+  kind FULL
+);
+SELECT name FROM @ref(core.people)
+`,
+		"models/other.sql": `MODEL (
+  name mart.ids,
+  kind FULL
+);
+SELECT id FROM @ref(raw.people)
+`,
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if out := mustRun(t, dir, "plan", "safe"); !strings.Contains(out, "(without ssn: redacted)") {
+		t.Fatalf("plan safe does not say what is redacted:\n%s", out)
+	}
+	mustRun(t, dir, "apply", "safe", "--yes")
+
+	tables := func(env string) map[string]string {
+		var p struct {
+			Models []struct {
+				Name          string   `json:"name"`
+				PhysicalTable string   `json:"physicalTable"`
+				Redacted      []string `json:"redacted"`
+			} `json:"models"`
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, dir, "plan", env, "--json")), &p); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, m := range p.Models {
+			out[m.Name] = m.PhysicalTable
+			if want := env == "safe" && strings.HasPrefix(m.Name, "core.people"); want != (fmt.Sprint(m.Redacted) == "[ssn]") {
+				t.Fatalf("plan %s: %s redacted %v", env, m.Name, m.Redacted)
+			}
+		}
+		return out
+	}
+	for _, env := range []string{"dev", "safe"} {
+		if out := mustRun(t, dir, "plan", env); !strings.Contains(out, "No changes") {
+			t.Fatalf("plan %s after apply:\n%s", env, out)
+		}
+		runTick(t, dir, env, ExitOK)
+	}
+	mustRun(t, dir, "audit", "safe")
+	mustRun(t, dir, "diff", "dev", "safe", "--data")
+	dev, safe := tables("dev"), tables("safe")
+	for _, shared := range []string{"raw.people", "mart.ids"} {
+		if dev[shared] != safe[shared] {
+			t.Fatalf("%s does not share physics: dev %s, safe %s", shared, dev[shared], safe[shared])
+		}
+	}
+	for _, own := range []string{"core.people", "core.people_files", "mart.names"} {
+		if dev[own] == safe[own] {
+			t.Fatalf("%s shares physics with the redacted environment: %s", own, dev[own])
+		}
+	}
+	columns := func(physical string) string {
+		schema, table, _ := strings.Cut(physical, ".")
+		return query(t, dir, "SELECT list(column_name ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = '"+
+			strings.Trim(schema, `"`)+"' AND table_name = '"+strings.Trim(table, `"`)+"'")
+	}
+	if got := columns(dev["core.people"]); got != "[[[id name ssn]]]" {
+		t.Fatalf("dev's physical table: %s", got)
+	}
+	if got := columns(safe["core.people"]); got != "[[[id name]]]" {
+		t.Fatalf("safe's physical table holds: %s", got)
+	}
+	if got := query(t, dir, "SELECT table_type FROM information_schema.tables WHERE table_schema = '_efmesh' AND table_name = '"+
+		strings.Trim(strings.SplitN(safe["core.people"], ".", 2)[1], `"`)+"'"); got != "[[BASE TABLE]]" {
+		t.Fatalf("safe's core.people physics is not a table: %s", got)
+	}
+	if got := query(t, dir, "SELECT * FROM safe__mart.names ORDER BY ALL"); got != "[[Ada] [Bob]]" {
+		t.Fatalf("safe__mart.names: %s", got)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "lake", "core", "people_files", "fp=*", "data.parquet"))
+	if len(files) != 2 {
+		t.Fatalf("people_files versions: %v", files)
+	}
+	withSSN := 0
+	for _, f := range files {
+		if strings.Contains(query(t, dir, "SELECT list(name) FROM parquet_schema('"+f+"')"), "ssn") {
+			withSSN++
+		}
+	}
+	if withSSN != 1 {
+		t.Fatalf("%d of the 2 parquet versions hold ssn, want 1 (dev's)", withSSN)
+	}
+	manifests, _ := filepath.Glob(filepath.Join(dir, "lake", "core", "people_files", "fp=*", "manifest.json"))
+	redacted := []string{}
+	for _, f := range manifests {
+		data, _ := os.ReadFile(f)
+		var m struct {
+			Redacted []string `json:"redacted"`
+			Schema   []struct {
+				Name string `json:"name"`
+			} `json:"schema"`
+		}
+		if err := json.Unmarshal(data, &m); err != nil || m.Redacted == nil {
+			t.Fatalf("%s: %v\n%s", f, err, data)
+		}
+		if len(m.Redacted) > 0 {
+			redacted = append(redacted, fmt.Sprint(m.Redacted, len(m.Schema)))
+		}
+	}
+	if fmt.Sprint(redacted) != "[[ssn] 2]" {
+		t.Fatalf("manifests' redacted columns: %v", redacted)
+	}
+}

@@ -1,0 +1,273 @@
+-- End-to-end test of the Neovim plugin against the real `efmesh lsp`:
+--
+--   EFMESH_BIN=/path/to/efmesh EFMESH_PROJECT=/tmp/copy-of-hospital \
+--     nvim --headless -u NONE -c 'luafile editors/nvim/test/e2e.lua'
+--
+-- EFMESH_PROJECT must be a scratch copy of examples/hospital: the test edits
+-- and saves a model and applies to dev there. Prints one line per assertion;
+-- exits with :cquit when one fails, :qa! when all pass.
+local script = debug.getinfo(1, 'S').source:sub(2)
+local plugin_dir = vim.fn.fnamemodify(script, ':p:h:h')
+vim.opt.runtimepath:prepend(plugin_dir)
+
+local bin = os.getenv('EFMESH_BIN') or 'efmesh'
+local project = os.getenv('EFMESH_PROJECT')
+local TIMEOUT = 20000
+
+local passed, failed = 0, 0
+local function out(s)
+  io.stdout:write(s .. '\n')
+end
+local function check(ok, what, detail)
+  if ok then
+    passed = passed + 1
+    out('ok   ' .. what)
+  else
+    failed = failed + 1
+    out('FAIL ' .. what)
+    if detail ~= nil then
+      out('     ' .. tostring(type(detail) == 'string' and detail or vim.inspect(detail)):gsub('\n', '\n     '))
+    end
+  end
+  return ok
+end
+
+-- Messages the plugin shows, and answers to its questions.
+local notes = {}
+vim.notify = function(msg)
+  table.insert(notes, msg)
+end
+local asked = {}
+local answers = {}
+vim.fn.confirm = function(msg)
+  table.insert(asked, msg)
+  return table.remove(answers, 1) or 2
+end
+local function noted(pattern)
+  for _, n in ipairs(notes) do
+    if n:find(pattern) then
+      return n
+    end
+  end
+end
+
+local function buffer_named(pattern)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):find(pattern) then
+      return b
+    end
+  end
+end
+local function text_of(b)
+  return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+end
+
+local function find(buf, needle)
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local col = line:find(needle, 1, true)
+    if col then
+      return i - 1, col - 1
+    end
+  end
+end
+
+local function run()
+  check(project ~= nil and (vim.uv or vim.loop).fs_stat(project .. '/efmesh.yaml') ~= nil, 'EFMESH_PROJECT is an efmesh project', project)
+  out('# Neovim ' .. tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch
+    .. ', efmesh lsp (' .. bin .. ') on ' .. tostring(project))
+
+  local efmesh = require('efmesh')
+
+  -- A missing binary: one message that says how to fix it, no client.
+  efmesh.setup({ cmd = { '/nonexistent/efmesh', 'lsp' } })
+  vim.cmd('edit ' .. vim.fn.fnameescape(project .. '/models/med/stays.sql'))
+  local msg = noted('cannot run')
+  check(msg ~= nil and msg:find('go install', 1, true) ~= nil and msg:find("setup { cmd", 1, true) ~= nil,
+    'a missing binary gets a message with the fix', notes)
+  check(efmesh.client(0) == nil, 'a missing binary starts no client')
+  vim.cmd('bwipeout!')
+
+  efmesh.setup({ cmd = { bin, 'lsp' }, environment = 'dev' })
+  check(vim.fn.exists(':EfmeshRender') == 2 and vim.fn.exists(':EfmeshPlan') == 2 and vim.fn.exists(':EfmeshApply') == 2
+    and vim.fn.exists(':EfmeshLineage') == 2, 'setup defines :EfmeshRender, :EfmeshPlan, :EfmeshApply, :EfmeshLineage')
+
+  -- A file outside any project gets no client.
+  local outside = vim.fn.tempname() .. '.sql'
+  vim.fn.writefile({ 'SELECT 1' }, outside)
+  vim.cmd('edit ' .. vim.fn.fnameescape(outside))
+  local function clients_of(b)
+    if vim.lsp.get_clients then
+      return vim.lsp.get_clients({ bufnr = b })
+    end
+    return vim.tbl_values(vim.lsp.buf_get_clients(b))
+  end
+  check(#clients_of(0) == 0, 'a .sql file outside a project gets no client')
+
+  -- Open a model: the plugin starts the server and attaches.
+  local rel = 'models/med/stays_by_dept.sql'
+  vim.cmd('edit ' .. vim.fn.fnameescape(project .. '/' .. rel))
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  local attached = vim.wait(TIMEOUT, function()
+    client = efmesh.client(buf)
+    return client ~= nil and client.initialized and vim.lsp.buf_is_attached(buf, client.id)
+  end, 50)
+  check(attached, 'opening ' .. rel .. ' starts efmesh lsp and attaches the buffer')
+  if not attached then
+    return
+  end
+  check(client.config.root_dir == vim.fn.resolve(project) or client.config.root_dir == project, 'the client runs at the project root', client.config.root_dir)
+
+  -- Inject an unknown column; wait for its diagnostic at the right place.
+  local lnum, col = find(buf, 'avg(s.hours)')
+  col = col + #'avg('
+  local typo = 'hourz'
+  vim.api.nvim_buf_set_text(buf, lnum, col, lnum, col + #'s.hours', { typo })
+  local diag
+  local got = vim.wait(TIMEOUT, function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.message:find(typo, 1, true) then
+        diag = d
+        return true
+      end
+    end
+    return false
+  end, 50)
+  check(got, 'a diagnostic names the injected unknown column ' .. typo, vim.diagnostic.get(buf))
+  if diag then
+    out(string.format('     %s:%d:%d: %s: %s', rel, diag.lnum + 1, diag.col + 1, diag.code or '', diag.message))
+    check(diag.lnum == lnum and diag.col == col, string.format('the diagnostic is at line %d, column %d', lnum + 1, col + 1),
+      string.format('got line %d, column %d', diag.lnum + 1, diag.col + 1))
+    check(diag.end_lnum == lnum and diag.end_col == col + #typo, 'the diagnostic spans ' .. typo,
+      string.format('ends at line %s, column %s', tostring((diag.end_lnum or -1) + 1), tostring((diag.end_col or -1) + 1)))
+    check(diag.severity == vim.diagnostic.severity.ERROR, 'the diagnostic is an error')
+    check(diag.message:find('did you mean "hours"', 1, true) ~= nil, 'the diagnostic suggests hours', diag.message)
+  end
+
+  -- Hover on @ref(med.stays) names the referenced model's columns.
+  local rl, rc = find(buf, '@ref(med.stays)')
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = rl, character = rc + #'@ref(med.' + 1 },
+  }
+  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/hover', params, TIMEOUT) or {}
+  local hover = ''
+  for _, r in pairs(responses) do
+    if r.result and r.result.contents then
+      local c = r.result.contents
+      hover = type(c) == 'string' and c or (c.value or vim.inspect(c))
+    end
+  end
+  check(hover:find('med.stays', 1, true) ~= nil, 'hover on @ref(med.stays) names the model', hover)
+  local missing = {}
+  for _, column in ipairs({ 'stay_id', 'case_id', 'dept', 'started_at', 'ended_at', 'hours' }) do
+    if not hover:find(column, 1, true) then
+      table.insert(missing, column)
+    end
+  end
+  check(#missing == 0, 'hover lists the columns of med.stays', 'missing: ' .. table.concat(missing, ', '))
+  for _, l in ipairs(vim.split(hover, '\n', { plain = true })) do
+    out('     ' .. l)
+  end
+
+  -- Fix the typo again (the buffer stays modified).
+  vim.api.nvim_buf_set_text(buf, lnum, col, lnum, col + #typo, { 's.hours' })
+  check(vim.wait(TIMEOUT, function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.message:find(typo, 1, true) then
+        return false
+      end
+    end
+    return true
+  end, 50), 'the diagnostic clears when the column is fixed')
+
+  -- :EfmeshRender shows the rendered SQL (of the buffer, unsaved edits included).
+  vim.cmd('EfmeshRender')
+  local rendered
+  check(vim.wait(TIMEOUT, function()
+    rendered = buffer_named('^efmesh://render/stays_by_dept %(dev%)%.sql$')
+    return rendered ~= nil and text_of(rendered):find('SELECT', 1, true) ~= nil
+  end, 50), ':EfmeshRender opens a scratch buffer with the rendered SQL', notes)
+  if rendered then
+    local sql = text_of(rendered)
+    check(sql:find('"dev__med"."stays"', 1, true) ~= nil and sql:find('@ref', 1, true) == nil,
+      'the rendered SQL reads the dev views instead of @ref', sql)
+    check(vim.bo[rendered].buftype == 'nofile' and not vim.bo[rendered].modifiable and vim.bo[rendered].filetype == 'sql',
+      'the render buffer is a read-only SQL scratch buffer')
+    check(vim.fn.bufwinid(rendered) ~= -1, 'the render buffer is shown in a window')
+    check(vim.api.nvim_get_current_buf() == buf, 'the model keeps the cursor')
+    for _, l in ipairs(vim.split(sql, '\n', { plain = true })) do
+      out('     | ' .. l)
+    end
+  end
+
+  -- :EfmeshLineage draws the model's sources and consumers.
+  vim.cmd('EfmeshLineage')
+  local lineage
+  check(vim.wait(TIMEOUT, function()
+    lineage = buffer_named('^efmesh://lineage/med%.stays_by_dept$')
+    return lineage ~= nil
+  end, 50), ':EfmeshLineage opens the lineage of the model', notes)
+  if lineage then
+    local t = text_of(lineage)
+    check(t:find('<- med.stays', 1, true) ~= nil and t:find('<- ref.departments', 1, true) ~= nil,
+      'the lineage lists the sources of the model', t)
+  end
+
+  -- :EfmeshPlan dev.
+  vim.cmd('EfmeshPlan dev')
+  local planbuf
+  check(vim.wait(TIMEOUT, function()
+    planbuf = buffer_named('^efmesh://plan/dev$')
+    return planbuf ~= nil
+  end, 50), ':EfmeshPlan dev shows the plan', notes)
+  if planbuf then
+    check(text_of(planbuf):find('Plan for environment dev', 1, true) ~= nil, 'the plan names its environment', text_of(planbuf))
+  end
+
+  -- :EfmeshEnv changes the environment of commands and the statusline.
+  vim.cmd('EfmeshEnv staging')
+  check(efmesh.config.environment == 'staging' and efmesh.statusline() == 'efmesh: staging', ':EfmeshEnv staging switches the environment', efmesh.statusline())
+  vim.cmd('EfmeshEnv dev')
+
+  -- :EfmeshApply dev: asks to save the modified model, saves, applies.
+  answers = { 1 }
+  vim.cmd('EfmeshApply dev')
+  check(#asked == 1 and asked[1]:find('stays_by_dept.sql', 1, true) ~= nil, ':EfmeshApply asks to save the modified model', asked)
+  check(not vim.bo[buf].modified, 'the model was saved')
+  check(vim.wait(60000, function()
+    return noted('applied to dev') ~= nil
+  end, 100), ':EfmeshApply dev applies', notes)
+
+  -- :EfmeshApply prod: shows the plan and asks; "Cancel" applies nothing.
+  asked, answers = {}, { 2 }
+  vim.cmd('EfmeshApply prod')
+  check(vim.wait(TIMEOUT, function()
+    return #asked > 0
+  end, 50), ':EfmeshApply prod asks for confirmation', notes)
+  check(asked[1] ~= nil and asked[1]:find('Plan for environment prod', 1, true) ~= nil and asked[1]:find('Apply this plan to prod?', 1, true) ~= nil,
+    'the prod confirmation shows the plan', asked)
+  check(vim.wait(TIMEOUT, function()
+    return noted('apply prod cancelled') ~= nil
+  end, 50) and noted('applied to prod') == nil, 'declining applies nothing to prod', notes)
+end
+
+local ok, err = pcall(run)
+if not ok then
+  check(false, 'the test ran to its end', err)
+end
+out(string.format('\nneovim e2e: %d passed, %d failed', passed, failed))
+local function all_clients()
+  return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+end
+for _, c in ipairs(all_clients()) do
+  vim.lsp.stop_client(c.id)
+end
+vim.wait(2000, function()
+  return #all_clients() == 0
+end, 50)
+if failed > 0 then
+  vim.cmd('cquit')
+else
+  vim.cmd('qa!')
+end

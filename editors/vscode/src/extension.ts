@@ -1,0 +1,183 @@
+// The efmesh extension: starts `efmesh lsp` for the workspace's efmesh
+// projects and adds the commands that need more than the protocol gives a
+// client (render beside the model, plan/apply with progress and a prod
+// confirmation, lineage as a graph, unit tests, the environment).
+//
+// Every command contributed in package.json is registered in activate,
+// here (test/manifest.mjs checks it).
+import * as vscode from 'vscode';
+import { Middleware, State } from 'vscode-languageclient/node';
+import { apply, pickEnvironment, plan, runTests } from './deploy';
+import { LineagePanel } from './lineage';
+import { openRender, RENDER_SCHEME, RenderProvider } from './render';
+import { CONFIG_FILE, createClient, findProjects, INSTALL_HINT, projectOf, resolveBinary } from './server';
+import { CommandArgs, messageOf, PROD, Session } from './session';
+
+let session: Session | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('efmesh');
+  const serverLog = vscode.window.createOutputChannel('efmesh language server');
+  const s = new Session(output);
+  session = s;
+  const render = new RenderProvider(s);
+  const status = vscode.window.createStatusBarItem('efmesh.environment', vscode.StatusBarAlignment.Left, 10);
+  status.name = 'efmesh environment';
+  status.command = 'efmesh.selectEnvironment';
+  context.subscriptions.push(output, serverLog, render, status);
+
+  const updateStatus = () => {
+    const env = s.environment();
+    status.text = `$(database) efmesh: ${env}`;
+    status.tooltip = `efmesh: code lenses, plans and renders use environment "${env}". Click to change.`;
+    status.backgroundColor = env === PROD ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    if (s.roots.length > 0) status.show();
+    else status.hide();
+  };
+
+  // guarded runs a command and turns a failure into an error message.
+  const guarded =
+    <A extends unknown[]>(fn: (...args: A) => Promise<unknown>) =>
+    async (...args: A): Promise<void> => {
+      try {
+        await fn(...args);
+      } catch (err) {
+        const msg = messageOf(err);
+        if (/cancel/i.test(msg)) return;
+        const more = 'Show output';
+        vscode.window.showErrorMessage(`efmesh: ${msg}`, more).then((c) => c === more && output.show());
+      }
+    };
+
+  const uriArg = (arg: unknown): vscode.Uri | undefined => (arg instanceof vscode.Uri ? arg : undefined);
+
+  // Commands the server's code lenses run go to the same UI as ours.
+  const middleware: Middleware = {
+    executeCommand: async (command, args, next) => {
+      const a = (args[0] ?? {}) as CommandArgs;
+      const run = guarded(async () => {
+        switch (command) {
+          case 'efmesh.render':
+            return openRender(s, a.uri ? vscode.Uri.parse(a.uri) : undefined, a.env ?? s.environment());
+          case 'efmesh.plan':
+            return plan(s, a);
+          case 'efmesh.apply':
+            return apply(s, a);
+          case 'efmesh.lineage':
+            return LineagePanel.show(s, context.extensionUri, a, a.uri ? projectOf(s.roots, vscode.Uri.parse(a.uri)) : undefined);
+          default:
+            return next(command, args);
+        }
+      });
+      return run();
+    },
+  };
+
+  let starting: Promise<void> | undefined;
+  const stop = async () => {
+    const client = s.client;
+    s.client = undefined;
+    void vscode.commands.executeCommand('setContext', 'efmesh.active', false);
+    if (client && client.state !== State.Stopped) await client.stop().catch(() => undefined);
+  };
+  const start = async () => {
+    await stop();
+    s.roots = await findProjects();
+    updateStatus();
+    if (s.roots.length === 0) return;
+    const setting = vscode.workspace.getConfiguration('efmesh').get<string>('path', 'efmesh');
+    s.binary = resolveBinary(setting);
+    if (!s.binary) {
+      const open = 'Open Settings';
+      const retry = 'Retry';
+      // Not awaited: a pending notification must not hold up the next restart.
+      void vscode.window
+        .showErrorMessage(`efmesh: cannot find the efmesh binary "${setting}". ${INSTALL_HINT}`, open, retry)
+        .then((choice) => {
+          if (choice === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'efmesh.path');
+          if (choice === retry) void restart();
+        });
+      return;
+    }
+    const client = createClient(s.binary, s.roots, s.environment(), middleware, serverLog);
+    s.client = client;
+    try {
+      await client.start();
+      void vscode.commands.executeCommand('setContext', 'efmesh.active', true);
+    } catch (err) {
+      s.client = undefined;
+      vscode.window.showErrorMessage(`efmesh: could not start "${s.binary} lsp": ${messageOf(err)}. ${INSTALL_HINT}`);
+    }
+  };
+  const restart = () => (starting = (starting ?? Promise.resolve()).then(start, start));
+
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(RENDER_SCHEME, render),
+
+    vscode.commands.registerCommand('efmesh.renderModel', guarded(async (arg?: unknown) => {
+      await openRender(s, uriArg(arg), s.environment());
+    })),
+    vscode.commands.registerCommand('efmesh.planEnvironment', guarded(async () => plan(s))),
+    vscode.commands.registerCommand('efmesh.applyEnvironment', guarded(async () => apply(s))),
+    vscode.commands.registerCommand('efmesh.showLineage', guarded(async (arg?: unknown) => {
+      const t = await s.target(uriArg(arg));
+      if (!t) return;
+      const args: CommandArgs = { ...t.args };
+      // With the cursor on a word of the model, try that column first.
+      const editor = vscode.window.activeTextEditor;
+      if (editor && args.uri === editor.document.uri.toString()) {
+        const range = editor.document.getWordRangeAtPosition(editor.selection.active, /[A-Za-z_][\w]*/);
+        const word = range && editor.document.getText(range);
+        if (word) {
+          try {
+            await s.execute('efmesh.lineage', { ...args, column: word });
+            args.column = word;
+          } catch {
+            // not a column of this model: the model's lineage
+          }
+        }
+      }
+      await LineagePanel.show(s, context.extensionUri, args, t.root);
+    })),
+    vscode.commands.registerCommand('efmesh.runTests', guarded(async (arg?: unknown) => {
+      s.running();
+      await runTests(s, uriArg(arg));
+    })),
+    vscode.commands.registerCommand('efmesh.selectEnvironment', guarded(async () => {
+      const env = await pickEnvironment(s, `Environment for code lenses, plans and renders (now ${s.environment()})`);
+      if (!env) return;
+      const target = vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      await vscode.workspace.getConfiguration('efmesh').update('environment', env, target);
+    })),
+    vscode.commands.registerCommand('efmesh.restartServer', guarded(async () => restart())),
+    vscode.commands.registerCommand('efmesh.showOutput', () => output.show()),
+
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('efmesh.environment')) {
+        updateStatus();
+        render.refresh();
+      }
+      if (e.affectsConfiguration('efmesh.path')) void restart();
+    }),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (projectOf(s.roots, e.document.uri)) render.refresh();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void restart()),
+    { dispose: () => void stop() },
+  );
+
+  // A project created or removed changes which files the server sees.
+  const watcher = vscode.workspace.createFileSystemWatcher(`**/${CONFIG_FILE}`, false, true, false);
+  const rootsChanged = async () => {
+    const roots = await findProjects();
+    if (roots.map((r) => r.toString()).join('\n') !== s.roots.map((r) => r.toString()).join('\n')) await restart();
+  };
+  context.subscriptions.push(watcher, watcher.onDidCreate(rootsChanged), watcher.onDidDelete(rootsChanged));
+
+  void restart(); // activation does not wait for the server
+}
+
+export async function deactivate(): Promise<void> {
+  const client = session?.client;
+  if (client && client.state !== State.Stopped) await client.stop();
+}

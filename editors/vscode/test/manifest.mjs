@@ -1,0 +1,125 @@
+// Consistency of the extension's manifest with its code, without VS Code:
+// every contributed command is registered in extension.ts (and compiled),
+// every registered command is contributed, menus name real commands, the
+// settings the code reads are contributed, activation is on the project
+// only, and the packaging metadata holds together.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+const read = (p) => (fs.existsSync(path.join(dir, p)) ? fs.readFileSync(path.join(dir, p), 'utf8') : '');
+
+let passed = 0;
+let failed = 0;
+function check(ok, what, detail) {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${!ok && detail ? `\n     ${detail}` : ''}`);
+}
+
+// The commands the server executes: vscode-languageclient registers them
+// under their own ids, so ours must differ, and the extension intercepts
+// them (the server's code lenses run them) in its middleware.
+const SERVER_COMMANDS = ['efmesh.render', 'efmesh.plan', 'efmesh.apply', 'efmesh.lineage'];
+
+const src = read('src/extension.ts');
+const out = read('out/extension.js');
+const allSrc = fs.readdirSync(path.join(dir, 'src')).map((f) => read(`src/${f}`)).join('\n');
+const registered = (text) => new Set([...text.matchAll(/registerCommand\(\s*['"]([\w.]+)['"]/g)].map((m) => m[1]));
+const inSrc = registered(src);
+const inOut = registered(out);
+
+const contributed = (pkg.contributes?.commands ?? []).map((c) => c.command);
+check(contributed.length > 0, 'package.json contributes commands');
+check(new Set(contributed).size === contributed.length, 'no command is contributed twice');
+for (const c of contributed) {
+  check(inSrc.has(c), `${c} is registered in src/extension.ts`);
+  check(inOut.has(c), `${c} is registered in the compiled out/extension.js`, out ? '' : 'out/extension.js is missing: npm run compile');
+  check(!SERVER_COMMANDS.includes(c), `${c} does not take a server command's id`);
+}
+for (const c of inSrc) check(contributed.includes(c), `registered ${c} is contributed in package.json`);
+for (const c of SERVER_COMMANDS) {
+  check(src.includes(`case '${c}':`), `the middleware routes the server's ${c} (code lenses) to the extension's UI`);
+}
+for (const c of ['efmesh.renderModel', 'efmesh.planEnvironment', 'efmesh.applyEnvironment', 'efmesh.showLineage', 'efmesh.runTests']) {
+  check(contributed.includes(c), `the issue's command ${c} is contributed`);
+}
+for (const [menu, items] of Object.entries(pkg.contributes?.menus ?? {})) {
+  for (const item of items) check(contributed.includes(item.command), `menu ${menu} names the contributed ${item.command}`);
+}
+
+// Settings read by the code are contributed, and the other way round.
+const props = pkg.contributes?.configuration?.properties ?? {};
+const read_ = new Set([
+  ...[...allSrc.matchAll(/getConfiguration\('efmesh'\)\s*\.get<\w+>\('([\w.]+)'/g)].map((m) => `efmesh.${m[1]}`),
+  ...[...allSrc.matchAll(/affectsConfiguration\('(efmesh\.[\w.]+)'\)/g)].map((m) => m[1]),
+]);
+for (const key of read_) check(key in props, `setting ${key} read by the code is contributed`);
+for (const key of ['efmesh.path', 'efmesh.environment']) check(key in props, `setting ${key} is contributed`);
+check(props['efmesh.path']?.default === 'efmesh', 'efmesh.path defaults to "efmesh"');
+check(props['efmesh.environment']?.default === 'dev', 'efmesh.environment defaults to "dev"');
+check(
+  (pkg.capabilities?.untrustedWorkspaces?.restrictedConfigurations ?? []).includes('efmesh.path'),
+  'a workspace cannot pick the binary in Restricted Mode',
+);
+
+// Activation on the project, never on every .sql file.
+const events = pkg.activationEvents ?? [];
+check(events.includes('workspaceContains:**/efmesh.yaml'), 'activates on workspaceContains:**/efmesh.yaml');
+check(!events.some((e) => e === '*' || e.startsWith('onLanguage:')), 'does not activate on a language or on startup', events.join(', '));
+check(!(pkg.contributes?.languages ?? []).some((l) => (l.extensions ?? []).includes('.sql')), 'claims no language for .sql files');
+check(/RelativePattern\(root, glob\)/.test(read('src/server.ts')) && read('src/server.ts').includes("'**/*.sql'"),
+  'the document selector is .sql below each project root');
+
+// Packaging.
+check(pkg.main === './out/extension.js' && fs.existsSync(path.join(dir, pkg.main)), 'main is the compiled out/extension.js');
+check(/^\^?9\./.test(pkg.dependencies?.['vscode-languageclient'] ?? ''), 'depends on vscode-languageclient@9');
+check(Object.keys(pkg.dependencies ?? {}).length === 1, 'vscode-languageclient is the only runtime dependency');
+for (const d of ['typescript', '@vscode/vsce', '@types/vscode', '@types/node', 'vscode-languageserver-protocol']) {
+  check(d in (pkg.devDependencies ?? {}), `${d} is a devDependency`);
+}
+const engine = (pkg.engines?.vscode ?? '').replace(/^\^/, '');
+const types = (pkg.devDependencies?.['@types/vscode'] ?? '').replace(/^[\^~]/, '');
+const cmp = (a, b) => {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+};
+check(engine && types && cmp(types, engine) <= 0, `@types/vscode ${types} is not newer than engines.vscode ${engine}`);
+for (const f of ['media/lineage.js', 'media/lineage.css']) {
+  check(fs.existsSync(path.join(dir, f)) && read('src/lineage.ts').includes(path.basename(f)), `${f} exists and the webview loads it`);
+}
+check(!/https?:\/\//.test((read('media/lineage.js') + read('media/lineage.css')).replaceAll('http://www.w3.org/2000/svg', '')), 'the lineage view loads nothing from the network');
+const ignore = read('.vscodeignore');
+for (const p of ['src/**', 'test/**']) check(ignore.includes(p), `.vscodeignore leaves out ${p}`);
+
+// The compiled modules load outside VS Code (a stand-in answers for the
+// vscode module) and export what package.json and the tests expect.
+{
+  const require = createRequire(import.meta.url);
+  const Module = require('node:module');
+  const load = Module._load;
+  Module._load = function (request, ...rest) {
+    if (request === 'vscode') return new Proxy({}, { get: () => class {} });
+    return load.call(this, request, ...rest);
+  };
+  try {
+    const ext = require(path.join(dir, 'out/extension.js'));
+    check(typeof ext.activate === 'function' && typeof ext.deactivate === 'function', 'out/extension.js exports activate and deactivate');
+    const { modelName } = require(path.join(dir, 'out/deploy.js'));
+    const model = (rel) => modelName(fs.readFileSync(path.join(dir, '../../examples/hospital/models', rel), 'utf8'));
+    check(model('med/cases.sql') === 'med.cases' && model('mart/daily_census.sql') === 'mart.daily_census',
+      'Run model tests reads the model name from the header');
+    check(modelName('model(\n  kind VIEW,\n  NAME A.B\n);\nSELECT 1') === 'a.b', 'the header is read case-insensitively, name anywhere');
+  } catch (err) {
+    check(false, 'the compiled modules load', err.stack);
+  } finally {
+    Module._load = load;
+  }
+}
+
+console.log(`\nextension manifest: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,172 @@
+package planner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// A redacted environment (efmesh.yaml: environments: {safe: {redacted:
+// true}}) gets its own physics for every model that declares redact (…):
+// a table (or parquet files) in which those columns were never written.
+// A masking view would protect nothing once clients read the files.
+//
+// The plan of such an environment is made from a variant of the analysis:
+// each model with a policy gets an own hash extended by the redacted
+// columns (so its fingerprint, and therefore its physical relation,
+// differs from the unredacted one), its contract loses those columns, and
+// its query is projected onto the remaining ones. Children's fingerprints
+// follow from their parents' as always, so a model reading a redacted one
+// is rebuilt over the redacted data; models with no policy upstream keep
+// their fingerprints and share physics with every other environment.
+
+// redactedVariant returns the analysis env is planned from: a itself
+// unless env is redacted and some model declares a policy.
+func redactedVariant(a *Analysis, env string) (*Analysis, error) {
+	if !a.Project.Config.Environments[env].Redacted {
+		return a, nil
+	}
+	any := false
+	for _, m := range a.Project.Models {
+		any = any || len(m.Redact) > 0
+	}
+	if !any {
+		return a, nil
+	}
+	v := *a
+	v.Models = make(map[string]*ModelInfo, len(a.Models))
+	v.redacted = map[string][]string{}
+	for _, m := range a.Project.Models { // parents first
+		info := a.Models[m.Name]
+		if info == nil {
+			continue
+		}
+		ni := *info
+		ni.Parents = make(map[string]string, len(info.Parents))
+		for p, fp := range info.Parents {
+			if pi := v.Models[p]; pi != nil {
+				fp = pi.Fingerprint
+			}
+			ni.Parents[p] = fp
+		}
+		if len(m.Redact) > 0 && info.Fingerprint != "" {
+			have := info.Columns
+			if have == nil {
+				have = info.Inferred
+			}
+			for _, c := range m.Redact {
+				if !slices.ContainsFunc(have, func(hc engine.Column) bool { return strings.EqualFold(hc.Name, c) }) {
+					if have == nil {
+						return nil, fmt.Errorf("planner: %s cannot be redacted in %s: its columns are unknown; declare columns (…)", m.Name, env)
+					}
+					return nil, fmt.Errorf("planner: %s cannot redact %s in %s: it has no such column", m.Name, c, env)
+				}
+			}
+			mc := *m
+			mc.Columns = dropColumns(m.Columns, m.Redact)
+			mc.Audits = auditsWithout(m.Audits, m.Redact)
+			ni.Model = &mc
+			ni.Columns = withoutColumns(info.Columns, m.Redact)
+			ni.Inferred = withoutColumns(info.Inferred, m.Redact)
+			h := sha256.Sum256([]byte(info.OwnHash + "\x00redact\x00" + strings.Join(m.Redact, ",")))
+			ni.OwnHash = hex.EncodeToString(h[:])
+			v.redacted[m.Name] = m.Redact
+		}
+		if info.Fingerprint != "" {
+			ni.Fingerprint = fingerprint(ni.OwnHash, ni.Parents)
+		}
+		v.Models[m.Name] = &ni
+	}
+	return &v, nil
+}
+
+// auditsWithout leaves out the built-in audits naming a redacted column:
+// the redacted physics has nothing for them to check.
+func auditsWithout(calls []project.AuditCall, drop []string) []project.AuditCall {
+	var out []project.AuditCall
+	for _, c := range calls {
+		inner := c
+		for inner.Inner != nil {
+			inner = *inner.Inner
+		}
+		names := false
+		if _, builtin := builtinAuditNames[inner.Name]; builtin {
+			for _, a := range inner.Args {
+				names = names || slices.Contains(drop, strings.ToLower(a))
+			}
+		}
+		if !names {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+var builtinAuditNames = map[string]bool{"not_null": true, "unique": true, "accepted": true, "assert_contiguous": true, "assert_no_gaps": true}
+
+func dropColumns(cols []project.Column, drop []string) []project.Column {
+	if cols == nil {
+		return nil
+	}
+	out := []project.Column{}
+	for _, c := range cols {
+		if !slices.Contains(drop, strings.ToLower(c.Name)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func withoutColumns(cols []engine.Column, drop []string) []engine.Column {
+	if cols == nil {
+		return nil
+	}
+	out := []engine.Column{}
+	for _, c := range cols {
+		if !slices.Contains(drop, strings.ToLower(c.Name)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Redacted names the columns the plan's environment leaves out of each
+// model's physics (empty unless the environment is redacted).
+func (p *Plan) Redacted() map[string][]string { return p.analysis.redacted }
+
+// redactQuery projects a model's query onto the columns a redacted
+// environment keeps. The columns come from the variant's contract (or
+// what the checker inferred), which no longer holds the redacted ones.
+func (b *builder) redactQuery(info *ModelInfo, q string) (string, error) {
+	keep := info.Columns
+	if keep == nil {
+		keep = info.Inferred
+	}
+	if keep == nil {
+		return "", fmt.Errorf("%s cannot be redacted: its columns are unknown; declare columns (…)", info.Model.Name)
+	}
+	names := make([]string, len(keep))
+	for i, c := range keep {
+		names[i] = b.d.Quote(c.Name)
+	}
+	return "SELECT " + strings.Join(names, ", ") + " FROM (\n" + q + "\n) AS _efmesh_redacted", nil
+}
+
+// redactedArg returns the redacted column a built-in audit of m names in
+// env ("" when none): a redacted environment has no such column to check.
+func redactedArg(p *project.Project, env string, m *project.Model, au Audit) string {
+	if !p.Config.Environments[env].Redacted || len(m.Redact) == 0 || au.custom != nil || !builtinAuditNames[au.Name] {
+		return ""
+	}
+	for _, a := range au.Args {
+		if slices.Contains(m.Redact, strings.ToLower(a)) {
+			return strings.ToLower(a)
+		}
+	}
+	return ""
+}
