@@ -38,14 +38,9 @@ const maxCompletions = 200
 
 // The MODEL header vocabulary, in documentation order.
 //
-// TODO(lead): these repeat project's unexported propertyNames, kindNames
-// and kindOptions; exported accessors (like project.BuiltinAudits) would
-// keep one list.
+// Kind options here include the common reader options of EXTERNAL files,
+// which the header passes through without naming them.
 var (
-	headerProperties = []string{"name", "kind", "interval", "start", "cron", "grain", "columns",
-		"audits", "target", "description", "owner", "tags"}
-	kindNames = []string{"FULL", "VIEW", "EMBEDDED", "INCREMENTAL_BY_TIME_RANGE",
-		"INCREMENTAL_BY_UNIQUE_KEY", "SCD_TYPE_2", "SEED", "EXTERNAL"}
 	kindOptions = map[string][]string{
 		"incremental_by_time_range": {"time_column", "batch_size", "lookback"},
 		"incremental_by_unique_key": {"key"},
@@ -238,14 +233,14 @@ func completeHeader(d *docPos, ws, off int) ([]protocol.CompletionItem, bool) {
 	switch {
 	case len(stack) == 1 && top.n == 0:
 		var left []string
-		for _, p := range headerProperties {
+		for _, p := range project.PropertyNames() {
 			if !slices.Contains(props, p) {
 				left = append(left, p)
 			}
 		}
 		return mk(protocol.CompletionItemKindProperty, "MODEL property", left...), true
 	case len(stack) == 1 && top.n == 1 && top.head == "kind":
-		return mk(protocol.CompletionItemKindEnum, "model kind", kindNames...), true
+		return mk(protocol.CompletionItemKindEnum, "model kind", project.KindNames()...), true
 	case len(stack) == 1 && top.n == 1 && propertyValues[top.head] != nil:
 		return mk(protocol.CompletionItemKindEnumMember, top.head, propertyValues[top.head]...), true
 	case top.owner == "audits" && top.n == 0:

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -453,7 +452,7 @@ func Render(a *Analysis, wb Workbench, name, env string, now time.Time) (string,
 		return "", fmt.Errorf("unknown model %q%s", name, didYouMean(name, a.Models))
 	}
 	if info.Fingerprint == "" {
-		return "", errors.New("the model has errors; run plan to see them")
+		return "", fmt.Errorf("%s has errors; fix them first (they are listed as diagnostics, or by efmesh plan)", name)
 	}
 	eng, _ := wb.(engine.Engine) // for reading seed and external files
 	b := &builder{a: a, d: wb.Dialect(), wh: eng, root: a.Project.Root, now: now, env: env}

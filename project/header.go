@@ -1227,3 +1227,9 @@ func (p *headerParser) checkBody(from int) {
 func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
+
+// PropertyNames lists the MODEL header properties, for completion.
+func PropertyNames() []string { return slices.Clone(propertyNames) }
+
+// KindNames lists the model kinds, for completion.
+func KindNames() []string { return slices.Clone(kindNames) }
