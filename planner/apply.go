@@ -25,6 +25,10 @@ type ApplyOptions struct {
 	Progress func(done, total int, model string)
 	// BatchProgress is called after each committed batch of a backfill.
 	BatchProgress func(model string, batch, batches int, r Range)
+	// Jobs is how many models build at once (DAG order: a model starts when
+	// the models it reads are done); 0 or 1 builds one at a time. Engines
+	// with one connection (DuckDB) build one at a time whatever Jobs says.
+	Jobs int
 	// Retries is how many times a failed batch write is retried, waiting
 	// RetryDelay (default 500ms), then twice as long each time. Only the
 	// transactional write is retried: it is safe to repeat.

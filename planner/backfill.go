@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/efmesh/efmesh/engine"
@@ -289,10 +290,8 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	if bo.retryDelay <= 0 {
 		bo.retryDelay = 500 * time.Millisecond
 	}
-	for _, mp := range p.Models {
-		if !work(mp) {
-			continue
-		}
+	var mu sync.Mutex // guards res and the progress count
+	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
 		info := p.analysis.Models[mp.Name]
 		start := time.Now()
 		if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
@@ -336,13 +335,131 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 				return err
 			}
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		res.Built = append(res.Built, mp.Name)
 		log.Info("built", "model", mp.Name, "table", mp.PhysicalTable, "ranges", len(mp.Backfill), "elapsed", time.Since(start).Round(time.Millisecond))
 		if opt.Progress != nil {
 			opt.Progress(len(res.Built), total, mp.Name)
 		}
+		return nil
 	}
-	return nil
+	var todo []ModelPlan
+	for _, mp := range p.Models {
+		if work(mp) {
+			todo = append(todo, mp)
+		}
+	}
+	jobs := opt.Jobs
+	if c, ok := b.wh.(interface{ MaxConcurrency() int }); ok && c.MaxConcurrency() < jobs {
+		jobs = c.MaxConcurrency()
+	}
+	if jobs <= 1 {
+		for _, mp := range todo {
+			if err := one(ctx, b, mp); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return runDAG(ctx, p, todo, jobs, func(ctx context.Context, mp ModelPlan) error {
+		bb := *b // a builder per model: backfills set its interval
+		return one(ctx, &bb, mp)
+	})
+}
+
+// runDAG runs f for every model of todo on at most jobs goroutines, each
+// as soon as the plan's models it reads are done: independent branches
+// build side by side. A failure cancels what has not started; models
+// downstream of a failed one never start. The first error is returned.
+func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, f func(context.Context, ModelPlan) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(map[string]chan struct{}, len(todo))
+	failed := make(map[string]bool)
+	var mu sync.Mutex
+	for _, mp := range todo {
+		done[mp.Name] = make(chan struct{})
+	}
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	var first error
+	for _, mp := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[mp.Name])
+			fail := func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				failed[mp.Name] = true
+				if first == nil && err != nil {
+					first = err
+					cancel()
+				}
+			}
+			for _, parent := range dagParents(p, mp.Name) {
+				ch, ok := done[parent]
+				if !ok {
+					continue
+				}
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					fail(nil)
+					return
+				}
+				mu.Lock()
+				bad := failed[parent]
+				mu.Unlock()
+				if bad {
+					fail(nil)
+					return
+				}
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				fail(nil)
+				return
+			}
+			defer func() { <-sem }()
+			if err := f(ctx, mp); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return first
+}
+
+// dagParents lists the models a model waits for: its refs, through
+// embedded models (inlined, so their own refs are read directly).
+func dagParents(p *Plan, name string) []string {
+	info := p.analysis.Models[name]
+	if info == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(m *project.Model)
+	walk = func(m *project.Model) {
+		for _, r := range m.Refs() {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			out = append(out, r)
+			if pi := p.analysis.Models[r]; pi != nil && pi.Model.Kind.Name == project.KindEmbedded {
+				walk(pi.Model)
+			}
+		}
+	}
+	walk(info.Model)
+	return out
 }
 
 // checkCurrent fails when the environment's pointers moved since the plan

@@ -145,3 +145,7 @@ func (d *DB) Close() error {
 	}
 	return err
 }
+
+// MaxConcurrency is 1: the warehouse has one connection, and other
+// statements would wedge into a running transaction.
+func (d *DB) MaxConcurrency() int { return 1 }

@@ -149,3 +149,6 @@ func (d *DB) Close() error {
 	d.pool.Close()
 	return nil
 }
+
+// MaxConcurrency is the pool's size: that many models can build at once.
+func (d *DB) MaxConcurrency() int { return int(d.pool.Config().MaxConns) }

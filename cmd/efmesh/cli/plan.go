@@ -173,6 +173,7 @@ func (a *app) applyCmd() *cobra.Command {
 	var (
 		yes     bool
 		retries int
+		jobs    int
 	)
 	cmd := &cobra.Command{
 		Use:   "apply <env>",
@@ -247,7 +248,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				}
 			}
 			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: metricsOf(a.ctx).progressed(progress),
-				Now: a.now, Retries: retries, Lock: lk, BatchProgress: a.batchProgress()})
+				Now: a.now, Retries: retries, Jobs: jobs, Lock: lk, BatchProgress: a.batchProgress()})
 			if err != nil {
 				return a.applyFailed(payload, res, err)
 			}
@@ -270,6 +271,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
+	cmd.Flags().IntVar(&jobs, "jobs", 4, "build up to N models at once, each as soon as its parents are done (DuckDB: always 1)")
 	return a.withMetrics(cmd)
 }
 

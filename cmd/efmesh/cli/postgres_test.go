@@ -125,7 +125,8 @@ func TestPostgresLifecycle(t *testing.T) {
 	dbURL := freshDatabase(t)
 	dir := pgProject(t, dbURL)
 
-	out := mustRun(t, dir, "apply", "dev", "--yes", "--json")
+	// Four models in a chain and a branch: --jobs builds them by the DAG.
+	out := mustRun(t, dir, "apply", "dev", "--yes", "--json", "--jobs", "4")
 	var res struct {
 		Built    []string `json:"built"`
 		Promoted []string `json:"promoted"`
