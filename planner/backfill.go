@@ -198,18 +198,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 		if err == nil { // the interval's audits, before it counts as done
 			err = b.auditInterval(ctx, info, "(SELECT * FROM "+b.d.QuoteRelation(rel)+inRange+")", batch, opt.log)
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			_ = st.MarkIntervals(context.WithoutCancel(ctx), info.Fingerprint, marks, state.IntervalFailed, opt.now().UTC())
-			ie.Failed = append(ie.Failed, batch)
-			if ie.Err == nil {
-				ie.Err = err
-			}
-			continue
-		}
-		if err := st.MarkIntervals(ctx, info.Fingerprint, marks, state.IntervalDone, opt.now().UTC()); err != nil {
+		if err := settle(ctx, st, info.Fingerprint, marks, batch, err, ie, opt); err != nil {
 			return err
 		}
 		if opt.progress != nil {
@@ -488,4 +477,22 @@ func hasTimeColumn(m *project.Model, cols []engine.Column) error {
 		}
 	}
 	return fmt.Errorf("time_column %s is not a column of %s's query", m.Kind.TimeColumn, m.Name)
+}
+
+// settle records one batch's outcome in the ledger: done, or failed and
+// collected in ie so the other batches go on. Only a cancelled context (or
+// a ledger that cannot be written) stops the backfill.
+func settle(ctx context.Context, st state.Store, fp string, marks []state.Interval, r Range, err error, ie *IntervalsError, opt backfillOptions) error {
+	if err == nil {
+		return st.MarkIntervals(ctx, fp, marks, state.IntervalDone, opt.now().UTC())
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	_ = st.MarkIntervals(context.WithoutCancel(ctx), fp, marks, state.IntervalFailed, opt.now().UTC())
+	ie.Failed = append(ie.Failed, r)
+	if ie.Err == nil {
+		ie.Err = err
+	}
+	return nil
 }

@@ -197,18 +197,7 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 		if err == nil { // the partition's audits, before it counts as done
 			err = b.auditFile(ctx, info, path, iv, opt.log)
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			_ = st.MarkIntervals(context.WithoutCancel(ctx), info.Fingerprint, mark, state.IntervalFailed, opt.now().UTC())
-			ie.Failed = append(ie.Failed, iv)
-			if ie.Err == nil {
-				ie.Err = err
-			}
-			continue
-		}
-		if err := st.MarkIntervals(ctx, info.Fingerprint, mark, state.IntervalDone, opt.now().UTC()); err != nil {
+		if err := settle(ctx, st, info.Fingerprint, mark, iv, err, ie, opt); err != nil {
 			return err
 		}
 		if opt.progress != nil {
