@@ -133,6 +133,60 @@ type backfillOptions struct {
 	progress   func(model string, batch, batches int, r Range)
 	now        func() time.Time
 	log        *slog.Logger // audit warnings
+	// jobs is how many batches of one model run at once, each its own
+	// transaction on its own connection (batches cover disjoint ranges).
+	jobs int
+}
+
+// forEachBatch runs f over batches, on up to jobs goroutines, in order
+// when jobs <= 1. The first error stops what has not started and is
+// returned once the running batches are done.
+func forEachBatch(ctx context.Context, batches []Range, jobs int, f func(Range) error) error {
+	if jobs <= 1 || len(batches) <= 1 {
+		for _, r := range batches {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := f(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan Range)
+	var once sync.Once
+	var first error
+	var wg sync.WaitGroup
+	for range min(jobs, len(batches)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				if err := f(r); err != nil {
+					once.Do(func() { first = err; cancel() })
+				}
+			}
+		}()
+	}
+feed:
+	for _, r := range batches {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case next <- r:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
 }
 
 // backfill computes ranges of an INCREMENTAL_BY_TIME_RANGE snapshot: it
@@ -177,10 +231,9 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 	tc := b.d.Quote(m.Kind.TimeColumn)
 	list := strings.Join(names, ", ")
 	ie := &IntervalsError{Model: m.Name}
-	for k, batch := range batches {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	var mu sync.Mutex // guards ie and the progress count
+	finished := 0
+	one := func(batch Range) error {
 		bb := *b
 		bb.interval = &batch
 		bq, err := bb.Query(info)
@@ -193,17 +246,23 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 			"DELETE FROM " + b.d.QuoteRelation(rel) + inRange,
 			"INSERT INTO " + b.d.QuoteRelation(rel) + " (" + list + ") SELECT " + list + " FROM (\n" + bq + "\n) AS _efmesh_batch" + inRange,
 		}
-		marks := intervalsOf(g, batch)
 		err = retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
 		if err == nil { // the interval's audits, before it counts as done
 			err = b.auditInterval(ctx, info, "(SELECT * FROM "+b.d.QuoteRelation(rel)+inRange+")", batch, opt.log)
 		}
-		if err := settle(ctx, st, info.Fingerprint, marks, batch, err, ie, opt); err != nil {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := settle(ctx, st, info.Fingerprint, intervalsOf(g, batch), batch, err, ie, opt); err != nil {
 			return err
 		}
+		finished++
 		if opt.progress != nil {
-			opt.progress(m.Name, k+1, len(batches), batch)
+			opt.progress(m.Name, finished, len(batches), batch)
 		}
+		return nil
+	}
+	if err := forEachBatch(ctx, batches, opt.jobs, one); err != nil {
+		return err
 	}
 	if len(ie.Failed) > 0 {
 		return ie
@@ -275,7 +334,11 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			return fmt.Errorf("planner: create schema %s: %w", PhysicalSchema, err)
 		}
 	}
-	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, now: now, log: log}
+	jobs := opt.Jobs
+	if c, ok := b.wh.(interface{ MaxConcurrency() int }); ok && c.MaxConcurrency() < jobs {
+		jobs = c.MaxConcurrency()
+	}
+	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, now: now, log: log, jobs: jobs}
 	if bo.retryDelay <= 0 {
 		bo.retryDelay = 500 * time.Millisecond
 	}
@@ -338,10 +401,6 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		if work(mp) {
 			todo = append(todo, mp)
 		}
-	}
-	jobs := opt.Jobs
-	if c, ok := b.wh.(interface{ MaxConcurrency() int }); ok && c.MaxConcurrency() < jobs {
-		jobs = c.MaxConcurrency()
 	}
 	if jobs <= 1 {
 		for _, mp := range todo {

@@ -69,3 +69,71 @@ func TestRunDAG(t *testing.T) {
 		t.Error("m.d ran although its parent m.b failed")
 	}
 }
+
+func TestForEachBatch(t *testing.T) {
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var batches []Range
+	for i := range 12 {
+		batches = append(batches, Range{Start: day.AddDate(0, 0, i), End: day.AddDate(0, 0, i+1)})
+	}
+
+	// Four workers: the first four batches are in flight together (each
+	// waits until all four have started), and every batch runs once.
+	var mu sync.Mutex
+	seen := map[time.Time]int{}
+	inFlight := make(chan struct{}, len(batches))
+	all4 := make(chan struct{})
+	var once sync.Once
+	err := forEachBatch(context.Background(), batches, 4, func(r Range) error {
+		mu.Lock()
+		seen[r.Start]++
+		mu.Unlock()
+		inFlight <- struct{}{}
+		if len(inFlight) >= 4 {
+			once.Do(func() { close(all4) })
+		}
+		select {
+		case <-all4:
+		case <-time.After(10 * time.Second):
+			return errors.New("batches did not run side by side")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(batches) {
+		t.Fatalf("%d batches ran, want %d", len(seen), len(batches))
+	}
+	for s, n := range seen {
+		if n != 1 {
+			t.Fatalf("batch %s ran %d times", s, n)
+		}
+	}
+
+	// A failure stops the batches not yet started and is returned.
+	boom := errors.New("boom")
+	ran := 0
+	err = forEachBatch(context.Background(), batches, 2, func(r Range) error {
+		mu.Lock()
+		ran++
+		mu.Unlock()
+		if r.Start.Equal(batches[1].Start) {
+			return boom
+		}
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	if !errors.Is(err, boom) || ran >= len(batches) {
+		t.Fatalf("after a failure: err %v, %d of %d batches ran", err, ran, len(batches))
+	}
+
+	// One job: in order.
+	var order []time.Time
+	if err := forEachBatch(context.Background(), batches, 1, func(r Range) error {
+		order = append(order, r.Start)
+		return nil
+	}); err != nil || len(order) != len(batches) || !order[0].Equal(day) || !order[11].Equal(batches[11].Start) {
+		t.Fatalf("sequential: %v %v", err, order)
+	}
+}
