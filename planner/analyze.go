@@ -603,24 +603,24 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 	switch {
 	case se.Type == "Parser":
 		code = project.CodeSyntax
-		msg = "syntax error: " + msg
+		if !strings.HasPrefix(msg, "syntax error") {
+			msg = "syntax error: " + msg
+		}
 	case se.Type == "Binder" && strings.HasPrefix(se.Message, "Table \"") && strings.Contains(se.Message, "does not have a column named"):
 		// A qualified reference (d.nme): DuckDB points at the qualifier;
 		// point at the column and offer its candidate bindings.
 		code = project.CodeUnknownColumn
 		name := between(se.Message, `column named "`, `"`)
-		if q := qualifiedNameAt(m.Source, start); strings.Contains(q, ".") {
-			if i := strings.LastIndexByte(q, '.'); i >= 0 {
-				start += i + 1
-				end = start + len(q) - i - 1
-			}
-		}
+		start, end = lastPartAt(m.Source, start)
 		msg = fmt.Sprintf("unknown column %q", name)
 		if c := quotedAfter(se.Message, "Candidate bindings:"); len(c) > 0 {
 			msg += fmt.Sprintf("; did you mean %s?", quoteList(c))
 		}
 	case se.Subtype == "COLUMN_NOT_FOUND" || strings.HasPrefix(se.Message, "Referenced column"):
 		code = project.CodeUnknownColumn
+		if se.Name != "" { // t.x: PostgreSQL points at t; point at x
+			start, end = lastPartAt(m.Source, start)
+		}
 		name := se.Name
 		if name == "" {
 			name = string(m.Source[start:end])
@@ -629,6 +629,8 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		if len(se.Candidates) > 0 {
 			msg += fmt.Sprintf("; did you mean %s?", quoteList(se.Candidates))
 		}
+	case se.Subtype == "AMBIGUOUS_COLUMN" && se.Name != "":
+		start, end = lastPartAt(m.Source, start)
 	case se.Type == "Catalog":
 		code = project.CodeUnknownTable
 		name := strings.ToLower(qualifiedNameAt(m.Source, start))
@@ -774,6 +776,50 @@ func tokenEnd(src []byte, off int) int {
 	}
 	if i == off {
 		return off + 1
+	}
+	return i
+}
+
+// lastPartAt reads a dotted name at off (s.t.x; parts may be quoted, dots
+// surrounded by spaces) and returns the range of its last part.
+func lastPartAt(src []byte, off int) (start, end int) {
+	start, end = off, tokenEnd(src, off)
+	i := off
+	for i < len(src) {
+		s := i
+		if src[i] == '"' {
+			i++
+			for i < len(src) && (src[i] != '"' || i+1 < len(src) && src[i+1] == '"') {
+				if src[i] == '"' {
+					i++
+				}
+				i++
+			}
+			if i >= len(src) {
+				return
+			}
+			i++
+		} else {
+			for i < len(src) && (isIdentByte(src[i]) || src[i] == '$') {
+				i++
+			}
+			if i == s {
+				return
+			}
+		}
+		start, end = s, i
+		j := skipSpace(src, i)
+		if j >= len(src) || src[j] != '.' {
+			return
+		}
+		i = skipSpace(src, j+1)
+	}
+	return
+}
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
 	}
 	return i
 }
