@@ -117,6 +117,9 @@ type emptyStore struct{ state.Store }
 func (emptyStore) Snapshots(context.Context, []string) (map[string]state.Snapshot, error) {
 	return map[string]state.Snapshot{}, nil
 }
+func (emptyStore) SnapshotHeads(context.Context, []string) (map[string]state.Snapshot, error) {
+	return map[string]state.Snapshot{}, nil
+}
 func (emptyStore) Environment(context.Context, string) (map[string]state.Pointer, error) {
 	return map[string]state.Pointer{}, nil
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -277,6 +278,14 @@ func definitionOf(m *project.Model) Definition {
 		d.Audits = append(d.Audits, au.Text)
 	}
 	return d
+}
+
+// sameDefinition reports whether stored is byte for byte the definition a
+// snapshot of info would record: then nothing outside the fingerprint
+// changed, and the stored one need not be decoded.
+func sameDefinition(stored []byte, info *ModelInfo) bool {
+	b, err := json.Marshal(definitionOfInfo(info))
+	return err == nil && bytes.Equal(b, stored)
 }
 
 func definitionOfInfo(info *ModelInfo) Definition {

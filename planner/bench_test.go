@@ -169,3 +169,30 @@ func BenchmarkPromote(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMakePlanNoop is the diff alone: an analyzed project against an
+// environment that already holds it (reading the store included).
+func BenchmarkMakePlanNoop(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e := newBenchEnv(b, n)
+			ctx := context.Background()
+			if _, err := Apply(ctx, e.plan(b, "dev"), e.wh, e.st, ApplyOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			p, err := project.Load(e.dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a, err := Analyze(ctx, p, e.wb)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if pl, err := MakePlan(ctx, a, e.st, "dev"); err != nil || pl.HasChanges {
+					b.Fatal("no-op plan has changes", err)
+				}
+			}
+		})
+	}
+}

@@ -14,7 +14,7 @@ import (
 // enters a fingerprint — the payload, its order, the canonical form — moves
 // every snapshot of every user: that is an increment of this constant, never
 // a silent edit (the golden tests fail first).
-const FingerprintVersion = 1
+const FingerprintVersion = 2
 
 // ownHash hashes what belongs to the model alone: its canonical body and
 // the metadata that shapes its data. Description, owner, tags, audits and
@@ -30,6 +30,9 @@ func ownHash(m *project.Model, canonical []byte, contentHash string) string {
 		h.Write([]byte{0})
 	}
 	w("version", strconv.Itoa(FingerprintVersion))
+	// The name: two models with the same definition are two snapshots, each
+	// with its own physical relation and ledger (version 2).
+	w("name", strings.ToLower(m.Name))
 	w("kind", string(m.Kind.Name))
 	k := m.Kind
 	switch k.Name {

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 
 	"fmt"
@@ -155,16 +156,29 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if err != nil {
 		return nil, err
 	}
+	// Heads (no canonical form) of every snapshot concerned; the full
+	// snapshot only of what a moved model was, to categorize its change.
 	fps := make([]string, 0, len(a.Models)+len(cur))
+	var moved []string
 	for _, info := range a.Models {
 		fps = append(fps, info.Fingerprint)
+		if ptr, ok := cur[info.Model.Name]; ok && ptr.Fingerprint != info.Fingerprint {
+			moved = append(moved, ptr.Fingerprint)
+		}
 	}
 	for _, ptr := range cur {
 		fps = append(fps, ptr.Fingerprint)
 	}
-	snaps, err := st.Snapshots(ctx, fps)
+	snaps, err := st.SnapshotHeads(ctx, fps)
 	if err != nil {
 		return nil, err
+	}
+	if len(moved) > 0 {
+		full, err := st.Snapshots(ctx, moved)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(snaps, full)
 	}
 	for _, s := range snaps {
 		if s.FingerprintVersion != FingerprintVersion {
@@ -217,7 +231,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			mp.Change = Added
 		case ptr.Fingerprint == info.Fingerprint:
 			mp.Change = Unchanged
-			if known {
+			if known && !sameDefinition(snap.Definition, info) {
 				var stored Definition
 				_ = json.Unmarshal(snap.Definition, &stored)
 				if what := metadataChanges(stored, definitionOf(m)); len(what) > 0 {

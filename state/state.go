@@ -170,6 +170,9 @@ type Store interface {
 	// Snapshots returns the snapshots with the given fingerprints; missing
 	// ones are absent from the map.
 	Snapshots(ctx context.Context, fps []string) (map[string]Snapshot, error)
+	// SnapshotHeads is Snapshots without Canonical (nil), the largest
+	// column: what a plan reads of the models whose fingerprint did not move.
+	SnapshotHeads(ctx context.Context, fps []string) (map[string]Snapshot, error)
 	// MarkBuilt records that the snapshot's physical relation is complete.
 	// An unknown fingerprint is an error wrapping ErrNotFound.
 	MarkBuilt(ctx context.Context, fp string, at time.Time) error
@@ -248,4 +251,17 @@ type Store interface {
 	Unlock(ctx context.Context, name, holder string) error
 
 	Close() error
+}
+
+// Unique returns fps without repeats, in their first order.
+func Unique(fps []string) []string {
+	seen := make(map[string]bool, len(fps))
+	out := fps[:0:0]
+	for _, fp := range fps {
+		if !seen[fp] {
+			seen[fp] = true
+			out = append(out, fp)
+		}
+	}
+	return out
 }

@@ -124,7 +124,7 @@ func print(rows []result) {
 }
 
 // profile writes a CPU profile of one step when $EFMESH_BENCH_PROFILE is
-// "<step>:<file>" (steps: apply, noop).
+// "<step>:<file>" (steps: cold, apply, noop).
 func profile(step string) (stop func()) {
 	want, file, ok := strings.Cut(os.Getenv("EFMESH_BENCH_PROFILE"), ":")
 	if !ok || want != step {
@@ -201,12 +201,14 @@ func measure(n int) (result, error) {
 		return pl, a, err
 	}
 
+	stop := profile("cold")
 	t := time.Now()
 	p, a, err := plan("dev", false)
 	if err != nil {
 		return r, err
 	}
 	r.ColdPlan = since(t)
+	stop()
 	r.CheckedCold = len(a.Checked)
 	if _, _, err := plan("dev", true); err != nil { // fills the cache
 		return r, err
@@ -217,7 +219,7 @@ func measure(n int) (result, error) {
 	}
 	r.CachedPlan = since(t)
 
-	stop := profile("apply")
+	stop = profile("apply")
 	t = time.Now()
 	if _, err := planner.Apply(ctx, p, wh, st, planner.ApplyOptions{}); err != nil {
 		return r, err

@@ -35,13 +35,24 @@ func (s *Store) PutSnapshot(ctx context.Context, snap state.Snapshot) error {
 // Snapshots returns the stored snapshots among fps, keyed by fingerprint.
 // The fingerprints travel as one array parameter, however many there are.
 func (s *Store) Snapshots(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	return s.snapshots(ctx, fps, "canonical")
+}
+
+// SnapshotHeads returns the stored snapshots among fps without Canonical.
+func (s *Store) SnapshotHeads(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	return s.snapshots(ctx, fps, "NULL::bytea")
+}
+
+// snapshots reads fps, canonical being the column's name or a NULL.
+func (s *Store) snapshots(ctx context.Context, fps []string, canonical string) (map[string]state.Snapshot, error) {
+	fps = state.Unique(fps)
 	out := make(map[string]state.Snapshot, len(fps))
 	if len(fps) == 0 {
 		return out, nil
 	}
 	rows, err := s.pool.Query(ctx, s.q(`
 		SELECT fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
-		       parents, canonical, definition, created_at, built_at, orphaned_at
+		       parents, `+canonical+`, definition, created_at, built_at, orphaned_at
 		FROM {s}.snapshots WHERE fingerprint = ANY ($1)`), fps)
 	if err != nil {
 		return nil, fmt.Errorf("state: snapshots: %w", err)

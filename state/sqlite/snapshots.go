@@ -50,11 +50,23 @@ const maxParams = 500
 
 // Snapshots returns the stored snapshots among fps, keyed by fingerprint.
 func (s *Store) Snapshots(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	return s.snapshots(ctx, fps, "canonical")
+}
+
+// SnapshotHeads returns the stored snapshots among fps without Canonical.
+func (s *Store) SnapshotHeads(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	return s.snapshots(ctx, fps, "NULL")
+}
+
+// snapshots reads fps in chunks of bound parameters, canonical being the
+// column's name or NULL.
+func (s *Store) snapshots(ctx context.Context, fps []string, canonical string) (map[string]state.Snapshot, error) {
+	fps = state.Unique(fps)
 	out := make(map[string]state.Snapshot, len(fps))
 	for len(fps) > 0 {
 		chunk := fps[:min(len(fps), maxParams)]
 		fps = fps[len(chunk):]
-		if err := s.snapshotsIn(ctx, chunk, out); err != nil {
+		if err := s.snapshotsIn(ctx, chunk, canonical, out); err != nil {
 			return nil, fmt.Errorf("state: snapshots: %w", err)
 		}
 	}
@@ -62,14 +74,14 @@ func (s *Store) Snapshots(ctx context.Context, fps []string) (map[string]state.S
 }
 
 // snapshotsIn adds to out the stored snapshots among fps.
-func (s *Store) snapshotsIn(ctx context.Context, fps []string, out map[string]state.Snapshot) error {
+func (s *Store) snapshotsIn(ctx context.Context, fps []string, canonical string, out map[string]state.Snapshot) error {
 	args := make([]any, len(fps))
 	for i, fp := range fps {
 		args[i] = fp
 	}
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
-		       parents, canonical, definition, created_at, built_at, orphaned_at
+		       parents, `+canonical+`, definition, created_at, built_at, orphaned_at
 		FROM snapshots
 		WHERE fingerprint IN (?`+strings.Repeat(", ?", len(fps)-1)+`)`, args...)
 	if err != nil {

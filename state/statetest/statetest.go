@@ -169,6 +169,18 @@ func testSnapshotRoundTrip(t *testing.T, s state.Store) {
 	}
 	sameSnapshot(t, got[want.Fingerprint], want)
 	sameSnapshot(t, got[nilBlobs.Fingerprint], nilBlobs)
+
+	// Heads are the same snapshots without their canonical form.
+	heads, err := s.SnapshotHeads(t.Context(), []string{want.Fingerprint, "missing", want.Fingerprint, nilBlobs.Fingerprint})
+	if err != nil || len(heads) != 2 {
+		t.Fatalf("SnapshotHeads = %d snapshots, %v; want 2", len(heads), err)
+	}
+	if heads[want.Fingerprint].Canonical != nil {
+		t.Errorf("SnapshotHeads returned Canonical %q", heads[want.Fingerprint].Canonical)
+	}
+	head := want
+	head.Canonical = nil
+	sameSnapshot(t, heads[want.Fingerprint], head)
 	if got[want.Fingerprint].Built() {
 		t.Errorf("new snapshot reports Built")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -253,5 +254,33 @@ SELECT ts, id FROM @ref(raw.e) WHERE ts >= @start AND ts < @end
 	}
 	if !strings.Contains(errs, "id") {
 		t.Fatalf("the refusal does not name the column: %s", errs)
+	}
+}
+
+// TestIdenticalDefinitions: two models with the same SQL over the same
+// parent are two snapshots, each with its own table, whether they arrive
+// together or one after the other.
+func TestIdenticalDefinitions(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":     "name: twins\n",
+		"models/base.sql": "MODEL (name raw.base, kind FULL);\nSELECT 1 AS x UNION ALL SELECT 2\n",
+		"models/a.sql":    "MODEL (name m.a, kind FULL);\nSELECT x FROM @ref(raw.base)\n",
+		"models/b.sql":    "MODEL (name m.b, kind FULL);\nSELECT x FROM @ref(raw.base)\n",
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if err := os.WriteFile(filepath.Join(dir, "models", "c.sql"), []byte("MODEL (name m.c, kind FULL);\nSELECT x FROM @ref(raw.base)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := planJSONOf(t, dir, "dev")
+	for _, m := range p.Models {
+		if m.Name == "m.c" && !m.Build {
+			t.Fatalf("m.c would reuse another model's table: %+v", m)
+		}
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	for _, v := range []string{"dev__m.a", "dev__m.b", "dev__m.c"} {
+		if got := query(t, dir, "SELECT sum(x) FROM "+v); got != "[[3]]" {
+			t.Fatalf("%s: %s", v, got)
+		}
 	}
 }
