@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
@@ -61,6 +63,24 @@ type ModelInfo struct {
 	Diagnostics []project.Diagnostic
 
 	loadBroken bool // the loader reported an error in the model's file
+	// def memoizes the definition a snapshot records; Reanalyze's copy of
+	// an unchanged model shares it (same source, same inferred schema).
+	def *definitionMemo
+}
+
+type definitionMemo struct {
+	once sync.Once
+	json []byte
+}
+
+// definitionJSON is the definition a snapshot of info records, encoded.
+func (info *ModelInfo) definitionJSON() []byte {
+	if info.def == nil {
+		b, _ := json.Marshal(definitionOfInfo(info))
+		return b
+	}
+	info.def.once.Do(func() { info.def.json, _ = json.Marshal(definitionOfInfo(info)) })
+	return info.def.json
 }
 
 // Analysis is a checked, fingerprinted project.
@@ -124,7 +144,7 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 		if p.ByName[m.Name] != m {
 			continue // a duplicate: reported by the loader
 		}
-		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File]}
+		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File], def: new(definitionMemo)}
 		a.Models[m.Name] = info
 		key := ""
 		if opt.Cache != nil {
@@ -217,7 +237,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 			a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
 			continue
 		}
-		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File]}
+		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File], def: new(definitionMemo)}
 		a.Models[m.Name] = info
 		a.Checked = append(a.Checked, m.Name)
 		if err := ck.ensureParents(ctx, m); err != nil {

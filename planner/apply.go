@@ -202,7 +202,7 @@ type builder struct {
 
 func (b *builder) snapshot(info *ModelInfo) state.Snapshot {
 	m := info.Model
-	def, _ := json.Marshal(definitionOfInfo(info))
+	def := info.definitionJSON()
 	return state.Snapshot{
 		Fingerprint:        info.Fingerprint,
 		FingerprintVersion: FingerprintVersion,
@@ -284,8 +284,7 @@ func definitionOf(m *project.Model) Definition {
 // snapshot of info would record: then nothing outside the fingerprint
 // changed, and the stored one need not be decoded.
 func sameDefinition(stored []byte, info *ModelInfo) bool {
-	b, err := json.Marshal(definitionOfInfo(info))
-	return err == nil && bytes.Equal(b, stored)
+	return bytes.Equal(info.definitionJSON(), stored)
 }
 
 func definitionOfInfo(info *ModelInfo) Definition {
@@ -341,6 +340,7 @@ func (b *builder) Query(info *ModelInfo) (string, error) {
 		return b.query(info)
 	}
 	full := *info
+	full.def = nil
 	full.Model = b.a.Project.ByName[info.Model.Name]
 	q, err := b.query(&full)
 	if err != nil {

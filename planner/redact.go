@@ -47,6 +47,7 @@ func redactedVariant(a *Analysis, env string) (*Analysis, error) {
 			continue
 		}
 		ni := *info
+		ni.def = new(definitionMemo)
 		ni.Parents = make(map[string]string, len(info.Parents))
 		for p, fp := range info.Parents {
 			if pi := v.Models[p]; pi != nil {
