@@ -131,19 +131,16 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 	if c.key == key {
 		return c.plan, c.err
 	}
-	plan, err := makePlan(ctx, res, env)
+	plan, err := v.makePlan(ctx, res, env)
 	c.key, c.plan, c.err = key, plan, err
 	return plan, err
 }
 
-func makePlan(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
-	st, err := openStore(ctx, res.snap.proj)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
+func (v *view) makePlan(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
+	if !connect.StoreExists(res.snap.proj) {
 		return planner.MakePlan(ctx, res.analysis, emptyStore{}, env)
 	}
+	st := v.reads.through(res.snap.proj)
 	defer st.Close()
 	return planner.MakePlan(ctx, res.analysis, st, env)
 }

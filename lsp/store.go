@@ -107,6 +107,147 @@ func readEnvironments(ctx context.Context, p *project.Project) (envPointers, err
 	return out, nil
 }
 
+// readCache keeps what plans read from the state store for as long as the
+// store does not change (its stamp): environments, snapshot heads, full
+// snapshots (nil when absent from the store) and interval ledgers. A plan
+// after an edit then reads only the snapshots of fingerprints no plan
+// asked for yet, usually none: an edited model's new fingerprint is
+// remembered as absent.
+type readCache struct {
+	mu        sync.Mutex
+	stamp     string
+	envs      map[string]map[string]state.Pointer
+	heads     map[string]*state.Snapshot
+	full      map[string]*state.Snapshot
+	intervals map[string][]state.Interval
+}
+
+// through returns the store a plan reads: c's answers, the real store
+// (opened on the first miss) for the rest.
+func (c *readCache) through(p *project.Project) *readThrough {
+	stamp := storeStamp(p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stamp != stamp || c.envs == nil {
+		c.stamp = stamp
+		c.envs = map[string]map[string]state.Pointer{}
+		c.heads = map[string]*state.Snapshot{}
+		c.full = map[string]*state.Snapshot{}
+		c.intervals = map[string][]state.Interval{}
+	}
+	return &readThrough{c: c, p: p}
+}
+
+// readThrough answers the reads a plan makes (Environment, Snapshots,
+// SnapshotHeads, Intervals); the embedded nil Store makes any other call
+// fail loudly (a recovered panic): the editor plans, it never writes here.
+type readThrough struct {
+	state.Store
+	c  *readCache
+	p  *project.Project
+	st state.Store
+}
+
+func (r *readThrough) store(ctx context.Context) (state.Store, error) {
+	if r.st == nil {
+		st, err := openStore(ctx, r.p)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			st = emptyStore{}
+		}
+		r.st = st
+	}
+	return r.st, nil
+}
+
+func (r *readThrough) Environment(ctx context.Context, env string) (map[string]state.Pointer, error) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if ptrs, ok := r.c.envs[env]; ok {
+		return ptrs, nil
+	}
+	st, err := r.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ptrs, err := st.Environment(ctx, env)
+	if err == nil {
+		r.c.envs[env] = ptrs
+	}
+	return ptrs, err
+}
+
+func (r *readThrough) SnapshotHeads(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	return r.snapshots(ctx, fps, r.c.heads, state.Store.SnapshotHeads)
+}
+
+func (r *readThrough) Snapshots(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	return r.snapshots(ctx, fps, r.c.full, state.Store.Snapshots)
+}
+
+func (r *readThrough) snapshots(ctx context.Context, fps []string, memo map[string]*state.Snapshot,
+	read func(state.Store, context.Context, []string) (map[string]state.Snapshot, error)) (map[string]state.Snapshot, error) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	out := make(map[string]state.Snapshot, len(fps))
+	var missing []string
+	for _, fp := range fps {
+		s, ok := memo[fp]
+		switch {
+		case !ok:
+			missing = append(missing, fp)
+		case s != nil:
+			out[fp] = *s
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	st, err := r.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	got, err := read(st, ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, fp := range missing {
+		if s, ok := got[fp]; ok {
+			memo[fp] = &s
+			out[fp] = s
+		} else {
+			memo[fp] = nil
+		}
+	}
+	return out, nil
+}
+
+func (r *readThrough) Intervals(ctx context.Context, fp string) ([]state.Interval, error) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if ivs, ok := r.c.intervals[fp]; ok {
+		return ivs, nil
+	}
+	st, err := r.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ivs, err := st.Intervals(ctx, fp)
+	if err == nil {
+		r.c.intervals[fp] = ivs
+	}
+	return ivs, err
+}
+
+func (r *readThrough) Close() error {
+	if r.st != nil {
+		return r.st.Close()
+	}
+	return nil
+}
+
 // emptyStore is a state store with nothing in it: a plan against it is
 // what a project without a store gets (every model added). It answers the
 // reads a plan makes; the embedded nil Store makes any other call fail

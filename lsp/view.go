@@ -38,6 +38,7 @@ type view struct {
 
 	stores storeCache // environments read from the state store
 	plans  planCache  // code lens plans
+	reads  readCache  // what plans read from the state store
 }
 
 // checkResult is a check of one snapshot.
