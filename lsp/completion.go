@@ -122,6 +122,9 @@ func completeRef(d *docPos, off int) ([]protocol.CompletionItem, bool) {
 			it.Documentation = m.Description
 		}
 		items = append(items, it)
+		if len(items) > maxCompletions { // enough to say the list is incomplete
+			break
+		}
 	}
 	return items, true
 }
