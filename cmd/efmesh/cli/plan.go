@@ -271,7 +271,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
-	cmd.Flags().IntVar(&jobs, "jobs", 4, "build up to N models at once, each as soon as its parents are done (DuckDB: always 1)")
+	cmd.Flags().IntVar(&jobs, "jobs", 4, "run up to N builds at once: models as soon as their parents are done, and the batches of an incremental backfill (DuckDB: always 1)")
 	return a.withMetrics(cmd)
 }
 
