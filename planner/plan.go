@@ -180,10 +180,14 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		}
 		maps.Copy(snaps, full)
 	}
-	for _, s := range snaps {
+	// A snapshot of another fingerprint version (made before an upgrade of
+	// efmesh) is not compared with: its model rebuilds, as when the
+	// previous snapshot is missing, and promotion moves the environment on.
+	older := map[string]int{}
+	for fp, s := range snaps {
 		if s.FingerprintVersion != FingerprintVersion {
-			return nil, fmt.Errorf("planner: snapshot %s of %s was made by fingerprint version %d, this efmesh uses version %d; "+
-				"run a matching efmesh or migrate the state store", s.Fingerprint[:8], s.Name, s.FingerprintVersion, FingerprintVersion)
+			older[fp] = s.FingerprintVersion
+			delete(snaps, fp)
 		}
 	}
 
@@ -265,6 +269,9 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 					mp.Change = verdict
 					mp.Explain = append(mp.Explain, fmt.Sprintf("reclassified %s by the operator (the AST said %s)", verdict, v.change))
 				}
+			} else if v, ok := older[ptr.Fingerprint]; ok {
+				mp.Change = Breaking
+				mp.Explain = append(mp.Explain, fmt.Sprintf("the previous snapshot was made by fingerprint version %d (this efmesh uses %d): rebuilt", v, FingerprintVersion))
 			} else {
 				mp.Change = Breaking
 				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
