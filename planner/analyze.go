@@ -224,14 +224,26 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 		if !recheck {
 			info := *old
 			info.Model = m
-			info.Parents = make(map[string]string, len(old.Parents))
+			// Parents' fingerprints as they are now; the map and the
+			// fingerprint are kept (shared, never written) when none moved.
+			same := true
+			n := 0
 			for _, r := range m.Refs() {
 				if pi := a.Models[r]; pi != nil && pi.Fingerprint != "" {
-					info.Parents[r] = pi.Fingerprint
+					n++
+					same = same && old.Parents[r] == pi.Fingerprint
 				}
 			}
-			if info.Fingerprint != "" {
-				info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+			if !same || n != len(old.Parents) {
+				info.Parents = make(map[string]string, n)
+				for _, r := range m.Refs() {
+					if pi := a.Models[r]; pi != nil && pi.Fingerprint != "" {
+						info.Parents[r] = pi.Fingerprint
+					}
+				}
+				if info.Fingerprint != "" {
+					info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+				}
 			}
 			a.Models[m.Name] = &info
 			a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
