@@ -163,7 +163,16 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 	switch {
 	case present && kind != notProject:
 		n.files = maps.Clone(s.files)
-		n.files[rel] = parseFile(kind, rel, src, nil)
+		f := parseFile(kind, rel, src, nil)
+		n.files[rel] = f
+		// Typing in a model's body leaves the DAG as it was: swap the
+		// model in instead of building the whole project again.
+		if kind == modelFile && f.model != nil && s.proj != nil {
+			if p := s.proj.WithBody(f.model, f.diags); p != nil {
+				n.proj = p
+				return n
+			}
+		}
 		n.build()
 	case !present && had:
 		n.files = maps.Clone(s.files)

@@ -1,8 +1,10 @@
 package project
 
 import (
+	"bytes"
 	"container/heap"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -358,4 +360,42 @@ func (h *stringHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// buildCodes are the codes of the diagnostics Build itself adds (bad-value:
+// an export's target).
+var buildCodes = map[string]bool{CodeUnknownRef: true, CodeDuplicateModel: true, CodeCycle: true, CodeBadValue: true}
+
+// WithBody returns p with m in place of the model of m's file when only the
+// body moved: the same header, the same refs in the same order, and none
+// of the file's diagnostics is Build's own. The DAG is then what it was,
+// and Build over every model would yield the same project with m and its
+// file's diagnostics (diags, the parser's) swapped in. It returns nil when
+// the edit needs a Build.
+func (p *Project) WithBody(m *Model, diags []Diagnostic) *Project {
+	old := p.ByName[m.Name]
+	if m.Name == "" || old == nil || old.File != m.File || m.BodyStart > len(m.Source) || old.BodyStart > len(old.Source) ||
+		!bytes.Equal(old.Source[:old.BodyStart], m.Source[:m.BodyStart]) || !slices.Equal(old.Refs(), m.Refs()) {
+		return nil
+	}
+	kept := make([]Diagnostic, 0, len(p.Diagnostics)+len(diags))
+	for _, d := range p.Diagnostics {
+		if d.File != m.File {
+			kept = append(kept, d)
+		} else if buildCodes[d.Code] {
+			return nil
+		}
+	}
+	i := slices.Index(p.Models, old)
+	if i < 0 {
+		return nil
+	}
+	n := *p
+	n.ByName = maps.Clone(p.ByName)
+	n.ByName[m.Name] = m
+	n.Models = slices.Clone(p.Models)
+	n.Models[i] = m
+	n.Diagnostics = append(kept, diags...)
+	SortDiagnostics(n.Diagnostics)
+	return &n
 }

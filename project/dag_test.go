@@ -189,3 +189,56 @@ func TestBuildDeepChain(t *testing.T) {
 		t.Errorf("message = %q\nwant      %q", got, want)
 	}
 }
+
+// TestWithBody: an edit of a model's body either yields exactly what Build
+// over every file yields, or is declined (the DAG may have moved).
+func TestWithBody(t *testing.T) {
+	base := map[string]string{
+		"a.sql":   model("m.a"),
+		"b.sql":   model("m.b", "m.a"),
+		"c.sql":   model("m.c", "m.a", "m.b"),
+		"d.sql":   model("m.d", "m.c"),
+		"bad.sql": model("m.bad", "m.nope"),
+		"cy1.sql": model("m.cy1", "m.cy2"),
+		"cy2.sql": model("m.cy2", "m.cy1"),
+	}
+	for _, tc := range []struct {
+		file, src string
+		fast      bool // WithBody answers
+	}{
+		{"c.sql", strings.Replace(model("m.c", "m.a", "m.b"), "SELECT 1 AS x", "SELECT 2 AS x, 'é' AS y", 1), true},
+		{"c.sql", model("m.c", "m.a", "m.b") + "\nWHERE x > 1 -- @ref(m.d) in a comment", true},
+		{"c.sql", model("m.c", "m.a") + "\nJOIN @ref(m.b) AS again USING (x)\nJOIN @ref(m.b) AS t1 USING (x)", true}, // b twice: the refs are still a, b
+		{"c.sql", model("m.c", "m.b", "m.a"), false},                                                                 // refs reordered
+		{"c.sql", model("m.c", "m.a", "m.b", "m.d"), false},                                                          // a new ref: a cycle
+		{"c.sql", model("m.c", "m.a", "m.nope"), false},                                                              // an unknown ref
+		{"c.sql", strings.Replace(model("m.c", "m.a", "m.b"), "name m.c", "name m.e", 1), false},                     // renamed
+		{"bad.sql", model("m.bad", "m.nope") + " -- still unknown", false},                                           // its own unknown ref
+		{"cy1.sql", model("m.cy1", "m.cy2") + " -- still a cycle", false},
+		{"d.sql", "MODEL (name m.d);\nSELECT FROM WHERE @ref(m.c)", true}, // the body's syntax is the checker's
+	} {
+		prev := buildModels(t, base)
+		files := map[string]string{}
+		for k, v := range base {
+			files[k] = v
+		}
+		files[tc.file] = tc.src
+		want := buildModels(t, files)
+		m, diags := ParseModel(tc.file, []byte(tc.src))
+		got := prev.WithBody(m, diags)
+		if (got != nil) != tc.fast {
+			t.Errorf("%s → %q: WithBody answered %v, want %v", tc.file, tc.src, got != nil, tc.fast)
+			continue
+		}
+		if got == nil {
+			continue
+		}
+		if !reflect.DeepEqual(modelNames(got.Models), modelNames(want.Models)) || !reflect.DeepEqual(got.Children, want.Children) ||
+			!reflect.DeepEqual(got.Diagnostics, want.Diagnostics) || got.ByName[m.Name] != m || len(got.ByName) != len(want.ByName) {
+			t.Errorf("%s: WithBody differs from Build:\n got %v %v\nwant %v %v", tc.file, modelNames(got.Models), got.Diagnostics, modelNames(want.Models), want.Diagnostics)
+		}
+		if prev.ByName[m.Name] == m {
+			t.Errorf("WithBody changed the project it was called on")
+		}
+	}
+}
