@@ -364,3 +364,55 @@ GROUP BY 1, 2 ORDER BY 1, 2`
 		t.Fatalf("ledgers:\n--jobs 1: %s\n--jobs 4: %s", a, b)
 	}
 }
+
+// TestPostgresBackfillJobsFailure: with --jobs 4, a batch that fails is
+// marked failed while the others go on; once the data is fixed, the next
+// apply computes only that interval and the table equals a clean run.
+func TestPostgresBackfillJobsFailure(t *testing.T) {
+	t.Setenv("EFMESH_NOW", "2026-03-31T12:00:00Z")
+	clean, broken := freshDatabase(t), freshDatabase(t)
+	dirClean, dir := pgEventsProject(t, clean), pgEventsProject(t, broken)
+
+	// One event of 2026-02-10 makes core.daily divide by zero.
+	rename := func(from, to string) {
+		db, err := postgres.Open(context.Background(), broken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Exec(context.Background(), `UPDATE src.events SET id = '`+to+`' WHERE id = '`+from+`'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checked := func(s string) string {
+		s = strings.Replace(s, "max(id) AS last_id", "max(id) AS last_id, sum(1 / CASE WHEN id = 'poison' THEN 0 ELSE 1 END) AS checked", 1)
+		return strings.Replace(s, "last_id TEXT)", "last_id TEXT, checked BIGINT)", 1)
+	}
+	editFile(t, dir, "models/core/daily.sql", checked)
+	editFile(t, dirClean, "models/core/daily.sql", checked)
+	mustRun(t, dirClean, "apply", "prod", "--yes", "--jobs", "1")
+	restore := strings.Trim(pgQuery(t, broken, `SELECT min(id) FROM src.events WHERE ts >= '2026-02-10' AND ts < '2026-02-11'`), "[]")
+	rename(restore, "poison")
+
+	code, out, errs := run(t, dir, "apply", "prod", "--yes", "--jobs", "4")
+	if code != ExitError || !strings.Contains(errs, "core.daily: 1 interval(s) failed: [2026-02-10T00:00:00Z, 2026-02-11T00:00:00Z)") ||
+		!strings.Contains(errs, "division by zero") {
+		t.Fatalf("apply --jobs 4 with a failing batch: exit %d\n%s%s", code, out, errs)
+	}
+	ledger := `SELECT i.status, count(*) FROM efmesh_state.intervals i JOIN efmesh_state.snapshots s USING (fingerprint)
+WHERE s.name = 'core.daily' GROUP BY 1 ORDER BY 1`
+	if got := pgQuery(t, broken, ledger); got != "[[done 88] [failed 1]]" {
+		t.Fatalf("ledger after the failure: %s", got)
+	}
+
+	rename("poison", restore)
+	mustRun(t, dir, "apply", "prod", "--yes", "--jobs", "4")
+	if got := pgQuery(t, broken, ledger); got != "[[done 89]]" {
+		t.Fatalf("ledger after the fix: %s", got)
+	}
+	for _, q := range []string{`SELECT * FROM core.daily ORDER BY day, kind`, `SELECT * FROM core.per_day ORDER BY day`} {
+		if a, b := pgQuery(t, clean, q), pgQuery(t, broken, q); a != b {
+			t.Fatalf("%s after the fix:\nclean: %.300s\ngot:   %.300s", q, a, b)
+		}
+	}
+}
