@@ -36,11 +36,14 @@ type CachedCheck struct {
 	Inferred    []engine.Column
 	Broken      bool
 	Diagnostics []project.Diagnostic
+	// Definition is what a snapshot records (a function of the file and
+	// Inferred): a plan compares it without encoding it again.
+	Definition []byte
 }
 
 // checkCacheVersion names the layout of keys and values; bump it when
 // either changes.
-const checkCacheVersion = 1
+const checkCacheVersion = 2
 
 // cacheKey keys info's check, or returns "" when the model cannot be
 // cached (its schema comes from files efmesh does not hash). Precondition:
@@ -107,7 +110,7 @@ func modelNames(p *project.Project) string {
 
 func cachedOf(info *ModelInfo) *CachedCheck {
 	return &CachedCheck{OwnHash: info.OwnHash, Canonical: info.Canonical, Columns: info.Columns, Inferred: info.Inferred,
-		Broken: info.Broken, Diagnostics: info.Diagnostics}
+		Broken: info.Broken, Diagnostics: info.Diagnostics, Definition: info.definitionJSON()}
 }
 
 // fill restores a cached check into info; fingerprints are recomputed from
@@ -115,6 +118,10 @@ func cachedOf(info *ModelInfo) *CachedCheck {
 func (cc *CachedCheck) fill(info *ModelInfo, a *Analysis) {
 	info.OwnHash, info.Canonical, info.Columns, info.Inferred = cc.OwnHash, cc.Canonical, cc.Columns, cc.Inferred
 	info.Broken, info.Diagnostics = cc.Broken, cc.Diagnostics
+	if cc.Definition != nil {
+		info.def = &definitionMemo{json: cc.Definition}
+		info.def.once.Do(func() {})
+	}
 	parentsOK := true
 	for _, r := range info.Model.Refs() {
 		pi := a.Models[r]

@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,6 +167,12 @@ func TestCheckCache(t *testing.T) {
 	}
 	if summary(warm) != summary(cold) || summary(cold) != summary(first) {
 		t.Fatalf("cached analysis differs:\n%s\n%s", summary(warm), summary(cold))
+	}
+	for name, info := range warm.Models {
+		fresh, _ := json.Marshal(definitionOfInfo(info))
+		if !bytes.Equal(info.definitionJSON(), fresh) {
+			t.Fatalf("%s: cached definition %s, want %s", name, info.definitionJSON(), fresh)
+		}
 	}
 	// Editing m.a without changing its shape re-checks m.a alone.
 	os.WriteFile(filepath.Join(dir, "models/a.sql"), []byte("MODEL (name m.a);\nselect id, name from @ref(raw.s) where id > 0"), 0o644)
