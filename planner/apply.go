@@ -124,13 +124,15 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return fail(err)
 	}
 	// Every pointer names a stored snapshot, built or not (EMBEDDED).
+	var unstored []state.Snapshot
 	for _, mp := range p.Models {
 		if mp.Change == Removed || mp.Build || p.stored[mp.Fingerprint] {
 			continue
 		}
-		if err := st.PutSnapshot(ctx, b.snapshot(a.Models[mp.Name])); err != nil {
-			return fail(err)
-		}
+		unstored = append(unstored, b.snapshot(a.Models[mp.Name]))
+	}
+	if err := st.PutSnapshots(ctx, unstored); err != nil {
+		return fail(err)
 	}
 	if err := beforePromotion(ctx, p, b, st, res, log); err != nil {
 		return fail(err)

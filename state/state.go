@@ -167,6 +167,9 @@ type Store interface {
 	// PutSnapshot inserts a snapshot; an existing fingerprint is left as is.
 	// A zero CreatedAt is recorded as now.
 	PutSnapshot(ctx context.Context, s Snapshot) error
+	// PutSnapshots is PutSnapshot of each, in one transaction: all are
+	// stored or, on an error, none.
+	PutSnapshots(ctx context.Context, snaps []Snapshot) error
 	// Snapshots returns the snapshots with the given fingerprints; missing
 	// ones are absent from the map.
 	Snapshots(ctx context.Context, fps []string) (map[string]Snapshot, error)

@@ -257,7 +257,9 @@ func measure(n int) (result, error) {
 	return r, err
 }
 
-// applyFloor runs the CREATE statements the apply ran, on a fresh DuckDB.
+// applyFloor runs the statements the apply ran on the warehouse — the
+// CREATE of every table and view it built, then the environment's views in
+// one transaction — on a fresh DuckDB.
 func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, error) {
 	var stmts []string
 	d := wh.Dialect()
@@ -278,6 +280,19 @@ func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, e
 			stmts = append(stmts, d.ReplaceTableAs(rel, q)...)
 		}
 	}
+	// The environment's views, in one transaction, as apply promotes.
+	var views []string
+	schemas := map[string]bool{}
+	for _, mp := range p.Models {
+		s, t, _ := strings.Cut(mp.Name, ".")
+		rel := engine.Relation{Schema: planner.EnvSchema(p.Env, s), Name: t}
+		if !schemas[rel.Schema] {
+			schemas[rel.Schema] = true
+			views = append(views, d.CreateSchema(rel.Schema))
+		}
+		ps, pt, _ := strings.Cut(mp.PhysicalTable, ".")
+		views = append(views, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(engine.Relation{Schema: ps, Name: pt})))
+	}
 	db, err := duckdb.Open("")
 	if err != nil {
 		return 0, err
@@ -288,6 +303,9 @@ func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, e
 		if err := db.Exec(ctx, s); err != nil {
 			return 0, err
 		}
+	}
+	if err := db.Tx(ctx, views); err != nil {
+		return 0, err
 	}
 	return since(t), nil
 }

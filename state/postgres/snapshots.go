@@ -5,29 +5,46 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/efmesh/efmesh/state"
 )
 
 // PutSnapshot inserts snap unless its fingerprint is already stored.
 func (s *Store) PutSnapshot(ctx context.Context, snap state.Snapshot) error {
-	if snap.Fingerprint == "" {
-		return fmt.Errorf("state: put snapshot %s: empty fingerprint", snap.Name)
+	return s.PutSnapshots(ctx, []state.Snapshot{snap})
+}
+
+// PutSnapshots inserts snaps in one transaction (one round trip);
+// existing fingerprints are left as they are.
+func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error {
+	if len(snaps) == 0 {
+		return nil
 	}
-	parents := snap.Parents
-	if parents == nil {
-		parents = map[string]string{}
+	var b pgx.Batch
+	for _, snap := range snaps {
+		if snap.Fingerprint == "" {
+			return fmt.Errorf("state: put snapshot %s: empty fingerprint", snap.Name)
+		}
+		parents := snap.Parents
+		if parents == nil {
+			parents = map[string]string{}
+		}
+		// A new snapshot is pointed at by no environment: it is orphaned
+		// from its creation until a promotion points at it.
+		b.Queue(s.q(`
+			INSERT INTO {s}.snapshots (fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
+			                           parents, canonical, definition, created_at, built_at, orphaned_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $10)
+			ON CONFLICT (fingerprint) DO NOTHING`),
+			snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable, snap.OwnHash,
+			parents, snap.Canonical, snap.Definition, nowIfZero(snap.CreatedAt), nullTime(snap.BuiltAt))
 	}
-	// A new snapshot is pointed at by no environment: it is orphaned from
-	// its creation until a promotion points at it.
-	_, err := s.pool.Exec(ctx, s.q(`
-		INSERT INTO {s}.snapshots (fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
-		                           parents, canonical, definition, created_at, built_at, orphaned_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $10)
-		ON CONFLICT (fingerprint) DO NOTHING`),
-		snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable, snap.OwnHash,
-		parents, snap.Canonical, snap.Definition, nowIfZero(snap.CreatedAt), nullTime(snap.BuiltAt))
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return tx.SendBatch(ctx, &b).Close()
+	})
 	if err != nil {
-		return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
+		return fmt.Errorf("state: put snapshots: %w", err)
 	}
 	return nil
 }

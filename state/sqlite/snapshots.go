@@ -13,33 +13,55 @@ import (
 
 // PutSnapshot inserts s unless its fingerprint is already stored.
 func (s *Store) PutSnapshot(ctx context.Context, snap state.Snapshot) error {
-	if snap.Fingerprint == "" {
-		return fmt.Errorf("state: put snapshot %s: empty fingerprint", snap.Name)
+	return s.PutSnapshots(ctx, []state.Snapshot{snap})
+}
+
+// PutSnapshots inserts snaps in one transaction; existing fingerprints are
+// left as they are.
+func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error {
+	if len(snaps) == 0 {
+		return nil
 	}
-	parents := snap.Parents
-	if parents == nil {
-		parents = map[string]string{}
-	}
-	pj, err := json.Marshal(parents)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
+		return fmt.Errorf("state: put snapshots: %w", err)
 	}
-	var built any // NULL unless built
-	if !snap.BuiltAt.IsZero() {
-		built = formatTime(snap.BuiltAt)
-	}
+	defer tx.Rollback() // no-op after Commit
 	// A new snapshot is pointed at by no environment: it is orphaned from
 	// its creation until a promotion points at it.
-	created := formatTime(nowIfZero(snap.CreatedAt))
-	_, err = s.db.ExecContext(ctx, `
+	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO snapshots (fingerprint, fingerprint_version, name, kind, physical_table, own_hash,
 		                       parents, canonical, definition, created_at, built_at, orphaned_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (fingerprint) DO NOTHING`,
-		snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable, snap.OwnHash,
-		string(pj), snap.Canonical, snap.Definition, created, built, created)
+		ON CONFLICT (fingerprint) DO NOTHING`)
 	if err != nil {
-		return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
+		return fmt.Errorf("state: put snapshots: %w", err)
+	}
+	defer stmt.Close()
+	for _, snap := range snaps {
+		if snap.Fingerprint == "" {
+			return fmt.Errorf("state: put snapshot %s: empty fingerprint", snap.Name)
+		}
+		parents := snap.Parents
+		if parents == nil {
+			parents = map[string]string{}
+		}
+		pj, err := json.Marshal(parents)
+		if err != nil {
+			return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
+		}
+		var built any // NULL unless built
+		if !snap.BuiltAt.IsZero() {
+			built = formatTime(snap.BuiltAt)
+		}
+		created := formatTime(nowIfZero(snap.CreatedAt))
+		if _, err := stmt.ExecContext(ctx, snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable,
+			snap.OwnHash, string(pj), snap.Canonical, snap.Definition, created, built, created); err != nil {
+			return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("state: put snapshots: %w", err)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 	}{
 		{"SnapshotRoundTrip", testSnapshotRoundTrip},
 		{"PutSnapshotIsIdempotent", testPutSnapshotIdempotent},
+		{"PutSnapshotsAllOrNone", testPutSnapshots},
 		{"SnapshotsOmitsMissing", testSnapshotsOmitsMissing},
 		{"SnapshotsMany", testSnapshotsMany},
 		{"MarkBuilt", testMarkBuilt},
@@ -203,6 +204,32 @@ func testPutSnapshotIdempotent(t *testing.T, s state.Store) {
 	again.CreatedAt = t0.Add(time.Hour)
 	put(t, s, again, first)
 	sameSnapshot(t, get(t, s, first.Fingerprint)[first.Fingerprint], first)
+}
+
+func testPutSnapshots(t *testing.T, s state.Store) {
+	first := snapshot("orders", 1)
+	put(t, s, first)
+	again := first
+	again.Name = "other"
+	batch := []state.Snapshot{snapshot("a", 1), again, snapshot("b", 2)}
+	if err := s.PutSnapshots(t.Context(), batch); err != nil {
+		t.Fatalf("PutSnapshots: %v", err)
+	}
+	got := get(t, s, fp("a", 1), fp("b", 2), first.Fingerprint)
+	if len(got) != 3 || got[first.Fingerprint].Name != "orders" {
+		t.Fatalf("after PutSnapshots: %d snapshots, orders named %q", len(got), got[first.Fingerprint].Name)
+	}
+	// One bad snapshot: none of the batch is stored.
+	bad := []state.Snapshot{snapshot("c", 3), {Name: "nofp", Kind: "VIEW"}}
+	if err := s.PutSnapshots(t.Context(), bad); err == nil {
+		t.Fatal("PutSnapshots with an empty fingerprint succeeded")
+	}
+	if got := get(t, s, fp("c", 3)); len(got) != 0 {
+		t.Fatalf("a failed PutSnapshots stored %v", slices.Collect(maps.Keys(got)))
+	}
+	if err := s.PutSnapshots(t.Context(), nil); err != nil {
+		t.Fatalf("PutSnapshots(nil): %v", err)
+	}
 }
 
 func testSnapshotsOmitsMissing(t *testing.T, s state.Store) {
