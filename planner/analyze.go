@@ -435,13 +435,6 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	if cols == nil {
 		return nil
 	}
-	if c.eng != nil && m.Columns == nil && !c.a.standIns[m.Name] {
-		// Inferred columns are valid types: the stand-in waits until a
-		// child is checked (ensureParents), and leaves never need one. A
-		// stand-in that exists is replaced now, so no child reads a stale
-		// one.
-		return nil
-	}
 	return c.createStandIn(ctx, m, cols)
 }
 
