@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/efmesh/efmesh/project"
 )
 
 func init() {
@@ -189,5 +191,27 @@ func TestGarbageInput(t *testing.T) {
 	out := serveBytes(t, []byte(input))
 	if !strings.Contains(out, `"id":1`) || !strings.Contains(out, `"capabilities"`) || !strings.Contains(out, `"id":2`) {
 		t.Errorf("initialize after garbage was not answered:\n%s", out)
+	}
+}
+
+// TestBodyEditKeepsAuditErrors: an edit of a model's body keeps what the
+// project's checks (here, an unknown audit) said of the file.
+func TestBodyEditKeepsAuditErrors(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "efmesh.yaml"), []byte("name: t\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "models/a.sql"), []byte("MODEL (name m.a, audits (nope));\nSELECT 1 AS x"), 0o644)
+	s, err := loadSnapshot(1, root, os.ReadFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !project.HasErrors(s.proj.Diagnostics) {
+		t.Fatalf("no error for an unknown audit: %v", s.proj.Diagnostics)
+	}
+	n := s.withFile(2, "models/a.sql", []byte("MODEL (name m.a, audits (nope));\nSELECT 2 AS x"), true, nil)
+	if !project.HasErrors(n.proj.Diagnostics) {
+		t.Errorf("the unknown-audit error is gone after a body edit: %v", n.proj.Diagnostics)
 	}
 }

@@ -167,8 +167,8 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 		n.files[rel] = f
 		// Typing in a model's body leaves the DAG as it was: swap the
 		// model in instead of building the whole project again.
-		if kind == modelFile && f.model != nil && s.proj != nil {
-			if p := s.proj.WithBody(f.model, f.diags); p != nil {
+		if old := s.files[rel]; kind == modelFile && old != nil && f.model != nil && s.proj != nil {
+			if p := s.proj.WithBody(f.model, old.diags, f.diags); p != nil {
 				n.proj = p
 				return n
 			}

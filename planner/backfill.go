@@ -170,6 +170,7 @@ func forEachBatch(ctx context.Context, batches []Range, jobs int, f func(Range) 
 			}
 		}()
 	}
+	fed := 0
 feed:
 	for _, r := range batches {
 		if ctx.Err() != nil {
@@ -177,6 +178,7 @@ feed:
 		}
 		select {
 		case next <- r:
+			fed++
 		case <-ctx.Done():
 			break feed
 		}
@@ -186,7 +188,10 @@ feed:
 	if first != nil {
 		return first
 	}
-	return ctx.Err()
+	if fed < len(batches) {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // backfill computes ranges of an INCREMENTAL_BY_TIME_RANGE snapshot: it

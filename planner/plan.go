@@ -183,9 +183,14 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	// A snapshot of another fingerprint version (made before an upgrade of
 	// efmesh) is not compared with: its model rebuilds, as when the
 	// previous snapshot is missing, and promotion moves the environment on.
+	// One of a newer version is another efmesh's: going back would undo it.
 	older := map[string]int{}
 	for fp, s := range snaps {
-		if s.FingerprintVersion != FingerprintVersion {
+		switch {
+		case s.FingerprintVersion > FingerprintVersion:
+			return nil, fmt.Errorf("planner: snapshot %s of %s was made by fingerprint version %d, this efmesh uses version %d; "+
+				"run an efmesh at least as new", s.Fingerprint[:min(8, len(s.Fingerprint))], s.Name, s.FingerprintVersion, FingerprintVersion)
+		case s.FingerprintVersion < FingerprintVersion:
 			older[fp] = s.FingerprintVersion
 			delete(snaps, fp)
 		}

@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -362,29 +363,32 @@ func (h *stringHeap) Pop() any {
 	return x
 }
 
-// buildCodes are the codes of the diagnostics Build itself adds (bad-value:
-// an export's target).
-var buildCodes = map[string]bool{CodeUnknownRef: true, CodeDuplicateModel: true, CodeCycle: true, CodeBadValue: true}
-
 // WithBody returns p with m in place of the model of m's file when only the
-// body moved: the same header, the same refs in the same order, and none
-// of the file's diagnostics is Build's own. The DAG is then what it was,
-// and Build over every model would yield the same project with m and its
-// file's diagnostics (diags, the parser's) swapped in. It returns nil when
-// the edit needs a Build.
-func (p *Project) WithBody(m *Model, diags []Diagnostic) *Project {
+// body moved: the same header, the same refs in the same order, and the
+// file's diagnostics in p exactly was, what the parser said of its old
+// text (no other check, Build's or the project's, spoke of it). The DAG is
+// then what it was, and building every model again would yield p with m
+// and diags, the parser's new word on the file, swapped in. It returns nil
+// when the edit needs a Build.
+func (p *Project) WithBody(m *Model, was, diags []Diagnostic) *Project {
 	old := p.ByName[m.Name]
 	if m.Name == "" || old == nil || old.File != m.File || m.BodyStart > len(m.Source) || old.BodyStart > len(old.Source) ||
 		!bytes.Equal(old.Source[:old.BodyStart], m.Source[:m.BodyStart]) || !slices.Equal(old.Refs(), m.Refs()) {
 		return nil
 	}
 	kept := make([]Diagnostic, 0, len(p.Diagnostics)+len(diags))
+	var mine []Diagnostic
 	for _, d := range p.Diagnostics {
-		if d.File != m.File {
+		if d.File == m.File {
+			mine = append(mine, d)
+		} else {
 			kept = append(kept, d)
-		} else if buildCodes[d.Code] {
-			return nil
 		}
+	}
+	was = slices.Clone(was)
+	SortDiagnostics(was)
+	if !reflect.DeepEqual(mine, was) && (len(mine) > 0 || len(was) > 0) {
+		return nil
 	}
 	i := slices.Index(p.Models, old)
 	if i < 0 {

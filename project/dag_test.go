@@ -224,8 +224,9 @@ func TestWithBody(t *testing.T) {
 		}
 		files[tc.file] = tc.src
 		want := buildModels(t, files)
+		_, was := ParseModel(tc.file, []byte(base[tc.file]))
 		m, diags := ParseModel(tc.file, []byte(tc.src))
-		got := prev.WithBody(m, diags)
+		got := prev.WithBody(m, was, diags)
 		if (got != nil) != tc.fast {
 			t.Errorf("%s → %q: WithBody answered %v, want %v", tc.file, tc.src, got != nil, tc.fast)
 			continue
@@ -239,6 +240,12 @@ func TestWithBody(t *testing.T) {
 		}
 		if prev.ByName[m.Name] == m {
 			t.Errorf("WithBody changed the project it was called on")
+		}
+		// A diagnostic of the file from beyond the parser (an audit's, a
+		// test's): WithBody cannot tell it still holds, and declines.
+		prev.Diagnostics = append(prev.Diagnostics, Diagnostic{File: tc.file, Severity: SeverityError, Code: CodeAudit, Message: "unknown audit"})
+		if prev.WithBody(m, was, diags) != nil {
+			t.Errorf("%s: WithBody dropped a diagnostic it did not make", tc.file)
 		}
 	}
 }

@@ -321,4 +321,18 @@ func TestFingerprintUpgrade(t *testing.T) {
 	if got := query(t, dir, "SELECT count(*) FROM dev__m.top"); got == "[[0]]" {
 		t.Fatalf("dev__m.top is empty")
 	}
+
+	// Snapshots of a newer version are a newer efmesh's: refused, nothing
+	// rebuilt back.
+	db, err = sql.Open("sqlite", filepath.Join(dir, ".efmesh", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE snapshots SET fingerprint_version = fingerprint_version + 1 WHERE name = 'm.top'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if code, _, errs := run(t, dir, "plan", "dev"); code != ExitError || !strings.Contains(errs, "run an efmesh at least as new") {
+		t.Fatalf("plan over a newer snapshot: exit %d\n%s", code, errs)
+	}
 }
