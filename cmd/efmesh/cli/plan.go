@@ -271,7 +271,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
-	cmd.Flags().IntVar(&jobs, "jobs", 4, "run up to N builds at once: models as soon as their parents are done, and the batches of an incremental backfill (DuckDB: always 1)")
+	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
 	return a.withMetrics(cmd)
 }
 
@@ -281,3 +281,6 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// jobsUsage documents --jobs of apply and run.
+const jobsUsage = "run up to N builds at once: models as soon as their parents are done, and the batches of an incremental backfill (DuckDB: always 1)"

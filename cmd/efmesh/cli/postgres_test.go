@@ -363,6 +363,17 @@ GROUP BY 1, 2 ORDER BY 1, 2`
 	if a, b := pgQuery(t, one, ledger), pgQuery(t, four, ledger); a != b || !strings.Contains(b, "core.daily done 89 ") {
 		t.Fatalf("ledgers:\n--jobs 1: %s\n--jobs 4: %s", a, b)
 	}
+
+	// Two days later the nightly tick computes what came due, the same way.
+	t.Setenv("EFMESH_NOW", "2026-04-02T03:00:00Z")
+	mustRun(t, dirOne, "run", "prod", "--jobs", "1")
+	mustRun(t, dirFour, "run", "prod", "--jobs", "4")
+	if a, b := pgQuery(t, one, ledger), pgQuery(t, four, ledger); a != b || !strings.Contains(b, "core.daily done 91 ") {
+		t.Fatalf("ledgers after run:\n--jobs 1: %s\n--jobs 4: %s", a, b)
+	}
+	if a, b := pgQuery(t, one, `SELECT * FROM core.daily ORDER BY day, kind`), pgQuery(t, four, `SELECT * FROM core.daily ORDER BY day, kind`); a != b {
+		t.Fatalf("core.daily after run differs")
+	}
 }
 
 // TestPostgresBackfillJobsFailure: with --jobs 4, a batch that fails is

@@ -15,7 +15,7 @@ import (
 )
 
 func (a *app) runCmd() *cobra.Command {
-	var retries int
+	var retries, jobs int
 	cmd := &cobra.Command{
 		Use:   "run <env>",
 		Short: "One scheduler tick: compute the intervals that came due",
@@ -44,7 +44,7 @@ lock, 2 awaiting a human (unapplied changes).`,
 			defer w.Close()
 			open := func() (engine.Engine, error) { return connect.Warehouse(a.ctx, w.proj) }
 			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
-				Logger: a.log, Now: a.now, Retries: retries, BatchProgress: a.batchProgress(), Progress: metricsOf(a.ctx).progressed(nil)})
+				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), Progress: metricsOf(a.ctx).progressed(nil)})
 			metricsOf(a.ctx).setOutcome(res.Outcome)
 			code := ExitOK
 			switch res.Outcome {
@@ -93,6 +93,7 @@ lock, 2 awaiting a human (unapplied changes).`,
 		},
 	}
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
+	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
 	return a.withMetrics(cmd)
 }
 
