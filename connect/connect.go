@@ -89,6 +89,26 @@ func Store(ctx context.Context, p *project.Project) (state.Store, error) {
 	return nil, fmt.Errorf("unknown state store type %q (want sqlite or postgres)", c.Type)
 }
 
+// ExistingStore opens the state store only if there is one: (nil, nil)
+// when the SQLite file or the Postgres schema does not exist yet. It never
+// creates a store.
+func ExistingStore(ctx context.Context, p *project.Project) (state.Store, error) {
+	if p.Config.State.Type == "postgres" {
+		st, err := statepg.OpenExisting(ctx, expand(p.Config.State.URL))
+		if errors.Is(err, state.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	if !StoreExists(p) {
+		return nil, nil
+	}
+	return Store(ctx, p)
+}
+
 // StoreExists reports whether a state store can be opened without creating
 // one: a SQLite file that exists, or any Postgres store.
 func StoreExists(p *project.Project) bool {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -154,6 +155,9 @@ func firstLine(s string) string {
 	return s
 }
 
+// hintTimeout bounds the state store reads of one breaking-change hint.
+const hintTimeout = 2 * time.Second
+
 // CodeBreakingChange marks the hint on a model whose change is breaking
 // for the models downstream of it.
 const CodeBreakingChange = "breaking-change"
@@ -166,6 +170,10 @@ func planHints(ctx context.Context, v *view, res *checkResult, env string) []pro
 	if res == nil || res.analysis == nil || res.analysis.Errors() || res.snap.proj == nil || !connect.StoreExists(res.snap.proj) {
 		return nil
 	}
+	// The hint is a nicety computed after the check: a slow store does not
+	// get to hold up the next one.
+	ctx, cancel := context.WithTimeout(ctx, hintTimeout)
+	defer cancel()
 	plan, err := v.planFor(ctx, res, env)
 	if err != nil {
 		return nil

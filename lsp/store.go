@@ -45,10 +45,7 @@ func storeStamp(p *project.Project) string {
 // openStore opens the project's state store if it exists; (nil, nil) when
 // there is none yet.
 func openStore(ctx context.Context, p *project.Project) (state.Store, error) {
-	if !connect.StoreExists(p) {
-		return nil, nil
-	}
-	return connect.Store(ctx, p)
+	return connect.ExistingStore(ctx, p)
 }
 
 // envPointers maps environment → model → fingerprint.
@@ -114,7 +111,12 @@ func readEnvironments(ctx context.Context, p *project.Project) (envPointers, err
 // asked for yet, usually none: an edited model's new fingerprint is
 // remembered as absent.
 type readCache struct {
-	mu        sync.Mutex
+	mu sync.Mutex
+	// failed and failure: the last time the store could not be opened or
+	// read, and why. Plans do not try again for storeRetry, so a server
+	// that is down or unreachable does not hold up every check.
+	failed    time.Time
+	failure   error
 	stamp     string
 	envs      map[string]map[string]state.Pointer
 	heads     map[string]*state.Snapshot
@@ -148,11 +150,24 @@ type readThrough struct {
 	st state.Store
 }
 
+// storeRetry is how long plans in the editor wait after the store failed
+// before they try it again.
+const storeRetry = 30 * time.Second
+
+// fail remembers err as the store's failure and returns it.
+func (r *readThrough) fail(err error) error {
+	r.c.failed, r.c.failure = time.Now(), err
+	return err
+}
+
 func (r *readThrough) store(ctx context.Context) (state.Store, error) {
 	if r.st == nil {
+		if r.c.failure != nil && time.Since(r.c.failed) < storeRetry {
+			return nil, r.c.failure
+		}
 		st, err := openStore(ctx, r.p)
 		if err != nil {
-			return nil, err
+			return nil, r.fail(err)
 		}
 		if st == nil {
 			st = emptyStore{}
@@ -173,10 +188,11 @@ func (r *readThrough) Environment(ctx context.Context, env string) (map[string]s
 		return nil, err
 	}
 	ptrs, err := st.Environment(ctx, env)
-	if err == nil {
-		r.c.envs[env] = ptrs
+	if err != nil {
+		return nil, r.fail(err)
 	}
-	return ptrs, err
+	r.c.envs[env] = ptrs
+	return ptrs, nil
 }
 
 func (r *readThrough) SnapshotHeads(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
@@ -211,7 +227,7 @@ func (r *readThrough) snapshots(ctx context.Context, fps []string, memo map[stri
 	}
 	got, err := read(st, ctx, missing)
 	if err != nil {
-		return nil, err
+		return nil, r.fail(err)
 	}
 	for _, fp := range missing {
 		if s, ok := got[fp]; ok {
@@ -235,10 +251,11 @@ func (r *readThrough) Intervals(ctx context.Context, fp string) ([]state.Interva
 		return nil, err
 	}
 	ivs, err := st.Intervals(ctx, fp)
-	if err == nil {
-		r.c.intervals[fp] = ivs
+	if err != nil {
+		return nil, r.fail(err)
 	}
-	return ivs, err
+	r.c.intervals[fp] = ivs
+	return ivs, nil
 }
 
 func (r *readThrough) Close() error {

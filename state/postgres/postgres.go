@@ -12,6 +12,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -70,6 +71,34 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	if err := s.createOrCheck(ctx); err != nil {
+		s.pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenExisting opens the store in the database at url only if one is there:
+// it creates nothing, and a missing or empty schema is an error wrapping
+// state.ErrNotFound. Readers that must not create a team's store (the
+// editor) open it so.
+func OpenExisting(ctx context.Context, url string, opts ...Option) (*Store, error) {
+	s, err := connect(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		v, err := s.readVersion(ctx, tx)
+		switch {
+		case errors.Is(err, errEmpty):
+			return fmt.Errorf("state: %s: no store yet: %w", s.name, state.ErrNotFound)
+		case err != nil:
+			return err
+		case v != state.SchemaVersion:
+			return &state.SchemaVersionError{Store: s.name, Have: v, Want: state.SchemaVersion}
+		}
+		return nil
+	})
+	if err != nil {
 		s.pool.Close()
 		return nil, err
 	}

@@ -505,3 +505,37 @@ func TestLockAcrossStores(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenExisting: a reader opens a store that is there and creates none.
+func TestOpenExisting(t *testing.T) {
+	url := serverURL(t)
+	schema := newSchema(t, url)
+	if s, err := OpenExisting(t.Context(), url, WithSchema(schema)); !errors.Is(err, state.ErrNotFound) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("OpenExisting of a missing store = %v, want ErrNotFound", err)
+	}
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("OpenExisting created schema %s: %d, %v", schema, n, err)
+	}
+	open(t, url, schema).Close()
+	s, err := OpenExisting(t.Context(), url, WithSchema(schema))
+	if err != nil {
+		t.Fatalf("OpenExisting of a store: %v", err)
+	}
+	defer s.Close()
+	if envs, err := s.Environments(t.Context()); err != nil || len(envs) != 0 {
+		t.Fatalf("Environments = %v, %v", envs, err)
+	}
+	setVersion(t, url, schema, state.SchemaVersion+1)
+	if _, err := OpenExisting(t.Context(), url, WithSchema(schema)); !errors.Is(err, state.ErrSchemaVersion) {
+		t.Fatalf("OpenExisting of a newer store = %v, want ErrSchemaVersion", err)
+	}
+}

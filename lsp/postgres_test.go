@@ -1,0 +1,75 @@
+package lsp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestPostgresStoreIsNotCreated: the editor reads a Postgres state store
+// when there is one and never creates it in the team's database, however
+// many checks and plan hints run.
+func TestPostgresStoreIsNotCreated(t *testing.T) {
+	server := os.Getenv("EFMESH_TEST_POSTGRES_URL")
+	if server == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: scripts/test starts PostgreSQL")
+		}
+		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var b [6]byte
+	rand.Read(b[:])
+	name := "efmesh_lsp_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	db := u.String()
+
+	root := t.TempDir()
+	for rel, src := range map[string]string{
+		"efmesh.yaml":     fmt.Sprintf("name: pg\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", db, db),
+		"models/raw.sql":  "MODEL (name raw.t, kind EXTERNAL (table src.t), columns (id INT, v TEXT));\n",
+		"models/mart.sql": "MODEL (name mart.m, kind FULL);\nSELECT id, v FROM @ref(raw.t)\n",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newTestClient(t, root, clientOptions{})
+	defer c.shutdown()
+	c.open("models/mart.sql")
+	c.waitIdle()
+	c.replace("models/mart.sql", "SELECT id, v", "SELECT v, id")
+	c.waitIdle()
+
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'efmesh%'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the editor created %d efmesh schema(s) (%v)", n, err)
+	}
+}
