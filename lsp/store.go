@@ -178,21 +178,27 @@ func (r *readThrough) store(ctx context.Context) (state.Store, error) {
 }
 
 func (r *readThrough) Environment(ctx context.Context, env string) (map[string]state.Pointer, error) {
+	return cached(ctx, r, r.c.envs, env, func(st state.Store) (map[string]state.Pointer, error) { return st.Environment(ctx, env) })
+}
+
+// cached answers key from m, or reads it from the store and remembers it.
+func cached[V any](ctx context.Context, r *readThrough, m map[string]V, key string, read func(state.Store) (V, error)) (V, error) {
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
-	if ptrs, ok := r.c.envs[env]; ok {
-		return ptrs, nil
+	if v, ok := m[key]; ok {
+		return v, nil
 	}
+	var zero V
 	st, err := r.store(ctx)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	ptrs, err := st.Environment(ctx, env)
+	v, err := read(st)
 	if err != nil {
-		return nil, r.fail(err)
+		return zero, r.fail(err)
 	}
-	r.c.envs[env] = ptrs
-	return ptrs, nil
+	m[key] = v
+	return v, nil
 }
 
 func (r *readThrough) SnapshotHeads(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
@@ -241,21 +247,7 @@ func (r *readThrough) snapshots(ctx context.Context, fps []string, memo map[stri
 }
 
 func (r *readThrough) Intervals(ctx context.Context, fp string) ([]state.Interval, error) {
-	r.c.mu.Lock()
-	defer r.c.mu.Unlock()
-	if ivs, ok := r.c.intervals[fp]; ok {
-		return ivs, nil
-	}
-	st, err := r.store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ivs, err := st.Intervals(ctx, fp)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	r.c.intervals[fp] = ivs
-	return ivs, nil
+	return cached(ctx, r, r.c.intervals, fp, func(st state.Store) ([]state.Interval, error) { return st.Intervals(ctx, fp) })
 }
 
 func (r *readThrough) Close() error {

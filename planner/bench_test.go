@@ -43,18 +43,22 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 	return e
 }
 
-// plan loads, analyzes and plans the project, as `efmesh plan` does.
-func (e *benchEnv) plan(b *testing.B, env string) *Plan {
-	ctx := context.Background()
+// analyze loads and checks the project.
+func (e *benchEnv) analyze(b *testing.B) *Analysis {
 	p, err := project.Load(e.dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := Analyze(ctx, p, e.wb)
+	a, err := Analyze(context.Background(), p, e.wb)
 	if err != nil {
 		b.Fatal(err)
 	}
-	pl, err := MakePlan(ctx, a, e.st, env)
+	return a
+}
+
+// plan loads, analyzes and plans the project, as `efmesh plan` does.
+func (e *benchEnv) plan(b *testing.B, env string) *Plan {
+	pl, err := MakePlan(context.Background(), e.analyze(b), e.st, env)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -196,14 +200,7 @@ func BenchmarkMakePlanNoop(b *testing.B) {
 			if _, err := Apply(ctx, e.plan(b, "dev"), e.wh, e.st, ApplyOptions{}); err != nil {
 				b.Fatal(err)
 			}
-			p, err := project.Load(e.dir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			a, err := Analyze(ctx, p, e.wb)
-			if err != nil {
-				b.Fatal(err)
-			}
+			a := e.analyze(b)
 			for b.Loop() {
 				if pl, err := MakePlan(ctx, a, e.st, "dev"); err != nil || pl.HasChanges {
 					b.Fatal("no-op plan has changes", err)
