@@ -20,8 +20,9 @@ const maxMessage = 256 << 20
 
 // stream is the LSP base protocol (Content-Length framed JSON-RPC) over a
 // byte stream. Unlike jsonrpc2.NewStream it survives bad input: a frame
-// that is not valid JSON-RPC is reported through bad and skipped, and
-// header garbage is skipped up to the next blank line. jsonrpc2's Conn
+// that is not valid JSON-RPC is reported through bad and skipped, header
+// garbage is skipped up to the next blank line, and a Content-Length that
+// lies is recovered from at the next header. jsonrpc2's Conn
 // closes the connection on any Read error, so only the end of the input
 // (or a closed pipe) ends the session.
 type stream struct {
@@ -108,10 +109,14 @@ func (s *stream) readHeader() (length, total int64, err error) {
 			return length, total, nil
 		}
 		sawLine = true
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || !strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+		// The header may follow the tail of a body whose Content-Length
+		// was too short (no newline in between): take it wherever it is
+		// on the line, so the stream falls back in step.
+		i := strings.LastIndex(strings.ToLower(line), "content-length:")
+		if i < 0 {
 			continue
 		}
+		value := line[i+len("content-length:"):]
 		n, perr := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 		if perr != nil || n <= 0 {
 			length = -1
