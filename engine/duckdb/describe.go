@@ -73,7 +73,7 @@ func prepared(conn *sql.Conn, query string) (cols []engine.Column, done bool, er
 		return cols, done, nil
 	}
 	var se *engine.SQLError
-	if err = convertError(err, 0); ownErrors && errors.As(err, &se) && errorsBeforePlanning[se.Type] {
+	if err = convertErrorIn(err, query, 0); ownErrors && errors.As(err, &se) && errorsBeforePlanning[se.Type] {
 		return nil, true, err
 	}
 	return nil, false, nil
@@ -226,7 +226,7 @@ type queryer interface {
 func describe(ctx context.Context, db queryer, query string) ([]engine.Column, error) {
 	rows, err := db.QueryContext(ctx, describePrefix+query)
 	if err != nil {
-		return nil, convertError(err, len(describePrefix))
+		return nil, convertErrorIn(err, describePrefix+query, len(describePrefix))
 	}
 	defer rows.Close()
 	var cols []engine.Column
@@ -246,7 +246,7 @@ func describe(ctx context.Context, db queryer, query string) ([]engine.Column, e
 		cols = append(cols, engine.Column{Name: fmt.Sprint(vals[0]), Type: fmt.Sprint(vals[1])})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, convertError(err, len(describePrefix))
+		return nil, convertErrorIn(err, describePrefix+query, len(describePrefix))
 	}
 	return cols, nil
 }

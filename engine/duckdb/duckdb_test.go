@@ -76,6 +76,23 @@ func TestCanonicalSyntaxError(t *testing.T) {
 	if _, err := db.Canonicalize("select 1; select 2"); err == nil {
 		t.Fatal("two statements accepted")
 	}
+	// DuckDB's parser counts characters; positions are bytes, after text
+	// of every width, through every path that parses.
+	for _, q := range []string{"SELECT '😀😀😀😀' AS a FRM x", "SELECT 'é日本' AS \"ñ\" FRM x", "SELECT 'a' AS a FRM x"} {
+		_, err1 := db.Canonicalize(q)
+		got := [][]error{{err1}}
+		_, errs := db.CanonicalizeAll([]string{"SELECT 1", q})
+		_, err3 := db.Describe(context.Background(), q)
+		err4 := db.Exec(context.Background(), q)
+		got = append(got, []error{errs[1], err3, err4})
+		for _, g := range got {
+			for _, err := range g {
+				if !errors.As(err, &se) || se.Position < 0 || !strings.HasPrefix(q[se.Position:], "FRM") {
+					t.Errorf("%q: error %v at %d, want at FRM (byte %d)", q, err, se.Position, strings.Index(q, "FRM"))
+				}
+			}
+		}
+	}
 }
 
 func TestDescribeAndBinderErrors(t *testing.T) {

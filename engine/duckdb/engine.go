@@ -82,7 +82,7 @@ func (d *DB) Dialect() engine.Dialect { return Dialect{} }
 // Exec runs one or more statements.
 func (d *DB) Exec(ctx context.Context, q string) error {
 	if _, err := d.db.ExecContext(ctx, q); err != nil {
-		return convertError(err, 0)
+		return convertErrorIn(err, q, 0)
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func (d *DB) Exec(ctx context.Context, q string) error {
 func (d *DB) Query(ctx context.Context, q string) (*engine.Rows, error) {
 	rows, err := d.db.QueryContext(ctx, q)
 	if err != nil {
-		return nil, convertError(err, 0)
+		return nil, convertErrorIn(err, q, 0)
 	}
 	defer rows.Close()
 	types, err := rows.ColumnTypes()
@@ -128,7 +128,7 @@ func (d *DB) Tx(ctx context.Context, stmts []string) error {
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			tx.Rollback()
-			return convertError(err, 0)
+			return convertErrorIn(err, s, 0)
 		}
 	}
 	if err := tx.Commit(); err != nil {

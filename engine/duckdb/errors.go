@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,34 @@ type jsonError struct {
 // convertError turns a driver error into an *engine.SQLError when DuckDB
 // reported it as JSON; shift is subtracted from positions (the length of a
 // prefix such as "DESCRIBE " that the caller added to the user's SQL).
+// convertErrorIn is convertError for an error about text, the SQL as sent:
+// DuckDB's parser counts positions in characters (its binder and catalog
+// in bytes), so a Parser error's position is turned into text's bytes
+// before shift.
+func convertErrorIn(err error, text string, shift int) error {
+	e := convertError(err, 0)
+	var se *engine.SQLError
+	if errors.As(e, &se) && se.Position >= 0 {
+		if se.Type == "Parser" {
+			se.Position = byteOffset(text, se.Position)
+		}
+		se.Position = max(se.Position-shift, 0)
+	}
+	return e
+}
+
+// byteOffset returns the byte offset in s of its character (code point)
+// number n, len(s) past the end.
+func byteOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
 func convertError(err error, shift int) error {
 	if err == nil {
 		return nil

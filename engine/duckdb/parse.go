@@ -29,7 +29,7 @@ func (d *DB) Canonicalize(sql string) ([]byte, error) {
 	if err := d.db.QueryRowContext(context.Background(), "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sql).Scan(&raw); err != nil {
 		return nil, convertError(err, 0)
 	}
-	return canonicalOf(raw)
+	return canonicalOf(raw, sql)
 }
 
 // CanonicalizeAll canonicalizes many statements in one query per chunk: the
@@ -61,7 +61,7 @@ func (d *DB) CanonicalizeAll(sqls []string) ([][]byte, []error) {
 		for _, r := range rows.Values {
 			i := int(toInt(r[0]))
 			raw, _ := r[1].(string)
-			out[i], errs[i] = canonicalOf(raw)
+			out[i], errs[i] = canonicalOf(raw, sqls[i])
 		}
 	}
 	return out, errs
@@ -79,9 +79,10 @@ func toInt(v any) int64 {
 	return -1
 }
 
-// canonicalOf reads json_serialize_sql's envelope: the one statement's
-// tree without positions, or the parser's error.
-func canonicalOf(raw string) ([]byte, error) {
+// canonicalOf reads json_serialize_sql's envelope of sql: the one
+// statement's tree without positions, or the parser's error (its position
+// counted in characters, returned in bytes).
+func canonicalOf(raw, sql string) ([]byte, error) {
 	if strings.HasPrefix(raw, `{"error":true`) {
 		var env serialized
 		if err := json.Unmarshal([]byte(raw), &env); err != nil {
@@ -89,7 +90,7 @@ func canonicalOf(raw string) ([]byte, error) {
 		}
 		e := &engine.SQLError{Type: "Parser", Subtype: env.Subtype, Message: env.Message, Position: -1}
 		if p, err := strconv.Atoi(env.Position); err == nil {
-			e.Position = p
+			e.Position = byteOffset(sql, p)
 		}
 		if env.ErrorType != "parser" && env.ErrorType != "" {
 			e.Type = env.ErrorType
