@@ -430,12 +430,91 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	if cols == nil && inferredOK {
 		cols = inferred
 	}
+	if cols != nil {
+		c.propertyColumns(m, cols)
+	}
 	cols = withValidity(m, cols)
 	info.Columns = cols
 	if cols == nil {
 		return nil
 	}
 	return c.createStandIn(ctx, m, cols)
+}
+
+// propertyColumns checks the columns the header names against what the
+// model yields: the time column of an incremental model (and that it holds
+// dates or timestamps), unique keys, the grain. Apply relies on each.
+func (c *checker) propertyColumns(m *project.Model, cols []engine.Column) {
+	byName := make(map[string]engine.Column, len(cols))
+	names := make([]string, len(cols))
+	for i, col := range cols {
+		byName[strings.ToLower(col.Name)] = col
+		names[i] = col.Name
+	}
+	check := func(prop, what, name string) (engine.Column, bool) {
+		col, ok := byName[strings.ToLower(name)]
+		if !ok {
+			msg := fmt.Sprintf("%s %s is not a column of the query", what, name)
+			if s, ok := project.DidYouMean(name, names); ok {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else if len(names) <= 12 {
+				msg += "; it yields " + strings.Join(names, ", ")
+			}
+			c.wordDiag(m, prop, name, project.CodeUnknownColumn, msg)
+		}
+		return col, ok
+	}
+	switch k := m.Kind; k.Name {
+	case project.KindIncrementalByTimeRange:
+		if col, ok := check("kind", "time_column", k.TimeColumn); ok && col.Type != "" {
+			if f := engine.TypeFamily(col.Type); f != "date" && f != "timestamp" {
+				c.wordDiag(m, "kind", k.TimeColumn, project.CodeBadValue,
+					fmt.Sprintf("time_column %s is %s; it must hold dates or timestamps", k.TimeColumn, col.Type))
+			}
+		}
+	case project.KindIncrementalByUniqueKey, project.KindSCDType2:
+		for _, key := range k.Key {
+			check("kind", "key", key)
+		}
+	}
+	for _, g := range m.Grain {
+		check("grain", "grain column", g)
+	}
+}
+
+// wordDiag reports msg on word where the header property prop names it,
+// else on the property.
+func (c *checker) wordDiag(m *project.Model, prop, word, code, msg string) {
+	p, ok := m.Property(prop)
+	if !ok {
+		c.diag(m, m.Header.Start.Offset, m.Header.Start.Offset, code, msg)
+		return
+	}
+	start, end := p.ValueRange.Start.Offset, p.ValueRange.End.Offset
+	if i := wordIndex(m.Source[start:end], word); i >= 0 {
+		start, end = start+i, start+i+len(word)
+	}
+	c.diag(m, start, end, code, msg)
+}
+
+// wordIndex finds word in b as a whole identifier, ignoring case; -1 when
+// it is not there.
+func wordIndex(b []byte, word string) int {
+	lw := strings.ToLower(word)
+	lb := strings.ToLower(string(b))
+	for i := 0; ; {
+		j := strings.Index(lb[i:], lw)
+		if j < 0 || lw == "" {
+			return -1
+		}
+		j += i
+		before := j == 0 || !isIdentByte(lb[j-1])
+		after := j+len(lw) >= len(lb) || !isIdentByte(lb[j+len(lw)])
+		if before && after && len(lb) == len(b) {
+			return j
+		}
+		i = j + 1
+	}
 }
 
 func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {

@@ -3,7 +3,9 @@ package planner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/state/sqlite"
@@ -48,5 +50,33 @@ func TestStandInErrorIsReported(t *testing.T) {
 	var pe *ProblemsError
 	if _, err := MakePlan(context.Background(), a, st, "dev"); !errors.As(err, &pe) {
 		t.Fatalf("MakePlan = %v, want the project's problems", err)
+	}
+}
+
+// TestPropertyColumns: the columns a header names are checked against what
+// the query yields, and reported on the name in the header.
+func TestPropertyColumns(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, TIMESTAMP '2026-01-01' AS ts, 'x' AS txt, DATE '2026-01-01' AS day",
+		"models/i.sql":   "MODEL (name a.i, kind INCREMENTAL_BY_TIME_RANGE (time_column nope), interval day);\nSELECT id, ts FROM @ref(a.src) WHERE ts >= @start AND ts < @end",
+		"models/t.sql":   "MODEL (name a.t, kind INCREMENTAL_BY_TIME_RANGE (time_column txt), interval day);\nSELECT id, txt FROM @ref(a.src)",
+		"models/d.sql":   "MODEL (name a.d, kind INCREMENTAL_BY_TIME_RANGE (time_column DAY), interval day);\nSELECT id, day FROM @ref(a.src)",
+		"models/u.sql":   "MODEL (name a.u, kind INCREMENTAL_BY_UNIQUE_KEY (key (id, idd)), grain (id, tss));\nSELECT id, ts FROM @ref(a.src)",
+		"models/s.sql":   "MODEL (name a.s, kind SCD_TYPE_2 (key (\"Id\")));\nSELECT id, ts FROM @ref(a.src)",
+	})
+	var got []string
+	for _, d := range a.Diagnostics {
+		m := a.Project.ByName["a."+strings.TrimSuffix(strings.TrimPrefix(d.File, "models/"), ".sql")]
+		text := string(m.Source[d.Range.Start.Offset:d.Range.End.Offset])
+		got = append(got, fmt.Sprintf("%s %q: %s", d.File, text, d.Message))
+	}
+	want := []string{
+		`models/i.sql "nope": time_column nope is not a column of the query; it yields id, ts`,
+		`models/t.sql "txt": time_column txt is VARCHAR; it must hold dates or timestamps`,
+		`models/u.sql "idd": key idd is not a column of the query; did you mean "id"?`,
+		`models/u.sql "tss": grain column tss is not a column of the query; did you mean "ts"?`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
