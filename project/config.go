@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -42,6 +43,9 @@ var (
 // It walks the YAML syntax tree rather than decoding into the struct: a
 // decoder stops at the first problem and forgets where values were.
 func ParseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
+	// Editors on Windows may start the file with a byte-order mark; YAML
+	// would read it as part of the first key.
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	cfg = DefaultConfig()
 	p := &configParser{file: file, src: src, li: newLineIndex(src)}
 	defer func() {

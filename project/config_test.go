@@ -46,7 +46,7 @@ janitor: {ttl: 36h}
 }
 
 func TestParseConfigDefaults(t *testing.T) {
-	for _, src := range []string{"", "# nothing\n", "name: x\nengine:\n", "engine: {path: w.duckdb}\n"} {
+	for _, src := range []string{"", "# nothing\n", "name: x\nengine:\n", "engine: {path: w.duckdb}\n", "\ufeffname: bom\nengine: {path: w.duckdb}\n"} {
 		cfg, diags := ParseConfig("efmesh.yaml", []byte(src))
 		if len(diags) > 0 {
 			t.Fatalf("%q: diagnostics: %v", src, diagStrings(diags))
