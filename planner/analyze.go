@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
@@ -431,6 +432,13 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		cols = inferred
 	}
 	if cols != nil {
+		if dup := duplicateColumn(cols); dup != "" {
+			c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeBinder,
+				fmt.Sprintf("the query yields column %s twice; give each column its own name (AS …)", dup))
+			info.Broken = true
+			info.Fingerprint = ""
+			return nil
+		}
 		c.propertyColumns(m, cols)
 	}
 	cols = withValidity(m, cols)
@@ -439,6 +447,20 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		return nil
 	}
 	return c.createStandIn(ctx, m, cols)
+}
+
+// duplicateColumn returns a name cols hold twice (ignoring case, as the
+// engines do), or "".
+func duplicateColumn(cols []engine.Column) string {
+	seen := make(map[string]bool, len(cols))
+	for _, col := range cols {
+		k := strings.ToLower(col.Name)
+		if seen[k] {
+			return col.Name
+		}
+		seen[k] = true
+	}
+	return ""
 }
 
 // propertyColumns checks the columns the header names against what the
@@ -565,6 +587,19 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 // body canonicalizes and binds a SELECT body.
 func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 	m := info.Model
+	if m.BodyStart <= len(m.Source) && !utf8.Valid(m.Source[m.BodyStart:]) {
+		off := m.BodyStart
+		for off < len(m.Source) {
+			r, n := utf8.DecodeRune(m.Source[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		c.diag(m, off, min(off+1, len(m.Source)), project.CodeSyntax, "the body is not valid UTF-8 here: save the file as UTF-8")
+		info.Broken = true
+		return
+	}
 	for _, mc := range m.Macros {
 		if mc.Kind == project.MacroThis {
 			c.diag(m, mc.Start, mc.End, project.CodeBadMacro, "@this is only valid in audits")
@@ -699,9 +734,20 @@ func columnList(cols []engine.Column) string {
 
 // sqlDiag positions an engine error in the model's file.
 func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
+	// A /* that never ends swallows the rest of the body: whatever the
+	// engine says next is about what is left, so say this instead.
+	if off := unterminatedComment(m.Source, m.BodyStart); off >= 0 {
+		c.diag(m, off, off+2, project.CodeSyntax, "unterminated /* comment: the rest of the body is ignored")
+		return
+	}
 	var se *engine.SQLError
 	if !errors.As(err, &se) {
 		c.diag(m, m.BodyStart, m.BodyStart, project.CodeSyntax, err.Error())
+		return
+	}
+	if strings.HasPrefix(se.Message, "Only SELECT statements can be serialized") {
+		c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeSyntax,
+			"a model body must be one SELECT query (a PIVOT or UNPIVOT can be written SELECT * FROM (PIVOT …))")
 		return
 	}
 	start := m.BodyStart
@@ -865,6 +911,55 @@ func quoteList(ss []string) string {
 		q[i] = fmt.Sprintf("%q", strings.Trim(s, `"`))
 	}
 	return strings.Join(q, ", ")
+}
+
+// unterminatedComment returns the offset of a /* in src[from:] that is
+// never closed (block comments nest, as in DuckDB and PostgreSQL), outside
+// string literals, quoted names and -- comments; -1 when there is none.
+func unterminatedComment(src []byte, from int) int {
+	i := from
+	for i < len(src) {
+		switch {
+		case src[i] == '\'' || src[i] == '"':
+			q := src[i]
+			for i++; i < len(src); i++ {
+				if src[i] == q {
+					if i+1 < len(src) && src[i+1] == q {
+						i++
+						continue
+					}
+					break
+				}
+			}
+			i++
+		case src[i] == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+			start, depth := i, 0
+			for i+1 < len(src) {
+				if src[i] == '/' && src[i+1] == '*' {
+					depth++
+					i += 2
+				} else if src[i] == '*' && src[i+1] == '/' {
+					depth--
+					i += 2
+					if depth == 0 {
+						break
+					}
+				} else {
+					i++
+				}
+			}
+			if depth > 0 {
+				return start
+			}
+		default:
+			i++
+		}
+	}
+	return -1
 }
 
 // tokenEnd returns the end of the identifier, quoted name or single

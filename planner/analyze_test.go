@@ -80,3 +80,31 @@ func TestPropertyColumns(t *testing.T) {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestBodyMessages: problems the engine would explain badly get their own
+// message, at the place that causes them.
+func TestBodyMessages(t *testing.T) {
+	for _, tc := range []struct{ body, at, msg string }{
+		{"SELECT id /* abc FROM @ref(a.src)", "/*", "unterminated /* comment"},
+		{"PIVOT @ref(a.src) ON v USING sum(id)", "PIVOT", "must be one SELECT query"},
+		{"SELECT 1 AS x, 2 AS X", "SELECT", "yields column X twice"},
+		{"SELECT 'caf\xe9' AS x", "\xe9", "not valid UTF-8"},
+		{"SELECT '/* no' AS \"a /* b\", 1 AS y -- /* nor\n/* a /* nested */ one */", "", ""},
+	} {
+		a := analyzeFiles(t, map[string]string{
+			"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 'x' AS v",
+			"models/m.sql":   "MODEL (name a.m);\n" + tc.body,
+		})
+		m := a.Project.ByName["a.m"]
+		var got []string
+		for _, d := range a.Diagnostics {
+			got = append(got, fmt.Sprintf("%q %s", m.Source[d.Range.Start.Offset:], d.Message))
+			if tc.msg == "" || !strings.Contains(d.Message, tc.msg) || !strings.HasPrefix(string(m.Source[d.Range.Start.Offset:]), tc.at) {
+				t.Errorf("%q: %s at %q, want %q at %q", tc.body, d.Message, m.Source[d.Range.Start.Offset:], tc.msg, tc.at)
+			}
+		}
+		if tc.msg != "" && len(a.Diagnostics) != 1 {
+			t.Errorf("%q: %d diagnostics %v, want 1", tc.body, len(a.Diagnostics), got)
+		}
+	}
+}
