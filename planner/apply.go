@@ -51,10 +51,16 @@ type ApplyResult struct {
 // BuildError is a failure while building one model.
 type BuildError struct {
 	Model string
+	File  string // the model's file, relative to the project root
 	Err   error
 }
 
-func (e *BuildError) Error() string { return fmt.Sprintf("build %s: %v", e.Model, e.Err) }
+func (e *BuildError) Error() string {
+	if e.File == "" {
+		return fmt.Sprintf("build %s: %v", e.Model, e.Err)
+	}
+	return fmt.Sprintf("build %s (%s): %v", e.Model, e.File, e.Err)
+}
 func (e *BuildError) Unwrap() error { return e.Err }
 
 // ContractError is a schema contract violated in the warehouse itself (the
@@ -535,7 +541,7 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 		info := p.analysis.Models[mp.Name]
 		if mp.Change == ForwardOnly {
 			if err := b.addColumns(ctx, info); err != nil {
-				return &BuildError{Model: mp.Name, Err: err}
+				return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
 			}
 		}
 		if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {

@@ -524,7 +524,7 @@ func beforePromotion(ctx context.Context, p *Plan, b *builder, st state.Store, r
 		}
 		q, err := b.Query(info)
 		if err != nil {
-			return &BuildError{Model: mp.Name, Err: err}
+			return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
 		}
 		_, err = b.auditor(log).run(ctx, info.Model, audits, "(\n"+q+"\n)", nil)
 		var af *AuditFailure

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -117,9 +118,27 @@ type IntervalsError struct {
 }
 
 func (e *IntervalsError) Error() string {
-	rs := make([]string, len(e.Failed))
-	for i, r := range e.Failed {
-		rs[i] = r.String()
+	// Adjacent failures read as one range, and a long list is cut: a
+	// year of failed days is one line, not a screenful.
+	failed := slices.SortedFunc(slices.Values(e.Failed), func(a, b Range) int { return a.Start.Compare(b.Start) })
+	var merged []Range
+	for _, r := range failed {
+		if n := len(merged); n > 0 && !r.Start.After(merged[n-1].End) {
+			if r.End.After(merged[n-1].End) {
+				merged[n-1].End = r.End
+			}
+			continue
+		}
+		merged = append(merged, r)
+	}
+	const most = 5
+	var rs []string
+	for i, r := range merged {
+		if i == most {
+			rs = append(rs, fmt.Sprintf("and %d more range(s)", len(merged)-most))
+			break
+		}
+		rs = append(rs, r.String())
 	}
 	return fmt.Sprintf("%s: %d interval(s) failed: %s: %v", e.Model, len(e.Failed), strings.Join(rs, ", "), e.Err)
 }
@@ -377,7 +396,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			}
 		}
 		if err != nil {
-			return &BuildError{Model: mp.Name, Err: err}
+			return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
 		}
 		// Blocking audits of what was just built: a violation leaves the
 		// snapshot unbuilt, so the next apply builds it again.
