@@ -45,6 +45,7 @@ type ApplyResult struct {
 	PlanID   string
 	Built    []string // models whose snapshot was built or had intervals computed
 	Promoted []string
+	Removed  []string // models gone from the project: their views dropped
 	Exported []string // models copied into an attached database (export.go)
 }
 
@@ -168,6 +169,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 		if mp.Change == Removed {
 			s, t := splitName(mp.Name)
 			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(p.Env, s), Name: t}))
+			res.Removed = append(res.Removed, mp.Name)
 			continue
 		}
 		info := a.Models[mp.Name]

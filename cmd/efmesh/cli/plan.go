@@ -11,6 +11,7 @@ import (
 
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 )
 
 // changeFlags are the plan options plan and apply share.
@@ -159,11 +160,20 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	if unchanged > 0 {
 		fmt.Fprintf(w, "  = %d unchanged\n", unchanged)
 	}
-	promote := 0
+	// As apply counts: an EMBEDDED model has no view to promote, and a
+	// removed model's view is dropped.
+	promote, remove := 0, 0
 	for _, m := range p.Models {
-		if m.Change != planner.Unchanged {
+		switch {
+		case m.Change == planner.Removed:
+			remove++
+		case m.Change != planner.Unchanged && m.Kind != string(project.KindEmbedded):
 			promote++
 		}
+	}
+	if remove > 0 {
+		fmt.Fprintf(w, "\n%d to build, %d to promote, %d to remove.\n", p.Builds(), promote, remove)
+		return
 	}
 	fmt.Fprintf(w, "\n%d to build, %d to promote.\n", p.Builds(), promote)
 }
@@ -256,12 +266,17 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				payload["applied"] = true
 				payload["built"] = nonNil(res.Built)
 				payload["promoted"] = nonNil(res.Promoted)
+				payload["removed"] = nonNil(res.Removed)
 				payload["exported"] = nonNil(res.Exported)
 				payload["planId"] = res.PlanID
 				a.writeJSON(payload)
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d.\n", p.Env, len(res.Built), len(res.Promoted))
+			if len(res.Removed) > 0 {
+				fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d, removed %d.\n", p.Env, len(res.Built), len(res.Promoted), len(res.Removed))
+			} else {
+				fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d.\n", p.Env, len(res.Built), len(res.Promoted))
+			}
 			if len(res.Exported) > 0 {
 				fmt.Fprintf(a.stdout, "Exported %s.\n", strings.Join(res.Exported, ", "))
 			}
