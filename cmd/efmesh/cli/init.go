@@ -76,6 +76,9 @@ func (a *app) initCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := a.dir
 			if len(args) == 1 {
+				if strings.TrimSpace(args[0]) == "" {
+					return errors.New("init: the directory name is empty (omit it for the current directory)")
+				}
 				dir = args[0]
 				if !filepath.IsAbs(dir) && a.dir != "." {
 					dir = filepath.Join(a.dir, dir)
@@ -118,7 +121,8 @@ func (a *app) initCmd() *cobra.Command {
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "root": abs, "files": files})
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "Created a project in %s.\nNext: efmesh -C %s plan dev && efmesh -C %s apply dev --yes\n", abs, dir, dir)
+			q := shellQuote(dir)
+			fmt.Fprintf(a.stdout, "Created a project in %s.\nNext: efmesh -C %s plan dev && efmesh -C %s apply dev --yes\n", abs, q, q)
 			return nil
 		},
 	}
