@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -64,11 +65,24 @@ cron, by their finest interval.
 			}
 			s := planner.ScheduleOf(proj)
 			name := unitName(proj, root, env)
-			if printCron {
-				a.printCron(s, root, env, bin)
-				return nil
+			var text bytes.Buffer
+			out := a.stdout
+			if a.json {
+				a.stdout = &text
+				defer func() { a.stdout = out }()
 			}
-			return a.printSystemd(s, name, root, env, bin)
+			format := "systemd"
+			if printCron {
+				format = "cron"
+				a.printCron(s, root, env, bin)
+			} else if err := a.printSystemd(s, name, root, env, bin); err != nil {
+				return err
+			}
+			if a.json {
+				a.stdout = out
+				a.writeJSON(map[string]any{"env": env, "format": format, "crons": nonNil(s.Crons), "reasons": nonNil(s.Reasons), "text": text.String()})
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&printSystemd, "print-systemd", false, "print systemd user units (.service + .timer)")
