@@ -406,6 +406,12 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		}
 		content = h
 		if err == nil && m.Columns == nil && c.eng != nil {
+			if empty, _ := emptyFile(absPath(c.root, m.Kind.Path)); empty {
+				// The reader would invent a column0 VARCHAR.
+				c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s is empty: declare its columns (columns (…)) for an empty table", m.Kind.Path))
+				info.Broken = true
+				break
+			}
 			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
 		}
 	case project.KindExternal:
@@ -447,6 +453,12 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		return nil
 	}
 	return c.createStandIn(ctx, m, cols)
+}
+
+// emptyFile reports whether the file at path holds nothing but blanks.
+func emptyFile(path string) (bool, error) {
+	b, err := os.ReadFile(path)
+	return err == nil && len(bytes.TrimSpace(b)) == 0, err
 }
 
 // duplicateColumn returns a name cols hold twice (ignoring case, as the
@@ -600,11 +612,15 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 		info.Broken = true
 		return
 	}
+	this := false
 	for _, mc := range m.Macros {
 		if mc.Kind == project.MacroThis {
 			c.diag(m, mc.Start, mc.End, project.CodeBadMacro, "@this is only valid in audits")
-			info.Broken = true
+			info.Broken, this = true, true
 		}
+	}
+	if this {
+		return // the engine would only add a syntax error for what @this renders to
 	}
 	// Canonical form: refs by name, interval bounds as parameters, so the
 	// fingerprint never depends on dates or physical names.

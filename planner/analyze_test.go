@@ -108,3 +108,22 @@ func TestBodyMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedAndThisMessages: an empty seed without declared columns is an
+// error (not a column0 VARCHAR table), and @this in a model is one error.
+func TestSeedAndThisMessages(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"seeds/empty.csv": "\n",
+		"models/s.sql":    "MODEL (name a.s, kind SEED (path 'seeds/empty.csv'));",
+		"models/d.sql":    "MODEL (name a.d, kind SEED (path 'seeds/empty.csv'), columns (id INTEGER));",
+		"models/t.sql":    "MODEL (name a.t);\nSELECT * FROM @this",
+	})
+	var got []string
+	for _, d := range a.Diagnostics {
+		got = append(got, d.File+": "+d.Message)
+	}
+	want := "models/s.sql: seed file seeds/empty.csv is empty: declare its columns (columns (…)) for an empty table\nmodels/t.sql: @this is only valid in audits"
+	if strings.Join(got, "\n") != want {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
