@@ -61,8 +61,10 @@ func renameModel(d *docPos, newName string) (*protocol.WorkspaceEdit, error) {
 	if target == nil {
 		return nil, fmt.Errorf("unknown model %q", old)
 	}
-	newName = strings.TrimSpace(newName)
-	if err := validModelName(newName); err != nil {
+	// Model names are case-insensitive and kept in lower case.
+	typed := strings.TrimSpace(newName)
+	newName = strings.ToLower(typed)
+	if err := validModelName(typed); err != nil {
 		return nil, err
 	}
 	if newName == old {
@@ -94,9 +96,9 @@ func renameModel(d *docPos, newName string) (*protocol.WorkspaceEdit, error) {
 
 // validModelName checks a new model name: schema.table, lower case.
 func validModelName(name string) error {
-	parts := strings.Split(name, ".")
+	parts := strings.Split(strings.ToLower(name), ".")
 	if len(parts) != 2 || !project.ValidNamePart(parts[0]) || !project.ValidNamePart(parts[1]) {
-		return fmt.Errorf("invalid model name %q: use schema.table with lower-case letters, digits and _", name)
+		return fmt.Errorf("invalid model name %q: use schema.table, each part a letter then letters, digits and _", name)
 	}
 	return nil
 }

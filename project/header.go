@@ -551,7 +551,7 @@ func (p *headerParser) parseName(_ token, c *cursor) bool {
 	}
 	for _, part := range parts {
 		if !ValidNamePart(part) {
-			p.errorf(t.start, t.end, CodeBadValue, "invalid model name %q: each part must start with a letter and hold only a-z, 0-9 and _", t.val)
+			p.errorf(t.start, t.end, CodeBadValue, "invalid model name %q: each part must start with a letter and hold only letters a-z (in either case), digits and _", t.val)
 			return true
 		}
 	}

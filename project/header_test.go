@@ -322,7 +322,7 @@ func TestParseModelErrors(t *testing.T) {
 		{
 			name: "bad name part",
 			src:  "MODEL (name med.\"2x\");\nSELECT 1",
-			want: []string{`1:13: bad-value: invalid model name "med.2x": each part must start with a letter and hold only a-z, 0-9 and _`},
+			want: []string{`1:13: bad-value: invalid model name "med.2x": each part must start with a letter and hold only letters a-z (in either case), digits and _`},
 		},
 		{
 			name: "name is not an identifier",
