@@ -98,17 +98,53 @@ func scanMacro(src []byte, at, from int, macros *[]Macro, bad func(int, int, str
 	return wordEnd
 }
 
-// scanRef reads @ref(name) from the @ at src[at]; wordEnd is after "ref".
+// skipBlank skips spaces and comments (-- to the end of the line, /* */
+// nested) from i.
+func skipBlank(src []byte, i int) int {
+	for {
+		i = skipSpaces(src, i)
+		switch {
+		case i+1 < len(src) && src[i] == '-' && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case i+1 < len(src) && src[i] == '/' && src[i+1] == '*':
+			depth := 0
+			for i+1 < len(src) {
+				if src[i] == '/' && src[i+1] == '*' {
+					depth++
+					i += 2
+				} else if src[i] == '*' && src[i+1] == '/' {
+					depth--
+					i += 2
+					if depth == 0 {
+						break
+					}
+				} else {
+					i++
+				}
+			}
+			if depth > 0 {
+				return len(src)
+			}
+		default:
+			return i
+		}
+	}
+}
+
+// scanRef reads @ref(name) from the @ at src[at]; wordEnd is after "ref";
+// spaces and comments may surround the parentheses and the name.
 func scanRef(src []byte, at, wordEnd int, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) int {
 	const usage = "@ref(schema.table)"
-	i := skipSpaces(src, wordEnd)
+	i := skipBlank(src, wordEnd)
 	if i >= len(src) || src[i] != '(' {
 		bad(at, wordEnd, "@ref needs a model name in parentheses: %s", usage)
 		return wordEnd
 	}
-	argStart := skipSpaces(src, i+1)
+	argStart := skipBlank(src, i+1)
 	argEnd, name, ok := scanRefName(src, argStart)
-	closeAt := skipSpaces(src, argEnd)
+	closeAt := skipBlank(src, argEnd)
 	switch {
 	case argEnd == argStart && (argStart >= len(src) || src[argStart] == ')'):
 		end := min(argStart+1, len(src))

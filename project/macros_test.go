@@ -34,6 +34,11 @@ func TestScanMacros(t *testing.T) {
 			want: []m{{MacroRef, "@REF(\n  Med.Stays\n)", "Med.Stays"}},
 		},
 		{
+			name: "comments around the parentheses and the name",
+			src:  "FROM @ref /* c */ ( /* a */ med.stays -- why\n) x JOIN @ref--x\n(a.b) y",
+			want: []m{{MacroRef, "@ref /* c */ ( /* a */ med.stays -- why\n)", "med.stays"}, {MacroRef, "@ref--x\n(a.b)", "a.b"}},
+		},
+		{
 			name: "quoted parts",
 			src:  `FROM @ref("med".stays)`,
 			want: []m{{MacroRef, `@ref("med".stays)`, `"med".stays`}},
