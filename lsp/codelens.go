@@ -129,8 +129,8 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 	c := &v.plans
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.key == key {
-		return c.plan, c.err
+	if c.key == key && c.err == nil {
+		return c.plan, nil
 	}
 	plan, err := v.makePlan(ctx, res, env)
 	c.key, c.plan, c.err = key, plan, err

@@ -191,7 +191,7 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 		return nil, err
 	}
 	prog.report("comparing with "+a.Env, 60)
-	plan, err := v.planFor(ctx, res, a.Env)
+	plan, err := v.planFor(explicitly(ctx), res, a.Env)
 	if err != nil {
 		return nil, problemsText(err)
 	}

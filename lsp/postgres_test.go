@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/efmesh/efmesh/project"
 )
 
 // TestPostgresStoreIsNotCreated: the editor reads a Postgres state store
@@ -71,5 +73,39 @@ func TestPostgresStoreIsNotCreated(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'efmesh%'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the editor created %d efmesh schema(s) (%v)", n, err)
+	}
+}
+
+// TestStoreBackoff: a store that failed is not tried again by background
+// plans for a while, but a cancelled read is no failure, and a plan the user
+// asks for always tries.
+func TestStoreBackoff(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "efmesh.yaml"), []byte("name: t\nstate: {type: postgres, url: \"postgres://nobody@127.0.0.1:1/none?connect_timeout=1\"}\n"), 0o644)
+	p, err := project.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c readCache
+	ctx := context.Background()
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	r := c.through(p)
+	if _, err := r.Environment(cancelled, "dev"); err == nil {
+		t.Fatal("a cancelled read succeeded")
+	}
+	if c.failure != nil {
+		t.Fatalf("a cancelled read was recorded as the store's failure: %v", c.failure)
+	}
+	if _, err := c.through(p).Environment(ctx, "dev"); err == nil || c.failure == nil {
+		t.Fatalf("an unreachable store: %v, recorded %v", err, c.failure)
+	}
+	first := c.failed
+	if _, err := c.through(p).Environment(ctx, "dev"); err == nil || !c.failed.Equal(first) {
+		t.Fatalf("a background read tried the failed store again")
+	}
+	if _, err := c.through(p).Environment(explicitly(ctx), "dev"); err == nil || c.failed.Equal(first) {
+		t.Fatalf("an explicit read did not try the store again")
 	}
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -154,21 +155,33 @@ type readThrough struct {
 // before they try it again.
 const storeRetry = 30 * time.Second
 
-// fail remembers err as the store's failure and returns it.
+// fail remembers err as the store's failure and returns it. A cancelled
+// read (the user typed on) says nothing about the store.
 func (r *readThrough) fail(err error) error {
-	r.c.failed, r.c.failure = time.Now(), err
+	if !errors.Is(err, context.Canceled) {
+		r.c.failed, r.c.failure = time.Now(), err
+	}
 	return err
+}
+
+// explicitKey marks the context of a plan the user asked for: it tries the
+// store whatever failed before.
+type explicitKey struct{}
+
+func explicitly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, explicitKey{}, true)
 }
 
 func (r *readThrough) store(ctx context.Context) (state.Store, error) {
 	if r.st == nil {
-		if r.c.failure != nil && time.Since(r.c.failed) < storeRetry {
+		if r.c.failure != nil && time.Since(r.c.failed) < storeRetry && ctx.Value(explicitKey{}) == nil {
 			return nil, r.c.failure
 		}
 		st, err := openStore(ctx, r.p)
 		if err != nil {
 			return nil, r.fail(err)
 		}
+		r.c.failure = nil
 		if st == nil {
 			st = emptyStore{}
 		}

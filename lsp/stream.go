@@ -112,7 +112,7 @@ func (s *stream) readHeader() (length, total int64, err error) {
 		// The header may follow the tail of a body whose Content-Length
 		// was too short (no newline in between): take it wherever it is
 		// on the line, so the stream falls back in step.
-		i := strings.LastIndex(strings.ToLower(line), "content-length:")
+		i := lastIndexFoldASCII(line, "content-length:")
 		if i < 0 {
 			continue
 		}
@@ -172,3 +172,25 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 
 // Close closes the underlying connection.
 func (s *stream) Close() error { return s.c.Close() }
+
+// lastIndexFoldASCII is strings.LastIndex ignoring ASCII case; other bytes
+// compare as they are, so the index is one into s itself.
+func lastIndexFoldASCII(s, lower string) int {
+	for i := len(s) - len(lower); i >= 0; i-- {
+		j := 0
+		for j < len(lower) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+			j++
+		}
+		if j == len(lower) {
+			return i
+		}
+	}
+	return -1
+}

@@ -51,3 +51,17 @@ func TestStreamRecoversFromLyingLength(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamHeaderNonASCII: bytes that change length when lower-cased do
+// not shift where the header is read.
+func TestStreamHeaderNonASCII(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":7,"method":"shutdown"}`
+	for _, junk := range []string{"ȺContent-Length:\r\n\r\n", "xȺȺ"} {
+		input := junk + fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+		s := newStream(readOnly{bytes.NewBufferString(input)}, func(error) {})
+		msg, _, err := s.Read(context.Background())
+		if c, ok := msg.(*jsonrpc2.Call); err != nil || !ok || fmt.Sprint(c.ID()) != "7" {
+			t.Errorf("%q: %v, %v", junk, msg, err)
+		}
+	}
+}

@@ -511,6 +511,11 @@ func (c *checker) propertyColumns(m *project.Model, cols []engine.Column) {
 			check("kind", "key", key)
 		}
 	}
+	// The grain is of the table, validity columns (SCD_TYPE_2) included.
+	for _, col := range withValidity(m, cols)[len(cols):] {
+		byName[strings.ToLower(col.Name)] = col
+		names = append(names, col.Name)
+	}
 	for _, g := range m.Grain {
 		check("grain", "grain column", g)
 	}
@@ -936,9 +941,31 @@ func unterminatedComment(src []byte, from int) int {
 	i := from
 	for i < len(src) {
 		switch {
+		case src[i] == '$':
+			// $tag$ … $tag$ (tag possibly empty); $1 is a parameter.
+			j := i + 1
+			for j < len(src) && (src[j] == '_' || src[j]|0x20 >= 'a' && src[j]|0x20 <= 'z' || j > i+1 && src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			if j >= len(src) || src[j] != '$' {
+				i++
+				continue
+			}
+			delim := src[i : j+1]
+			k := bytes.Index(src[j+1:], delim)
+			if k < 0 {
+				return -1 // an unterminated string, not a comment
+			}
+			i = j + 1 + k + len(delim)
 		case src[i] == '\'' || src[i] == '"':
 			q := src[i]
+			// E'…' strings take backslash escapes.
+			escapes := q == '\'' && i > from && src[i-1]|0x20 == 'e' && (i-1 == from || !isIdentByte(src[i-2]))
 			for i++; i < len(src); i++ {
+				if escapes && src[i] == '\\' {
+					i++
+					continue
+				}
 				if src[i] == q {
 					if i+1 < len(src) && src[i+1] == q {
 						i++

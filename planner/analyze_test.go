@@ -62,7 +62,7 @@ func TestPropertyColumns(t *testing.T) {
 		"models/t.sql":   "MODEL (name a.t, kind INCREMENTAL_BY_TIME_RANGE (time_column txt), interval day);\nSELECT id, txt FROM @ref(a.src)",
 		"models/d.sql":   "MODEL (name a.d, kind INCREMENTAL_BY_TIME_RANGE (time_column DAY), interval day);\nSELECT id, day FROM @ref(a.src)",
 		"models/u.sql":   "MODEL (name a.u, kind INCREMENTAL_BY_UNIQUE_KEY (key (id, idd)), grain (id, tss));\nSELECT id, ts FROM @ref(a.src)",
-		"models/s.sql":   "MODEL (name a.s, kind SCD_TYPE_2 (key (\"Id\")));\nSELECT id, ts FROM @ref(a.src)",
+		"models/s.sql":   "MODEL (name a.s, kind SCD_TYPE_2 (key (\"Id\")), grain (id, valid_from));\nSELECT id, ts FROM @ref(a.src)",
 	})
 	var got []string
 	for _, d := range a.Diagnostics {
@@ -125,5 +125,22 @@ func TestSeedAndThisMessages(t *testing.T) {
 	want := "models/s.sql: seed file seeds/empty.csv is empty: declare its columns (columns (…)) for an empty table\nmodels/t.sql: @this is only valid in audits"
 	if strings.Join(got, "\n") != want {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// TestCommentInStrings: a /* inside a dollar-quoted or E'' string is not an
+// unterminated comment, whatever else the engine says of the body.
+func TestCommentInStrings(t *testing.T) {
+	for _, body := range []string{
+		"SELECT $$/*$$ AS a, nosuchcol FROM (SELECT 1 AS x)",
+		"SELECT $tag$ /* $tag$ AS a, nosuchcol FROM (SELECT 1 AS x)",
+		"SELECT E'\\' /*' AS c, nosuchcol FROM (SELECT 1 AS x)",
+	} {
+		if off := unterminatedComment([]byte(body), 0); off >= 0 {
+			t.Errorf("%q: an unterminated comment at %d", body, off)
+		}
+	}
+	if off := unterminatedComment([]byte("SELECT $1, 'a' /* x"), 0); off != 15 {
+		t.Errorf("a real unterminated comment after a parameter: %d", off)
 	}
 }

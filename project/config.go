@@ -42,10 +42,29 @@ var (
 //
 // It walks the YAML syntax tree rather than decoding into the struct: a
 // decoder stops at the first problem and forgets where values were.
-func ParseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
+func ParseConfig(file string, src []byte) (Config, []Diagnostic) {
 	// Editors on Windows may start the file with a byte-order mark; YAML
-	// would read it as part of the first key.
-	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	// would read it as part of the first key. It is parsed without it, and
+	// positions are moved back onto the file as it is.
+	bom := []byte("\xef\xbb\xbf")
+	if !bytes.HasPrefix(src, bom) {
+		return parseConfig(file, src)
+	}
+	cfg, diags := parseConfig(file, src[len(bom):])
+	for i := range diags {
+		d := &diags[i]
+		d.Range = RangeAt(src, d.Range.Start.Offset+len(bom), d.Range.End.Offset+len(bom))
+		for j := range d.Fixes {
+			for k := range d.Fixes[j].Edits {
+				d.Fixes[j].Edits[k].Start += len(bom)
+				d.Fixes[j].Edits[k].End += len(bom)
+			}
+		}
+	}
+	return cfg, diags
+}
+
+func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 	cfg = DefaultConfig()
 	p := &configParser{file: file, src: src, li: newLineIndex(src)}
 	defer func() {

@@ -154,17 +154,19 @@ func TestParseConfigErrors(t *testing.T) {
 }
 
 func TestParseConfigKeyRangeAndFix(t *testing.T) {
-	src := "engine:\n  type: duckdb\n  paht: x.db\n"
-	_, diags := ParseConfig("efmesh.yaml", []byte(src))
-	if len(diags) != 1 {
-		t.Fatalf("diagnostics: %v", diagStrings(diags))
-	}
-	d := diags[0]
-	if got := src[d.Range.Start.Offset:d.Range.End.Offset]; got != "paht" {
-		t.Errorf("range covers %q", got)
-	}
-	if len(d.Fixes) != 1 || d.Fixes[0].Edits[0].NewText != "path" {
-		t.Errorf("fixes: %+v", d.Fixes)
+	// With a byte-order mark too: ranges and fixes are on the file as is.
+	for _, src := range []string{"engine:\n  type: duckdb\n  paht: x.db\n", "\ufeffengine:\n  type: duckdb\n  paht: x.db\n"} {
+		_, diags := ParseConfig("efmesh.yaml", []byte(src))
+		if len(diags) != 1 {
+			t.Fatalf("diagnostics: %v", diagStrings(diags))
+		}
+		d := diags[0]
+		if got := src[d.Range.Start.Offset:d.Range.End.Offset]; got != "paht" || d.Range.Start.Line != 3 || d.Range.Start.Column != 3 {
+			t.Errorf("range covers %q at %d:%d", got, d.Range.Start.Line, d.Range.Start.Column)
+		}
+		if len(d.Fixes) != 1 || d.Fixes[0].Edits[0].NewText != "path" || src[d.Fixes[0].Edits[0].Start:d.Fixes[0].Edits[0].End] != "paht" {
+			t.Errorf("fixes: %+v", d.Fixes)
+		}
 	}
 }
 
