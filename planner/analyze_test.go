@@ -128,7 +128,7 @@ func TestSeedAndThisMessages(t *testing.T) {
 	}
 }
 
-// TestCommentInStrings: a /* inside a dollar-quoted or E'' string is not an
+// TestCommentInStrings: a /* inside a dollar-quoted or E” string is not an
 // unterminated comment, whatever else the engine says of the body.
 func TestCommentInStrings(t *testing.T) {
 	for _, body := range []string{
