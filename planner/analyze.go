@@ -757,7 +757,7 @@ func columnList(cols []engine.Column) string {
 func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 	// A /* that never ends swallows the rest of the body: whatever the
 	// engine says next is about what is left, so say this instead.
-	if off := unterminatedComment(m.Source, m.BodyStart); off >= 0 {
+	if off := m.OpenComment; off > 0 {
 		c.diag(m, off, off+2, project.CodeSyntax, "unterminated /* comment: the rest of the body is ignored")
 		return
 	}
@@ -932,77 +932,6 @@ func quoteList(ss []string) string {
 		q[i] = fmt.Sprintf("%q", strings.Trim(s, `"`))
 	}
 	return strings.Join(q, ", ")
-}
-
-// unterminatedComment returns the offset of a /* in src[from:] that is
-// never closed (block comments nest, as in DuckDB and PostgreSQL), outside
-// string literals, quoted names and -- comments; -1 when there is none.
-func unterminatedComment(src []byte, from int) int {
-	i := from
-	for i < len(src) {
-		switch {
-		case src[i] == '$':
-			// $tag$ … $tag$ (tag possibly empty); $1 is a parameter.
-			j := i + 1
-			for j < len(src) && (src[j] == '_' || src[j]|0x20 >= 'a' && src[j]|0x20 <= 'z' || j > i+1 && src[j] >= '0' && src[j] <= '9') {
-				j++
-			}
-			if j >= len(src) || src[j] != '$' {
-				i++
-				continue
-			}
-			delim := src[i : j+1]
-			k := bytes.Index(src[j+1:], delim)
-			if k < 0 {
-				return -1 // an unterminated string, not a comment
-			}
-			i = j + 1 + k + len(delim)
-		case src[i] == '\'' || src[i] == '"':
-			q := src[i]
-			// E'…' strings take backslash escapes.
-			escapes := q == '\'' && i > from && src[i-1]|0x20 == 'e' && (i-1 == from || !isIdentByte(src[i-2]))
-			for i++; i < len(src); i++ {
-				if escapes && src[i] == '\\' {
-					i++
-					continue
-				}
-				if src[i] == q {
-					if i+1 < len(src) && src[i+1] == q {
-						i++
-						continue
-					}
-					break
-				}
-			}
-			i++
-		case src[i] == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
-			start, depth := i, 0
-			for i+1 < len(src) {
-				if src[i] == '/' && src[i+1] == '*' {
-					depth++
-					i += 2
-				} else if src[i] == '*' && src[i+1] == '/' {
-					depth--
-					i += 2
-					if depth == 0 {
-						break
-					}
-				} else {
-					i++
-				}
-			}
-			if depth > 0 {
-				return start
-			}
-		default:
-			i++
-		}
-	}
-	return -1
 }
 
 // tokenEnd returns the end of the identifier, quoted name or single

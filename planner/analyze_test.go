@@ -127,20 +127,3 @@ func TestSeedAndThisMessages(t *testing.T) {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
-
-// TestCommentInStrings: a /* inside a dollar-quoted or E” string is not an
-// unterminated comment, whatever else the engine says of the body.
-func TestCommentInStrings(t *testing.T) {
-	for _, body := range []string{
-		"SELECT $$/*$$ AS a, nosuchcol FROM (SELECT 1 AS x)",
-		"SELECT $tag$ /* $tag$ AS a, nosuchcol FROM (SELECT 1 AS x)",
-		"SELECT E'\\' /*' AS c, nosuchcol FROM (SELECT 1 AS x)",
-	} {
-		if off := unterminatedComment([]byte(body), 0); off >= 0 {
-			t.Errorf("%q: an unterminated comment at %d", body, off)
-		}
-	}
-	if off := unterminatedComment([]byte("SELECT $1, 'a' /* x"), 0); off != 15 {
-		t.Errorf("a real unterminated comment after a parameter: %d", off)
-	}
-}

@@ -88,7 +88,7 @@ func ParseAudit(file string, src []byte) (*CustomAudit, []Diagnostic) {
 	}
 	a.BodyStart = start
 	a.Body = string(src[start:])
-	macros, diags := scanMacros(file, src, p.li, start)
+	macros, diags, _ := scanMacros(file, src, p.li, start)
 	a.Macros = macros
 	p.diags = append(p.diags, diags...)
 	if hasHeader && !p.unclosed {

@@ -79,8 +79,8 @@ func ParseModel(file string, src []byte) (*Model, []Diagnostic) {
 		p.checkBody(headerEnd)
 	}
 
-	macros, diags := scanMacros(file, src, p.li, bodyStart)
-	m.Macros = macros
+	macros, diags, open := scanMacros(file, src, p.li, bodyStart)
+	m.Macros, m.OpenComment = macros, open
 	p.diags = append(p.diags, diags...)
 	SortDiagnostics(p.diags)
 	return m, p.diags

@@ -17,12 +17,15 @@ var knownMacros = []string{"ref", "start", "end", "this"}
 // (including E” and $tag$ strings), quoted identifiers and comments, where
 // an @ is just text.
 func ScanMacros(file string, src []byte, from int) ([]Macro, []Diagnostic) {
-	return scanMacros(file, src, newLineIndex(src), from)
+	macros, diags, _ := scanMacros(file, src, newLineIndex(src), from)
+	return macros, diags
 }
 
-func scanMacros(file string, src []byte, li *lineIndex, from int) ([]Macro, []Diagnostic) {
-	var macros []Macro
-	var diags []Diagnostic
+// scanMacros is ScanMacros over a line index; open is the offset of a /*
+// that is never closed (the engines read the rest as a comment), -1 when
+// there is none.
+func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macro, diags []Diagnostic, open int) {
+	open = -1
 	bad := func(start, end int, format string, args ...any) *Diagnostic {
 		diags = append(diags, Diagnostic{
 			File:     file,
@@ -50,7 +53,11 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) ([]Macro, []Di
 				i++
 			}
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			i, _ = skipBlockComment(src, i)
+			start := i
+			var ok bool
+			if i, ok = skipBlockComment(src, i); !ok {
+				open = start
+			}
 		case c == '$' && (i == from || !isIdentByte(src[i-1])):
 			i = skipDollarQuoted(src, i)
 		case isIdentByte(c):
@@ -64,7 +71,7 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) ([]Macro, []Di
 			i++
 		}
 	}
-	return macros, diags
+	return macros, diags, open
 }
 
 // scanMacro reads the macro whose @ is at src[at] and returns where scanning
@@ -109,24 +116,7 @@ func skipBlank(src []byte, i int) int {
 				i++
 			}
 		case i+1 < len(src) && src[i] == '/' && src[i+1] == '*':
-			depth := 0
-			for i+1 < len(src) {
-				if src[i] == '/' && src[i+1] == '*' {
-					depth++
-					i += 2
-				} else if src[i] == '*' && src[i+1] == '/' {
-					depth--
-					i += 2
-					if depth == 0 {
-						break
-					}
-				} else {
-					i++
-				}
-			}
-			if depth > 0 {
-				return len(src)
-			}
+			i, _ = skipBlockComment(src, i)
 		default:
 			return i
 		}

@@ -141,3 +141,27 @@ func TestScanMacrosFixUnknown(t *testing.T) {
 		t.Errorf("fixed: %q", got)
 	}
 }
+
+// TestOpenComment: a /* that never ends is found in a body, but not one
+// inside a string literal of any form, a quoted name or a -- comment.
+func TestOpenComment(t *testing.T) {
+	for body, want := range map[string]string{
+		"SELECT id /* abc FROM x":                           "/* abc FROM x",
+		"SELECT $1, 'a' /* x":                               "/* x",
+		"SELECT /* a /* nested */ still open":               "/* a /* nested */ still open",
+		"SELECT $$/*$$ AS a FROM x":                         "",
+		"SELECT $tag$ /* $tag$ AS a FROM x":                 "",
+		"SELECT E'\\' /*' AS c FROM x":                      "",
+		`SELECT '/*' AS "/*" -- /*` + "\n/* done */ FROM x": "",
+	} {
+		src := "MODEL (name a.m);\n" + body
+		m, _ := ParseModel("m.sql", []byte(src))
+		got := ""
+		if m.OpenComment >= 0 {
+			got = src[m.OpenComment:]
+		}
+		if got != want {
+			t.Errorf("%q: open comment at %q, want %q", body, got, want)
+		}
+	}
+}

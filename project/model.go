@@ -160,7 +160,10 @@ type Model struct {
 	Properties []Property // in header order
 	Body       string     // the SQL after the header (may be empty for SEED/EXTERNAL)
 	BodyStart  int        // byte offset of Body in Source
-	Macros     []Macro    // every @-macro in Body, in order (offsets into Source)
+	// OpenComment is the offset of a /* in the body that is never closed,
+	// -1 (or 0 in a Model not made by ParseModel) when there is none.
+	OpenComment int
+	Macros      []Macro // every @-macro in Body, in order (offsets into Source)
 }
 
 // Refs returns the distinct model names the body references, in order of

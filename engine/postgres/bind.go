@@ -1516,31 +1516,16 @@ func equalStrings(a, b []string) bool {
 // minLoc is the smallest source location in m's subtree, -1 for none.
 func minLoc(m proto.Message) int32 {
 	best := int32(-1)
-	var visit func(pm protoreflect.Message)
-	visit = func(pm protoreflect.Message) {
+	if m == nil || !m.ProtoReflect().IsValid() {
+		return best
+	}
+	eachMessage(m.ProtoReflect(), func(pm protoreflect.Message) {
 		if fd := pm.Descriptor().Fields().ByName("location"); fd != nil && fd.Kind() == protoreflect.Int32Kind {
 			if l := int32(pm.Get(fd).Int()); l >= 0 && (best < 0 || l < best) && pm.Has(fd) {
 				best = l
 			}
 		}
-		pm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() == nil || fd.IsMap() {
-				return true
-			}
-			if fd.IsList() {
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					visit(l.Get(i).Message())
-				}
-				return true
-			}
-			visit(v.Message())
-			return true
-		})
-	}
-	if m != nil && m.ProtoReflect().IsValid() {
-		visit(m.ProtoReflect())
-	}
+	})
 	return best
 }
 
@@ -1556,9 +1541,16 @@ func sameExpr(a, b *pg_query.Node) bool {
 }
 
 func clearLocations(pm protoreflect.Message) {
-	if fd := pm.Descriptor().Fields().ByName("location"); fd != nil {
-		pm.Clear(fd)
-	}
+	eachMessage(pm, func(pm protoreflect.Message) {
+		if fd := pm.Descriptor().Fields().ByName("location"); fd != nil {
+			pm.Clear(fd)
+		}
+	})
+}
+
+// eachMessage calls fn on pm and every message below it, parents first.
+func eachMessage(pm protoreflect.Message, fn func(protoreflect.Message)) {
+	fn(pm)
 	pm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if fd.Message() == nil || fd.IsMap() {
 			return true
@@ -1566,11 +1558,11 @@ func clearLocations(pm protoreflect.Message) {
 		if fd.IsList() {
 			l := v.List()
 			for i := 0; i < l.Len(); i++ {
-				clearLocations(l.Get(i).Message())
+				eachMessage(l.Get(i).Message(), fn)
 			}
 			return true
 		}
-		clearLocations(v.Message())
+		eachMessage(v.Message(), fn)
 		return true
 	})
 }
