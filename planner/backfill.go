@@ -370,6 +370,14 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
 		info := p.analysis.Models[mp.Name]
 		start := time.Now()
+		// A snapshot is recorded (unbuilt) when its own build starts, so
+		// that its ledger can follow the batches; a failed apply takes
+		// back the records of what it did not build (rollback).
+		if !p.stored[info.Fingerprint] {
+			if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
+				return err
+			}
+		}
 		targetErr := b.checkTarget(info.Model)
 		err := targetErr
 		lake := targetOf(info.Model) == "parquet"
@@ -418,17 +426,10 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		return nil
 	}
 	var todo []ModelPlan
-	var snaps []state.Snapshot
 	for _, mp := range p.Models {
 		if work(mp) {
 			todo = append(todo, mp)
-			snaps = append(snaps, b.snapshot(p.analysis.Models[mp.Name]))
 		}
-	}
-	// Every snapshot to build is recorded (unbuilt) before any build, in
-	// one transaction.
-	if err := st.PutSnapshots(ctx, snaps); err != nil {
-		return err
 	}
 	if jobs <= 1 {
 		for _, mp := range todo {

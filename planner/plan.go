@@ -71,6 +71,9 @@ type Plan struct {
 	physFP map[string]string
 	// reuse maps a model to the previous snapshot it inherits from.
 	reuse map[string]string
+	// newAudits lists, per metadata-only model, the audits (as written)
+	// its stored definition lacks: apply runs them on the existing data.
+	newAudits map[string][]string
 }
 
 // physicalFP is the fingerprint naming a model's physical relation.
@@ -197,7 +200,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	}
 
 	cfg := planConfigOf(opts)
-	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{}}
+	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{}, newAudits: map[string][]string{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
@@ -251,6 +254,10 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 				if what := metadataChanges(stored, definitionOf(m)); len(what) > 0 {
 					mp.Change = MetadataOnly
 					mp.Explain = append(mp.Explain, "changed outside the fingerprint: "+strings.Join(what, ", ")+"; nothing is rebuilt")
+					if added := newAudits(stored.Audits, definitionOf(m).Audits); len(added) > 0 {
+						p.newAudits[m.Name] = added
+						mp.Explain = append(mp.Explain, "new or changed audit(s) "+strings.Join(added, ", ")+" run on the existing data before promotion")
+					}
 				}
 			}
 		default:
@@ -430,6 +437,21 @@ func droppedColumns(prev Definition, info *ModelInfo) []string {
 	for _, c := range old {
 		if !have[strings.ToLower(c.Name)] {
 			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// newAudits lists the audits of now (as written) that were not among old.
+func newAudits(old, now []string) []string {
+	had := make(map[string]bool, len(old))
+	for _, a := range old {
+		had[a] = true
+	}
+	var out []string
+	for _, a := range now {
+		if !had[a] {
+			out = append(out, a)
 		}
 	}
 	return out
