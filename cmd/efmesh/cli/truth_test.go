@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -141,8 +141,8 @@ func TestMetadataOnlyAuditBlocksApply(t *testing.T) {
 // runs.
 func TestBrokenSeedIsAPlanError(t *testing.T) {
 	dir := writeProject(t, map[string]string{
-		"efmesh.yaml":     "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
-		"seeds/rates.csv": "code,rate\na,1.5\nb,2.5,9\nc,lots\nd,4\n",
+		"efmesh.yaml":      "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"seeds/rates.csv":  "code,rate\na,1.5\nb,2.5,9\nc,lots\nd,4\n",
 		"models/rates.sql": "MODEL (name ref.rates, kind SEED (path 'seeds/rates.csv'), columns (code TEXT, rate DOUBLE));\n",
 		"models/other.sql": "MODEL (name core.other, kind FULL);\nSELECT 1 AS x\n",
 	})
