@@ -71,6 +71,9 @@ type Plan struct {
 	physFP map[string]string
 	// reuse maps a model to the previous snapshot it inherits from.
 	reuse map[string]string
+	// restated maps a model to the range the plan recomputes whatever its
+	// ledger says (WithRestate).
+	restated map[string]Range
 	// newAudits lists, per metadata-only model, the audits (as written)
 	// its stored definition lacks: apply runs them on the existing data.
 	newAudits map[string][]string
@@ -208,6 +211,9 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		if a.Models[name] == nil {
 			return nil, fmt.Errorf("--forward-only: unknown model %q%s", name, didYouMean(name, a.Models))
 		}
+	}
+	if p.restated, err = restateRanges(a, cfg.restate); err != nil {
+		return nil, err
 	}
 	for name := range cfg.reclassify {
 		if a.Models[name] == nil {

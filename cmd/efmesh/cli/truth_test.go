@@ -244,3 +244,60 @@ func TestFailedBuildLeavesStoreAsBefore(t *testing.T) {
 }
 
 func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+// TestRestateAfterWholeAuditFailure: a blocking whole audit stops an apply
+// after the incremental model's intervals were written; fixing the raw
+// data is not enough (the intervals are done), and the model file is not
+// edited: apply --restate recomputes the range in the snapshot the plan is
+// about to promote, the audit passes and the environment moves.
+func TestRestateAfterWholeAuditFailure(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":     "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"data/events.csv": "id,ts\n1,2026-01-01 10:00:00\n2,2026-01-02 10:00:00\n2,2026-01-03 10:00:00\n",
+		"models/raw.sql":  "MODEL (name raw.events, kind EXTERNAL (files 'data/events.csv', format csv, header true), columns (id INTEGER, ts TIMESTAMP));\n",
+		"models/events.sql": "MODEL (name core.events, kind INCREMENTAL_BY_TIME_RANGE (time_column ts), columns (id INTEGER, ts TIMESTAMP), audits (whole(unique(id))));\n" +
+			"SELECT id, ts FROM @ref(raw.events) WHERE ts >= @start AND ts < @end\n",
+	})
+	model, _ := os.ReadFile(filepath.Join(dir, "models/events.sql"))
+	t.Setenv("EFMESH_NOW", "2026-01-04T00:00:00Z")
+	code, _, errs := run(t, dir, "apply", "dev", "--yes")
+	if code != ExitError || !strings.Contains(errs, "audit whole(unique(id)) of core.events: 1 violation(s)") {
+		t.Fatalf("apply over a duplicate: exit %d\n%s", code, errs)
+	}
+	if ptrs := storeState(t, dir); strings.Contains(ptrs, "core.events") {
+		t.Fatalf("promoted after a failed audit: %s", ptrs)
+	}
+	// The raw data is fixed; the written intervals still hold the duplicate.
+	writeFile(t, dir, "data/events.csv", "id,ts\n1,2026-01-01 10:00:00\n2,2026-01-02 10:00:00\n3,2026-01-03 10:00:00\n")
+	if code, _, errs := run(t, dir, "apply", "dev", "--yes"); code != ExitError || !strings.Contains(errs, "1 violation(s)") {
+		t.Fatalf("apply without restating: exit %d\n%s", code, errs)
+	}
+	out := mustRun(t, dir, "plan", "dev", "--restate", "core.events", "--from", "2026-01-03", "--to", "2026-01-04", "--explain")
+	if !strings.Contains(out, "intervals [2026-01-03") || !strings.Contains(out, "restated: [2026-01-03T00:00:00Z, 2026-01-04T00:00:00Z) is recomputed") {
+		t.Fatalf("plan --restate:\n%s", out)
+	}
+	out = mustRun(t, dir, "apply", "dev", "--restate", "core.events", "--from", "2026-01-03", "--to", "2026-01-04", "--yes")
+	if !strings.Contains(out, "promoted 2") {
+		t.Fatalf("apply --restate:\n%s", out)
+	}
+	if got := query(t, dir, "SELECT id FROM dev__core.events ORDER BY id"); got != "[[1] [2] [3]]" {
+		t.Fatalf("events after the restate: %s", got)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "models/events.sql")); string(now) != string(model) {
+		t.Fatal("the model file changed")
+	}
+	// Misuse is a clear error.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "dev", "--restate", "core.events", "--from", "2026-01-03"}, "needs --from and --to"},
+		{[]string{"plan", "dev", "--restate", "raw.events", "--from", "2026-01-03", "--to", "2026-01-04"}, "only INCREMENTAL_BY_TIME_RANGE"},
+		{[]string{"plan", "dev", "--restate", "core.events", "--from", "2026-01-03T05:00:00Z", "--to", "2026-01-04"}, "not aligned"},
+		{[]string{"plan", "dev", "--from", "2026-01-03"}, "go with --restate"},
+	} {
+		if code, _, errs := run(t, dir, c.args...); code != ExitError || !strings.Contains(errs, c.want) {
+			t.Fatalf("%v: exit %d\n%s", c.args, code, errs)
+		}
+	}
+}
