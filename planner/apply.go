@@ -108,6 +108,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := p.checkCurrent(ctx, st); err != nil {
 		return res, err
 	}
+	if len(p.unconfirmed) > 0 {
+		return res, &HistoryRebuildError{Models: p.unconfirmed}
+	}
 
 	fail := func(err error) (*ApplyResult, error) {
 		if rerr := rollback(context.WithoutCancel(ctx), p, wh, st, res); rerr != nil {

@@ -376,7 +376,10 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		if mp.Change == Removed {
 			return false
 		}
-		return mp.Build || len(mp.Backfill) > 0 || refreshAll && refreshed(p.analysis.Models[mp.Name].Model.Kind.Name)
+		k := p.analysis.Models[mp.Name].Model.Kind.Name
+		// A refreshed model that takes over an older table merges into it
+		// now: the environment's version reads its new parents from here on.
+		return mp.Build || len(mp.Backfill) > 0 || (refreshAll || mp.ReusedFrom != "") && refreshed(k)
 	}
 	total := 0
 	for _, mp := range p.Models {

@@ -179,6 +179,9 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		if len(m.Backfill) > 0 {
 			line += "  intervals " + backfillText(m.Backfill)
 		}
+		if m.RebuildsHistory {
+			line += "  (rebuilds history: the versions so far are not carried over)"
+		}
 		if len(m.Redacted) > 0 {
 			line += "  (without " + strings.Join(m.Redacted, ", ") + ": redacted)"
 		}

@@ -301,3 +301,76 @@ func TestRestateAfterWholeAuditFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestSCD2HistoryIsNeverResetSilently: an upstream breaking change keeps
+// the SCD_TYPE_2 history table and merges from now on; the model's own
+// breaking change rebuilds history, which the plan says and apply refuses
+// without --rebuild-history; with it, the history is rebuilt.
+func TestSCD2HistoryIsNeverResetSilently(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":        "name: crm\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"data/customers.csv": "id,tier\n1,gold\n2,silver\n",
+		"models/raw.sql":     "MODEL (name raw.customers, kind EXTERNAL (files 'data/customers.csv', format csv, header true), columns (id INTEGER, tier TEXT));\n",
+		"models/clean.sql":   "MODEL (name core.customers, kind VIEW);\nSELECT id, tier FROM @ref(raw.customers)\n",
+		"models/history.sql": "MODEL (name core.history, kind SCD_TYPE_2 (key (id)), columns (id INTEGER, tier TEXT));\n" +
+			"SELECT id, tier FROM @ref(core.customers)\n",
+	})
+	history := func() string {
+		return query(t, dir, `SELECT id, tier, strftime(valid_from, '%d'), coalesce(strftime(valid_to, '%d'), '-') FROM dev__core.history ORDER BY id, valid_from`)
+	}
+	t.Setenv("EFMESH_NOW", "2026-01-05T00:00:00Z")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	writeFile(t, dir, "data/customers.csv", "id,tier\n1,platinum\n2,silver\n")
+	t.Setenv("EFMESH_NOW", "2026-01-06T00:00:00Z")
+	runTick(t, dir, "dev", ExitOK)
+	if got := history(); got != "[[1 gold 05 06] [1 platinum 06 -] [2 silver 05 -]]" {
+		t.Fatalf("history before the parent change: %s", got)
+	}
+
+	// The parent's breaking change: the history is kept, merged from now.
+	editFile(t, dir, "models/clean.sql", func(s string) string {
+		return strings.Replace(s, "SELECT id, tier", "SELECT id, upper(tier) AS tier", 1)
+	})
+	t.Setenv("EFMESH_NOW", "2026-01-07T00:00:00Z")
+	out := mustRun(t, dir, "plan", "dev")
+	if !regexpMatch(`core\.history\s+forward-only\s+inherit _efmesh\.core__history__`, out) || strings.Contains(out, "rebuilds history") {
+		t.Fatalf("plan after the parent's breaking change:\n%s", out)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := history(); got != "[[1 gold 05 06] [1 platinum 06 07] [1 PLATINUM 07 -] [2 silver 05 07] [2 SILVER 07 -]]" {
+		t.Fatalf("history after the parent's breaking change: %s", got)
+	}
+
+	// Its own breaking change rebuilds history: said, and refused.
+	editFile(t, dir, "models/history.sql", func(s string) string {
+		return strings.Replace(s, "@ref(core.customers)", "@ref(core.customers) WHERE id > 1", 1)
+	})
+	t.Setenv("EFMESH_NOW", "2026-01-08T00:00:00Z")
+	out = mustRun(t, dir, "plan", "dev")
+	if !regexpMatch(`core\.history\s+breaking\s+build .*rebuilds history`, out) {
+		t.Fatalf("plan of its own breaking change:\n%s", out)
+	}
+	_, out, _ = run(t, dir, "--json", "plan", "dev")
+	if !regexpMatch(`"rebuildsHistory":\s*true`, out) {
+		t.Fatalf("plan --json:\n%s", out)
+	}
+	before := storeDump(t, dir)
+	code, _, errs := run(t, dir, "apply", "dev", "--yes")
+	if code != ExitError || !strings.Contains(errs, "pass --rebuild-history core.history") {
+		t.Fatalf("apply without --rebuild-history: exit %d\n%s", code, errs)
+	}
+	if after := storeDump(t, dir); after != before {
+		t.Fatalf("a refused rebuild changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if got := history(); !strings.Contains(got, "[1 gold 05 06]") {
+		t.Fatalf("history after the refusal: %s", got)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes", "--rebuild-history", "core.history")
+	if got := history(); got != "[[2 SILVER 08 -]]" {
+		t.Fatalf("history after the rebuild: %s", got)
+	}
+	// The flag names SCD_TYPE_2 models only.
+	if code, _, errs := run(t, dir, "plan", "dev", "--rebuild-history", "core.customers"); code != ExitError || !strings.Contains(errs, "only SCD_TYPE_2") {
+		t.Fatalf("--rebuild-history of a FULL model: exit %d\n%s", code, errs)
+	}
+}
