@@ -94,3 +94,21 @@ type FileOption struct {
 type FileReader interface {
 	ReadFiles(spec FileSpec) (string, error)
 }
+
+// FileProblem is one record of a data file that does not load: a row with
+// the wrong number of fields, a value that does not cast to its column's
+// type. Line is 1-based (the line the record starts on); 0 when the reader
+// cannot say.
+type FileProblem struct {
+	Path    string // as in the FileSpec
+	Line    int
+	Column  string // the column at fault, if one is
+	Message string
+}
+
+// FileValidator is an optional capability: engines that can read files
+// whole and report every record that does not load, instead of failing at
+// the first one when a build reads them.
+type FileValidator interface {
+	ValidateFiles(ctx context.Context, spec FileSpec) ([]FileProblem, error)
+}

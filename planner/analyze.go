@@ -412,6 +412,12 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 				info.Broken = true
 				break
 			}
+		}
+		if err == nil && !c.checkSeed(ctx, m, h) {
+			info.Broken = true
+			break
+		}
+		if err == nil && m.Columns == nil && c.eng != nil {
 			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
 		}
 	case project.KindExternal:

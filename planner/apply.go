@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -107,8 +108,14 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := p.checkCurrent(ctx, st); err != nil {
 		return res, err
 	}
+	if len(p.unconfirmed) > 0 {
+		return res, &HistoryRebuildError{Models: p.unconfirmed}
+	}
 
 	fail := func(err error) (*ApplyResult, error) {
+		if rerr := rollback(context.WithoutCancel(ctx), p, wh, st, res); rerr != nil {
+			log.Warn("a failed apply could not take back all its snapshot records", "error", rerr)
+		}
 		_ = st.RecordPlan(context.WithoutCancel(ctx), state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
 			CreatedAt: now().UTC(), Status: "failed", Summary: summary, Error: err.Error()})
 		return res, err
@@ -118,16 +125,12 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
-	for _, mp := range p.Models {
-		if mp.Change != MetadataOnly {
-			continue
-		}
-		def, _ := json.Marshal(definitionOfInfo(a.Models[mp.Name]))
-		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
-			return fail(err)
-		}
-	}
 	if err := execute(ctx, p, b, st, opt, res, log, false); err != nil {
+		return fail(err)
+	}
+	// New or changed audits of a metadata-only change guard the data the
+	// environment is about to serve, which nothing rebuilt.
+	if err := auditMetadataOnly(ctx, p, b, st, log); err != nil {
 		return fail(err)
 	}
 	// Every pointer names a stored snapshot, built or not (EMBEDDED).
@@ -143,6 +146,17 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	}
 	if err := beforePromotion(ctx, p, b, st, res, log); err != nil {
 		return fail(err)
+	}
+	// Metadata is recorded only now: a failed apply leaves the stored
+	// definitions as they were.
+	for _, mp := range p.Models {
+		if mp.Change != MetadataOnly {
+			continue
+		}
+		def, _ := json.Marshal(definitionOfInfo(a.Models[mp.Name]))
+		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
+			return fail(err)
+		}
 	}
 	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now()); err != nil {
 		return fail(err)
@@ -660,4 +674,92 @@ func duckType(t string) string {
 		return a
 	}
 	return n
+}
+
+// rollback takes back what a failed apply recorded of snapshots it did not
+// finish, so that the store says what the warehouse holds and nothing more:
+// a snapshot this apply recorded (the store did not hold it when the plan
+// was made) is removed, with its ledger, unless
+//
+//   - it was built and passed its audits (res.Built): its relation is
+//     complete, and a new plan reuses it instead of building it again; or
+//   - it is an INCREMENTAL_BY_TIME_RANGE snapshot whose ledger holds
+//     intervals this apply computed: the backfill resumes from them (and
+//     restate can recompute them), as after an interrupted apply.
+//
+// A removed snapshot's relation, if the apply created it, is dropped too
+// (never an inherited one). Snapshots the store held before keep their
+// records: their ledger tells the truth of the batches that ran.
+func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult) error {
+	built := map[string]bool{}
+	for _, n := range res.Built {
+		built[n] = true
+	}
+	var fps []string
+	var drop []string
+	d := wh.Dialect()
+	for _, mp := range p.Models {
+		info := p.analysis.Models[mp.Name]
+		if mp.Change == Removed || info == nil || p.stored[mp.Fingerprint] || built[mp.Name] {
+			continue
+		}
+		m := info.Model
+		if m.Kind.Name == project.KindIncrementalByTimeRange {
+			computed, err := computedHere(ctx, st, mp.Fingerprint, p.reuse[mp.Name])
+			if err != nil {
+				return err
+			}
+			if computed {
+				continue
+			}
+		}
+		fps = append(fps, mp.Fingerprint)
+		if mp.Build && mp.ReusedFrom == "" && m.Kind.Name.Materialized() && targetOf(m) == "table" {
+			drop = append(drop, d.DropTable(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint))))
+		} else if mp.Build && m.Kind.Name == project.KindView {
+			drop = append(drop, d.DropView(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint))))
+		}
+	}
+	if len(fps) == 0 {
+		return nil
+	}
+	// The far cutoff removes them whatever their orphan mark says (a
+	// reservation moves it ahead); a pointer to one keeps it.
+	if _, err := st.RemoveSnapshots(ctx, fps, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		return err
+	}
+	var errs []error
+	for _, stmt := range drop {
+		if err := wh.Exec(ctx, stmt); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// computedHere reports whether the ledger of fp holds done intervals that
+// were not inherited from the snapshot it reuses (if any).
+func computedHere(ctx context.Context, st state.Store, fp, reusedFrom string) (bool, error) {
+	ivs, err := st.Intervals(ctx, fp)
+	if err != nil {
+		return false, err
+	}
+	inherited := map[int64]bool{}
+	if reusedFrom != "" {
+		old, err := st.Intervals(ctx, reusedFrom)
+		if err != nil {
+			return false, err
+		}
+		for _, iv := range old {
+			if iv.Status == state.IntervalDone {
+				inherited[iv.Start.Unix()] = true
+			}
+		}
+	}
+	for _, iv := range ivs {
+		if iv.Status == state.IntervalDone && !inherited[iv.Start.Unix()] {
+			return true, nil
+		}
+	}
+	return false, nil
 }

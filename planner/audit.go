@@ -506,6 +506,96 @@ func (b *builder) auditBuilt(ctx context.Context, info *ModelInfo, log *slog.Log
 	return err
 }
 
+// auditMetadataOnly runs the audits a metadata-only change adds or changes
+// on the data the model's snapshot already holds, nothing having been
+// rebuilt: an audit checked on the whole relation runs on it, one checked
+// on written intervals (INCREMENTAL_BY_TIME_RANGE) runs on each batch of
+// the done intervals of the ledger. A blocking violation is an
+// *AuditFailure naming the model, the audit and the count: the apply
+// stops before promotion.
+func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Store, log *slog.Logger) error {
+	var failed []AuditResult
+	collect := func(err error) error {
+		var af *AuditFailure
+		if errors.As(err, &af) {
+			failed = append(failed, af.Results...)
+			return nil
+		}
+		return err
+	}
+	for _, mp := range p.Models {
+		texts := p.newAudits[mp.Name]
+		info := p.analysis.Models[mp.Name]
+		if mp.Change != MetadataOnly || len(texts) == 0 || info == nil || info.Model.Kind.Name == project.KindEmbedded {
+			continue // embedded models are audited before promotion
+		}
+		m := info.Model
+		var whole, intervals []Audit
+		for _, au := range ModelAudits(p.analysis.Project, m) {
+			switch {
+			case !slices.Contains(texts, au.Text):
+			case au.onInterval(m):
+				intervals = append(intervals, au)
+			default:
+				whole = append(whole, au)
+			}
+		}
+		this := b.d.QuoteRelation(PhysicalRelation(m, b.physFP(info)))
+		if m.Kind.Name == project.KindExternal {
+			q, err := b.Query(info)
+			if err != nil {
+				return &BuildError{Model: mp.Name, File: m.File, Err: err}
+			}
+			this = "(\n" + q + "\n)"
+		}
+		if len(whole) > 0 {
+			if _, err := b.auditor(log).run(ctx, m, whole, this, nil); collect(err) != nil {
+				return err
+			}
+		}
+		if len(intervals) == 0 {
+			continue
+		}
+		done, err := st.Intervals(ctx, mp.Fingerprint)
+		if err != nil {
+			return err
+		}
+		g := grainOf(m)
+		tc := b.d.Quote(m.Kind.TimeColumn)
+		for _, r := range doneRanges(done) {
+			for _, batch := range g.Batches(r, m.Kind.BatchSize) {
+				start, end := b.d.TimestampLiteral(batch.Start.UTC().Format(time.RFC3339)), b.d.TimestampLiteral(batch.End.UTC().Format(time.RFC3339))
+				slice := "(SELECT * FROM " + this + " WHERE " + tc + " >= " + start + " AND " + tc + " < " + end + ")"
+				if _, err := b.auditor(log).run(ctx, m, intervals, slice, &batch); collect(err) != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return &AuditFailure{Results: failed}
+	}
+	return nil
+}
+
+// doneRanges merges the done intervals of a ledger into maximal ranges.
+func doneRanges(ivs []state.Interval) []Range {
+	var out []Range
+	for _, iv := range ivs {
+		if iv.Status != state.IntervalDone {
+			continue
+		}
+		if n := len(out); n > 0 && !iv.Start.After(out[n-1].End) {
+			if iv.End.After(out[n-1].End) {
+				out[n-1].End = iv.End
+			}
+			continue
+		}
+		out = append(out, Range{Start: iv.Start, End: iv.End})
+	}
+	return out
+}
+
 // beforePromotion is what stands between a successful build and the view
 // swap of an apply. Built models were audited as they were built; embedded
 // models, which are never built, are audited here as the subquery their

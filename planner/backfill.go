@@ -22,6 +22,14 @@ type planConfig struct {
 	now         time.Time
 	forwardOnly map[string]bool
 	reclassify  map[string]Change
+	restate     []restateRequest
+	rebuild     map[string]bool
+}
+
+// restateRequest asks a plan to recompute [from, to) of a model.
+type restateRequest struct {
+	model    string
+	from, to time.Time
 }
 
 // WithForwardOnly asks that the named incremental models change without
@@ -47,6 +55,18 @@ func WithReclassify(model string, verdict Change) PlanOption {
 			c.reclassify = map[string]Change{}
 		}
 		c.reclassify[model] = verdict
+	}
+}
+
+// WithRestate makes the plan recompute [from, to) of an
+// INCREMENTAL_BY_TIME_RANGE model and of its INCREMENTAL_BY_TIME_RANGE
+// descendants, in the snapshots the plan is about to promote (new or
+// not), whatever their ledgers say: the backfill's DELETE+INSERT replaces
+// the range's rows. The bounds must be aligned to the model's intervals; a
+// descendant of a coarser grain has its range widened to whole intervals.
+func WithRestate(model string, from, to time.Time) PlanOption {
+	return func(c *planConfig) {
+		c.restate = append(c.restate, restateRequest{model: model, from: from.UTC(), to: to.UTC()})
 	}
 }
 
@@ -97,6 +117,17 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) 
 				return err
 			}
 			done = append(done, inherited...)
+		}
+		if r, ok := p.restated[mp.Name]; ok {
+			// Restated: the range is due again, whatever the ledger says.
+			kept := done[:0:0]
+			for _, iv := range done {
+				if !(iv.Start.Before(r.End) && iv.End.After(r.Start)) {
+					kept = append(kept, iv)
+				}
+			}
+			done = kept
+			mp.Explain = append(mp.Explain, "restated: "+r.String()+" is recomputed")
 		}
 		for _, r := range grainOf(m).Missing(start, now, done, m.Kind.Lookback) {
 			mp.Backfill = append(mp.Backfill, r.pair())
@@ -345,7 +376,10 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		if mp.Change == Removed {
 			return false
 		}
-		return mp.Build || len(mp.Backfill) > 0 || refreshAll && refreshed(p.analysis.Models[mp.Name].Model.Kind.Name)
+		k := p.analysis.Models[mp.Name].Model.Kind.Name
+		// A refreshed model that takes over an older table merges into it
+		// now: the environment's version reads its new parents from here on.
+		return mp.Build || len(mp.Backfill) > 0 || (refreshAll || mp.ReusedFrom != "") && refreshed(k)
 	}
 	total := 0
 	for _, mp := range p.Models {
@@ -370,6 +404,14 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
 		info := p.analysis.Models[mp.Name]
 		start := time.Now()
+		// A snapshot is recorded (unbuilt) when its own build starts, so
+		// that its ledger can follow the batches; a failed apply takes
+		// back the records of what it did not build (rollback).
+		if !p.stored[info.Fingerprint] {
+			if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
+				return err
+			}
+		}
 		targetErr := b.checkTarget(info.Model)
 		err := targetErr
 		lake := targetOf(info.Model) == "parquet"
@@ -418,17 +460,10 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		return nil
 	}
 	var todo []ModelPlan
-	var snaps []state.Snapshot
 	for _, mp := range p.Models {
 		if work(mp) {
 			todo = append(todo, mp)
-			snaps = append(snaps, b.snapshot(p.analysis.Models[mp.Name]))
 		}
-	}
-	// Every snapshot to build is recorded (unbuilt) before any build, in
-	// one transaction.
-	if err := st.PutSnapshots(ctx, snaps); err != nil {
-		return err
 	}
 	if jobs <= 1 {
 		for _, mp := range todo {
@@ -582,4 +617,94 @@ func settle(ctx context.Context, st state.Store, fp string, marks []state.Interv
 		ie.Err = err
 	}
 	return nil
+}
+
+// restateRanges resolves the plan's restate requests: the range of each
+// named model and of its INCREMENTAL_BY_TIME_RANGE descendants (widened to
+// whole intervals of a coarser grain), keyed by model.
+func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, error) {
+	out := map[string]Range{}
+	if len(reqs) == 0 {
+		return out, nil
+	}
+	children := map[string][]string{}
+	for _, m := range a.Project.Models {
+		for _, r := range m.Refs() {
+			children[r] = append(children[r], m.Name)
+		}
+	}
+	for _, rq := range reqs {
+		info := a.Models[rq.model]
+		if info == nil {
+			return nil, fmt.Errorf("--restate: unknown model %q%s", rq.model, didYouMean(rq.model, a.Models))
+		}
+		switch k := info.Model.Kind.Name; k {
+		case project.KindIncrementalByTimeRange:
+		case project.KindSCDType2:
+			return nil, fmt.Errorf("--restate: %s is SCD_TYPE_2: its version history has no time ranges to restate", rq.model)
+		default:
+			return nil, fmt.Errorf("--restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", rq.model, k)
+		}
+		if !rq.from.Before(rq.to) {
+			return nil, fmt.Errorf("--restate %s: --from %s is not before --to %s", rq.model, rq.from.Format(time.RFC3339), rq.to.Format(time.RFC3339))
+		}
+		g := grainOf(info.Model)
+		for _, b := range []time.Time{rq.from, rq.to} {
+			if !g.Aligned(b) {
+				return nil, &RestateBoundsError{Model: rq.model, Grain: g, Bound: b}
+			}
+		}
+		seen := map[string]bool{rq.model: true}
+		queue := []string{rq.model}
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			if mi := a.Models[n]; mi != nil && mi.Model.Kind.Name == project.KindIncrementalByTimeRange {
+				mg := grainOf(mi.Model)
+				r := Range{Start: mg.Floor(rq.from), End: mg.Ceil(rq.to)}
+				if old, ok := out[n]; ok { // two requests: their hull
+					r = Range{Start: minTime(old.Start, r.Start), End: maxTime(old.End, r.End)}
+				}
+				out[n] = r
+			}
+			for _, c := range children[n] {
+				if !seen[c] {
+					seen[c] = true
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// WithRebuildHistory allows the plan to rebuild the named SCD_TYPE_2
+// models' history from scratch: a change of their own definition builds a
+// new table (the accumulated versions stay with the old snapshot), and an
+// upstream change that would otherwise keep the history table rebuilds it.
+// Without it, a plan that rebuilds an SCD_TYPE_2 history says so and Apply
+// refuses it (*HistoryRebuildError).
+func WithRebuildHistory(models ...string) PlanOption {
+	return func(c *planConfig) {
+		if c.rebuild == nil {
+			c.rebuild = map[string]bool{}
+		}
+		for _, m := range models {
+			c.rebuild[m] = true
+		}
+	}
 }

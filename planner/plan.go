@@ -52,6 +52,10 @@ type ModelPlan struct {
 	ReclassifiedFrom Change `json:"reclassifiedFrom,omitempty"`
 	// Warnings are findings that do not stop the plan (window-over-batch).
 	Warnings []Warning `json:"warnings,omitempty"`
+	// RebuildsHistory is set on an SCD_TYPE_2 model whose environment
+	// moves to another history table: the versions accumulated so far are
+	// not carried over. Apply needs the operator's --rebuild-history.
+	RebuildsHistory bool `json:"rebuildsHistory,omitempty"`
 	// Redacted lists the columns the environment's physics of the model
 	// leaves out (a redacted environment; redact.go).
 	Redacted []string `json:"redacted,omitempty"`
@@ -71,6 +75,15 @@ type Plan struct {
 	physFP map[string]string
 	// reuse maps a model to the previous snapshot it inherits from.
 	reuse map[string]string
+	// unconfirmed lists the SCD_TYPE_2 models whose history the plan
+	// rebuilds without WithRebuildHistory: Apply refuses it.
+	unconfirmed []string
+	// restated maps a model to the range the plan recomputes whatever its
+	// ledger says (WithRestate).
+	restated map[string]Range
+	// newAudits lists, per metadata-only model, the audits (as written)
+	// its stored definition lacks: apply runs them on the existing data.
+	newAudits map[string][]string
 }
 
 // physicalFP is the fingerprint naming a model's physical relation.
@@ -197,13 +210,24 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	}
 
 	cfg := planConfigOf(opts)
-	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{}}
+	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{}, newAudits: map[string][]string{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
 	for name := range cfg.forwardOnly {
 		if a.Models[name] == nil {
 			return nil, fmt.Errorf("--forward-only: unknown model %q%s", name, didYouMean(name, a.Models))
+		}
+	}
+	if p.restated, err = restateRanges(a, cfg.restate); err != nil {
+		return nil, err
+	}
+	for name := range cfg.rebuild {
+		if a.Models[name] == nil {
+			return nil, fmt.Errorf("--rebuild-history: unknown model %q%s", name, didYouMean(name, a.Models))
+		}
+		if k := a.Models[name].Model.Kind.Name; k != project.KindSCDType2 {
+			return nil, fmt.Errorf("--rebuild-history %s: only SCD_TYPE_2 models keep a history (it is %s)", name, k)
 		}
 	}
 	for name := range cfg.reclassify {
@@ -251,6 +275,10 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 				if what := metadataChanges(stored, definitionOf(m)); len(what) > 0 {
 					mp.Change = MetadataOnly
 					mp.Explain = append(mp.Explain, "changed outside the fingerprint: "+strings.Join(what, ", ")+"; nothing is rebuilt")
+					if added := newAudits(stored.Audits, definitionOf(m).Audits); len(added) > 0 {
+						p.newAudits[m.Name] = added
+						mp.Explain = append(mp.Explain, "new or changed audit(s) "+strings.Join(added, ", ")+" run on the existing data before promotion")
+					}
 				}
 			}
 		default:
@@ -287,14 +315,45 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
 			}
 		}
+		scdKept := false // an SCD_TYPE_2 history kept through an upstream change
 		if inEnv && ptr.Fingerprint != info.Fingerprint {
 			prev, ok := snaps[ptr.Fingerprint]
-			if err := p.inheritance(&mp, info, prev, ok, changed, keeps, cfg.forwardOnly); err != nil {
-				return nil, err
+			if m.Kind.Name == project.KindSCDType2 {
+				var err error
+				if scdKept, err = p.history(&mp, info, prev, ok, cfg); err != nil {
+					return nil, err
+				}
+			}
+			if !scdKept {
+				if err := p.inheritance(&mp, info, prev, ok, changed, keeps, cfg.forwardOnly); err != nil {
+					return nil, err
+				}
+			}
+			if ok && m.Kind.Name == project.KindSCDType2 && prev.Built() && mp.PhysicalTable != prev.PhysicalTable {
+				mp.RebuildsHistory = true
+				if cfg.rebuild[m.Name] {
+					mp.Explain = append(mp.Explain, "rebuilds its history (--rebuild-history): the versions in "+prev.PhysicalTable+" are not carried over")
+				} else {
+					p.unconfirmed = append(p.unconfirmed, m.Name)
+					mp.Explain = append(mp.Explain, "would rebuild its history: the versions in "+prev.PhysicalTable+" are not carried over; apply needs --rebuild-history "+m.Name+" (or --forward-only "+m.Name+" to keep the history)")
+				}
 			}
 		}
-		if mp.Change == Unchanged || mp.Change == MetadataOnly || mp.Change == NonBreaking || mp.Change == ForwardOnly || mp.ReusedFrom != "" {
+		if cfg.rebuild[m.Name] && !mp.RebuildsHistory {
+			return nil, fmt.Errorf("--rebuild-history %s: the plan keeps no history of it to rebuild (it is %s in %s)", m.Name, mp.Change, env)
+		}
+		if mp.Change == Unchanged || mp.Change == MetadataOnly || mp.Change == NonBreaking || mp.Change == ForwardOnly && !scdKept || mp.ReusedFrom != "" && !scdKept {
 			keeps[m.Name] = true
+		}
+		if scdKept {
+			// The merge at apply changes the kept table when a parent's
+			// data changed: its children keep their tables only if every
+			// changed parent does.
+			all := true
+			for _, c := range mp.Cause {
+				all = all && keeps[c]
+			}
+			keeps[m.Name] = all
 		}
 		if mp.Change != Unchanged {
 			changed[m.Name] = true
@@ -433,4 +492,67 @@ func droppedColumns(prev Definition, info *ModelInfo) []string {
 		}
 	}
 	return out
+}
+
+// newAudits lists the audits of now (as written) that were not among old.
+func newAudits(old, now []string) []string {
+	had := make(map[string]bool, len(old))
+	for _, a := range old {
+		had[a] = true
+	}
+	var out []string
+	for _, a := range now {
+		if !had[a] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// history decides how an SCD_TYPE_2 model whose version moved keeps its
+// history. Its table is the record of every version seen so far, which no
+// rebuild can recompute: unless the operator asks for a rebuild
+// (WithRebuildHistory), the new version takes over the previous table —
+// forward-only: new columns are added, versions are merged from now on —
+// when its own definition is unchanged (an upstream change) or when
+// --forward-only names it. It reports whether the table is kept; when not,
+// the model builds a new table and the plan says it rebuilds history.
+func (p *Plan) history(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, havePrev bool, cfg planConfig) (bool, error) {
+	m := info.Model
+	if cfg.rebuild[m.Name] || !havePrev || !prev.Built() {
+		return false, nil
+	}
+	prevPhys := fp8Of(prev.PhysicalTable)
+	if prevPhys == "" || mp.Change != Indirect && !cfg.forwardOnly[m.Name] {
+		return false, nil
+	}
+	var prevDef Definition
+	_ = json.Unmarshal(prev.Definition, &prevDef)
+	if dropped := droppedColumns(prevDef, info); len(dropped) > 0 {
+		if cfg.forwardOnly[m.Name] {
+			return false, fmt.Errorf("--forward-only %s: column(s) %s would be dropped, which the history table cannot express; rebuild its history instead (--rebuild-history %s)",
+				m.Name, strings.Join(dropped, ", "), m.Name)
+		}
+		mp.Explain = append(mp.Explain, "its output drops column(s) "+strings.Join(dropped, ", ")+", which the history table cannot express")
+		return false, nil
+	}
+	if mp.ReclassifiedFrom == "" {
+		mp.ReclassifiedFrom = mp.Change
+	}
+	mp.Change = ForwardOnly
+	p.adopt(mp, m, prev, prevPhys)
+	mp.Explain = append(mp.Explain, "forward-only: SCD_TYPE_2 keeps its history in "+mp.PhysicalTable+"; new columns are added, versions are merged from now on")
+	return true, nil
+}
+
+// HistoryRebuildError refuses a plan that rebuilds SCD_TYPE_2 history the
+// operator did not confirm.
+type HistoryRebuildError struct {
+	Models []string
+}
+
+func (e *HistoryRebuildError) Error() string {
+	return fmt.Sprintf("the plan rebuilds the history of SCD_TYPE_2 model(s) %s: the versions accumulated so far would not be carried over; "+
+		"pass --rebuild-history %s to confirm (or --forward-only %s to keep the history)",
+		strings.Join(e.Models, ", "), strings.Join(e.Models, ","), strings.Join(e.Models, ","))
 }

@@ -16,13 +16,20 @@ import (
 
 // changeFlags are the plan options plan and apply share.
 type changeFlags struct {
-	forwardOnly []string
-	reclassify  []string
+	forwardOnly    []string
+	reclassify     []string
+	rebuildHistory []string
+	restate        string
+	from, to       string
 }
 
 func (f *changeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.forwardOnly, "forward-only", nil, "change these incremental models without recomputing history (m1,m2)")
 	cmd.Flags().StringSliceVar(&f.reclassify, "reclassify", nil, "override a change category: model=breaking|non-breaking (repeatable)")
+	cmd.Flags().StringSliceVar(&f.rebuildHistory, "rebuild-history", nil, "rebuild these SCD_TYPE_2 models' history from scratch (m1,m2); their accumulated versions are lost")
+	cmd.Flags().StringVar(&f.restate, "restate", "", "recompute [--from, --to) of this INCREMENTAL_BY_TIME_RANGE model and its incremental descendants, in the versions the plan promotes")
+	cmd.Flags().StringVar(&f.from, "from", "", "with --restate: start of the range (inclusive), UTC")
+	cmd.Flags().StringVar(&f.to, "to", "", "with --restate: end of the range (exclusive), UTC")
 }
 
 // options turns the flags into plan options, with the clock.
@@ -38,6 +45,26 @@ func (f *changeFlags) options(now time.Time) ([]planner.PlanOption, error) {
 			return nil, fmt.Errorf("--reclassify %q: want model=breaking or model=non-breaking", r)
 		}
 		opts = append(opts, planner.WithReclassify(strings.TrimSpace(name), c))
+	}
+	if len(f.rebuildHistory) > 0 {
+		opts = append(opts, planner.WithRebuildHistory(f.rebuildHistory...))
+	}
+	switch {
+	case f.restate == "" && (f.from != "" || f.to != ""):
+		return nil, fmt.Errorf("--from and --to go with --restate <model>")
+	case f.restate != "":
+		if f.from == "" || f.to == "" {
+			return nil, fmt.Errorf("--restate %s needs --from and --to", f.restate)
+		}
+		from, err := parseBound("from", f.from)
+		if err != nil {
+			return nil, err
+		}
+		to, err := parseBound("to", f.to)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, planner.WithRestate(f.restate, from, to))
 	}
 	return opts, nil
 }
@@ -151,6 +178,9 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		}
 		if len(m.Backfill) > 0 {
 			line += "  intervals " + backfillText(m.Backfill)
+		}
+		if m.RebuildsHistory {
+			line += "  (rebuilds history: the versions so far are not carried over)"
 		}
 		if len(m.Redacted) > 0 {
 			line += "  (without " + strings.Join(m.Redacted, ", ") + ": redacted)"

@@ -1,0 +1,117 @@
+package planner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// A seed is read whole when it is checked — by plan, by apply before
+// anything runs, and by the editor — so a broken file (a row with the wrong
+// number of fields, a value that does not cast to its declared type) is a
+// diagnostic at its line, never a failed build halfway through an apply.
+
+// seedChecks remembers the problems of seed contents already read: the
+// editor re-checks seeds on every edit, the file rarely changes. Keyed by
+// content hash and reader spec; cleared when it grows past seedChecksMax.
+var seedChecks = struct {
+	sync.Mutex
+	m map[string][]engine.FileProblem
+}{m: map[string][]engine.FileProblem{}}
+
+const seedChecksMax = 256
+
+// checkSeed validates the seed file of m (its content hash is hash) with
+// the workbench's file validator, if it has one. Each record that does not
+// load is an error on the seed file at its line, and the model gets one
+// error on its kind saying the seed does not load.
+func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) bool {
+	v, ok := c.wb.(engine.FileValidator)
+	if !ok || c.eng == nil {
+		return true
+	}
+	path := absPath(c.root, m.Kind.Path)
+	spec := engine.FileSpec{Paths: []string{path}, Format: seedFormat(m.Kind.Path), Columns: declared(m)}
+	key := hash + "\x00" + spec.Format + "\x00" + fmt.Sprint(spec.Columns)
+	seedChecks.Lock()
+	problems, known := seedChecks.m[key]
+	seedChecks.Unlock()
+	if !known {
+		var err error
+		if problems, err = v.ValidateFiles(ctx, spec); err != nil {
+			if ctx.Err() != nil {
+				return true // a newer check replaces this one
+			}
+			problems = []engine.FileProblem{{Path: path, Message: firstLine(errMessage(err))}}
+		}
+		seedChecks.Lock()
+		if len(seedChecks.m) >= seedChecksMax {
+			clear(seedChecks.m)
+		}
+		seedChecks.m[key] = problems
+		seedChecks.Unlock()
+	}
+	if len(problems) == 0 {
+		return true
+	}
+	src, _ := os.ReadFile(path)
+	var lines []string
+	for _, p := range problems {
+		msg := seedMessage(p)
+		if p.Line > 0 {
+			start, end := lineSpan(src, p.Line)
+			c.add(m, project.NewDiagnostic(m.Kind.Path, src, start, end, project.SeverityError, project.CodeFile, msg))
+			lines = append(lines, fmt.Sprint(p.Line))
+		} else {
+			c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s does not load: %s", m.Kind.Path, msg))
+		}
+	}
+	if len(lines) > 0 {
+		const most = 5
+		list := strings.Join(lines[:min(len(lines), most)], ", ")
+		if len(lines) > most {
+			list += fmt.Sprintf(" and %d more", len(lines)-most)
+		}
+		c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s does not load: %d bad record(s), at line %s", m.Kind.Path, len(lines), list))
+	}
+	return false
+}
+
+// seedMessage says what is wrong with one record, in the reader's words
+// without its advice (which names reader options a seed does not take).
+func seedMessage(p engine.FileProblem) string {
+	msg := strings.TrimSpace(firstLine(p.Message))
+	if p.Column != "" && !strings.Contains(msg, p.Column) {
+		msg = "column " + p.Column + ": " + msg
+	}
+	return msg
+}
+
+// lineSpan returns the byte range of the 1-based line n of src (without
+// its line break); past the end, the end of src.
+func lineSpan(src []byte, n int) (int, int) {
+	start := 0
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src[start:], '\n')
+		if j < 0 {
+			return len(src), len(src)
+		}
+		start += j + 1
+	}
+	end := start
+	if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
+		end += j
+	} else {
+		end = len(src)
+	}
+	if end > start && src[end-1] == '\r' {
+		end--
+	}
+	return start, end
+}
