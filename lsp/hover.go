@@ -145,7 +145,7 @@ func headerHover(ctx context.Context, d *docPos) string {
 	default:
 		fp = info.Fingerprint
 		fmt.Fprintf(&b, "\nfingerprint: `%s`\n", fp)
-		if m.Kind.Name != project.KindEmbedded {
+		if !m.Kind.Name.Virtual() {
 			fmt.Fprintf(&b, "\nphysical table: `%s`\n", planner.PhysicalRelation(m, fp))
 		}
 	}

@@ -156,44 +156,6 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	return res, err
 }
 
-// promote swaps the environment's views in one engine transaction, then
-// records the new pointers. A crash between the two leaves views that a
-// re-run of apply points again: promotion is idempotent.
-func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult, appliedBy string, now time.Time) error {
-	a := p.analysis
-	d := wh.Dialect()
-	var stmts []string
-	schemas := map[string]bool{}
-	pointers := map[string]string{}
-	for _, mp := range p.Models {
-		if mp.Change == Removed {
-			s, t := splitName(mp.Name)
-			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(p.Env, s), Name: t}))
-			res.Removed = append(res.Removed, mp.Name)
-			continue
-		}
-		info := a.Models[mp.Name]
-		m := info.Model
-		pointers[mp.Name] = mp.Fingerprint
-		if m.Kind.Name == project.KindEmbedded {
-			continue
-		}
-		rel := EnvRelation(p.Env, m)
-		if !schemas[rel.Schema] {
-			schemas[rel.Schema] = true
-			stmts = append(stmts, d.CreateSchema(rel.Schema))
-		}
-		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint)))))
-		if mp.Change != Unchanged {
-			res.Promoted = append(res.Promoted, mp.Name)
-		}
-	}
-	if err := wh.Tx(ctx, stmts); err != nil {
-		return fmt.Errorf("planner: promote %s: %w", p.Env, err)
-	}
-	return st.Promote(ctx, state.Promotion{Env: p.Env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC()})
-}
-
 type builder struct {
 	a    *Analysis
 	d    engine.Dialect
@@ -312,7 +274,7 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 		return err
 	}
 	switch m.Kind.Name {
-	case project.KindView, project.KindExternal:
+	case project.KindView:
 		if err := b.checkContract(ctx, info, q); err != nil {
 			return err
 		}
@@ -402,13 +364,13 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 				refErr = fmt.Errorf("unknown model %s", name)
 				return "", false
 			}
-			if pi.Model.Kind.Name == project.KindEmbedded {
-				sub, err := b.render(pi, seen)
+			if pi.Model.Kind.Name.Virtual() {
+				sub, err := b.inline(pi, seen)
 				if err != nil {
 					refErr = err
 					return "", false
 				}
-				return "(\n" + sub.SQL + "\n)", true
+				return sub, true
 			}
 			if b.env != "" {
 				return b.d.QuoteRelation(EnvRelation(b.env, pi.Model)), true
@@ -418,6 +380,27 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 		start: start, end: end, this: "NULL",
 	})
 	return r, refErr
+}
+
+// inline renders a ref to a virtual model as the subquery its consumers
+// read in place: an EMBEDDED model's body, an EXTERNAL model's source read
+// with the declared columns enforced (renderBody adds an alias where the
+// consumer wrote none).
+func (b *builder) inline(info *ModelInfo, seen map[string]bool) (string, error) {
+	var q string
+	if info.Model.Kind.Name == project.KindEmbedded {
+		r, err := b.render(info, seen)
+		if err != nil {
+			return "", err
+		}
+		q = r.SQL
+	} else {
+		var err error
+		if q, err = b.Query(info); err != nil {
+			return "", err
+		}
+	}
+	return "(\n" + q + "\n)", nil
 }
 
 // fullRange is the interval of a model computed whole: from the project's

@@ -190,8 +190,12 @@ func envView(env, name string) engine.Relation {
 func diffData(ctx context.Context, wh engine.Engine, a, b, name string, md ModelDiff, defA, defB Definition, sample float64) (*DataDiff, error) {
 	d := wh.Dialect()
 	dd := &DataDiff{Columns: []ColumnDiff{}, Schema: SchemaDrift{Added: []engine.Column{}, Removed: []engine.Column{}, Retyped: []TypeChange{}}}
-	if md.Kind == string(project.KindEmbedded) {
+	switch md.Kind {
+	case string(project.KindEmbedded):
 		dd.Notes = append(dd.Notes, "an embedded model has no view to compare")
+		return dd, nil
+	case string(project.KindExternal):
+		dd.Notes = append(dd.Notes, "an external model has no view to compare: every environment reads its source in place")
 		return dd, nil
 	}
 	relA, relB := d.QuoteRelation(envView(a, name)), d.QuoteRelation(envView(b, name))
