@@ -12,7 +12,7 @@ import (
 // PhysicalSchema holds every physical relation. It is "_efmesh", not
 // "efmesh": DuckDB names the catalog of efmesh.duckdb "efmesh", and
 // "efmesh.x" would be ambiguous.
-const PhysicalSchema = "_efmesh"
+const PhysicalSchema = project.PhysicalSchema
 
 // ProdEnv is the environment whose views live in the models' own schemas.
 const ProdEnv = "prod"
@@ -24,8 +24,8 @@ func ValidateEnv(env string) error {
 	if !envNameRE.MatchString(env) {
 		return fmt.Errorf("invalid environment name %q: use lower-case letters, digits and _ (starting with a letter)", env)
 	}
-	if strings.Contains(env, "__") {
-		return fmt.Errorf("invalid environment name %q: \"__\" separates environment and schema", env)
+	if why := project.ReservedSchema(env); why != "" {
+		return fmt.Errorf("invalid environment name %q: %s", env, why)
 	}
 	return nil
 }
