@@ -180,7 +180,7 @@ func (b *builder) snapshot(info *ModelInfo) state.Snapshot {
 		FingerprintVersion: FingerprintVersion,
 		Name:               m.Name,
 		Kind:               string(m.Kind.Name),
-		PhysicalTable:      PhysicalRelation(m, b.physFP(info)).String(),
+		PhysicalTable:      PhysicalRelation(b.d, m, b.physFP(info)).String(),
 		OwnHash:            info.OwnHash,
 		Parents:            info.Parents,
 		Canonical:          info.Canonical,
@@ -268,7 +268,7 @@ func definitionOfInfo(info *ModelInfo) Definition {
 // build creates the physical relation of one snapshot.
 func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 	m := info.Model
-	rel := PhysicalRelation(m, b.physFP(info))
+	rel := PhysicalRelation(b.d, m, b.physFP(info))
 	q, err := b.Query(info)
 	if err != nil {
 		return err
@@ -373,9 +373,9 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 				return sub, true
 			}
 			if b.env != "" {
-				return b.d.QuoteRelation(EnvRelation(b.env, pi.Model)), true
+				return b.d.QuoteRelation(EnvRelation(b.d, b.env, pi.Model)), true
 			}
-			return b.d.QuoteRelation(PhysicalRelation(pi.Model, b.physFP(pi))), true
+			return b.d.QuoteRelation(PhysicalRelation(b.d, pi.Model, b.physFP(pi))), true
 		},
 		start: start, end: end, this: "NULL",
 	})
@@ -557,7 +557,7 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 // addColumns brings an inherited table to the new version's columns: new
 // ones are added (NULL in history); a dropped one is an error.
 func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
-	rel := b.d.QuoteRelation(PhysicalRelation(info.Model, b.physFP(info)))
+	rel := b.d.QuoteRelation(PhysicalRelation(b.d, info.Model, b.physFP(info)))
 	have, err := b.wh.Describe(ctx, "SELECT * FROM "+rel)
 	if err != nil {
 		return err

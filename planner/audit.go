@@ -503,7 +503,7 @@ func (b *builder) auditor(log *slog.Logger) *auditor {
 		if pi.Model.Kind.Name.Virtual() {
 			return b.inline(pi, map[string]bool{})
 		}
-		return b.d.QuoteRelation(PhysicalRelation(pi.Model, b.physFP(pi))), nil
+		return b.d.QuoteRelation(PhysicalRelation(b.d, pi.Model, b.physFP(pi))), nil
 	}}
 }
 
@@ -522,7 +522,7 @@ func (b *builder) auditBuilt(ctx context.Context, info *ModelInfo, log *slog.Log
 	if len(audits) == 0 {
 		return nil
 	}
-	_, err := b.auditor(log).run(ctx, m, audits, b.d.QuoteRelation(PhysicalRelation(m, b.physFP(info))), nil)
+	_, err := b.auditor(log).run(ctx, m, audits, b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info))), nil)
 	return err
 }
 
@@ -672,7 +672,7 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 		case project.KindExternal:
 			return b.inline(&ModelInfo{Model: m}, nil)
 		}
-		return d.QuoteRelation(EnvRelation(env, m)), nil
+		return d.QuoteRelation(EnvRelation(d, env, m)), nil
 	}
 	ad := &auditor{proj: proj, wh: wh, d: d, log: log, ref: func(name string) (string, error) {
 		m := proj.ByName[name]

@@ -182,9 +182,9 @@ func definitionIn(snaps map[string]state.Snapshot, fp string) Definition {
 }
 
 // envView names the view of model name in env.
-func envView(env, name string) engine.Relation {
+func envView(d engine.Dialect, env, name string) engine.Relation {
 	s, t := splitName(name)
-	return EnvRelation(env, &project.Model{Schema: s, Table: t})
+	return EnvRelation(d, env, &project.Model{Schema: s, Table: t})
 }
 
 func diffData(ctx context.Context, wh engine.Engine, a, b, name string, md ModelDiff, defA, defB Definition, sample float64) (*DataDiff, error) {
@@ -198,7 +198,7 @@ func diffData(ctx context.Context, wh engine.Engine, a, b, name string, md Model
 		dd.Notes = append(dd.Notes, "an external model has no view to compare: every environment reads its source in place")
 		return dd, nil
 	}
-	relA, relB := d.QuoteRelation(envView(a, name)), d.QuoteRelation(envView(b, name))
+	relA, relB := d.QuoteRelation(envView(d, a, name)), d.QuoteRelation(envView(d, b, name))
 	var colsA, colsB []engine.Column
 	var err error
 	if md.A != "" {

@@ -246,14 +246,14 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		mp := ModelPlan{Name: m.Name, Kind: string(m.Kind.Name), Fingerprint: info.Fingerprint, Backfill: [][]string{}, Explain: []string{}}
 		virtual := m.Kind.Name.Virtual()
 		if !virtual {
-			mp.PhysicalTable = PhysicalRelation(m, info.Fingerprint).String()
+			mp.PhysicalTable = PhysicalRelation(a.dialect, m, info.Fingerprint).String()
 		}
 		snap, known := snaps[info.Fingerprint]
 		mp.Build = !virtual && (!known || !snap.Built())
 		if known && !virtual {
 			if f := fp8Of(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
 				p.physFP[m.Name] = f
-				mp.PhysicalTable = PhysicalRelation(m, f).String()
+				mp.PhysicalTable = PhysicalRelation(a.dialect, m, f).String()
 			}
 		}
 		ptr, inEnv := cur[m.Name]
@@ -418,7 +418,7 @@ func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, 
 func (p *Plan) adopt(mp *ModelPlan, m *project.Model, prev state.Snapshot, prevPhys string) {
 	mp.ReusedFrom = prev.Fingerprint
 	mp.Build = false
-	mp.PhysicalTable = PhysicalRelation(m, prevPhys).String()
+	mp.PhysicalTable = PhysicalRelation(p.analysis.dialect, m, prevPhys).String()
 	p.physFP[m.Name] = prevPhys
 	p.reuse[m.Name] = prev.Fingerprint
 }

@@ -38,7 +38,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 				continue // no view (an EXTERNAL's stale one is in stale)
 			}
 			s, t := splitName(mp.Name)
-			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(p.Env, s), Name: t}))
+			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(d, p.Env, s), Name: t}))
 			continue
 		}
 		info := a.Models[mp.Name]
@@ -47,12 +47,12 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 		if m.Kind.Name.Virtual() {
 			continue
 		}
-		rel := EnvRelation(p.Env, m)
+		rel := EnvRelation(d, p.Env, m)
 		if !schemas[rel.Schema] {
 			schemas[rel.Schema] = true
 			stmts = append(stmts, d.CreateSchema(rel.Schema))
 		}
-		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint)))))
+		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))))
 		if mp.Change != Unchanged {
 			res.Promoted = append(res.Promoted, mp.Name)
 		}
@@ -99,10 +99,11 @@ func DropStaleViews(ctx context.Context, p *Plan, wh engine.Engine) ([]engine.Re
 // (a model named like its source table, raw.orders over table raw.orders,
 // is in prod that very table): the engine's catalog says what exists.
 func staleViews(ctx context.Context, p *Plan, wh engine.Engine) ([]engine.Relation, error) {
+	d := wh.Dialect()
 	var cands []engine.Relation
 	add := func(name string, kind project.Kind) {
 		s, t := splitName(name)
-		rel := engine.Relation{Schema: EnvSchema(p.Env, s), Name: t}
+		rel := engine.Relation{Schema: EnvSchema(d, p.Env, s), Name: t}
 		if kind.Table != "" {
 			ss, st := splitName(kind.Table)
 			if strings.EqualFold(ss, rel.Schema) && strings.EqualFold(st, rel.Name) {
@@ -128,7 +129,6 @@ func staleViews(ctx context.Context, p *Plan, wh engine.Engine) ([]engine.Relati
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	d := wh.Dialect()
 	conds := make([]string, len(cands))
 	for i, r := range cands {
 		conds[i] = "(table_schema = " + d.Literal(r.Schema) + " AND table_name = " + d.Literal(r.Name) + ")"
