@@ -33,6 +33,10 @@ type Dialect interface {
 	ReplaceView(r Relation, query string) string
 	DropView(r Relation) string
 	DropTable(r Relation) string
+	// MaxIdentifierLength is the longest identifier the engine keeps, in
+	// bytes (a longer one is truncated or refused); 0 when there is no
+	// practical limit. Generated names are shortened to fit it.
+	MaxIdentifierLength() int
 }
 
 // QuoteIdent quotes an identifier with double quotes, doubling embedded

@@ -145,8 +145,8 @@ func headerHover(ctx context.Context, d *docPos) string {
 	default:
 		fp = info.Fingerprint
 		fmt.Fprintf(&b, "\nfingerprint: `%s`\n", fp)
-		if m.Kind.Name != project.KindEmbedded {
-			fmt.Fprintf(&b, "\nphysical table: `%s`\n", planner.PhysicalRelation(m, fp))
+		if !m.Kind.Name.Virtual() {
+			fmt.Fprintf(&b, "\nphysical table: `%s`\n", planner.PhysicalRelation(w.res.analysis.Dialect(), m, fp))
 		}
 	}
 	envs, err := d.v.environments(ctx, w.snap.proj)

@@ -94,12 +94,17 @@ type Analysis struct {
 	// for Reanalyze).
 	Checked []string
 
+	// dialect is the workbench's: physical names fit its identifier limit.
+	dialect engine.Dialect
 	// standIns names the models whose stand-in exists in the workbench.
 	standIns map[string]bool
 	// redacted: in the variant a redacted environment is planned from
 	// (redact.go), the columns each model leaves out of its physics.
 	redacted map[string][]string
 }
+
+// Dialect is the dialect of the workbench the analysis was made with.
+func (a *Analysis) Dialect() engine.Dialect { return a.dialect }
 
 // Errors reports whether the analysis found an error.
 func (a *Analysis) Errors() bool { return project.HasErrors(a.Diagnostics) }
@@ -121,7 +126,7 @@ type AnalyzeOptions struct {
 
 // AnalyzeWith is Analyze with options.
 func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt AnalyzeOptions) (*Analysis, error) {
-	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: map[string]bool{}}
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: map[string]bool{}, dialect: wb.Dialect()}
 	a.Diagnostics = append(a.Diagnostics, p.Diagnostics...)
 	broken := map[string]bool{}
 	for _, d := range p.Diagnostics {
@@ -190,7 +195,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 	if prev == nil || prev.Project == nil || prev.Project.Root != p.Root {
 		return Analyze(ctx, p, wb)
 	}
-	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: make(map[string]bool, len(prev.standIns))}
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: make(map[string]bool, len(prev.standIns)), dialect: wb.Dialect()}
 	for k, v := range prev.standIns {
 		a.standIns[k] = v
 	}
@@ -371,6 +376,18 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 			continue
 		}
 		info.Parents[r] = pi.Fingerprint
+	}
+
+	// The model's own name is its prod view's: the engine must keep it
+	// whole (Postgres truncates past 63 bytes, so two names could meet).
+	if limit := c.d.MaxIdentifierLength(); limit > 0 && !m.Kind.Name.Virtual() {
+		for _, part := range []string{m.Schema, m.Table} {
+			if len(part) > limit {
+				c.diag(m, m.NameRange.Start.Offset, m.NameRange.End.Offset, project.CodeReservedName,
+					fmt.Sprintf("%s is %d bytes long; the %s engine keeps identifiers of at most %d bytes", part, len(part), c.d.Name(), limit))
+				info.Broken = true
+			}
+		}
 	}
 
 	var content string

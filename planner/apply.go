@@ -170,44 +170,6 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	return res, err
 }
 
-// promote swaps the environment's views in one engine transaction, then
-// records the new pointers. A crash between the two leaves views that a
-// re-run of apply points again: promotion is idempotent.
-func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult, appliedBy string, now time.Time) error {
-	a := p.analysis
-	d := wh.Dialect()
-	var stmts []string
-	schemas := map[string]bool{}
-	pointers := map[string]string{}
-	for _, mp := range p.Models {
-		if mp.Change == Removed {
-			s, t := splitName(mp.Name)
-			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(p.Env, s), Name: t}))
-			res.Removed = append(res.Removed, mp.Name)
-			continue
-		}
-		info := a.Models[mp.Name]
-		m := info.Model
-		pointers[mp.Name] = mp.Fingerprint
-		if m.Kind.Name == project.KindEmbedded {
-			continue
-		}
-		rel := EnvRelation(p.Env, m)
-		if !schemas[rel.Schema] {
-			schemas[rel.Schema] = true
-			stmts = append(stmts, d.CreateSchema(rel.Schema))
-		}
-		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint)))))
-		if mp.Change != Unchanged {
-			res.Promoted = append(res.Promoted, mp.Name)
-		}
-	}
-	if err := wh.Tx(ctx, stmts); err != nil {
-		return fmt.Errorf("planner: promote %s: %w", p.Env, err)
-	}
-	return st.Promote(ctx, state.Promotion{Env: p.Env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC()})
-}
-
 type builder struct {
 	a    *Analysis
 	d    engine.Dialect
@@ -232,7 +194,7 @@ func (b *builder) snapshot(info *ModelInfo) state.Snapshot {
 		FingerprintVersion: FingerprintVersion,
 		Name:               m.Name,
 		Kind:               string(m.Kind.Name),
-		PhysicalTable:      PhysicalRelation(m, b.physFP(info)).String(),
+		PhysicalTable:      PhysicalRelation(b.d, m, b.physFP(info)).String(),
 		OwnHash:            info.OwnHash,
 		Parents:            info.Parents,
 		Canonical:          info.Canonical,
@@ -320,13 +282,13 @@ func definitionOfInfo(info *ModelInfo) Definition {
 // build creates the physical relation of one snapshot.
 func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 	m := info.Model
-	rel := PhysicalRelation(m, b.physFP(info))
+	rel := PhysicalRelation(b.d, m, b.physFP(info))
 	q, err := b.Query(info)
 	if err != nil {
 		return err
 	}
 	switch m.Kind.Name {
-	case project.KindView, project.KindExternal:
+	case project.KindView:
 		if err := b.checkContract(ctx, info, q); err != nil {
 			return err
 		}
@@ -416,22 +378,43 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 				refErr = fmt.Errorf("unknown model %s", name)
 				return "", false
 			}
-			if pi.Model.Kind.Name == project.KindEmbedded {
-				sub, err := b.render(pi, seen)
+			if pi.Model.Kind.Name.Virtual() {
+				sub, err := b.inline(pi, seen)
 				if err != nil {
 					refErr = err
 					return "", false
 				}
-				return "(\n" + sub.SQL + "\n)", true
+				return sub, true
 			}
 			if b.env != "" {
-				return b.d.QuoteRelation(EnvRelation(b.env, pi.Model)), true
+				return b.d.QuoteRelation(EnvRelation(b.d, b.env, pi.Model)), true
 			}
-			return b.d.QuoteRelation(PhysicalRelation(pi.Model, b.physFP(pi))), true
+			return b.d.QuoteRelation(PhysicalRelation(b.d, pi.Model, b.physFP(pi))), true
 		},
 		start: start, end: end, this: "NULL",
 	})
 	return r, refErr
+}
+
+// inline renders a ref to a virtual model as the subquery its consumers
+// read in place: an EMBEDDED model's body, an EXTERNAL model's source read
+// with the declared columns enforced (renderBody adds an alias where the
+// consumer wrote none).
+func (b *builder) inline(info *ModelInfo, seen map[string]bool) (string, error) {
+	var q string
+	if info.Model.Kind.Name == project.KindEmbedded {
+		r, err := b.render(info, seen)
+		if err != nil {
+			return "", err
+		}
+		q = r.SQL
+	} else {
+		var err error
+		if q, err = b.Query(info); err != nil {
+			return "", err
+		}
+	}
+	return "(\n" + q + "\n)", nil
 }
 
 // fullRange is the interval of a model computed whole: from the project's
@@ -588,7 +571,7 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 // addColumns brings an inherited table to the new version's columns: new
 // ones are added (NULL in history); a dropped one is an error.
 func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
-	rel := b.d.QuoteRelation(PhysicalRelation(info.Model, b.physFP(info)))
+	rel := b.d.QuoteRelation(PhysicalRelation(b.d, info.Model, b.physFP(info)))
 	have, err := b.wh.Describe(ctx, "SELECT * FROM "+rel)
 	if err != nil {
 		return err
@@ -715,9 +698,9 @@ func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, re
 		}
 		fps = append(fps, mp.Fingerprint)
 		if mp.Build && mp.ReusedFrom == "" && m.Kind.Name.Materialized() && targetOf(m) == "table" {
-			drop = append(drop, d.DropTable(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint))))
+			drop = append(drop, d.DropTable(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint))))
 		} else if mp.Build && m.Kind.Name == project.KindView {
-			drop = append(drop, d.DropView(PhysicalRelation(m, p.physicalFP(mp.Name, mp.Fingerprint))))
+			drop = append(drop, d.DropView(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint))))
 		}
 	}
 	if len(fps) == 0 {

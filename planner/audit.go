@@ -318,7 +318,7 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 			if err != nil {
 				return "", fmt.Errorf("audit %s: %w", c.Name, err)
 			}
-			text = r
+			text = aliased(r, c.Source, mc.End, mc.Arg)
 		default:
 			return "", fmt.Errorf("audit %s: @%s is not available in an audit", c.Name, mc.Kind)
 		}
@@ -328,11 +328,31 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 }
 
 // hasAlias reports whether the SQL after a relation at off gives it an
-// alias (AS x, or a bare name that is not a clause keyword).
+// alias (AS x, or a bare or quoted name that is not a clause keyword).
 func hasAlias(src []byte, off int) bool {
 	i := off
-	for i < len(src) && isSpace(src[i]) {
-		i++
+	for i < len(src) {
+		switch {
+		case isSpace(src[i]):
+			i++
+			continue
+		case src[i] == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+			if k := strings.Index(string(src[i+2:]), "*/"); k >= 0 {
+				i += k + 4
+			} else {
+				i = len(src)
+			}
+			continue
+		}
+		break
+	}
+	if i < len(src) && src[i] == '"' {
+		return true
 	}
 	j := i
 	for j < len(src) && isIdentByte(src[j]) {
@@ -344,7 +364,8 @@ func hasAlias(src []byte, off int) bool {
 	switch strings.ToUpper(string(src[i:j])) {
 	case "WHERE", "GROUP", "ORDER", "LIMIT", "HAVING", "QUALIFY", "WINDOW", "UNION", "EXCEPT", "INTERSECT",
 		"JOIN", "LEFT", "RIGHT", "INNER", "FULL", "CROSS", "NATURAL", "ANTI", "SEMI", "POSITIONAL", "ASOF", "ON", "USING",
-		"OFFSET", "FETCH", "LATERAL", "TABLESAMPLE", "USING_SAMPLE":
+		"OFFSET", "FETCH", "LATERAL", "TABLESAMPLE", "USING_SAMPLE", "PIVOT", "UNPIVOT", "FOR", "RETURNING",
+		"AND", "OR", "THEN", "ELSE", "END", "WHEN":
 		return false
 	}
 	return true
@@ -479,11 +500,10 @@ func (b *builder) auditor(log *slog.Logger) *auditor {
 		if pi == nil {
 			return "", fmt.Errorf("unknown model %s", name)
 		}
-		if pi.Model.Kind.Name == project.KindEmbedded {
-			q, err := b.Query(pi)
-			return "(" + q + ")", err
+		if pi.Model.Kind.Name.Virtual() {
+			return b.inline(pi, map[string]bool{})
 		}
-		return b.d.QuoteRelation(PhysicalRelation(pi.Model, b.physFP(pi))), nil
+		return b.d.QuoteRelation(PhysicalRelation(b.d, pi.Model, b.physFP(pi))), nil
 	}}
 }
 
@@ -502,7 +522,7 @@ func (b *builder) auditBuilt(ctx context.Context, info *ModelInfo, log *slog.Log
 	if len(audits) == 0 {
 		return nil
 	}
-	_, err := b.auditor(log).run(ctx, m, audits, b.d.QuoteRelation(PhysicalRelation(m, b.physFP(info))), nil)
+	_, err := b.auditor(log).run(ctx, m, audits, b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info))), nil)
 	return err
 }
 
@@ -540,7 +560,7 @@ func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Store,
 				whole = append(whole, au)
 			}
 		}
-		this := b.d.QuoteRelation(PhysicalRelation(m, b.physFP(info)))
+		this := b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info)))
 		if m.Kind.Name == project.KindExternal {
 			q, err := b.Query(info)
 			if err != nil {
@@ -597,15 +617,15 @@ func doneRanges(ivs []state.Interval) []Range {
 }
 
 // beforePromotion is what stands between a successful build and the view
-// swap of an apply. Built models were audited as they were built; embedded
-// models, which are never built, are audited here as the subquery their
-// consumers inline, when their version changes. Then every snapshot the
+// swap of an apply. Built models were audited as they were built; virtual
+// models (EMBEDDED, EXTERNAL), which are never built, are audited here as
+// the subquery their consumers inline, when their version changes. Then every snapshot the
 // environment will point at is reserved against the janitor.
 func beforePromotion(ctx context.Context, p *Plan, b *builder, st state.Store, res *ApplyResult, log *slog.Logger) error {
 	var failed []AuditResult
 	for _, mp := range p.Models {
 		info := p.analysis.Models[mp.Name]
-		if mp.Change == Removed || mp.Change == Unchanged || info == nil || info.Model.Kind.Name != project.KindEmbedded {
+		if mp.Change == Removed || mp.Change == Unchanged || info == nil || !info.Model.Kind.Name.Virtual() {
 			continue
 		}
 		audits := ModelAudits(p.analysis.Project, info.Model)
@@ -732,15 +752,24 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 		}
 	}
 	d := wh.Dialect()
+	// An EXTERNAL model has no view: it is read in place, as its
+	// consumers read it.
+	b := &builder{a: &Analysis{Project: proj}, d: d, wh: wh, root: proj.Root}
+	relation := func(m *project.Model) (string, error) {
+		switch m.Kind.Name {
+		case project.KindEmbedded:
+			return "", fmt.Errorf("model %s is embedded: it has no view to read", m.Name)
+		case project.KindExternal:
+			return b.inline(&ModelInfo{Model: m}, nil)
+		}
+		return d.QuoteRelation(EnvRelation(d, env, m)), nil
+	}
 	ad := &auditor{proj: proj, wh: wh, d: d, log: log, ref: func(name string) (string, error) {
 		m := proj.ByName[name]
 		if m == nil || pointers[name] == "" {
 			return "", fmt.Errorf("model %s is not in environment %s", name, env)
 		}
-		if m.Kind.Name == project.KindEmbedded {
-			return "", fmt.Errorf("model %s is embedded: it has no view to read", name)
-		}
-		return d.QuoteRelation(EnvRelation(env, m)), nil
+		return relation(m)
 	}}
 	rep := &EnvAudit{Env: env, Results: []AuditResult{}}
 	for _, m := range proj.Models {
@@ -766,7 +795,11 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 		if len(run) == 0 {
 			continue
 		}
-		res, err := ad.run(ctx, m, run, d.QuoteRelation(EnvRelation(env, m)), nil)
+		this, err := relation(m)
+		if err != nil {
+			return nil, err
+		}
+		res, err := ad.run(ctx, m, run, this, nil)
 		var af *AuditFailure
 		if err != nil && !errors.As(err, &af) {
 			return nil, err

@@ -253,7 +253,7 @@ feed:
 // batches go on.
 func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo, ranges []Range, opt backfillOptions) error {
 	m := info.Model
-	rel := PhysicalRelation(m, b.physFP(info))
+	rel := PhysicalRelation(b.d, m, b.physFP(info))
 	q, err := b.Query(info)
 	if err != nil {
 		return err

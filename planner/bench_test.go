@@ -121,28 +121,30 @@ func BenchmarkApplyFloor(b *testing.B) {
 			stmts = append(stmts, e.wh.Dialect().CreateSchema(PhysicalSchema))
 			for _, mp := range p.Models {
 				info := p.analysis.Models[mp.Name]
+				if info.Model.Kind.Name.Virtual() {
+					continue // read in place by its consumers
+				}
 				q, err := bl.Query(info)
 				if err != nil {
 					b.Fatal(err)
 				}
-				rel := PhysicalRelation(info.Model, info.Fingerprint)
-				if info.Model.Kind.Name == project.KindExternal {
-					stmts = append(stmts, e.wh.Dialect().ReplaceView(rel, q))
-				} else {
-					stmts = append(stmts, e.wh.Dialect().ReplaceTableAs(rel, q)...)
-				}
+				rel := PhysicalRelation(e.wh.Dialect(), info.Model, info.Fingerprint)
+				stmts = append(stmts, e.wh.Dialect().ReplaceTableAs(rel, q)...)
 			}
 			// The environment's views, in one transaction, as apply promotes.
 			var views []string
 			schemas := map[string]bool{}
 			for _, mp := range p.Models {
 				m := p.analysis.Models[mp.Name].Model
-				rel := EnvRelation(p.Env, m)
+				if m.Kind.Name.Virtual() {
+					continue
+				}
+				rel := EnvRelation(e.wh.Dialect(), p.Env, m)
 				if !schemas[rel.Schema] {
 					schemas[rel.Schema] = true
 					views = append(views, e.wh.Dialect().CreateSchema(rel.Schema))
 				}
-				views = append(views, e.wh.Dialect().ReplaceView(rel, "SELECT * FROM "+e.wh.Dialect().QuoteRelation(PhysicalRelation(m, mp.Fingerprint))))
+				views = append(views, e.wh.Dialect().ReplaceView(rel, "SELECT * FROM "+e.wh.Dialect().QuoteRelation(PhysicalRelation(e.wh.Dialect(), m, mp.Fingerprint))))
 			}
 			script := strings.Join(stmts, ";\n")
 			for b.Loop() {

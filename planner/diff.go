@@ -182,19 +182,23 @@ func definitionIn(snaps map[string]state.Snapshot, fp string) Definition {
 }
 
 // envView names the view of model name in env.
-func envView(env, name string) engine.Relation {
+func envView(d engine.Dialect, env, name string) engine.Relation {
 	s, t := splitName(name)
-	return EnvRelation(env, &project.Model{Schema: s, Table: t})
+	return EnvRelation(d, env, &project.Model{Schema: s, Table: t})
 }
 
 func diffData(ctx context.Context, wh engine.Engine, a, b, name string, md ModelDiff, defA, defB Definition, sample float64) (*DataDiff, error) {
 	d := wh.Dialect()
 	dd := &DataDiff{Columns: []ColumnDiff{}, Schema: SchemaDrift{Added: []engine.Column{}, Removed: []engine.Column{}, Retyped: []TypeChange{}}}
-	if md.Kind == string(project.KindEmbedded) {
+	switch md.Kind {
+	case string(project.KindEmbedded):
 		dd.Notes = append(dd.Notes, "an embedded model has no view to compare")
 		return dd, nil
+	case string(project.KindExternal):
+		dd.Notes = append(dd.Notes, "an external model has no view to compare: every environment reads its source in place")
+		return dd, nil
 	}
-	relA, relB := d.QuoteRelation(envView(a, name)), d.QuoteRelation(envView(b, name))
+	relA, relB := d.QuoteRelation(envView(d, a, name)), d.QuoteRelation(envView(d, b, name))
 	var colsA, colsB []engine.Column
 	var err error
 	if md.A != "" {

@@ -66,7 +66,7 @@ func exportModels(ctx context.Context, a *Analysis, wh engine.Engine, env string
 			target = absPath(a.Project.Root, ac.Path)
 		}
 		d := wh.Dialect()
-		q := "SELECT * FROM " + d.QuoteRelation(EnvRelation(env, info.Model))
+		q := "SELECT * FROM " + d.QuoteRelation(EnvRelation(d, env, info.Model))
 		if err := xp.ExportTo(ctx, ac.Type, target, ex.Schema, ex.Table, q); err != nil {
 			return out, &ExportError{Model: m.Name, Attach: ex.Attach, Err: err}
 		}

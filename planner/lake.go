@@ -105,7 +105,7 @@ func (b *builder) writeFile(ctx context.Context, query, path string, opt backfil
 // empty relation of the declared columns while there are none.
 func (b *builder) lakeView(ctx context.Context, info *ModelInfo, glob string, cols []engine.Column) error {
 	m := info.Model
-	rel := PhysicalRelation(m, b.physFP(info))
+	rel := PhysicalRelation(b.d, m, b.physFP(info))
 	files, _ := filepath.Glob(glob)
 	var q string
 	if len(files) == 0 {

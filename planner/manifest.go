@@ -94,7 +94,7 @@ func (b *builder) writeManifest(ctx context.Context, st state.Store, info *Model
 	} else if _, err := os.Stat(filepath.Join(prefix, "data.parquet")); err == nil {
 		mf.Files = append(mf.Files, "./data.parquet")
 	}
-	cols, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(PhysicalRelation(m, b.physFP(info))))
+	cols, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info))))
 	if err != nil {
 		return err
 	}

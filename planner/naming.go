@@ -1,9 +1,12 @@
 package planner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
@@ -12,7 +15,7 @@ import (
 // PhysicalSchema holds every physical relation. It is "_efmesh", not
 // "efmesh": DuckDB names the catalog of efmesh.duckdb "efmesh", and
 // "efmesh.x" would be ambiguous.
-const PhysicalSchema = "_efmesh"
+const PhysicalSchema = project.PhysicalSchema
 
 // ProdEnv is the environment whose views live in the models' own schemas.
 const ProdEnv = "prod"
@@ -24,30 +27,60 @@ func ValidateEnv(env string) error {
 	if !envNameRE.MatchString(env) {
 		return fmt.Errorf("invalid environment name %q: use lower-case letters, digits and _ (starting with a letter)", env)
 	}
-	if strings.Contains(env, "__") {
-		return fmt.Errorf("invalid environment name %q: \"__\" separates environment and schema", env)
+	if why := project.ReservedSchema(env); why != "" {
+		return fmt.Errorf("invalid environment name %q: %s", env, why)
 	}
 	return nil
 }
 
 // PhysicalRelation names the physical relation of a model's snapshot:
-// _efmesh.<schema>__<table>__<fp8>.
-func PhysicalRelation(m *project.Model, fingerprint string) engine.Relation {
-	return engine.Relation{Schema: PhysicalSchema, Name: m.Schema + "__" + m.Table + "__" + fingerprint[:8]}
+// _efmesh.<schema>__<table>__<fp8>, shortened to the engine's identifier
+// limit by cutting the readable part: the fingerprint suffix, which tells
+// versions apart, always stays whole.
+func PhysicalRelation(d engine.Dialect, m *project.Model, fingerprint string) engine.Relation {
+	return engine.Relation{Schema: PhysicalSchema, Name: fitIdent(d, m.Schema+"__"+m.Table, "__"+fingerprint[:8])}
 }
 
 // EnvRelation names the view of a model in an environment: prod lives in the
 // model's own schema, other environments in <env>__<schema>.
-func EnvRelation(env string, m *project.Model) engine.Relation {
-	return engine.Relation{Schema: EnvSchema(env, m.Schema), Name: m.Table}
+func EnvRelation(d engine.Dialect, env string, m *project.Model) engine.Relation {
+	return engine.Relation{Schema: EnvSchema(d, env, m.Schema), Name: m.Table}
 }
 
-// EnvSchema is the schema holding env's views of models of schema.
-func EnvSchema(env, schema string) string {
+// EnvSchema is the schema holding env's views of models of schema. When
+// <env>__<schema> exceeds the engine's identifier limit, its end is cut
+// and a hash of the whole name appended, so two long names stay two.
+func EnvSchema(d engine.Dialect, env, schema string) string {
 	if env == ProdEnv {
 		return schema
 	}
-	return env + "__" + schema
+	full := env + "__" + schema
+	if identFits(d, full) {
+		return full
+	}
+	h := sha256.Sum256([]byte(full))
+	return fitIdent(d, full, "__"+hex.EncodeToString(h[:4]))
+}
+
+func identFits(d engine.Dialect, name string) bool {
+	limit := 0
+	if d != nil {
+		limit = d.MaxIdentifierLength()
+	}
+	return limit <= 0 || len(name) <= limit
+}
+
+// fitIdent returns readable+suffix, with readable cut so that the whole
+// fits the dialect's identifier limit.
+func fitIdent(d engine.Dialect, readable, suffix string) string {
+	if identFits(d, readable+suffix) {
+		return readable + suffix
+	}
+	cut := max(d.MaxIdentifierLength()-len(suffix), 0)
+	for cut > 0 && !utf8.RuneStart(readable[cut]) {
+		cut--
+	}
+	return strings.TrimRight(readable[:cut], "_") + suffix
 }
 
 func splitName(name string) (schema, table string) {

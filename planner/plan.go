@@ -84,6 +84,9 @@ type Plan struct {
 	// newAudits lists, per metadata-only model, the audits (as written)
 	// its stored definition lacks: apply runs them on the existing data.
 	newAudits map[string][]string
+	// removedExternal holds the definitions of the EXTERNAL models the
+	// plan removes: their source must survive the removal (promote.go).
+	removedExternal map[string]Definition
 }
 
 // physicalFP is the fingerprint naming a model's physical relation.
@@ -122,6 +125,18 @@ func (p *Plan) Counts() map[Change]int {
 		out[m.Change]++
 	}
 	return out
+}
+
+// Promotes counts the models whose environment view the plan creates or
+// repoints. Virtual models (EMBEDDED, EXTERNAL) have no view.
+func (p *Plan) Promotes() int {
+	n := 0
+	for _, m := range p.Models {
+		if m.Change != Removed && m.Change != Unchanged && !project.KindName(m.Kind).Virtual() {
+			n++
+		}
+	}
+	return n
 }
 
 // Builds counts the physical relations the plan builds.
@@ -210,7 +225,8 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	}
 
 	cfg := planConfigOf(opts)
-	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{}, newAudits: map[string][]string{}}
+	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
+		newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
@@ -252,15 +268,16 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			return nil, fmt.Errorf("planner: %s has no fingerprint although the check reported no problem; this is a bug in efmesh, please report it with the model", m.Name)
 		}
 		mp := ModelPlan{Name: m.Name, Kind: string(m.Kind.Name), Fingerprint: info.Fingerprint, Backfill: [][]string{}, Explain: []string{}}
-		if m.Kind.Name != project.KindEmbedded {
-			mp.PhysicalTable = PhysicalRelation(m, info.Fingerprint).String()
+		virtual := m.Kind.Name.Virtual()
+		if !virtual {
+			mp.PhysicalTable = PhysicalRelation(a.dialect, m, info.Fingerprint).String()
 		}
 		snap, known := snaps[info.Fingerprint]
-		mp.Build = m.Kind.Name != project.KindEmbedded && (!known || !snap.Built())
-		if known {
+		mp.Build = !virtual && (!known || !snap.Built())
+		if known && !virtual {
 			if f := fp8Of(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
 				p.physFP[m.Name] = f
-				mp.PhysicalTable = PhysicalRelation(m, f).String()
+				mp.PhysicalTable = PhysicalRelation(a.dialect, m, f).String()
 			}
 		}
 		ptr, inEnv := cur[m.Name]
@@ -372,7 +389,16 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	sort.Strings(removed)
 	for _, name := range removed {
 		p.HasChanges = true
-		p.Models = append(p.Models, ModelPlan{Name: name, Change: Removed, Previous: cur[name].Fingerprint, Backfill: [][]string{}, Explain: []string{}})
+		mp := ModelPlan{Name: name, Change: Removed, Previous: cur[name].Fingerprint, Backfill: [][]string{}, Explain: []string{}}
+		if prev, ok := snaps[mp.Previous]; ok {
+			mp.Kind = prev.Kind
+			if project.KindName(prev.Kind) == project.KindExternal {
+				var def Definition
+				_ = json.Unmarshal(prev.Definition, &def)
+				p.removedExternal[name] = def
+			}
+		}
+		p.Models = append(p.Models, mp)
 	}
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err
@@ -451,7 +477,7 @@ func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, 
 func (p *Plan) adopt(mp *ModelPlan, m *project.Model, prev state.Snapshot, prevPhys string) {
 	mp.ReusedFrom = prev.Fingerprint
 	mp.Build = false
-	mp.PhysicalTable = PhysicalRelation(m, prevPhys).String()
+	mp.PhysicalTable = PhysicalRelation(p.analysis.dialect, m, prevPhys).String()
 	p.physFP[m.Name] = prevPhys
 	p.reuse[m.Name] = prev.Fingerprint
 }

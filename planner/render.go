@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -31,7 +33,7 @@ func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 				ok = false
 				t = engine.QuoteIdent(mc.Arg)
 			}
-			text = t
+			text = aliased(t, m.Source, mc.End, mc.Arg)
 		case project.MacroStart:
 			text = mt.start
 		case project.MacroEnd:
@@ -44,6 +46,18 @@ func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 		subs = append(subs, engine.Substitution{Start: mc.Start, End: mc.End, Text: text})
 	}
 	return engine.Render(m.Source, m.BodyStart, end, subs), ok
+}
+
+// aliased gives a ref rendered as a subquery (a virtual model read in
+// place) the alias a relation would have had, the model's table name, when
+// the SQL after the ref at end names none: "FROM @ref(raw.orders)" keeps
+// reading orders.amount, and Postgres wants an alias on every subquery.
+func aliased(text string, src []byte, end int, name string) string {
+	if !strings.HasPrefix(text, "(") || hasAlias(src, end) {
+		return text
+	}
+	_, table := splitName(name)
+	return text + " AS " + engine.QuoteIdent(table)
 }
 
 // bodyEnd returns the offset after the last significant token of the SQL

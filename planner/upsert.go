@@ -59,7 +59,7 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 			return err
 		}
 	}
-	rel := b.d.QuoteRelation(PhysicalRelation(m, b.physFP(info)))
+	rel := b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info)))
 	keys := map[string]bool{}
 	for _, k := range m.Kind.Key {
 		keys[strings.ToLower(k)] = true

@@ -12,6 +12,10 @@ import (
 // CodeDuplicateProperty marks a header property (or kind option) set twice.
 const CodeDuplicateProperty = "duplicate-property"
 
+// CodeReservedName marks a model schema efmesh's own names could collide
+// with (ReservedSchema).
+const CodeReservedName = "reserved-name"
+
 // propertyNames are the MODEL header properties, in documentation order.
 var propertyNames = []string{
 	"name", "kind", "interval", "start", "cron", "grain", "columns",
@@ -554,6 +558,9 @@ func (p *headerParser) parseName(_ token, c *cursor) bool {
 			p.errorf(t.start, t.end, CodeBadValue, "invalid model name %q: each part must start with a letter and hold only letters a-z (in either case), digits and _", t.val)
 			return true
 		}
+	}
+	if why := ReservedSchema(parts[0]); why != "" {
+		p.errorf(t.start, min(t.end, t.start+len(parts[0])), CodeReservedName, "model schema %s cannot hold models: %s", parts[0], why)
 	}
 	p.m.Name, p.m.Schema, p.m.Table = name, parts[0], parts[1]
 	return true

@@ -325,6 +325,11 @@ func TestParseModelErrors(t *testing.T) {
 			want: []string{`1:13: bad-value: invalid model name "med.2x": each part must start with a letter and hold only letters a-z (in either case), digits and _`},
 		},
 		{
+			name: "schema of environment views",
+			src:  "MODEL (name Dev__Raw.orders);\nSELECT 1",
+			want: []string{`1:13: reserved-name: model schema dev__raw cannot hold models: "__" separates environment and schema in the schemas of environment views (dev__raw is where environment dev keeps its views of schema raw)`},
+		},
+		{
 			name: "name is not an identifier",
 			src:  "MODEL (name 'a.b');\nSELECT 1",
 			want: []string{`1:13: bad-value: name must be schema.table, found "'a.b'"`},

@@ -71,6 +71,14 @@ func (k KindName) Materialized() bool {
 	return false
 }
 
+// Virtual reports whether the kind has no physical relation and no
+// environment views: its consumers read it in place (an EMBEDDED model is
+// inlined as a subquery, an EXTERNAL one is its source read with the
+// declared columns enforced).
+func (k KindName) Virtual() bool {
+	return k == KindEmbedded || k == KindExternal
+}
+
 // HasBody reports whether a model of the kind has a SELECT body.
 func (k KindName) HasBody() bool {
 	return k != KindSeed && k != KindExternal

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -9,6 +10,27 @@ import (
 // environment name. Names reach SQL only through a quoting helper, but the
 // restriction keeps physical names (<schema>__<table>__<fp>) unambiguous.
 var namePart = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// PhysicalSchema is the schema of efmesh's physical relations: no model
+// and no environment may be named like it.
+const PhysicalSchema = "_efmesh"
+
+// ReservedSchema says why a model schema or an environment name cannot be
+// used ("" when it can): efmesh's physical schema, or a name holding "__",
+// which separates environment and schema in the schema of an environment's
+// views (<env>__<schema>), so a model schema dev__raw would share its
+// relations with environment dev's views of schema raw.
+func ReservedSchema(name string) string {
+	n := strings.ToLower(name)
+	switch {
+	case n == PhysicalSchema:
+		return n + " is efmesh's schema of physical tables"
+	case strings.Contains(n, "__"):
+		i := strings.Index(n, "__")
+		return fmt.Sprintf(`"__" separates environment and schema in the schemas of environment views (%s is where environment %s keeps its views of schema %s)`, n, n[:i], n[i+2:])
+	}
+	return ""
+}
 
 // ValidNamePart reports whether s is a valid part of a model name or a valid
 // environment name.

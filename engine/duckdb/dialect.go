@@ -31,6 +31,9 @@ func (Dialect) TimestampLiteral(rfc3339 string) string {
 // Placeholder renders a named parameter ($start, $end, $this).
 func (Dialect) Placeholder(name string) string { return "$" + name }
 
+// MaxIdentifierLength: DuckDB keeps identifiers of any length.
+func (Dialect) MaxIdentifierLength() int { return 0 }
+
 func (Dialect) CreateSchema(schema string) string {
 	return "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(schema)
 }

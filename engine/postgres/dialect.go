@@ -45,6 +45,10 @@ func (Dialect) Placeholder(name string) string {
 // CreateSchema is idempotent, but two sessions creating the same schema at
 // the same moment can still collide on the catalog's unique index (a
 // "Constraint" error): create schemas before running builds concurrently.
+// MaxIdentifierLength is NAMEDATALEN - 1: PostgreSQL silently truncates
+// longer identifiers, so two long names could become one.
+func (Dialect) MaxIdentifierLength() int { return 63 }
+
 func (Dialect) CreateSchema(schema string) string {
 	return "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(schema)
 }

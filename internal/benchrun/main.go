@@ -274,7 +274,7 @@ func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, e
 		}
 		s, t, _ := strings.Cut(mp.PhysicalTable, ".")
 		rel := engine.Relation{Schema: s, Name: t}
-		if mp.Kind == string(project.KindExternal) || mp.Kind == string(project.KindView) {
+		if mp.Kind == string(project.KindView) {
 			stmts = append(stmts, d.ReplaceView(rel, q))
 		} else {
 			stmts = append(stmts, d.ReplaceTableAs(rel, q)...)
@@ -284,8 +284,11 @@ func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, e
 	var views []string
 	schemas := map[string]bool{}
 	for _, mp := range p.Models {
+		if project.KindName(mp.Kind).Virtual() {
+			continue // read in place: no view
+		}
 		s, t, _ := strings.Cut(mp.Name, ".")
-		rel := engine.Relation{Schema: planner.EnvSchema(p.Env, s), Name: t}
+		rel := engine.Relation{Schema: planner.EnvSchema(d, p.Env, s), Name: t}
 		if !schemas[rel.Schema] {
 			schemas[rel.Schema] = true
 			views = append(views, d.CreateSchema(rel.Schema))
@@ -316,6 +319,9 @@ func promoteFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64,
 	var stmts []string
 	schemas := map[string]bool{}
 	for _, mp := range p.Models {
+		if project.KindName(mp.Kind).Virtual() {
+			continue
+		}
 		s, t, _ := strings.Cut(mp.Name, ".")
 		rel := engine.Relation{Schema: "floor__" + s, Name: t}
 		if !schemas[rel.Schema] {

@@ -191,7 +191,7 @@ func TestHospitalLifecycle(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &applied); err != nil || !applied.Applied {
 		t.Fatalf("apply dev: %v\n%s", err, out)
 	}
-	if len(applied.Built) != 9 { // every model but the embedded one
+	if len(applied.Built) != 8 { // every model but the embedded and the external one
 		t.Fatalf("built %v", applied.Built)
 	}
 	if p := planJSONOf(t, dir, "dev"); p.HasChanges {
@@ -203,10 +203,10 @@ func TestHospitalLifecycle(t *testing.T) {
 
 	// Promotion to prod builds nothing: views only.
 	out = mustRun(t, dir, "apply", "prod", "--yes", "--json")
-	if err := json.Unmarshal([]byte(out), &applied); err != nil || len(applied.Built) != 0 || len(applied.Promoted) != 9 {
+	if err := json.Unmarshal([]byte(out), &applied); err != nil || len(applied.Built) != 0 || len(applied.Promoted) != 8 {
 		t.Fatalf("apply prod: %s", out)
 	}
-	for _, rel := range []string{"med.moves_daily", "med.cases", "ref.departments_history", "med.stays", "med.stays_by_dept", "mart.daily_census", "mart.longest_stays", "ref.departments", "raw.moves"} {
+	for _, rel := range []string{"med.moves_daily", "med.cases", "ref.departments_history", "med.stays", "med.stays_by_dept", "mart.daily_census", "mart.longest_stays", "ref.departments"} {
 		s, tb, _ := strings.Cut(rel, ".")
 		dev := query(t, dir, fmt.Sprintf(`SELECT * FROM "dev__%s"."%s" ORDER BY ALL`, s, tb))
 		prod := query(t, dir, fmt.Sprintf(`SELECT * FROM "%s"."%s" ORDER BY ALL`, s, tb))

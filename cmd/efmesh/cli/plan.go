@@ -154,6 +154,8 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		}
 		action := ""
 		switch {
+		case m.Change == planner.Removed && project.KindName(m.Kind).Virtual():
+			action = "forget"
 		case m.Change == planner.Removed:
 			action = "drop view"
 		case m.Build:
@@ -162,8 +164,10 @@ func printPlan(w io.Writer, p *planner.Plan) {
 			action = "inherit " + m.PhysicalTable + ", compute new intervals"
 		case len(m.Backfill) > 0:
 			action = "compute in " + m.PhysicalTable
-		case m.Kind == "EMBEDDED":
+		case m.Kind == string(project.KindEmbedded):
 			action = "inlined"
+		case m.Kind == string(project.KindExternal):
+			action = "read in place"
 		case m.ReusedFrom != "":
 			action = "inherit " + m.PhysicalTable
 		default:
@@ -190,15 +194,12 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	if unchanged > 0 {
 		fmt.Fprintf(w, "  = %d unchanged\n", unchanged)
 	}
-	// As apply counts: an EMBEDDED model has no view to promote, and a
-	// removed model's view is dropped.
-	promote, remove := 0, 0
+	// As apply counts: a virtual model (EMBEDDED, EXTERNAL) has no view to
+	// promote, and a removed model's view is dropped.
+	promote, remove := p.Promotes(), 0
 	for _, m := range p.Models {
-		switch {
-		case m.Change == planner.Removed:
+		if m.Change == planner.Removed {
 			remove++
-		case m.Change != planner.Unchanged && m.Kind != string(project.KindEmbedded):
-			promote++
 		}
 	}
 	if remove > 0 {
@@ -240,6 +241,11 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			metricsOf(a.ctx).planned(p)
 			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
 			if !p.HasChanges {
+				if p.MayHoldStaleViews() {
+					if err := a.dropStaleViews(w, p); err != nil {
+						return err
+					}
+				}
 				if a.json {
 					a.writeJSON(payload)
 				} else {
@@ -318,6 +324,27 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
 	return a.withMetrics(cmd)
+}
+
+// dropStaleViews drops, under the environment's lock, the views an
+// earlier efmesh made for EXTERNAL models, when the plan has nothing else
+// for apply to do.
+func (a *app) dropStaleViews(w *workspace, p *planner.Plan) error {
+	lk, err := planner.AcquireLock(a.ctx, w.store, planner.EnvLock(p.Env), 0)
+	if err != nil {
+		return err
+	}
+	defer lk.Release()
+	wh, err := connect.Warehouse(a.ctx, w.proj)
+	if err != nil {
+		return err
+	}
+	defer wh.Close()
+	dropped, err := planner.DropStaleViews(a.ctx, p, wh)
+	for _, rel := range dropped {
+		a.log.Info("dropped the view an earlier efmesh made for an EXTERNAL model", "view", rel.String())
+	}
+	return err
 }
 
 func nonNil(s []string) []string {

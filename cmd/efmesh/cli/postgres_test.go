@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,23 +126,24 @@ func TestPostgresLifecycle(t *testing.T) {
 	dbURL := freshDatabase(t)
 	dir := pgProject(t, dbURL)
 
-	// Four models in a chain and a branch: --jobs builds them by the DAG.
+	// Three models in a chain over an EXTERNAL (read in place, never
+	// built): --jobs builds them by the DAG.
 	out := mustRun(t, dir, "apply", "dev", "--yes", "--json", "--jobs", "4")
 	var res struct {
 		Built    []string `json:"built"`
 		Promoted []string `json:"promoted"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 4 {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 3 {
 		t.Fatalf("apply dev: %v\n%s", err, out)
 	}
 	if p := planJSONOf(t, dir, "dev"); p.HasChanges {
 		t.Fatalf("second plan has changes: %v", changed(p))
 	}
 	out = mustRun(t, dir, "apply", "prod", "--yes", "--json")
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 0 || len(res.Promoted) != 4 {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 0 || len(res.Promoted) != 3 {
 		t.Fatalf("apply prod: %s", out)
 	}
-	for _, rel := range []string{"med.stays", "med.by_dept", "mart.top", "raw.moves"} {
+	for _, rel := range []string{"med.stays", "med.by_dept", "mart.top"} {
 		s, tb, _ := strings.Cut(rel, ".")
 		dev := pgQuery(t, dbURL, fmt.Sprintf(`SELECT * FROM "dev__%s"."%s" ORDER BY 1, 2`, s, tb))
 		prod := pgQuery(t, dbURL, fmt.Sprintf(`SELECT * FROM "%s"."%s" ORDER BY 1, 2`, s, tb))
@@ -426,4 +428,73 @@ WHERE s.name = 'core.daily' GROUP BY 1 ORDER BY 1`
 			t.Fatalf("%s after the fix:\nclean: %.300s\ngot:   %.300s", q, a, b)
 		}
 	}
+}
+
+// TestPostgresLongNames: Postgres keeps identifiers of at most 63 bytes and
+// silently truncates longer ones. A model with a 60-character name gets a
+// physical table per version all the same: the readable part is cut, the
+// fingerprint suffix stays whole, so two versions are two tables, each
+// holding its own data. A long environment's view schema is cut and hashed.
+func TestPostgresLongNames(t *testing.T) {
+	dbURL := freshDatabase(t)
+	table := "a_model_with_a_very_long_name_that_goes_on_and_on_for_ever"
+	name := "s." + table
+	if len(name) != 60 {
+		t.Fatalf("the name is %d characters", len(name))
+	}
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":     fmt.Sprintf("name: pglong\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL),
+		"models/long.sql": "MODEL (name " + name + ", kind FULL);\nSELECT 1 AS version\n",
+	})
+	physical := func(env string) string {
+		var p struct {
+			Models []struct {
+				PhysicalTable string `json:"physicalTable"`
+				Fingerprint   string `json:"fingerprint"`
+			} `json:"models"`
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, dir, "plan", env, "--json")), &p); err != nil || len(p.Models) != 1 {
+			t.Fatalf("plan: %v", err)
+		}
+		pt := p.Models[0].PhysicalTable
+		if _, tb, _ := strings.Cut(pt, "."); len(tb) > 63 || !strings.HasSuffix(tb, "__"+p.Models[0].Fingerprint[:8]) {
+			t.Fatalf("physical table %s does not fit 63 bytes with its whole fingerprint suffix", pt)
+		}
+		return pt
+	}
+	v1 := physical("dev")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if err := os.WriteFile(filepath.Join(dir, "models", "long.sql"), []byte("MODEL (name "+name+", kind FULL);\nSELECT 2 AS version\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v2 := physical("dev")
+	if v1 == v2 {
+		t.Fatalf("two versions share %s", v1)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := pgQuery(t, dbURL, "SELECT count(*) FROM pg_tables WHERE schemaname = '_efmesh'"); got != "[[2]]" {
+		t.Fatalf("physical tables: %s", got)
+	}
+	for want, pt := range map[string]string{"[[1]]": v1, "[[2]]": v2} {
+		s, tb, _ := strings.Cut(pt, ".")
+		if got := pgQuery(t, dbURL, fmt.Sprintf(`SELECT version FROM %q.%q`, s, tb)); got != want {
+			t.Fatalf("%s holds %s, want %s", pt, got, want)
+		}
+	}
+	if got := pgQuery(t, dbURL, `SELECT version FROM dev__s."`+table+`"`); got != "[[2]]" {
+		t.Fatalf("dev's view: %s", got)
+	}
+
+	// An environment whose <env>__<schema> would pass 63 bytes.
+	env := "long_env_" + strings.Repeat("x", 52)
+	mustRun(t, dir, "apply", env, "--yes")
+	schemas := pgQuery(t, dbURL, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'long_env_%'")
+	if !strings.HasPrefix(schemas, "[["+env[:40]) || len(schemas) != len("[[]]")+63 {
+		t.Fatalf("the environment's schema: %s", schemas)
+	}
+	sch := strings.TrimSuffix(strings.TrimPrefix(schemas, "[["), "]]")
+	if got := pgQuery(t, dbURL, fmt.Sprintf(`SELECT version FROM %q.%q`, sch, table)); got != "[[2]]" {
+		t.Fatalf("%s's view: %s", env, got)
+	}
+	mustRun(t, dir, "audit", env)
 }

@@ -114,6 +114,15 @@ SELECT id FROM @ref(raw.people)
 		strings.Trim(strings.SplitN(safe["core.people"], ".", 2)[1], `"`)+"'"); got != "[[BASE TABLE]]" {
 		t.Fatalf("safe's core.people physics is not a table: %s", got)
 	}
+	// The environment serves no relation holding a redacted column: every
+	// relation of its schemas, as the engine's catalog lists them (the
+	// EXTERNAL raw.people, read in place, has no view to leak ssn).
+	if got := query(t, dir, "SELECT count(DISTINCT table_schema || '.' || table_name) FROM information_schema.columns WHERE starts_with(table_schema, 'safe__')"); got == "[[0]]" {
+		t.Fatal("safe serves no relation at all")
+	}
+	if got := query(t, dir, "SELECT table_schema, table_name FROM information_schema.columns WHERE starts_with(table_schema, 'safe__') AND lower(column_name) = 'ssn'"); got != "[]" {
+		t.Fatalf("safe serves the redacted column ssn in %s", got)
+	}
 	if got := query(t, dir, "SELECT * FROM safe__mart.names ORDER BY ALL"); got != "[[Ada] [Bob]]" {
 		t.Fatalf("safe__mart.names: %s", got)
 	}
