@@ -316,7 +316,7 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 		if err := b.checkContract(ctx, info, q); err != nil {
 			return err
 		}
-		return b.wh.Exec(ctx, b.d.ReplaceView(rel, b.typed(m, q)))
+		return b.wh.Exec(ctx, b.d.ReplaceView(rel, b.typed(info, q)))
 	case project.KindFull, project.KindSeed:
 		// The contract's families are checked on the query (unless the
 		// checker already proved them against the parents' real types);
@@ -326,7 +326,7 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 				return err
 			}
 		}
-		stmts := b.d.ReplaceTableAs(rel, b.typed(m, q))
+		stmts := b.d.ReplaceTableAs(rel, b.typed(info, q))
 		if len(stmts) == 1 {
 			return b.wh.Exec(ctx, stmts[0]) // one statement is one transaction
 		}
@@ -339,10 +339,22 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 // from it has exactly the contract's types (SUM of an integer is HUGEINT in
 // DuckDB, NUMERIC in PostgreSQL; a column declared BIGINT stays BIGINT).
 // The contract check has vouched for the families, so a cast only changes
-// the width or precision. A model without columns keeps q as is.
-func (b *builder) typed(m *project.Model, q string) string {
+// the width or precision. A model without columns keeps q as is, and so
+// does one whose proven query already yields exactly the declared types.
+func (b *builder) typed(info *ModelInfo, q string) string {
+	m := info.Model
 	if m.Columns == nil || m.Kind.Name == project.KindExternal || m.Kind.Name == project.KindSeed {
 		return q // externals and seeds are read with their declared types
+	}
+	if len(info.Inferred) == len(m.Columns) && b.provenContract(info) {
+		same := true
+		for i, c := range m.Columns {
+			g := info.Inferred[i]
+			same = same && strings.EqualFold(c.Name, g.Name) && duckType(c.Type) == duckType(g.Type)
+		}
+		if same {
+			return q
+		}
 	}
 	sel := make([]string, len(m.Columns))
 	for i, c := range m.Columns {
