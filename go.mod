@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/goccy/go-yaml v1.19.2
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/term v0.48.0
 	modernc.org/sqlite v1.62.0

@@ -125,7 +125,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
-	if err := execute(ctx, p, b, st, opt, res, log, false); err != nil {
+	if err := execute(ctx, p, b, st, opt, res, log, nil); err != nil {
 		return fail(err)
 	}
 	// New or changed audits of a metadata-only change guard the data the
@@ -292,30 +292,86 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 		if err := b.checkContract(ctx, info, q); err != nil {
 			return err
 		}
-		return b.wh.Exec(ctx, b.d.ReplaceView(rel, q))
+		return b.wh.Exec(ctx, b.d.ReplaceView(rel, b.typed(info, q)))
 	case project.KindFull, project.KindSeed:
-		// The contract is checked on what was built rather than by binding
-		// the query twice: describing the new table is a catalog lookup.
-		// A mismatch drops the table; nothing was marked built or
-		// promoted, so the next apply builds it again.
-		stmts := b.d.ReplaceTableAs(rel, q)
-		if len(stmts) == 1 {
-			err = b.wh.Exec(ctx, stmts[0]) // one statement is one transaction
-		} else {
-			err = b.wh.Tx(ctx, stmts)
-		}
-		if err != nil {
-			return err
-		}
+		// The contract's families are checked on the query (unless the
+		// checker already proved them against the parents' real types);
+		// the table then gets exactly the declared types.
 		if m.Kind.Name == project.KindFull && !b.provenContract(info) {
-			if err := b.checkContract(ctx, info, "SELECT * FROM "+b.d.QuoteRelation(rel)); err != nil {
-				_ = b.wh.Exec(context.WithoutCancel(ctx), b.d.DropTable(rel))
+			if err := b.checkContract(ctx, info, q); err != nil {
 				return err
 			}
 		}
-		return nil
+		stmts := b.d.ReplaceTableAs(rel, b.typed(info, q))
+		if len(stmts) == 1 {
+			return b.wh.Exec(ctx, stmts[0]) // one statement is one transaction
+		}
+		return b.wh.Tx(ctx, stmts)
 	}
 	return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("building %s models", m.Kind.Name)}
+}
+
+// typed casts each column of q to its declared type, so the relation built
+// from it has exactly the contract's types (SUM of an integer is HUGEINT in
+// DuckDB, NUMERIC in PostgreSQL; a column declared BIGINT stays BIGINT).
+// The contract check has vouched for the families, so a cast only changes
+// the width or precision. A model without columns keeps q as is, and so
+// does one whose proven query already yields exactly the declared types.
+func (b *builder) typed(info *ModelInfo, q string) string {
+	m := info.Model
+	if m.Columns == nil || m.Kind.Name == project.KindExternal || m.Kind.Name == project.KindSeed {
+		return q // externals and seeds are read with their declared types
+	}
+	if len(info.Inferred) == len(m.Columns) && b.provenContract(info) {
+		same := true
+		for i, c := range m.Columns {
+			g := info.Inferred[i]
+			same = same && strings.EqualFold(c.Name, g.Name) && duckType(c.Type) == duckType(g.Type)
+		}
+		if same {
+			return q
+		}
+	}
+	sel := make([]string, len(m.Columns))
+	for i, c := range m.Columns {
+		n := b.d.Quote(c.Name)
+		sel[i] = "CAST(" + n + " AS " + c.Type + ") AS " + n
+	}
+	return "SELECT " + strings.Join(sel, ", ") + " FROM (\n" + q + "\n) AS _efmesh_typed"
+}
+
+// refill replaces the rows of a built FULL table with what its query
+// yields now, in one engine transaction (DELETE, then INSERT): readers see
+// the old rows until the commit, never a half table, and the table the
+// environments' views read stays in place (PostgreSQL refuses to drop a
+// table a view depends on). The insert casts to the table's types.
+func (b *builder) refill(ctx context.Context, info *ModelInfo) error {
+	m := info.Model
+	q, err := b.Query(info)
+	if err != nil {
+		return err
+	}
+	if !b.provenContract(info) {
+		if err := b.checkContract(ctx, info, q); err != nil {
+			return err
+		}
+	}
+	rel := b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info)))
+	cols := declared(m)
+	if cols == nil {
+		if cols, err = b.wh.Describe(ctx, "SELECT * FROM "+rel); err != nil {
+			return err
+		}
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = b.d.Quote(c.Name)
+	}
+	list := strings.Join(names, ", ")
+	return b.wh.Tx(ctx, []string{
+		"DELETE FROM " + rel,
+		"INSERT INTO " + rel + " (" + list + ") SELECT " + list + " FROM (\n" + q + "\n) AS _efmesh_refill",
+	})
 }
 
 // Query renders the query that computes a model's data in the warehouse:

@@ -364,10 +364,12 @@ func backfillRanges(mp ModelPlan) ([]Range, error) {
 // execute builds the snapshots the plan marks Build and computes the
 // ranges it lists, parents before children. It promotes nothing.
 //
-// With refreshAll (a run tick), every INCREMENTAL_BY_UNIQUE_KEY and
-// SCD_TYPE_2 model is merged again, built or not; apply merges them only
-// when it builds them.
-func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, refreshAll bool) error {
+// Models in due (a run tick's) are computed again, built or not: an
+// INCREMENTAL_BY_UNIQUE_KEY or SCD_TYPE_2 model merges its query again, a
+// FULL model has its table refilled. Apply passes none: it merges and
+// fills them only when it builds them. Every FULL model computed records
+// its refresh in the ledger (see markRefreshed).
+func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool) error {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
@@ -379,7 +381,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		k := p.analysis.Models[mp.Name].Model.Kind.Name
 		// A refreshed model that takes over an older table merges into it
 		// now: the environment's version reads its new parents from here on.
-		return mp.Build || len(mp.Backfill) > 0 || (refreshAll || mp.ReusedFrom != "") && refreshed(k)
+		return mp.Build || len(mp.Backfill) > 0 || due[mp.Name] || mp.ReusedFrom != "" && refreshed(k)
 	}
 	total := 0
 	for _, mp := range p.Models {
@@ -428,6 +430,8 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			err = b.refresh(ctx, info, bo, now())
 		case lake:
 			err = b.buildLakeFull(ctx, info, bo)
+		case k == project.KindFull && !mp.Build:
+			err = b.refill(ctx, info)
 		default:
 			err = b.build(ctx, info)
 		}
@@ -447,6 +451,11 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		}
 		if mp.Build {
 			if err := st.MarkBuilt(ctx, info.Fingerprint, now().UTC()); err != nil {
+				return err
+			}
+		}
+		if info.Model.Kind.Name == project.KindFull {
+			if err := markRefreshed(ctx, st, p.analysis.Project.Config, info, now()); err != nil {
 				return err
 			}
 		}

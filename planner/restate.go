@@ -27,6 +27,9 @@ type Restated struct {
 	// Intervals counts the ledger records (done or failed) in Range that
 	// were (or, in a dry run, would be) cleared.
 	Intervals int `json:"intervals"`
+	// Rebuild is set for a FULL model: its refresh record is cleared, so
+	// the next run tick refills its whole table (refresh.go).
+	Rebuild bool `json:"rebuild,omitempty"`
 }
 
 // RestateBoundsError is a restate range not aligned to the model's grain.
@@ -86,12 +89,14 @@ func envModels(ctx context.Context, st state.Store, env string) (map[string]envM
 }
 
 // Restate clears the ledger of model, and of its INCREMENTAL_BY_TIME_RANGE
-// descendants, over [from, to) for the versions env points at, so that the
-// next apply or run recomputes that range (the backfill's DELETE+INSERT
-// replaces the rows; restate itself never touches the warehouse). The
-// bounds must be aligned to the model's grain; a descendant of a coarser
-// grain has its range widened to whole intervals. SCD_TYPE_2 and other
-// kinds without intervals are refused.
+// and FULL descendants, for the versions env points at. An incremental
+// model's records over [from, to) go, so that the next apply or run
+// recomputes that range (the backfill's DELETE+INSERT replaces the rows);
+// a FULL model's refresh record goes, so that the next run refills its
+// table whatever its cron says. Restate itself never touches the
+// warehouse. The bounds must be aligned to an incremental model's grain; a
+// descendant of a coarser grain has its range widened to whole intervals.
+// SCD_TYPE_2 and the other kinds without a ledger are refused.
 func Restate(ctx context.Context, st state.Store, env, model string, from, to time.Time, opt RestateOptions) ([]Restated, error) {
 	if err := ValidateEnv(env); err != nil {
 		return nil, err
@@ -117,16 +122,17 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 	}
 	switch root.def.Kind.Name {
 	case project.KindIncrementalByTimeRange:
+		g := root.grain()
+		for _, b := range []time.Time{from, to} {
+			if !g.Aligned(b) {
+				return nil, &RestateBoundsError{Model: model, Grain: g, Bound: b}
+			}
+		}
+	case project.KindFull:
 	case project.KindSCDType2:
 		return nil, fmt.Errorf("restate: %s is SCD_TYPE_2: its version history has no time ranges to restate", model)
 	default:
-		return nil, fmt.Errorf("restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", model, root.def.Kind.Name)
-	}
-	g := root.grain()
-	for _, b := range []time.Time{from, to} {
-		if !g.Aligned(b) {
-			return nil, &RestateBoundsError{Model: model, Grain: g, Bound: b}
-		}
+		return nil, fmt.Errorf("restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE and FULL models can be restated", model, root.def.Kind.Name)
 	}
 
 	// The model and every descendant, by the stored parents of the
@@ -151,7 +157,7 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 	}
 	names := make([]string, 0, len(seen))
 	for n := range seen {
-		if models[n].def.Kind.Name == project.KindIncrementalByTimeRange {
+		if k := models[n].def.Kind.Name; k == project.KindIncrementalByTimeRange || k == project.KindFull {
 			names = append(names, n)
 		}
 	}
@@ -160,23 +166,29 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 	for _, n := range names {
 		m := models[n]
 		mg := m.grain()
-		r := Range{mg.Floor(from), mg.Ceil(to)}
+		r, clear := Range{mg.Floor(from), mg.Ceil(to)}, Range{}
+		full := m.def.Kind.Name == project.KindFull
+		if full {
+			r, clear = Range{from, to}, allTime // the whole table
+		} else {
+			clear = r
+		}
 		ivs, err := st.Intervals(ctx, m.snap.Fingerprint)
 		if err != nil {
 			return nil, err
 		}
 		count := 0
 		for _, iv := range ivs {
-			if iv.Start.Before(r.End) && iv.End.After(r.Start) {
+			if iv.Start.Before(clear.End) && iv.End.After(clear.Start) {
 				count++
 			}
 		}
 		if !opt.DryRun {
-			if count, err = st.ClearIntervals(ctx, m.snap.Fingerprint, r.Start, r.End); err != nil {
+			if count, err = st.ClearIntervals(ctx, m.snap.Fingerprint, clear.Start, clear.End); err != nil {
 				return nil, err
 			}
 		}
-		out = append(out, Restated{Name: n, Fingerprint: m.snap.Fingerprint, Range: r, Intervals: count})
+		out = append(out, Restated{Name: n, Fingerprint: m.snap.Fingerprint, Range: r, Intervals: count, Rebuild: full})
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
 
@@ -19,8 +20,12 @@ type RunResult struct {
 	ID        string
 	Env       string
 	Outcome   string   // state.RunOK | RunAwaitingHuman | RunLockHeld | RunError
-	Processed []string // models whose intervals were computed
-	Intervals int      // intervals computed, over all models
+	Processed []string // models whose intervals were computed, merged or refreshed
+	// Refreshed names the FULL models whose cron fired since their last
+	// refresh: their tables were refilled (refresh.go), before the models
+	// that read them.
+	Refreshed []string
+	Intervals int // intervals computed, over all models
 	// BlockedBy names the models whose project version differs from the
 	// environment ("name: change"), when the tick refused to run.
 	BlockedBy []string
@@ -31,14 +36,18 @@ type RunResult struct {
 // runDetail is the runs journal's JSON of a tick.
 type runDetail struct {
 	Processed []string `json:"processed"`
+	Refreshed []string `json:"refreshed"`
 	Intervals int      `json:"intervals"`
 	BlockedBy []string `json:"blockedBy,omitempty"`
 	Error     string   `json:"error,omitempty"`
 }
 
-// Run is one scheduler tick over env: it computes the intervals that came
-// due since the last tick (and any that are missing or failed) for the
-// versions the environment already points at. It never applies a change of
+// Run is one scheduler tick over env: for the versions the environment
+// already points at, it refills the FULL models whose cron fired since
+// their last refresh (refresh.go), merges the INCREMENTAL_BY_UNIQUE_KEY and
+// SCD_TYPE_2 models again and computes the intervals that came due since
+// the last tick (and any that are missing or failed), parents before
+// children. It never applies a change of
 // the project: when the project differs from the environment it computes
 // nothing and the outcome is awaiting-human, naming the changed models.
 //
@@ -58,7 +67,7 @@ func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func
 		log = slog.New(slog.DiscardHandler)
 	}
 	started := time.Now().UTC()
-	res := &RunResult{ID: newID(now()), Env: env, Processed: []string{}}
+	res := &RunResult{ID: newID(now()), Env: env, Processed: []string{}, Refreshed: []string{}}
 	err := runTick(ctx, a, st, env, open, opt, now, log, res)
 	var held *LockHeldError
 	switch {
@@ -71,7 +80,7 @@ func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func
 	default:
 		res.Outcome = state.RunOK
 	}
-	d := runDetail{Processed: res.Processed, Intervals: res.Intervals, BlockedBy: res.BlockedBy}
+	d := runDetail{Processed: res.Processed, Refreshed: res.Refreshed, Intervals: res.Intervals, BlockedBy: res.BlockedBy}
 	if err != nil {
 		d.Error = err.Error()
 	}
@@ -108,14 +117,19 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		sort.Strings(res.BlockedBy)
 		return nil
 	}
-	due := 0
+	due, err := dueRefreshes(ctx, p, st, now())
+	if err != nil {
+		return err
+	}
+	work := len(due)
 	for _, mp := range p.Models {
-		due += len(mp.Backfill)
-		if info := a.Models[mp.Name]; info != nil && refreshed(info.Model.Kind.Name) {
-			due++
+		work += len(mp.Backfill)
+		if info := p.analysis.Models[mp.Name]; info != nil && refreshed(info.Model.Kind.Name) {
+			due[mp.Name] = true
+			work++
 		}
 	}
-	if due == 0 {
+	if work == 0 {
 		return nil
 	}
 	wh, err := open()
@@ -125,8 +139,13 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 	defer wh.Close()
 	b := &builder{a: p.analysis, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
 	ar := &ApplyResult{}
-	err = execute(ctx, p, b, st, opt, ar, log, true)
+	err = execute(ctx, p, b, st, opt, ar, log, due)
 	res.Processed = append(res.Processed, ar.Built...)
+	for _, n := range ar.Built {
+		if due[n] && p.analysis.Models[n].Model.Kind.Name == project.KindFull {
+			res.Refreshed = append(res.Refreshed, n)
+		}
+	}
 	for _, mp := range p.Models {
 		if !slices.Contains(ar.Built, mp.Name) {
 			continue
@@ -146,7 +165,7 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 // JournalFailure records a tick of env that failed before Run could start
 // (a project that does not load), so that the failure is in the journal.
 func JournalFailure(ctx context.Context, st state.Store, env string, cause error) error {
-	detail, _ := json.Marshal(runDetail{Processed: []string{}, Error: cause.Error()})
+	detail, _ := json.Marshal(runDetail{Processed: []string{}, Refreshed: []string{}, Error: cause.Error()})
 	now := time.Now().UTC()
 	return st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: newID(now), Env: env, StartedAt: now, FinishedAt: now,
 		Outcome: state.RunError, Detail: detail})

@@ -10,8 +10,10 @@ import (
 )
 
 // Schedule is when the run tick of a project should fire: the distinct
-// crons its models declare, plus a default for the incremental models that
-// declare none (hourly when one of them has hourly intervals, else daily).
+// crons its models declare, the project's default cron when a FULL model
+// declares none (it decides when that model is refreshed), plus a default
+// for the incremental models that declare none (hourly when one of them
+// has hourly intervals, else daily).
 // A tick computes whatever is due, so firing more often than a model needs
 // costs one no-op plan.
 type Schedule struct {
@@ -36,16 +38,21 @@ func ScheduleOf(p *project.Project) Schedule {
 		cron = strings.Join(strings.Fields(cron), " ")
 		from[cron] = append(from[cron], why)
 	}
-	hourly, daily := []string{}, []string{}
+	hourly, daily, full := []string{}, []string{}, []string{}
 	for _, m := range p.Models {
 		switch {
 		case m.Cron != "":
 			add(m.Cron, m.Name)
+		case m.Kind.Name == project.KindFull:
+			full = append(full, m.Name)
 		case m.Kind.Name == project.KindIncrementalByTimeRange && m.Interval == "hour":
 			hourly = append(hourly, m.Name)
 		case m.Kind.Name == project.KindIncrementalByTimeRange:
 			daily = append(daily, m.Name)
 		}
+	}
+	if len(full) > 0 {
+		add(p.Config.CronOf(&project.Model{}), "default cron of FULL "+strings.Join(full, ", "))
 	}
 	switch {
 	case len(hourly) > 0:

@@ -27,13 +27,15 @@ func DefaultConfig() Config {
 }
 
 var (
-	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach"}
+	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach", "defaults"}
 	backendKeys = []string{"type", "path", "url"}
 	envKeys     = []string{"redacted"}
 	attachKeys  = []string{"type", "path"}
 	// AttachTypes are the database types an export can write into.
 	AttachTypes = []string{"duckdb", "sqlite", "postgres", "mysql"}
 	janitorKeys = []string{"ttl"}
+	// defaultsKeys are the header properties efmesh.yaml can default.
+	defaultsKeys = []string{"cron"}
 )
 
 // ParseConfig parses efmesh.yaml. Every unknown key and bad value is a
@@ -151,6 +153,18 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			cfg.Environments = p.environments(v)
 		case "attach":
 			cfg.Attach = p.attach(v)
+		case "defaults":
+			p.fields(v, "defaults", defaultsKeys, func(_ string, v ast.Node) {
+				s, ok := p.str(v, "defaults cron")
+				if !ok {
+					return
+				}
+				if _, err := ParseCron(s); err != nil {
+					p.errorf(v, CodeConfig, "defaults cron %v", err)
+					return
+				}
+				cfg.Defaults.Cron = strings.TrimSpace(s)
+			})
 		case "janitor":
 			p.fields(v, "janitor", janitorKeys, func(_ string, v ast.Node) {
 				s, ok := p.str(v, "janitor ttl")

@@ -23,6 +23,7 @@ environments:
   safe: {redacted: true}
   dev:
 janitor: {ttl: 36h}
+defaults: {cron: '@hourly'}
 `
 	cfg, diags := ParseConfig("efmesh.yaml", []byte(src))
 	if len(diags) > 0 {
@@ -39,6 +40,7 @@ janitor: {ttl: 36h}
 		Lake:         "lake",
 		Environments: map[string]EnvConfig{"safe": {Redacted: true}, "dev": {}},
 		Janitor:      JanitorConfig{TTL: 36 * time.Hour},
+		Defaults:     ModelDefaults{Cron: "@hourly"},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got  %+v\nwant %+v", cfg, want)
@@ -71,7 +73,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "name: x\nmodel: [a]\n",
-			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach)`},
+			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults)`},
 		},
 		{
 			name: "unknown nested key",
@@ -134,7 +136,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			src:  "- a\n- b\n",
-			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, found a list`},
+			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, found a list`},
 		},
 		{
 			name: "unknown key after non-ASCII text",
@@ -150,6 +152,40 @@ func TestParseConfigErrors(t *testing.T) {
 				t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// A bad default cron is positioned on its value; unknown default keys on
+// their key. The effective cron of a model falls back to the project's
+// default, then to @daily.
+func TestConfigDefaultCron(t *testing.T) {
+	_, diags := ParseConfig("efmesh.yaml", []byte("defaults:\n  cron: '0 25 * * *'\n  owner: x\n"))
+	got := diagStrings(diags)
+	want := []string{
+		`2:9: config: defaults cron "0 25 * * *": end of range (25) above maximum (23): 25`,
+		`3:3: config-unknown-key: unknown key "owner" in defaults (known: cron)`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	cfg := DefaultConfig()
+	if c := cfg.CronOf(&Model{}); c != "@daily" {
+		t.Errorf("no default: %q", c)
+	}
+	cfg.Defaults.Cron = "@hourly"
+	if c := cfg.CronOf(&Model{}); c != "@hourly" {
+		t.Errorf("project default: %q", c)
+	}
+	if c := cfg.CronOf(&Model{Cron: "5 4 * * *"}); c != "5 4 * * *" {
+		t.Errorf("own cron: %q", c)
+	}
+	c, err := ParseCron("30 6 * * 1-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fri := time.Date(2026, 1, 2, 7, 0, 0, 0, time.UTC) // a Friday
+	if n := c.Next(fri); !n.Equal(time.Date(2026, 1, 5, 6, 30, 0, 0, time.UTC)) {
+		t.Errorf("next weekday 06:30 after Friday 07:00: %s", n)
 	}
 }
 

@@ -599,38 +599,17 @@ func (p *headerParser) parseStart(_ token, c *cursor) bool {
 	return true
 }
 
-var cronAliases = []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
-
 func (p *headerParser) parseCron(_ token, c *cursor) bool {
 	t, ok := p.str(c, "cron")
 	if !ok {
 		return false
 	}
 	v := strings.TrimSpace(t.val)
-	if !validCron(v) {
-		p.errorf(t.start, t.end, CodeBadValue, "cron %q must have 5 fields (minute hour day month weekday) or be one of %s", t.val, strings.Join(cronAliases, ", "))
+	if _, err := ParseCron(v); err != nil {
+		p.errorf(t.start, t.end, CodeBadValue, "cron %v", err)
 		return true
 	}
 	p.m.Cron = v
-	return true
-}
-
-// validCron checks the shape of a cron expression; the scheduler parses it.
-func validCron(s string) bool {
-	if strings.HasPrefix(s, "@") {
-		return slices.Contains(cronAliases, strings.ToLower(s))
-	}
-	fields := strings.Fields(s)
-	if len(fields) != 5 {
-		return false
-	}
-	for _, f := range fields {
-		for _, r := range f {
-			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || strings.ContainsRune("*/,-?", r)) {
-				return false
-			}
-		}
-	}
 	return true
 }
 

@@ -422,6 +422,16 @@ func TestParseModelErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "cron values out of range",
+			src:  "MODEL (name a.b, cron '61 * * * *');\nSELECT 1",
+			want: []string{`1:23: bad-value: cron "61 * * * *": end of range (61) above maximum (59): 61`},
+		},
+		{
+			name: "cron @every is no calendar",
+			src:  "MODEL (name a.b, cron '@every 1h');\nSELECT 1",
+			want: []string{`1:23: bad-value: cron "@every 1h" must have 5 fields (minute hour day month weekday) or be one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly`},
+		},
+		{
 			name: "string properties need strings",
 			src:  "MODEL (name a.b, description hello, owner 3);\nSELECT 1",
 			want: []string{

@@ -25,6 +25,15 @@ type Config struct {
 	Janitor      JanitorConfig        `json:"janitor"`
 	// Attach names the databases exports write into.
 	Attach map[string]AttachConfig `json:"attach,omitempty"`
+	// Defaults are header properties a model takes when it declares none.
+	Defaults ModelDefaults `json:"defaults,omitzero"`
+}
+
+// ModelDefaults are the efmesh.yaml defaults of model header properties.
+type ModelDefaults struct {
+	// Cron is when a FULL model without its own cron is refreshed by
+	// run (see Config.CronOf); empty means DefaultCron.
+	Cron string `json:"cron,omitempty"`
 }
 
 // AttachConfig is one database an export can write into.

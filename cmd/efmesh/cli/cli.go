@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -190,6 +191,13 @@ func (w *workspace) Close() {
 // load finds, loads and analyzes the project. Problems in the user's files
 // come back as a *planner.ProblemsError.
 func (a *app) load(withStore bool) (*workspace, error) {
+	return a.loadScoped(withStore, func(*project.Project) project.Scope { return project.AllFiles() })
+}
+
+// loadScoped is load for a request that reads only part of the project:
+// problems outside scope(p) do not stop it (as in the editor); they are
+// summed up in a warning on stderr.
+func (a *app) loadScoped(withStore bool, scope func(p *project.Project) project.Scope) (*workspace, error) {
 	root, err := project.FindRoot(a.dir)
 	if err != nil {
 		return nil, err
@@ -198,8 +206,9 @@ func (a *app) load(withStore bool) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if project.HasErrors(proj.Diagnostics) {
-		return nil, &planner.ProblemsError{Diagnostics: proj.Diagnostics}
+	sc := scope(proj)
+	if in, _ := sc.Split(proj.Diagnostics); project.HasErrors(in) {
+		return nil, &planner.ProblemsError{Diagnostics: in}
 	}
 	w := &workspace{proj: proj}
 	w.wb, err = connect.Workbench(proj)
@@ -217,10 +226,12 @@ func (a *app) load(withStore bool) (*workspace, error) {
 	if err := cache.Save(); err != nil {
 		a.log.Warn("could not save the check cache", "err", err)
 	}
-	if w.analysis.Errors() {
+	in, out := sc.Split(w.analysis.Diagnostics)
+	if project.HasErrors(in) {
 		w.Close()
-		return nil, &planner.ProblemsError{Diagnostics: w.analysis.Diagnostics}
+		return nil, &planner.ProblemsError{Diagnostics: in}
 	}
+	a.warnOutOfScope(out)
 	if withStore {
 		if w.store, err = openStore(a.ctx, proj); err != nil {
 			w.Close()
@@ -228,6 +239,25 @@ func (a *app) load(withStore bool) (*workspace, error) {
 		}
 	}
 	return w, nil
+}
+
+// warnOutOfScope tells on stderr that files the command does not read have
+// errors, naming the files (efmesh plan lists the problems).
+func (a *app) warnOutOfScope(diags []project.Diagnostic) {
+	var files []string
+	n := 0
+	for _, d := range diags {
+		if d.Severity != project.SeverityError {
+			continue
+		}
+		n++
+		if !slices.Contains(files, d.File) {
+			files = append(files, d.File)
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(a.stderr, "efmesh: warning: %d error(s) in files this command does not read, left aside: %s\n", n, strings.Join(files, ", "))
+	}
 }
 
 func openStore(ctx context.Context, p *project.Project) (state.Store, error) {

@@ -79,6 +79,7 @@ type runOut struct {
 	Env        string   `json:"env"`
 	Outcome    string   `json:"outcome"`
 	Processed  []string `json:"processed"`
+	Refreshed  []string `json:"refreshed"`
 	Intervals  int      `json:"intervals"`
 	BlockedBy  []string `json:"blockedBy"`
 	Error      string   `json:"error"`
@@ -334,9 +335,9 @@ func TestRunRestateStatus(t *testing.T) {
 		!strings.Contains(errs, "not aligned") {
 		t.Fatalf("misaligned restate: exit %d\n%s", code, errs)
 	}
-	if code, _, errs := run(t, dir, "restate", "dev", "--model", "med.stays", "--from", "2026-01-10", "--to", "2026-01-12"); code != ExitError ||
-		!strings.Contains(errs, "only INCREMENTAL_BY_TIME_RANGE") {
-		t.Fatalf("restate of a FULL model: exit %d\n%s", code, errs)
+	if code, _, errs := run(t, dir, "restate", "dev", "--model", "ref.departments", "--from", "2026-01-10", "--to", "2026-01-12"); code != ExitError ||
+		!strings.Contains(errs, "only INCREMENTAL_BY_TIME_RANGE and FULL models") {
+		t.Fatalf("restate of a SEED model: exit %d\n%s", code, errs)
 	}
 	out := mustRun(t, dir, "restate", "dev", "--model", daily, "--from", "2026-01-10", "--to", "2026-01-12", "--dry-run")
 	if !strings.Contains(out, "Would clear 2 interval(s) of med.moves_daily") || ledgerOf(t, dir, "dev", daily) != "35 done, failed []" {
@@ -469,7 +470,8 @@ SELECT sum(n)::BIGINT AS n FROM @ref(core.daily)
 	if err := json.Unmarshal([]byte(out), &rs); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(rs.Models); got != "[{core.daily 2026-01-05T00:00:00Z 2026-01-06T00:00:00Z 1} {core.hourly 2026-01-05T06:00:00Z 2026-01-05T12:00:00Z 6}]" {
+	// The FULL descendant is marked for a rebuild at the next run.
+	if got := fmt.Sprint(rs.Models); got != "[{core.daily 2026-01-05T00:00:00Z 2026-01-06T00:00:00Z 1} {core.hourly 2026-01-05T06:00:00Z 2026-01-05T12:00:00Z 6} {mart.total 2026-01-05T06:00:00Z 2026-01-05T12:00:00Z 1}]" {
 		t.Fatalf("restated: %s", got)
 	}
 	if got := ledgerOf(t, dir, "dev", "core.hourly"); got != "162 done, failed []" {
@@ -499,6 +501,14 @@ SELECT sum(n)::BIGINT AS n FROM @ref(core.daily)
 	}
 	if got := ledgerOf(t, dir, "dev", "core.daily"); got != "7 done, failed []" {
 		t.Fatalf("daily ledger: %s", got)
+	}
+	// The next run rebuilds the restated FULL model, though its cron
+	// (@daily) has not fired since the apply.
+	if r := runTick(t, dir, "dev", ExitOK); fmt.Sprint(r.Refreshed) != "[mart.total]" || r.Intervals != 0 {
+		t.Fatalf("run after restate: %+v", r)
+	}
+	if got := ledgerOf(t, dir, "dev", "mart.total"); got != "1 done, failed []" {
+		t.Fatalf("total's refresh record: %s", got)
 	}
 }
 

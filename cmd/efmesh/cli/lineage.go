@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 )
 
 func (a *app) lineageCmd() *cobra.Command {
@@ -19,7 +20,16 @@ CTEs, subqueries, joins and * down to the models that read no other model.
 It is the same function the editor's hover uses.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := a.load(false)
+			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
+				name := args[0]
+				if p.ByName[strings.ToLower(name)] == nil {
+					if i := strings.LastIndexByte(name, '.'); i > 0 {
+						name = name[:i] // model.column
+					}
+				}
+				sc, _ := p.ScopeOf([]string{name}, nil)
+				return sc
+			})
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,7 +46,10 @@ environment's views.`,
 					return err
 				}
 			}
-			w, err := a.load(false)
+			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
+				sc, _ := p.ScopeOf(args, nil)
+				return sc
+			})
 			if err != nil {
 				return err
 			}
@@ -70,9 +74,12 @@ func (a *app) graphCmd() *cobra.Command {
 	var html bool
 	var outPath string
 	cmd := &cobra.Command{
-		Use:   "graph",
-		Short: "Print the model DAG (--html: one self-contained page)",
-		Args:  cobra.NoArgs,
+		Use:   "graph [model…]",
+		Short: "Print the model DAG, or the named models and their ancestors (--html: one self-contained page)",
+		Long: `Graph prints the models and their refs. With model names, only those
+models and their ancestors. Problems in files the graph does not read (unit
+tests, audits, models outside the named ones' ancestry) are left aside with
+a warning.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := project.FindRoot(a.dir)
 			if err != nil {
@@ -82,8 +89,26 @@ func (a *app) graphCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if project.HasErrors(p.Diagnostics) {
-				return &planner.ProblemsError{Diagnostics: p.Diagnostics}
+			sc := p.ModelFiles()
+			if len(args) > 0 {
+				sc, _ = p.ScopeOf(args, nil)
+			}
+			in, out := sc.Split(p.Diagnostics)
+			if project.HasErrors(in) {
+				return &planner.ProblemsError{Diagnostics: in}
+			}
+			a.warnOutOfScope(out)
+			for _, n := range args {
+				if p.ByName[strings.ToLower(n)] == nil {
+					return fmt.Errorf("unknown model %q", n)
+				}
+			}
+			all := planner.Graph(p)
+			graph := all[:0:0]
+			for _, n := range all {
+				if sc.Has(n.File) {
+					graph = append(graph, n)
+				}
 			}
 			if html {
 				w := a.stdout
@@ -95,7 +120,7 @@ func (a *app) graphCmd() *cobra.Command {
 					defer f.Close()
 					w = f
 				}
-				if err := planner.WriteGraphHTML(w, p.Config.Name, planner.Graph(p)); err != nil {
+				if err := planner.WriteGraphHTML(w, p.Config.Name, graph); err != nil {
 					return err
 				}
 				if outPath != "" {
@@ -111,13 +136,9 @@ func (a *app) graphCmd() *cobra.Command {
 			}
 			nodes := []node{}
 			edges := [][2]string{}
-			for _, m := range p.Models {
-				refs := m.Refs()
-				if refs == nil {
-					refs = []string{}
-				}
-				nodes = append(nodes, node{Name: m.Name, Kind: string(m.Kind.Name), File: m.File, Parents: refs})
-				for _, r := range refs {
+			for _, m := range graph {
+				nodes = append(nodes, node{Name: m.Name, Kind: m.Kind, File: m.File, Parents: m.Parents})
+				for _, r := range m.Parents {
 					edges = append(edges, [2]string{r, m.Name})
 				}
 			}

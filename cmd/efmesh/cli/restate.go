@@ -34,10 +34,13 @@ func (a *app) restateCmd() *cobra.Command {
 		Long: `Restate clears the computed intervals of an INCREMENTAL_BY_TIME_RANGE model
 and of its incremental descendants over [--from, --to), for the versions the
 environment points at. The next apply or run recomputes exactly that range.
-Only the interval ledger changes, under the environment's lock; the
-warehouse is untouched until the recomputation replaces the rows.
+A FULL model (the one named or a descendant) has its last refresh cleared:
+the next run rebuilds its whole table, whatever its cron says.
+Only the ledger changes, under the environment's lock; the warehouse is
+untouched until the recomputation replaces the rows.
 
-Bounds are UTC and must be aligned to the model's interval (day or hour).`,
+Bounds are UTC and must be aligned to an incremental model's interval (day
+or hour).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if model == "" || from == "" || to == "" {
@@ -65,7 +68,7 @@ Bounds are UTC and must be aligned to the model's interval (day or hour).`,
 				models := []map[string]any{}
 				for _, r := range rs {
 					models = append(models, map[string]any{"name": r.Name, "fingerprint": r.Fingerprint,
-						"from": rfc(r.Range.Start), "to": rfc(r.Range.End), "intervals": r.Intervals})
+						"from": rfc(r.Range.Start), "to": rfc(r.Range.End), "intervals": r.Intervals, "rebuild": r.Rebuild})
 				}
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": env, "model": model, "from": rfc(f), "to": rfc(t),
 					"dryRun": dryRun, "models": models})
@@ -75,10 +78,16 @@ Bounds are UTC and must be aligned to the model's interval (day or hour).`,
 			if dryRun {
 				verb = "Would clear"
 			}
+			intervals := false
 			for _, r := range rs {
+				if r.Rebuild {
+					fmt.Fprintf(a.stdout, "%s the last refresh of %s (FULL): the next run of %s rebuilds its table\n", verb, r.Name, env)
+					continue
+				}
+				intervals = true
 				fmt.Fprintf(a.stdout, "%s %d interval(s) of %s in %s\n", verb, r.Intervals, r.Name, r.Range)
 			}
-			if !dryRun {
+			if !dryRun && intervals {
 				fmt.Fprintf(a.stdout, "The next apply or run of %s recomputes them.\n", env)
 			}
 			return nil

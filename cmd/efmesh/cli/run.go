@@ -20,7 +20,11 @@ func (a *app) runCmd() *cobra.Command {
 		Use:   "run <env>",
 		Short: "One scheduler tick: compute the intervals that came due",
 		Long: `Run computes the intervals of incremental models that came due since the
-last tick, for the versions the environment already points at. It never
+last tick, for the versions the environment already points at. Before the
+models that read them, it rebuilds the FULL models whose cron (the header's
+cron, else efmesh.yaml's defaults: {cron: ...}, else @daily) fired since
+their last refresh, and merges INCREMENTAL_BY_UNIQUE_KEY and SCD_TYPE_2
+models again. It never
 applies a change of the project: when the project differs from the
 environment it computes nothing and exits 2 naming the changed models.
 
@@ -55,7 +59,7 @@ lock, 2 awaiting a human (unapplied changes).`,
 			}
 			if a.json {
 				payload := map[string]any{"apiVersion": APIVersion, "env": env, "outcome": res.Outcome,
-					"processed": nonNil(res.Processed), "intervals": res.Intervals}
+					"processed": nonNil(res.Processed), "refreshed": nonNil(res.Refreshed), "intervals": res.Intervals}
 				if len(res.BlockedBy) > 0 {
 					payload["blockedBy"] = res.BlockedBy
 				}
@@ -76,6 +80,9 @@ lock, 2 awaiting a human (unapplied changes).`,
 				if len(res.Processed) == 0 {
 					fmt.Fprintf(a.stdout, "run %s: nothing due.\n", env)
 				} else {
+					if len(res.Refreshed) > 0 {
+						fmt.Fprintf(a.stdout, "run %s: refreshed %s (FULL, cron due).\n", env, strings.Join(res.Refreshed, ", "))
+					}
 					fmt.Fprintf(a.stdout, "run %s: computed %d interval(s) of %s.\n", env, res.Intervals, strings.Join(res.Processed, ", "))
 				}
 			case state.RunAwaitingHuman:

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 )
 
 func (a *app) testCmd() *cobra.Command {
@@ -18,7 +19,10 @@ func (a *app) testCmd() *cobra.Command {
 compares what they produce with the expected rows. It never touches the
 warehouse or the state store. Exit 1 when a test fails.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := a.load(false)
+			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
+				sc, _ := p.TestScope(args)
+				return sc
+			})
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,86 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// A FULL model is computed whole: its data is as fresh as its last
+// refresh. Its refreshes are recorded in the interval ledger of its
+// snapshot, as one done record [refreshed at, the cron's next time) —
+// what the table holds is good until the cron fires again. A run tick
+// refills the table of every FULL model whose cron fired since the last
+// refresh (project.Config.CronOf: the header's cron, else efmesh.yaml's
+// defaults, else @daily), parents before children, so the intervals that
+// read it are computed over fresh rows.
+//
+// Other kinds need no clock: a VIEW reads its parents when it is read, an
+// EXTERNAL is read in place, and a SEED's only input is its file, whose
+// content is in the fingerprint (a changed file is a plan, not a refresh).
+// INCREMENTAL_BY_UNIQUE_KEY and SCD_TYPE_2 merge at every tick.
+//
+// Restate clears a FULL model's records: it is due at the next tick.
+
+// allTime spans every record a ledger can hold.
+var allTime = Range{Start: time.Unix(0, 0).UTC(), End: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
+
+// markRefreshed records that info's FULL table was computed at at,
+// replacing the older records.
+func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info *ModelInfo, at time.Time) error {
+	c, err := project.ParseCron(cfg.CronOf(info.Model))
+	if err != nil {
+		return fmt.Errorf("planner: %s: cron %w", info.Model.Name, err)
+	}
+	at = at.UTC()
+	if _, err := st.ClearIntervals(ctx, info.Fingerprint, allTime.Start, at); err != nil {
+		return err
+	}
+	return st.MarkIntervals(ctx, info.Fingerprint, []state.Interval{{Start: at, End: c.Next(at)}}, state.IntervalDone, at)
+}
+
+// lastRefresh returns when a FULL snapshot was last computed, and false
+// when its ledger has no record (never refreshed since it was recorded, or
+// restated).
+func lastRefresh(ctx context.Context, st state.Store, fp string) (time.Time, bool, error) {
+	ivs, err := st.Intervals(ctx, fp)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	var last time.Time
+	found := false
+	for _, iv := range ivs {
+		if iv.Status == state.IntervalDone && (!found || iv.Start.After(last)) {
+			last, found = iv.Start, true
+		}
+	}
+	return last, found, nil
+}
+
+// dueRefreshes lists the FULL models of the plan whose cron fired after
+// their last refresh, as of now.
+func dueRefreshes(ctx context.Context, p *Plan, st state.Store, now time.Time) (map[string]bool, error) {
+	due := map[string]bool{}
+	cfg := p.analysis.Project.Config
+	for _, mp := range p.Models {
+		info := p.analysis.Models[mp.Name]
+		if mp.Change == Removed || info == nil || info.Model.Kind.Name != project.KindFull {
+			continue
+		}
+		c, err := project.ParseCron(cfg.CronOf(info.Model))
+		if err != nil {
+			return nil, fmt.Errorf("planner: %s: cron %w", mp.Name, err)
+		}
+		last, ok, err := lastRefresh(ctx, st, info.Fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || !c.Next(last).After(now) {
+			due[mp.Name] = true
+		}
+	}
+	return due, nil
+}
