@@ -659,14 +659,15 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 		for _, r := range m.Refs() {
 			rels[r] = c.a.Models[r].Columns
 		}
-		cols, err := c.binder.Bind(canonR.SQL, rels)
+		bindR := c.nameRender(m, false)
+		cols, err := c.binder.Bind(bindR.SQL, rels)
 		if err != nil {
 			if many, ok := err.(interface{ Unwrap() []error }); ok {
 				for _, e := range many.Unwrap() {
-					c.sqlDiag(m, canonR, e)
+					c.sqlDiag(m, bindR, e)
 				}
 			} else {
-				c.sqlDiag(m, canonR, err)
+				c.sqlDiag(m, bindR, err)
 			}
 			info.Broken = true
 			return
@@ -1054,12 +1055,21 @@ func quotedAfter(s, marker string) []string {
 // interval bounds as parameters, so the fingerprint never depends on dates
 // or physical names.
 func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
+	return c.nameRender(m, true)
+}
+
+// nameRender renders a body with refs by model name and interval bounds
+// as parameters; canonical leaves out the implicit aliases apply renders.
+// Without them it is what a Binder binds: the SQL apply runs, but for the
+// relation names.
+func (c *checker) nameRender(m *project.Model, canonical bool) engine.Rendered {
 	r, _ := renderBody(m, macroText{
 		ref: func(n string) (string, bool) {
 			s, t := splitName(n)
 			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 		},
 		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+		canonical: canonical,
 	})
 	return r
 }
