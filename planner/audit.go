@@ -327,7 +327,6 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 	return engine.Render(c.Source, c.BodyStart, end, subs).SQL, nil
 }
 
-
 // evalCoverage finds holes inside the observed range of a column: a
 // sequence of integers (assert_contiguous) or of day/hour buckets
 // (assert_no_gaps). It says where coverage stops and resumes at the first

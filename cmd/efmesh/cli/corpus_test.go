@@ -82,8 +82,9 @@ func TestCorpusMatchesPlainDuckDB(t *testing.T) {
 		}
 	}
 
-	compared := 0
+	compared, refs := 0, 0
 	for _, m := range p.Models {
+		refs += checkAliases(t, plain, m)
 		if m.Kind.Name == project.KindEmbedded || m.Kind.Name == project.KindSeed {
 			continue // no environment view / not a query
 		}
@@ -106,7 +107,20 @@ func TestCorpusMatchesPlainDuckDB(t *testing.T) {
 		}
 		compared++
 	}
-	t.Logf("%d models compared with plain DuckDB", compared)
+	// Column lineage through unaliased refs qualified by table name, an
+	// EMBEDDED one included.
+	for col, want := range map[string]string{
+		"core.order_totals.customer_id":          "raw.orders.customer_id",
+		"mart.big_order_customers.largest":       "raw.lineitem.unit_price",
+		"core.shipping_priority.priority":        "raw.orders.priority",
+		"mart.fulfilled_sample.order_date":       "raw.orders.order_date",
+		"core.small_quantity_revenue.avg_yearly": "raw.lineitem.quantity",
+	} {
+		if out := mustRun(t, dir, "lineage", col); !strings.Contains(out, want) {
+			t.Errorf("lineage of %s misses %s:\n%s", col, want, out)
+		}
+	}
+	t.Logf("%d models compared with plain DuckDB; %d refs' aliases checked against DuckDB's parser", compared, refs)
 }
 
 // copyTree copies a project directory into a temporary one, leaving out
@@ -151,6 +165,70 @@ func plainQuery(m *project.Model) string {
 	}
 	b.Write(m.Source[pos:])
 	return strings.TrimRight(strings.TrimSpace(b.String()), ";")
+}
+
+// checkAliases proves efmesh's lexical decision of whether a ref has an
+// alias (project.Macro.Aliased, which decides the implicit alias) against
+// DuckDB's own parser: in the body with every ref replaced by its model
+// name, the table the parser reads at each ref has an alias exactly when
+// Aliased says so.
+func checkAliases(t *testing.T, db *duckdb.DB, m *project.Model) (refs int) {
+	t.Helper()
+	var b strings.Builder
+	at := map[int]project.Macro{} // rendered offset of a ref -> the ref
+	pos := m.BodyStart
+	for _, mc := range m.Macros {
+		if mc.Kind != project.MacroRef || mc.Start < m.BodyStart {
+			continue
+		}
+		b.Write(m.Source[pos:mc.Start])
+		at[b.Len()] = mc
+		b.WriteString(mc.Arg)
+		pos = mc.End
+	}
+	b.Write(m.Source[pos:])
+	if len(at) == 0 {
+		return 0
+	}
+	rows, err := db.Query(context.Background(), "SELECT CAST(json_serialize_sql("+engine.QuoteString(b.String())+") AS VARCHAR)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree any
+	if err := json.Unmarshal([]byte(fmt.Sprint(rows.Values[0][0])), &tree); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if x["type"] == "BASE_TABLE" {
+				loc, _ := x["query_location"].(float64)
+				alias, _ := x["alias"].(string)
+				if mc, ok := at[int(loc)]; ok {
+					seen[int(loc)] = true
+					if mc.Aliased != (alias != "") {
+						t.Errorf("%s: @ref(%s) at byte %d: efmesh says aliased=%v, DuckDB's parser reads alias %q", m.File, mc.Arg, mc.Start, mc.Aliased, alias)
+					}
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(tree)
+	for off, mc := range at {
+		if !seen[off] {
+			t.Errorf("%s: @ref(%s) at byte %d: DuckDB's parser reads no table there", m.File, mc.Arg, mc.Start)
+		}
+	}
+	return len(at)
 }
 
 // topLevelOrderBy asks DuckDB's parser whether q's outermost query has an
