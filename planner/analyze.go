@@ -361,8 +361,19 @@ func (c *checker) add(m *project.Model, d project.Diagnostic) {
 }
 
 func (c *checker) standIn(name string) string {
-	s, t := splitName(name)
+	s, t := checkRelation(name)
 	return engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(s) + "." + engine.QuoteIdent(t)
+}
+
+// checkRelation is the schema and table a model is checked under: the
+// stand-in's, and the relation a Binder binds. Like the physical table
+// apply reads (<schema>__<table>__<fp8>), it is reachable by neither the
+// model's table name nor schema.table, so a body binds in the checker
+// exactly as it does at apply: through an alias only, the one it writes or
+// the implicit one renderBody gives it.
+func checkRelation(name string) (schema, table string) {
+	s, t := splitName(name)
+	return s, s + "__" + t
 }
 
 // model analyzes one model; its parents were analyzed before it.
@@ -680,16 +691,24 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 	if c.binder != nil {
 		rels := map[string][]engine.Column{}
 		for _, r := range m.Refs() {
-			rels[r] = c.a.Models[r].Columns
+			s, t := checkRelation(r)
+			rels[s+"."+t] = c.a.Models[r].Columns
 		}
-		cols, err := c.binder.Bind(canonR.SQL, rels)
+		bindR, _ := renderBody(m, macroText{
+			ref: func(n string) (string, bool) {
+				s, t := checkRelation(n)
+				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
+			},
+			start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+		})
+		cols, err := c.binder.Bind(bindR.SQL, rels)
 		if err != nil {
 			if many, ok := err.(interface{ Unwrap() []error }); ok {
 				for _, e := range many.Unwrap() {
-					c.sqlDiag(m, canonR, e)
+					c.sqlDiag(m, bindR, e)
 				}
 			} else {
-				c.sqlDiag(m, canonR, err)
+				c.sqlDiag(m, bindR, err)
 			}
 			info.Broken = true
 			return
@@ -1083,6 +1102,7 @@ func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
 			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 		},
 		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+		canonical: true,
 	})
 	return r
 }

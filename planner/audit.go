@@ -307,7 +307,7 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 			text = this + " AS _efmesh_this"
 			// A bare @this keeps its alias only where the SQL gives none:
 			// "FROM @this AS s" must stay valid.
-			if hasAlias(c.Source, mc.End) {
+			if mc.Aliased {
 				text = this
 			}
 		case project.MacroRef:
@@ -318,7 +318,7 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 			if err != nil {
 				return "", fmt.Errorf("audit %s: %w", c.Name, err)
 			}
-			text = aliased(r, c.Source, mc.End, mc.Arg)
+			text = r + implicitAlias(mc, macroText{})
 		default:
 			return "", fmt.Errorf("audit %s: @%s is not available in an audit", c.Name, mc.Kind)
 		}
@@ -326,52 +326,6 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 	}
 	return engine.Render(c.Source, c.BodyStart, end, subs).SQL, nil
 }
-
-// hasAlias reports whether the SQL after a relation at off gives it an
-// alias (AS x, or a bare or quoted name that is not a clause keyword).
-func hasAlias(src []byte, off int) bool {
-	i := off
-	for i < len(src) {
-		switch {
-		case isSpace(src[i]):
-			i++
-			continue
-		case src[i] == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			continue
-		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
-			if k := strings.Index(string(src[i+2:]), "*/"); k >= 0 {
-				i += k + 4
-			} else {
-				i = len(src)
-			}
-			continue
-		}
-		break
-	}
-	if i < len(src) && src[i] == '"' {
-		return true
-	}
-	j := i
-	for j < len(src) && isIdentByte(src[j]) {
-		j++
-	}
-	if j == i {
-		return false
-	}
-	switch strings.ToUpper(string(src[i:j])) {
-	case "WHERE", "GROUP", "ORDER", "LIMIT", "HAVING", "QUALIFY", "WINDOW", "UNION", "EXCEPT", "INTERSECT",
-		"JOIN", "LEFT", "RIGHT", "INNER", "FULL", "CROSS", "NATURAL", "ANTI", "SEMI", "POSITIONAL", "ASOF", "ON", "USING",
-		"OFFSET", "FETCH", "LATERAL", "TABLESAMPLE", "USING_SAMPLE", "PIVOT", "UNPIVOT", "FOR", "RETURNING",
-		"AND", "OR", "THEN", "ELSE", "END", "WHEN":
-		return false
-	}
-	return true
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // evalCoverage finds holes inside the observed range of a column: a
 // sequence of integers (assert_contiguous) or of day/hour buckets

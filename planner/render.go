@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strings"
-
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -13,10 +11,21 @@ type macroText struct {
 	ref        func(name string) (string, bool)
 	start, end string
 	this       string
+	// canonical leaves relations as written: no implicit alias. Only the
+	// canonical form (the fingerprint's input) is rendered so; it names
+	// refs by their model name, which binds as the table name anyway.
+	canonical bool
 }
 
 // renderBody renders m's body with its macros replaced, keeping the map back
 // to file offsets. ok is false when a ref could not be rendered.
+//
+// A ref the SQL gives no alias is rendered with an implicit one, the
+// referenced model's table name: `FROM @ref(core.orders)` keeps `orders`
+// usable as a qualifier, as `FROM core.orders` does in plain SQL, whether
+// the ref renders to a physical table, an environment view, a stand-in or
+// an EMBEDDED model's subquery. Every render but the canonical one does
+// this, so the checker binds exactly what apply runs.
 func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 	ok = true
 	end := bodyEnd(m.Source, m.BodyStart)
@@ -33,7 +42,7 @@ func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 				ok = false
 				t = engine.QuoteIdent(mc.Arg)
 			}
-			text = aliased(t, m.Source, mc.End, mc.Arg)
+			text = t + implicitAlias(mc, mt)
 		case project.MacroStart:
 			text = mt.start
 		case project.MacroEnd:
@@ -48,16 +57,14 @@ func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 	return engine.Render(m.Source, m.BodyStart, end, subs), ok
 }
 
-// aliased gives a ref rendered as a subquery (a virtual model read in
-// place) the alias a relation would have had, the model's table name, when
-// the SQL after the ref at end names none: "FROM @ref(raw.orders)" keeps
-// reading orders.amount, and Postgres wants an alias on every subquery.
-func aliased(text string, src []byte, end int, name string) string {
-	if !strings.HasPrefix(text, "(") || hasAlias(src, end) {
-		return text
+// implicitAlias is what follows a rendered ref that the SQL gives no
+// alias: " AS <its table name>".
+func implicitAlias(mc project.Macro, mt macroText) string {
+	if mt.canonical || mc.Aliased {
+		return ""
 	}
-	_, table := splitName(name)
-	return text + " AS " + engine.QuoteIdent(table)
+	_, t := splitName(mc.Arg)
+	return " AS " + engine.QuoteIdent(t)
 }
 
 // bodyEnd returns the offset after the last significant token of the SQL

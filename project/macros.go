@@ -90,7 +90,7 @@ func scanMacro(src []byte, at, from int, macros *[]Macro, bad func(int, int, str
 	case "end":
 		*macros = append(*macros, Macro{Kind: MacroEnd, Start: at, End: wordEnd})
 	case "this":
-		*macros = append(*macros, Macro{Kind: MacroThis, Start: at, End: wordEnd})
+		*macros = append(*macros, Macro{Kind: MacroThis, Start: at, End: wordEnd, Aliased: aliasFollows(src, wordEnd)})
 	case "ref":
 		return scanRef(src, at, wordEnd, macros, bad)
 	default:
@@ -157,6 +157,7 @@ func scanRef(src []byte, at, wordEnd int, macros *[]Macro, bad func(int, int, st
 			End:      closeAt + 1,
 			ArgStart: argStart,
 			ArgEnd:   argEnd,
+			Aliased:  aliasFollows(src, closeAt+1),
 		})
 		return closeAt + 1
 	}
@@ -253,3 +254,50 @@ func skipDollarQuoted(src []byte, i int) int {
 	}
 	return len(src)
 }
+
+// aliasFollows reports whether the relation that ends at src[i] is given an
+// alias by what follows it: AS, a quoted identifier, or a bare word that
+// is not a keyword that can follow a table reference. It decides as the
+// DuckDB and Postgres grammars do (a bare alias is any word that is not
+// reserved, nor a join or predicate keyword); a keyword of either engine
+// counts, so a bare alias that is a keyword in one of them must be written
+// with AS.
+func aliasFollows(src []byte, i int) bool {
+	i = skipBlank(src, i)
+	if i >= len(src) {
+		return false
+	}
+	if src[i] == '"' {
+		return true
+	}
+	if !isIdentStart(src, i) {
+		return false
+	}
+	word := strings.ToLower(string(src[i:scanIdent(src, i)]))
+	return word == "as" || !notAliasWords[word]
+}
+
+// notAliasWords are the words that, after a table reference, start
+// something else than its alias: DuckDB's and Postgres's reserved keywords
+// and their type/function-name keywords that cannot be a bare alias (the
+// join kinds, ASOF, POSITIONAL, TABLESAMPLE, AT, …). DuckDB's list is
+// duckdb_keywords() minus what its parser takes as an alias in
+// "SELECT * FROM t <word>"; the corpus test checks every ref against it.
+var notAliasWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		all analyse analyze and any array as asc asymmetric both case cast check collate column
+		constraint create default deferrable desc describe distinct do else end except false fetch
+		for foreign from group having in initially intersect into lambda lateral leading limit not
+		null offset on only or order pivot pivot_longer pivot_wider placing primary qualify
+		references returning select show some summarize symmetric table then to trailing true union
+		unique unpivot using variadic when where window with
+		anti asof at authorization binary by collation concurrently cross freeze full glob ilike
+		inner is isnull join left like natural notnull outer overlaps positional right semi similar
+		tablesample unpack verbose
+		current_catalog current_date current_role current_time current_timestamp current_user
+		grant localtime localtimestamp session_user system_user user current_schema`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -122,6 +122,12 @@ type Macro struct {
 	End      int       `json:"end"`
 	ArgStart int       `json:"argStart,omitempty"`
 	ArgEnd   int       `json:"argEnd,omitempty"`
+	// Aliased reports, for @ref and @this, whether the SQL right after the
+	// macro names it (AS x, "x", or a bare word that is not a keyword a
+	// table reference can be followed by, x(a, b) included). A relation
+	// without one is rendered with an implicit alias, its table name, so
+	// that it stays reachable as a qualifier whatever it renders to.
+	Aliased bool `json:"aliased,omitempty"`
 }
 
 // Property is a header property as written, for navigation and hover.

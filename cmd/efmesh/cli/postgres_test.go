@@ -498,3 +498,52 @@ func TestPostgresLongNames(t *testing.T) {
 	}
 	mustRun(t, dir, "audit", env)
 }
+
+// TestPostgresImplicitAlias: on Postgres too, a ref without an alias stays
+// reachable by its model's table name, whatever it renders to: an EXTERNAL
+// table of another name, a physical table, an EMBEDDED model's subquery
+// (which PostgreSQL 15 refuses without an alias).
+func TestPostgresImplicitAlias(t *testing.T) {
+	dbURL := freshDatabase(t)
+	db, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Exec(context.Background(), `CREATE SCHEMA src;
+CREATE TABLE src.orders_export (id int, customer_id int, amount numeric(10,2));
+CREATE TABLE src.customers_export (id int, name text);
+INSERT INTO src.orders_export VALUES (1, 1, 5), (2, 1, 20), (3, 2, 30);
+INSERT INTO src.customers_export VALUES (1, 'Ada'), (2, 'Grace')`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml": fmt.Sprintf("name: pgalias\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL),
+		"models/raw/orders.sql": `MODEL (name raw.orders, kind EXTERNAL (table src.orders_export),
+  columns (id INTEGER, customer_id INTEGER, amount NUMERIC(10,2)));
+`,
+		"models/raw/customers.sql": `MODEL (name raw.customers, kind EXTERNAL (table src.customers_export),
+  columns (id INTEGER, name TEXT));
+`,
+		"models/core/orders.sql": `MODEL (name core.orders, kind FULL);
+SELECT orders.id, orders.customer_id, orders.amount FROM @ref(raw.orders)
+`,
+		"models/core/enriched.sql": `MODEL (name core.enriched, kind FULL);
+SELECT orders.id, customers.name, orders.amount
+FROM @ref(core.orders), @ref(raw.customers) -- no aliases
+WHERE orders.customer_id = customers.id
+`,
+		"models/core/big.sql": `MODEL (name core.big, kind EMBEDDED);
+SELECT enriched.id, enriched.name FROM @ref(core.enriched) WHERE enriched.amount > 10
+`,
+		"models/mart/report.sql": `MODEL (name mart.report, kind VIEW);
+SELECT big.id, big.name FROM @ref(core.big) ORDER BY big.id
+`,
+	})
+	mustRun(t, dir, "plan", "dev")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := pgQuery(t, dbURL, "SELECT id, name FROM dev__mart.report ORDER BY id"); got != "[[2 Ada] [3 Grace]]" {
+		t.Errorf("dev__mart.report: %s", got)
+	}
+}
