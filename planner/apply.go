@@ -109,8 +109,12 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	}
 
 	fail := func(err error) (*ApplyResult, error) {
+		status := state.PlanFailed
+		if ctx.Err() != nil { // a signal or the caller stopped it
+			status = state.PlanInterrupted
+		}
 		_ = st.RecordPlan(context.WithoutCancel(ctx), state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
-			CreatedAt: now().UTC(), Status: "failed", Summary: summary, Error: err.Error()})
+			CreatedAt: now().UTC(), Status: status, Summary: summary, Error: err.Error()})
 		return res, err
 	}
 
@@ -148,7 +152,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return fail(err)
 	}
 	if err := st.RecordPlan(ctx, state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
-		CreatedAt: now().UTC(), Status: "applied", Summary: summary}); err != nil {
+		CreatedAt: now().UTC(), Status: state.PlanApplied, Summary: summary}); err != nil {
 		return res, err
 	}
 	var err error

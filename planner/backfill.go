@@ -571,7 +571,9 @@ func hasTimeColumn(m *project.Model, cols []engine.Column) error {
 // a ledger that cannot be written) stops the backfill.
 func settle(ctx context.Context, st state.Store, fp string, marks []state.Interval, r Range, err error, ie *IntervalsError, opt backfillOptions) error {
 	if err == nil {
-		return st.MarkIntervals(ctx, fp, marks, state.IntervalDone, opt.now().UTC())
+		// The batch committed: it counts even when the backfill is being
+		// stopped, so the ledger never lags behind the table.
+		return st.MarkIntervals(context.WithoutCancel(ctx), fp, marks, state.IntervalDone, opt.now().UTC())
 	}
 	if ctx.Err() != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 type RunResult struct {
 	ID        string
 	Env       string
-	Outcome   string   // state.RunOK | RunAwaitingHuman | RunLockHeld | RunError
+	Outcome   string   // state.RunOK | RunAwaitingHuman | RunLockHeld | RunError | RunInterrupted
 	Processed []string // models whose intervals were computed
 	Intervals int      // intervals computed, over all models
 	// BlockedBy names the models whose project version differs from the
@@ -46,8 +46,8 @@ type runDetail struct {
 // opens the warehouse with open, so a tick that meets a running apply or
 // tick never touches the warehouse: the outcome is lock-held. Every tick is
 // journaled whatever its outcome; a journal failure is logged and never
-// masks the outcome. The error is that of an outcome "error" or
-// "lock-held" (also in RunResult.Err).
+// masks the outcome. The error is that of an outcome "error", "lock-held"
+// or "interrupted" (ctx was cancelled; also in RunResult.Err).
 func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func() (engine.Engine, error), opt ApplyOptions) (*RunResult, error) {
 	now := opt.Now
 	if now == nil {
@@ -64,6 +64,8 @@ func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func
 	switch {
 	case errors.As(err, &held):
 		res.Outcome, res.Err = state.RunLockHeld, err
+	case err != nil && ctx.Err() != nil: // a signal or the caller stopped it
+		res.Outcome, res.Err = state.RunInterrupted, err
 	case err != nil:
 		res.Outcome, res.Err = state.RunError, err
 	case len(res.BlockedBy) > 0:

@@ -53,7 +53,7 @@ func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env stri
 		return nil, err
 	}
 	for i := range plans {
-		if plans[i].Status == "applied" {
+		if plans[i].Status == state.PlanApplied {
 			s.LastPlan = &plans[i]
 			break
 		}

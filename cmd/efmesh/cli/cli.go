@@ -29,6 +29,9 @@ const (
 	ExitOK       = 0
 	ExitError    = 1
 	ExitAwaiting = 2 // awaiting a human: a non-TTY apply without --yes
+	// ExitInterrupted is 128+SIGINT, as shells report a process ended by
+	// Ctrl-C: efmesh stopped on SIGINT or SIGTERM after cleaning up.
+	ExitInterrupted = 130
 )
 
 // APIVersion is the version of every --json shape.
@@ -69,10 +72,18 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	var ee *exitError
+	if ie, ok := interrupted(ctx); ok {
+		// Whatever the command made of its cancelled context, the user
+		// stopped it: say so once, unless it reported already.
+		if !errors.As(err, &ee) {
+			a.fail(fmt.Errorf("%w: the batch in flight was rolled back and nothing was promoted; run the command again to resume", ie))
+		}
+		return ExitInterrupted
+	}
 	if err == nil {
 		return ExitOK
 	}
-	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
@@ -87,7 +98,8 @@ func (a *app) rootCmd() *cobra.Command {
 		Long: `efmesh plans and applies projects of SQL models.
 
 Exit codes: 0 success, 1 error, 2 awaiting a human (a non-TTY apply with
-changes and no --yes).`,
+changes and no --yes), 130 interrupted (SIGINT or SIGTERM: the batch in
+flight is rolled back, the lock released, the journal says interrupted).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {

@@ -29,7 +29,8 @@ computes nothing and exits 1 (outcome lock-held). Every tick is recorded in
 the runs journal (see efmesh status).
 
 Exit codes: 0 the tick ran (possibly with nothing due), 1 an error or a held
-lock, 2 awaiting a human (unapplied changes).`,
+lock, 2 awaiting a human (unapplied changes), 130 interrupted (SIGINT or
+SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := args[0]
@@ -52,6 +53,8 @@ lock, 2 awaiting a human (unapplied changes).`,
 				code = ExitAwaiting
 			case state.RunLockHeld, state.RunError:
 				code = ExitError
+			case state.RunInterrupted:
+				code = ExitInterrupted
 			}
 			if a.json {
 				payload := map[string]any{"apiVersion": APIVersion, "env": env, "outcome": res.Outcome,
@@ -83,6 +86,12 @@ lock, 2 awaiting a human (unapplied changes).`,
 				for _, b := range res.BlockedBy {
 					fmt.Fprintf(a.stderr, "  %s\n", b)
 				}
+			case state.RunInterrupted:
+				why := "interrupted"
+				if ie, ok := interrupted(a.ctx); ok {
+					why = ie.Error()
+				}
+				fmt.Fprintf(a.stderr, "efmesh: run %s: %s; the batch in flight was rolled back; the next run resumes\n", env, why)
 			default:
 				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
 			}
