@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
@@ -129,11 +130,66 @@ func Migrate(ctx context.Context, p *project.Project) (from, to int, backup stri
 	return sqlite.Migrate(ctx, StorePath(p))
 }
 
+// DefaultLockTimeout is how long Warehouse waits for a DuckDB file that
+// another process is writing, unless efmesh.yaml (engine lock_timeout) or
+// the caller says otherwise.
+const DefaultLockTimeout = 10 * time.Second
+
+// WarehouseOption tunes Warehouse.
+type WarehouseOption func(*warehouseConfig)
+
+type warehouseConfig struct {
+	timeout    time.Duration // < 0: the project's setting
+	onBusy     func(busy *engine.BusyError, timeout time.Duration)
+	pollPeriod time.Duration
+}
+
+// LockTimeout sets how long Warehouse waits for a DuckDB file another
+// process holds, overriding efmesh.yaml; 0 fails at once.
+func LockTimeout(d time.Duration) WarehouseOption {
+	return func(c *warehouseConfig) { c.timeout = max(d, 0) }
+}
+
+// OnBusy is called once when Warehouse starts waiting for the file.
+func OnBusy(f func(busy *engine.BusyError, timeout time.Duration)) WarehouseOption {
+	return func(c *warehouseConfig) { c.onBusy = f }
+}
+
+// BusyTimeoutError is a DuckDB file that stayed held by another process
+// for as long as Warehouse was allowed to wait.
+type BusyTimeoutError struct {
+	Busy   *engine.BusyError
+	Waited time.Duration
+}
+
+func (e *BusyTimeoutError) Error() string {
+	if e.Waited <= 0 {
+		return e.Busy.Error() + "; try again when it is done (or wait for it with engine lock_timeout in efmesh.yaml)"
+	}
+	return fmt.Sprintf("%v; gave up after %s (wait longer with engine lock_timeout in efmesh.yaml)", e.Busy, e.Waited)
+}
+
+func (e *BusyTimeoutError) Unwrap() error { return e.Busy }
+
 // Warehouse opens the warehouse, creating a DuckDB file when missing.
-func Warehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
+// DuckDB admits one writing process per file: while another process holds
+// it, Warehouse polls for up to the lock timeout (engine lock_timeout in
+// efmesh.yaml, DefaultLockTimeout, or LockTimeout), then fails with a
+// *BusyTimeoutError naming the holder.
+func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
 	switch EngineType(p) {
 	case "duckdb":
-		db, err := duckdb.Open(WarehousePath(p))
+		c := warehouseConfig{timeout: -1, pollPeriod: 100 * time.Millisecond}
+		for _, o := range opts {
+			o(&c)
+		}
+		if c.timeout < 0 {
+			c.timeout = DefaultLockTimeout
+			if t := p.Config.Engine.LockTimeout; t != nil {
+				c.timeout = *t
+			}
+		}
+		db, err := openDuckDB(ctx, p, c)
 		if err != nil {
 			return nil, err
 		}
@@ -152,9 +208,38 @@ func Warehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
 	return nil, fmt.Errorf("unknown engine type %q (want duckdb or postgres)", p.Config.Engine.Type)
 }
 
+// openDuckDB opens the warehouse file, polling while another process
+// holds it.
+func openDuckDB(ctx context.Context, p *project.Project, c warehouseConfig) (*duckdb.DB, error) {
+	path := WarehousePath(p)
+	start := time.Now()
+	for first := true; ; first = false {
+		db, err := duckdb.Open(path)
+		var busy *engine.BusyError
+		if !errors.As(err, &busy) {
+			return db, err
+		}
+		if rel, rerr := filepath.Rel(p.Root, path); rerr == nil && !strings.HasPrefix(rel, "..") {
+			busy.Database = filepath.ToSlash(rel)
+		}
+		waited := time.Since(start)
+		if waited >= c.timeout {
+			return nil, &BusyTimeoutError{Busy: busy, Waited: c.timeout}
+		}
+		if first && c.onBusy != nil {
+			c.onBusy(busy, c.timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (while waiting: %v)", context.Cause(ctx), busy)
+		case <-time.After(min(c.pollPeriod, c.timeout-waited)):
+		}
+	}
+}
+
 // ExistingWarehouse opens the warehouse for reading: a DuckDB file that
 // does not exist yet is an error instead of a new empty database.
-func ExistingWarehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
+func ExistingWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
 	if EngineType(p) == "duckdb" {
 		path := WarehousePath(p)
 		if path != ":memory:" {
@@ -163,7 +248,7 @@ func ExistingWarehouse(ctx context.Context, p *project.Project) (engine.Engine, 
 			}
 		}
 	}
-	return Warehouse(ctx, p)
+	return Warehouse(ctx, p, opts...)
 }
 
 // Workbench opens the scratch engine models are checked in: an in-memory

@@ -113,6 +113,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			}
 		case "engine":
 			var memLimit string
+			var lockTimeout *time.Duration
 			threads := 0
 			t, path, url := p.backend(v, "engine", []string{"duckdb", "postgres"}, cfg.Engine.Path, map[string]func(ast.Node){
 				"memory_limit": func(v ast.Node) {
@@ -138,8 +139,20 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 						p.errorf(v, CodeConfig, "engine threads must be between 1 and 1023")
 					}
 				},
+				"lock_timeout": func(v ast.Node) {
+					s, ok := p.str(v, "engine lock_timeout")
+					if !ok {
+						return
+					}
+					d, err := time.ParseDuration(s)
+					if err != nil || d < 0 {
+						p.errorf(v, CodeConfig, "engine lock_timeout %q must be a duration such as 10s, 2m or 0s (do not wait)", s)
+						return
+					}
+					lockTimeout = &d
+				},
 			})
-			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url, MemoryLimit: memLimit, Threads: threads}
+			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url, MemoryLimit: memLimit, Threads: threads, LockTimeout: lockTimeout}
 		case "state":
 			t, path, url := p.backend(v, "state", []string{"sqlite", "postgres"}, cfg.State.Path, nil)
 			cfg.State = StateConfig{Type: t, Path: path, URL: url}

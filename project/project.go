@@ -43,6 +43,9 @@ type EngineConfig struct {
 	MemoryLimit string `json:"memoryLimit,omitempty"`
 	// Threads caps DuckDB's worker threads; 0: one per core.
 	Threads int `json:"threads,omitempty"`
+	// LockTimeout is how long to wait for a DuckDB file another process
+	// is writing (lock_timeout: 30s); nil: the default of package connect.
+	LockTimeout *time.Duration `json:"lockTimeout,omitempty"`
 }
 
 // StateConfig selects the state store.

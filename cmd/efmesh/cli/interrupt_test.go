@@ -218,3 +218,79 @@ func TestTerminateRun(t *testing.T) {
 		t.Fatalf("after the next tick: %s, want %s", got, cleanHourly())
 	}
 }
+
+// TestWarehouseBusy runs two processes that write one DuckDB file (applies
+// of two environments, so efmesh's own locks do not meet): the second
+// waits for the file, naming the holder, and gives up after its timeout
+// with exit 1 and no driver message; with a longer timeout it goes on once
+// the holder is done.
+func TestWarehouseBusy(t *testing.T) {
+	t.Setenv("EFMESH_NOW", fmt.Sprintf("2026-01-%02dT00:00:00Z", 1+slowDays))
+	dir := slowTicksProject(t)
+	fp := hourlyFP(t, dir)
+
+	holder, _, holderErr := cliProcess(dir, "apply", "prod", "--yes")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- holder.Wait() }()
+	for doneCount(t, dir, fp) < 2 {
+		select {
+		case err := <-exited:
+			t.Fatalf("the holder ended too soon (%v)\n%s", err, holderErr)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	pid := fmt.Sprintf("pid %d", holder.Process.Pid)
+
+	// A short timeout: it waits, then fails clearly.
+	start := time.Now()
+	code, _, errs := runProcess(t, dir, "apply", "dev", "--yes", "--lock-timeout", "700ms")
+	waited := time.Since(start)
+	if code != ExitError || !strings.Contains(errs, pid) || !strings.Contains(errs, "efmesh.duckdb") ||
+		strings.Contains(errs, "Could not set lock") || !strings.Contains(errs, "--lock-timeout") {
+		t.Fatalf("second writer: exit %d\n%s", code, errs)
+	}
+	if waited < 700*time.Millisecond {
+		t.Errorf("the second writer gave up after %v, before its timeout", waited)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the holder ended during the check (%v): the backfill is too fast for this test", err)
+	default:
+	}
+
+	t.Logf("the impatient writer:\n%s", errs)
+
+	// A long timeout (the janitor, a writer that is quick once it has the
+	// file): it waits for the holder and then does its work.
+	code, _, errs = runProcess(t, dir, "janitor", "--lock-timeout", "2m")
+	if code != ExitOK || !strings.Contains(errs, "waiting") || !strings.Contains(errs, pid) {
+		t.Fatalf("patient writer: exit %d\n%s", code, errs)
+	}
+	t.Logf("the patient writer:\n%s", errs)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("holder: %v\n%s", err, holderErr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the holder still runs after the patient writer got the file")
+	}
+	if got := query(t, dir, strings.Replace(hourlySummary, "dev__", "", 1)); got != cleanHourly() {
+		t.Fatalf("prod: %s, want %s", got, cleanHourly())
+	}
+}
+
+// runProcess runs efmesh as a separate process and returns its exit code,
+// stdout and stderr.
+func runProcess(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	p, out, errb := cliProcess(dir, args...)
+	_ = p.Run()
+	if p.ProcessState == nil {
+		t.Fatalf("efmesh %s did not start", strings.Join(args, " "))
+	}
+	return p.ProcessState.ExitCode(), out.String(), errb.String()
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -243,7 +242,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer lk.Release()
-			wh, err := connect.Warehouse(a.ctx, w.proj)
+			wh, err := a.warehouse(w.proj, false)
 			if err != nil {
 				return err
 			}

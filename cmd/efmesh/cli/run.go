@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -43,7 +42,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				return err
 			}
 			defer w.Close()
-			open := func() (engine.Engine, error) { return connect.Warehouse(a.ctx, w.proj) }
+			open := func() (engine.Engine, error) { return a.warehouse(w.proj, false) }
 			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
 				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), Progress: metricsOf(a.ctx).progressed(nil)})
 			metricsOf(a.ctx).setOutcome(res.Outcome)
