@@ -19,9 +19,17 @@ import (
 type PlanOption func(*planConfig)
 
 type planConfig struct {
-	now         time.Time
-	forwardOnly map[string]bool
-	reclassify  map[string]Change
+	now           time.Time
+	forwardOnly   map[string]bool
+	reclassify    map[string]Change
+	backfillLimit int // 0: none
+}
+
+// WithBackfillLimit makes MakePlan refuse, with a *LargeBackfillError, a
+// plan that computes more than n intervals over all models; n <= 0 sets
+// no limit (the default).
+func WithBackfillLimit(n int) PlanOption {
+	return func(c *planConfig) { c.backfillLimit = max(n, 0) }
 }
 
 // WithForwardOnly asks that the named incremental models change without
@@ -98,8 +106,10 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) 
 			}
 			done = append(done, inherited...)
 		}
-		for _, r := range grainOf(m).Missing(start, now, done, m.Kind.Lookback) {
+		g := grainOf(m)
+		for _, r := range g.Missing(start, now, done, m.Kind.Lookback) {
 			mp.Backfill = append(mp.Backfill, r.pair())
+			mp.Intervals += g.Count(r)
 		}
 		if len(mp.Backfill) > 0 {
 			p.HasChanges = true

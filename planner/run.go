@@ -135,7 +135,7 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		}
 		rs, _ := backfillRanges(mp)
 		for _, r := range rs {
-			res.Intervals += len(grainOf(a.Models[mp.Name].Model).Intervals(r))
+			res.Intervals += grainOf(a.Models[mp.Name].Model).Count(r)
 		}
 	}
 	if err != nil {
