@@ -61,13 +61,25 @@ func CachePath(p *project.Project) string {
 	return filepath.Join(p.Root, ".efmesh", "cache", "check.gob")
 }
 
-// expand replaces ${VAR} in a URL from the environment, so credentials
-// stay out of efmesh.yaml.
-func expand(s string) string {
-	if !strings.Contains(s, "${") {
-		return s
+// expand replaces the ${NAME} references of a setting of efmesh.yaml
+// ("engine url", "state url") from the environment, so credentials stay
+// out of the file. A variable that is unset (and has no default) is a
+// *planner.ProblemsError at its position in efmesh.yaml.
+func expand(p *project.Project, setting, s string) (string, error) {
+	out, err := project.ExpandVars(s, os.LookupEnv)
+	var ue *project.UnsetVarError
+	if !errors.As(err, &ue) {
+		return out, err
 	}
-	return os.Expand(s, os.Getenv)
+	d := project.Diagnostic{File: project.ConfigFile, Severity: project.SeverityError, Code: project.CodeConfig,
+		Message: fmt.Sprintf("%s needs the environment variable %s, which is not set (export it, or write ${%s:-default})", setting, ue.Name, ue.Name)}
+	for _, r := range p.Config.Vars {
+		if r.Setting == setting && r.Name == ue.Name {
+			d.Range = r.Range
+			break
+		}
+	}
+	return "", &planner.ProblemsError{Diagnostics: []project.Diagnostic{d}}
 }
 
 // Store opens the state store.
@@ -81,7 +93,11 @@ func Store(ctx context.Context, p *project.Project) (state.Store, error) {
 		}
 		return st, nil
 	case "postgres":
-		st, err := statepg.Open(ctx, expand(c.URL))
+		url, err := expand(p, "state url", c.URL)
+		if err != nil {
+			return nil, err
+		}
+		st, err := statepg.Open(ctx, url)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +111,11 @@ func Store(ctx context.Context, p *project.Project) (state.Store, error) {
 // creates a store.
 func ExistingStore(ctx context.Context, p *project.Project) (state.Store, error) {
 	if p.Config.State.Type == "postgres" {
-		st, err := statepg.OpenExisting(ctx, expand(p.Config.State.URL))
+		url, err := expand(p, "state url", p.Config.State.URL)
+		if err != nil {
+			return nil, err
+		}
+		st, err := statepg.OpenExisting(ctx, url)
 		if errors.Is(err, state.ErrNotFound) {
 			return nil, nil
 		}
@@ -124,7 +144,11 @@ func StoreExists(p *project.Project) bool {
 // (SQLite only).
 func Migrate(ctx context.Context, p *project.Project) (from, to int, backup string, err error) {
 	if p.Config.State.Type == "postgres" {
-		from, to, err = statepg.Migrate(ctx, expand(p.Config.State.URL))
+		url, err := expand(p, "state url", p.Config.State.URL)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		from, to, err = statepg.Migrate(ctx, url)
 		return from, to, "", err
 	}
 	return sqlite.Migrate(ctx, StorePath(p))
@@ -199,7 +223,11 @@ func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption)
 		}
 		return db, nil
 	case "postgres":
-		db, err := postgres.Open(ctx, expand(p.Config.Engine.URL))
+		url, err := expand(p, "engine url", p.Config.Engine.URL)
+		if err != nil {
+			return nil, err
+		}
+		db, err := postgres.Open(ctx, url)
 		if err != nil {
 			return nil, err
 		}

@@ -119,7 +119,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 				"memory_limit": func(v ast.Node) {
 					if s, ok := p.str(v, "engine memory_limit"); ok {
 						if !validMemoryLimit(s) {
-							p.errorf(v, CodeConfig, "engine memory_limit %q must be a size such as 512MB or 2GB", s)
+							p.errorf(v, CodeConfig, "engine memory_limit %q is not a size: write a number and a unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), such as 512MB or 2GB", s)
 							return
 						}
 						memLimit = s
@@ -128,7 +128,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 				"threads": func(v ast.Node) {
 					n, ok := unwrap(v).(*ast.IntegerNode)
 					if !ok {
-						p.errorf(v, CodeConfig, "engine threads must be a positive integer, found %s", describeNode(v))
+						p.errorf(v, CodeConfig, "engine threads must be a whole number from 1 to 1023, found %s", describeNode(v))
 						return
 					}
 					if x, ok := n.Value.(uint64); ok && x > 0 && x < 1024 {
@@ -136,7 +136,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 					} else if x, ok := n.Value.(int64); ok && x > 0 && x < 1024 {
 						threads = int(x)
 					} else {
-						p.errorf(v, CodeConfig, "engine threads must be between 1 and 1023")
+						p.errorf(v, CodeConfig, "engine threads must be a whole number from 1 to 1023, found %s", n.GetToken().Value)
 					}
 				},
 				"lock_timeout": func(v ast.Node) {
@@ -179,6 +179,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			})
 		}
 	})
+	cfg.Vars = p.refs
 	return cfg, p.diags
 }
 
@@ -187,6 +188,30 @@ type configParser struct {
 	src   []byte
 	li    *lineIndex
 	diags []Diagnostic
+	refs  []VarRef
+}
+
+// vars records the ${NAME} references of a setting's value with their
+// positions, and reports malformed ones. The value is found in the file by
+// its text: a reference is located where its "${" is written.
+func (p *configParser) vars(v ast.Node, setting string) {
+	start, end := p.nodeRange(v)
+	text := string(p.src[start:end])
+	for off := 0; ; {
+		i := strings.Index(text[off:], "${")
+		if i < 0 {
+			return
+		}
+		i += off
+		ref, n, err := parseVar(text[i:])
+		if err != nil {
+			p.diags = append(p.diags, Diagnostic{File: p.file, Range: p.li.rng(start+i, end), Severity: SeverityError,
+				Code: CodeConfig, Message: fmt.Sprintf("%s: %v", setting, err)})
+			return
+		}
+		p.refs = append(p.refs, VarRef{Setting: setting, Name: ref.name, Range: p.li.rng(start+i, start+i+n)})
+		off = i + n
+	}
 }
 
 func (p *configParser) errorf(n ast.Node, code, format string, args ...any) *Diagnostic {
@@ -476,6 +501,7 @@ func (p *configParser) backend(n ast.Node, where string, types []string, defPath
 			path, pathNode = s, v
 		case "url":
 			url, urlNode = s, v
+			p.vars(v, where+" url")
 		}
 	})
 	if typ == "postgres" {
@@ -526,11 +552,14 @@ func (p *configParser) environments(n ast.Node) map[string]EnvConfig {
 // TB, KiB, MiB, GiB, TiB), optionally spaced.
 func validMemoryLimit(s string) bool {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	i := 0
+	i, dots := 0, 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		if s[i] == '.' {
+			dots++
+		}
 		i++
 	}
-	if i == 0 {
+	if i == 0 || dots > 1 || s[:i] == "." {
 		return false
 	}
 	switch strings.TrimSpace(s[i:]) {

@@ -25,6 +25,9 @@ type Config struct {
 	Janitor      JanitorConfig        `json:"janitor"`
 	// Attach names the databases exports write into.
 	Attach map[string]AttachConfig `json:"attach,omitempty"`
+	// Vars are the ${NAME} references of the settings that expand them
+	// (engine url, state url), with their positions.
+	Vars []VarRef `json:"-"`
 }
 
 // AttachConfig is one database an export can write into.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,16 +18,22 @@ import (
 type changeFlags struct {
 	forwardOnly []string
 	reclassify  []string
+	allowLarge  bool
 }
 
 func (f *changeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.forwardOnly, "forward-only", nil, "change these incremental models without recomputing history (m1,m2)")
 	cmd.Flags().StringSliceVar(&f.reclassify, "reclassify", nil, "override a change category: model=breaking|non-breaking (repeatable)")
+	cmd.Flags().BoolVar(&f.allowLarge, "allow-large-backfill", false,
+		fmt.Sprintf("plan a backfill of more than %s intervals (without it, such a plan is refused)", planner.Thousands(planner.DefaultBackfillLimit)))
 }
 
 // options turns the flags into plan options, with the clock.
 func (f *changeFlags) options(now time.Time) ([]planner.PlanOption, error) {
 	opts := []planner.PlanOption{planner.PlanAt(now)}
+	if !f.allowLarge {
+		opts = append(opts, planner.WithBackfillLimit(planner.DefaultBackfillLimit))
+	}
 	if len(f.forwardOnly) > 0 {
 		opts = append(opts, planner.WithForwardOnly(f.forwardOnly...))
 	}
@@ -60,7 +67,7 @@ func (a *app) planCmd() *cobra.Command {
 			}
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
-				return err
+				return confirmHint(err, cmd, args[0])
 			}
 			if a.json {
 				a.writeJSON(planJSON(p))
@@ -204,7 +211,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			}
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
-				return err
+				return confirmHint(err, cmd, args[0])
 			}
 			metricsOf(a.ctx).planned(p)
 			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
@@ -298,3 +305,12 @@ func nonNil(s []string) []string {
 
 // jobsUsage documents --jobs of apply and run.
 const jobsUsage = "run up to N builds at once: models as soon as their parents are done, and the batches of an incremental backfill (DuckDB: always 1)"
+
+// confirmHint adds to a plan refused for its size how to confirm it.
+func confirmHint(err error, cmd *cobra.Command, env string) error {
+	var large *planner.LargeBackfillError
+	if !errors.As(err, &large) {
+		return err
+	}
+	return fmt.Errorf("%w; if it is meant, confirm with: efmesh %s %s --allow-large-backfill", err, cmd.Name(), env)
+}
