@@ -77,9 +77,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	var ee *exitError
-	if ie, ok := interrupted(ctx); ok {
+	if ie, ok := interrupted(ctx); ok && err != nil {
 		// Whatever the command made of its cancelled context, the user
-		// stopped it: say so once, unless it reported already.
+		// stopped it: say so once, unless it reported already. (A command
+		// that finished before it noticed the signal succeeded.)
 		if !errors.As(err, &ee) {
 			a.fail(fmt.Errorf("%w: the batch in flight was rolled back and nothing was promoted; run the command again to resume", ie))
 		}
