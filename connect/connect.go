@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
@@ -60,13 +61,25 @@ func CachePath(p *project.Project) string {
 	return filepath.Join(p.Root, ".efmesh", "cache", "check.gob")
 }
 
-// expand replaces ${VAR} in a URL from the environment, so credentials
-// stay out of efmesh.yaml.
-func expand(s string) string {
-	if !strings.Contains(s, "${") {
-		return s
+// expand replaces the ${NAME} references of a setting of efmesh.yaml
+// ("engine url", "state url") from the environment, so credentials stay
+// out of the file. A variable that is unset (and has no default) is a
+// *planner.ProblemsError at its position in efmesh.yaml.
+func expand(p *project.Project, setting, s string) (string, error) {
+	out, err := project.ExpandVars(s, os.LookupEnv)
+	var ue *project.UnsetVarError
+	if !errors.As(err, &ue) {
+		return out, err
 	}
-	return os.Expand(s, os.Getenv)
+	d := project.Diagnostic{File: project.ConfigFile, Severity: project.SeverityError, Code: project.CodeConfig,
+		Message: fmt.Sprintf("%s needs the environment variable %s, which is not set (export it, or write ${%s:-default})", setting, ue.Name, ue.Name)}
+	for _, r := range p.Config.Vars {
+		if r.Setting == setting && r.Name == ue.Name {
+			d.Range = r.Range
+			break
+		}
+	}
+	return "", &planner.ProblemsError{Diagnostics: []project.Diagnostic{d}}
 }
 
 // Store opens the state store.
@@ -80,7 +93,11 @@ func Store(ctx context.Context, p *project.Project) (state.Store, error) {
 		}
 		return st, nil
 	case "postgres":
-		st, err := statepg.Open(ctx, expand(c.URL))
+		url, err := expand(p, "state url", c.URL)
+		if err != nil {
+			return nil, err
+		}
+		st, err := statepg.Open(ctx, url)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +111,11 @@ func Store(ctx context.Context, p *project.Project) (state.Store, error) {
 // creates a store.
 func ExistingStore(ctx context.Context, p *project.Project) (state.Store, error) {
 	if p.Config.State.Type == "postgres" {
-		st, err := statepg.OpenExisting(ctx, expand(p.Config.State.URL))
+		url, err := expand(p, "state url", p.Config.State.URL)
+		if err != nil {
+			return nil, err
+		}
+		st, err := statepg.OpenExisting(ctx, url)
 		if errors.Is(err, state.ErrNotFound) {
 			return nil, nil
 		}
@@ -123,17 +144,76 @@ func StoreExists(p *project.Project) bool {
 // (SQLite only).
 func Migrate(ctx context.Context, p *project.Project) (from, to int, backup string, err error) {
 	if p.Config.State.Type == "postgres" {
-		from, to, err = statepg.Migrate(ctx, expand(p.Config.State.URL))
+		url, err := expand(p, "state url", p.Config.State.URL)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		from, to, err = statepg.Migrate(ctx, url)
 		return from, to, "", err
 	}
 	return sqlite.Migrate(ctx, StorePath(p))
 }
 
+// DefaultLockTimeout is how long Warehouse waits for a DuckDB file that
+// another process is writing, unless efmesh.yaml (engine lock_timeout) or
+// the caller says otherwise.
+const DefaultLockTimeout = 10 * time.Second
+
+// WarehouseOption tunes Warehouse.
+type WarehouseOption func(*warehouseConfig)
+
+type warehouseConfig struct {
+	timeout    time.Duration // < 0: the project's setting
+	onBusy     func(busy *engine.BusyError, timeout time.Duration)
+	pollPeriod time.Duration
+}
+
+// LockTimeout sets how long Warehouse waits for a DuckDB file another
+// process holds, overriding efmesh.yaml; 0 fails at once.
+func LockTimeout(d time.Duration) WarehouseOption {
+	return func(c *warehouseConfig) { c.timeout = max(d, 0) }
+}
+
+// OnBusy is called once when Warehouse starts waiting for the file.
+func OnBusy(f func(busy *engine.BusyError, timeout time.Duration)) WarehouseOption {
+	return func(c *warehouseConfig) { c.onBusy = f }
+}
+
+// BusyTimeoutError is a DuckDB file that stayed held by another process
+// for as long as Warehouse was allowed to wait.
+type BusyTimeoutError struct {
+	Busy   *engine.BusyError
+	Waited time.Duration
+}
+
+func (e *BusyTimeoutError) Error() string {
+	if e.Waited <= 0 {
+		return e.Busy.Error() + "; try again when it is done (or wait for it with engine lock_timeout in efmesh.yaml)"
+	}
+	return fmt.Sprintf("%v; gave up after %s (wait longer with engine lock_timeout in efmesh.yaml)", e.Busy, e.Waited)
+}
+
+func (e *BusyTimeoutError) Unwrap() error { return e.Busy }
+
 // Warehouse opens the warehouse, creating a DuckDB file when missing.
-func Warehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
+// DuckDB admits one writing process per file: while another process holds
+// it, Warehouse polls for up to the lock timeout (engine lock_timeout in
+// efmesh.yaml, DefaultLockTimeout, or LockTimeout), then fails with a
+// *BusyTimeoutError naming the holder.
+func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
 	switch EngineType(p) {
 	case "duckdb":
-		db, err := duckdb.Open(WarehousePath(p))
+		c := warehouseConfig{timeout: -1, pollPeriod: 100 * time.Millisecond}
+		for _, o := range opts {
+			o(&c)
+		}
+		if c.timeout < 0 {
+			c.timeout = DefaultLockTimeout
+			if t := p.Config.Engine.LockTimeout; t != nil {
+				c.timeout = *t
+			}
+		}
+		db, err := openDuckDB(ctx, p, c)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +223,11 @@ func Warehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
 		}
 		return db, nil
 	case "postgres":
-		db, err := postgres.Open(ctx, expand(p.Config.Engine.URL))
+		url, err := expand(p, "engine url", p.Config.Engine.URL)
+		if err != nil {
+			return nil, err
+		}
+		db, err := postgres.Open(ctx, url)
 		if err != nil {
 			return nil, err
 		}
@@ -152,9 +236,38 @@ func Warehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
 	return nil, fmt.Errorf("unknown engine type %q (want duckdb or postgres)", p.Config.Engine.Type)
 }
 
+// openDuckDB opens the warehouse file, polling while another process
+// holds it.
+func openDuckDB(ctx context.Context, p *project.Project, c warehouseConfig) (*duckdb.DB, error) {
+	path := WarehousePath(p)
+	start := time.Now()
+	for first := true; ; first = false {
+		db, err := duckdb.Open(path)
+		var busy *engine.BusyError
+		if !errors.As(err, &busy) {
+			return db, err
+		}
+		if rel, rerr := filepath.Rel(p.Root, path); rerr == nil && !strings.HasPrefix(rel, "..") {
+			busy.Database = filepath.ToSlash(rel)
+		}
+		waited := time.Since(start)
+		if waited >= c.timeout {
+			return nil, &BusyTimeoutError{Busy: busy, Waited: c.timeout}
+		}
+		if first && c.onBusy != nil {
+			c.onBusy(busy, c.timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (while waiting: %v)", context.Cause(ctx), busy)
+		case <-time.After(min(c.pollPeriod, c.timeout-waited)):
+		}
+	}
+}
+
 // ExistingWarehouse opens the warehouse for reading: a DuckDB file that
 // does not exist yet is an error instead of a new empty database.
-func ExistingWarehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
+func ExistingWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
 	if EngineType(p) == "duckdb" {
 		path := WarehousePath(p)
 		if path != ":memory:" {
@@ -163,7 +276,7 @@ func ExistingWarehouse(ctx context.Context, p *project.Project) (engine.Engine, 
 			}
 		}
 	}
-	return Warehouse(ctx, p)
+	return Warehouse(ctx, p, opts...)
 }
 
 // Workbench opens the scratch engine models are checked in: an in-memory

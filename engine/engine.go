@@ -65,6 +65,35 @@ func (e *SQLError) Error() string {
 	return fmt.Sprintf("%s Error: %s", e.Type, e.Message)
 }
 
+// BusyError is a database another process holds for writing (DuckDB
+// admits one writing process per file). The caller may wait and retry.
+type BusyError struct {
+	Database string // the database as the user named it (a file)
+	PID      int    // the holder's process id; 0 when unknown
+	Program  string // the base name of the holder's program, when the engine says
+	Detail   string // the engine's own message
+}
+
+func (e *BusyError) Error() string {
+	return e.Holder() + " is writing " + e.Database
+}
+
+// Holder names the process that holds the database: "another efmesh
+// process (pid 123)", "another process (pid 123, python3)".
+func (e *BusyError) Holder() string {
+	pid := "pid unknown"
+	if e.PID > 0 {
+		pid = fmt.Sprintf("pid %d", e.PID)
+	}
+	switch e.Program {
+	case "":
+		return "another process (" + pid + ")"
+	case "efmesh", "efmesh.exe":
+		return "another efmesh process (" + pid + ")"
+	}
+	return "another process (" + pid + ", " + e.Program + ")"
+}
+
 // FeatureError reports an engine lacking a feature a model needs.
 type FeatureError struct {
 	Engine  string

@@ -75,14 +75,21 @@ func planStatus(ctx context.Context, v *view, res *checkResult, env, model strin
 	if mp == nil {
 		return env + ": not planned"
 	}
+	due := ""
+	if mp.Intervals > 0 {
+		due = ", " + intervalsText(mp.Intervals) + " to backfill"
+	}
 	switch mp.Change {
 	case planner.Unchanged:
 		if mp.Build {
-			return env + ": unchanged (not built yet)"
+			return env + ": unchanged (not built yet)" + due
+		}
+		if due != "" {
+			return env + ": unchanged: " + intervalsText(mp.Intervals) + " due"
 		}
 		return env + ": unchanged"
 	case planner.Added:
-		return env + ": new"
+		return env + ": new" + due
 	}
 	n := 0
 	affected := map[string]bool{model: true}
@@ -95,9 +102,9 @@ func planStatus(ctx context.Context, v *view, res *checkResult, env, model strin
 		}
 	}
 	if n == 0 {
-		return fmt.Sprintf("%s: changed (%s)", env, mp.Change)
+		return fmt.Sprintf("%s: changed (%s)%s", env, mp.Change, due)
 	}
-	return fmt.Sprintf("%s: changed (%s): rebuilds %d model%s", env, mp.Change, n, plural(n))
+	return fmt.Sprintf("%s: changed (%s): rebuilds %d model%s%s", env, mp.Change, n, plural(n), due)
 }
 
 func plural(n int) string {
@@ -125,25 +132,30 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 	if res.analysis == nil {
 		return nil, errors.New("the project is not checked yet")
 	}
-	key := fmt.Sprintf("%d/%s/%s", res.snap.seq, env, storeStamp(res.snap.proj))
+	// Intervals come due on the hour (UTC): a plan made in the same hour
+	// of the clock is the same plan.
+	now := v.s.opts.Now()
+	key := fmt.Sprintf("%d/%s/%s/%d", res.snap.seq, env, storeStamp(res.snap.proj), now.Unix()/3600)
 	c := &v.plans
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.key == key && c.err == nil {
 		return c.plan, nil
 	}
-	plan, err := v.makePlan(ctx, res, env)
+	plan, err := v.makePlan(ctx, res, env, now)
 	c.key, c.plan, c.err = key, plan, err
 	return plan, err
 }
 
-func (v *view) makePlan(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
+// makePlan plans as of now. It sets no backfill limit: the plan only
+// counts intervals (it never lists them), whatever the start.
+func (v *view) makePlan(ctx context.Context, res *checkResult, env string, now time.Time) (*planner.Plan, error) {
 	if !connect.StoreExists(res.snap.proj) {
-		return planner.MakePlan(ctx, res.analysis, emptyStore{}, env)
+		return planner.MakePlan(ctx, res.analysis, emptyStore{}, env, planner.PlanAt(now))
 	}
 	st := v.reads.through(res.snap.proj)
 	defer st.Close()
-	return planner.MakePlan(ctx, res.analysis, st, env)
+	return planner.MakePlan(ctx, res.analysis, st, env, planner.PlanAt(now))
 }
 
 func firstLine(s string) string {

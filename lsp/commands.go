@@ -219,33 +219,60 @@ func problemsText(err error) error {
 	return fmt.Errorf("%v:\n%s", err, strings.Join(lines, "\n"))
 }
 
-// planSummary renders a plan for a message, like `efmesh plan`.
+// planSummary renders a plan for a message, like `efmesh plan`: the
+// models that change or have intervals due, then the totals ("3 models
+// change (1 added, 2 breaking); 2 to build, 42 intervals to backfill.").
 func planSummary(p *planner.Plan) string {
 	if !p.HasChanges {
 		return fmt.Sprintf("No changes: environment %s is up to date (%d models).", p.Env, len(p.Models))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Plan for environment %s:\n", p.Env)
-	counts := p.Counts()
+	changed := 0
 	var kinds []string
-	for c, n := range counts {
+	for c, n := range p.Counts() {
 		if c != planner.Unchanged {
 			kinds = append(kinds, fmt.Sprintf("%d %s", n, c))
+			changed += n
 		}
 	}
 	sort.Strings(kinds)
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build {
+		if m.Change == planner.Unchanged && !m.Build && m.Intervals == 0 {
 			continue
 		}
-		line := fmt.Sprintf("  %s %s", m.Name, m.Change)
+		var notes []string
 		if m.Build {
-			line += " (build)"
+			notes = append(notes, "build")
+		}
+		if m.Intervals > 0 {
+			notes = append(notes, intervalsText(m.Intervals))
+		}
+		line := fmt.Sprintf("  %s %s", m.Name, m.Change)
+		if len(notes) > 0 {
+			line += " (" + strings.Join(notes, ", ") + ")"
 		}
 		b.WriteString(line + "\n")
 	}
-	fmt.Fprintf(&b, "%s; %d to build.", strings.Join(kinds, ", "), p.Builds())
+	switch changed {
+	case 0:
+		b.WriteString("No model changes")
+	case 1:
+		fmt.Fprintf(&b, "1 model changes (%s)", strings.Join(kinds, ", "))
+	default:
+		fmt.Fprintf(&b, "%d models change (%s)", changed, strings.Join(kinds, ", "))
+	}
+	fmt.Fprintf(&b, "; %d to build", p.Builds())
+	if n := p.Intervals(); n > 0 {
+		fmt.Fprintf(&b, ", %s to backfill", intervalsText(n))
+	}
+	b.WriteString(".")
 	return b.String()
+}
+
+// intervalsText counts intervals: "1 interval", "17,746,392 intervals".
+func intervalsText(n int) string {
+	return planner.Thousands(n) + " interval" + plural(n)
 }
 
 // applyResult is what efmesh.apply returns.
@@ -284,7 +311,11 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 		return nil, err
 	}
 	defer st.Close()
-	plan, err := planner.MakePlan(ctx, res.analysis, st, a.Env)
+	plan, err := planner.MakePlan(ctx, res.analysis, st, a.Env, planner.PlanAt(s.opts.Now()), planner.WithBackfillLimit(planner.DefaultBackfillLimit))
+	var large *planner.LargeBackfillError
+	if errors.As(err, &large) {
+		return nil, fmt.Errorf("%v; apply a backfill this large from the command line: efmesh apply %s --allow-large-backfill", err, a.Env)
+	}
 	if err != nil {
 		return nil, problemsText(err)
 	}

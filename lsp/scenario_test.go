@@ -318,6 +318,11 @@ func (r *scenario) run(line string) error {
 		for _, s := range syms {
 			r.printf("%s (%s) %s:%s\n", s.Name, s.ContainerName, r.rel(s.Location.URI), rangeText(s.Location.Range))
 		}
+	case "env": // env NAME VALUE: the server's environment, e.g. its clock
+		if err := need(2); err != nil {
+			return err
+		}
+		r.t.Setenv(args[1], args[2])
 	case "command":
 		if err := need(2); err != nil {
 			return err

@@ -14,6 +14,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/planner"
 )
 
 // ErrNoShutdown is returned by Serve when the session ended without a
@@ -28,7 +30,9 @@ type Options struct {
 	// Debounce is how long the checker waits for more edits before it
 	// checks; default 10ms (the budget is 20ms).
 	Debounce time.Duration
-	// Now is the clock of rendered intervals; default time.Now.
+	// Now is the clock of plans (code lenses, the plan and apply
+	// commands) and rendered intervals; default planner.Now, which honours
+	// $EFMESH_NOW as the CLI does.
 	Now func() time.Time
 }
 
@@ -111,12 +115,18 @@ func newServer(ctx context.Context, opts Options) *Server {
 	if opts.Debounce <= 0 {
 		opts.Debounce = 10 * time.Millisecond
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = func() time.Time {
+			t, err := planner.Now()
+			if err != nil {
+				log.Warn(err.Error())
+			}
+			return t
+		}
 	}
 	s := &Server{
 		opts:     opts,

@@ -116,8 +116,12 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		if rerr := rollback(context.WithoutCancel(ctx), p, wh, st, res); rerr != nil {
 			log.Warn("a failed apply could not take back all its snapshot records", "error", rerr)
 		}
+		status := state.PlanFailed
+		if ctx.Err() != nil { // a signal or the caller stopped it
+			status = state.PlanInterrupted
+		}
 		_ = st.RecordPlan(context.WithoutCancel(ctx), state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
-			CreatedAt: now().UTC(), Status: "failed", Summary: summary, Error: err.Error()})
+			CreatedAt: now().UTC(), Status: status, Summary: summary, Error: err.Error()})
 		return res, err
 	}
 
@@ -162,7 +166,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return fail(err)
 	}
 	if err := st.RecordPlan(ctx, state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
-		CreatedAt: now().UTC(), Status: "applied", Summary: summary}); err != nil {
+		CreatedAt: now().UTC(), Status: state.PlanApplied, Summary: summary}); err != nil {
 		return res, err
 	}
 	var err error

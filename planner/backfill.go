@@ -19,11 +19,19 @@ import (
 type PlanOption func(*planConfig)
 
 type planConfig struct {
-	now         time.Time
-	forwardOnly map[string]bool
-	reclassify  map[string]Change
-	restate     []restateRequest
-	rebuild     map[string]bool
+	now           time.Time
+	forwardOnly   map[string]bool
+	reclassify    map[string]Change
+	restate       []restateRequest
+	rebuild       map[string]bool
+	backfillLimit int // 0: none
+}
+
+// WithBackfillLimit makes MakePlan refuse, with a *LargeBackfillError, a
+// plan that computes more than n intervals over all models; n <= 0 sets
+// no limit (the default).
+func WithBackfillLimit(n int) PlanOption {
+	return func(c *planConfig) { c.backfillLimit = max(n, 0) }
 }
 
 // restateRequest asks a plan to recompute [from, to) of a model.
@@ -129,8 +137,10 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) 
 			done = kept
 			mp.Explain = append(mp.Explain, "restated: "+r.String()+" is recomputed")
 		}
-		for _, r := range grainOf(m).Missing(start, now, done, m.Kind.Lookback) {
+		g := grainOf(m)
+		for _, r := range g.Missing(start, now, done, m.Kind.Lookback) {
 			mp.Backfill = append(mp.Backfill, r.pair())
+			mp.Intervals += g.Count(r)
 		}
 		if len(mp.Backfill) > 0 {
 			p.HasChanges = true
@@ -615,7 +625,9 @@ func hasTimeColumn(m *project.Model, cols []engine.Column) error {
 // a ledger that cannot be written) stops the backfill.
 func settle(ctx context.Context, st state.Store, fp string, marks []state.Interval, r Range, err error, ie *IntervalsError, opt backfillOptions) error {
 	if err == nil {
-		return st.MarkIntervals(ctx, fp, marks, state.IntervalDone, opt.now().UTC())
+		// The batch committed: it counts even when the backfill is being
+		// stopped, so the ledger never lags behind the table.
+		return st.MarkIntervals(context.WithoutCancel(ctx), fp, marks, state.IntervalDone, opt.now().UTC())
 	}
 	if ctx.Err() != nil {
 		return err

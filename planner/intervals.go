@@ -119,29 +119,50 @@ func (g Grain) Batches(r Range, size int) []Range {
 	return out
 }
 
+// Count returns how many intervals of g the aligned range r holds,
+// without listing them: a range from year 1 is millions of hours.
+func (g Grain) Count(r Range) int {
+	secs := r.End.Unix() - r.Start.Unix() // Unix: Sub saturates at 292 years
+	if secs <= 0 {
+		return 0
+	}
+	if g == Hour {
+		return int(secs / 3600)
+	}
+	return int(secs / 86400) // UTC days are 24 hours
+}
+
 // Missing returns the ranges of g from start (floored) to the last
 // complete interval before now that the ledger does not hold as done,
 // merged where contiguous. Each missing range is widened back by lookback
 // intervals (never before start): late data of the intervals just before
 // new ones is read again. Nothing missing means nothing to re-read.
+//
+// It walks the ledger, not the span: its cost grows with the done
+// intervals, however far back start lies.
 func (g Grain) Missing(start, now time.Time, done []state.Interval, lookback int) []Range {
 	start, end := g.Floor(start), g.Floor(now)
-	have := make(map[int64]bool, len(done))
+	have := make([]time.Time, 0, len(done))
 	for _, iv := range done {
-		if iv.Status == state.IntervalDone {
-			have[iv.Start.UTC().Unix()] = true
+		s := iv.Start.UTC()
+		if iv.Status == state.IntervalDone && g.Aligned(s) && !s.Before(start) && s.Before(end) {
+			have = append(have, s)
 		}
 	}
+	slices.SortFunc(have, time.Time.Compare)
 	var out []Range
-	for s := start; s.Before(end); s = g.Next(s) {
-		if have[s.Unix()] {
-			continue
+	next := start // the first interval not yet accounted for
+	for _, s := range have {
+		if s.Before(next) {
+			continue // a repeat
 		}
-		if n := len(out); n > 0 && out[n-1].End.Equal(s) {
-			out[n-1].End = g.Next(s)
-			continue
+		if s.After(next) {
+			out = append(out, Range{next, s})
 		}
-		out = append(out, Range{s, g.Next(s)})
+		next = g.Next(s)
+	}
+	if next.Before(end) {
+		out = append(out, Range{next, end})
 	}
 	if lookback > 0 {
 		for i := range out {

@@ -3,13 +3,13 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"sort"
+	"strconv"
 	"strings"
 
-	"fmt"
 	"github.com/efmesh/efmesh/engine"
-	"sort"
-
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -41,6 +41,8 @@ type ModelPlan struct {
 	Build         bool       `json:"build"`
 	PhysicalTable string     `json:"physicalTable,omitempty"`
 	Backfill      [][]string `json:"backfill"`
+	// Intervals counts the intervals of Backfill (day or hour each).
+	Intervals int `json:"intervals,omitempty"`
 	// Cause names the changed ancestors that moved an indirect change.
 	Cause   []string `json:"cause,omitempty"`
 	Explain []string `json:"explain"`
@@ -148,6 +150,59 @@ func (p *Plan) Builds() int {
 		}
 	}
 	return n
+}
+
+// Intervals counts the intervals the plan computes, over all models.
+func (p *Plan) Intervals() int {
+	n := 0
+	for _, m := range p.Models {
+		n += m.Intervals
+	}
+	return n
+}
+
+// DefaultBackfillLimit is the largest backfill (in intervals, over all
+// models) the CLI plans without a confirmation: more usually means a start
+// that is wrong (0001-01-01 with hourly intervals is 17 million).
+const DefaultBackfillLimit = 100_000
+
+// LargeBackfillError is a plan that computes more intervals than its
+// limit (WithBackfillLimit). Nothing was changed.
+type LargeBackfillError struct {
+	Intervals int
+	Limit     int
+	Models    []ModelPlan // the models with a backfill, the largest first
+}
+
+func (e *LargeBackfillError) Error() string {
+	var parts []string
+	for i, m := range e.Models {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more model(s)", len(e.Models)-3))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s from %s", m.Name, Thousands(m.Intervals), m.Backfill[0][0]))
+	}
+	return fmt.Sprintf("the plan backfills %s intervals, more than %s (%s); check the start in efmesh.yaml or the MODEL header",
+		Thousands(e.Intervals), Thousands(e.Limit), strings.Join(parts, ", "))
+}
+
+// Thousands writes n with thousands separators: 17,746,392.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
 
 // ProblemsError is returned when the project has errors; the plan cannot
@@ -402,6 +457,16 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	}
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err
+	}
+	if cfg.backfillLimit > 0 && p.Intervals() > cfg.backfillLimit {
+		e := &LargeBackfillError{Intervals: p.Intervals(), Limit: cfg.backfillLimit}
+		for _, m := range p.Models {
+			if m.Intervals > 0 {
+				e.Models = append(e.Models, m)
+			}
+		}
+		sort.SliceStable(e.Models, func(i, j int) bool { return e.Models[i].Intervals > e.Models[j].Intervals })
+		return nil, e
 	}
 	p.annotate()
 	return p, nil

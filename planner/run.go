@@ -19,7 +19,7 @@ import (
 type RunResult struct {
 	ID        string
 	Env       string
-	Outcome   string   // state.RunOK | RunAwaitingHuman | RunLockHeld | RunError
+	Outcome   string   // state.RunOK | RunAwaitingHuman | RunLockHeld | RunError | RunInterrupted
 	Processed []string // models whose intervals were computed, merged or refreshed
 	// Refreshed names the FULL models whose cron fired since their last
 	// refresh: their tables were refilled (refresh.go), before the models
@@ -55,8 +55,8 @@ type runDetail struct {
 // opens the warehouse with open, so a tick that meets a running apply or
 // tick never touches the warehouse: the outcome is lock-held. Every tick is
 // journaled whatever its outcome; a journal failure is logged and never
-// masks the outcome. The error is that of an outcome "error" or
-// "lock-held" (also in RunResult.Err).
+// masks the outcome. The error is that of an outcome "error", "lock-held"
+// or "interrupted" (ctx was cancelled; also in RunResult.Err).
 func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func() (engine.Engine, error), opt ApplyOptions) (*RunResult, error) {
 	now := opt.Now
 	if now == nil {
@@ -73,6 +73,8 @@ func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func
 	switch {
 	case errors.As(err, &held):
 		res.Outcome, res.Err = state.RunLockHeld, err
+	case err != nil && ctx.Err() != nil: // a signal or the caller stopped it
+		res.Outcome, res.Err = state.RunInterrupted, err
 	case err != nil:
 		res.Outcome, res.Err = state.RunError, err
 	case len(res.BlockedBy) > 0:
@@ -152,7 +154,7 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		}
 		rs, _ := backfillRanges(mp)
 		for _, r := range rs {
-			res.Intervals += len(grainOf(a.Models[mp.Name].Model).Intervals(r))
+			res.Intervals += grainOf(a.Models[mp.Name].Model).Count(r)
 		}
 	}
 	if err != nil {

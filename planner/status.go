@@ -53,7 +53,7 @@ func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env stri
 		return nil, err
 	}
 	for i := range plans {
-		if plans[i].Status == "applied" {
+		if plans[i].Status == state.PlanApplied {
 			s.LastPlan = &plans[i]
 			break
 		}
@@ -95,10 +95,7 @@ func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env stri
 			}
 		}
 		if serr == nil {
-			for t := start; t.Before(ms.DueThrough); t = g.Next(t) {
-				ms.Missing++
-			}
-			ms.Missing -= ms.Done
+			ms.Missing = g.Count(Range{start, ms.DueThrough}) - ms.Done
 		}
 		if len(ms.Failed) > 0 {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s has %d failed interval(s), the first %s", n, len(ms.Failed), ms.Failed[0]))

@@ -115,12 +115,13 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			}
 		case "engine":
 			var memLimit string
+			var lockTimeout *time.Duration
 			threads := 0
 			t, path, url := p.backend(v, "engine", []string{"duckdb", "postgres"}, cfg.Engine.Path, map[string]func(ast.Node){
 				"memory_limit": func(v ast.Node) {
 					if s, ok := p.str(v, "engine memory_limit"); ok {
 						if !validMemoryLimit(s) {
-							p.errorf(v, CodeConfig, "engine memory_limit %q must be a size such as 512MB or 2GB", s)
+							p.errorf(v, CodeConfig, "engine memory_limit %q is not a size: write a number and a unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), such as 512MB or 2GB", s)
 							return
 						}
 						memLimit = s
@@ -129,7 +130,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 				"threads": func(v ast.Node) {
 					n, ok := unwrap(v).(*ast.IntegerNode)
 					if !ok {
-						p.errorf(v, CodeConfig, "engine threads must be a positive integer, found %s", describeNode(v))
+						p.errorf(v, CodeConfig, "engine threads must be a whole number from 1 to 1023, found %s", describeNode(v))
 						return
 					}
 					if x, ok := n.Value.(uint64); ok && x > 0 && x < 1024 {
@@ -137,11 +138,23 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 					} else if x, ok := n.Value.(int64); ok && x > 0 && x < 1024 {
 						threads = int(x)
 					} else {
-						p.errorf(v, CodeConfig, "engine threads must be between 1 and 1023")
+						p.errorf(v, CodeConfig, "engine threads must be a whole number from 1 to 1023, found %s", n.GetToken().Value)
 					}
 				},
+				"lock_timeout": func(v ast.Node) {
+					s, ok := p.str(v, "engine lock_timeout")
+					if !ok {
+						return
+					}
+					d, err := time.ParseDuration(s)
+					if err != nil || d < 0 {
+						p.errorf(v, CodeConfig, "engine lock_timeout %q must be a duration such as 10s, 2m or 0s (do not wait)", s)
+						return
+					}
+					lockTimeout = &d
+				},
 			})
-			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url, MemoryLimit: memLimit, Threads: threads}
+			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url, MemoryLimit: memLimit, Threads: threads, LockTimeout: lockTimeout}
 		case "state":
 			t, path, url := p.backend(v, "state", []string{"sqlite", "postgres"}, cfg.State.Path, nil)
 			cfg.State = StateConfig{Type: t, Path: path, URL: url}
@@ -180,6 +193,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			})
 		}
 	})
+	cfg.Vars = p.refs
 	return cfg, p.diags
 }
 
@@ -188,6 +202,30 @@ type configParser struct {
 	src   []byte
 	li    *lineIndex
 	diags []Diagnostic
+	refs  []VarRef
+}
+
+// vars records the ${NAME} references of a setting's value with their
+// positions, and reports malformed ones. The value is found in the file by
+// its text: a reference is located where its "${" is written.
+func (p *configParser) vars(v ast.Node, setting string) {
+	start, end := p.nodeRange(v)
+	text := string(p.src[start:end])
+	for off := 0; ; {
+		i := strings.Index(text[off:], "${")
+		if i < 0 {
+			return
+		}
+		i += off
+		ref, n, err := parseVar(text[i:])
+		if err != nil {
+			p.diags = append(p.diags, Diagnostic{File: p.file, Range: p.li.rng(start+i, end), Severity: SeverityError,
+				Code: CodeConfig, Message: fmt.Sprintf("%s: %v", setting, err)})
+			return
+		}
+		p.refs = append(p.refs, VarRef{Setting: setting, Name: ref.name, Range: p.li.rng(start+i, start+i+n)})
+		off = i + n
+	}
 }
 
 func (p *configParser) errorf(n ast.Node, code, format string, args ...any) *Diagnostic {
@@ -477,6 +515,7 @@ func (p *configParser) backend(n ast.Node, where string, types []string, defPath
 			path, pathNode = s, v
 		case "url":
 			url, urlNode = s, v
+			p.vars(v, where+" url")
 		}
 	})
 	if typ == "postgres" {
@@ -527,11 +566,14 @@ func (p *configParser) environments(n ast.Node) map[string]EnvConfig {
 // TB, KiB, MiB, GiB, TiB), optionally spaced.
 func validMemoryLimit(s string) bool {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	i := 0
+	i, dots := 0, 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		if s[i] == '.' {
+			dots++
+		}
 		i++
 	}
-	if i == 0 {
+	if i == 0 || dots > 1 || s[:i] == "." {
 		return false
 	}
 	switch strings.TrimSpace(s[i:]) {

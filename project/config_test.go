@@ -79,7 +79,7 @@ func TestParseConfigErrors(t *testing.T) {
 			name: "unknown nested key",
 			src:  "engine:\n  type: duckdb\n  pth: x.db\nenvironments:\n  dev: {redacted: true, colour: blue}\n",
 			want: []string{
-				`3:3: config-unknown-key: unknown key "pth" in engine (known: type, path, url, memory_limit, threads)`,
+				`3:3: config-unknown-key: unknown key "pth" in engine (known: type, path, url, lock_timeout, memory_limit, threads)`,
 				`5:25: config-unknown-key: unknown key "colour" in environments.dev (known: redacted)`,
 			},
 		},
@@ -90,7 +90,7 @@ func TestParseConfigErrors(t *testing.T) {
 				`1:7: config: name must be a string, found a list`,
 				`2:9: config: models must be a list of glob patterns, found a number`,
 				`3:7: config: lake must be a string, found a boolean`,
-				`4:9: config: engine must be a mapping of type, path, url, memory_limit, threads, found "duckdb"`,
+				`4:9: config: engine must be a mapping of type, path, url, lock_timeout, memory_limit, threads, found "duckdb"`,
 				`5:32: config: redacted must be true or false, found "yes"`,
 				`6:16: config: janitor ttl "5" must be a positive duration such as 168h`,
 			},
@@ -141,7 +141,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "unknown key after non-ASCII text",
 			src:  "name: \"héllo wörld\"\nengine: {type: duckdb, pathé: x}\n",
-			want: []string{`2:24: config-unknown-key: unknown key "pathé" in engine (known: type, path, url, memory_limit, threads)`},
+			want: []string{`2:24: config-unknown-key: unknown key "pathé" in engine (known: type, path, url, lock_timeout, memory_limit, threads)`},
 		},
 	}
 	for _, tt := range tests {

@@ -60,7 +60,7 @@ func TestLoad(t *testing.T) {
 		got = append(got, d.File+":"+strings.TrimPrefix(d.String(), d.File+":"))
 	}
 	want := []string{
-		`efmesh.yaml:2:24: error: unknown key "pathh" in engine (known: type, path, url, memory_limit, threads)`,
+		`efmesh.yaml:2:24: error: unknown key "pathh" in engine (known: type, path, url, lock_timeout, memory_limit, threads)`,
 		`models/med/deep/broken.sql:2:1: error: a SEED model has no SELECT body: its rows come from path`,
 		`models/med/deep/er/c.sql:4:11: error: unknown model "med.x" in @ref; did you mean "med.b"?`,
 	}

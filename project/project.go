@@ -25,6 +25,9 @@ type Config struct {
 	Janitor      JanitorConfig        `json:"janitor"`
 	// Attach names the databases exports write into.
 	Attach map[string]AttachConfig `json:"attach,omitempty"`
+	// Vars are the ${NAME} references of the settings that expand them
+	// (engine url, state url), with their positions.
+	Vars []VarRef `json:"-"`
 	// Defaults are header properties a model takes when it declares none.
 	Defaults ModelDefaults `json:"defaults,omitzero"`
 }
@@ -52,6 +55,9 @@ type EngineConfig struct {
 	MemoryLimit string `json:"memoryLimit,omitempty"`
 	// Threads caps DuckDB's worker threads; 0: one per core.
 	Threads int `json:"threads,omitempty"`
+	// LockTimeout is how long to wait for a DuckDB file another process
+	// is writing (lock_timeout: 30s); nil: the default of package connect.
+	LockTimeout *time.Duration `json:"lockTimeout,omitempty"`
 }
 
 // StateConfig selects the state store.

@@ -106,10 +106,19 @@ type PlanRecord struct {
 	Env       string
 	AppliedBy string
 	CreatedAt time.Time
-	Status    string // "applied" | "failed"
+	Status    string // PlanApplied | PlanFailed | PlanInterrupted
 	Summary   []byte // JSON of the plan as shown to the user
 	Error     string
 }
+
+// Plan statuses of the plans journal.
+const (
+	PlanApplied = "applied"
+	PlanFailed  = "failed"
+	// PlanInterrupted is an apply stopped by a signal (Ctrl-C, SIGTERM):
+	// the batch in flight was rolled back and nothing was promoted.
+	PlanInterrupted = "interrupted"
+)
 
 // Interval statuses in the ledger.
 const (
@@ -133,6 +142,9 @@ const (
 	RunAwaitingHuman = "awaiting-human"
 	RunLockHeld      = "lock-held"
 	RunError         = "error"
+	// RunInterrupted is a tick stopped by a signal: what it committed is
+	// in the ledger, the batch in flight was rolled back.
+	RunInterrupted = "interrupted"
 )
 
 // Run is one entry of the runs journal: a scheduler tick and its outcome.
@@ -141,7 +153,7 @@ type Run struct {
 	Env        string
 	StartedAt  time.Time
 	FinishedAt time.Time
-	Outcome    string // RunOK | RunAwaitingHuman | RunLockHeld | RunError
+	Outcome    string // RunOK | RunAwaitingHuman | RunLockHeld | RunError | RunInterrupted
 	Detail     []byte // JSON: what the tick processed, or why it stopped
 }
 

@@ -8,4 +8,7 @@ import (
 	"github.com/efmesh/efmesh/cmd/efmesh/cli"
 )
 
-func main() { os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	ctx, _ := cli.WithSignals(context.Background())
+	os.Exit(cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -33,6 +33,9 @@ var (
 // Open opens (creating when missing) the database at path; "" or ":memory:"
 // is a private in-memory database.
 //
+// A file another process has open for writing is an *engine.BusyError
+// naming the holder; the caller may wait and open again.
+//
 // Every connection reports errors as JSON with positions, and extension
 // auto-install is off: an extension that is not built in (httpfs, ducklake,
 // postgres_scanner) fails at once with an error naming it instead of
@@ -61,6 +64,9 @@ func Open(path string) (*DB, error) {
 		return nil
 	})
 	if err != nil {
+		if be := busyError(err, path); be != nil {
+			return nil, be
+		}
 		return nil, fmt.Errorf("duckdb: open %s: %w", path, convertError(err, 0))
 	}
 	db := sql.OpenDB(c)
@@ -71,6 +77,9 @@ func Open(path string) (*DB, error) {
 	db.SetConnMaxLifetime(0)
 	if err := db.Ping(); err != nil {
 		db.Close()
+		if be := busyError(err, path); be != nil {
+			return nil, be
+		}
 		return nil, fmt.Errorf("duckdb: open %s: %w", path, convertError(err, 0))
 	}
 	return &DB{db: db, conn: c, path: path}, nil

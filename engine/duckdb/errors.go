@@ -3,6 +3,8 @@ package duckdb
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -76,6 +78,31 @@ func convertError(err error, shift int) error {
 				e.Candidates = append(e.Candidates, c)
 			}
 		}
+	}
+	return e
+}
+
+// conflictingLock finds the holder in DuckDB's message about a file another
+// process has open for writing: `Could not set lock on file "…":
+// Conflicting lock is held in /usr/bin/efmesh (PID 123)`. The message is
+// the only place DuckDB names the holder (the error comes from opening the
+// database, before errors_as_json can be set).
+var conflictingLock = regexp.MustCompile(`Conflicting lock is held in (.*?) \(PID (\d+)\)`)
+
+// busyError returns an *engine.BusyError when err is DuckDB refusing to
+// open path because another process holds its lock, else nil.
+func busyError(err error, path string) *engine.BusyError {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "Could not set lock on file") {
+		return nil
+	}
+	e := &engine.BusyError{Database: path, Detail: msg}
+	if m := conflictingLock.FindStringSubmatch(msg); m != nil {
+		e.PID, _ = strconv.Atoi(m[2])
+		e.Program = filepath.Base(m[1])
 	}
 	return e
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -42,7 +41,7 @@ are reported and exit 0.`,
 			for name, p := range ptrs {
 				pointers[name] = p.Fingerprint
 			}
-			wh, err := connect.ExistingWarehouse(a.ctx, proj)
+			wh, err := a.warehouse(proj, true)
 			if err != nil {
 				return err
 			}

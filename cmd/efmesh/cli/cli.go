@@ -15,11 +15,13 @@ import (
 	"os/user"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -30,6 +32,9 @@ const (
 	ExitOK       = 0
 	ExitError    = 1
 	ExitAwaiting = 2 // awaiting a human: a non-TTY apply without --yes
+	// ExitInterrupted is 128+SIGINT, as shells report a process ended by
+	// Ctrl-C: efmesh stopped on SIGINT or SIGTERM after cleaning up.
+	ExitInterrupted = 130
 )
 
 // APIVersion is the version of every --json shape.
@@ -53,6 +58,8 @@ type app struct {
 	logLevel string
 	json     bool
 	log      *slog.Logger
+	// lockTimeout is --lock-timeout; nil: efmesh.yaml's or the default.
+	lockTimeout *time.Duration
 }
 
 // Run runs the efmesh command line with args (without the program name).
@@ -70,10 +77,19 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	var ee *exitError
+	if ie, ok := interrupted(ctx); ok && err != nil {
+		// Whatever the command made of its cancelled context, the user
+		// stopped it: say so once, unless it reported already. (A command
+		// that finished before it noticed the signal succeeded.)
+		if !errors.As(err, &ee) {
+			a.fail(fmt.Errorf("%w: the batch in flight was rolled back and nothing was promoted; run the command again to resume", ie))
+		}
+		return ExitInterrupted
+	}
 	if err == nil {
 		return ExitOK
 	}
-	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
@@ -88,7 +104,8 @@ func (a *app) rootCmd() *cobra.Command {
 		Long: `efmesh plans and applies projects of SQL models.
 
 Exit codes: 0 success, 1 error, 2 awaiting a human (a non-TTY apply with
-changes and no --yes).`,
+changes and no --yes), 130 interrupted (SIGINT or SIGTERM: the batch in
+flight is rolled back, the lock released, the journal says interrupted).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -98,6 +115,8 @@ changes and no --yes).`,
 	root.PersistentFlags().StringVarP(&a.dir, "project", "C", ".", "project directory (or any folder below it)")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
+	root.PersistentFlags().Var(durationFlag{&a.lockTimeout}, "lock-timeout",
+		"how long to wait for a DuckDB warehouse another process is writing, e.g. 30s or 0s (default: engine lock_timeout in efmesh.yaml, else 10s)")
 	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
 		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd(), a.passportCmd(), a.scheduleCmd(), a.compactCmd())
 	return root
@@ -282,4 +301,47 @@ func appliedBy() string {
 	}
 	host, _ := os.Hostname()
 	return strings.TrimSuffix(name+"@"+host, "@")
+}
+
+// durationFlag is an optional duration flag: nil until given.
+type durationFlag struct{ d **time.Duration }
+
+func (f durationFlag) String() string {
+	if *f.d == nil {
+		return ""
+	}
+	return (*f.d).String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration such as 10s, 2m or 0s", s)
+	}
+	*f.d = &d
+	return nil
+}
+
+func (durationFlag) Type() string { return "duration" }
+
+// warehouse opens the project's warehouse (an existing one only, when
+// existing is set). A DuckDB file another process is writing is waited
+// for, up to --lock-timeout, saying who holds it.
+func (a *app) warehouse(p *project.Project, existing bool) (engine.Engine, error) {
+	opts := []connect.WarehouseOption{connect.OnBusy(func(busy *engine.BusyError, timeout time.Duration) {
+		fmt.Fprintf(a.stderr, "efmesh: %v; waiting up to %s for it to finish\n", busy, timeout)
+	})}
+	if a.lockTimeout != nil {
+		opts = append(opts, connect.LockTimeout(*a.lockTimeout))
+	}
+	open := connect.Warehouse
+	if existing {
+		open = connect.ExistingWarehouse
+	}
+	wh, err := open(a.ctx, p, opts...)
+	var bt *connect.BusyTimeoutError
+	if errors.As(err, &bt) {
+		return nil, fmt.Errorf("%v; gave up after %s (wait longer with --lock-timeout 1m, or engine lock_timeout in efmesh.yaml)", bt.Busy, bt.Waited)
+	}
+	return wh, err
 }

@@ -2,27 +2,21 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/efmesh/efmesh/planner"
 )
 
-// now is the clock of plans and runs: the current time, or $EFMESH_NOW
-// (RFC 3339, or a date meaning its midnight UTC) to replay a day or to pin
-// tests. Locks always use the wall clock.
+// now is the clock of plans and runs: the current time, or $EFMESH_NOW to
+// replay a day or to pin tests (planner.Now, which the language server
+// shares). Locks always use the wall clock.
 func (a *app) now() time.Time {
-	if s := os.Getenv("EFMESH_NOW"); s != "" {
-		if t, err := time.Parse(time.RFC3339, s); err == nil {
-			return t.UTC()
-		}
-		if t, err := time.Parse("2006-01-02", s); err == nil {
-			return t.UTC()
-		}
-		a.log.Warn("EFMESH_NOW is not an RFC 3339 time or a date; using the current time", "value", s)
+	t, err := planner.Now()
+	if err != nil {
+		a.log.Warn(err.Error())
 	}
-	return time.Now().UTC()
+	return t
 }
 
 // batchProgress reports each committed batch of a backfill: a status line

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 )
@@ -45,7 +44,7 @@ Diff reads the state store and the warehouse and changes nothing.`,
 			defer st.Close()
 			var wh engine.Engine
 			if data {
-				if wh, err = connect.ExistingWarehouse(a.ctx, proj); err != nil {
+				if wh, err = a.warehouse(proj, true); err != nil {
 					return err
 				}
 				defer wh.Close()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 )
 
@@ -65,7 +64,7 @@ asks for a new plan instead. --dry-run lists what would go.`,
 			if dryRun {
 				res, err = planner.Janitor(a.ctx, st, nil, opt)
 			} else {
-				wh, werr := connect.ExistingWarehouse(a.ctx, proj)
+				wh, werr := a.warehouse(proj, true)
 				if werr != nil {
 					return werr
 				}

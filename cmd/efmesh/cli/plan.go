@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -21,6 +21,7 @@ type changeFlags struct {
 	rebuildHistory []string
 	restate        string
 	from, to       string
+	allowLarge     bool
 }
 
 func (f *changeFlags) register(cmd *cobra.Command) {
@@ -30,11 +31,16 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.restate, "restate", "", "recompute [--from, --to) of this INCREMENTAL_BY_TIME_RANGE model and its incremental descendants, in the versions the plan promotes")
 	cmd.Flags().StringVar(&f.from, "from", "", "with --restate: start of the range (inclusive), UTC")
 	cmd.Flags().StringVar(&f.to, "to", "", "with --restate: end of the range (exclusive), UTC")
+	cmd.Flags().BoolVar(&f.allowLarge, "allow-large-backfill", false,
+		fmt.Sprintf("plan a backfill of more than %s intervals (without it, such a plan is refused)", planner.Thousands(planner.DefaultBackfillLimit)))
 }
 
 // options turns the flags into plan options, with the clock.
 func (f *changeFlags) options(now time.Time) ([]planner.PlanOption, error) {
 	opts := []planner.PlanOption{planner.PlanAt(now)}
+	if !f.allowLarge {
+		opts = append(opts, planner.WithBackfillLimit(planner.DefaultBackfillLimit))
+	}
 	if len(f.forwardOnly) > 0 {
 		opts = append(opts, planner.WithForwardOnly(f.forwardOnly...))
 	}
@@ -88,7 +94,7 @@ func (a *app) planCmd() *cobra.Command {
 			}
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
-				return err
+				return confirmHint(err, cmd, args[0])
 			}
 			if a.json {
 				a.writeJSON(planJSON(p))
@@ -236,7 +242,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			}
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
-				return err
+				return confirmHint(err, cmd, args[0])
 			}
 			metricsOf(a.ctx).planned(p)
 			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
@@ -279,7 +285,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer lk.Release()
-			wh, err := connect.Warehouse(a.ctx, w.proj)
+			wh, err := a.warehouse(w.proj, false)
 			if err != nil {
 				return err
 			}
@@ -335,7 +341,7 @@ func (a *app) dropStaleViews(w *workspace, p *planner.Plan) error {
 		return err
 	}
 	defer lk.Release()
-	wh, err := connect.Warehouse(a.ctx, w.proj)
+	wh, err := a.warehouse(w.proj, false)
 	if err != nil {
 		return err
 	}
@@ -356,3 +362,12 @@ func nonNil(s []string) []string {
 
 // jobsUsage documents --jobs of apply and run.
 const jobsUsage = "run up to N builds at once: models as soon as their parents are done, and the batches of an incremental backfill (DuckDB: always 1)"
+
+// confirmHint adds to a plan refused for its size how to confirm it.
+func confirmHint(err error, cmd *cobra.Command, env string) error {
+	var large *planner.LargeBackfillError
+	if !errors.As(err, &large) {
+		return err
+	}
+	return fmt.Errorf("%w; if it is meant, confirm with: efmesh %s %s --allow-large-backfill", err, cmd.Name(), env)
+}

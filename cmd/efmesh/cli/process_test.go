@@ -16,7 +16,8 @@ import (
 // can run it as separate processes (locks, kill -9).
 func TestMain(m *testing.M) {
 	if os.Getenv("EFMESH_TEST_AS_CLI") == "1" {
-		os.Exit(Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		ctx, _ := WithSignals(context.Background())
+		os.Exit(Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

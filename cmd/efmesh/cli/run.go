@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -33,7 +32,8 @@ computes nothing and exits 1 (outcome lock-held). Every tick is recorded in
 the runs journal (see efmesh status).
 
 Exit codes: 0 the tick ran (possibly with nothing due), 1 an error or a held
-lock, 2 awaiting a human (unapplied changes).`,
+lock, 2 awaiting a human (unapplied changes), 130 interrupted (SIGINT or
+SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := args[0]
@@ -46,7 +46,7 @@ lock, 2 awaiting a human (unapplied changes).`,
 				return err
 			}
 			defer w.Close()
-			open := func() (engine.Engine, error) { return connect.Warehouse(a.ctx, w.proj) }
+			open := func() (engine.Engine, error) { return a.warehouse(w.proj, false) }
 			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
 				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), Progress: metricsOf(a.ctx).progressed(nil)})
 			metricsOf(a.ctx).setOutcome(res.Outcome)
@@ -56,6 +56,8 @@ lock, 2 awaiting a human (unapplied changes).`,
 				code = ExitAwaiting
 			case state.RunLockHeld, state.RunError:
 				code = ExitError
+			case state.RunInterrupted:
+				code = ExitInterrupted
 			}
 			if a.json {
 				payload := map[string]any{"apiVersion": APIVersion, "env": env, "outcome": res.Outcome,
@@ -90,6 +92,12 @@ lock, 2 awaiting a human (unapplied changes).`,
 				for _, b := range res.BlockedBy {
 					fmt.Fprintf(a.stderr, "  %s\n", b)
 				}
+			case state.RunInterrupted:
+				why := "interrupted"
+				if ie, ok := interrupted(a.ctx); ok {
+					why = ie.Error()
+				}
+				fmt.Fprintf(a.stderr, "efmesh: run %s: %s; the batch in flight was rolled back; the next run resumes\n", env, why)
 			default:
 				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
 			}
