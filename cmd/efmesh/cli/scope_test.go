@@ -73,7 +73,7 @@ func TestScopedCommands(t *testing.T) {
 		}
 	}
 
-	if out := ok("render", "core.good"); !strings.Contains(out, "_efmesh") || !strings.Contains(out, "n * 2") {
+	if out := ok("render", "core.good"); !strings.Contains(out, `AS "events"`) || !strings.Contains(out, "n * 2") {
 		t.Fatalf("render: %s", out)
 	}
 	if out := ok("lineage", "core.good.n2"); !strings.Contains(out, "raw.events.n (EXTERNAL)") {
