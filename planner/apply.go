@@ -24,8 +24,13 @@ type ApplyOptions struct {
 	Logger    *slog.Logger     // progress; default discards
 	// Progress is called after each model is built.
 	Progress func(done, total int, model string)
-	// BatchProgress is called after each committed batch of a backfill.
+	// BatchProgress is called after each committed batch of a backfill
+	// (batch counts the batches settled so far, failed ones included).
 	BatchProgress func(model string, batch, batches int, r Range)
+	// BatchFailed is called for each batch of a backfill whose write or
+	// blocking audit failed after every retry (its intervals are marked
+	// failed in the ledger); BatchProgress is not called for it.
+	BatchFailed func(model string, r Range, err error)
 	// Jobs is how many models build at once (DAG order: a model starts when
 	// the models it reads are done); 0 or 1 builds one at a time. Engines
 	// with one connection (DuckDB) build one at a time whatever Jobs says.

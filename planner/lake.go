@@ -200,9 +200,7 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 		if err := settle(ctx, st, info.Fingerprint, mark, iv, err, ie, opt); err != nil {
 			return err
 		}
-		if opt.progress != nil {
-			opt.progress(m.Name, k+1, len(ivs), iv)
-		}
+		opt.report(m.Name, k+1, len(ivs), iv, err)
 	}
 	if err := b.lakeView(ctx, info, glob, cols); err != nil {
 		return err

@@ -258,7 +258,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				}
 			}
 			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: metricsOf(a.ctx).progressed(progress),
-				Now: a.now, Retries: retries, Jobs: jobs, Lock: lk, BatchProgress: a.batchProgress()})
+				Now: a.now, Retries: retries, Jobs: jobs, Lock: lk, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed()})
 			if err != nil {
 				return a.applyFailed(payload, res, err)
 			}

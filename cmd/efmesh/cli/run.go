@@ -44,7 +44,7 @@ lock, 2 awaiting a human (unapplied changes).`,
 			defer w.Close()
 			open := func() (engine.Engine, error) { return connect.Warehouse(a.ctx, w.proj) }
 			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
-				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), Progress: metricsOf(a.ctx).progressed(nil)})
+				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed(), Progress: metricsOf(a.ctx).progressed(nil)})
 			metricsOf(a.ctx).setOutcome(res.Outcome)
 			code := ExitOK
 			switch res.Outcome {
