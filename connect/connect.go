@@ -166,6 +166,20 @@ func ExistingWarehouse(ctx context.Context, p *project.Project) (engine.Engine, 
 	return Warehouse(ctx, p)
 }
 
+// WarehouseIfExists opens the warehouse when there is one: (nil, nil) for
+// a DuckDB file that does not exist, which is never created here. A plan
+// reads a nil warehouse as one that holds nothing.
+func WarehouseIfExists(ctx context.Context, p *project.Project) (engine.Engine, error) {
+	if EngineType(p) == "duckdb" {
+		if path := WarehousePath(p); path != ":memory:" {
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+		}
+	}
+	return Warehouse(ctx, p)
+}
+
 // Workbench opens the scratch engine models are checked in: an in-memory
 // DuckDB for DuckDB projects. It never is the warehouse.
 func Workbench(p *project.Project) (planner.Workbench, error) {

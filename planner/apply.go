@@ -120,6 +120,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	}
 
 	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
+	if err := p.forgetLost(ctx, st); err != nil {
+		return fail(err)
+	}
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
@@ -255,6 +258,9 @@ type Definition struct {
 	Caveats    []string `json:"caveats,omitempty"`
 	// Export (outside the fingerprint: the data does not change).
 	Export *project.Export `json:"export,omitempty"`
+	// Target is where the data lives when not in a table (parquet): what
+	// status checks in the lake.
+	Target string `json:"target,omitempty"`
 }
 
 // metadataChanges names the metadata (outside the fingerprint) that
@@ -289,6 +295,9 @@ func definitionOf(m *project.Model) Definition {
 	d := Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
 		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body, Cron: m.Cron,
 		Answerable: m.Answerable, Caveats: m.Caveats, Export: m.Export}
+	if m.Target != "table" {
+		d.Target = m.Target
+	}
 	for _, au := range m.Audits {
 		d.Audits = append(d.Audits, au.Text)
 	}

@@ -22,6 +22,9 @@ type planConfig struct {
 	now         time.Time
 	forwardOnly map[string]bool
 	reclassify  map[string]Change
+	// checkWarehouse: compare the store with warehouse (WithWarehouse).
+	checkWarehouse bool
+	warehouse      engine.Engine
 }
 
 // WithForwardOnly asks that the named incremental models change without
@@ -85,7 +88,7 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) 
 			return err
 		}
 		var done []state.Interval
-		if p.stored[mp.Fingerprint] {
+		if p.stored[mp.Fingerprint] && !p.lost[mp.Fingerprint] {
 			if done, err = st.Intervals(ctx, mp.Fingerprint); err != nil {
 				return err
 			}

@@ -55,6 +55,11 @@ type ModelPlan struct {
 	// Redacted lists the columns the environment's physics of the model
 	// leaves out (a redacted environment; redact.go).
 	Redacted []string `json:"redacted,omitempty"`
+	// Missing is true when the store trusts a relation of the model that
+	// the warehouse lacks (presence.go): its physical relation (then Build
+	// is true) or the environment's view; Reason says which.
+	Missing bool   `json:"missing,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Plan is the difference between the project and an environment.
@@ -71,6 +76,9 @@ type Plan struct {
 	physFP map[string]string
 	// reuse maps a model to the previous snapshot it inherits from.
 	reuse map[string]string
+	// lost holds the fingerprints whose physical relation the store
+	// trusts but the warehouse lacks: rebuilt from an empty ledger.
+	lost map[string]bool
 }
 
 // physicalFP is the fingerprint naming a model's physical relation.
@@ -314,6 +322,11 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	for _, name := range removed {
 		p.HasChanges = true
 		p.Models = append(p.Models, ModelPlan{Name: name, Change: Removed, Previous: cur[name].Fingerprint, Backfill: [][]string{}, Explain: []string{}})
+	}
+	if cfg.checkWarehouse {
+		if err := p.checkWarehouse(ctx, st, cfg.warehouse); err != nil {
+			return nil, err
+		}
 	}
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err

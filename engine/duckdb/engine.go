@@ -27,6 +27,7 @@ type DB struct {
 var (
 	_ engine.Engine     = (*DB)(nil)
 	_ engine.Parser     = (*DB)(nil)
+	_ engine.Catalog    = (*DB)(nil)
 	_ engine.FileReader = (*DB)(nil)
 )
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -59,6 +60,14 @@ func (a *app) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			wh, err := a.warehouseToCheck(w.proj)
+			if err != nil {
+				return err
+			}
+			if wh != nil {
+				defer wh.Close()
+			}
+			opts = append(opts, planner.WithWarehouse(wh))
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
 				return err
@@ -121,12 +130,16 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	unchanged := 0
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 {
+		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && !m.Missing {
 			unchanged++
 			continue
 		}
-		action := ""
+		action, mark := "", changeMark[m.Change]
 		switch {
+		case m.Missing && m.Build:
+			action, mark = "missing → rebuild "+m.PhysicalTable, "!"
+		case m.Missing:
+			action, mark = "missing → recreate the view", "!"
 		case m.Change == planner.Removed:
 			action = "drop view"
 		case m.Build:
@@ -142,7 +155,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		default:
 			action = "reuse " + m.PhysicalTable
 		}
-		line := fmt.Sprintf("  %s %-*s  %-13s %s", changeMark[m.Change], width, m.Name, m.Change, action)
+		line := fmt.Sprintf("  %s %-*s  %-13s %s", mark, width, m.Name, m.Change, action)
 		if m.ReclassifiedFrom != "" && m.ReclassifiedFrom != m.Change {
 			line += "  (was " + string(m.ReclassifiedFrom) + ")"
 		}
@@ -154,6 +167,9 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		}
 		if len(m.Redacted) > 0 {
 			line += "  (without " + strings.Join(m.Redacted, ", ") + ": redacted)"
+		}
+		if m.Reason != "" {
+			line += "  (" + m.Reason + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -167,7 +183,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		switch {
 		case m.Change == planner.Removed:
 			remove++
-		case m.Change != planner.Unchanged && m.Kind != string(project.KindEmbedded):
+		case (m.Change != planner.Unchanged || m.Missing) && m.Kind != string(project.KindEmbedded):
 			promote++
 		}
 	}
@@ -203,7 +219,23 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			if err != nil {
 				return err
 			}
-			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
+			if err := planner.ValidateEnv(args[0]); err != nil {
+				return err
+			}
+			// The environment's lock comes before the warehouse: a second
+			// process must meet the lock, not DuckDB's file lock. The plan
+			// is made under both, against what the warehouse really holds.
+			lk, err := planner.AcquireLock(a.ctx, w.store, planner.EnvLock(args[0]), 0)
+			if err != nil {
+				return err
+			}
+			defer lk.Release()
+			wh, err := connect.Warehouse(a.ctx, w.proj)
+			if err != nil {
+				return err
+			}
+			defer wh.Close()
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], append(opts, planner.WithWarehouse(wh))...)
 			if err != nil {
 				return err
 			}
@@ -236,18 +268,6 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 					return &exitError{code: ExitError}
 				}
 			}
-			// The environment's lock comes before the warehouse: a second
-			// process must meet the lock, not DuckDB's file lock.
-			lk, err := planner.AcquireLock(a.ctx, w.store, planner.EnvLock(p.Env), 0)
-			if err != nil {
-				return err
-			}
-			defer lk.Release()
-			wh, err := connect.Warehouse(a.ctx, w.proj)
-			if err != nil {
-				return err
-			}
-			defer wh.Close()
 			progress := func(done, total int, model string) {}
 			if isTTY(a.stdin) && !a.json {
 				progress = func(done, total int, model string) {
@@ -288,6 +308,18 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
 	return a.withMetrics(cmd)
+}
+
+// warehouseToCheck opens the warehouse a plan or status checks the store
+// against: nil when it does not exist yet (nothing is present). One that
+// exists but cannot be opened (not a DuckDB file, or one another process
+// is writing) is an error: the store cannot be trusted unchecked.
+func (a *app) warehouseToCheck(p *project.Project) (engine.Engine, error) {
+	wh, err := connect.WarehouseIfExists(a.ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("the warehouse, which the state store is checked against, cannot be opened: %w", err)
+	}
+	return wh, nil
 }
 
 func nonNil(s []string) []string {
