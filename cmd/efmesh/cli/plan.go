@@ -230,11 +230,15 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer lk.Release()
-			wh, err := connect.Warehouse(a.ctx, w.proj)
+			wh, err := a.warehouseToCheck(w.proj)
 			if err != nil {
 				return err
 			}
-			defer wh.Close()
+			defer func() {
+				if wh != nil {
+					wh.Close()
+				}
+			}()
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], append(opts, planner.WithWarehouse(wh))...)
 			if err != nil {
 				return err
@@ -266,6 +270,11 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 					fmt.Fprintln(a.stdout, "Nothing applied.")
 					return &exitError{code: ExitError}
+				}
+			}
+			if wh == nil { // the first apply creates the warehouse
+				if wh, err = connect.Warehouse(a.ctx, w.proj); err != nil {
+					return err
 				}
 			}
 			progress := func(done, total int, model string) {}
