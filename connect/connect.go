@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
@@ -127,6 +128,25 @@ func Migrate(ctx context.Context, p *project.Project) (from, to int, backup stri
 		return from, to, "", err
 	}
 	return sqlite.Migrate(ctx, StorePath(p))
+}
+
+// BackupStore copies a SQLite state store to <file>.bak-<tag>-<UTC
+// timestamp> (-2, -3… after it when taken) and returns that name; a Postgres store is the operator's to
+// copy (pg_dump --schema efmesh_state): "" and no error.
+func BackupStore(ctx context.Context, p *project.Project, st state.Store, tag string) (string, error) {
+	s, ok := st.(*sqlite.Store)
+	if !ok {
+		return "", nil
+	}
+	base := fmt.Sprintf("%s.bak-%s-%s", StorePath(p), tag, time.Now().UTC().Format("20060102T150405Z"))
+	path := base
+	for i := 2; ; i++ { // never over an earlier backup of the same second
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		path = fmt.Sprintf("%s-%d", base, i)
+	}
+	return path, s.Backup(ctx, path)
 }
 
 // Warehouse opens the warehouse, creating a DuckDB file when missing.

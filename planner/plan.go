@@ -160,6 +160,12 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if err != nil {
 		return nil, err
 	}
+	// A store of another fingerprint version is never compared with: an
+	// older one would make everything look changed (efmesh migrate carries
+	// it over), a newer one is another efmesh's.
+	if err := checkFingerprintVersions(ctx, st); err != nil {
+		return nil, err
+	}
 	cur, err := st.Environment(ctx, env)
 	if err != nil {
 		return nil, err
@@ -188,19 +194,11 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		}
 		maps.Copy(snaps, full)
 	}
-	// A snapshot of another fingerprint version (made before an upgrade of
-	// efmesh) is not compared with: its model rebuilds, as when the
-	// previous snapshot is missing, and promotion moves the environment on.
-	// One of a newer version is another efmesh's: going back would undo it.
-	older := map[string]int{}
-	for fp, s := range snaps {
-		switch {
-		case s.FingerprintVersion > FingerprintVersion:
-			return nil, fmt.Errorf("planner: snapshot %s of %s was made by fingerprint version %d, this efmesh uses version %d; "+
-				"run an efmesh at least as new", s.Fingerprint[:min(8, len(s.Fingerprint))], s.Name, s.FingerprintVersion, FingerprintVersion)
-		case s.FingerprintVersion < FingerprintVersion:
-			older[fp] = s.FingerprintVersion
-			delete(snaps, fp)
+	// The same refusal for a store that cannot list its versions.
+	for _, s := range snaps {
+		if s.FingerprintVersion != FingerprintVersion {
+			return nil, &FingerprintVersionError{Have: s.FingerprintVersion, Want: FingerprintVersion,
+				What: s.Fingerprint[:min(8, len(s.Fingerprint))] + " of " + s.Name}
 		}
 	}
 
@@ -287,9 +285,6 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 					mp.Change = verdict
 					mp.Explain = append(mp.Explain, fmt.Sprintf("reclassified %s by the operator (the AST said %s)", verdict, v.change))
 				}
-			} else if v, ok := older[ptr.Fingerprint]; ok {
-				mp.Change = Breaking
-				mp.Explain = append(mp.Explain, fmt.Sprintf("the previous snapshot was made by fingerprint version %d (this efmesh uses %d): rebuilt", v, FingerprintVersion))
 			} else {
 				mp.Change = Breaking
 				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
