@@ -284,4 +284,3 @@ func TestIdenticalDefinitions(t *testing.T) {
 		}
 	}
 }
-
