@@ -200,6 +200,27 @@ func WarehouseIfExists(ctx context.Context, p *project.Project) (engine.Engine, 
 	return Warehouse(ctx, p)
 }
 
+// ReadWarehouse opens the warehouse for reading its catalog (plan, status):
+// a DuckDB file read-only, so nothing is written or created, or (nil, nil)
+// when the file does not exist.
+func ReadWarehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
+	if EngineType(p) != "duckdb" {
+		return Warehouse(ctx, p)
+	}
+	path := WarehousePath(p)
+	if path == ":memory:" {
+		return Warehouse(ctx, p)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	db, err := duckdb.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
 // Workbench opens the scratch engine models are checked in: an in-memory
 // DuckDB for DuckDB projects. It never is the warehouse.
 func Workbench(p *project.Project) (planner.Workbench, error) {

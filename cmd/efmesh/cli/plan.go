@@ -230,7 +230,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer lk.Release()
-			wh, err := a.warehouseToCheck(w.proj)
+			wh, err := connect.WarehouseIfExists(a.ctx, w.proj)
 			if err != nil {
 				return err
 			}
@@ -324,7 +324,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 // exists but cannot be opened (not a DuckDB file, or one another process
 // is writing) is an error: the store cannot be trusted unchecked.
 func (a *app) warehouseToCheck(p *project.Project) (engine.Engine, error) {
-	wh, err := connect.WarehouseIfExists(a.ctx, p)
+	wh, err := connect.ReadWarehouse(a.ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("the warehouse, which the state store is checked against, cannot be opened: %w", err)
 	}
