@@ -219,9 +219,12 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 	if err != nil {
 		return err
 	}
+	at := make(map[string]int, len(p.Models))
+	for i, mp := range p.Models {
+		at[mp.Name] = i
+	}
 	for _, mr := range missing {
-		i := p.index(mr.Model)
-		mp := &p.Models[i]
+		mp := &p.Models[at[mr.Model]]
 		mp.Missing = true
 		mp.Reason = joinReason(mp.Reason, mr.Reason)
 		p.HasChanges = true
@@ -249,16 +252,6 @@ func joinReason(a, b string) string {
 		return b
 	}
 	return a + "; " + b
-}
-
-// index returns the position of a model's line in the plan.
-func (p *Plan) index(name string) int {
-	for i := range p.Models {
-		if p.Models[i].Name == name {
-			return i
-		}
-	}
-	panic("planner: " + name + " is not in the plan")
 }
 
 // forgetLost clears the ledgers of the stored snapshots whose physical
