@@ -195,6 +195,25 @@ func (e *BusyTimeoutError) Error() string {
 
 func (e *BusyTimeoutError) Unwrap() error { return e.Busy }
 
+// BackupStore copies a SQLite state store to <file>.bak-<tag>-<UTC
+// timestamp> (-2, -3… after it when taken) and returns that name; a Postgres store is the operator's to
+// copy (pg_dump --schema efmesh_state): "" and no error.
+func BackupStore(ctx context.Context, p *project.Project, st state.Store, tag string) (string, error) {
+	s, ok := st.(*sqlite.Store)
+	if !ok {
+		return "", nil
+	}
+	base := fmt.Sprintf("%s.bak-%s-%s", StorePath(p), tag, time.Now().UTC().Format("20060102T150405Z"))
+	path := base
+	for i := 2; ; i++ { // never over an earlier backup of the same second
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		path = fmt.Sprintf("%s-%d", base, i)
+	}
+	return path, s.Backup(ctx, path)
+}
+
 // Warehouse opens the warehouse, creating a DuckDB file when missing.
 // DuckDB admits one writing process per file: while another process holds
 // it, Warehouse polls for up to the lock timeout (engine lock_timeout in
@@ -277,6 +296,41 @@ func ExistingWarehouse(ctx context.Context, p *project.Project, opts ...Warehous
 		}
 	}
 	return Warehouse(ctx, p, opts...)
+}
+
+// WarehouseIfExists opens the warehouse when there is one: (nil, nil) for
+// a DuckDB file that does not exist, which is never created here. A plan
+// reads a nil warehouse as one that holds nothing.
+func WarehouseIfExists(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
+	if EngineType(p) == "duckdb" {
+		if path := WarehousePath(p); path != ":memory:" {
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+		}
+	}
+	return Warehouse(ctx, p, opts...)
+}
+
+// ReadWarehouse opens the warehouse for reading its catalog (plan, status):
+// a DuckDB file read-only, so nothing is written or created, or (nil, nil)
+// when the file does not exist.
+func ReadWarehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
+	if EngineType(p) != "duckdb" {
+		return Warehouse(ctx, p)
+	}
+	path := WarehousePath(p)
+	if path == ":memory:" {
+		return Warehouse(ctx, p)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	db, err := duckdb.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
 }
 
 // Workbench opens the scratch engine models are checked in: an in-memory

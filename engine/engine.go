@@ -104,6 +104,14 @@ func (e *FeatureError) Error() string {
 	return fmt.Sprintf("engine %s does not support %s", e.Engine, e.Feature)
 }
 
+// Catalog is an optional capability: an engine that lists the relations
+// (tables and views) present in some schemas of its database with one
+// catalog query. The planner compares it with what the state store says is
+// built. A schema that does not exist contributes nothing.
+type Catalog interface {
+	Relations(ctx context.Context, schemas []string) ([]Relation, error)
+}
+
 // FileSpec describes files read as a relation (seeds, file externals).
 type FileSpec struct {
 	Paths   []string // absolute paths or globs

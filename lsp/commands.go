@@ -311,7 +311,18 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 		return nil, err
 	}
 	defer st.Close()
-	plan, err := planner.MakePlan(ctx, res.analysis, st, a.Env, planner.PlanAt(s.opts.Now()), planner.WithBackfillLimit(planner.DefaultBackfillLimit))
+	// The plan is checked against what the warehouse holds (a relation
+	// dropped by hand is rebuilt), as the CLI's apply does.
+	wh, err := connect.WarehouseIfExists(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if wh != nil {
+			wh.Close()
+		}
+	}()
+	plan, err := planner.MakePlan(ctx, res.analysis, st, a.Env, planner.PlanAt(s.opts.Now()), planner.WithBackfillLimit(planner.DefaultBackfillLimit), planner.WithWarehouse(wh))
 	var large *planner.LargeBackfillError
 	if errors.As(err, &large) {
 		return nil, fmt.Errorf("%v; apply a backfill this large from the command line: efmesh apply %s --allow-large-backfill", err, a.Env)
@@ -324,11 +335,11 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 		prog.end(out.Summary)
 		return out, nil
 	}
-	wh, err := connect.Warehouse(ctx, p)
-	if err != nil {
-		return nil, err
+	if wh == nil {
+		if wh, err = connect.Warehouse(ctx, p); err != nil {
+			return nil, err
+		}
 	}
-	defer wh.Close()
 	r, err := planner.Apply(ctx, plan, wh, st, planner.ApplyOptions{
 		AppliedBy: appliedBy(),
 		Now:       s.opts.Now,

@@ -25,8 +25,13 @@ type ApplyOptions struct {
 	Logger    *slog.Logger     // progress; default discards
 	// Progress is called after each model is built.
 	Progress func(done, total int, model string)
-	// BatchProgress is called after each committed batch of a backfill.
+	// BatchProgress is called after each committed batch of a backfill
+	// (batch counts the batches settled so far, failed ones included).
 	BatchProgress func(model string, batch, batches int, r Range)
+	// BatchFailed is called for each batch of a backfill whose write or
+	// blocking audit failed after every retry (its intervals are marked
+	// failed in the ledger); BatchProgress is not called for it.
+	BatchFailed func(model string, r Range, err error)
 	// Jobs is how many models build at once (DAG order: a model starts when
 	// the models it reads are done); 0 or 1 builds one at a time. Engines
 	// with one connection (DuckDB) build one at a time whatever Jobs says.
@@ -126,6 +131,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	}
 
 	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
+	if err := p.forgetLost(ctx, st); err != nil {
+		return fail(err)
+	}
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
@@ -230,6 +238,9 @@ type Definition struct {
 	Caveats    []string `json:"caveats,omitempty"`
 	// Export (outside the fingerprint: the data does not change).
 	Export *project.Export `json:"export,omitempty"`
+	// Target is where the data lives when not in a table (parquet): what
+	// status checks in the lake.
+	Target string `json:"target,omitempty"`
 }
 
 // metadataChanges names the metadata (outside the fingerprint) that
@@ -264,6 +275,9 @@ func definitionOf(m *project.Model) Definition {
 	d := Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
 		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body, Cron: m.Cron,
 		Answerable: m.Answerable, Caveats: m.Caveats, Export: m.Export}
+	if m.Target != "table" {
+		d.Target = m.Target
+	}
 	for _, au := range m.Audits {
 		d.Audits = append(d.Audits, au.Text)
 	}

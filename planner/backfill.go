@@ -25,6 +25,9 @@ type planConfig struct {
 	restate       []restateRequest
 	rebuild       map[string]bool
 	backfillLimit int // 0: none
+	// checkWarehouse: compare the store with warehouse (WithWarehouse).
+	checkWarehouse bool
+	warehouse      engine.Engine
 }
 
 // WithBackfillLimit makes MakePlan refuse, with a *LargeBackfillError, a
@@ -113,7 +116,7 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) 
 			return err
 		}
 		var done []state.Interval
-		if p.stored[mp.Fingerprint] {
+		if p.stored[mp.Fingerprint] && !p.lost[mp.Fingerprint] {
 			if done, err = st.Intervals(ctx, mp.Fingerprint); err != nil {
 				return err
 			}
@@ -191,11 +194,23 @@ type backfillOptions struct {
 	retries    int
 	retryDelay time.Duration
 	progress   func(model string, batch, batches int, r Range)
+	failed     func(model string, r Range, err error)
 	now        func() time.Time
 	log        *slog.Logger // audit warnings
 	// jobs is how many batches of one model run at once, each its own
 	// transaction on its own connection (batches cover disjoint ranges).
 	jobs int
+}
+
+// report tells the caller how a settled batch went: progress for a
+// committed one, failed for one marked failed.
+func (opt backfillOptions) report(model string, k, n int, r Range, err error) {
+	switch {
+	case err == nil && opt.progress != nil:
+		opt.progress(model, k, n, r)
+	case err != nil && opt.failed != nil:
+		opt.failed(model, r, err)
+	}
 }
 
 // forEachBatch runs f over batches, on up to jobs goroutines, in order
@@ -321,9 +336,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 			return err
 		}
 		finished++
-		if opt.progress != nil {
-			opt.progress(m.Name, finished, len(batches), batch)
-		}
+		opt.report(m.Name, finished, len(batches), batch, err)
 		return nil
 	}
 	if err := forEachBatch(ctx, batches, opt.jobs, one); err != nil {
@@ -408,7 +421,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	if c, ok := b.wh.(interface{ MaxConcurrency() int }); ok && c.MaxConcurrency() < jobs {
 		jobs = c.MaxConcurrency()
 	}
-	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, now: now, log: log, jobs: jobs}
+	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, failed: opt.BatchFailed, now: now, log: log, jobs: jobs}
 	if bo.retryDelay <= 0 {
 		bo.retryDelay = 500 * time.Millisecond
 	}

@@ -8,7 +8,10 @@
 // store's ledger (intervals.go, backfill.go; lake.go for parquet targets;
 // upsert.go for unique-key and SCD type 2 merges). Run is the scheduler
 // tick, Restate clears ledger ranges, GetStatus reads it all back; every
-// mutation of an environment holds its lock (lock.go).
+// mutation of an environment holds its lock (lock.go). Plans and status
+// check what the store trusts against the warehouse's catalog
+// (presence.go); MigrateFingerprints carries a store across fingerprint
+// versions, whose algorithms fingerprint.go keeps (migrate.go).
 //
 // It depends on project, engine and state, never on a concrete engine or
 // store: the CLI and the language server wire those in.

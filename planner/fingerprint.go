@@ -16,10 +16,25 @@ import (
 // a silent edit (the golden tests fail first).
 const FingerprintVersion = 2
 
+// OldestFingerprintVersion is the oldest algorithm this efmesh can still
+// compute: the history below (ownHashAt, fingerprintAt) is what `efmesh
+// migrate` needs to recognize a snapshot of an older version whose
+// definition did not change. Each version's differences are kept here,
+// switched on v, never deleted while a store of that version may exist.
+//
+//	1  the first algorithm
+//	2  the model's name enters the own hash
+const OldestFingerprintVersion = 1
+
 // ownHash hashes what belongs to the model alone: its canonical body and
 // the metadata that shapes its data. Description, owner, tags, audits and
 // cron stay out: changing them rebuilds nothing.
 func ownHash(m *project.Model, canonical []byte, contentHash string) string {
+	return ownHashAt(FingerprintVersion, m, canonical, contentHash)
+}
+
+// ownHashAt is ownHash as fingerprint version v computed it.
+func ownHashAt(v int, m *project.Model, canonical []byte, contentHash string) string {
 	h := sha256.New()
 	w := func(k, v string) {
 		h.Write([]byte(k))
@@ -29,10 +44,12 @@ func ownHash(m *project.Model, canonical []byte, contentHash string) string {
 		h.Write([]byte(v))
 		h.Write([]byte{0})
 	}
-	w("version", strconv.Itoa(FingerprintVersion))
+	w("version", strconv.Itoa(v))
 	// The name: two models with the same definition are two snapshots, each
 	// with its own physical relation and ledger (version 2).
-	w("name", strings.ToLower(m.Name))
+	if v >= 2 {
+		w("name", strings.ToLower(m.Name))
+	}
 	w("kind", string(m.Kind.Name))
 	k := m.Kind
 	switch k.Name {
@@ -72,13 +89,18 @@ func ownHash(m *project.Model, canonical []byte, contentHash string) string {
 
 // fingerprint combines a model's own hash with its parents' fingerprints.
 func fingerprint(own string, parents map[string]string) string {
+	return fingerprintAt(FingerprintVersion, own, parents)
+}
+
+// fingerprintAt is fingerprint as fingerprint version v computed it.
+func fingerprintAt(v int, own string, parents map[string]string) string {
 	names := make([]string, 0, len(parents))
 	for n := range parents {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	h := sha256.New()
-	h.Write([]byte("efmesh/" + strconv.Itoa(FingerprintVersion) + "\x00" + own + "\x00"))
+	h.Write([]byte("efmesh/" + strconv.Itoa(v) + "\x00" + own + "\x00"))
 	for _, n := range names {
 		h.Write([]byte(n + "=" + parents[n] + "\x00"))
 	}

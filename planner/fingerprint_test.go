@@ -204,3 +204,41 @@ func TestQualifiedUnknownColumn(t *testing.T) {
 		t.Fatalf("diagnostic = %v (%d:%d-%d)", d, d.Range.Start.Line, d.Range.Start.Column, d.Range.End.Column)
 	}
 }
+
+// TestFingerprintHistory: the older algorithms migrate recognizes stores
+// by still compute what they computed. fingerprints-v1.golden holds what
+// fingerprint version 1 gave for the golden project before version 2
+// existed; it is history, never -update'd.
+func TestFingerprintHistory(t *testing.T) {
+	a := analyzeFiles(t, baseFiles())
+	mustClean(t, a)
+	for v := OldestFingerprintVersion; v <= FingerprintVersion; v++ {
+		ids, err := FingerprintsAt(a, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for n := range ids {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "%s %s\n", n, ids[n].Fingerprint)
+		}
+		golden := filepath.Join("testdata", "fingerprints.golden")
+		if v != FingerprintVersion {
+			golden = filepath.Join("testdata", fmt.Sprintf("fingerprints-v%d.golden", v))
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != string(want) {
+			t.Errorf("fingerprint version %d:\n got:\n%s\nwant:\n%s", v, b.String(), want)
+		}
+	}
+	if _, err := FingerprintsAt(a, FingerprintVersion+1); err == nil {
+		t.Error("FingerprintsAt of a future version succeeded")
+	}
+}

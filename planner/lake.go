@@ -66,17 +66,11 @@ func (b *builder) checkTarget(m *project.Model) error {
 	}
 }
 
-func (b *builder) lakeRoot() string {
-	lake := b.a.Project.Config.Lake
-	if lake == "" {
-		lake = "lake"
-	}
-	return absPath(b.root, lake)
-}
+func (b *builder) lakeRoot() string { return lakeRootOf(b.a.Project) }
 
 // lakePrefix is the folder of one snapshot's files.
 func (b *builder) lakePrefix(m *project.Model, fp string) string {
-	return filepath.Join(b.lakeRoot(), m.Schema, m.Table, "fp="+fp[:8])
+	return lakePrefixOf(b.lakeRoot(), m.Schema, m.Table, fp[:8])
 }
 
 // intervalKey names an interval's partition: 2026-01-05 or 2026-01-05T06.
@@ -200,9 +194,7 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 		if err := settle(ctx, st, info.Fingerprint, mark, iv, err, ie, opt); err != nil {
 			return err
 		}
-		if opt.progress != nil {
-			opt.progress(m.Name, k+1, len(ivs), iv)
-		}
+		opt.report(m.Name, k+1, len(ivs), iv, err)
 	}
 	if err := b.lakeView(ctx, info, glob, cols); err != nil {
 		return err

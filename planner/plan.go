@@ -61,6 +61,11 @@ type ModelPlan struct {
 	// Redacted lists the columns the environment's physics of the model
 	// leaves out (a redacted environment; redact.go).
 	Redacted []string `json:"redacted,omitempty"`
+	// Missing is true when the store trusts a relation of the model that
+	// the warehouse lacks (presence.go): its physical relation (then Build
+	// is true) or the environment's view; Reason says which.
+	Missing bool   `json:"missing,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Plan is the difference between the project and an environment.
@@ -89,6 +94,9 @@ type Plan struct {
 	// removedExternal holds the definitions of the EXTERNAL models the
 	// plan removes: their source must survive the removal (promote.go).
 	removedExternal map[string]Definition
+	// lost holds the fingerprints whose physical relation the store
+	// trusts but the warehouse lacks: rebuilt from an empty ledger.
+	lost map[string]bool
 }
 
 // physicalFP is the fingerprint naming a model's physical relation.
@@ -134,7 +142,7 @@ func (p *Plan) Counts() map[Change]int {
 func (p *Plan) Promotes() int {
 	n := 0
 	for _, m := range p.Models {
-		if m.Change != Removed && m.Change != Unchanged && !project.KindName(m.Kind).Virtual() {
+		if m.Change != Removed && (m.Change != Unchanged || m.Missing) && !project.KindName(m.Kind).Virtual() {
 			n++
 		}
 	}
@@ -235,6 +243,12 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if err != nil {
 		return nil, err
 	}
+	// A store of another fingerprint version is never compared with: an
+	// older one would make everything look changed (efmesh migrate carries
+	// it over), a newer one is another efmesh's.
+	if err := checkFingerprintVersions(ctx, st); err != nil {
+		return nil, err
+	}
 	cur, err := st.Environment(ctx, env)
 	if err != nil {
 		return nil, err
@@ -263,19 +277,11 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		}
 		maps.Copy(snaps, full)
 	}
-	// A snapshot of another fingerprint version (made before an upgrade of
-	// efmesh) is not compared with: its model rebuilds, as when the
-	// previous snapshot is missing, and promotion moves the environment on.
-	// One of a newer version is another efmesh's: going back would undo it.
-	older := map[string]int{}
-	for fp, s := range snaps {
-		switch {
-		case s.FingerprintVersion > FingerprintVersion:
-			return nil, fmt.Errorf("planner: snapshot %s of %s was made by fingerprint version %d, this efmesh uses version %d; "+
-				"run an efmesh at least as new", s.Fingerprint[:min(8, len(s.Fingerprint))], s.Name, s.FingerprintVersion, FingerprintVersion)
-		case s.FingerprintVersion < FingerprintVersion:
-			older[fp] = s.FingerprintVersion
-			delete(snaps, fp)
+	// The same refusal for a store that cannot list its versions.
+	for _, s := range snaps {
+		if s.FingerprintVersion != FingerprintVersion {
+			return nil, &FingerprintVersionError{Have: s.FingerprintVersion, Want: FingerprintVersion,
+				What: s.Fingerprint[:min(8, len(s.Fingerprint))] + " of " + s.Name}
 		}
 	}
 
@@ -379,9 +385,6 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 					mp.Change = verdict
 					mp.Explain = append(mp.Explain, fmt.Sprintf("reclassified %s by the operator (the AST said %s)", verdict, v.change))
 				}
-			} else if v, ok := older[ptr.Fingerprint]; ok {
-				mp.Change = Breaking
-				mp.Explain = append(mp.Explain, fmt.Sprintf("the previous snapshot was made by fingerprint version %d (this efmesh uses %d): rebuilt", v, FingerprintVersion))
 			} else {
 				mp.Change = Breaking
 				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
@@ -454,6 +457,11 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			}
 		}
 		p.Models = append(p.Models, mp)
+	}
+	if cfg.checkWarehouse {
+		if err := p.checkWarehouse(ctx, st, cfg.warehouse); err != nil {
+			return nil, err
+		}
 	}
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -19,9 +21,35 @@ type Status struct {
 	LastPlan *state.PlanRecord // nil when never applied
 	Models   []ModelStatus
 	Ticks    []state.Run // newest first
-	// Problems are the unhealthy states: failed intervals, a last tick that
-	// ended in error. Lag, awaiting-human and lock-held ticks are normal.
+	// Applied is false for an environment that was never applied: no
+	// applied plan and no pointers. That is a problem too.
+	Applied bool
+	// Missing lists the relations the store says exist that the warehouse
+	// lacks (StatusWarehouse); each is a problem.
+	Missing []MissingRelation
+	// Problems are the unhealthy states: never applied, relations missing
+	// from the warehouse, failed intervals, a last tick that ended in
+	// error. Lag, awaiting-human and lock-held ticks are normal.
 	Problems []string
+}
+
+// StatusOption tunes GetStatus.
+type StatusOption func(*statusConfig)
+
+type statusConfig struct {
+	checkWarehouse bool
+	warehouse      engine.Engine
+	root           string
+}
+
+// StatusWarehouse makes GetStatus check the environment's relations
+// against the warehouse wh (nil: one that does not exist) with one catalog
+// query, and the parquet files of lake targets under the project folder
+// root. A relation the store trusts but the warehouse lacks is a problem.
+func StatusWarehouse(wh engine.Engine, root string) StatusOption {
+	return func(c *statusConfig) {
+		c.checkWarehouse, c.warehouse, c.root = true, wh, root
+	}
 }
 
 // Healthy reports whether Status found no problem.
@@ -43,9 +71,13 @@ type ModelStatus struct {
 
 // GetStatus reports on env as of now. cfg supplies the project's start for
 // models that declare none; ticks is how many recent ticks to list.
-func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env string, now time.Time, ticks int) (*Status, error) {
+func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env string, now time.Time, ticks int, opts ...StatusOption) (*Status, error) {
 	if err := ValidateEnv(env); err != nil {
 		return nil, err
+	}
+	var sc statusConfig
+	for _, o := range opts {
+		o(&sc)
 	}
 	s := &Status{Env: env}
 	plans, err := st.Plans(ctx, env, 0)
@@ -61,6 +93,23 @@ func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env stri
 	models, err := envModels(ctx, st, env)
 	if err != nil {
 		return nil, err
+	}
+	s.Applied = s.LastPlan != nil || len(models) > 0
+	if !s.Applied {
+		s.Problems = append(s.Problems, fmt.Sprintf("environment %s was never applied", env))
+	}
+	if sc.checkWarehouse {
+		lake := lakeRootAt(sc.root, cfg.Lake)
+		var d engine.Dialect // none: no warehouse, no identifier limit to meet
+		if sc.warehouse != nil {
+			d = sc.warehouse.Dialect()
+		}
+		if s.Missing, err = missingIn(ctx, sc.warehouse, st, envExpectations(d, env, models, lake)); err != nil {
+			return nil, err
+		}
+		for _, mr := range s.Missing {
+			s.Problems = append(s.Problems, mr.Model+": "+mr.Reason)
+		}
 	}
 	names := make([]string, 0, len(models))
 	for n, m := range models {
@@ -109,4 +158,42 @@ func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env stri
 		s.Problems = append(s.Problems, fmt.Sprintf("the last run tick (%s) ended in error", s.Ticks[0].StartedAt.UTC().Format(time.RFC3339)))
 	}
 	return s, nil
+}
+
+// envExpectations lists the relations the store says an environment's
+// models have: each built snapshot's physical relation (and parquet
+// files), and the environment's view of each model, in name order.
+func envExpectations(d engine.Dialect, env string, models map[string]envModel, lake string) []expectation {
+	names := make([]string, 0, len(models))
+	for n := range models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var exp []expectation
+	for _, n := range names {
+		m := models[n]
+		kind := project.KindName(m.snap.Kind)
+		target := m.def.Target
+		if target == "" {
+			target = "table"
+		}
+		if !owned(kind, target) {
+			continue
+		}
+		schema, table := splitName(n)
+		if m.snap.Built() {
+			ps, pn := splitName(m.snap.PhysicalTable)
+			e := expectation{model: n, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
+			if fp8 := fp8Of(m.snap.PhysicalTable); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
+				var incremental bool
+				e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, table, fp8))
+				if incremental {
+					e.ledgerFP = m.snap.Fingerprint
+				}
+			}
+			exp = append(exp, e)
+		}
+		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: EnvSchema(d, env, schema), Name: table}})
+	}
+	return exp
 }

@@ -268,6 +268,32 @@ type Store interface {
 	Close() error
 }
 
+// Refingerprint is one snapshot's new identity in a fingerprint migration
+// (`efmesh migrate` after an upgrade of the fingerprint algorithm): From
+// becomes To (the same when only the version stamp and hashes move), of
+// fingerprint version Version, with OwnHash and Parents as that version
+// computes them. Its physical relation, definition, ledger, built and
+// orphaned times and the environments' pointers go with it.
+type Refingerprint struct {
+	From, To string
+	Version  int
+	OwnHash  string
+	Parents  map[string]string
+}
+
+// FingerprintMigrator is implemented by both stores: what `efmesh migrate`
+// needs to carry snapshots of an older fingerprint version over. It is
+// not part of Store so that read-only views of a store need not have it.
+type FingerprintMigrator interface {
+	// FingerprintVersions lists the distinct fingerprint versions of the
+	// stored snapshots, ascending (empty for an empty store).
+	FingerprintVersions(ctx context.Context) ([]int, error)
+	// Refingerprint applies every rename of rs in one transaction: all or
+	// none. A From that is not stored wraps ErrNotFound; a To that is
+	// stored already (and is not its own From) is an error.
+	Refingerprint(ctx context.Context, rs []Refingerprint) error
+}
+
 // Unique returns fps without repeats, in their first order.
 func Unique(fps []string) []string {
 	seen := make(map[string]bool, len(fps))

@@ -27,6 +27,7 @@ type DB struct {
 var (
 	_ engine.Engine     = (*DB)(nil)
 	_ engine.Parser     = (*DB)(nil)
+	_ engine.Catalog    = (*DB)(nil)
 	_ engine.FileReader = (*DB)(nil)
 )
 
@@ -40,12 +41,21 @@ var (
 // auto-install is off: an extension that is not built in (httpfs, ducklake,
 // postgres_scanner) fails at once with an error naming it instead of
 // reaching for the network.
-func Open(path string) (*DB, error) {
+func Open(path string) (*DB, error) { return openDB(path, false) }
+
+// OpenReadOnly opens the existing database at path for reading only: it
+// neither creates the file nor writes to it (no checkpoint on Close), and
+// other read-only openers may share it.
+func OpenReadOnly(path string) (*DB, error) { return openDB(path, true) }
+
+func openDB(path string, readOnly bool) (*DB, error) {
 	dsn := path
 	if path == ":memory:" {
 		dsn = ""
 	}
-	if dsn != "" {
+	if readOnly && dsn != "" {
+		dsn += "?access_mode=READ_ONLY"
+	} else if dsn != "" {
 		if dir := filepath.Dir(dsn); dir != "." {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("duckdb: %w", err)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -31,4 +32,28 @@ func (d *DB) Describe(ctx context.Context, query string) ([]engine.Column, error
 		return nil, d.convertError(err, query)
 	}
 	return d.columns(ctx, c.Conn(), desc.Fields)
+}
+
+// Relations lists the tables, views, materialized views, partitioned and
+// foreign tables of the schemas among schemas, in one catalog query.
+func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Relation, error) {
+	if len(schemas) == 0 {
+		return nil, nil
+	}
+	list := make([]string, len(schemas))
+	for i, s := range schemas {
+		list[i] = engine.QuoteString(s)
+	}
+	q := `SELECT n.nspname, c.relname FROM pg_catalog.pg_class c
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + strings.Join(list, ", ") + `)`
+	rows, err := d.Query(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list relations: %w", err)
+	}
+	out := make([]engine.Relation, 0, len(rows.Values))
+	for _, v := range rows.Values {
+		out = append(out, engine.Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])})
+	}
+	return out, nil
 }

@@ -35,8 +35,9 @@ type DB struct {
 }
 
 var (
-	_ engine.Engine = (*DB)(nil)
-	_ engine.Parser = (*DB)(nil)
+	_ engine.Engine  = (*DB)(nil)
+	_ engine.Parser  = (*DB)(nil)
+	_ engine.Catalog = (*DB)(nil)
 )
 
 // Open connects to the database at url, a libpq URL or keyword/value string

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"Reserve", testReserve},
 		{"RemoveSnapshots", testRemoveSnapshots},
 		{"ClaimRacesPromotion", testClaimRacesPromotion},
+		{"Refingerprint", testRefingerprint},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })

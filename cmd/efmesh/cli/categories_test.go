@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -283,56 +282,5 @@ func TestIdenticalDefinitions(t *testing.T) {
 		if got := query(t, dir, "SELECT sum(x) FROM "+v); got != "[[3]]" {
 			t.Fatalf("%s: %s", v, got)
 		}
-	}
-}
-
-// TestFingerprintUpgrade: snapshots made by an older fingerprint version
-// (before an upgrade of efmesh) do not stop a plan: their models rebuild,
-// saying why, and the environment moves on.
-func TestFingerprintUpgrade(t *testing.T) {
-	dir := writeProject(t, threeLevels())
-	mustRun(t, dir, "apply", "dev", "--yes")
-	db, err := sql.Open("sqlite", filepath.Join(dir, ".efmesh", "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// What an older efmesh left: other fingerprints (the version is part
-	// of the hash), the same physical tables.
-	for _, q := range []string{
-		`UPDATE snapshots SET fingerprint_version = fingerprint_version - 1, fingerprint = 'old' || fingerprint`,
-		`UPDATE environments SET fingerprint = 'old' || fingerprint`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-
-	p := explained(t, dir, "--explain")
-	for _, m := range p.Models {
-		if m.Change != "breaking" || !m.Build || !strings.Contains(strings.Join(m.Explain, "\n"), "made by fingerprint version") {
-			t.Fatalf("%s after an upgrade: %s build=%v %q", m.Name, m.Change, m.Build, m.Explain)
-		}
-	}
-	mustRun(t, dir, "apply", "dev", "--yes")
-	if p := planJSONOf(t, dir, "dev"); p.HasChanges {
-		t.Fatalf("plan after the upgrade's apply has changes: %v", changed(p))
-	}
-	if got := query(t, dir, "SELECT count(*) FROM dev__m.top"); got == "[[0]]" {
-		t.Fatalf("dev__m.top is empty")
-	}
-
-	// Snapshots of a newer version are a newer efmesh's: refused, nothing
-	// rebuilt back.
-	db, err = sql.Open("sqlite", filepath.Join(dir, ".efmesh", "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE snapshots SET fingerprint_version = fingerprint_version + 1 WHERE name = 'm.top'`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if code, _, errs := run(t, dir, "plan", "dev"); code != ExitError || !strings.Contains(errs, "run an efmesh at least as new") {
-		t.Fatalf("plan over a newer snapshot: exit %d\n%s", code, errs)
 	}
 }

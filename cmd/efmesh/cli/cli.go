@@ -328,15 +328,20 @@ func (durationFlag) Type() string { return "duration" }
 // existing is set). A DuckDB file another process is writing is waited
 // for, up to --lock-timeout, saying who holds it.
 func (a *app) warehouse(p *project.Project, existing bool) (engine.Engine, error) {
+	if existing {
+		return a.openWarehouse(connect.ExistingWarehouse, p)
+	}
+	return a.openWarehouse(connect.Warehouse, p)
+}
+
+// openWarehouse opens the warehouse with one of connect's openers, waiting
+// for a DuckDB file another process is writing as warehouse says.
+func (a *app) openWarehouse(open func(context.Context, *project.Project, ...connect.WarehouseOption) (engine.Engine, error), p *project.Project) (engine.Engine, error) {
 	opts := []connect.WarehouseOption{connect.OnBusy(func(busy *engine.BusyError, timeout time.Duration) {
 		fmt.Fprintf(a.stderr, "efmesh: %v; waiting up to %s for it to finish\n", busy, timeout)
 	})}
 	if a.lockTimeout != nil {
 		opts = append(opts, connect.LockTimeout(*a.lockTimeout))
-	}
-	open := connect.Warehouse
-	if existing {
-		open = connect.ExistingWarehouse
 	}
 	wh, err := open(a.ctx, p, opts...)
 	var bt *connect.BusyTimeoutError

@@ -36,6 +36,14 @@ func (a *app) batchProgress() func(model string, k, n int, r planner.Range) {
 	}
 }
 
+// batchFailed counts a backfill batch that failed in the metrics (the
+// error itself reaches the user with the command's).
+func (a *app) batchFailed() func(model string, r planner.Range, err error) {
+	return func(model string, r planner.Range, err error) {
+		metricsOf(a.ctx).failedBatch(model, r)
+	}
+}
+
 // backfillText shows a plan's ranges as [start, end) pairs, the first few
 // only.
 func backfillText(rs [][]string) string {

@@ -150,6 +150,16 @@ func (m *cmdMetrics) batch(model string, r planner.Range) {
 	m.intervalsDone.With(m.labels(model)).Add(float64(m.intervals(model, r)))
 }
 
+// failedBatch records a batch of a backfill marked failed.
+func (m *cmdMetrics) failedBatch(model string, r planner.Range) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.intervalsFailed.With(m.labels(model)).Add(float64(m.intervals(model, r)))
+}
+
 // intervals counts the intervals of model's grain in r. Precondition: m.mu
 // is held.
 func (m *cmdMetrics) intervals(model string, r planner.Range) int {
@@ -191,14 +201,6 @@ func (m *cmdMetrics) setOutcome(outcome string) {
 func (m *cmdMetrics) finish(err error, took time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var ie *planner.IntervalsError
-	if errors.As(err, &ie) {
-		n := 0
-		for _, r := range ie.Failed {
-			n += m.intervals(ie.Model, r)
-		}
-		m.intervalsFailed.With(m.labels(ie.Model)).Add(float64(n))
-	}
 	outcome := m.outcome
 	if outcome == "" {
 		var ee *exitError

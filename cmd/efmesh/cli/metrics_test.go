@@ -74,3 +74,24 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("run with an unwritable metrics path: exit %d\n%s", code, errs)
 	}
 }
+
+// TestMetricsCountFailedIntervals: an interval whose write failed is
+// counted as failed, never as done.
+func TestMetricsCountFailedIntervals(t *testing.T) {
+	t.Setenv("EFMESH_NOW", "2026-01-21T09:00:00Z")
+	dir := eventsProject(t) // the batch [01-07, 01-10) fails
+	prom := filepath.Join(t.TempDir(), "efmesh.prom")
+	if code, out, errs := run(t, dir, "apply", "dev", "--yes", "--metrics", prom); code != ExitError {
+		t.Fatalf("apply with a failing batch: exit %d\n%s%s", code, out, errs)
+	}
+	got := metricsFile(t, prom)
+	for _, want := range []string{
+		`efmesh_intervals_done_total{env="dev",model="core.daily"} 17`,
+		`efmesh_intervals_failed_total{env="dev",model="core.daily"} 3`,
+		`efmesh_last_run_timestamp_seconds{command="apply",env="dev",outcome="error"} `,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("metrics of an apply with a failed batch lack %q:\n%s", want, got)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
 )
 
 func (a *app) versionCmd() *cobra.Command {
@@ -175,8 +177,15 @@ func joinComma(ss []string) string {
 func (a *app) migrateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
-		Short: "Upgrade the state store to this efmesh's schema (backing it up first)",
-		Args:  cobra.NoArgs,
+		Short: "Upgrade the state store to this efmesh's schema and fingerprint version (backing it up first)",
+		Long: `Migrate brings the state store up to this efmesh: first its schema
+version, then the snapshots made by an older fingerprint algorithm. A
+snapshot whose definition the project still has is renamed to its current
+fingerprint (its data, intervals and environment pointers are kept, so the
+next plan rebuilds nothing); any other is marked current under its old
+name, and a plan compares it as any previous version. A SQLite store is
+copied to a backup file before each step that changes it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := project.FindRoot(a.dir)
 			if err != nil {
@@ -193,16 +202,91 @@ func (a *app) migrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			fm, fpBackup, err := a.migrateFingerprints(p)
+			if err != nil {
+				return err
+			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "from": from, "to": to, "backup": backup})
+				out := map[string]any{"apiVersion": APIVersion, "from": from, "to": to, "backup": backup}
+				if fm != nil {
+					out["fingerprints"] = map[string]any{"from": fm.From, "to": fm.To, "remapped": fm.Remapped,
+						"restamped": fm.Restamped, "backup": fpBackup}
+				}
+				a.writeJSON(out)
 				return nil
 			}
 			if from == to {
 				fmt.Fprintf(a.stdout, "State store is up to date (schema version %d).\n", to)
+			} else {
+				fmt.Fprintf(a.stdout, "Migrated state store from schema version %d to %d (backup: %s).\n", from, to, backup)
+			}
+			if fm == nil {
+				fmt.Fprintf(a.stdout, "Snapshots are up to date (fingerprint version %d).\n", planner.FingerprintVersion)
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "Migrated state store from schema version %d to %d (backup: %s).\n", from, to, backup)
+			fmt.Fprintf(a.stdout, "Migrated snapshots from fingerprint version %s to %d: %d kept their data under their current fingerprint, %d changed since and were marked current",
+				joinInts(fm.From), fm.To, fm.Remapped, fm.Restamped)
+			if fpBackup != "" {
+				fmt.Fprintf(a.stdout, " (backup: %s)", fpBackup)
+			}
+			fmt.Fprintln(a.stdout, ".")
 			return nil
 		},
 	}
+}
+
+// migrateFingerprints carries snapshots of an older fingerprint version
+// over, after a backup of a SQLite store; nil when there are none.
+func (a *app) migrateFingerprints(p *project.Project) (*planner.FingerprintMigration, string, error) {
+	st, err := openStore(a.ctx, p)
+	if err != nil {
+		return nil, "", err
+	}
+	defer st.Close()
+	m, ok := st.(state.FingerprintMigrator)
+	if !ok {
+		return nil, "", nil
+	}
+	vs, err := m.FingerprintVersions(a.ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	older := 0
+	for _, v := range vs {
+		if v > planner.FingerprintVersion {
+			return nil, "", &planner.FingerprintVersionError{Have: v, Want: planner.FingerprintVersion}
+		}
+		if v < planner.FingerprintVersion && older == 0 {
+			older = v
+		}
+	}
+	if older == 0 {
+		return nil, "", nil
+	}
+	// Recognizing an unchanged definition takes the project analyzed.
+	w, err := a.load(false)
+	if err != nil {
+		return nil, "", err
+	}
+	defer w.Close()
+	backup, err := connect.BackupStore(a.ctx, p, st, fmt.Sprintf("fp%d", older))
+	if err != nil {
+		return nil, "", err
+	}
+	fm, err := planner.MigrateFingerprints(a.ctx, w.analysis, st)
+	if err != nil {
+		if backup != "" {
+			return nil, "", fmt.Errorf("%w (backup in %s)", err, backup)
+		}
+		return nil, "", err
+	}
+	return fm, backup, nil
+}
+
+func joinInts(vs []int) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = strconv.Itoa(v)
+	}
+	return strings.Join(out, ", ")
 }

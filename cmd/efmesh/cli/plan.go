@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -92,6 +94,14 @@ func (a *app) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			wh, err := a.warehouseToCheck(w.proj)
+			if err != nil {
+				return err
+			}
+			if wh != nil {
+				defer wh.Close()
+			}
+			opts = append(opts, planner.WithWarehouse(wh))
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
 				return confirmHint(err, cmd, args[0])
@@ -154,12 +164,16 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	unchanged := 0
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 {
+		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && !m.Missing {
 			unchanged++
 			continue
 		}
-		action := ""
+		action, mark := "", changeMark[m.Change]
 		switch {
+		case m.Missing && m.Build:
+			action, mark = "missing → rebuild "+m.PhysicalTable, "!"
+		case m.Missing:
+			action, mark = "missing → recreate the view", "!"
 		case m.Change == planner.Removed && project.KindName(m.Kind).Virtual():
 			action = "forget"
 		case m.Change == planner.Removed:
@@ -179,7 +193,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		default:
 			action = "reuse " + m.PhysicalTable
 		}
-		line := fmt.Sprintf("  %s %-*s  %-13s %s", changeMark[m.Change], width, m.Name, m.Change, action)
+		line := fmt.Sprintf("  %s %-*s  %-13s %s", mark, width, m.Name, m.Change, action)
 		if m.ReclassifiedFrom != "" && m.ReclassifiedFrom != m.Change {
 			line += "  (was " + string(m.ReclassifiedFrom) + ")"
 		}
@@ -194,6 +208,9 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		}
 		if len(m.Redacted) > 0 {
 			line += "  (without " + strings.Join(m.Redacted, ", ") + ": redacted)"
+		}
+		if m.Reason != "" {
+			line += "  (" + m.Reason + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -240,15 +257,35 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			if err != nil {
 				return err
 			}
-			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
+			if err := planner.ValidateEnv(args[0]); err != nil {
+				return err
+			}
+			// The environment's lock comes before the warehouse: a second
+			// process must meet the lock, not DuckDB's file lock. The plan
+			// is made under both, against what the warehouse really holds.
+			lk, err := planner.AcquireLock(a.ctx, w.store, planner.EnvLock(args[0]), 0)
+			if err != nil {
+				return err
+			}
+			defer lk.Release()
+			wh, err := a.openWarehouse(connect.WarehouseIfExists, w.proj)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				if wh != nil {
+					wh.Close()
+				}
+			}()
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], append(opts, planner.WithWarehouse(wh))...)
 			if err != nil {
 				return confirmHint(err, cmd, args[0])
 			}
 			metricsOf(a.ctx).planned(p)
 			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
 			if !p.HasChanges {
-				if p.MayHoldStaleViews() {
-					if err := a.dropStaleViews(w, p); err != nil {
+				if p.MayHoldStaleViews() && wh != nil {
+					if err := a.dropStaleViews(p, wh); err != nil {
 						return err
 					}
 				}
@@ -278,18 +315,11 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 					return &exitError{code: ExitError}
 				}
 			}
-			// The environment's lock comes before the warehouse: a second
-			// process must meet the lock, not DuckDB's file lock.
-			lk, err := planner.AcquireLock(a.ctx, w.store, planner.EnvLock(p.Env), 0)
-			if err != nil {
-				return err
+			if wh == nil { // the first apply creates the warehouse
+				if wh, err = a.warehouse(w.proj, false); err != nil {
+					return err
+				}
 			}
-			defer lk.Release()
-			wh, err := a.warehouse(w.proj, false)
-			if err != nil {
-				return err
-			}
-			defer wh.Close()
 			progress := func(done, total int, model string) {}
 			if isTTY(a.stdin) && !a.json {
 				progress = func(done, total int, model string) {
@@ -300,7 +330,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				}
 			}
 			res, err := planner.Apply(a.ctx, p, wh, w.store, planner.ApplyOptions{AppliedBy: appliedBy(), Logger: a.log, Progress: metricsOf(a.ctx).progressed(progress),
-				Now: a.now, Retries: retries, Jobs: jobs, Lock: lk, BatchProgress: a.batchProgress()})
+				Now: a.now, Retries: retries, Jobs: jobs, Lock: lk, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed()})
 			if err != nil {
 				return a.applyFailed(payload, res, err)
 			}
@@ -332,25 +362,27 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	return a.withMetrics(cmd)
 }
 
-// dropStaleViews drops, under the environment's lock, the views an
-// earlier efmesh made for EXTERNAL models, when the plan has nothing else
-// for apply to do.
-func (a *app) dropStaleViews(w *workspace, p *planner.Plan) error {
-	lk, err := planner.AcquireLock(a.ctx, w.store, planner.EnvLock(p.Env), 0)
-	if err != nil {
-		return err
-	}
-	defer lk.Release()
-	wh, err := a.warehouse(w.proj, false)
-	if err != nil {
-		return err
-	}
-	defer wh.Close()
+// dropStaleViews drops the views an earlier efmesh made for EXTERNAL
+// models, when the plan has nothing else for apply to do. Precondition: the
+// environment's lock is held.
+func (a *app) dropStaleViews(p *planner.Plan, wh engine.Engine) error {
 	dropped, err := planner.DropStaleViews(a.ctx, p, wh)
 	for _, rel := range dropped {
 		a.log.Info("dropped the view an earlier efmesh made for an EXTERNAL model", "view", rel.String())
 	}
 	return err
+}
+
+// warehouseToCheck opens the warehouse a plan or status checks the store
+// against: nil when it does not exist yet (nothing is present). One that
+// exists but cannot be opened (not a DuckDB file, or one another process
+// is writing) is an error: the store cannot be trusted unchecked.
+func (a *app) warehouseToCheck(p *project.Project) (engine.Engine, error) {
+	wh, err := connect.ReadWarehouse(a.ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("the warehouse, which the state store is checked against, cannot be opened: %w", err)
+	}
+	return wh, nil
 }
 
 func nonNil(s []string) []string {

@@ -547,3 +547,33 @@ SELECT big.id, big.name FROM @ref(core.big) ORDER BY big.id
 		t.Errorf("dev__mart.report: %s", got)
 	}
 }
+
+// TestPostgresMissingRelation: a physical table dropped by hand in a
+// Postgres warehouse is noticed (one pg_class query) and rebuilt.
+func TestPostgresMissingRelation(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := pgProject(t, dbURL)
+	mustRun(t, dir, "apply", "dev", "--yes")
+	table := ""
+	for _, m := range missingPlanOf(t, dir, "dev").Models {
+		if m.Name == "mart.top" {
+			table = m.PhysicalTable
+		}
+	}
+	pgQuery(t, dbURL, "DROP TABLE "+table+" CASCADE") // the view dev__mart.top goes with it
+	p := missingPlanOf(t, dir, "dev")
+	if got := strings.Join(missingOf(p), " "); got != "mart.top+build" {
+		t.Fatalf("plan after DROP TABLE: missing %s", got)
+	}
+	if code, out := statusCheck(t, dir, "dev"); code != ExitError || !strings.Contains(out, "mart.top: the physical relation "+table+" is missing") ||
+		!strings.Contains(out, "mart.top: the view dev__mart.top is missing") {
+		t.Fatalf("status --check after DROP TABLE: exit %d\n%s", code, out)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := pgQuery(t, dbURL, "SELECT count(*) FROM dev__mart.top"); got != "[[3]]" {
+		t.Fatalf("dev__mart.top after the rebuild: %s", got)
+	}
+	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
+		t.Fatalf("plan after the rebuild:\n%s", out)
+	}
+}

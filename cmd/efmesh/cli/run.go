@@ -48,7 +48,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			defer w.Close()
 			open := func() (engine.Engine, error) { return a.warehouse(w.proj, false) }
 			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
-				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), Progress: metricsOf(a.ctx).progressed(nil)})
+				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed(), Progress: metricsOf(a.ctx).progressed(nil)})
 			metricsOf(a.ctx).setOutcome(res.Outcome)
 			code := ExitOK
 			switch res.Outcome {

@@ -43,9 +43,11 @@ func (a *app) statusCmd() *cobra.Command {
 interval coverage of each incremental model it points at, failed intervals
 and the recent run ticks.
 
-With --check, status exits 1 when the environment is unhealthy: failed
+With --check, status exits 1 when the environment is unhealthy: never
+applied, a relation the state store trusts missing from the warehouse (a
+deleted warehouse file, a table or view dropped by hand), failed
 intervals, or a last tick that ended in error. Lag, awaiting-human and
-lock-held ticks and a never-applied environment are normal (exit 0).`,
+lock-held ticks are normal (exit 0).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			proj, st, err := a.loadStore()
@@ -53,9 +55,20 @@ lock-held ticks and a never-applied environment are normal (exit 0).`,
 				return err
 			}
 			defer st.Close()
-			s, err := planner.GetStatus(a.ctx, st, proj.Config, args[0], a.now(), ticks)
+			var opts []planner.StatusOption
+			wh, whErr := a.warehouseToCheck(proj)
+			if whErr == nil {
+				if wh != nil {
+					defer wh.Close()
+				}
+				opts = append(opts, planner.StatusWarehouse(wh, proj.Root))
+			}
+			s, err := planner.GetStatus(a.ctx, st, proj.Config, args[0], a.now(), ticks, opts...)
 			if err != nil {
 				return err
+			}
+			if whErr != nil {
+				s.Problems = append(s.Problems, whErr.Error())
 			}
 			if a.json {
 				a.writeJSON(statusJSON(s))
@@ -90,7 +103,12 @@ func rawJSON(b []byte) json.RawMessage {
 }
 
 func statusJSON(s *planner.Status) map[string]any {
-	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "problems": nonNil(s.Problems)}
+	missing := s.Missing
+	if missing == nil {
+		missing = []planner.MissingRelation{}
+	}
+	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "applied": s.Applied,
+		"missing": missing, "problems": nonNil(s.Problems)}
 	if p := s.LastPlan; p != nil {
 		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
 			"status": p.Status, "summary": rawJSON(p.Summary)}

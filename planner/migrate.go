@@ -1,0 +1,283 @@
+package planner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// FingerprintVersionError stops a plan over a state store whose snapshots
+// were made by another fingerprint algorithm: an older one is carried over
+// by `efmesh migrate`; a newer one belongs to a newer efmesh.
+type FingerprintVersionError struct {
+	Have int    // the store's version that differs
+	Want int    // FingerprintVersion
+	What string // which snapshot, when one was named
+}
+
+func (e *FingerprintVersionError) Error() string {
+	what := "the state store holds snapshots"
+	if e.What != "" {
+		what = "snapshot " + e.What + " was"
+	}
+	if e.Have > e.Want {
+		return fmt.Sprintf("planner: %s made by fingerprint version %d, this efmesh uses version %d; run an efmesh at least as new", what, e.Have, e.Want)
+	}
+	return fmt.Sprintf("planner: %s made by fingerprint version %d, this efmesh uses version %d; run \"efmesh migrate\" to carry them over (models whose definition did not change keep their data)",
+		what, e.Have, e.Want)
+}
+
+// checkFingerprintVersions refuses a store with snapshots of another
+// fingerprint version, when the store can list them (one query).
+func checkFingerprintVersions(ctx context.Context, st state.Store) error {
+	m, ok := st.(state.FingerprintMigrator)
+	if !ok {
+		return nil
+	}
+	vs, err := m.FingerprintVersions(ctx)
+	if err != nil {
+		return err
+	}
+	for i := len(vs) - 1; i >= 0; i-- { // a newer version is the stronger refusal
+		if vs[i] != FingerprintVersion {
+			return &FingerprintVersionError{Have: vs[i], Want: FingerprintVersion}
+		}
+	}
+	return nil
+}
+
+// Versioned is a model's identity under one fingerprint version.
+type Versioned struct {
+	Fingerprint string
+	OwnHash     string
+}
+
+// FingerprintsAt returns the identity every analyzed model (and, keyed
+// "<env>:<model>", every model of a redacted environment whose physics
+// differ) has under fingerprint version v, one this efmesh still knows
+// (OldestFingerprintVersion through FingerprintVersion). Models without a
+// fingerprint (broken ones) are absent.
+func FingerprintsAt(a *Analysis, v int) (map[string]Versioned, error) {
+	if v < OldestFingerprintVersion || v > FingerprintVersion {
+		return nil, fmt.Errorf("planner: fingerprint version %d is not one this efmesh knows (%d through %d)", v, OldestFingerprintVersion, FingerprintVersion)
+	}
+	out := map[string]Versioned{}
+	base, err := identitiesAt(a, nil, v)
+	if err != nil {
+		return nil, err
+	}
+	for n, id := range base {
+		out[n] = id
+	}
+	envs := make([]string, 0, len(a.Project.Config.Environments))
+	for env := range a.Project.Config.Environments {
+		envs = append(envs, env)
+	}
+	sort.Strings(envs)
+	for _, env := range envs {
+		va, err := redactedVariant(a, env)
+		if err != nil {
+			return nil, err
+		}
+		if va == a {
+			continue
+		}
+		ids, err := identitiesAt(va, base, v)
+		if err != nil {
+			return nil, err
+		}
+		for n, id := range ids {
+			if id != base[n] {
+				out[env+":"+n] = id
+			}
+		}
+	}
+	return out, nil
+}
+
+// identitiesAt computes own hashes and fingerprints at version v over a
+// (parents first). In a redacted variant, a model with a policy derives
+// its own hash from the unredacted one (base) as redactedVariant does.
+func identitiesAt(a *Analysis, base map[string]Versioned, v int) (map[string]Versioned, error) {
+	out := map[string]Versioned{}
+	for _, pm := range a.Project.Models {
+		info := a.Models[pm.Name]
+		if info == nil || info.Fingerprint == "" {
+			continue
+		}
+		var own string
+		if cols := a.redacted[pm.Name]; len(cols) > 0 && base != nil {
+			h := sha256.Sum256([]byte(base[pm.Name].OwnHash + "\x00redact\x00" + strings.Join(cols, ",")))
+			own = hex.EncodeToString(h[:])
+		} else {
+			m := a.Project.ByName[pm.Name] // the model as written
+			content := ""
+			if m.Kind.Name == project.KindSeed {
+				b, err := os.ReadFile(absPath(a.Project.Root, m.Kind.Path))
+				if err != nil {
+					return nil, fmt.Errorf("planner: seed of %s: %w", m.Name, err)
+				}
+				s := sha256.Sum256(b)
+				content = hex.EncodeToString(s[:])
+			}
+			own = ownHashAt(v, m, info.Canonical, content)
+			if v == FingerprintVersion && own != a.Models[pm.Name].OwnHash && base == nil {
+				return nil, fmt.Errorf("planner: %s: the own hash of fingerprint version %d does not reproduce the analysis; this is a bug in efmesh", m.Name, v)
+			}
+		}
+		parents := make(map[string]string, len(info.Parents))
+		for p := range info.Parents {
+			id, ok := out[p]
+			if !ok {
+				return nil, fmt.Errorf("planner: %s: parent %s has no fingerprint at version %d", pm.Name, p, v)
+			}
+			parents[p] = id.Fingerprint
+		}
+		out[pm.Name] = Versioned{Fingerprint: fingerprintAt(v, own, parents), OwnHash: own}
+	}
+	return out, nil
+}
+
+// FingerprintMigration reports what MigrateFingerprints did.
+type FingerprintMigration struct {
+	From []int `json:"from"` // the older versions the store held
+	To   int   `json:"to"`
+	// Remapped snapshots are named by their current fingerprint: the
+	// project still defines them exactly so (their data is kept).
+	Remapped int `json:"remapped"`
+	// Restamped snapshots keep their name but are marked current: their
+	// definition is not the project's any more (a plan compares them as
+	// it compares any previous version).
+	Restamped int `json:"restamped"`
+}
+
+// MigrateFingerprints carries the store's snapshots of older fingerprint
+// versions over to FingerprintVersion. A snapshot whose fingerprint the
+// analyzed project reproduces under its old version has an unchanged
+// definition: it is renamed to the model's current fingerprint, with its
+// physical relation, ledger and pointers, so the next plan finds nothing
+// to rebuild. Any other keeps its fingerprint (a name no current model can
+// take) under the current version stamp; when its own definition is the
+// model's, its own hash becomes the current one, so a plan sees a change
+// moved by parents only. All in one store transaction. A newer version is
+// refused.
+func MigrateFingerprints(ctx context.Context, a *Analysis, st state.Store) (*FingerprintMigration, error) {
+	m, ok := st.(state.FingerprintMigrator)
+	if !ok {
+		return nil, errors.New("planner: this state store cannot migrate fingerprints")
+	}
+	res := &FingerprintMigration{To: FingerprintVersion}
+	vs, err := m.FingerprintVersions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		if v > FingerprintVersion {
+			return nil, &FingerprintVersionError{Have: v, Want: FingerprintVersion}
+		}
+		if v < FingerprintVersion {
+			res.From = append(res.From, v)
+		}
+	}
+	if len(res.From) == 0 {
+		return res, nil
+	}
+	if a.Errors() {
+		return nil, &ProblemsError{Diagnostics: a.Diagnostics}
+	}
+	usage, err := st.Usage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fps := make([]string, len(usage))
+	for i, u := range usage {
+		fps[i] = u.Fingerprint
+	}
+	heads, err := st.SnapshotHeads(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	current, err := FingerprintsAt(a, FingerprintVersion)
+	if err != nil {
+		return nil, err
+	}
+	// old fingerprint -> the model key whose old identity it is
+	matches := map[string]string{}
+	owns := map[string]string{}
+	for _, v := range res.From {
+		if v < OldestFingerprintVersion {
+			continue // nothing to recognize it by: restamped below
+		}
+		ids, err := FingerprintsAt(a, v)
+		if err != nil {
+			return nil, err
+		}
+		for key, id := range ids {
+			matches[fmt.Sprintf("%d/%s", v, id.Fingerprint)] = key
+			owns[fmt.Sprintf("%d/%s", v, id.OwnHash)] = key
+		}
+	}
+	renamed := map[string]string{}
+	var rs []state.Refingerprint
+	old := make([]state.Snapshot, 0, len(heads))
+	for _, s := range heads {
+		if s.FingerprintVersion < FingerprintVersion {
+			old = append(old, s)
+		}
+	}
+	slices.SortFunc(old, func(x, y state.Snapshot) int { return strings.Compare(x.Fingerprint, y.Fingerprint) })
+	for _, s := range old {
+		key, ok := matches[fmt.Sprintf("%d/%s", s.FingerprintVersion, s.Fingerprint)]
+		if !ok || !sameModel(key, s.Name) {
+			continue
+		}
+		to := current[key].Fingerprint
+		if _, taken := heads[to]; taken {
+			continue // the current snapshot exists already: this one is restamped
+		}
+		renamed[s.Fingerprint] = to
+	}
+	for _, s := range old {
+		r := state.Refingerprint{From: s.Fingerprint, To: s.Fingerprint, Version: FingerprintVersion, OwnHash: s.OwnHash}
+		if to, ok := renamed[s.Fingerprint]; ok {
+			key := matches[fmt.Sprintf("%d/%s", s.FingerprintVersion, s.Fingerprint)]
+			r.To, r.OwnHash = to, current[key].OwnHash
+			res.Remapped++
+		} else {
+			if key, ok := owns[fmt.Sprintf("%d/%s", s.FingerprintVersion, s.OwnHash)]; ok && sameModel(key, s.Name) {
+				r.OwnHash = current[key].OwnHash
+			}
+			res.Restamped++
+		}
+		r.Parents = make(map[string]string, len(s.Parents))
+		for p, fp := range s.Parents {
+			if to, ok := renamed[fp]; ok {
+				fp = to
+			}
+			r.Parents[p] = fp
+		}
+		rs = append(rs, r)
+	}
+	if err := m.Refingerprint(ctx, rs); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// sameModel reports whether an identity key ("model" or "env:model")
+// names the model of a snapshot.
+func sameModel(key, name string) bool {
+	if i := strings.IndexByte(key, ':'); i >= 0 {
+		key = key[i+1:]
+	}
+	return key == name
+}
