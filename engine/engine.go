@@ -12,6 +12,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // Column is a column name with the engine's type text.
@@ -148,4 +149,23 @@ type FileProblem struct {
 // the first one when a build reads them.
 type FileValidator interface {
 	ValidateFiles(ctx context.Context, spec FileSpec) ([]FileProblem, error)
+}
+
+// StringList renders strs as a comma-separated list of string literals,
+// for an IN (…) of catalog names.
+func StringList(strs []string) string {
+	list := make([]string, len(strs))
+	for i, s := range strs {
+		list[i] = QuoteString(s)
+	}
+	return strings.Join(list, ", ")
+}
+
+// RelationsOf reads catalog rows of (schema, name) as relations.
+func RelationsOf(rows *Rows) []Relation {
+	out := make([]Relation, 0, len(rows.Values))
+	for _, v := range rows.Values {
+		out = append(out, Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])})
+	}
+	return out
 }

@@ -257,19 +257,11 @@ func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Relation
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	list := make([]string, len(schemas))
-	for i, s := range schemas {
-		list[i] = engine.QuoteString(s)
-	}
 	q := `SELECT table_schema, table_name FROM information_schema.tables
-		WHERE table_catalog = current_database() AND table_schema IN (` + strings.Join(list, ", ") + `)`
+		WHERE table_catalog = current_database() AND table_schema IN (` + engine.StringList(schemas) + `)`
 	rows, err := d.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("duckdb: list relations: %w", err)
 	}
-	out := make([]engine.Relation, 0, len(rows.Values))
-	for _, v := range rows.Values {
-		out = append(out, engine.Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])})
-	}
-	return out, nil
+	return engine.RelationsOf(rows), nil
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -40,20 +39,12 @@ func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Relation
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	list := make([]string, len(schemas))
-	for i, s := range schemas {
-		list[i] = engine.QuoteString(s)
-	}
 	q := `SELECT n.nspname, c.relname FROM pg_catalog.pg_class c
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + strings.Join(list, ", ") + `)`
+		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + engine.StringList(schemas) + `)`
 	rows, err := d.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list relations: %w", err)
 	}
-	out := make([]engine.Relation, 0, len(rows.Values))
-	for _, v := range rows.Values {
-		out = append(out, engine.Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])})
-	}
-	return out, nil
+	return engine.RelationsOf(rows), nil
 }

@@ -36,29 +36,7 @@ func mustRun(t *testing.T, dir string, args ...string) string {
 // copyExample copies examples/<name> into a fresh temporary folder.
 func copyExample(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "..", "examples", name)
-	dst := t.TempDir()
-	err := filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if strings.HasPrefix(rel, ".efmesh") || strings.HasSuffix(rel, ".duckdb") || strings.HasSuffix(rel, ".wal") {
-			return nil
-		}
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return copyTree(t, filepath.Join("..", "..", "..", "examples", name))
 }
 
 func query(t *testing.T, dir, sql string) string {
