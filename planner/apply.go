@@ -159,19 +159,23 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := beforePromotion(ctx, p, b, st, res, log); err != nil {
 		return fail(err)
 	}
-	// Metadata is recorded only now: a failed apply leaves the stored
-	// definitions as they were.
+	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now()); err != nil {
+		return fail(err)
+	}
+	// The environment serves the new versions: what follows is recorded
+	// even when a signal arrives now, so the store says what the warehouse
+	// holds. Metadata is recorded only after the promotion, so a failed
+	// apply leaves the stored definitions as they were.
+	ctx = context.WithoutCancel(ctx)
 	for _, mp := range p.Models {
 		if mp.Change != MetadataOnly {
 			continue
 		}
 		def, _ := json.Marshal(definitionOfInfo(a.Models[mp.Name]))
 		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
-			return fail(err)
+			// Nothing to take back: the next plan shows the change again.
+			return res, fmt.Errorf("planner: %s is promoted, but its new metadata was not recorded: %w", mp.Name, err)
 		}
-	}
-	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now()); err != nil {
-		return fail(err)
 	}
 	if err := st.RecordPlan(ctx, state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
 		CreatedAt: now().UTC(), Status: state.PlanApplied, Summary: summary}); err != nil {

@@ -53,14 +53,17 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 			stmts = append(stmts, d.CreateSchema(rel.Schema))
 		}
 		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))))
-		if mp.Change != Unchanged {
+		if mp.Change != Unchanged || mp.Missing {
 			res.Promoted = append(res.Promoted, mp.Name)
 		}
 	}
 	if err := wh.Tx(ctx, stmts); err != nil {
 		return fmt.Errorf("planner: promote %s: %w", p.Env, err)
 	}
-	return st.Promote(ctx, state.Promotion{Env: p.Env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC()})
+	// The views are swapped: the pointers follow whatever arrives now (a
+	// signal), or the store would name versions the warehouse no longer
+	// serves.
+	return st.Promote(context.WithoutCancel(ctx), state.Promotion{Env: p.Env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC()})
 }
 
 // MayHoldStaleViews reports whether p's environment held EXTERNAL models

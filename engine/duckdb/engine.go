@@ -37,7 +37,7 @@ var (
 // A file another process has open for writing is an *engine.BusyError
 // naming the holder; the caller may wait and open again.
 //
-// Every connection reports errors as JSON with positions, and extension
+// Every connection works in UTC, reports errors as JSON with positions, and extension
 // auto-install is off: an extension that is not built in (httpfs, ducklake,
 // postgres_scanner) fails at once with an error naming it instead of
 // reaching for the network.
@@ -66,6 +66,9 @@ func openDB(path string, readOnly bool) (*DB, error) {
 		for _, s := range []string{
 			"SET errors_as_json = true",
 			"SET autoinstall_known_extensions = false",
+			// Intervals, @start/@end and casts between TIMESTAMP and
+			// TIMESTAMPTZ are UTC, whatever the machine's zone.
+			"SET TimeZone = 'UTC'",
 		} {
 			if _, err := ex.ExecContext(context.Background(), s, nil); err != nil {
 				return err

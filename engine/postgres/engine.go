@@ -49,6 +49,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	// Intervals, @start/@end and casts between timestamp and timestamptz
+	// are UTC, whatever the server's or the machine's zone.
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "efmesh"
 	}

@@ -129,3 +129,27 @@ INSERT INTO src.sales VALUES (1, 3, '2026-01-01 10:00'), (1, 4, '2026-01-02 10:0
 		t.Fatalf("core.full rows after run: %s", got)
 	}
 }
+
+// TestTimestampsAreUTC: the warehouse works in UTC whatever the machine's
+// zone, so a contract's TIMESTAMP over a TIMESTAMPTZ (one family) keeps the
+// instant's UTC wall time, and an incremental model's @start/@end bound the
+// same UTC days as the plan's intervals.
+func TestTimestampsAreUTC(t *testing.T) {
+	t.Setenv("TZ", "America/New_York")
+	t.Setenv("EFMESH_NOW", "2026-01-03T00:00:00Z")
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":  "name: tz\nstart: 2026-01-01\n",
+		"models/a.sql": "MODEL (name core.a, kind FULL, columns (ts TIMESTAMP));\nSELECT TIMESTAMPTZ '2026-01-01 10:00:00+00' AS ts\n",
+		"models/d.sql": `MODEL (name core.d, kind INCREMENTAL_BY_TIME_RANGE (time_column ts, batch_size 1), interval day, columns (ts TIMESTAMPTZ, day DATE));
+SELECT ts, @start::DATE AS day FROM (VALUES (TIMESTAMPTZ '2026-01-01 23:30:00+00'), (TIMESTAMPTZ '2026-01-02 01:00:00+00')) AS v(ts)
+WHERE ts >= @start AND ts < @end
+`,
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := query(t, dir, "SELECT strftime(ts, '%Y-%m-%d %H:%M') FROM dev__core.a"); got != "[[2026-01-01 10:00]]" {
+		t.Fatalf("TIMESTAMP of 10:00 UTC: %s", got)
+	}
+	if got := query(t, dir, "SELECT strftime(day, '%Y-%m-%d') FROM dev__core.d ORDER BY ts"); got != "[[2026-01-01] [2026-01-02]]" {
+		t.Fatalf("days of 23:30 and 01:00 UTC: %s", got)
+	}
+}
