@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -15,6 +17,10 @@ type macroText struct {
 	// canonical form (the fingerprint's input) is rendered so; it names
 	// refs by their model name, which binds as the table name anyway.
 	canonical bool
+	// shared holds the table names (lower-case, per scope) that unaliased
+	// refs to different models in one scope have in common: those are
+	// aliased by schema and table.
+	shared map[scopedName]bool
 }
 
 // renderBody renders m's body with its macros replaced, keeping the map back
@@ -26,9 +32,18 @@ type macroText struct {
 // the ref renders to a physical table, an environment view, a stand-in or
 // an EMBEDDED model's subquery. Every render but the canonical one does
 // this, so the checker binds exactly what apply runs.
+//
+// Two unaliased refs to different models of one table name (raw.orders and
+// core.orders) in one scope are aliased <schema>__<table> instead: the one
+// name would be given twice, which Postgres refuses even where plain SQL
+// names the two tables apart by schema. Such a body qualifies by aliases of
+// its own, as plain SQL must to be clear.
 func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 	ok = true
 	end := bodyEnd(m.Source, m.BodyStart)
+	if !mt.canonical {
+		mt.shared = sharedTableNames(m.Macros)
+	}
 	subs := make([]engine.Substitution, 0, len(m.Macros))
 	for _, mc := range m.Macros {
 		if mc.Start < m.BodyStart || mc.End > end {
@@ -64,7 +79,43 @@ func implicitAlias(mc project.Macro, mt macroText) string {
 		return ""
 	}
 	_, t := splitName(mc.Arg)
+	if mt.shared[scopedName{mc.Scope, strings.ToLower(t)}] {
+		// Unique, and present: a subquery (an EXTERNAL or EMBEDDED read in
+		// place) needs an alias on Postgres.
+		s, _ := splitName(mc.Arg)
+		return " AS " + engine.QuoteIdent(s+"__"+t)
+	}
 	return " AS " + engine.QuoteIdent(t)
+}
+
+// scopedName is a table name in one parenthesized group of a body.
+type scopedName struct {
+	scope int
+	name  string
+}
+
+// sharedTableNames lists the table names that unaliased refs to more than
+// one model share within one scope (a subquery's ref shadows an outer one
+// of the same name, as in plain SQL: no clash).
+func sharedTableNames(macros []project.Macro) map[scopedName]bool {
+	first := map[scopedName]string{} // → the first model seen with it
+	var shared map[scopedName]bool
+	for _, mc := range macros {
+		if mc.Kind != project.MacroRef || mc.Aliased {
+			continue
+		}
+		_, t := splitName(mc.Arg)
+		k := scopedName{mc.Scope, strings.ToLower(t)}
+		if prev, ok := first[k]; !ok {
+			first[k] = strings.ToLower(mc.Arg)
+		} else if prev != strings.ToLower(mc.Arg) {
+			if shared == nil {
+				shared = map[scopedName]bool{}
+			}
+			shared[k] = true
+		}
+	}
+	return shared
 }
 
 // bodyEnd returns the offset after the last significant token of the SQL

@@ -37,6 +37,7 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 		return &diags[len(diags)-1]
 	}
 
+	var parens []int // offsets of the ( not yet closed, innermost last
 	i := max(from, 0)
 	for i < len(src) {
 		c := src[i]
@@ -66,7 +67,19 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 				i++
 			}
 		case c == '@':
+			n := len(macros)
 			i = scanMacro(src, i, from, &macros, bad)
+			if len(macros) > n && len(parens) > 0 {
+				macros[n].Scope = parens[len(parens)-1] + 1
+			}
+		case c == '(':
+			parens = append(parens, i)
+			i++
+		case c == ')':
+			if len(parens) > 0 {
+				parens = parens[:len(parens)-1]
+			}
+			i++
 		default:
 			i++
 		}

@@ -364,3 +364,21 @@ func sortRows(rows [][]any) {
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return key(rows[i]) < key(rows[j]) })
 }
+
+// TestRefsSharingATableName: two unaliased refs to different models of one
+// table name read like plain SQL's raw.orders JOIN core.orders: no implicit
+// alias is given twice (Postgres refuses that), the USING join and
+// unqualified columns bind, and plan and apply agree.
+func TestRefsSharingATableName(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":  "name: x\n",
+		"models/a.sql": "MODEL (name raw.orders, kind FULL);\nSELECT 1 AS id, 10 AS amount\n",
+		"models/b.sql": "MODEL (name core.orders, kind FULL);\nSELECT id, 'x' AS note FROM @ref(raw.orders)\n",
+		"models/c.sql": "MODEL (name mart.j, kind FULL);\nSELECT amount, note FROM @ref(raw.orders) JOIN @ref(core.orders) USING (id)\n",
+	})
+	mustRun(t, dir, "plan", "dev")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := query(t, dir, "SELECT amount, note FROM dev__mart.j"); got != "[[10 x]]" {
+		t.Fatalf("mart.j: %s", got)
+	}
+}

@@ -540,11 +540,19 @@ SELECT enriched.id, enriched.name FROM @ref(core.enriched) WHERE enriched.amount
 		"models/mart/report.sql": `MODEL (name mart.report, kind VIEW);
 SELECT big.id, big.name FROM @ref(core.big) ORDER BY big.id
 `,
+		// Two tables named orders in one FROM, as plain SQL may join
+		// raw.orders and core.orders: no alias is given twice.
+		"models/mart/both.sql": `MODEL (name mart.both, kind FULL);
+SELECT id, amount FROM @ref(raw.orders) JOIN @ref(core.orders) USING (id, customer_id, amount)
+`,
 	})
 	mustRun(t, dir, "plan", "dev")
 	mustRun(t, dir, "apply", "dev", "--yes")
 	if got := pgQuery(t, dbURL, "SELECT id, name FROM dev__mart.report ORDER BY id"); got != "[[2 Ada] [3 Grace]]" {
 		t.Errorf("dev__mart.report: %s", got)
+	}
+	if got := pgQuery(t, dbURL, "SELECT count(*) FROM dev__mart.both"); got != "[[3]]" {
+		t.Errorf("dev__mart.both: %s", got)
 	}
 }
 
