@@ -130,7 +130,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return res, err
 	}
 
-	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
+	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP, copyHistory: p.copyHistory}
 	if err := p.forgetLost(ctx, st); err != nil {
 		return fail(err)
 	}
@@ -193,6 +193,10 @@ type builder struct {
 	// when the plan reuses an older snapshot's (physics reuse,
 	// forward-only); absent models use their own fingerprint.
 	phys map[string]string
+	// copyHistory maps an SCD_TYPE_2 model whose new table starts as a
+	// copy of an older history table to the fingerprint naming that table
+	// (Plan.copyHistory).
+	copyHistory map[string]string
 	// interval, when set, is what @start/@end render to (one batch of a
 	// backfill); else the model is computed whole, from start to now.
 	interval *Range

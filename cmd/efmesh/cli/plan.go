@@ -178,6 +178,8 @@ func printPlan(w io.Writer, p *planner.Plan) {
 			action = "forget"
 		case m.Change == planner.Removed:
 			action = "drop view"
+		case m.Build && m.CopiesHistoryFrom != "":
+			action = "build " + m.PhysicalTable + ", copies history from " + m.CopiesHistoryFrom
 		case m.Build:
 			action = "build " + m.PhysicalTable
 		case len(m.Backfill) > 0 && m.ReusedFrom != "":
