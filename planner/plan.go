@@ -64,6 +64,9 @@ type ModelPlan struct {
 	// the new snapshot's table (Build) starts as a copy of that one, and
 	// versions are merged there, never into the table the other reads.
 	CopiesHistoryFrom string `json:"copiesHistoryFrom,omitempty"`
+	// Refill lists the restated models (WithRestate) a FULL model reads
+	// through its ancestors: apply refills its existing table after them.
+	Refill []string `json:"refill,omitempty"`
 	// Redacted lists the columns the environment's physics of the model
 	// leaves out (a redacted environment; redact.go).
 	Redacted []string `json:"redacted,omitempty"`
@@ -94,6 +97,9 @@ type Plan struct {
 	// restated maps a model to the range the plan recomputes whatever its
 	// ledger says (WithRestate).
 	restated map[string]Range
+	// refills maps a FULL descendant of a restated model to the restated
+	// models it reads (ModelPlan.Refill).
+	refills map[string][]string
 	// newAudits lists, per metadata-only model, the audits (as written)
 	// its stored definition lacks: apply runs them on the existing data.
 	newAudits map[string][]string
@@ -308,7 +314,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			return nil, fmt.Errorf("--forward-only: unknown model %q%s", name, didYouMean(name, a.Models))
 		}
 	}
-	if p.restated, err = restateRanges(a, cfg.restate); err != nil {
+	if p.restated, p.refills, err = restateRanges(a, cfg.restate); err != nil {
 		return nil, err
 	}
 	for name := range cfg.rebuild {
@@ -478,6 +484,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err
 	}
+	p.fillRefills()
 	if cfg.backfillLimit > 0 && p.Intervals() > cfg.backfillLimit {
 		e := &LargeBackfillError{Intervals: p.Intervals(), Limit: cfg.backfillLimit}
 		for _, m := range p.Models {
@@ -556,6 +563,33 @@ func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, 
 	p.adopt(mp, m, prev, prevPhys)
 	mp.Explain = append(mp.Explain, "reuses "+mp.PhysicalTable+": every changed parent keeps the data of its existing columns")
 	return nil
+}
+
+// fillRefills marks the FULL descendants of the restated models that the
+// plan does not build anyway: apply refills them after the recomputed
+// ranges, so they stop serving sums of the rows the restate replaced.
+func (p *Plan) fillRefills() {
+	for i := range p.Models {
+		mp := &p.Models[i]
+		via, ok := p.refills[mp.Name]
+		if !ok || mp.Change == Removed || mp.Build {
+			continue
+		}
+		mp.Refill = via
+		mp.Explain = append(mp.Explain, "restated: refilled after "+strings.Join(via, ", ")+", whose recomputed range(s) it reads")
+		p.HasChanges = true
+	}
+}
+
+// refilled is the set of models the plan refills (ModelPlan.Refill).
+func (p *Plan) refilled() map[string]bool {
+	out := map[string]bool{}
+	for _, mp := range p.Models {
+		if len(mp.Refill) > 0 {
+			out[mp.Name] = true
+		}
+	}
+	return out
 }
 
 // adopt points the plan line at the previous snapshot's physical relation.

@@ -431,3 +431,33 @@ func TestSCD2HistoryOfAnotherEnvironmentIsNotMerged(t *testing.T) {
 		t.Fatalf("dev's history after the second change: %s", got)
 	}
 }
+
+// TestRestateRefreshesFullDescendants: apply --restate recomputes the
+// incremental range and refills the FULL model that reads it, after it;
+// the plan says so.
+func TestRestateRefreshesFullDescendants(t *testing.T) {
+	t.Setenv("EFMESH_NOW", "2026-01-04T00:00:00Z")
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":   "name: inc\nstart: 2026-01-01\n",
+		"data/ev.csv":   "id,ts\n1,2026-01-01T10:00:00\n2,2026-01-02T10:00:00\n",
+		"models/ev.sql": "MODEL (name raw.ev, kind EXTERNAL (files 'data/ev.csv', format csv, header true), columns (id INTEGER, ts TIMESTAMP));\n",
+		"models/daily.sql": `MODEL (name core.daily, kind INCREMENTAL_BY_TIME_RANGE (time_column day), interval day,
+  columns (day TIMESTAMP, n BIGINT));
+SELECT date_trunc('day', ts)::TIMESTAMP AS day, count(*) AS n FROM @ref(raw.ev) WHERE ts >= @start AND ts < @end GROUP BY ALL
+`,
+		"models/total.sql": "MODEL (name mart.total, kind FULL, cron '@monthly');\nSELECT sum(n) AS n FROM @ref(core.daily)\n",
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	writeFile(t, dir, "data/ev.csv", "id,ts\n1,2026-01-01T10:00:00\n2,2026-01-02T10:00:00\n3,2026-01-02T11:00:00\n")
+	out := mustRun(t, dir, "plan", "dev", "--restate", "core.daily", "--from", "2026-01-01", "--to", "2026-01-03")
+	if !regexpMatch(`mart\.total\s+unchanged\s+refill _efmesh\.mart__total__\w+  \(restated: core\.daily\)`, out) {
+		t.Fatalf("plan --restate:\n%s", out)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes", "--restate", "core.daily", "--from", "2026-01-01", "--to", "2026-01-03")
+	if got := query(t, dir, "SELECT sum(n) FROM dev__core.daily"); got != "[[3]]" {
+		t.Fatalf("daily after the restate: %s", got)
+	}
+	if got := query(t, dir, "SELECT n FROM dev__mart.total"); got != "[[3]]" {
+		t.Fatalf("total after the restate: %s (it reads core.daily, which holds 3)", got)
+	}
+}
