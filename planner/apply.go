@@ -130,14 +130,14 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return res, err
 	}
 
-	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
+	b := &builder{a: a, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP, copyHistory: p.copyHistory}
 	if err := p.forgetLost(ctx, st); err != nil {
 		return fail(err)
 	}
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
-	if err := execute(ctx, p, b, st, opt, res, log, nil); err != nil {
+	if err := execute(ctx, p, b, st, opt, res, log, p.refilled()); err != nil {
 		return fail(err)
 	}
 	// New or changed audits of a metadata-only change guard the data the
@@ -197,6 +197,10 @@ type builder struct {
 	// when the plan reuses an older snapshot's (physics reuse,
 	// forward-only); absent models use their own fingerprint.
 	phys map[string]string
+	// copyHistory maps an SCD_TYPE_2 model whose new table starts as a
+	// copy of an older history table to the fingerprint naming that table
+	// (Plan.copyHistory).
+	copyHistory map[string]string
 	// interval, when set, is what @start/@end render to (one batch of a
 	// backfill); else the model is computed whole, from start to now.
 	interval *Range
@@ -749,7 +753,7 @@ func duckType(t string) string {
 //     restate can recompute them), as after an interrupted apply.
 //
 // A removed snapshot's relation, if the apply created it, is dropped too
-// (never an inherited one). Snapshots the store held before keep their
+// (never an inherited one, nor that of a record the store keeps). Snapshots the store held before keep their
 // records: their ledger tells the truth of the batches that ran.
 func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult) error {
 	built := map[string]bool{}
@@ -757,7 +761,7 @@ func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, re
 		built[n] = true
 	}
 	var fps []string
-	var drop []string
+	drop := map[string]string{} // fingerprint -> the statement dropping its relation
 	d := wh.Dialect()
 	for _, mp := range p.Models {
 		info := p.analysis.Models[mp.Name]
@@ -776,21 +780,33 @@ func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, re
 		}
 		fps = append(fps, mp.Fingerprint)
 		if mp.Build && mp.ReusedFrom == "" && m.Kind.Name.Materialized() && targetOf(m) == "table" {
-			drop = append(drop, d.DropTable(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint))))
+			drop[mp.Fingerprint] = d.DropTable(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))
 		} else if mp.Build && m.Kind.Name == project.KindView {
-			drop = append(drop, d.DropView(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint))))
+			drop[mp.Fingerprint] = d.DropView(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))
 		}
 	}
 	if len(fps) == 0 {
 		return nil
 	}
 	// The far cutoff removes them whatever their orphan mark says (a
-	// reservation moves it ahead); a pointer to one keeps it.
-	if _, err := st.RemoveSnapshots(ctx, fps, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+	// reservation moves it ahead); a pointer to one keeps it. Only the
+	// relations of the records removed go: a snapshot another
+	// environment's apply promoted meanwhile keeps its record and so its
+	// relation.
+	removed, err := st.RemoveSnapshots(ctx, fps, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
 		return err
 	}
+	gone := map[string]bool{}
+	for _, fp := range removed {
+		gone[fp] = true
+	}
 	var errs []error
-	for _, stmt := range drop {
+	for _, fp := range fps { // the plan's order
+		stmt, ok := drop[fp]
+		if !ok || !gone[fp] {
+			continue
+		}
 		if err := wh.Exec(ctx, stmt); err != nil {
 			errs = append(errs, err)
 		}

@@ -70,3 +70,55 @@ SELECT e.id, c.label, e.seen_at FROM @ref(raw.events) AS e JOIN @ref(ref.codes) 
 		t.Fatalf("journal = %+v, %v", plans, err)
 	}
 }
+
+// TestRollbackKeepsWhatAnotherEnvironmentPromoted: a failed apply takes
+// back the snapshots it recorded, but one that another environment's apply
+// promoted meanwhile keeps its record (the store refuses to remove a
+// pointed-at snapshot) and so must keep its table too.
+func TestRollbackKeepsWhatAnotherEnvironmentPromoted(t *testing.T) {
+	ctx := context.Background()
+	a := analyzeFiles(t, map[string]string{
+		"models/a.sql": "MODEL (name core.a, kind FULL);\nSELECT 1 AS id\n",
+		"models/b.sql": "MODEL (name core.b, kind FULL);\nSELECT id FROM @ref(core.a)\n",
+	})
+	mustClean(t, a)
+	wh, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wh.Close()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
+	// dev's plan is made while the store holds neither snapshot ...
+	dev, err := MakePlan(ctx, a, st, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ... then prod builds and promotes both ...
+	prod, err := MakePlan(ctx, a, st, "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(ctx, prod, wh, st, ApplyOptions{Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	// ... and dev's apply fails before building anything.
+	if err := rollback(ctx, dev, wh, st, &ApplyResult{}); err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := st.Snapshots(ctx, []string{a.Models["core.a"].Fingerprint, a.Models["core.b"].Fingerprint})
+	if err != nil || len(snaps) != 2 {
+		t.Fatalf("prod's snapshots after dev's rollback: %d, %v", len(snaps), err)
+	}
+	rows, err := wh.Query(ctx, `SELECT id FROM core.b`)
+	if err != nil {
+		t.Fatalf("prod's core.b after dev's rollback: %v", err)
+	}
+	if got := fmt.Sprint(rows.Values); got != "[[1]]" {
+		t.Fatalf("prod's core.b = %s", got)
+	}
+}

@@ -75,6 +75,7 @@ func WithReclassify(model string, verdict Change) PlanOption {
 // not), whatever their ledgers say: the backfill's DELETE+INSERT replaces
 // the range's rows. The bounds must be aligned to the model's intervals; a
 // descendant of a coarser grain has its range widened to whole intervals.
+// FULL descendants are refilled after them (ModelPlan.Refill).
 func WithRestate(model string, from, to time.Time) PlanOption {
 	return func(c *planConfig) {
 		c.restate = append(c.restate, restateRequest{model: model, from: from.UTC(), to: to.UTC()})
@@ -389,8 +390,9 @@ func backfillRanges(mp ModelPlan) ([]Range, error) {
 //
 // Models in due (a run tick's) are computed again, built or not: an
 // INCREMENTAL_BY_UNIQUE_KEY or SCD_TYPE_2 model merges its query again, a
-// FULL model has its table refilled. Apply passes none: it merges and
-// fills them only when it builds them. Every FULL model computed records
+// FULL model has its table refilled. Apply passes the FULL descendants of
+// a restate (Plan.refilled); other models it merges and fills only when it
+// builds them. Every FULL model computed records
 // its refresh in the ledger (see markRefreshed).
 func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool) error {
 	now := opt.Now
@@ -655,11 +657,14 @@ func settle(ctx context.Context, st state.Store, fp string, marks []state.Interv
 
 // restateRanges resolves the plan's restate requests: the range of each
 // named model and of its INCREMENTAL_BY_TIME_RANGE descendants (widened to
-// whole intervals of a coarser grain), keyed by model.
-func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, error) {
+// whole intervals of a coarser grain), keyed by model; and the FULL
+// descendants, which read the recomputed ranges whole, each with the
+// restated models it descends from (sorted).
+func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, map[string][]string, error) {
 	out := map[string]Range{}
+	full := map[string][]string{}
 	if len(reqs) == 0 {
-		return out, nil
+		return out, full, nil
 	}
 	children := map[string][]string{}
 	for _, m := range a.Project.Models {
@@ -670,22 +675,22 @@ func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, error)
 	for _, rq := range reqs {
 		info := a.Models[rq.model]
 		if info == nil {
-			return nil, fmt.Errorf("--restate: unknown model %q%s", rq.model, didYouMean(rq.model, a.Models))
+			return nil, nil, fmt.Errorf("--restate: unknown model %q%s", rq.model, didYouMean(rq.model, a.Models))
 		}
 		switch k := info.Model.Kind.Name; k {
 		case project.KindIncrementalByTimeRange:
 		case project.KindSCDType2:
-			return nil, fmt.Errorf("--restate: %s is SCD_TYPE_2: its version history has no time ranges to restate", rq.model)
+			return nil, nil, fmt.Errorf("--restate: %s is SCD_TYPE_2: its version history has no time ranges to restate", rq.model)
 		default:
-			return nil, fmt.Errorf("--restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", rq.model, k)
+			return nil, nil, fmt.Errorf("--restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", rq.model, k)
 		}
 		if !rq.from.Before(rq.to) {
-			return nil, fmt.Errorf("--restate %s: --from %s is not before --to %s", rq.model, rq.from.Format(time.RFC3339), rq.to.Format(time.RFC3339))
+			return nil, nil, fmt.Errorf("--restate %s: --from %s is not before --to %s", rq.model, rq.from.Format(time.RFC3339), rq.to.Format(time.RFC3339))
 		}
 		g := grainOf(info.Model)
 		for _, b := range []time.Time{rq.from, rq.to} {
 			if !g.Aligned(b) {
-				return nil, &RestateBoundsError{Model: rq.model, Grain: g, Bound: b}
+				return nil, nil, &RestateBoundsError{Model: rq.model, Grain: g, Bound: b}
 			}
 		}
 		seen := map[string]bool{rq.model: true}
@@ -700,6 +705,9 @@ func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, error)
 					r = Range{Start: minTime(old.Start, r.Start), End: maxTime(old.End, r.End)}
 				}
 				out[n] = r
+			} else if mi != nil && mi.Model.Kind.Name == project.KindFull && !slices.Contains(full[n], rq.model) {
+				full[n] = append(full[n], rq.model)
+				slices.Sort(full[n])
 			}
 			for _, c := range children[n] {
 				if !seen[c] {
@@ -709,7 +717,7 @@ func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, error)
 			}
 		}
 	}
-	return out, nil
+	return out, full, nil
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,6 +59,14 @@ type ModelPlan struct {
 	// moves to another history table: the versions accumulated so far are
 	// not carried over. Apply needs the operator's --rebuild-history.
 	RebuildsHistory bool `json:"rebuildsHistory,omitempty"`
+	// CopiesHistoryFrom is set on an SCD_TYPE_2 model that keeps its
+	// history while another environment serves the previous history table:
+	// the new snapshot's table (Build) starts as a copy of that one, and
+	// versions are merged there, never into the table the other reads.
+	CopiesHistoryFrom string `json:"copiesHistoryFrom,omitempty"`
+	// Refill lists the restated models (WithRestate) a FULL model reads
+	// through its ancestors: apply refills its existing table after them.
+	Refill []string `json:"refill,omitempty"`
 	// Redacted lists the columns the environment's physics of the model
 	// leaves out (a redacted environment; redact.go).
 	Redacted []string `json:"redacted,omitempty"`
@@ -88,6 +97,9 @@ type Plan struct {
 	// restated maps a model to the range the plan recomputes whatever its
 	// ledger says (WithRestate).
 	restated map[string]Range
+	// refills maps a FULL descendant of a restated model to the restated
+	// models it reads (ModelPlan.Refill).
+	refills map[string][]string
 	// newAudits lists, per metadata-only model, the audits (as written)
 	// its stored definition lacks: apply runs them on the existing data.
 	newAudits map[string][]string
@@ -97,6 +109,12 @@ type Plan struct {
 	// lost holds the fingerprints whose physical relation the store
 	// trusts but the warehouse lacks: rebuilt from an empty ledger.
 	lost map[string]bool
+	// copyHistory maps an SCD_TYPE_2 model to the fingerprint naming the
+	// history table its new table is initialised from (CopiesHistoryFrom).
+	copyHistory map[string]string
+	// elsewhere maps the physical tables the other environments serve to
+	// those environments; loaded on first use (servedElsewhere).
+	elsewhere map[string][]string
 }
 
 // physicalFP is the fingerprint naming a model's physical relation.
@@ -287,7 +305,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 
 	cfg := planConfigOf(opts)
 	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
-		newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
+		copyHistory: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
@@ -296,7 +314,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			return nil, fmt.Errorf("--forward-only: unknown model %q%s", name, didYouMean(name, a.Models))
 		}
 	}
-	if p.restated, err = restateRanges(a, cfg.restate); err != nil {
+	if p.restated, p.refills, err = restateRanges(a, cfg.restate); err != nil {
 		return nil, err
 	}
 	for name := range cfg.rebuild {
@@ -395,7 +413,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			prev, ok := snaps[ptr.Fingerprint]
 			if m.Kind.Name == project.KindSCDType2 {
 				var err error
-				if scdKept, err = p.history(&mp, info, prev, ok, cfg); err != nil {
+				if scdKept, err = p.history(ctx, st, &mp, info, snap, known, prev, ok, cfg); err != nil {
 					return nil, err
 				}
 			}
@@ -404,7 +422,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 					return nil, err
 				}
 			}
-			if ok && m.Kind.Name == project.KindSCDType2 && prev.Built() && mp.PhysicalTable != prev.PhysicalTable {
+			if ok && m.Kind.Name == project.KindSCDType2 && prev.Built() && mp.PhysicalTable != prev.PhysicalTable && mp.CopiesHistoryFrom == "" {
 				mp.RebuildsHistory = true
 				if cfg.rebuild[m.Name] {
 					mp.Explain = append(mp.Explain, "rebuilds its history (--rebuild-history): the versions in "+prev.PhysicalTable+" are not carried over")
@@ -466,6 +484,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err
 	}
+	p.fillRefills()
 	if cfg.backfillLimit > 0 && p.Intervals() > cfg.backfillLimit {
 		e := &LargeBackfillError{Intervals: p.Intervals(), Limit: cfg.backfillLimit}
 		for _, m := range p.Models {
@@ -546,6 +565,33 @@ func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, 
 	return nil
 }
 
+// fillRefills marks the FULL descendants of the restated models that the
+// plan does not build anyway: apply refills them after the recomputed
+// ranges, so they stop serving sums of the rows the restate replaced.
+func (p *Plan) fillRefills() {
+	for i := range p.Models {
+		mp := &p.Models[i]
+		via, ok := p.refills[mp.Name]
+		if !ok || mp.Change == Removed || mp.Build {
+			continue
+		}
+		mp.Refill = via
+		mp.Explain = append(mp.Explain, "restated: refilled after "+strings.Join(via, ", ")+", whose recomputed range(s) it reads")
+		p.HasChanges = true
+	}
+}
+
+// refilled is the set of models the plan refills (ModelPlan.Refill).
+func (p *Plan) refilled() map[string]bool {
+	out := map[string]bool{}
+	for _, mp := range p.Models {
+		if len(mp.Refill) > 0 {
+			out[mp.Name] = true
+		}
+	}
+	return out
+}
+
 // adopt points the plan line at the previous snapshot's physical relation.
 func (p *Plan) adopt(mp *ModelPlan, m *project.Model, prev state.Snapshot, prevPhys string) {
 	mp.ReusedFrom = prev.Fingerprint
@@ -611,18 +657,29 @@ func newAudits(old, now []string) []string {
 // history decides how an SCD_TYPE_2 model whose version moved keeps its
 // history. Its table is the record of every version seen so far, which no
 // rebuild can recompute: unless the operator asks for a rebuild
-// (WithRebuildHistory), the new version takes over the previous table —
+// (WithRebuildHistory), the new version keeps the previous history —
 // forward-only: new columns are added, versions are merged from now on —
 // when its own definition is unchanged (an upstream change) or when
-// --forward-only names it. It reports whether the table is kept; when not,
-// the model builds a new table and the plan says it rebuilds history.
-func (p *Plan) history(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, havePrev bool, cfg planConfig) (bool, error) {
+// --forward-only names it. It reports whether the history is kept; when
+// not, the model builds a new table and the plan says it rebuilds history.
+//
+// An apply never changes what another environment serves: the new version
+// takes over the previous table only when no other environment reads it;
+// otherwise its own table starts as a copy of the previous history
+// (CopiesHistoryFrom) and the merges go there. A new version already built
+// (by another environment's apply) keeps its own table: taking over the
+// previous one would move that environment's history too.
+func (p *Plan) history(ctx context.Context, st state.Store, mp *ModelPlan, info *ModelInfo, snap state.Snapshot, known bool, prev state.Snapshot, havePrev bool, cfg planConfig) (bool, error) {
 	m := info.Model
 	if cfg.rebuild[m.Name] || !havePrev || !prev.Built() {
 		return false, nil
 	}
 	prevPhys := fp8Of(prev.PhysicalTable)
 	if prevPhys == "" || mp.Change != Indirect && !cfg.forwardOnly[m.Name] {
+		return false, nil
+	}
+	if known && snap.Built() && snap.PhysicalTable != prev.PhysicalTable {
+		mp.Explain = append(mp.Explain, "its new version is already built in "+snap.PhysicalTable+" (another environment's apply), which the environment moves to")
 		return false, nil
 	}
 	var prevDef Definition
@@ -635,13 +692,68 @@ func (p *Plan) history(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, have
 		mp.Explain = append(mp.Explain, "its output drops column(s) "+strings.Join(dropped, ", ")+", which the history table cannot express")
 		return false, nil
 	}
+	elsewhere, err := p.servedElsewhere(ctx, st)
+	if err != nil {
+		return false, err
+	}
 	if mp.ReclassifiedFrom == "" {
 		mp.ReclassifiedFrom = mp.Change
 	}
 	mp.Change = ForwardOnly
+	if envs := elsewhere[prev.PhysicalTable]; len(envs) > 0 && !(known && snap.Built()) {
+		mp.CopiesHistoryFrom = prev.PhysicalTable
+		p.copyHistory[m.Name] = prevPhys
+		delete(p.physFP, m.Name)
+		mp.PhysicalTable = PhysicalRelation(p.analysis.dialect, m, info.Fingerprint).String()
+		mp.Build = true
+		mp.Explain = append(mp.Explain, "forward-only: SCD_TYPE_2 keeps its history: "+mp.PhysicalTable+" starts as a copy of "+prev.PhysicalTable+
+			", which "+strings.Join(envs, ", ")+" also serve(s) and which stays as it is; new columns are added, versions are merged from now on")
+		return true, nil
+	}
 	p.adopt(mp, m, prev, prevPhys)
 	mp.Explain = append(mp.Explain, "forward-only: SCD_TYPE_2 keeps its history in "+mp.PhysicalTable+"; new columns are added, versions are merged from now on")
 	return true, nil
+}
+
+// servedElsewhere maps every physical table an environment other than the
+// plan's serves to those environments (sorted), read once per plan.
+func (p *Plan) servedElsewhere(ctx context.Context, st state.Store) (map[string][]string, error) {
+	if p.elsewhere != nil {
+		return p.elsewhere, nil
+	}
+	envs, err := st.Environments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byFP := map[string][]string{}
+	for _, env := range envs {
+		if env == p.Env {
+			continue
+		}
+		ptrs, err := st.Environment(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		for _, ptr := range ptrs {
+			byFP[ptr.Fingerprint] = append(byFP[ptr.Fingerprint], env)
+		}
+	}
+	heads, err := st.SnapshotHeads(ctx, slices.Collect(maps.Keys(byFP)))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for fp, s := range heads {
+		if s.PhysicalTable != "" {
+			out[s.PhysicalTable] = append(out[s.PhysicalTable], byFP[fp]...)
+		}
+	}
+	for t, envs := range out {
+		slices.Sort(envs)
+		out[t] = slices.Compact(envs)
+	}
+	p.elsewhere = out
+	return out, nil
 }
 
 // HistoryRebuildError refuses a plan that rebuilds SCD_TYPE_2 history the

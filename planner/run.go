@@ -139,7 +139,7 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		return err
 	}
 	defer wh.Close()
-	b := &builder{a: p.analysis, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP}
+	b := &builder{a: p.analysis, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP, copyHistory: p.copyHistory}
 	ar := &ApplyResult{}
 	err = execute(ctx, p, b, st, opt, ar, log, due)
 	res.Processed = append(res.Processed, ar.Built...)

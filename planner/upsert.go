@@ -95,8 +95,16 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 		ts := b.d.TimestampLiteral(at.UTC().Format(time.RFC3339Nano))
 		current := rel + "." + qt + " IS NULL"
 		same := append(append([]string{}, keyMatch...), sameRow...)
+		create := "CREATE TABLE IF NOT EXISTS " + rel + " (" + strings.Join(defs, ", ") + ", " + qf + " TIMESTAMP, " + qt + " TIMESTAMP)"
+		if from, ok := b.copyHistory[m.Name]; ok {
+			// The history another environment serves, copied in the
+			// transaction of the first merge: a failed merge leaves no copy.
+			if create, err = b.copyOfHistory(ctx, m, rel, from, cols); err != nil {
+				return err
+			}
+		}
 		stmts = []string{
-			"CREATE TABLE IF NOT EXISTS " + rel + " (" + strings.Join(defs, ", ") + ", " + qf + " TIMESTAMP, " + qt + " TIMESTAMP)",
+			create,
 			// Close current versions whose row changed or whose key is gone.
 			"UPDATE " + rel + " SET " + qt + " = " + ts + " WHERE " + current +
 				" AND NOT EXISTS (SELECT 1 FROM " + src + " WHERE " + strings.Join(same, " AND ") + ")",
@@ -108,6 +116,33 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 		return &engine.FeatureError{Engine: b.d.Name(), Feature: "refreshing " + string(m.Kind.Name) + " models"}
 	}
 	return retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
+}
+
+// copyOfHistory is the statement creating rel as a copy of the history
+// table named by fingerprint from, in the columns of cols (a column the old
+// table lacks is NULL in every old version) and the validity columns.
+func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel, from string, cols []engine.Column) (string, error) {
+	src := b.d.QuoteRelation(PhysicalRelation(b.d, m, from))
+	have, err := b.wh.Describe(ctx, "SELECT * FROM "+src)
+	if err != nil {
+		return "", fmt.Errorf("read the history to copy from %s: %w", src, err)
+	}
+	has := map[string]bool{}
+	for _, c := range have {
+		has[strings.ToLower(c.Name)] = true
+	}
+	var sel []string
+	for _, c := range cols {
+		n := b.d.Quote(c.Name)
+		if has[strings.ToLower(c.Name)] {
+			sel = append(sel, n)
+		} else {
+			sel = append(sel, "CAST(NULL AS "+c.Type+") AS "+n)
+		}
+	}
+	vf, vt := scdColumns(m.Kind)
+	sel = append(sel, b.d.Quote(vf), b.d.Quote(vt))
+	return "CREATE TABLE IF NOT EXISTS " + rel + " AS SELECT " + strings.Join(sel, ", ") + " FROM " + src, nil
 }
 
 // withValidity appends an SCD_TYPE_2 model's validity columns to the

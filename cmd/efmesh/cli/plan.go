@@ -164,7 +164,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	unchanged := 0
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && !m.Missing {
+		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && len(m.Refill) == 0 && !m.Missing {
 			unchanged++
 			continue
 		}
@@ -178,12 +178,16 @@ func printPlan(w io.Writer, p *planner.Plan) {
 			action = "forget"
 		case m.Change == planner.Removed:
 			action = "drop view"
+		case m.Build && m.CopiesHistoryFrom != "":
+			action = "build " + m.PhysicalTable + ", copies history from " + m.CopiesHistoryFrom
 		case m.Build:
 			action = "build " + m.PhysicalTable
 		case len(m.Backfill) > 0 && m.ReusedFrom != "":
 			action = "inherit " + m.PhysicalTable + ", compute new intervals"
 		case len(m.Backfill) > 0:
 			action = "compute in " + m.PhysicalTable
+		case len(m.Refill) > 0:
+			action = "refill " + m.PhysicalTable
 		case m.Kind == string(project.KindEmbedded):
 			action = "inlined"
 		case m.Kind == string(project.KindExternal):
@@ -202,6 +206,9 @@ func printPlan(w io.Writer, p *planner.Plan) {
 		}
 		if len(m.Backfill) > 0 {
 			line += "  intervals " + backfillText(m.Backfill)
+		}
+		if len(m.Refill) > 0 && !m.Build {
+			line += "  (restated: " + strings.Join(m.Refill, ", ") + ")"
 		}
 		if m.RebuildsHistory {
 			line += "  (rebuilds history: the versions so far are not carried over)"

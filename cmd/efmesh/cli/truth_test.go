@@ -374,3 +374,90 @@ func TestSCD2HistoryIsNeverResetSilently(t *testing.T) {
 		t.Fatalf("--rebuild-history of a FULL model: exit %d\n%s", code, errs)
 	}
 }
+
+// TestSCD2HistoryOfAnotherEnvironmentIsNotMerged: prod and dev serve one
+// SCD_TYPE_2 history table; an upstream change applied to dev keeps the
+// history (copied into dev's new table) without merging dev's version into
+// the table prod reads.
+func TestSCD2HistoryOfAnotherEnvironmentIsNotMerged(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":        "name: crm\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"data/customers.csv": "id,tier\n1,gold\n2,silver\n",
+		"models/raw.sql":     "MODEL (name raw.customers, kind EXTERNAL (files 'data/customers.csv', format csv, header true), columns (id INTEGER, tier TEXT));\n",
+		"models/clean.sql":   "MODEL (name core.customers, kind VIEW);\nSELECT id, tier FROM @ref(raw.customers)\n",
+		"models/history.sql": "MODEL (name core.history, kind SCD_TYPE_2 (key (id)), columns (id INTEGER, tier TEXT));\n" +
+			"SELECT id, tier FROM @ref(core.customers)\n",
+	})
+	history := func(view string) string {
+		return query(t, dir, `SELECT id, tier, strftime(valid_from, '%d'), coalesce(strftime(valid_to, '%d'), '-') FROM `+view+` ORDER BY id, valid_from`)
+	}
+	t.Setenv("EFMESH_NOW", "2026-01-05T00:00:00Z")
+	mustRun(t, dir, "apply", "prod", "--yes")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	prod := history("core.history")
+	if prod != "[[1 gold 05 -] [2 silver 05 -]]" {
+		t.Fatalf("prod history: %s", prod)
+	}
+	editFile(t, dir, "models/clean.sql", func(s string) string {
+		return strings.Replace(s, "SELECT id, tier", "SELECT id, upper(tier) AS tier", 1)
+	})
+	t.Setenv("EFMESH_NOW", "2026-01-07T00:00:00Z")
+	out := mustRun(t, dir, "plan", "dev")
+	if !regexpMatch(`core\.history\s+forward-only\s+build _efmesh\.core__history__\w+, copies history from _efmesh\.core__history__`, out) ||
+		strings.Contains(out, "rebuilds history") {
+		t.Fatalf("plan of dev while prod serves the history table:\n%s", out)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := history("core.history"); got != prod {
+		t.Fatalf("apply dev changed prod's history:\nbefore %s\nafter  %s", prod, got)
+	}
+	if got := history("dev__core.history"); got != "[[1 gold 05 07] [1 GOLD 07 -] [2 silver 05 07] [2 SILVER 07 -]]" {
+		t.Fatalf("dev's history: %s", got)
+	}
+	// Alone on its table, dev merges in place again.
+	editFile(t, dir, "models/clean.sql", func(s string) string {
+		return strings.Replace(s, "upper(tier)", "lower(upper(tier))", 1)
+	})
+	t.Setenv("EFMESH_NOW", "2026-01-08T00:00:00Z")
+	out = mustRun(t, dir, "plan", "dev")
+	if !regexpMatch(`core\.history\s+forward-only\s+inherit _efmesh\.core__history__`, out) {
+		t.Fatalf("plan of dev alone on its history table:\n%s", out)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := history("core.history"); got != prod {
+		t.Fatalf("the second apply dev changed prod's history: %s", got)
+	}
+	if got := history("dev__core.history"); got != "[[1 gold 05 07] [1 GOLD 07 08] [1 gold 08 -] [2 silver 05 07] [2 SILVER 07 08] [2 silver 08 -]]" {
+		t.Fatalf("dev's history after the second change: %s", got)
+	}
+}
+
+// TestRestateRefreshesFullDescendants: apply --restate recomputes the
+// incremental range and refills the FULL model that reads it, after it;
+// the plan says so.
+func TestRestateRefreshesFullDescendants(t *testing.T) {
+	t.Setenv("EFMESH_NOW", "2026-01-04T00:00:00Z")
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":   "name: inc\nstart: 2026-01-01\n",
+		"data/ev.csv":   "id,ts\n1,2026-01-01T10:00:00\n2,2026-01-02T10:00:00\n",
+		"models/ev.sql": "MODEL (name raw.ev, kind EXTERNAL (files 'data/ev.csv', format csv, header true), columns (id INTEGER, ts TIMESTAMP));\n",
+		"models/daily.sql": `MODEL (name core.daily, kind INCREMENTAL_BY_TIME_RANGE (time_column day), interval day,
+  columns (day TIMESTAMP, n BIGINT));
+SELECT date_trunc('day', ts)::TIMESTAMP AS day, count(*) AS n FROM @ref(raw.ev) WHERE ts >= @start AND ts < @end GROUP BY ALL
+`,
+		"models/total.sql": "MODEL (name mart.total, kind FULL, cron '@monthly');\nSELECT sum(n) AS n FROM @ref(core.daily)\n",
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	writeFile(t, dir, "data/ev.csv", "id,ts\n1,2026-01-01T10:00:00\n2,2026-01-02T10:00:00\n3,2026-01-02T11:00:00\n")
+	out := mustRun(t, dir, "plan", "dev", "--restate", "core.daily", "--from", "2026-01-01", "--to", "2026-01-03")
+	if !regexpMatch(`mart\.total\s+unchanged\s+refill _efmesh\.mart__total__\w+  \(restated: core\.daily\)`, out) {
+		t.Fatalf("plan --restate:\n%s", out)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes", "--restate", "core.daily", "--from", "2026-01-01", "--to", "2026-01-03")
+	if got := query(t, dir, "SELECT sum(n) FROM dev__core.daily"); got != "[[3]]" {
+		t.Fatalf("daily after the restate: %s", got)
+	}
+	if got := query(t, dir, "SELECT n FROM dev__mart.total"); got != "[[3]]" {
+		t.Fatalf("total after the restate: %s (it reads core.daily, which holds 3)", got)
+	}
+}
