@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/efmesh/efmesh/engine"
@@ -141,20 +141,24 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 	defer wh.Close()
 	b := &builder{a: p.analysis, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP, copyHistory: p.copyHistory}
 	ar := &ApplyResult{}
+	// Intervals count as their batches commit, so a tick stopped half-way
+	// journals what it did compute. Batches may commit side by side.
+	var committed atomic.Int64
+	progress := opt.BatchProgress
+	opt.BatchProgress = func(model string, batch, batches int, r Range) {
+		if info := p.analysis.Models[model]; info != nil {
+			committed.Add(int64(grainOf(info.Model).Count(r)))
+		}
+		if progress != nil {
+			progress(model, batch, batches, r)
+		}
+	}
 	err = execute(ctx, p, b, st, opt, ar, log, due)
+	res.Intervals = int(committed.Load())
 	res.Processed = append(res.Processed, ar.Built...)
 	for _, n := range ar.Built {
 		if due[n] && p.analysis.Models[n].Model.Kind.Name == project.KindFull {
 			res.Refreshed = append(res.Refreshed, n)
-		}
-	}
-	for _, mp := range p.Models {
-		if !slices.Contains(ar.Built, mp.Name) {
-			continue
-		}
-		rs, _ := backfillRanges(mp)
-		for _, r := range rs {
-			res.Intervals += grainOf(a.Models[mp.Name].Model).Count(r)
 		}
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -207,8 +208,15 @@ func TestTerminateRun(t *testing.T) {
 		t.Fatalf("runs journal: %+v (%v)", runs, err)
 	}
 	t.Logf("stderr:\n%s", errs)
-	if n := checkNoHalfInterval(t, dir, fp); n >= slowDays*24 {
+	n := checkNoHalfInterval(t, dir, fp)
+	if n >= slowDays*24 {
 		t.Fatalf("the tick finished (%d intervals) before the signal", n)
+	}
+	// The journal counts what the stopped tick committed (the first day
+	// came from the apply).
+	var detail struct{ Intervals int }
+	if err := json.Unmarshal(runs[0].Detail, &detail); err != nil || detail.Intervals != n-24 {
+		t.Fatalf("the journal says %d intervals (%v), the ledger gained %d", detail.Intervals, err, n-24)
 	}
 
 	if r := runTick(t, dir, "dev", ExitOK); r.Outcome != state.RunOK {
