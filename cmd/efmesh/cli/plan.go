@@ -374,11 +374,12 @@ func (a *app) dropStaleViews(p *planner.Plan, wh engine.Engine) error {
 }
 
 // warehouseToCheck opens the warehouse a plan or status checks the store
-// against: nil when it does not exist yet (nothing is present). One that
-// exists but cannot be opened (not a DuckDB file, or one another process
-// is writing) is an error: the store cannot be trusted unchecked.
+// against, read-only: nil when it does not exist yet (nothing is present).
+// A DuckDB file another process is writing is waited for, as apply waits
+// (--lock-timeout). One that cannot be opened (not a DuckDB file, or still
+// busy after the wait) is an error: the store cannot be trusted unchecked.
 func (a *app) warehouseToCheck(p *project.Project) (engine.Engine, error) {
-	wh, err := connect.ReadWarehouse(a.ctx, p)
+	wh, err := a.openWarehouse(connect.ReadWarehouse, p)
 	if err != nil {
 		return nil, fmt.Errorf("the warehouse, which the state store is checked against, cannot be opened: %w", err)
 	}
