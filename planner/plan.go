@@ -82,6 +82,11 @@ type Plan struct {
 	physFP map[string]string
 	// reuse maps a model to the previous snapshot it inherits from.
 	reuse map[string]string
+	// storedTable maps a model whose line uses a relation the store says
+	// is built to that snapshot's physical table as stored: the name it
+	// was built under, whatever naming (or identifier shortening) efmesh
+	// uses now (presence.go checks it).
+	storedTable map[string]string
 	// unconfirmed lists the SCD_TYPE_2 models whose history the plan
 	// rebuilds without WithRebuildHistory: Apply refuses it.
 	unconfirmed []string
@@ -287,7 +292,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 
 	cfg := planConfigOf(opts)
 	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
-		newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
+		storedTable: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
@@ -336,6 +341,9 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		snap, known := snaps[info.Fingerprint]
 		mp.Build = !virtual && (!known || !snap.Built())
 		if known && !virtual {
+			if snap.Built() {
+				p.storedTable[m.Name] = snap.PhysicalTable
+			}
 			if f := fp8Of(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
 				p.physFP[m.Name] = f
 				mp.PhysicalTable = PhysicalRelation(a.dialect, m, f).String()
@@ -553,6 +561,7 @@ func (p *Plan) adopt(mp *ModelPlan, m *project.Model, prev state.Snapshot, prevP
 	mp.PhysicalTable = PhysicalRelation(p.analysis.dialect, m, prevPhys).String()
 	p.physFP[m.Name] = prevPhys
 	p.reuse[m.Name] = prev.Fingerprint
+	p.storedTable[m.Name] = prev.PhysicalTable
 }
 
 func (p *Plan) changeOf(name string) Change {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
@@ -69,7 +70,9 @@ func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expe
 		return nil, nil
 	}
 	present := map[engine.Relation]bool{}
+	var d engine.Dialect
 	if wh != nil {
+		d = wh.Dialect()
 		cat, ok := wh.(engine.Catalog)
 		if !ok {
 			return nil, fmt.Errorf("planner: the %s engine cannot list its relations", wh.Dialect().Name())
@@ -88,7 +91,7 @@ func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expe
 			return nil, fmt.Errorf("planner: %w", err)
 		}
 		for _, r := range rels {
-			present[lowerRel(r)] = true
+			present[catalogKey(d, r)] = true
 		}
 	}
 	var out []MissingRelation
@@ -99,7 +102,7 @@ func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expe
 		}
 		mr := MissingRelation{Model: e.model, Relation: e.rel.String(), Physical: e.physical}
 		switch {
-		case !present[lowerRel(e.rel)]:
+		case !present[catalogKey(d, e.rel)]:
 			mr.Reason = fmt.Sprintf("the %s %s is missing from the warehouse", what, e.rel)
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
@@ -141,8 +144,47 @@ func filesGone(ctx context.Context, st state.Store, e expectation) (bool, error)
 	return false, nil
 }
 
-func lowerRel(r engine.Relation) engine.Relation {
-	return engine.Relation{Schema: strings.ToLower(r.Schema), Name: strings.ToLower(r.Name)}
+// catalogKey is how the catalog of an engine of dialect d lists the
+// relation r: each name cut to the engine's identifier limit, as the
+// engine cuts a longer one it is given (Postgres keeps 63 bytes: a name
+// stored before efmesh shortened names itself is found under its cut
+// form), compared without case.
+func catalogKey(d engine.Dialect, r engine.Relation) engine.Relation {
+	return engine.Relation{Schema: strings.ToLower(clipIdent(d, r.Schema)), Name: strings.ToLower(clipIdent(d, r.Name))}
+}
+
+// clipIdent cuts name to the dialect's identifier limit, on a character
+// boundary.
+func clipIdent(d engine.Dialect, name string) string {
+	if identFits(d, name) {
+		return name
+	}
+	cut := d.MaxIdentifierLength()
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut]
+}
+
+// builtExpectation is what the store says a built snapshot of model
+// holds: the relation named by the snapshot's stored physical table (the
+// name it was built under: efmesh's naming may have changed since, and
+// the stored name is the truth) and, for a parquet target under a local
+// lake folder, its files; ledgerFP is the snapshot whose ledger says
+// whether an incremental model's folder must exist yet. Plan and status
+// both expect through it.
+func builtExpectation(model string, kind project.KindName, target, table, lake, ledgerFP string) expectation {
+	ps, pn := splitName(table)
+	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
+	if fp8 := fp8Of(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
+		schema, name := splitName(model)
+		var incremental bool
+		e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, name, fp8))
+		if incremental {
+			e.ledgerFP = ledgerFP
+		}
+	}
+	return e
 }
 
 // owned reports whether a model of kind k with target t has a physical
@@ -197,19 +239,15 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 			continue
 		}
 		if !mp.Build {
-			fp8 := p.physicalFP(m.Name, mp.Fingerprint)[:8]
-			e := expectation{model: m.Name, rel: PhysicalRelation(a.dialect, m, fp8), physical: true}
-			if targetOf(m) == "parquet" && !strings.Contains(lakeRootOf(a.Project), "://") {
-				var incremental bool
-				e.files, incremental = lakeFiles(m.Kind.Name, lakePrefixOf(lakeRootOf(a.Project), m.Schema, m.Table, fp8))
-				if incremental {
-					e.ledgerFP = mp.Fingerprint
-					if old, ok := p.reuse[m.Name]; ok {
-						e.ledgerFP = old
-					}
-				}
+			table, ok := p.storedTable[m.Name]
+			if !ok { // not reached: a line that builds nothing uses a stored relation
+				table = PhysicalRelation(a.dialect, m, p.physicalFP(m.Name, mp.Fingerprint)).String()
 			}
-			exp = append(exp, e)
+			ledger := mp.Fingerprint
+			if old, ok := p.reuse[m.Name]; ok {
+				ledger = old
+			}
+			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, targetOf(m), table, lakeRootOf(a.Project), ledger))
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
 			exp = append(exp, expectation{model: m.Name, rel: EnvRelation(a.dialect, p.Env, m)})
@@ -232,6 +270,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 			continue
 		}
 		m := a.Models[mp.Name].Model
+		delete(p.storedTable, m.Name)
 		if mp.ReusedFrom != "" { // build its own instead of adopting a lost one
 			delete(p.reuse, m.Name)
 			delete(p.physFP, m.Name)

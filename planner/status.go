@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/efmesh/efmesh/engine"
@@ -200,16 +199,7 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 		}
 		schema, table := splitName(n)
 		if m.snap.Built() {
-			ps, pn := splitName(m.snap.PhysicalTable)
-			e := expectation{model: n, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
-			if fp8 := fp8Of(m.snap.PhysicalTable); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
-				var incremental bool
-				e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, table, fp8))
-				if incremental {
-					e.ledgerFP = m.snap.Fingerprint
-				}
-			}
-			exp = append(exp, e)
+			exp = append(exp, builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint))
 		}
 		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: EnvSchema(d, env, schema), Name: table}})
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -384,5 +385,45 @@ SELECT date_trunc('day', ts)::TIMESTAMP AS day, count(*) AS n FROM @ref(raw.ev) 
 	}
 	if got := query(t, dir, "SELECT count(*) FROM dev__core.hist"); got != "[[5]]" {
 		t.Errorf("dev__core.hist after the rebuild: %s rows, want 5", got)
+	}
+}
+
+// TestPresenceStoredName: the store names each built snapshot's physical
+// table as it was built; an older efmesh named them otherwise (or did not
+// shorten long Postgres names). Plan and status expect the stored name,
+// never the one efmesh would give the model today: such a table is
+// present, not missing and rebuilt from an empty ledger.
+func TestPresenceStoredName(t *testing.T) {
+	dir := writeProject(t, threeLevels())
+	mustRun(t, dir, "apply", "dev", "--yes")
+	table := physicalOf(t, dir, "dev", "m.top")
+	legacy := "_efmesh.legacy_m_top__" + table[strings.LastIndex(table, "__")+2:]
+	// What an older naming left: the table under its name, the view over
+	// it, and the store saying so.
+	execWarehouse(t, dir, "CREATE TABLE "+legacy+" AS SELECT * FROM "+table+"; CREATE OR REPLACE VIEW dev__m.top AS SELECT * FROM "+legacy+"; DROP TABLE "+table)
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".efmesh", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := db.Exec("UPDATE snapshots SET physical_table = ? WHERE physical_table = ?", legacy, table); err != nil {
+		t.Fatal(err)
+	} else if n, _ := r.RowsAffected(); n != 1 {
+		t.Fatalf("snapshots of %s: %d", table, n)
+	}
+	db.Close()
+
+	if p := missingPlanOf(t, dir, "dev"); p.HasChanges || len(missingOf(p)) > 0 {
+		t.Fatalf("plan over a table of an older naming: hasChanges=%v missing %v", p.HasChanges, missingOf(p))
+	}
+	if code, out := statusCheck(t, dir, "dev"); code != ExitOK {
+		t.Fatalf("status --check over a table of an older naming: exit %d\n%s", code, out)
+	}
+	// Gone under its stored name, it is missing in both.
+	query(t, dir, "DROP TABLE "+legacy)
+	if p := missingPlanOf(t, dir, "dev"); strings.Join(missingOf(p), " ") != "m.top+build" || !strings.Contains(p.Models[2].Reason, legacy+" is missing") {
+		t.Fatalf("plan after the legacy table was dropped: missing %v\n%+v", missingOf(p), p.Models)
+	}
+	if code, out := statusCheck(t, dir, "dev"); code != ExitError || !strings.Contains(out, legacy+" is missing") {
+		t.Fatalf("status --check after the legacy table was dropped: exit %d\n%s", code, out)
 	}
 }
