@@ -66,6 +66,10 @@ type ModelPlan struct {
 	// is true) or the environment's view; Reason says which.
 	Missing bool   `json:"missing,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// StaleView is the view an earlier efmesh made for this EXTERNAL model
+	// in the environment (this one reads it in place), which apply drops
+	// (presence.go finds it; promote.go drops it).
+	StaleView string `json:"staleView,omitempty"`
 }
 
 // Plan is the difference between the project and an environment.

@@ -22,7 +22,7 @@ type countingCatalog struct {
 	schemas []string
 }
 
-func (c *countingCatalog) Relations(ctx context.Context, schemas []string) ([]engine.Relation, error) {
+func (c *countingCatalog) Relations(ctx context.Context, schemas []string) ([]engine.Listed, error) {
 	c.calls++
 	c.schemas = schemas
 	return c.DB.Relations(ctx, schemas)

@@ -164,7 +164,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	unchanged := 0
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && !m.Missing {
+		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && !m.Missing && m.StaleView == "" {
 			unchanged++
 			continue
 		}
@@ -174,6 +174,10 @@ func printPlan(w io.Writer, p *planner.Plan) {
 			action, mark = "missing → rebuild "+m.PhysicalTable, "!"
 		case m.Missing:
 			action, mark = "missing → recreate the view", "!"
+		case m.Change == planner.Removed && m.StaleView != "":
+			action = "forget, drop stale view " + m.StaleView
+		case m.StaleView != "":
+			action, mark = "drop stale view "+m.StaleView, "-"
 		case m.Change == planner.Removed && project.KindName(m.Kind).Virtual():
 			action = "forget"
 		case m.Change == planner.Removed:
@@ -219,17 +223,23 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	// As apply counts: a virtual model (EMBEDDED, EXTERNAL) has no view to
 	// promote, and a removed model's view is dropped.
-	promote, remove := p.Promotes(), 0
+	promote, remove, stale := p.Promotes(), 0, 0
 	for _, m := range p.Models {
 		if m.Change == planner.Removed {
 			remove++
 		}
+		if m.StaleView != "" {
+			stale++
+		}
 	}
+	summary := fmt.Sprintf("%d to build, %d to promote", p.Builds(), promote)
 	if remove > 0 {
-		fmt.Fprintf(w, "\n%d to build, %d to promote, %d to remove.\n", p.Builds(), promote, remove)
-		return
+		summary += fmt.Sprintf(", %d to remove", remove)
 	}
-	fmt.Fprintf(w, "\n%d to build, %d to promote.\n", p.Builds(), promote)
+	if stale > 0 {
+		summary += fmt.Sprintf(", %d stale view(s) to drop", stale)
+	}
+	fmt.Fprintf(w, "\n%s.\n", summary)
 }
 
 func (a *app) applyCmd() *cobra.Command {
@@ -284,11 +294,6 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			metricsOf(a.ctx).planned(p)
 			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
 			if !p.HasChanges {
-				if p.MayHoldStaleViews() && wh != nil {
-					if err := a.dropStaleViews(p, wh); err != nil {
-						return err
-					}
-				}
 				if a.json {
 					a.writeJSON(payload)
 				} else {
@@ -340,6 +345,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				payload["promoted"] = nonNil(res.Promoted)
 				payload["removed"] = nonNil(res.Removed)
 				payload["exported"] = nonNil(res.Exported)
+				payload["droppedViews"] = nonNil(res.DroppedViews)
 				payload["planId"] = res.PlanID
 				a.writeJSON(payload)
 				return nil
@@ -348,6 +354,9 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d, removed %d.\n", p.Env, len(res.Built), len(res.Promoted), len(res.Removed))
 			} else {
 				fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d.\n", p.Env, len(res.Built), len(res.Promoted))
+			}
+			if len(res.DroppedViews) > 0 {
+				fmt.Fprintf(a.stdout, "Dropped the stale view(s) %s.\n", strings.Join(res.DroppedViews, ", "))
 			}
 			if len(res.Exported) > 0 {
 				fmt.Fprintf(a.stdout, "Exported %s.\n", strings.Join(res.Exported, ", "))
@@ -360,17 +369,6 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
 	return a.withMetrics(cmd)
-}
-
-// dropStaleViews drops the views an earlier efmesh made for EXTERNAL
-// models, when the plan has nothing else for apply to do. Precondition: the
-// environment's lock is held.
-func (a *app) dropStaleViews(p *planner.Plan, wh engine.Engine) error {
-	dropped, err := planner.DropStaleViews(a.ctx, p, wh)
-	for _, rel := range dropped {
-		a.log.Info("dropped the view an earlier efmesh made for an EXTERNAL model", "view", rel.String())
-	}
-	return err
 }
 
 // warehouseToCheck opens the warehouse a plan or status checks the store
