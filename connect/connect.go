@@ -222,17 +222,7 @@ func BackupStore(ctx context.Context, p *project.Project, st state.Store, tag st
 func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
 	switch EngineType(p) {
 	case "duckdb":
-		c := warehouseConfig{timeout: -1, pollPeriod: 100 * time.Millisecond}
-		for _, o := range opts {
-			o(&c)
-		}
-		if c.timeout < 0 {
-			c.timeout = DefaultLockTimeout
-			if t := p.Config.Engine.LockTimeout; t != nil {
-				c.timeout = *t
-			}
-		}
-		db, err := openDuckDB(ctx, p, c)
+		db, err := openDuckDB(ctx, p, duckdb.Open, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -255,13 +245,23 @@ func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption)
 	return nil, fmt.Errorf("unknown engine type %q (want duckdb or postgres)", p.Config.Engine.Type)
 }
 
-// openDuckDB opens the warehouse file, polling while another process
-// holds it.
-func openDuckDB(ctx context.Context, p *project.Project, c warehouseConfig) (*duckdb.DB, error) {
+// openDuckDB opens the warehouse file with open, polling while another
+// process holds it, for as long as opts and the project allow.
+func openDuckDB(ctx context.Context, p *project.Project, open func(string) (*duckdb.DB, error), opts []WarehouseOption) (*duckdb.DB, error) {
+	c := warehouseConfig{timeout: -1, pollPeriod: 100 * time.Millisecond}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.timeout < 0 {
+		c.timeout = DefaultLockTimeout
+		if t := p.Config.Engine.LockTimeout; t != nil {
+			c.timeout = *t
+		}
+	}
 	path := WarehousePath(p)
 	start := time.Now()
 	for first := true; ; first = false {
-		db, err := duckdb.Open(path)
+		db, err := open(path)
 		var busy *engine.BusyError
 		if !errors.As(err, &busy) {
 			return db, err
@@ -314,19 +314,20 @@ func WarehouseIfExists(ctx context.Context, p *project.Project, opts ...Warehous
 
 // ReadWarehouse opens the warehouse for reading its catalog (plan, status):
 // a DuckDB file read-only, so nothing is written or created, or (nil, nil)
-// when the file does not exist.
-func ReadWarehouse(ctx context.Context, p *project.Project) (engine.Engine, error) {
+// when the file does not exist. A file another process is writing is
+// waited for as Warehouse waits (opts, engine lock_timeout).
+func ReadWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
 	if EngineType(p) != "duckdb" {
-		return Warehouse(ctx, p)
+		return Warehouse(ctx, p, opts...)
 	}
 	path := WarehousePath(p)
 	if path == ":memory:" {
-		return Warehouse(ctx, p)
+		return Warehouse(ctx, p, opts...)
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	db, err := duckdb.OpenReadOnly(path)
+	db, err := openDuckDB(ctx, p, duckdb.OpenReadOnly, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,13 @@ func (e *FeatureError) Error() string {
 // catalog query. The planner compares it with what the state store says is
 // built. A schema that does not exist contributes nothing.
 type Catalog interface {
-	Relations(ctx context.Context, schemas []string) ([]Relation, error)
+	Relations(ctx context.Context, schemas []string) ([]Listed, error)
+}
+
+// Listed is a relation a Catalog lists; View is true for a view.
+type Listed struct {
+	Relation
+	View bool
 }
 
 // FileSpec describes files read as a relation (seeds, file externals).
@@ -161,11 +167,12 @@ func StringList(strs []string) string {
 	return strings.Join(list, ", ")
 }
 
-// RelationsOf reads catalog rows of (schema, name) as relations.
-func RelationsOf(rows *Rows) []Relation {
-	out := make([]Relation, 0, len(rows.Values))
+// RelationsOf reads catalog rows of (schema, name, is view) as listed
+// relations.
+func RelationsOf(rows *Rows) []Listed {
+	out := make([]Listed, 0, len(rows.Values))
 	for _, v := range rows.Values {
-		out = append(out, Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])})
+		out = append(out, Listed{Relation: Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])}, View: fmt.Sprint(v[2]) == "true"})
 	}
 	return out
 }

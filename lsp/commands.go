@@ -238,12 +238,18 @@ func planSummary(p *planner.Plan) string {
 	}
 	sort.Strings(kinds)
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build && m.Intervals == 0 {
+		if m.Change == planner.Unchanged && !m.Build && m.Intervals == 0 && !m.Missing && m.StaleView == "" {
 			continue
 		}
 		var notes []string
+		if m.Missing {
+			notes = append(notes, "missing")
+		}
 		if m.Build {
 			notes = append(notes, "build")
+		}
+		if m.StaleView != "" {
+			notes = append(notes, "drop stale view "+m.StaleView)
 		}
 		if m.Intervals > 0 {
 			notes = append(notes, intervalsText(m.Intervals))
@@ -282,7 +288,9 @@ type applyResult struct {
 	PlanID   string   `json:"planId,omitempty"`
 	Built    []string `json:"built"`
 	Promoted []string `json:"promoted"`
-	Summary  string   `json:"summary"`
+	// DroppedViews are the stale views of EXTERNAL models the plan listed.
+	DroppedViews []string `json:"droppedViews,omitempty"`
+	Summary      string   `json:"summary"`
 }
 
 // applyCommand builds and promotes the plan for env, like `efmesh apply
@@ -355,6 +363,7 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 	out.Applied, out.PlanID = true, r.PlanID
 	out.Built = append(out.Built, r.Built...)
 	out.Promoted = append(out.Promoted, r.Promoted...)
+	out.DroppedViews = r.DroppedViews
 	msg := fmt.Sprintf("Applied to %s: built %d, promoted %d.", a.Env, len(r.Built), len(r.Promoted))
 	prog.end(msg)
 	s.showMessage(protocol.MessageTypeInfo, "%s", msg)

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"golang.org/x/tools/txtar"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/*.txtar")
@@ -38,6 +41,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	fix FILE MARKER TITLE        apply the code action whose title starts with TITLE
 //	symbols FILE | wsymbols QUERY | lens FILE
 //	command NAME JSON            workspace/executeCommand
+//	sql "STATEMENTS"             run on the warehouse (efmesh.duckdb), print the rows
 //	cat FILE                     print the client's text of a file
 //	messages                     print (and forget) messages and progress shown
 func TestScenarios(t *testing.T) {
@@ -323,6 +327,22 @@ func (r *scenario) run(line string) error {
 			return err
 		}
 		r.t.Setenv(args[1], args[2])
+	case "sql": // sql "STATEMENTS": run on the project's DuckDB warehouse, print the rows
+		if err := need(1); err != nil {
+			return err
+		}
+		db, err := duckdb.Open(filepath.Join(c.root, "efmesh.duckdb"))
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		rows, err := db.Query(context.Background(), args[1])
+		if err != nil {
+			return err
+		}
+		for _, v := range rows.Values {
+			r.printf("%v\n", v)
+		}
 	case "command":
 		if err := need(2); err != nil {
 			return err

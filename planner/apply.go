@@ -53,6 +53,9 @@ type ApplyResult struct {
 	Promoted []string
 	Removed  []string // models gone from the project: their views dropped
 	Exported []string // models copied into an attached database (export.go)
+	// DroppedViews are the stale views of EXTERNAL models dropped
+	// (ModelPlan.StaleView).
+	DroppedViews []string
 }
 
 // BuildError is a failure while building one model.

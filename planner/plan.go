@@ -75,6 +75,10 @@ type ModelPlan struct {
 	// is true) or the environment's view; Reason says which.
 	Missing bool   `json:"missing,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// StaleView is the view an earlier efmesh made for this EXTERNAL model
+	// in the environment (this one reads it in place), which apply drops
+	// (presence.go finds it; promote.go drops it).
+	StaleView string `json:"staleView,omitempty"`
 }
 
 // Plan is the difference between the project and an environment.
@@ -91,6 +95,11 @@ type Plan struct {
 	physFP map[string]string
 	// reuse maps a model to the previous snapshot it inherits from.
 	reuse map[string]string
+	// storedTable maps a model whose line uses a relation the store says
+	// is built to that snapshot's physical table as stored: the name it
+	// was built under, whatever naming (or identifier shortening) efmesh
+	// uses now (presence.go checks it).
+	storedTable map[string]string
 	// unconfirmed lists the SCD_TYPE_2 models whose history the plan
 	// rebuilds without WithRebuildHistory: Apply refuses it.
 	unconfirmed []string
@@ -305,7 +314,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 
 	cfg := planConfigOf(opts)
 	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
-		copyHistory: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
+		copyHistory: map[string]string{}, storedTable: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
@@ -354,6 +363,9 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		snap, known := snaps[info.Fingerprint]
 		mp.Build = !virtual && (!known || !snap.Built())
 		if known && !virtual {
+			if snap.Built() {
+				p.storedTable[m.Name] = snap.PhysicalTable
+			}
 			if f := fp8Of(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
 				p.physFP[m.Name] = f
 				mp.PhysicalTable = PhysicalRelation(a.dialect, m, f).String()
@@ -599,6 +611,7 @@ func (p *Plan) adopt(mp *ModelPlan, m *project.Model, prev state.Snapshot, prevP
 	mp.PhysicalTable = PhysicalRelation(p.analysis.dialect, m, prevPhys).String()
 	p.physFP[m.Name] = prevPhys
 	p.reuse[m.Name] = prev.Fingerprint
+	p.storedTable[m.Name] = prev.PhysicalTable
 }
 
 func (p *Plan) changeOf(name string) Change {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
@@ -65,18 +66,28 @@ type expectation struct {
 // their order. The warehouse's relations are listed with one catalog query
 // over the schemas of exp; a nil wh holds nothing.
 func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expectation) ([]MissingRelation, error) {
-	if len(exp) == 0 {
-		return nil, nil
+	missing, _, err := inspect(ctx, wh, st, exp, nil)
+	return missing, err
+}
+
+// inspect lists the warehouse's relations of the schemas of exp and
+// unwanted with one catalog query, and returns the expectations it does
+// not meet and the unwanted relations it holds as views, in their order.
+func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwanted []expectation) ([]MissingRelation, []expectation, error) {
+	if len(exp) == 0 && len(unwanted) == 0 {
+		return nil, nil, nil
 	}
-	present := map[engine.Relation]bool{}
+	listed := map[engine.Relation]engine.Listed{}
+	var d engine.Dialect
 	if wh != nil {
+		d = wh.Dialect()
 		cat, ok := wh.(engine.Catalog)
 		if !ok {
-			return nil, fmt.Errorf("planner: the %s engine cannot list its relations", wh.Dialect().Name())
+			return nil, nil, fmt.Errorf("planner: the %s engine cannot list its relations", wh.Dialect().Name())
 		}
 		seen := map[string]bool{}
 		var schemas []string
-		for _, e := range exp {
+		for _, e := range append(exp[:len(exp):len(exp)], unwanted...) {
 			if s := strings.ToLower(e.rel.Schema); !seen[s] {
 				seen[s] = true
 				schemas = append(schemas, e.rel.Schema)
@@ -85,10 +96,17 @@ func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expe
 		sort.Strings(schemas)
 		rels, err := cat.Relations(ctx, schemas)
 		if err != nil {
-			return nil, fmt.Errorf("planner: %w", err)
+			return nil, nil, fmt.Errorf("planner: %w", err)
 		}
 		for _, r := range rels {
-			present[lowerRel(r)] = true
+			listed[catalogKey(d, r.Relation)] = r
+		}
+	}
+	var views []expectation
+	for _, u := range unwanted {
+		if r, ok := listed[catalogKey(d, u.rel)]; ok && r.View {
+			u.rel = r.Relation // as the catalog spells it
+			views = append(views, u)
 		}
 	}
 	var out []MissingRelation
@@ -98,13 +116,14 @@ func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expe
 			what = "physical relation"
 		}
 		mr := MissingRelation{Model: e.model, Relation: e.rel.String(), Physical: e.physical}
+		_, present := listed[catalogKey(d, e.rel)]
 		switch {
-		case !present[lowerRel(e.rel)]:
+		case !present:
 			mr.Reason = fmt.Sprintf("the %s %s is missing from the warehouse", what, e.rel)
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !gone {
 				continue
@@ -115,7 +134,7 @@ func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expe
 		}
 		out = append(out, mr)
 	}
-	return out, nil
+	return out, views, nil
 }
 
 // filesGone reports whether the files a parquet relation reads are gone:
@@ -141,8 +160,47 @@ func filesGone(ctx context.Context, st state.Store, e expectation) (bool, error)
 	return false, nil
 }
 
-func lowerRel(r engine.Relation) engine.Relation {
-	return engine.Relation{Schema: strings.ToLower(r.Schema), Name: strings.ToLower(r.Name)}
+// catalogKey is how the catalog of an engine of dialect d lists the
+// relation r: each name cut to the engine's identifier limit, as the
+// engine cuts a longer one it is given (Postgres keeps 63 bytes: a name
+// stored before efmesh shortened names itself is found under its cut
+// form), compared without case.
+func catalogKey(d engine.Dialect, r engine.Relation) engine.Relation {
+	return engine.Relation{Schema: strings.ToLower(clipIdent(d, r.Schema)), Name: strings.ToLower(clipIdent(d, r.Name))}
+}
+
+// clipIdent cuts name to the dialect's identifier limit, on a character
+// boundary.
+func clipIdent(d engine.Dialect, name string) string {
+	if identFits(d, name) {
+		return name
+	}
+	cut := d.MaxIdentifierLength()
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut]
+}
+
+// builtExpectation is what the store says a built snapshot of model
+// holds: the relation named by the snapshot's stored physical table (the
+// name it was built under: efmesh's naming may have changed since, and
+// the stored name is the truth) and, for a parquet target under a local
+// lake folder, its files; ledgerFP is the snapshot whose ledger says
+// whether an incremental model's folder must exist yet. Plan and status
+// both expect through it.
+func builtExpectation(model string, kind project.KindName, target, table, lake, ledgerFP string) expectation {
+	ps, pn := splitName(table)
+	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
+	if fp8 := fp8Of(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
+		schema, name := splitName(model)
+		var incremental bool
+		e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, name, fp8))
+		if incremental {
+			e.ledgerFP = ledgerFP
+		}
+	}
+	return e
 }
 
 // owned reports whether a model of kind k with target t has a physical
@@ -180,7 +238,9 @@ func lakePrefixOf(root, schema, table, fp8 string) string {
 }
 
 // checkWarehouse marks the plan's lines whose relations the store trusts
-// but the warehouse lacks. A missing physical relation is rebuilt (an
+// but the warehouse lacks, and the EXTERNAL lines whose environment
+// relation is a view an earlier efmesh made (StaleView: apply drops it),
+// with one catalog query. A missing physical relation is rebuilt (an
 // inherited one is not inherited: the model builds its own); its ledger
 // counts for nothing (fillBackfill, and Apply clears it). A missing view
 // is recreated by the promotion.
@@ -197,31 +257,32 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 			continue
 		}
 		if !mp.Build {
-			fp8 := p.physicalFP(m.Name, mp.Fingerprint)[:8]
-			e := expectation{model: m.Name, rel: PhysicalRelation(a.dialect, m, fp8), physical: true}
-			if targetOf(m) == "parquet" && !strings.Contains(lakeRootOf(a.Project), "://") {
-				var incremental bool
-				e.files, incremental = lakeFiles(m.Kind.Name, lakePrefixOf(lakeRootOf(a.Project), m.Schema, m.Table, fp8))
-				if incremental {
-					e.ledgerFP = mp.Fingerprint
-					if old, ok := p.reuse[m.Name]; ok {
-						e.ledgerFP = old
-					}
-				}
+			table, ok := p.storedTable[m.Name]
+			if !ok { // not reached: a line that builds nothing uses a stored relation
+				table = PhysicalRelation(a.dialect, m, p.physicalFP(m.Name, mp.Fingerprint)).String()
 			}
-			exp = append(exp, e)
+			ledger := mp.Fingerprint
+			if old, ok := p.reuse[m.Name]; ok {
+				ledger = old
+			}
+			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, targetOf(m), table, lakeRootOf(a.Project), ledger))
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
 			exp = append(exp, expectation{model: m.Name, rel: EnvRelation(a.dialect, p.Env, m)})
 		}
 	}
-	missing, err := missingIn(ctx, wh, st, exp)
+	missing, stale, err := inspect(ctx, wh, st, exp, p.staleCandidates())
 	if err != nil {
 		return err
 	}
 	at := make(map[string]int, len(p.Models))
 	for i, mp := range p.Models {
 		at[mp.Name] = i
+	}
+	for _, v := range stale {
+		mp := &p.Models[at[v.model]]
+		mp.StaleView = v.rel.String()
+		p.HasChanges = true
 	}
 	for _, mr := range missing {
 		mp := &p.Models[at[mr.Model]]
@@ -232,6 +293,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 			continue
 		}
 		m := a.Models[mp.Name].Model
+		delete(p.storedTable, m.Name)
 		if mp.ReusedFrom != "" { // build its own instead of adopting a lost one
 			delete(p.reuse, m.Name)
 			delete(p.physFP, m.Name)
@@ -245,6 +307,42 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 		p.lost[mp.Fingerprint] = true
 	}
 	return nil
+}
+
+// staleCandidates lists where an earlier efmesh made views for the
+// EXTERNAL models the environment held before the plan (this one reads
+// them in place): each model's environment relation, except the model's
+// source itself (raw.orders over table raw.orders is, in prod, that very
+// table). Only a view found there is stale (inspect).
+func (p *Plan) staleCandidates() []expectation {
+	d := p.analysis.dialect
+	var out []expectation
+	add := func(name string, kind project.Kind) {
+		s, t := splitName(name)
+		rel := engine.Relation{Schema: EnvSchema(d, p.Env, s), Name: t}
+		if kind.Table != "" {
+			ss, st := splitName(kind.Table)
+			if strings.EqualFold(ss, rel.Schema) && strings.EqualFold(st, rel.Name) {
+				return
+			}
+		}
+		out = append(out, expectation{model: name, rel: rel})
+	}
+	for _, mp := range p.Models {
+		if _, was := p.current[mp.Name]; !was {
+			continue
+		}
+		if mp.Change == Removed {
+			if def, ok := p.removedExternal[mp.Name]; ok {
+				add(mp.Name, def.Kind)
+			}
+			continue
+		}
+		if m := p.analysis.Models[mp.Name].Model; m.Kind.Name == project.KindExternal {
+			add(m.Name, m.Kind)
+		}
+	}
+	return out
 }
 
 func joinReason(a, b string) string {

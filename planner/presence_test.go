@@ -10,6 +10,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/engine/postgres"
 	"github.com/efmesh/efmesh/state/sqlite"
 )
 
@@ -21,7 +22,7 @@ type countingCatalog struct {
 	schemas []string
 }
 
-func (c *countingCatalog) Relations(ctx context.Context, schemas []string) ([]engine.Relation, error) {
+func (c *countingCatalog) Relations(ctx context.Context, schemas []string) ([]engine.Listed, error) {
 	c.calls++
 	c.schemas = schemas
 	return c.DB.Relations(ctx, schemas)
@@ -87,5 +88,28 @@ func TestPresenceOneCatalogQuery(t *testing.T) {
 	}
 	if wh.calls != 2 || len(s.Missing) != 1 || s.Missing[0].Model != "m1.t4" || s.Healthy() {
 		t.Fatalf("status: %d catalog queries, missing %+v", wh.calls, s.Missing)
+	}
+}
+
+// TestCatalogKey: a stored name is looked up as the engine's catalog lists
+// it: Postgres cuts identifiers over 63 bytes (on a character boundary),
+// DuckDB does not; case does not matter.
+func TestCatalogKey(t *testing.T) {
+	long := "raw__" + strings.Repeat("a", 60) + "__1a2b3c4d" // 75 bytes, stored before efmesh shortened names
+	accented := strings.Repeat("é", 40)                      // 80 bytes
+	for _, c := range []struct {
+		d    engine.Dialect
+		in   engine.Relation
+		want engine.Relation
+	}{
+		{postgres.Dialect{}, engine.Relation{Schema: "_efmesh", Name: long}, engine.Relation{Schema: "_efmesh", Name: long[:63]}},
+		{postgres.Dialect{}, engine.Relation{Schema: "_efmesh", Name: accented}, engine.Relation{Schema: "_efmesh", Name: accented[:62]}},
+		{postgres.Dialect{}, engine.Relation{Schema: "Dev__Raw", Name: "Orders"}, engine.Relation{Schema: "dev__raw", Name: "orders"}},
+		{duckdb.Dialect{}, engine.Relation{Schema: "_efmesh", Name: long}, engine.Relation{Schema: "_efmesh", Name: long}},
+		{nil, engine.Relation{Schema: "_efmesh", Name: long}, engine.Relation{Schema: "_efmesh", Name: long}},
+	} {
+		if got := catalogKey(c.d, c.in); got != c.want {
+			t.Errorf("catalogKey(%T, %s) = %s, want %s", c.d, c.in, got, c.want)
+		}
 	}
 }

@@ -49,7 +49,10 @@ type runDetail struct {
 // the last tick (and any that are missing or failed), parents before
 // children. It never applies a change of
 // the project: when the project differs from the environment it computes
-// nothing and the outcome is awaiting-human, naming the changed models.
+// nothing and the outcome is awaiting-human, naming the changed models;
+// so it does when a relation the state store trusts is missing from the
+// warehouse (checked with the plan's one catalog query), which only an
+// apply rebuilds.
 //
 // Run takes the environment's lock (unless opt.Lock holds it) before it
 // opens the warehouse with open, so a tick that meets a running apply or
@@ -106,12 +109,24 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		}
 		defer lk.Release()
 	}
-	p, err := MakePlan(ctx, a, st, env, PlanAt(now()))
+	// The warehouse is checked as a plan checks it: a relation the store
+	// trusts but the warehouse lacks (dropped by hand, a lost file) blocks
+	// the tick. Computing into it would re-create an empty table while the
+	// ledger says its intervals are done; apply rebuilds it instead.
+	wh, err := open()
+	if err != nil {
+		return err
+	}
+	defer wh.Close()
+	p, err := MakePlan(ctx, a, st, env, PlanAt(now()), WithWarehouse(wh))
 	if err != nil {
 		return err
 	}
 	for _, mp := range p.Models {
-		if mp.Change != Unchanged || mp.Build {
+		switch {
+		case mp.Missing:
+			res.BlockedBy = append(res.BlockedBy, fmt.Sprintf("%s: %s (efmesh apply %s rebuilds it)", mp.Name, mp.Reason, env))
+		case mp.Change != Unchanged || mp.Build:
 			res.BlockedBy = append(res.BlockedBy, mp.Name+": "+string(mp.Change))
 		}
 	}
@@ -134,11 +149,6 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 	if work == 0 {
 		return nil
 	}
-	wh, err := open()
-	if err != nil {
-		return err
-	}
-	defer wh.Close()
 	b := &builder{a: p.analysis, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP, copyHistory: p.copyHistory}
 	ar := &ApplyResult{}
 	// Intervals count as their batches commit, so a tick stopped half-way

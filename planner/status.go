@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/efmesh/efmesh/engine"
@@ -27,6 +26,9 @@ type Status struct {
 	// Missing lists the relations the store says exist that the warehouse
 	// lacks (StatusWarehouse); each is a problem.
 	Missing []MissingRelation
+	// Notes are what status could not look at, which is no problem: a
+	// warehouse another process is writing (StatusWarehouseBusy).
+	Notes []string
 	// Problems are the unhealthy states: never applied, relations missing
 	// from the warehouse, failed intervals, a last tick that ended in
 	// error. Lag, awaiting-human and lock-held ticks are normal.
@@ -40,6 +42,7 @@ type statusConfig struct {
 	checkWarehouse bool
 	warehouse      engine.Engine
 	root           string
+	busy           *engine.BusyError
 }
 
 // StatusWarehouse makes GetStatus check the environment's relations
@@ -50,6 +53,13 @@ func StatusWarehouse(wh engine.Engine, root string) StatusOption {
 	return func(c *statusConfig) {
 		c.checkWarehouse, c.warehouse, c.root = true, wh, root
 	}
+}
+
+// StatusWarehouseBusy says the warehouse could not be checked because
+// another process is writing it (a run or an apply, as usual): the
+// relations are not compared, and a note says so. It is not a problem.
+func StatusWarehouseBusy(busy *engine.BusyError) StatusOption {
+	return func(c *statusConfig) { c.busy = busy }
 }
 
 // Healthy reports whether Status found no problem.
@@ -98,7 +108,14 @@ func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env stri
 	if !s.Applied {
 		s.Problems = append(s.Problems, fmt.Sprintf("environment %s was never applied", env))
 	}
-	if sc.checkWarehouse {
+	if sc.busy != nil {
+		pid := "pid unknown"
+		if sc.busy.PID > 0 {
+			pid = fmt.Sprintf("pid %d", sc.busy.PID)
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("warehouse busy (%s): relations not checked (%v)", pid, sc.busy))
+	}
+	if sc.checkWarehouse && sc.busy == nil {
 		lake := lakeRootAt(sc.root, cfg.Lake)
 		var d engine.Dialect // none: no warehouse, no identifier limit to meet
 		if sc.warehouse != nil {
@@ -182,16 +199,7 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 		}
 		schema, table := splitName(n)
 		if m.snap.Built() {
-			ps, pn := splitName(m.snap.PhysicalTable)
-			e := expectation{model: n, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
-			if fp8 := fp8Of(m.snap.PhysicalTable); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
-				var incremental bool
-				e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, table, fp8))
-				if incremental {
-					e.ledgerFP = m.snap.Fingerprint
-				}
-			}
-			exp = append(exp, e)
+			exp = append(exp, builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint))
 		}
 		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: EnvSchema(d, env, schema), Name: table}})
 	}

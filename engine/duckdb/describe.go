@@ -253,11 +253,11 @@ func describe(ctx context.Context, db queryer, query string) ([]engine.Column, e
 
 // Relations lists the tables and views of the database's schemas among
 // schemas, in one catalog query (attached databases are not looked at).
-func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Relation, error) {
+func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Listed, error) {
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	q := `SELECT table_schema, table_name FROM information_schema.tables
+	q := `SELECT table_schema, table_name, table_type = 'VIEW' FROM information_schema.tables
 		WHERE table_catalog = current_database() AND table_schema IN (` + engine.StringList(schemas) + `)`
 	rows, err := d.Query(ctx, q)
 	if err != nil {

@@ -35,11 +35,11 @@ func (d *DB) Describe(ctx context.Context, query string) ([]engine.Column, error
 
 // Relations lists the tables, views, materialized views, partitioned and
 // foreign tables of the schemas among schemas, in one catalog query.
-func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Relation, error) {
+func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Listed, error) {
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	q := `SELECT n.nspname, c.relname FROM pg_catalog.pg_class c
+	q := `SELECT n.nspname, c.relname, c.relkind = 'v' FROM pg_catalog.pg_class c
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + engine.StringList(schemas) + `)`
 	rows, err := d.Query(ctx, q)

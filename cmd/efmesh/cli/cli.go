@@ -346,7 +346,17 @@ func (a *app) openWarehouse(open func(context.Context, *project.Project, ...conn
 	wh, err := open(a.ctx, p, opts...)
 	var bt *connect.BusyTimeoutError
 	if errors.As(err, &bt) {
-		return nil, fmt.Errorf("%v; gave up after %s (wait longer with --lock-timeout 1m, or engine lock_timeout in efmesh.yaml)", bt.Busy, bt.Waited)
+		return nil, &busyWarehouseError{bt}
 	}
 	return wh, err
 }
+
+// busyWarehouseError is a warehouse that stayed busy as the CLI tells it:
+// with the flag that waits longer.
+type busyWarehouseError struct{ *connect.BusyTimeoutError }
+
+func (e *busyWarehouseError) Error() string {
+	return fmt.Sprintf("%v; gave up after %s (wait longer with --lock-timeout 1m, or engine lock_timeout in efmesh.yaml)", e.Busy, e.Waited)
+}
+
+func (e *busyWarehouseError) Unwrap() error { return e.BusyTimeoutError }

@@ -143,8 +143,10 @@ CREATE TABLE raw.extra (x INTEGER); INSERT INTO raw.extra VALUES (7);`)
 }
 
 // TestExternalStaleViews: an environment applied by an earlier efmesh has
-// views for its EXTERNAL models; the next apply drops them, whether the
-// plan has changes or not, and never touches the source.
+// views for its EXTERNAL models. The plan finds them with its catalog
+// query and lists their drops as changes: plan shows them and touches
+// nothing, apply needs confirmation and drops them (whether the plan has
+// other changes or not), never the source itself.
 func TestExternalStaleViews(t *testing.T) {
 	dir := writeProject(t, map[string]string{
 		"efmesh.yaml": "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
@@ -163,18 +165,52 @@ SELECT id FROM @ref(raw.orders)
 	})
 	execWarehouse(t, dir, "CREATE SCHEMA raw; CREATE TABLE raw.orders (id INTEGER, secret TEXT); INSERT INTO raw.orders VALUES (1, 's')")
 	mustRun(t, dir, "apply", "dev", "--yes")
+	mustRun(t, dir, "apply", "prod", "--yes")
 	// What an earlier efmesh left: a view per environment.
 	stale := "CREATE SCHEMA IF NOT EXISTS dev__raw; CREATE VIEW dev__raw.orders AS SELECT * FROM raw.orders"
 	views := func() string {
 		return query(t, dir, "SELECT count(*) FROM information_schema.tables WHERE table_type = 'VIEW' AND table_name = 'orders'")
 	}
 	execWarehouse(t, dir, stale)
-	if out := mustRun(t, dir, "apply", "dev", "--yes"); !strings.Contains(out, "No changes") {
+
+	out := mustRun(t, dir, "plan", "dev")
+	if !strings.Contains(out, "- raw.orders") || !strings.Contains(out, "drop stale view dev__raw.orders") ||
+		!strings.Contains(out, "1 stale view(s) to drop") || strings.Contains(out, "No changes") {
+		t.Fatalf("plan dev over a stale view:\n%s", out)
+	}
+	type line struct {
+		Name      string `json:"name"`
+		StaleView string `json:"staleView"`
+	}
+	var p struct {
+		HasChanges bool   `json:"hasChanges"`
+		Models     []line `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "plan", "dev", "--json")), &p); err != nil || !p.HasChanges ||
+		!slices.Contains(p.Models, line{Name: "raw.orders", StaleView: "dev__raw.orders"}) {
+		t.Fatalf("plan --json over a stale view: %v %+v", err, p)
+	}
+	// prod's raw.orders is the source: never a stale view.
+	if out := mustRun(t, dir, "plan", "prod"); !strings.Contains(out, "No changes") {
+		t.Fatalf("plan prod:\n%s", out)
+	}
+	// Without --yes and a terminal, apply changes nothing.
+	if code, out, errs := run(t, dir, "apply", "dev"); code != ExitAwaiting || !strings.Contains(out, "drop stale view dev__raw.orders") {
+		t.Fatalf("apply dev without --yes: exit %d\n%s%s", code, out, errs)
+	}
+	if got := views(); got != "[[1]]" {
+		t.Fatalf("apply without --yes dropped the stale view: %s", got)
+	}
+	if out := mustRun(t, dir, "apply", "dev", "--yes"); !strings.Contains(out, "Dropped the stale view(s) dev__raw.orders") {
 		t.Fatalf("apply dev:\n%s", out)
 	}
 	if got := views(); got != "[[0]]" {
-		t.Fatalf("the stale view survived an apply with no changes: %s", got)
+		t.Fatalf("the stale view survived the apply: %s", got)
 	}
+	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
+		t.Fatalf("plan after the drop:\n%s", out)
+	}
+
 	execWarehouse(t, dir, stale)
 	restore := editFile(t, dir, "models/ids.sql", func(s string) string { return strings.Replace(s, "SELECT id", "SELECT id, id + 1 AS next", 1) })
 	defer restore()

@@ -164,7 +164,7 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	unchanged := 0
 	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && len(m.Refill) == 0 && !m.Missing {
+		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && len(m.Refill) == 0 && !m.Missing && m.StaleView == "" {
 			unchanged++
 			continue
 		}
@@ -174,6 +174,10 @@ func printPlan(w io.Writer, p *planner.Plan) {
 			action, mark = "missing → rebuild "+m.PhysicalTable, "!"
 		case m.Missing:
 			action, mark = "missing → recreate the view", "!"
+		case m.Change == planner.Removed && m.StaleView != "":
+			action = "forget, drop stale view " + m.StaleView
+		case m.StaleView != "":
+			action, mark = "drop stale view "+m.StaleView, "-"
 		case m.Change == planner.Removed && project.KindName(m.Kind).Virtual():
 			action = "forget"
 		case m.Change == planner.Removed:
@@ -226,17 +230,23 @@ func printPlan(w io.Writer, p *planner.Plan) {
 	}
 	// As apply counts: a virtual model (EMBEDDED, EXTERNAL) has no view to
 	// promote, and a removed model's view is dropped.
-	promote, remove := p.Promotes(), 0
+	promote, remove, stale := p.Promotes(), 0, 0
 	for _, m := range p.Models {
 		if m.Change == planner.Removed {
 			remove++
 		}
+		if m.StaleView != "" {
+			stale++
+		}
 	}
+	summary := fmt.Sprintf("%d to build, %d to promote", p.Builds(), promote)
 	if remove > 0 {
-		fmt.Fprintf(w, "\n%d to build, %d to promote, %d to remove.\n", p.Builds(), promote, remove)
-		return
+		summary += fmt.Sprintf(", %d to remove", remove)
 	}
-	fmt.Fprintf(w, "\n%d to build, %d to promote.\n", p.Builds(), promote)
+	if stale > 0 {
+		summary += fmt.Sprintf(", %d stale view(s) to drop", stale)
+	}
+	fmt.Fprintf(w, "\n%s.\n", summary)
 }
 
 func (a *app) applyCmd() *cobra.Command {
@@ -291,11 +301,6 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 			metricsOf(a.ctx).planned(p)
 			payload := map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
 			if !p.HasChanges {
-				if p.MayHoldStaleViews() && wh != nil {
-					if err := a.dropStaleViews(p, wh); err != nil {
-						return err
-					}
-				}
 				if a.json {
 					a.writeJSON(payload)
 				} else {
@@ -347,6 +352,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				payload["promoted"] = nonNil(res.Promoted)
 				payload["removed"] = nonNil(res.Removed)
 				payload["exported"] = nonNil(res.Exported)
+				payload["droppedViews"] = nonNil(res.DroppedViews)
 				payload["planId"] = res.PlanID
 				a.writeJSON(payload)
 				return nil
@@ -355,6 +361,9 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d, removed %d.\n", p.Env, len(res.Built), len(res.Promoted), len(res.Removed))
 			} else {
 				fmt.Fprintf(a.stdout, "Applied to %s: built %d, promoted %d.\n", p.Env, len(res.Built), len(res.Promoted))
+			}
+			if len(res.DroppedViews) > 0 {
+				fmt.Fprintf(a.stdout, "Dropped the stale view(s) %s.\n", strings.Join(res.DroppedViews, ", "))
 			}
 			if len(res.Exported) > 0 {
 				fmt.Fprintf(a.stdout, "Exported %s.\n", strings.Join(res.Exported, ", "))
@@ -369,23 +378,13 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	return a.withMetrics(cmd)
 }
 
-// dropStaleViews drops the views an earlier efmesh made for EXTERNAL
-// models, when the plan has nothing else for apply to do. Precondition: the
-// environment's lock is held.
-func (a *app) dropStaleViews(p *planner.Plan, wh engine.Engine) error {
-	dropped, err := planner.DropStaleViews(a.ctx, p, wh)
-	for _, rel := range dropped {
-		a.log.Info("dropped the view an earlier efmesh made for an EXTERNAL model", "view", rel.String())
-	}
-	return err
-}
-
 // warehouseToCheck opens the warehouse a plan or status checks the store
-// against: nil when it does not exist yet (nothing is present). One that
-// exists but cannot be opened (not a DuckDB file, or one another process
-// is writing) is an error: the store cannot be trusted unchecked.
+// against, read-only: nil when it does not exist yet (nothing is present).
+// A DuckDB file another process is writing is waited for, as apply waits
+// (--lock-timeout). One that cannot be opened (not a DuckDB file, or still
+// busy after the wait) is an error: the store cannot be trusted unchecked.
 func (a *app) warehouseToCheck(p *project.Project) (engine.Engine, error) {
-	wh, err := connect.ReadWarehouse(a.ctx, p)
+	wh, err := a.openWarehouse(connect.ReadWarehouse, p)
 	if err != nil {
 		return nil, fmt.Errorf("the warehouse, which the state store is checked against, cannot be opened: %w", err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -322,5 +323,107 @@ SELECT sum(amount)::BIGINT AS amount FROM @ref(core.orders)
 	}
 	if code, out := statusCheck(t, dir, "dev"); code != ExitOK {
 		t.Fatalf("status --check after the rebuild: exit %d\n%s", code, out)
+	}
+}
+
+// physicalOf returns the physical table the plan names for model.
+func physicalOf(t *testing.T, dir, env, model string) string {
+	t.Helper()
+	for _, m := range missingPlanOf(t, dir, env).Models {
+		if m.Name == model {
+			return m.PhysicalTable
+		}
+	}
+	t.Fatalf("no %s in the plan of %s", model, env)
+	return ""
+}
+
+// TestRunBlockedByMissingTable: a run tick checks the warehouse as plan
+// does. An incremental table or an SCD_TYPE_2 history dropped by hand
+// blocks the tick (exit 2, awaiting a human, naming the relation and the
+// apply that rebuilds it) instead of re-creating it empty under a ledger
+// that says every interval is done; the apply then rebuilds it whole.
+func TestRunBlockedByMissingTable(t *testing.T) {
+	t.Setenv("EFMESH_NOW", "2026-01-06T00:00:00Z")
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":   "name: inc\nstart: 2026-01-01\n",
+		"seeds/ev.csv":  "id,ts\n1,2026-01-01T10:00:00\n2,2026-01-02T10:00:00\n3,2026-01-02T11:00:00\n4,2026-01-04T09:00:00\n5,2026-01-06T09:00:00\n",
+		"models/ev.sql": "MODEL (name raw.ev, kind SEED (path 'seeds/ev.csv'), columns (id INTEGER, ts TIMESTAMP));\n",
+		"models/daily.sql": `MODEL (name core.daily, kind INCREMENTAL_BY_TIME_RANGE (time_column day), interval day,
+  columns (day TIMESTAMP, n BIGINT));
+SELECT date_trunc('day', ts)::TIMESTAMP AS day, count(*) AS n FROM @ref(raw.ev) WHERE ts >= @start AND ts < @end GROUP BY ALL
+`,
+		"models/hist.sql": "MODEL (name core.hist, kind SCD_TYPE_2 (key (id)), columns (id INTEGER, ts TIMESTAMP));\n" +
+			"SELECT id, ts FROM @ref(raw.ev)\n",
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	t.Setenv("EFMESH_NOW", "2026-01-07T00:00:00Z")
+	for _, model := range []string{"core.daily", "core.hist"} {
+		table := physicalOf(t, dir, "dev", model)
+		query(t, dir, "DROP TABLE "+table)
+		r := runTick(t, dir, "dev", ExitAwaiting)
+		if r.Outcome != "awaiting-human" || len(r.BlockedBy) != 1 || !strings.HasPrefix(r.BlockedBy[0], model+": ") ||
+			!strings.Contains(r.BlockedBy[0], table+" is missing") || !strings.Contains(r.BlockedBy[0], "efmesh apply dev rebuilds it") {
+			t.Fatalf("run after %s was dropped: %+v", table, r)
+		}
+		_, _, errs := run(t, dir, "run", "dev")
+		if !strings.Contains(errs, table+" is missing") || !strings.Contains(errs, "efmesh apply dev") {
+			t.Fatalf("run's message after %s was dropped:\n%s", table, errs)
+		}
+		s, n, _ := strings.Cut(table, ".")
+		if got := query(t, dir, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '"+s+"' AND table_name = '"+n+"'"); got != "[[0]]" {
+			t.Fatalf("the run re-created %s: %s", table, got)
+		}
+		if p := missingPlanOf(t, dir, "dev"); strings.Join(missingOf(p), " ") != model+"+build" {
+			t.Fatalf("plan after the blocked run: missing %v", missingOf(p))
+		}
+		mustRun(t, dir, "apply", "dev", "--yes")
+		runTick(t, dir, "dev", ExitOK)
+	}
+	if got := query(t, dir, "SELECT count(*) FROM dev__core.daily"); got != "[[4]]" {
+		t.Errorf("dev__core.daily after the rebuild: %s rows, want 4 days", got)
+	}
+	if got := query(t, dir, "SELECT count(*) FROM dev__core.hist"); got != "[[5]]" {
+		t.Errorf("dev__core.hist after the rebuild: %s rows, want 5", got)
+	}
+}
+
+// TestPresenceStoredName: the store names each built snapshot's physical
+// table as it was built; an older efmesh named them otherwise (or did not
+// shorten long Postgres names). Plan and status expect the stored name,
+// never the one efmesh would give the model today: such a table is
+// present, not missing and rebuilt from an empty ledger.
+func TestPresenceStoredName(t *testing.T) {
+	dir := writeProject(t, threeLevels())
+	mustRun(t, dir, "apply", "dev", "--yes")
+	table := physicalOf(t, dir, "dev", "m.top")
+	legacy := "_efmesh.legacy_m_top__" + table[strings.LastIndex(table, "__")+2:]
+	// What an older naming left: the table under its name, the view over
+	// it, and the store saying so.
+	execWarehouse(t, dir, "CREATE TABLE "+legacy+" AS SELECT * FROM "+table+"; CREATE OR REPLACE VIEW dev__m.top AS SELECT * FROM "+legacy+"; DROP TABLE "+table)
+	db, err := sql.Open("sqlite", filepath.Join(dir, ".efmesh", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := db.Exec("UPDATE snapshots SET physical_table = ? WHERE physical_table = ?", legacy, table); err != nil {
+		t.Fatal(err)
+	} else if n, _ := r.RowsAffected(); n != 1 {
+		t.Fatalf("snapshots of %s: %d", table, n)
+	}
+	db.Close()
+
+	if p := missingPlanOf(t, dir, "dev"); p.HasChanges || len(missingOf(p)) > 0 {
+		t.Fatalf("plan over a table of an older naming: hasChanges=%v missing %v", p.HasChanges, missingOf(p))
+	}
+	if code, out := statusCheck(t, dir, "dev"); code != ExitOK {
+		t.Fatalf("status --check over a table of an older naming: exit %d\n%s", code, out)
+	}
+	// Gone under its stored name, it is missing in both.
+	query(t, dir, "DROP TABLE "+legacy)
+	if p := missingPlanOf(t, dir, "dev"); strings.Join(missingOf(p), " ") != "m.top+build" || !strings.Contains(p.Models[2].Reason, legacy+" is missing") {
+		t.Fatalf("plan after the legacy table was dropped: missing %v\n%+v", missingOf(p), p.Models)
+	}
+	if code, out := statusCheck(t, dir, "dev"); code != ExitError || !strings.Contains(out, legacy+" is missing") {
+		t.Fatalf("status --check after the legacy table was dropped: exit %d\n%s", code, out)
 	}
 }

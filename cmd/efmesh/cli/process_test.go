@@ -1,25 +1,85 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
 )
 
 // TestMain lets the test binary act as the efmesh command, so that tests
 // can run it as separate processes (locks, kill -9).
 func TestMain(m *testing.M) {
+	if path := os.Getenv("EFMESH_TEST_HOLD_WAREHOUSE"); path != "" {
+		os.Exit(holdWarehouse(path))
+	}
 	if os.Getenv("EFMESH_TEST_AS_CLI") == "1" {
 		ctx, _ := WithSignals(context.Background())
 		os.Exit(Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
+}
+
+// holdWarehouse opens the DuckDB file at path for writing, as a run or an
+// apply does, says "held" on stdout and keeps it until stdin closes.
+func holdWarehouse(path string) int {
+	db, err := duckdb.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer db.Close()
+	fmt.Println("held")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// warehouseHolder starts a process that writes dir's warehouse file until
+// the returned release is called; it returns once the file is held.
+func warehouseHolder(t *testing.T, dir string) (pid int, release func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "EFMESH_TEST_HOLD_WAREHOUSE="+filepath.Join(dir, "efmesh.duckdb"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if line != "held\n" {
+		_ = cmd.Wait()
+		t.Fatalf("the warehouse holder did not start: %q\n%s", line, errb.String())
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("the warehouse holder: %v\n%s", err, errb.String())
+			}
+		})
+	}
+	t.Cleanup(release)
+	return cmd.Process.Pid, release
 }
 
 // cliProcess returns efmesh as a separate process on dir.

@@ -25,14 +25,16 @@ cron, else efmesh.yaml's defaults: {cron: ...}, else @daily) fired since
 their last refresh, and merges INCREMENTAL_BY_UNIQUE_KEY and SCD_TYPE_2
 models again. It never
 applies a change of the project: when the project differs from the
-environment it computes nothing and exits 2 naming the changed models.
+environment it computes nothing and exits 2 naming the changed models; so
+it does when a relation the state store trusts is missing from the
+warehouse (a table or view dropped by hand): efmesh apply rebuilds it.
 
 Run shares the environment's lock with apply; a tick that meets it held
 computes nothing and exits 1 (outcome lock-held). Every tick is recorded in
 the runs journal (see efmesh status).
 
 Exit codes: 0 the tick ran (possibly with nothing due), 1 an error or a held
-lock, 2 awaiting a human (unapplied changes), 130 interrupted (SIGINT or
+lock, 2 awaiting a human (unapplied changes, missing relations), 130 interrupted (SIGINT or
 SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,7 +90,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 					fmt.Fprintf(a.stdout, "run %s: computed %d interval(s) of %s.\n", env, res.Intervals, strings.Join(res.Processed, ", "))
 				}
 			case state.RunAwaitingHuman:
-				fmt.Fprintf(a.stderr, "efmesh: run %s: the project differs from the environment; apply it first:\n", env)
+				fmt.Fprintf(a.stderr, "efmesh: run %s: the environment needs an apply first (efmesh apply %s):\n", env, env)
 				for _, b := range res.BlockedBy {
 					fmt.Fprintf(a.stderr, "  %s\n", b)
 				}

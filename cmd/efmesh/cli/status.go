@@ -2,11 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -57,11 +59,18 @@ lock-held ticks are normal (exit 0).`,
 			defer st.Close()
 			var opts []planner.StatusOption
 			wh, whErr := a.warehouseToCheck(proj)
-			if whErr == nil {
+			var busy *connect.BusyTimeoutError
+			switch {
+			case whErr == nil:
 				if wh != nil {
 					defer wh.Close()
 				}
 				opts = append(opts, planner.StatusWarehouse(wh, proj.Root))
+			case errors.As(whErr, &busy):
+				// A run or an apply is writing it: the normal case, not
+				// a problem (health checks must not flap).
+				opts = append(opts, planner.StatusWarehouseBusy(busy.Busy))
+				whErr = nil
 			}
 			s, err := planner.GetStatus(a.ctx, st, proj.Config, args[0], a.now(), ticks, opts...)
 			if err != nil {
@@ -108,7 +117,7 @@ func statusJSON(s *planner.Status) map[string]any {
 		missing = []planner.MissingRelation{}
 	}
 	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "applied": s.Applied,
-		"missing": missing, "problems": nonNil(s.Problems)}
+		"missing": missing, "problems": nonNil(s.Problems), "notes": nonNil(s.Notes)}
 	if p := s.LastPlan; p != nil {
 		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
 			"status": p.Status, "summary": rawJSON(p.Summary)}
@@ -163,6 +172,9 @@ func (a *app) printStatus(s *planner.Status) {
 		fmt.Fprintf(w, "  %s  %-14s %s\n", rfc(t.StartedAt), t.Outcome, string(t.Detail))
 	}
 	fmt.Fprintln(w)
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
 	if s.Healthy() {
 		fmt.Fprintln(w, "Healthy.")
 		return
