@@ -330,7 +330,15 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 			wh.Close()
 		}
 	}()
-	plan, err := planner.MakePlan(ctx, res.analysis, st, a.Env, planner.PlanAt(s.opts.Now()), planner.WithBackfillLimit(planner.DefaultBackfillLimit), planner.WithWarehouse(wh))
+	// A workbench of its own (the view's belongs to its checker): a
+	// redacted environment binds the readers of redacted models again.
+	wb, err := connect.Workbench(p)
+	if err != nil {
+		return nil, err
+	}
+	defer wb.Close()
+	plan, err := planner.MakePlan(ctx, res.analysis, st, a.Env, planner.PlanAt(s.opts.Now()), planner.WithBackfillLimit(planner.DefaultBackfillLimit),
+		planner.WithWarehouse(wh), planner.WithWorkbench(wb))
 	var large *planner.LargeBackfillError
 	if errors.As(err, &large) {
 		return nil, fmt.Errorf("%v; apply a backfill this large from the command line: efmesh apply %s --allow-large-backfill", err, a.Env)

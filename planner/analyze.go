@@ -312,7 +312,7 @@ func (c *checker) dropStandIn(ctx context.Context, name string) error {
 
 // newChecker picks the checking strategy the workbench supports.
 func newChecker(wb Workbench, root string, a *Analysis) *checker {
-	c := &checker{wb: wb, d: wb.Dialect(), root: root, a: a}
+	c := &checker{wb: wb, d: wb.Dialect(), root: root, a: a, catalog: standInCatalog}
 	if b, ok := wb.(Binder); ok {
 		c.binder = b
 	} else if e, ok := wb.(engine.Engine); ok {
@@ -326,6 +326,10 @@ type checker struct {
 	schemas map[string]bool
 	// precanon holds canonical forms parsed ahead in one batch.
 	precanon map[*project.Model]precanonical
+	// catalog is the workbench catalog holding this checker's stand-ins
+	// (standInCatalog; another one for a redacted environment's variant,
+	// whose parents have other columns).
+	catalog string
 	// Exactly one of eng (stand-ins + DESCRIBE) and binder is set; with
 	// neither, bodies are only parsed.
 	eng    engine.Engine
@@ -340,8 +344,8 @@ func (c *checker) reset(ctx context.Context) error {
 	if c.eng == nil {
 		return nil
 	}
-	_ = c.eng.Exec(ctx, "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(standInCatalog))
-	if err := c.eng.Exec(ctx, "ATTACH ':memory:' AS "+engine.QuoteIdent(standInCatalog)); err != nil {
+	_ = c.eng.Exec(ctx, "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(c.catalog))
+	if err := c.eng.Exec(ctx, "ATTACH ':memory:' AS "+engine.QuoteIdent(c.catalog)); err != nil {
 		return fmt.Errorf("planner: workbench: %w", err)
 	}
 	return nil
@@ -362,7 +366,7 @@ func (c *checker) add(m *project.Model, d project.Diagnostic) {
 
 func (c *checker) standIn(name string) string {
 	s, t := checkRelation(name)
-	return engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(s) + "." + engine.QuoteIdent(t)
+	return engine.QuoteIdent(c.catalog) + "." + engine.QuoteIdent(s) + "." + engine.QuoteIdent(t)
 }
 
 // checkRelation is the schema and table a model is checked under: the
@@ -601,7 +605,7 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 	}
 	stmt := "CREATE OR REPLACE TABLE " + c.standIn(m.Name) + " (" + strings.Join(defs, ", ") + ")"
 	if !c.schemas[m.Schema] {
-		stmt = "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(standInCatalog) + "." + engine.QuoteIdent(m.Schema) + "; " + stmt
+		stmt = "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(c.catalog) + "." + engine.QuoteIdent(m.Schema) + "; " + stmt
 	}
 	if c.eng == nil {
 		return nil // a binder reads parents' columns from the analysis
@@ -863,7 +867,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 			c.add(m, d)
 			return
 		}
-		msg = strings.ReplaceAll(msg, standInCatalog+".", "")
+		msg = strings.ReplaceAll(msg, c.catalog+".", "")
 	}
 	c.diag(m, start, end, code, msg)
 }

@@ -28,6 +28,8 @@ type planConfig struct {
 	// checkWarehouse: compare the store with warehouse (WithWarehouse).
 	checkWarehouse bool
 	warehouse      engine.Engine
+	// workbench: bind what a redacted environment changes (WithWorkbench).
+	workbench Workbench
 }
 
 // WithBackfillLimit makes MakePlan refuse, with a *LargeBackfillError, a

@@ -266,9 +266,20 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 	if a.Errors() {
 		return nil, &ProblemsError{Diagnostics: a.Diagnostics}
 	}
+	base := a
 	a, err := redactedVariant(a, env)
 	if err != nil {
 		return nil, err
+	}
+	cfg := planConfigOf(opts)
+	if a != base && cfg.workbench != nil {
+		ds, err := checkRedacted(ctx, a, base, cfg.workbench, env)
+		if err != nil {
+			return nil, err
+		}
+		if project.HasErrors(ds) {
+			return nil, &ProblemsError{Diagnostics: ds}
+		}
 	}
 	// A store of another fingerprint version is never compared with: an
 	// older one would make everything look changed (efmesh migrate carries
@@ -312,7 +323,6 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		}
 	}
 
-	cfg := planConfigOf(opts)
 	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
 		copyHistory: map[string]string{}, storedTable: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
 	for fp := range snaps {

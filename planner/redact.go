@@ -1,9 +1,11 @@
 package planner
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,6 +26,25 @@ import (
 // follow from their parents' as always, so a model reading a redacted one
 // is rebuilt over the redacted data; models with no policy upstream keep
 // their fingerprints and share physics with every other environment.
+
+// CodeRedactedColumn marks a model reading a column that a redacted
+// environment leaves out of an upstream model's physics.
+const CodeRedactedColumn = "redacted-column"
+
+// redactedCatalog holds the stand-ins of a redacted variant: the same
+// models as standInCatalog's with other columns, so neither disturbs the
+// other (the editor's and the CLI's analyses keep theirs).
+const redactedCatalog = "__efmesh_redacted_refs"
+
+// WithWorkbench gives MakePlan the workbench the analysis was made with.
+// The plan of a redacted environment then binds the models that read a
+// redacted model (directly or through others) again, against the columns
+// that environment has, so a child selecting a redacted column is refused
+// by plan, positioned in its file, instead of failing at apply. Without a
+// workbench that check is left to apply.
+func WithWorkbench(wb Workbench) PlanOption {
+	return func(c *planConfig) { c.workbench = wb }
+}
 
 // redactedVariant returns the analysis env is planned from: a itself
 // unless env is redacted and some model declares a policy.
@@ -84,6 +105,115 @@ func redactedVariant(a *Analysis, env string) (*Analysis, error) {
 		v.Models[m.Name] = &ni
 	}
 	return &v, nil
+}
+
+// checkRedacted binds again, against stand-ins of the variant v's columns
+// in wb, every model whose parents' columns differ in v from base (the
+// unredacted analysis): the descendants of models with a policy, in DAG
+// order, down to where the shape stops changing (a child that does not
+// pass a redacted column on keeps its columns, and its children are not
+// checked again). It returns the problems found, positioned in the
+// models' files as the checker positions them, each naming env and the
+// policy behind it. A model whose columns change (SELECT * over a
+// redacted parent) gets them in v, so its own children bind against what
+// the environment really builds.
+func checkRedacted(ctx context.Context, v, base *Analysis, wb Workbench, env string) ([]project.Diagnostic, error) {
+	ck := newChecker(wb, v.Project.Root, v)
+	if ck.eng == nil && ck.binder == nil {
+		return nil, nil // a workbench that only parses binds nothing
+	}
+	ck.catalog = redactedCatalog
+	v.standIns = map[string]bool{} // the variant's own, in its catalog
+	if err := ck.reset(ctx); err != nil {
+		return nil, err
+	}
+	if ck.eng != nil {
+		defer ck.eng.Exec(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(redactedCatalog))
+	}
+	moved := map[string]bool{} // models whose columns differ in v
+	for name := range v.redacted {
+		moved[name] = true
+	}
+	var diags []project.Diagnostic
+	for _, pm := range v.Project.Models {
+		ni := v.Models[pm.Name]
+		if ni == nil || ni.Fingerprint == "" || !pm.Kind.Name.HasBody() || !slices.ContainsFunc(pm.Refs(), func(r string) bool { return moved[r] }) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := ck.ensureParents(ctx, pm); err != nil {
+			return nil, err
+		}
+		// The body as written (pm, not the variant's projected copy of
+		// a model with a policy), bound in a scratch entry so the
+		// variant's stays as it is until the check is done.
+		scratch := &ModelInfo{Model: pm, Parents: map[string]string{}}
+		v.Models[pm.Name] = scratch
+		ck.body(ctx, scratch, true)
+		v.Models[pm.Name] = ni
+		if project.HasErrors(scratch.Diagnostics) || scratch.Broken {
+			for _, d := range scratch.Diagnostics {
+				diags = append(diags, redactedDiag(v, pm, env, d))
+			}
+			continue
+		}
+		inferred := scratch.Columns
+		cols := declared(pm)
+		if cols == nil {
+			cols = inferred
+		}
+		cols = withValidity(pm, cols)
+		if drop := v.redacted[pm.Name]; len(drop) > 0 {
+			cols, inferred = withoutColumns(cols, drop), withoutColumns(inferred, drop)
+		}
+		if !sameColumns(cols, ni.Columns) {
+			ni.Columns, ni.Inferred = cols, inferred
+			moved[pm.Name] = true
+		}
+	}
+	project.SortDiagnostics(diags)
+	return diags, nil
+}
+
+// redactedDiag says which environment and policy make d a problem: an
+// unknown column that a policy upstream of m redacts becomes "column x is
+// redacted in environment env (model redact (…))"; any other finding
+// names the policies upstream.
+func redactedDiag(v *Analysis, m *project.Model, env string, d project.Diagnostic) project.Diagnostic {
+	var policies []string
+	seen := map[string]bool{}
+	var walk func(name string)
+	walk = func(name string) {
+		pm := v.Project.ByName[name]
+		if pm == nil || seen[name] {
+			return
+		}
+		seen[name] = true
+		for _, r := range pm.Refs() {
+			walk(r)
+		}
+		if drop := v.redacted[name]; len(drop) > 0 && name != m.Name {
+			policies = append(policies, name+" redact ("+strings.Join(drop, ", ")+")")
+		}
+	}
+	walk(m.Name)
+	if d.Code == project.CodeUnknownColumn {
+		col := strings.ToLower(between(d.Message, `unknown column "`, `"`))
+		for _, name := range slices.Sorted(maps.Keys(seen)) {
+			if drop := v.redacted[name]; name != m.Name && slices.Contains(drop, col) {
+				d.Code = CodeRedactedColumn
+				d.Message = fmt.Sprintf("column %s is redacted in environment %s (%s redact (%s))", col, env, name, strings.Join(drop, ", "))
+				d.Fixes = nil
+				return d
+			}
+		}
+	}
+	if len(policies) > 0 {
+		d.Message += fmt.Sprintf(" (in environment %s, where %s)", env, strings.Join(policies, ", "))
+	}
+	return d
 }
 
 // auditsWithout leaves out the built-in audits naming a redacted column:

@@ -101,7 +101,7 @@ func (a *app) planCmd() *cobra.Command {
 			if wh != nil {
 				defer wh.Close()
 			}
-			opts = append(opts, planner.WithWarehouse(wh))
+			opts = append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(w.wb))
 			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], opts...)
 			if err != nil {
 				return confirmHint(err, cmd, args[0])
@@ -294,7 +294,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 					wh.Close()
 				}
 			}()
-			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], append(opts, planner.WithWarehouse(wh))...)
+			p, err := planner.MakePlan(a.ctx, w.analysis, w.store, args[0], append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(w.wb))...)
 			if err != nil {
 				return confirmHint(err, cmd, args[0])
 			}

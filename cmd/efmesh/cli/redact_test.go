@@ -160,3 +160,93 @@ SELECT id FROM @ref(raw.people)
 		t.Fatalf("manifests' redacted columns: %v", redacted)
 	}
 }
+
+// TestRedactedColumnReadByChild: what plan accepts, apply builds. A child
+// reading a redacted column (directly, in WHERE or a JOIN, or through a
+// SELECT * child) is refused by plan and by apply of the redacted
+// environment, positioned at the column and naming the policy; children
+// that do not read it plan and apply, and other environments are untouched.
+func TestRedactedColumnReadByChild(t *testing.T) {
+	files := map[string]string{
+		"efmesh.yaml":     "name: people\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\nenvironments: {safe: {redacted: true}}\n",
+		"data/people.csv": "id,name,ssn\n1,Ada,111-22-3333\n2,Bob,444-55-6666\n",
+		"models/m/people.sql": `MODEL (
+  name m.people,
+  kind SEED (path 'data/people.csv'),
+  redact (ssn)
+);
+`,
+		"models/m/uses.sql": `MODEL (name m.uses, kind FULL);
+SELECT id, ssn FROM @ref(m.people)
+`,
+		"models/m/star.sql": `MODEL (name m.star, kind FULL);
+SELECT * FROM @ref(m.people)
+`,
+		"models/m/grand.sql": `MODEL (name m.grand, kind FULL);
+SELECT id,
+       ssn AS secret
+FROM @ref(m.star)
+`,
+		"models/m/filter.sql": `MODEL (name m.filter, kind FULL);
+SELECT p.id FROM @ref(m.people) AS p
+JOIN @ref(m.star) AS s ON s.id = p.id
+WHERE p.ssn IS NOT NULL
+`,
+		"models/m/joined.sql": `MODEL (name m.joined, kind FULL);
+SELECT a.id FROM @ref(m.people) AS a
+JOIN @ref(m.star) AS b ON b.id = a.id AND b.ssn = a.name
+`,
+		"models/m/typed.sql": `MODEL (name m.typed, kind FULL, columns (id BIGINT, name TEXT, ssn TEXT));
+SELECT * FROM @ref(m.star)
+`,
+		"models/m/names.sql": `MODEL (name m.names, kind FULL);
+SELECT s.id, s.name FROM @ref(m.star) AS s JOIN @ref(m.people) AS p USING (id)
+`,
+	}
+	dir := writeProject(t, files)
+	mustRun(t, dir, "apply", "dev", "--yes")
+	for _, cmd := range [][]string{{"plan", "safe"}, {"apply", "safe", "--yes"}} {
+		code, out, errs := run(t, dir, cmd...)
+		if code != 1 {
+			t.Fatalf("efmesh %s: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", strings.Join(cmd, " "), code, out, errs)
+		}
+		for _, want := range []string{
+			"models/m/uses.sql:2:12: error: column ssn is redacted in environment safe (m.people redact (ssn))",
+			"models/m/grand.sql:3:8: error: column ssn is redacted in environment safe (m.people redact (ssn))",
+			"models/m/filter.sql:4:9: error: column ssn is redacted in environment safe (m.people redact (ssn))",
+			"models/m/joined.sql:3:45: error: column ssn is redacted in environment safe (m.people redact (ssn))",
+			`models/m/typed.sql:1:64: error: column "ssn" is declared but the query does not produce it (it produces id, name) (in environment safe, where m.people redact (ssn))`,
+		} {
+			if !strings.Contains(errs, want) {
+				t.Fatalf("efmesh %s does not say %q:\n%s", strings.Join(cmd, " "), want, errs)
+			}
+		}
+		for _, fine := range []string{"star.sql", "names.sql", "people.sql", "Binder Error"} {
+			if strings.Contains(errs, fine) {
+				t.Fatalf("efmesh %s reports %s:\n%s", strings.Join(cmd, " "), fine, errs)
+			}
+		}
+	}
+	if got := query(t, dir, "SELECT count(*) FROM information_schema.schemata WHERE starts_with(schema_name, 'safe__')"); got != "[[0]]" {
+		t.Fatalf("apply safe built something before refusing: %s", got)
+	}
+	// dev is not redacted: the same project plans there as before.
+	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
+		t.Fatalf("plan dev:\n%s", out)
+	}
+	// Without the readers, safe plans and applies; the SELECT * child and
+	// the child reading other columns are built over the redacted data.
+	for _, f := range []string{"models/m/uses.sql", "models/m/grand.sql", "models/m/filter.sql", "models/m/joined.sql", "models/m/typed.sql"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, dir, "plan", "safe")
+	mustRun(t, dir, "apply", "safe", "--yes")
+	if got := query(t, dir, "SELECT * FROM safe__m.star ORDER BY ALL"); got != "[[1 Ada] [2 Bob]]" {
+		t.Fatalf("safe__m.star: %s", got)
+	}
+	if got := query(t, dir, "SELECT * FROM safe__m.names ORDER BY ALL"); got != "[[1 Ada] [2 Bob]]" {
+		t.Fatalf("safe__m.names: %s", got)
+	}
+}
