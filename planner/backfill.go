@@ -411,10 +411,20 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		return mp.Build || len(mp.Backfill) > 0 || due[mp.Name] || mp.ReusedFrom != "" && refreshed(k)
 	}
 	total := 0
+	var snaps []state.Snapshot
 	for _, mp := range p.Models {
 		if work(mp) {
 			total++
+			if info := p.analysis.Models[mp.Name]; !p.stored[info.Fingerprint] {
+				snaps = append(snaps, b.snapshot(info))
+			}
 		}
+	}
+	// Every snapshot to build is recorded (unbuilt) before any build, in
+	// one transaction, so that its ledger can follow the batches; a failed
+	// apply takes back the records of what it did not build (rollback).
+	if err := st.PutSnapshots(ctx, snaps); err != nil {
+		return err
 	}
 	if total > 0 {
 		if err := b.wh.Exec(ctx, b.d.CreateSchema(PhysicalSchema)); err != nil {
@@ -433,14 +443,6 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
 		info := p.analysis.Models[mp.Name]
 		start := time.Now()
-		// A snapshot is recorded (unbuilt) when its own build starts, so
-		// that its ledger can follow the batches; a failed apply takes
-		// back the records of what it did not build (rollback).
-		if !p.stored[info.Fingerprint] {
-			if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
-				return err
-			}
-		}
 		targetErr := b.checkTarget(info.Model)
 		err := targetErr
 		lake := targetOf(info.Model) == "parquet"
