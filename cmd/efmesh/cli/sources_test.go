@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sourcesProject is a project whose consumer reads a table EXTERNAL and a
+// file EXTERNAL.
+func sourcesProject(t *testing.T, files string) string {
+	return writeProject(t, map[string]string{
+		"efmesh.yaml":    "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"models/src.sql": "MODEL (name raw.src, kind EXTERNAL (table src.nothere), columns (id INT));\n",
+		"models/ev.sql":  "MODEL (name raw.ev, kind EXTERNAL (files '" + files + "', format csv), columns (id INT));\n",
+		"models/all.sql": "MODEL (name mart.all_ids, kind FULL);\nSELECT id FROM @ref(raw.ev) UNION ALL SELECT id FROM @ref(raw.src)\n",
+	})
+}
+
+// TestExternalTableMissingAtPlan: an EXTERNAL table the warehouse does not
+// have is a plan error at the table name (before the warehouse exists,
+// and after), and apply refuses before anything runs; once the table
+// exists the plan is clean.
+func TestExternalTableMissingAtPlan(t *testing.T) {
+	dir := sourcesProject(t, "data/*.csv")
+	writeFile(t, dir, "data/a.csv", "id\n1\n")
+	want := "models/src.sql:1:43: error: EXTERNAL raw.src reads table src.nothere, which the warehouse does not have"
+	for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+		code, out, errs := run(t, dir, args...)
+		if code != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "1 error(s)") {
+			t.Fatalf("%v on a first plan: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "efmesh.duckdb")); err == nil {
+		t.Fatal("a refused apply created the warehouse")
+	}
+	// The warehouse exists, with another schema's table of that name.
+	execWarehouse(t, dir, "CREATE SCHEMA other; CREATE TABLE other.nothere (id INT)")
+	for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+		code, out, errs := run(t, dir, args...)
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	if got := query(t, dir, "SELECT count(*) FROM information_schema.tables WHERE table_schema LIKE 'dev__%' OR table_schema = '_efmesh'"); got != "[[0]]" {
+		t.Fatalf("a refused apply built: %s", got)
+	}
+	execWarehouse(t, dir, "CREATE SCHEMA src; CREATE TABLE src.nothere (id INT); INSERT INTO src.nothere VALUES (2)")
+	mustRun(t, dir, "plan", "dev")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := query(t, dir, "SELECT list(id ORDER BY id) FROM dev__mart.all_ids"); got != "[[[1 2]]]" {
+		t.Fatalf("dev__mart.all_ids: %s", got)
+	}
+	// A source dropped behind efmesh's back is reported again.
+	execWarehouse(t, dir, "DROP TABLE src.nothere")
+	if code, out, errs := run(t, dir, "plan", "dev"); code != 1 || !strings.Contains(errs, want) {
+		t.Fatalf("plan after the source was dropped: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestExternalFilesMissingAtPlan: a file EXTERNAL whose local glob matches
+// no file is a plan error at the glob; a file that appears (at any depth
+// of a ** glob) makes the plan clean, with no model edited.
+func TestExternalFilesMissingAtPlan(t *testing.T) {
+	for _, c := range []struct{ glob, file string }{
+		{"data/*.csv", "data/a.csv"},
+		{"data/**/*.csv", "data/2026/01/a.csv"},
+	} {
+		dir := sourcesProject(t, c.glob)
+		execWarehouse(t, dir, "CREATE SCHEMA src; CREATE TABLE src.nothere (id INT); INSERT INTO src.nothere VALUES (2)")
+		writeFile(t, dir, "data/readme.txt", "not a csv\n")
+		want := "models/ev.sql:1:43: error: EXTERNAL raw.ev reads files " + c.glob + ", but no file matches " + c.glob
+		for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+			code, out, errs := run(t, dir, args...)
+			if code != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "1 error(s)") {
+				t.Fatalf("%s: %v: exit %d\n%s%s", c.glob, args, code, out, errs)
+			}
+		}
+		writeFile(t, dir, c.file, "id\n1\n")
+		mustRun(t, dir, "plan", "dev")
+		mustRun(t, dir, "apply", "dev", "--yes")
+		if got := query(t, dir, "SELECT list(id ORDER BY id) FROM dev__mart.all_ids"); got != "[[[1 2]]]" {
+			t.Fatalf("%s: dev__mart.all_ids: %s", c.glob, got)
+		}
+	}
+}
