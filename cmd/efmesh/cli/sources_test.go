@@ -85,3 +85,57 @@ func TestExternalFilesMissingAtPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedHeaderNamesDeclaredColumns: a seed's columns are read by
+// position, so with declared columns its header must name them, in order
+// (case aside): a misspelt or reordered header is one error at the seed
+// file's line 1, from plan and from apply before anything runs.
+func TestSeedHeaderNamesDeclaredColumns(t *testing.T) {
+	for _, c := range []struct{ header, want string }{
+		{"id,nam", `seeds/people.csv:1:1: error: the header names column 2 nam, where the declared column is name (columns are read by position: the header must be id, name)`},
+		{"name,id", `seeds/people.csv:1:1: error: the header names column 1 name, where the declared column is id (columns are read by position: the header must be id, name)`},
+		{"id,name,age", `seeds/people.csv:1:1: error: the header names 3 columns (id, name, age), where 2 are declared (columns are read by position: the header must be id, name)`},
+		{"ID,\"Name\"", ""},
+	} {
+		dir := writeProject(t, map[string]string{
+			"efmesh.yaml":       "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+			"seeds/people.csv":  c.header + "\n1,ann\n2,bob\n",
+			"models/people.sql": "MODEL (name ref.people, kind SEED (path 'seeds/people.csv'), columns (id INT, name TEXT));\n",
+		})
+		if c.want == "" {
+			mustRun(t, dir, "apply", "dev", "--yes")
+			if got := query(t, dir, "SELECT list(name ORDER BY id) FROM dev__ref.people"); got != "[[[ann bob]]]" {
+				t.Fatalf("%s: %s", c.header, got)
+			}
+			continue
+		}
+		for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+			code, out, errs := run(t, dir, args...)
+			if code != 1 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "\n1 error(s)") {
+				t.Fatalf("%s: %v: exit %d\n%s%s", c.header, args, code, out, errs)
+			}
+		}
+	}
+}
+
+// TestSeedFileInScope: the seed file a model reads is in the scope of a
+// request about the model or its children: its errors stop the request.
+func TestSeedFileInScope(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":       "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"seeds/people.csv":  "id,nam\n1,ann\n",
+		"models/people.sql": "MODEL (name ref.people, kind SEED (path 'seeds/people.csv'), columns (id INT, name TEXT));\n",
+		"models/names.sql":  "MODEL (name core.names, kind FULL);\nSELECT name FROM @ref(ref.people)\n",
+		"models/other.sql":  "MODEL (name core.other, kind FULL);\nSELECT 1 AS x\n",
+	})
+	want := "seeds/people.csv:1:1: error: the header names column 2 nam"
+	for _, args := range [][]string{{"render", "core.names"}, {"lineage", "core.names.name"}} {
+		if code, out, errs := run(t, dir, args...); code != 1 || !strings.Contains(errs, want) {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	code, out, errs := run(t, dir, "render", "core.other")
+	if code != 0 || !strings.Contains(errs, "warning: 1 error(s) in files this command does not read, left aside: seeds/people.csv") {
+		t.Fatalf("render core.other: exit %d\n%s%s", code, out, errs)
+	}
+}
