@@ -139,3 +139,24 @@ func TestSeedFileInScope(t *testing.T) {
 		t.Fatalf("render core.other: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestPostgresExternalTableMissingAtPlan: on Postgres the EXTERNAL table
+// is looked for in the same catalog query: missing, it is a plan error at
+// its name; created, the plan is clean.
+func TestPostgresExternalTableMissingAtPlan(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := pgProject(t, dbURL)
+	editFile(t, dir, "models/raw/moves.sql", func(s string) string { return strings.Replace(s, "src.moves", "src.gone", 1) })
+	want := "models/raw/moves.sql:1:45: error: EXTERNAL raw.moves reads table src.gone, which the warehouse does not have"
+	for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+		if code, out, errs := run(t, dir, args...); code != 1 || !strings.Contains(errs, want) {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	if got := pgQuery(t, dbURL, "SELECT count(*) FROM pg_namespace WHERE nspname = '_efmesh' OR nspname LIKE 'dev\\_\\_%'"); got != "[[0]]" {
+		t.Fatalf("a refused apply built: %s", got)
+	}
+	editFile(t, dir, "models/raw/moves.sql", func(s string) string { return strings.Replace(s, "src.gone", "src.moves", 1) })
+	mustRun(t, dir, "plan", "dev")
+	mustRun(t, dir, "apply", "dev", "--yes")
+}
