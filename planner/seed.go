@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -42,14 +43,12 @@ func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) 
 	path := absPath(c.root, m.Kind.Path)
 	spec := engine.FileSpec{Paths: []string{path}, Format: seedFormat(m.Kind.Path), Columns: declared(m)}
 	if spec.Format == "csv" && len(spec.Columns) > 0 {
-		src, err := os.ReadFile(path)
-		if err == nil {
-			if msg := headerMismatch(src, spec.Columns); msg != "" {
-				start, end := lineSpan(src, 1)
-				c.add(m, project.NewDiagnostic(m.Kind.Path, src, start, end, project.SeverityError, project.CodeFile, msg))
-				c.seedPointer(m, fmt.Sprintf("seed file %s does not load: its header (line 1) does not name the declared columns", m.Kind.Path))
-				return false
-			}
+		if msg := headerMismatch(path, spec.Columns); msg != "" {
+			src, _ := os.ReadFile(path)
+			start, end := lineSpan(src, 1)
+			c.add(m, project.NewDiagnostic(m.Kind.Path, src, start, end, project.SeverityError, project.CodeFile, msg))
+			c.seedPointer(m, fmt.Sprintf("seed file %s does not load: its header (line 1) does not name the declared columns", m.Kind.Path))
+			return false
 		}
 	}
 	key := hash + "\x00" + spec.Format + "\x00" + fmt.Sprint(spec.Columns)
@@ -109,18 +108,25 @@ func (c *checker) seedPointer(m *project.Model, msg string) {
 	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityInfo, project.CodeFile, msg))
 }
 
-// headerMismatch says how the header line of the CSV src fails to name
-// the declared columns cols, in order (case aside): the reader takes the
-// columns by position, so a misspelt or reordered header would load
-// silently wrong or fail on a cast. "" when it names them.
-func headerMismatch(src []byte, cols []engine.Column) string {
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))))
+// headerMismatch says how the header line of the CSV file at path fails
+// to name the declared columns cols, in order (case aside): the reader
+// takes the columns by position, so a misspelt or reordered header would
+// load silently wrong or fail on a cast. "" when it names them. Only the
+// header is read.
+func headerMismatch(path string, cols []engine.Column) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "" // the reader says what is wrong
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = true
 	header, err := r.Read()
 	if err != nil {
 		return "" // an empty or unreadable file: the reader says what is wrong
 	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name

@@ -96,6 +96,7 @@ func TestSeedHeaderNamesDeclaredColumns(t *testing.T) {
 		{"name,id", `seeds/people.csv:1:1: error: the header names column 1 name, where the declared column is id (columns are read by position: the header must be id, name)`},
 		{"id,name,age", `seeds/people.csv:1:1: error: the header names 3 columns (id, name, age), where 2 are declared (columns are read by position: the header must be id, name)`},
 		{"ID,\"Name\"", ""},
+		{"\ufeffid, name", ""},
 	} {
 		dir := writeProject(t, map[string]string{
 			"efmesh.yaml":       "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
