@@ -61,6 +61,15 @@ func planStatus(ctx context.Context, v *view, res *checkResult, env, model strin
 	plan, err := v.planFor(ctx, res, env)
 	var pe *planner.ProblemsError
 	switch {
+	case errors.As(err, &pe) && !res.analysis.Errors():
+		// A problem only a plan sees (an EXTERNAL source that is not
+		// there) is no diagnostic of the files: the lens says it.
+		for _, d := range pe.Diagnostics {
+			if d.Severity == project.SeverityError {
+				return env + ": " + d.Message
+			}
+		}
+		return env + ": fix the errors to see the plan"
 	case errors.As(err, &pe):
 		return env + ": fix the errors to see the plan"
 	case err != nil:

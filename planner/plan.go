@@ -498,10 +498,19 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		}
 		p.Models = append(p.Models, mp)
 	}
+	// What EXTERNAL models read must be there: files always, tables when
+	// the warehouse is checked.
+	sourceProblems := p.checkSourceFiles()
 	if cfg.checkWarehouse {
-		if err := p.checkWarehouse(ctx, st, cfg.warehouse); err != nil {
+		ds, err := p.checkWarehouse(ctx, st, cfg.warehouse)
+		if err != nil {
 			return nil, err
 		}
+		sourceProblems = append(ds, sourceProblems...)
+	}
+	if len(sourceProblems) > 0 {
+		project.SortDiagnostics(sourceProblems)
+		return nil, &ProblemsError{Diagnostics: sourceProblems}
 	}
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err

@@ -66,16 +66,17 @@ type expectation struct {
 // their order. The warehouse's relations are listed with one catalog query
 // over the schemas of exp; a nil wh holds nothing.
 func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expectation) ([]MissingRelation, error) {
-	missing, _, err := inspect(ctx, wh, st, exp, nil)
+	missing, _, _, err := inspect(ctx, wh, st, exp, nil, nil)
 	return missing, err
 }
 
-// inspect lists the warehouse's relations of the schemas of exp and
-// unwanted with one catalog query, and returns the expectations it does
-// not meet and the unwanted relations it holds as views, in their order.
-func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwanted []expectation) ([]MissingRelation, []expectation, error) {
-	if len(exp) == 0 && len(unwanted) == 0 {
-		return nil, nil, nil
+// inspect lists the warehouse's relations of the schemas of exp, unwanted
+// and sources with one catalog query, and returns the expectations it does
+// not meet, the unwanted relations it holds as views and the sources
+// (relations EXTERNAL models read) it does not hold, in their order.
+func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []expectation, error) {
+	if len(exp) == 0 && len(unwanted) == 0 && len(sources) == 0 {
+		return nil, nil, nil, nil
 	}
 	listed := map[engine.Relation]engine.Listed{}
 	var d engine.Dialect
@@ -83,11 +84,11 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 		d = wh.Dialect()
 		cat, ok := wh.(engine.Catalog)
 		if !ok {
-			return nil, nil, fmt.Errorf("planner: the %s engine cannot list its relations", wh.Dialect().Name())
+			return nil, nil, nil, fmt.Errorf("planner: the %s engine cannot list its relations", wh.Dialect().Name())
 		}
 		seen := map[string]bool{}
 		var schemas []string
-		for _, e := range append(exp[:len(exp):len(exp)], unwanted...) {
+		for _, e := range append(append(exp[:len(exp):len(exp)], unwanted...), sources...) {
 			if s := strings.ToLower(e.rel.Schema); !seen[s] {
 				seen[s] = true
 				schemas = append(schemas, e.rel.Schema)
@@ -96,7 +97,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 		sort.Strings(schemas)
 		rels, err := cat.Relations(ctx, schemas)
 		if err != nil {
-			return nil, nil, fmt.Errorf("planner: %w", err)
+			return nil, nil, nil, fmt.Errorf("planner: %w", err)
 		}
 		for _, r := range rels {
 			listed[catalogKey(d, r.Relation)] = r
@@ -107,6 +108,12 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 		if r, ok := listed[catalogKey(d, u.rel)]; ok && r.View {
 			u.rel = r.Relation // as the catalog spells it
 			views = append(views, u)
+		}
+	}
+	var absent []expectation
+	for _, s := range sources {
+		if _, ok := listed[catalogKey(d, s.rel)]; !ok {
+			absent = append(absent, s)
 		}
 	}
 	var out []MissingRelation
@@ -123,7 +130,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if !gone {
 				continue
@@ -134,7 +141,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 		}
 		out = append(out, mr)
 	}
-	return out, views, nil
+	return out, views, absent, nil
 }
 
 // filesGone reports whether the files a parquet relation reads are gone:
@@ -240,19 +247,23 @@ func lakePrefixOf(root, schema, table, fp8 string) string {
 // checkWarehouse marks the plan's lines whose relations the store trusts
 // but the warehouse lacks, and the EXTERNAL lines whose environment
 // relation is a view an earlier efmesh made (StaleView: apply drops it),
-// with one catalog query. A missing physical relation is rebuilt (an
-// inherited one is not inherited: the model builds its own); its ledger
-// counts for nothing (fillBackfill, and Apply clears it). A missing view
-// is recreated by the promotion.
-func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Engine) error {
+// with one catalog query, which also looks for the tables EXTERNAL models
+// read: each one missing is an error diagnostic returned. A missing
+// physical relation is rebuilt (an inherited one is not inherited: the
+// model builds its own); its ledger counts for nothing (fillBackfill, and
+// Apply clears it). A missing view is recreated by the promotion.
+func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Engine) ([]project.Diagnostic, error) {
 	a := p.analysis
-	var exp []expectation
+	var exp, sources []expectation
 	for _, mp := range p.Models {
 		info := a.Models[mp.Name]
 		if mp.Change == Removed || info == nil {
 			continue
 		}
 		m := info.Model
+		if src, ok := sourceExpectation(a.Project, m); ok {
+			sources = append(sources, src)
+		}
 		if !owned(m.Kind.Name, targetOf(m)) {
 			continue
 		}
@@ -271,9 +282,13 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 			exp = append(exp, expectation{model: m.Name, rel: EnvRelation(a.dialect, p.Env, m)})
 		}
 	}
-	missing, stale, err := inspect(ctx, wh, st, exp, p.staleCandidates())
+	missing, stale, absent, err := inspect(ctx, wh, st, exp, p.staleCandidates(), sources)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var ds []project.Diagnostic
+	for _, s := range absent {
+		ds = append(ds, missingSourceDiag(a.Models[s.model].Model))
 	}
 	at := make(map[string]int, len(p.Models))
 	for i, mp := range p.Models {
@@ -306,7 +321,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 		}
 		p.lost[mp.Fingerprint] = true
 	}
-	return nil
+	return ds, nil
 }
 
 // staleCandidates lists where an earlier efmesh made views for the

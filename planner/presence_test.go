@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -111,5 +112,55 @@ func TestCatalogKey(t *testing.T) {
 		if got := catalogKey(c.d, c.in); got != c.want {
 			t.Errorf("catalogKey(%T, %s) = %s, want %s", c.d, c.in, got, c.want)
 		}
+	}
+}
+
+// TestPresenceChecksExternalTablesInTheSameQuery: the tables EXTERNAL
+// models read are looked for in the warehouse check's one catalog query; a
+// missing one is an error at its name, a table of another catalog (a
+// three-part name, an attached database) is not looked for.
+func TestPresenceChecksExternalTablesInTheSameQuery(t *testing.T) {
+	ctx := context.Background()
+	a := analyzeFiles(t, map[string]string{
+		"efmesh.yaml":      "name: t\nstart: 2026-01-01\nattach: {apps: {type: sqlite, path: a.db}}\n",
+		"models/src.sql":   "MODEL (name raw.src, kind EXTERNAL (table src.events), columns (id INT));\n",
+		"models/lake.sql":  "MODEL (name raw.lake, kind EXTERNAL (table other.main.events), columns (id INT));\n",
+		"models/app.sql":   "MODEL (name raw.app, kind EXTERNAL (table apps.events), columns (id INT));\n",
+		"models/sys.sql":   "MODEL (name raw.sys, kind EXTERNAL (table information_schema.tables), columns (table_name TEXT));\n",
+		"models/count.sql": "MODEL (name m.n, kind VIEW);\nSELECT count(*) AS n FROM @ref(raw.src)\n",
+	})
+	mustClean(t, a)
+	db, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wh := &countingCatalog{DB: db}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = MakePlan(ctx, a, st, "dev", WithWarehouse(wh))
+	var pe *ProblemsError
+	if !errors.As(err, &pe) || len(pe.Diagnostics) != 1 ||
+		pe.Diagnostics[0].String() != "models/src.sql:1:43: error: EXTERNAL raw.src reads table src.events, which the warehouse does not have" {
+		t.Fatalf("plan over a missing source: %v %+v", err, pe)
+	}
+	if wh.calls != 1 || strings.Join(wh.schemas, " ") != "src" {
+		t.Fatalf("plan: %d catalog queries over %v", wh.calls, wh.schemas)
+	}
+	// A warehouse that does not exist has no table either.
+	if _, err := MakePlan(ctx, a, st, "dev", WithWarehouse(nil)); !errors.As(err, &pe) || len(pe.Diagnostics) != 1 {
+		t.Fatalf("plan without a warehouse: %v", err)
+	}
+	if err := db.Exec(ctx, "CREATE SCHEMA src; CREATE TABLE src.events (id INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MakePlan(ctx, a, st, "dev", WithWarehouse(wh)); err != nil {
+		t.Fatal(err)
+	}
+	if wh.calls != 2 {
+		t.Fatalf("catalog queries: %d", wh.calls)
 	}
 }

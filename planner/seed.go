@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"strings"
@@ -29,8 +31,10 @@ const seedChecksMax = 256
 
 // checkSeed validates the seed file of m (its content hash is hash) with
 // the workbench's file validator, if it has one. Each record that does not
-// load is an error on the seed file at its line, and the model gets one
-// error on its kind saying the seed does not load.
+// load is an error on the seed file at its line, and the model gets a
+// pointer (information) on its kind saying the seed does not load. With
+// declared columns, a CSV header that does not name them in order is one
+// error at the file's line 1, and the records are not read.
 func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) bool {
 	v, ok := c.wb.(engine.FileValidator)
 	if !ok || c.eng == nil {
@@ -38,6 +42,15 @@ func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) 
 	}
 	path := absPath(c.root, m.Kind.Path)
 	spec := engine.FileSpec{Paths: []string{path}, Format: seedFormat(m.Kind.Path), Columns: declared(m)}
+	if spec.Format == "csv" && len(spec.Columns) > 0 {
+		if msg := headerMismatch(path, spec.Columns); msg != "" {
+			src, _ := os.ReadFile(path)
+			start, end := lineSpan(src, 1)
+			c.add(m, project.NewDiagnostic(m.Kind.Path, src, start, end, project.SeverityError, project.CodeFile, msg))
+			c.seedPointer(m, fmt.Sprintf("seed file %s does not load: its header (line 1) does not name the declared columns", m.Kind.Path))
+			return false
+		}
+	}
 	key := hash + "\x00" + spec.Format + "\x00" + fmt.Sprint(spec.Columns)
 	seedChecks.Lock()
 	problems, known := seedChecks.m[key]
@@ -78,9 +91,59 @@ func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) 
 		if len(lines) > most {
 			list += fmt.Sprintf(" and %d more", len(lines)-most)
 		}
-		c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s does not load: %d bad record(s), at line %s", m.Kind.Path, len(lines), list))
+		c.seedPointer(m, fmt.Sprintf("seed file %s does not load: %d bad record(s), at line %s", m.Kind.Path, len(lines), list))
 	}
 	return false
+}
+
+// seedPointer says on the kind of m that its seed file has errors, as
+// information: the errors are the seed file's, at their lines (counted
+// once), and the pointer shows them to an editor where only the model is
+// open.
+func (c *checker) seedPointer(m *project.Model, msg string) {
+	start, end := m.Header.Start.Offset, m.Header.Start.Offset
+	if p, ok := m.Property("kind"); ok {
+		start, end = p.Range.Start.Offset, p.Range.End.Offset
+	}
+	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityInfo, project.CodeFile, msg))
+}
+
+// headerMismatch says how the header line of the CSV file at path fails
+// to name the declared columns cols, in order (case aside): the reader
+// takes the columns by position, so a misspelt or reordered header would
+// load silently wrong or fail on a cast. "" when it names them. Only the
+// header is read.
+func headerMismatch(path string, cols []engine.Column) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "" // the reader says what is wrong
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	header, err := r.Read()
+	if err != nil {
+		return "" // an empty or unreadable file: the reader says what is wrong
+	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	want := fmt.Sprintf("(columns are read by position: the header must be %s)", strings.Join(names, ", "))
+	for i := range header {
+		header[i] = strings.TrimSpace(header[i])
+	}
+	if len(header) != len(cols) {
+		return fmt.Sprintf("the header names %d columns (%s), where %d are declared %s", len(header), strings.Join(header, ", "), len(cols), want)
+	}
+	for i, h := range header {
+		if !strings.EqualFold(h, cols[i].Name) {
+			return fmt.Sprintf("the header names column %d %s, where the declared column is %s %s", i+1, h, cols[i].Name, want)
+		}
+	}
+	return ""
 }
 
 // seedMessage says what is wrong with one record, in the reader's words

@@ -31,9 +31,9 @@ func (p *Project) ModelFiles() Scope {
 
 // ScopeOf is the scope of a request that reads the named models and test
 // files: those files, the models' files and their ancestors' (through
-// refs, embedded models included). It is false when a name is no model of
-// the project: then a problem anywhere may be why, and nothing is left
-// out.
+// refs, embedded models included) and the seed files they read. It is
+// false when a name is no model of the project: then a problem anywhere
+// may be why, and nothing is left out.
 func (p *Project) ScopeOf(models []string, testFiles []string) (Scope, bool) {
 	s := Scope{files: map[string]bool{ConfigFile: true}}
 	for _, f := range testFiles {
@@ -54,6 +54,9 @@ func (p *Project) ScopeOf(models []string, testFiles []string) (Scope, bool) {
 			return false
 		}
 		s.files[m.File] = true
+		if m.Kind.Name == KindSeed && m.Kind.Path != "" {
+			s.files[m.Kind.Path] = true // its problems are the seed file's
+		}
 		for _, r := range m.Refs() {
 			walk(r) // an unknown ref is a problem of m's file, in scope
 		}

@@ -159,6 +159,11 @@ func TestBrokenSeedIsAPlanError(t *testing.T) {
 				t.Fatalf("%v: no %q in\n%s", args, want, errs)
 			}
 		}
+		// Two bad records are two errors: the model's line only points
+		// at them (the editor shows it where the seed file is not open).
+		if !strings.Contains(errs, "\n2 error(s)") || !strings.Contains(errs, "models/rates.sql:1:24: info: seed file seeds/rates.csv does not load: 2 bad record(s), at line 3, 4") {
+			t.Fatalf("%v: the problems are counted twice or not pointed at:\n%s", args, errs)
+		}
 	}
 	if objs := warehouseObjects(t, dir); objs != "<none>" && objs != "[]" {
 		t.Fatalf("apply of a project with a broken seed built: %s", objs)
@@ -166,8 +171,9 @@ func TestBrokenSeedIsAPlanError(t *testing.T) {
 	code, out, _ := run(t, dir, "--json", "plan", "dev")
 	var p struct {
 		Diagnostics []struct {
-			File string `json:"file"`
-			Line int    `json:"line"`
+			File     string `json:"file"`
+			Line     int    `json:"line"`
+			Severity string `json:"severity"`
 		} `json:"diagnostics"`
 	}
 	if err := json.Unmarshal([]byte(out), &p); code != ExitError || err != nil {
@@ -175,9 +181,9 @@ func TestBrokenSeedIsAPlanError(t *testing.T) {
 	}
 	lines := []string{}
 	for _, d := range p.Diagnostics {
-		lines = append(lines, fmt.Sprintf("%s:%d", d.File, d.Line))
+		lines = append(lines, fmt.Sprintf("%s:%d:%s", d.File, d.Line, d.Severity))
 	}
-	if got := strings.Join(lines, " "); got != "models/rates.sql:1 seeds/rates.csv:3 seeds/rates.csv:4" {
+	if got := strings.Join(lines, " "); got != "models/rates.sql:1:info seeds/rates.csv:3:error seeds/rates.csv:4:error" {
 		t.Fatalf("--json diagnostics: %s", got)
 	}
 }

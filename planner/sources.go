@@ -1,0 +1,166 @@
+package planner
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// An EXTERNAL model reads what efmesh does not make: a table of the
+// warehouse or files. Neither changes the model's fingerprint when it
+// appears or goes, so neither is checked with the model (the check cache
+// would remember a stale answer): each plan looks — the table in the one
+// catalog query of the warehouse check (checkWarehouse), the files with a
+// glob — and a source that is not there is an error at the model's kind,
+// never a failed build halfway through an apply.
+
+// systemSchemas are schema names that are catalogs or system schemas of
+// some engine rather than schemas of the warehouse's database.
+var systemSchemas = map[string]bool{"information_schema": true, "pg_catalog": true, "temp": true, "system": true}
+
+// sourceExpectation is the relation the EXTERNAL model m reads, when the
+// warehouse's catalog can tell whether it exists: a two-part name whose
+// schema is not an attached catalog (efmesh.yaml attach:) nor a system
+// schema. A three-part name reads another catalog, which is not looked at.
+func sourceExpectation(p *project.Project, m *project.Model) (expectation, bool) {
+	if m.Kind.Name != project.KindExternal || m.Kind.Table == "" {
+		return expectation{}, false
+	}
+	parts := strings.Split(m.Kind.Table, ".")
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return expectation{}, false
+	}
+	schema := strings.ToLower(parts[0])
+	if systemSchemas[schema] {
+		return expectation{}, false
+	}
+	for name := range p.Config.Attach {
+		if strings.EqualFold(name, schema) {
+			return expectation{}, false
+		}
+	}
+	return expectation{model: m.Name, rel: engine.Relation{Schema: parts[0], Name: parts[1]}}, true
+}
+
+// sourceDiag is an error on arg where the kind property of m spells it,
+// else on the property.
+func sourceDiag(m *project.Model, arg, code, msg string) project.Diagnostic {
+	start, end := m.Header.Start.Offset, m.Header.Start.Offset
+	if p, ok := m.Property("kind"); ok {
+		start, end = p.Range.Start.Offset, p.Range.End.Offset
+		vs, ve := p.ValueRange.Start.Offset, p.ValueRange.End.Offset
+		if i := strings.Index(strings.ToLower(string(m.Source[vs:ve])), strings.ToLower(arg)); i >= 0 && arg != "" {
+			start, end = vs+i, vs+i+len(arg)
+		}
+	}
+	return project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
+}
+
+// missingSourceDiag reports the table of an EXTERNAL model the warehouse
+// does not have.
+func missingSourceDiag(m *project.Model) project.Diagnostic {
+	return sourceDiag(m, m.Kind.Table, project.CodeUnknownTable,
+		fmt.Sprintf("EXTERNAL %s reads table %s, which the warehouse does not have", m.Name, m.Kind.Table))
+}
+
+// checkSourceFiles reports the file EXTERNAL models of the plan whose
+// local glob matches no file (a URL is not looked at).
+func (p *Plan) checkSourceFiles() []project.Diagnostic {
+	a := p.analysis
+	var out []project.Diagnostic
+	for _, mp := range p.Models {
+		info := a.Models[mp.Name]
+		if mp.Change == Removed || info == nil {
+			continue
+		}
+		m := info.Model
+		if m.Kind.Name != project.KindExternal || m.Kind.Files == "" || strings.Contains(m.Kind.Files, "://") {
+			continue
+		}
+		if !globMatches(absPath(a.Project.Root, m.Kind.Files)) {
+			out = append(out, sourceDiag(m, m.Kind.Files, project.CodeFile,
+				fmt.Sprintf("EXTERNAL %s reads files %s, but no file matches %s", m.Name, m.Kind.Files, m.Kind.Files)))
+		}
+	}
+	return out
+}
+
+// globMatches reports whether the file glob pattern (an absolute path) matches
+// at least one file, as the engine's file readers glob: a "**" segment
+// matches any number of folders, other segments follow path.Match.
+func globMatches(pattern string) bool {
+	pattern = filepath.ToSlash(pattern)
+	segs := strings.Split(pattern, "/")
+	literal := 0
+	for literal < len(segs) && !strings.ContainsAny(segs[literal], `*?[\`) {
+		literal++
+	}
+	if literal == len(segs) {
+		st, err := os.Stat(filepath.FromSlash(pattern))
+		return err == nil && !st.IsDir()
+	}
+	base := strings.Join(segs[:literal], "/")
+	if base == "" {
+		base = "/"
+	}
+	rest := segs[literal:]
+	deep := false
+	for _, s := range rest {
+		deep = deep || s == "**"
+	}
+	found := false
+	_ = filepath.WalkDir(filepath.FromSlash(base), func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, rerr := filepath.Rel(filepath.FromSlash(base), name)
+		if rerr != nil || rel == "." {
+			return nil
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if d.IsDir() {
+			if !deep && len(parts) >= len(rest) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if matchGlobSegments(rest, parts) {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// matchGlobSegments matches path segments name against pattern segments
+// pat, "**" standing for any number of segments.
+func matchGlobSegments(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if matchGlobSegments(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
