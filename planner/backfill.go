@@ -484,7 +484,9 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			}
 		}
 		if info.Model.Kind.Name == project.KindFull {
-			if err := markRefreshed(ctx, st, p.analysis.Project.Config, info, now()); err != nil {
+			// A snapshot this apply recorded has no earlier refresh to clear.
+			first := !p.stored[info.Fingerprint]
+			if err := markRefreshed(ctx, st, p.analysis.Project.Config, info, now(), first); err != nil {
 				return err
 			}
 		}

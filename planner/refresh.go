@@ -29,15 +29,17 @@ import (
 var allTime = Range{Start: time.Unix(0, 0).UTC(), End: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
 
 // markRefreshed records that info's FULL table was computed at at,
-// replacing the older records.
-func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info *ModelInfo, at time.Time) error {
+// replacing the older records (first: the snapshot is new, it has none).
+func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info *ModelInfo, at time.Time, first bool) error {
 	c, err := project.ParseCron(cfg.CronOf(info.Model))
 	if err != nil {
 		return fmt.Errorf("planner: %s: cron %w", info.Model.Name, err)
 	}
 	at = at.UTC()
-	if _, err := st.ClearIntervals(ctx, info.Fingerprint, allTime.Start, at); err != nil {
-		return err
+	if !first {
+		if _, err := st.ClearIntervals(ctx, info.Fingerprint, allTime.Start, at); err != nil {
+			return err
+		}
 	}
 	return st.MarkIntervals(ctx, info.Fingerprint, []state.Interval{{Start: at, End: c.Next(at)}}, state.IntervalDone, at)
 }
