@@ -158,13 +158,27 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 
 // makePlan plans as of now. It sets no backfill limit: the plan only
 // counts intervals (it never lists them), whatever the start.
+//
+// A redacted environment's plan binds the readers of redacted models
+// again, as apply's does, in a workbench of its own (the view's belongs to
+// its checker); other environments need none.
 func (v *view) makePlan(ctx context.Context, res *checkResult, env string, now time.Time) (*planner.Plan, error) {
-	if !connect.StoreExists(res.snap.proj) {
-		return planner.MakePlan(ctx, res.analysis, emptyStore{}, env, planner.PlanAt(now))
+	p := res.snap.proj
+	opts := []planner.PlanOption{planner.PlanAt(now)}
+	if p.Config.Environments[env].Redacted {
+		wb, err := connect.Workbench(p)
+		if err != nil {
+			return nil, err
+		}
+		defer wb.Close()
+		opts = append(opts, planner.WithWorkbench(wb))
 	}
-	st := v.reads.through(res.snap.proj)
+	if !connect.StoreExists(p) {
+		return planner.MakePlan(ctx, res.analysis, emptyStore{}, env, opts...)
+	}
+	st := v.reads.through(p)
 	defer st.Close()
-	return planner.MakePlan(ctx, res.analysis, st, env, planner.PlanAt(now))
+	return planner.MakePlan(ctx, res.analysis, st, env, opts...)
 }
 
 func firstLine(s string) string {

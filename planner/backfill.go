@@ -423,8 +423,10 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	// Every snapshot to build is recorded (unbuilt) before any build, in
 	// one transaction, so that its ledger can follow the batches; a failed
 	// apply takes back the records of what it did not build (rollback).
-	if err := st.PutSnapshots(ctx, snaps); err != nil {
-		return err
+	if len(snaps) > 0 {
+		if err := st.PutSnapshots(ctx, snaps); err != nil {
+			return err
+		}
 	}
 	if total > 0 {
 		if err := b.wh.Exec(ctx, b.d.CreateSchema(PhysicalSchema)); err != nil {
@@ -485,7 +487,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		}
 		if info.Model.Kind.Name == project.KindFull {
 			// A snapshot this apply recorded has no earlier refresh to clear.
-			first := !p.stored[info.Fingerprint]
+			first := !p.stored[info.Fingerprint] && p.reuse[mp.Name] == ""
 			if err := markRefreshed(ctx, st, p.analysis.Project.Config, info, now(), first); err != nil {
 				return err
 			}

@@ -448,6 +448,12 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 				mp.RebuildsHistory = true
 				if cfg.rebuild[m.Name] {
 					mp.Explain = append(mp.Explain, "rebuilds its history (--rebuild-history): the versions in "+prev.PhysicalTable+" are not carried over")
+				} else if known && snap.Built() {
+					// Another environment built (and merged into) the new
+					// version's own table already; --forward-only cannot
+					// take this environment's table there.
+					p.unconfirmed = append(p.unconfirmed, m.Name)
+					mp.Explain = append(mp.Explain, "would move to the history "+snap.PhysicalTable+" another environment built: what "+prev.PhysicalTable+" gained since that was made is not carried over; apply needs --rebuild-history "+m.Name)
 				} else {
 					p.unconfirmed = append(p.unconfirmed, m.Name)
 					mp.Explain = append(mp.Explain, "would rebuild its history: the versions in "+prev.PhysicalTable+" are not carried over; apply needs --rebuild-history "+m.Name+" (or --forward-only "+m.Name+" to keep the history)")

@@ -109,24 +109,12 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		}
 		defer lk.Release()
 	}
-	// The warehouse is checked as a plan checks it: a relation the store
-	// trusts but the warehouse lacks (dropped by hand, a lost file) blocks
-	// the tick. Computing into it would re-create an empty table while the
-	// ledger says its intervals are done; apply rebuilds it instead.
-	wh, err := open()
-	if err != nil {
-		return err
-	}
-	defer wh.Close()
-	p, err := MakePlan(ctx, a, st, env, PlanAt(now()), WithWarehouse(wh))
+	p, err := MakePlan(ctx, a, st, env, PlanAt(now()))
 	if err != nil {
 		return err
 	}
 	for _, mp := range p.Models {
-		switch {
-		case mp.Missing:
-			res.BlockedBy = append(res.BlockedBy, fmt.Sprintf("%s: %s (efmesh apply %s rebuilds it)", mp.Name, mp.Reason, env))
-		case mp.Change != Unchanged || mp.Build:
+		if mp.Change != Unchanged || mp.Build {
 			res.BlockedBy = append(res.BlockedBy, mp.Name+": "+string(mp.Change))
 		}
 	}
@@ -147,6 +135,28 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		}
 	}
 	if work == 0 {
+		return nil // a tick with nothing due never touches the warehouse
+	}
+	// Before computing, the warehouse is checked as a plan checks it: a
+	// relation the store trusts but the warehouse lacks (dropped by hand, a
+	// lost file) blocks the tick. Computing into it would re-create an
+	// empty table while the ledger says its intervals are done; apply
+	// rebuilds it instead.
+	wh, err := open()
+	if err != nil {
+		return err
+	}
+	defer wh.Close()
+	if p, err = MakePlan(ctx, a, st, env, PlanAt(now()), WithWarehouse(wh)); err != nil {
+		return err
+	}
+	for _, mp := range p.Models {
+		if mp.Missing {
+			res.BlockedBy = append(res.BlockedBy, fmt.Sprintf("%s: %s (efmesh apply %s rebuilds it)", mp.Name, mp.Reason, env))
+		}
+	}
+	if len(res.BlockedBy) > 0 {
+		sort.Strings(res.BlockedBy)
 		return nil
 	}
 	b := &builder{a: p.analysis, d: wh.Dialect(), wh: wh, root: a.Project.Root, now: now(), phys: p.physFP, copyHistory: p.copyHistory}

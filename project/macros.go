@@ -37,7 +37,12 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 		return &diags[len(diags)-1]
 	}
 
-	var parens []int // offsets of the ( not yet closed, innermost last
+	// scopes holds, innermost last, the scope of each ( not yet closed;
+	// a set operation (UNION, INTERSECT, EXCEPT) starts a new scope in its
+	// group, since each SELECT of it has a FROM of its own.
+	scopes := []int{0}
+	next := 0
+	fresh := func() int { next++; return next }
 	i := max(from, 0)
 	for i < len(src) {
 		c := src[i]
@@ -63,21 +68,26 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 			i = skipDollarQuoted(src, i)
 		case isIdentByte(c):
 			// Skip whole words, so the E of E'' is seen as a word's end.
+			start := i
 			for i < len(src) && isIdentByte(src[i]) {
 				i++
+			}
+			switch w := src[start:i]; {
+			case asciiEqualFold(w, "union"), asciiEqualFold(w, "intersect"), asciiEqualFold(w, "except"):
+				scopes[len(scopes)-1] = fresh()
 			}
 		case c == '@':
 			n := len(macros)
 			i = scanMacro(src, i, from, &macros, bad)
-			if len(macros) > n && len(parens) > 0 {
-				macros[n].Scope = parens[len(parens)-1] + 1
+			if len(macros) > n {
+				macros[n].Scope = scopes[len(scopes)-1]
 			}
 		case c == '(':
-			parens = append(parens, i)
+			scopes = append(scopes, fresh())
 			i++
 		case c == ')':
-			if len(parens) > 0 {
-				parens = parens[:len(parens)-1]
+			if len(scopes) > 1 {
+				scopes = scopes[:len(scopes)-1]
 			}
 			i++
 		default:
@@ -314,3 +324,20 @@ var notAliasWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// asciiEqualFold reports whether w is word, ignoring ASCII case.
+func asciiEqualFold(w []byte, word string) bool {
+	if len(w) != len(word) {
+		return false
+	}
+	for i := range w {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != word[i] {
+			return false
+		}
+	}
+	return true
+}

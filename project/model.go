@@ -128,9 +128,10 @@ type Macro struct {
 	// without one is rendered with an implicit alias, its table name, so
 	// that it stays reachable as a qualifier whatever it renders to.
 	Aliased bool `json:"aliased,omitempty"`
-	// Scope tells the parenthesized group the macro stands in: 1 + the
-	// offset of the innermost "(" open around it, 0 at the top level.
-	// Refs of one FROM share it; a subquery's differ from the outer ones.
+	// Scope numbers the query part the macro stands in: the innermost
+	// parenthesized group, and within it the SELECT of a set operation
+	// (UNION, INTERSECT, EXCEPT); 0 is the top level's first. Refs of one
+	// FROM share it; a subquery's or another UNION branch's differ.
 	Scope int `json:"scope,omitempty"`
 }
 

@@ -375,10 +375,17 @@ func TestRefsSharingATableName(t *testing.T) {
 		"models/a.sql": "MODEL (name raw.orders, kind FULL);\nSELECT 1 AS id, 10 AS amount\n",
 		"models/b.sql": "MODEL (name core.orders, kind FULL);\nSELECT id, 'x' AS note FROM @ref(raw.orders)\n",
 		"models/c.sql": "MODEL (name mart.j, kind FULL);\nSELECT amount, note FROM @ref(raw.orders) JOIN @ref(core.orders) USING (id)\n",
+		// Each branch of a set operation has a FROM of its own: both keep
+		// their table name.
+		"models/u.sql": "MODEL (name mart.u, kind FULL);\nSELECT orders.id FROM @ref(raw.orders) UNION ALL SELECT orders.id FROM @ref(core.orders)\n" +
+			"EXCEPT SELECT orders.id + 1 FROM @ref(raw.orders)\n",
 	})
 	mustRun(t, dir, "plan", "dev")
 	mustRun(t, dir, "apply", "dev", "--yes")
 	if got := query(t, dir, "SELECT amount, note FROM dev__mart.j"); got != "[[10 x]]" {
 		t.Fatalf("mart.j: %s", got)
+	}
+	if got := query(t, dir, "SELECT count(*) FROM dev__mart.u"); got != "[[1]]" {
+		t.Fatalf("mart.u: %s", got)
 	}
 }
