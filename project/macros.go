@@ -83,7 +83,14 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 				macros[n].Scope = scopes[len(scopes)-1]
 			}
 		case c == '(':
-			scopes = append(scopes, fresh())
+			// A subquery has a FROM of its own; other parentheses (a
+			// parenthesized join, a call, an expression) are part of the
+			// query around them.
+			if subqueryFollows(src, i+1) {
+				scopes = append(scopes, fresh())
+			} else {
+				scopes = append(scopes, scopes[len(scopes)-1])
+			}
 			i++
 		case c == ')':
 			if len(scopes) > 1 {
@@ -340,4 +347,18 @@ func asciiEqualFold(w []byte, word string) bool {
 		}
 	}
 	return true
+}
+
+// subqueryFollows reports whether the SQL at i (after a "(") starts a
+// query: SELECT, WITH, FROM (DuckDB's FROM-first), VALUES or TABLE, after
+// blanks and comments.
+func subqueryFollows(src []byte, i int) bool {
+	i = skipBlank(src, i)
+	j := i
+	for j < len(src) && isIdentByte(src[j]) {
+		j++
+	}
+	w := src[i:j]
+	return asciiEqualFold(w, "select") || asciiEqualFold(w, "with") || asciiEqualFold(w, "from") ||
+		asciiEqualFold(w, "values") || asciiEqualFold(w, "table")
 }

@@ -129,8 +129,9 @@ type Macro struct {
 	// that it stays reachable as a qualifier whatever it renders to.
 	Aliased bool `json:"aliased,omitempty"`
 	// Scope numbers the query part the macro stands in: the innermost
-	// parenthesized group, and within it the SELECT of a set operation
-	// (UNION, INTERSECT, EXCEPT); 0 is the top level's first. Refs of one
+	// subquery, and within it the SELECT of a set operation (UNION,
+	// INTERSECT, EXCEPT); 0 is the top level's first. Other parentheses (a
+	// parenthesized join) do not start one. Refs of one
 	// FROM share it; a subquery's or another UNION branch's differ.
 	Scope int `json:"scope,omitempty"`
 }

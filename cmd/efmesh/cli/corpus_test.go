@@ -379,6 +379,8 @@ func TestRefsSharingATableName(t *testing.T) {
 		// their table name.
 		"models/u.sql": "MODEL (name mart.u, kind FULL);\nSELECT orders.id FROM @ref(raw.orders) UNION ALL SELECT orders.id FROM @ref(core.orders)\n" +
 			"EXCEPT SELECT orders.id + 1 FROM @ref(raw.orders)\n",
+		// A parenthesized join is part of the FROM around it.
+		"models/p.sql": "MODEL (name mart.p, kind FULL);\nSELECT id FROM @ref(raw.orders) JOIN (@ref(core.orders) JOIN @ref(mart.j) ON true) USING (id)\n",
 	})
 	mustRun(t, dir, "plan", "dev")
 	mustRun(t, dir, "apply", "dev", "--yes")
@@ -387,5 +389,8 @@ func TestRefsSharingATableName(t *testing.T) {
 	}
 	if got := query(t, dir, "SELECT count(*) FROM dev__mart.u"); got != "[[1]]" {
 		t.Fatalf("mart.u: %s", got)
+	}
+	if got := query(t, dir, "SELECT id FROM dev__mart.p"); got != "[[1]]" {
+		t.Fatalf("mart.p: %s", got)
 	}
 }

@@ -101,6 +101,10 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				}
 				fmt.Fprintf(a.stderr, "efmesh: run %s: %s; the batch in flight was rolled back; the next run resumes\n", env, why)
 			default:
+				var pe *planner.ProblemsError
+				if errors.As(err, &pe) { // positioned: the project's own problems
+					a.printDiagnostics(pe.Diagnostics)
+				}
 				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
 			}
 			if code != ExitOK {
