@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -93,7 +92,8 @@ func (p *Plan) checkSourceFiles() []project.Diagnostic {
 
 // globMatches reports whether the file glob pattern (an absolute path) matches
 // at least one file, as the engine's file readers glob: a "**" segment
-// matches any number of folders, other segments follow path.Match.
+// matches any number of folders, other segments follow path.Match (the
+// project's glob rules, project.MatchGlob).
 func globMatches(pattern string) bool {
 	pattern = filepath.ToSlash(pattern)
 	segs := strings.Split(pattern, "/")
@@ -133,34 +133,11 @@ func globMatches(pattern string) bool {
 			}
 			return nil
 		}
-		if matchGlobSegments(rest, parts) {
+		if project.MatchGlob(strings.Join(rest, "/"), strings.Join(parts, "/")) {
 			found = true
 			return fs.SkipAll
 		}
 		return nil
 	})
 	return found
-}
-
-// matchGlobSegments matches path segments name against pattern segments
-// pat, "**" standing for any number of segments.
-func matchGlobSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchGlobSegments(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
-	}
-	return len(name) == 0
 }
