@@ -108,15 +108,22 @@ func (e *FeatureError) Error() string {
 // Catalog is an optional capability: an engine that lists the relations
 // (tables and views) present in some schemas of its database with one
 // catalog query. The planner compares it with what the state store says is
-// built. A schema that does not exist contributes nothing.
+// built, and with the columns EXTERNAL models declare for the tables they
+// read. A schema that does not exist contributes nothing. The same query
+// lists, in order, the columns of the relations among withColumns (schema
+// and name compared without case); other relations are listed without
+// their columns.
 type Catalog interface {
-	Relations(ctx context.Context, schemas []string) ([]Listed, error)
+	Relations(ctx context.Context, schemas []string, withColumns []Relation) ([]Listed, error)
 }
 
-// Listed is a relation a Catalog lists; View is true for a view.
+// Listed is a relation a Catalog lists; View is true for a view. Columns
+// are its columns, typed as the engine names them, when they were asked
+// for.
 type Listed struct {
 	Relation
-	View bool
+	View    bool
+	Columns []Column
 }
 
 // FileSpec describes files read as a relation (seeds, file externals).
@@ -167,12 +174,35 @@ func StringList(strs []string) string {
 	return strings.Join(list, ", ")
 }
 
-// RelationsOf reads catalog rows of (schema, name, is view) as listed
-// relations.
+// RelationsOf reads catalog rows of (schema, name, is view, column name,
+// column type) as listed relations: the rows of one relation are adjacent,
+// in column order, and a NULL column name is a relation listed without
+// columns.
 func RelationsOf(rows *Rows) []Listed {
 	out := make([]Listed, 0, len(rows.Values))
 	for _, v := range rows.Values {
-		out = append(out, Listed{Relation: Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])}, View: fmt.Sprint(v[2]) == "true"})
+		r := Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])}
+		if n := len(out); n == 0 || out[n-1].Relation != r {
+			out = append(out, Listed{Relation: r, View: fmt.Sprint(v[2]) == "true"})
+		}
+		if len(v) >= 5 && v[3] != nil {
+			l := &out[len(out)-1]
+			l.Columns = append(l.Columns, Column{Name: fmt.Sprint(v[3]), Type: fmt.Sprint(v[4])})
+		}
 	}
 	return out
+}
+
+// ColumnsWanted is the condition, over the SQL expressions schema and
+// name, that a relation is one of rels, without case; FALSE when rels is
+// empty.
+func ColumnsWanted(schema, name string, rels []Relation) string {
+	if len(rels) == 0 {
+		return "FALSE"
+	}
+	conds := make([]string, len(rels))
+	for i, r := range rels {
+		conds[i] = fmt.Sprintf("(lower(%s) = %s AND lower(%s) = %s)", schema, QuoteString(strings.ToLower(r.Schema)), name, QuoteString(strings.ToLower(r.Name)))
+	}
+	return "(" + strings.Join(conds, " OR ") + ")"
 }

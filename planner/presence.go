@@ -60,6 +60,9 @@ type expectation struct {
 	// folder only has to exist once the snapshot has a done interval.
 	files    string
 	ledgerFP string
+	// columns, for the table an EXTERNAL model reads, asks the catalog
+	// for its columns: the model declares some.
+	columns bool
 }
 
 // missingIn returns the expectations the warehouse does not meet, in
@@ -70,11 +73,19 @@ func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expe
 	return missing, err
 }
 
+// sourceListing is what the catalog says of a source: listed is nil when
+// the warehouse does not have it.
+type sourceListing struct {
+	expectation
+	listed *engine.Listed
+}
+
 // inspect lists the warehouse's relations of the schemas of exp, unwanted
-// and sources with one catalog query, and returns the expectations it does
-// not meet, the unwanted relations it holds as views and the sources
-// (relations EXTERNAL models read) it does not hold, in their order.
-func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []expectation, error) {
+// and sources with one catalog query, which also lists the columns of the
+// sources that ask for them, and returns the expectations it does not
+// meet, the unwanted relations it holds as views and what it lists of
+// each source (relations EXTERNAL models read), in their order.
+func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []sourceListing, error) {
 	if len(exp) == 0 && len(unwanted) == 0 && len(sources) == 0 {
 		return nil, nil, nil, nil
 	}
@@ -95,7 +106,13 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 			}
 		}
 		sort.Strings(schemas)
-		rels, err := cat.Relations(ctx, schemas)
+		var withColumns []engine.Relation
+		for _, s := range sources {
+			if s.columns {
+				withColumns = append(withColumns, catalogKey(d, s.rel))
+			}
+		}
+		rels, err := cat.Relations(ctx, schemas, withColumns)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("planner: %w", err)
 		}
@@ -110,11 +127,13 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 			views = append(views, u)
 		}
 	}
-	var absent []expectation
+	var srcs []sourceListing
 	for _, s := range sources {
-		if _, ok := listed[catalogKey(d, s.rel)]; !ok {
-			absent = append(absent, s)
+		sl := sourceListing{expectation: s}
+		if r, ok := listed[catalogKey(d, s.rel)]; ok {
+			sl.listed = &r
 		}
+		srcs = append(srcs, sl)
 	}
 	var out []MissingRelation
 	for _, e := range exp {
@@ -141,7 +160,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 		}
 		out = append(out, mr)
 	}
-	return out, views, absent, nil
+	return out, views, srcs, nil
 }
 
 // filesGone reports whether the files a parquet relation reads are gone:
@@ -248,7 +267,9 @@ func lakePrefixOf(root, schema, table, fp8 string) string {
 // but the warehouse lacks, and the EXTERNAL lines whose environment
 // relation is a view an earlier efmesh made (StaleView: apply drops it),
 // with one catalog query, which also looks for the tables EXTERNAL models
-// read: each one missing is an error diagnostic returned. A missing
+// read and lists the columns of those whose model declares columns: each
+// table missing, and the declared columns a table lacks, are error
+// diagnostics returned. A missing
 // physical relation is rebuilt (an inherited one is not inherited: the
 // model builds its own); its ledger counts for nothing (fillBackfill, and
 // Apply clears it). A missing view is recreated by the promotion.
@@ -282,13 +303,18 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Eng
 			exp = append(exp, expectation{model: m.Name, rel: EnvRelation(a.dialect, p.Env, m)})
 		}
 	}
-	missing, stale, absent, err := inspect(ctx, wh, st, exp, p.staleCandidates(), sources)
+	missing, stale, srcs, err := inspect(ctx, wh, st, exp, p.staleCandidates(), sources)
 	if err != nil {
 		return nil, err
 	}
 	var ds []project.Diagnostic
-	for _, s := range absent {
-		ds = append(ds, missingSourceDiag(a.Models[s.model].Model))
+	for _, s := range srcs {
+		m := a.Models[s.model].Model
+		if s.listed == nil {
+			ds = append(ds, missingSourceDiag(m))
+		} else if s.columns {
+			ds = append(ds, sourceColumnDiags(m, s.listed.Columns)...)
+		}
 	}
 	at := make(map[string]int, len(p.Models))
 	for i, mp := range p.Models {

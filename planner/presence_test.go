@@ -19,14 +19,16 @@ import (
 // listings.
 type countingCatalog struct {
 	*duckdb.DB
-	calls   int
-	schemas []string
+	calls       int
+	schemas     []string
+	withColumns []engine.Relation
 }
 
-func (c *countingCatalog) Relations(ctx context.Context, schemas []string) ([]engine.Listed, error) {
+func (c *countingCatalog) Relations(ctx context.Context, schemas []string, withColumns []engine.Relation) ([]engine.Listed, error) {
 	c.calls++
 	c.schemas = schemas
-	return c.DB.Relations(ctx, schemas)
+	c.withColumns = withColumns
+	return c.DB.Relations(ctx, schemas, withColumns)
 }
 
 // TestPresenceOneCatalogQuery: however many models, plan and status ask
@@ -116,9 +118,10 @@ func TestCatalogKey(t *testing.T) {
 }
 
 // TestPresenceChecksExternalTablesInTheSameQuery: the tables EXTERNAL
-// models read are looked for in the warehouse check's one catalog query; a
-// missing one is an error at its name, a table of another catalog (a
-// three-part name, an attached database) is not looked for.
+// models read are looked for, with their columns, in the warehouse
+// check's one catalog query; a missing one is an error at its name, a
+// declared column it lacks an error at the column; a table of another
+// catalog (a three-part name, an attached database) is not looked for.
 func TestPresenceChecksExternalTablesInTheSameQuery(t *testing.T) {
 	ctx := context.Background()
 	a := analyzeFiles(t, map[string]string{
@@ -160,7 +163,29 @@ func TestPresenceChecksExternalTablesInTheSameQuery(t *testing.T) {
 	if _, err := MakePlan(ctx, a, st, "dev", WithWarehouse(wh)); err != nil {
 		t.Fatal(err)
 	}
-	if wh.calls != 2 {
-		t.Fatalf("catalog queries: %d", wh.calls)
+	if wh.calls != 2 || fmt.Sprint(wh.withColumns) != "[src.events]" {
+		t.Fatalf("catalog queries: %d, columns of %v", wh.calls, wh.withColumns)
+	}
+	// The same query lists the source's columns: one the model declares
+	// that the table lacks is an error at its declaration; its type does
+	// not matter (consumers cast it to the declared type).
+	for i, c := range []struct{ table, want string }{
+		{"CREATE TABLE src.events (ID BIGINT, extra TEXT)", ""},
+		{"CREATE TABLE src.events (other INT)", "models/src.sql:1:65: error: EXTERNAL raw.src declares column id, which table src.events does not have (it has other)"},
+		{"CREATE TABLE src.events (id TEXT)", ""},
+	} {
+		if err := db.Exec(ctx, "DROP TABLE src.events; "+c.table); err != nil {
+			t.Fatal(err)
+		}
+		_, err := MakePlan(ctx, a, st, "dev", WithWarehouse(wh))
+		if c.want == "" && err != nil {
+			t.Fatalf("%s: %v", c.table, err)
+		}
+		if c.want != "" && (!errors.As(err, &pe) || len(pe.Diagnostics) != 1 || pe.Diagnostics[0].String() != c.want) {
+			t.Fatalf("%s: %v %v", c.table, err, pe.Diagnostics)
+		}
+		if wh.calls != 3+i {
+			t.Fatalf("%s: catalog queries: %d", c.table, wh.calls)
+		}
 	}
 }

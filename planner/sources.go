@@ -44,7 +44,7 @@ func sourceExpectation(p *project.Project, m *project.Model) (expectation, bool)
 			return expectation{}, false
 		}
 	}
-	return expectation{model: m.Name, rel: engine.Relation{Schema: parts[0], Name: parts[1]}}, true
+	return expectation{model: m.Name, rel: engine.Relation{Schema: parts[0], Name: parts[1]}, columns: len(m.Columns) > 0}, true
 }
 
 // sourceDiag is an error on arg where the kind property of m spells it,
@@ -66,6 +66,48 @@ func sourceDiag(m *project.Model, arg, code, msg string) project.Diagnostic {
 func missingSourceDiag(m *project.Model) project.Diagnostic {
 	return sourceDiag(m, m.Kind.Table, project.CodeUnknownTable,
 		fmt.Sprintf("EXTERNAL %s reads table %s, which the warehouse does not have", m.Name, m.Kind.Table))
+}
+
+// sourceColumnDiags compares the columns the EXTERNAL model m declares
+// with has, the columns of the table it reads as the catalog lists them
+// (names without case): a declared column the table lacks is an error at
+// the declaration, or one error at the table name when several are
+// lacking. Types are not compared: consumers read the table with the
+// declared columns cast to their declared types, so a column stored as
+// text is read as the number it is declared (whether each value casts
+// is the data's business, not the catalog's). Columns the table has
+// beyond those declared are not read and do not matter.
+func sourceColumnDiags(m *project.Model, has []engine.Column) []project.Diagnostic {
+	present := make(map[string]bool, len(has))
+	names := make([]string, len(has))
+	for i, c := range has {
+		present[strings.ToLower(c.Name)] = true
+		names[i] = c.Name
+	}
+	var lacking []project.Column
+	for _, d := range m.Columns {
+		if !present[strings.ToLower(d.Name)] {
+			lacking = append(lacking, d)
+		}
+	}
+	if len(lacking) == 0 {
+		return nil
+	}
+	it := "it has " + strings.Join(names, ", ")
+	if len(has) == 0 {
+		it = "it has no columns"
+	}
+	if len(lacking) == 1 {
+		d := lacking[0]
+		return []project.Diagnostic{project.NewDiagnostic(m.File, m.Source, d.Range.Start.Offset, d.Range.End.Offset, project.SeverityError, project.CodeContract,
+			fmt.Sprintf("EXTERNAL %s declares column %s, which table %s does not have (%s)", m.Name, d.Name, m.Kind.Table, it))}
+	}
+	ns := make([]string, len(lacking))
+	for i, d := range lacking {
+		ns[i] = d.Name
+	}
+	return []project.Diagnostic{sourceDiag(m, m.Kind.Table, project.CodeContract,
+		fmt.Sprintf("EXTERNAL %s declares columns %s, which table %s does not have (%s)", m.Name, strings.Join(ns, ", "), m.Kind.Table, it))}
 }
 
 // checkSourceFiles reports the file EXTERNAL models of the plan whose

@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/efmesh/efmesh/engine"
 )
 
 // TestRelationsReadOnly: one catalog query lists the tables and views of
-// the schemas asked for (a missing schema lists nothing); a read-only
-// open of the file sees them and cannot write.
+// the schemas asked for (a missing schema lists nothing), with the
+// columns, in order, of those asked for (without case); a read-only open
+// of the file sees them and cannot write.
 func TestRelationsReadOnly(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "w.duckdb")
@@ -18,7 +21,7 @@ func TestRelationsReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Exec(ctx, `CREATE SCHEMA a; CREATE SCHEMA b; CREATE TABLE a.t (x INT); CREATE VIEW a.v AS SELECT 1 AS x; CREATE TABLE b.u (x INT)`); err != nil {
+	if err := db.Exec(ctx, `CREATE SCHEMA a; CREATE SCHEMA b; CREATE TABLE a.t (x INT, b TEXT); CREATE VIEW a.v AS SELECT 1 AS x; CREATE TABLE b.u (x INT)`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -27,16 +30,16 @@ func TestRelationsReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	rels, err := ro.Relations(ctx, []string{"a", "nope"})
+	rels, err := ro.Relations(ctx, []string{"a", "nope"}, []engine.Relation{{Schema: "A", Name: "T"}, {Schema: "nope", Name: "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, r := range rels {
-		got = append(got, fmt.Sprintf("%s:%v", r, r.View))
+		got = append(got, fmt.Sprintf("%s:%v%v", r, r.View, r.Columns))
 	}
 	sort.Strings(got)
-	if fmt.Sprint(got) != "[a.t:false a.v:true]" {
+	if fmt.Sprint(got) != "[a.t:false[{x INTEGER} {b VARCHAR}] a.v:true[]]" {
 		t.Fatalf("Relations = %v", got)
 	}
 	if err := ro.Exec(ctx, `CREATE TABLE a.w (x INT)`); err == nil {

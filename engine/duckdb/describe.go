@@ -252,13 +252,18 @@ func describe(ctx context.Context, db queryer, query string) ([]engine.Column, e
 }
 
 // Relations lists the tables and views of the database's schemas among
-// schemas, in one catalog query (attached databases are not looked at).
-func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Listed, error) {
+// schemas, with the columns of those among withColumns, in one catalog
+// query (attached databases are not looked at).
+func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engine.Relation) ([]engine.Listed, error) {
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	q := `SELECT table_schema, table_name, table_type = 'VIEW' FROM information_schema.tables
-		WHERE table_catalog = current_database() AND table_schema IN (` + engine.StringList(schemas) + `)`
+	q := `SELECT t.table_schema, t.table_name, t.table_type = 'VIEW', c.column_name, c.data_type
+		FROM information_schema.tables t
+		LEFT JOIN information_schema.columns c ON c.table_catalog = t.table_catalog AND c.table_schema = t.table_schema
+			AND c.table_name = t.table_name AND ` + engine.ColumnsWanted("t.table_schema", "t.table_name", withColumns) + `
+		WHERE t.table_catalog = current_database() AND t.table_schema IN (` + engine.StringList(schemas) + `)
+		ORDER BY t.table_schema, t.table_name, c.ordinal_position`
 	rows, err := d.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("duckdb: list relations: %w", err)

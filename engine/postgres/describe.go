@@ -34,14 +34,19 @@ func (d *DB) Describe(ctx context.Context, query string) ([]engine.Column, error
 }
 
 // Relations lists the tables, views, materialized views, partitioned and
-// foreign tables of the schemas among schemas, in one catalog query.
-func (d *DB) Relations(ctx context.Context, schemas []string) ([]engine.Listed, error) {
+// foreign tables of the schemas among schemas, with the columns of those
+// among withColumns, in one catalog query.
+func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engine.Relation) ([]engine.Listed, error) {
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	q := `SELECT n.nspname, c.relname, c.relkind = 'v' FROM pg_catalog.pg_class c
+	q := `SELECT n.nspname, c.relname, c.relkind = 'v', a.attname, format_type(a.atttypid, a.atttypmod)
+		FROM pg_catalog.pg_class c
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + engine.StringList(schemas) + `)`
+		LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+			AND ` + engine.ColumnsWanted("n.nspname", "c.relname", withColumns) + `
+		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + engine.StringList(schemas) + `)
+		ORDER BY n.nspname, c.relname, a.attnum`
 	rows, err := d.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list relations: %w", err)

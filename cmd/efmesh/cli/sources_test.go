@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/engine/postgres"
 )
 
 // sourcesProject is a project whose consumer reads a table EXTERNAL and a
@@ -160,4 +163,76 @@ func TestPostgresExternalTableMissingAtPlan(t *testing.T) {
 	editFile(t, dir, "models/raw/moves.sql", func(s string) string { return strings.Replace(s, "src.gone", "src.moves", 1) })
 	mustRun(t, dir, "plan", "dev")
 	mustRun(t, dir, "apply", "dev", "--yes")
+}
+
+// TestExternalTableLacksDeclaredColumnAtPlan: the EXTERNAL table exists
+// but lacks a column the model declares: plan and apply report it at the
+// declared column (at the table name when several are lacking) from the
+// catalog query that found the table, and apply builds nothing; once the
+// table has the column the plan is clean and apply builds.
+func TestExternalTableLacksDeclaredColumnAtPlan(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":    "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"models/ext.sql": "MODEL (name ext.tbl, kind EXTERNAL (table src.things), columns (a INTEGER, b TEXT));\n",
+		"models/use.sql": "MODEL (name mart.uses, kind FULL);\nSELECT tbl.a, tbl.b FROM @ref(ext.tbl)\n",
+	})
+	execWarehouse(t, dir, "CREATE SCHEMA src; CREATE TABLE src.things (a INTEGER, c TEXT); INSERT INTO src.things VALUES (1, 'x')")
+	refused := func(want string) {
+		t.Helper()
+		for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+			code, out, errs := run(t, dir, args...)
+			if code != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "1 error(s)") {
+				t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+			}
+		}
+		if got := query(t, dir, "SELECT count(*) FROM information_schema.tables WHERE table_schema LIKE 'dev__%' OR table_schema = '_efmesh'"); got != "[[0]]" {
+			t.Fatalf("a refused apply built: %s", got)
+		}
+	}
+	refused("models/ext.sql:1:76: error: EXTERNAL ext.tbl declares column b, which table src.things does not have (it has a, c)")
+	restore := editFile(t, dir, "models/ext.sql", func(s string) string { return strings.Replace(s, "b TEXT", "b TEXT, d INT", 1) })
+	refused("models/ext.sql:1:43: error: EXTERNAL ext.tbl declares columns b, d, which table src.things does not have (it has a, c)")
+	restore()
+	execWarehouse(t, dir, "ALTER TABLE src.things ADD COLUMN b TEXT; UPDATE src.things SET b = 'y'")
+	mustRun(t, dir, "plan", "dev")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := query(t, dir, "SELECT a, b FROM dev__mart.uses"); got != "[[1 y]]" {
+		t.Fatalf("dev__mart.uses: %s", got)
+	}
+}
+
+// TestPostgresExternalTableLacksDeclaredColumnAtPlan: on Postgres the
+// EXTERNAL table's columns come from the same catalog query: a declared
+// column it lacks is a plan error at the column and apply builds nothing;
+// once the table has it the plan is clean and apply builds.
+func TestPostgresExternalTableLacksDeclaredColumnAtPlan(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := pgProject(t, dbURL)
+	editFile(t, dir, "models/raw/moves.sql", func(s string) string { return strings.Replace(s, "dept TEXT,", "dept TEXT, ward TEXT,", 1) })
+	pgExec := func(sql string) {
+		t.Helper()
+		db, err := postgres.Open(context.Background(), dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "models/raw/moves.sql:2:51: error: EXTERNAL raw.moves declares column ward, which table src.moves does not have (it has move_id, case_id, dept, moved_at)"
+	for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+		if code, out, errs := run(t, dir, args...); code != 1 || !strings.Contains(errs, want) {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	if got := pgQuery(t, dbURL, "SELECT count(*) FROM pg_namespace WHERE nspname = '_efmesh' OR nspname LIKE 'dev\\_\\_%'"); got != "[[0]]" {
+		t.Fatalf("a refused apply built: %s", got)
+	}
+	pgExec("ALTER TABLE src.moves ADD COLUMN ward text")
+	mustRun(t, dir, "plan", "dev")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := pgQuery(t, dbURL, "SELECT count(*) FROM dev__med.stays"); got != "[[36]]" {
+		t.Fatalf("dev__med.stays: %s", got)
+	}
 }
