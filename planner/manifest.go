@@ -89,7 +89,7 @@ func (b *builder) writeManifest(ctx context.Context, st state.Store, info *Model
 			}
 		}
 		for _, r := range mergeRanges(done) {
-			mf.Intervals = append(mf.Intervals, ManifestRange{r.Start, r.End})
+			mf.Intervals = append(mf.Intervals, ManifestRange(r))
 		}
 	} else if _, err := os.Stat(filepath.Join(prefix, "data.parquet")); err == nil {
 		mf.Files = append(mf.Files, "./data.parquet")

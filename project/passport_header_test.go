@@ -46,7 +46,7 @@ func TestParseExport(t *testing.T) {
 	if got := strings.Join(diagStrings(p.Diagnostics), "\n"); got != `1:25: bad-value: export names attach "app", which efmesh.yaml does not configure (known: apps); did you mean apps?` {
 		t.Fatalf("unknown attach: %s", got)
 	}
-	cfg, ds = ParseConfig(ConfigFile, []byte("attach: {app: {type: oracle, path: x}, b: {type: duckdb}}\n"))
+	_, ds = ParseConfig(ConfigFile, []byte("attach: {app: {type: oracle, path: x}, b: {type: duckdb}}\n"))
 	if got := strings.Join(diagStrings(ds), "\n"); !strings.Contains(got, `unknown attach type "oracle"`) || !strings.Contains(got, "attach.b needs path") {
 		t.Fatalf("attach config errors: %s", got)
 	}

@@ -102,11 +102,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
-
-// suffixDidYouMean is the "did you mean" suffix of a message, or "".
-func suffixDidYouMean(word string, candidates []string) string {
-	if s, ok := DidYouMean(word, candidates); ok {
-		return "; did you mean " + s + "?"
-	}
-	return ""
-}

@@ -76,7 +76,7 @@ func main() {
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		if err != nil {
-			fail(fmt.Errorf("N = %d: %w", n, err))
+			fail(fmt.Errorf("size %d: %w", n, err))
 		}
 		var r result
 		if err := json.Unmarshal(out, &r); err != nil {
@@ -203,7 +203,7 @@ func measure(n int) (result, error) {
 
 	stop := profile("cold")
 	t := time.Now()
-	p, a, err := plan("dev", false)
+	_, a, err := plan("dev", false)
 	if err != nil {
 		return r, err
 	}
@@ -214,7 +214,8 @@ func measure(n int) (result, error) {
 		return r, err
 	}
 	t = time.Now()
-	if p, _, err = plan("dev", true); err != nil {
+	p, _, err := plan("dev", true)
+	if err != nil {
 		return r, err
 	}
 	r.CachedPlan = since(t)

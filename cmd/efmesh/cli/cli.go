@@ -283,8 +283,6 @@ func openStore(ctx context.Context, p *project.Project) (state.Store, error) {
 	return connect.Store(ctx, p)
 }
 
-func warehousePath(p *project.Project) string { return connect.WarehousePath(p) }
-
 func isTTY(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
