@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/internal/testkit"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -293,13 +294,7 @@ func (c *testClient) waitIdle() {
 // waitFor polls cond until it holds or waitTimeout passes.
 func (c *testClient) waitFor(what string, cond func() bool) {
 	c.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			c.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testkit.Eventually(c.t, waitTimeout, what, cond)
 }
 
 // diagnostics returns the latest diagnostics published for a file.
@@ -330,30 +325,6 @@ func (c *testClient) docPos(rel, marker string) map[string]any {
 	return map[string]any{"textDocument": map[string]any{"uri": c.uri(rel)}, "position": c.position(rel, marker)}
 }
 
-// copyDir copies a directory tree (a fixture project) to dst.
-func copyDir(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if d.Name() == ".efmesh" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if strings.HasSuffix(d.Name(), ".duckdb") || strings.HasSuffix(d.Name(), ".wal") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// copyDir copies a fixture project to dst, leaving out what a run leaves
+// behind.
+var copyDir = testkit.CopyDir

@@ -14,6 +14,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/efmesh/efmesh/internal/testkit"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -24,20 +25,8 @@ func init() {
 	}}
 }
 
-func writeProject(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+// writeProject writes files (slash path → content) into a new folder.
+var writeProject = testkit.WriteProject
 
 var smallProject = map[string]string{
 	"efmesh.yaml":  "name: small\n",

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/internal/testkit"
 )
 
 func TestParseAudit(t *testing.T) {
@@ -60,7 +62,7 @@ func TestParseAuditErrors(t *testing.T) {
 
 func TestCheckAudits(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"efmesh.yaml": "name: a\n",
 		"models/a.sql": `MODEL (
   name med.a,

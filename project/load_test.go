@@ -8,25 +8,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-// writeTree creates files (slash path → content) under dir.
-func writeTree(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/efmesh/efmesh/internal/testkit"
+)
 
 func TestLoad(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"efmesh.yaml":                "models: ['models/**/*.sql', 'extra/*.sql', models/a.sql]\nengine: {type: duckdb, pathh: x}\n",
 		"models/a.sql":               model("raw.a"),
 		"models/med/b.sql":           model("med.b", "raw.a"),
@@ -77,7 +65,7 @@ func TestLoad(t *testing.T) {
 
 func TestLoadWithOverlay(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"efmesh.yaml":  "name: p\n",
 		"models/a.sql": model("s.a"),
 		"models/b.sql": model("s.b", "s.a"),
@@ -164,7 +152,7 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		files[fmt.Sprintf("models/g%02d/m%04d.sql", i/100, i)] = model(name, refs...)
 	}
-	writeTree(b, root, files)
+	testkit.WriteFiles(b, root, files)
 	b.ResetTimer()
 	for b.Loop() {
 		p, err := Load(root)

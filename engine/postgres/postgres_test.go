@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/internal/testkit"
 )
 
 // open connects to the server named by EFMESH_TEST_POSTGRES_URL (scripts/test
@@ -20,14 +19,7 @@ import (
 // missing server is a failure.
 func open(t *testing.T) *DB {
 	t.Helper()
-	u := os.Getenv("EFMESH_TEST_POSTGRES_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: CI must run the Postgres suite (scripts/test starts a server)")
-		}
-		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
-	}
-	db, err := Open(context.Background(), u)
+	db, err := Open(context.Background(), testkit.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,16 +27,10 @@ func open(t *testing.T) *DB {
 	return db
 }
 
-func randomName(prefix string) string {
-	b := make([]byte, 6)
-	rand.Read(b)
-	return prefix + hex.EncodeToString(b)
-}
-
 // schema creates a schema of the test's own and drops it afterwards.
 func schema(t *testing.T, db *DB) string {
 	t.Helper()
-	s := randomName("efmesh_test_")
+	s := testkit.RandomName("efmesh_test_")
 	ctx := context.Background()
 	if err := db.Exec(ctx, "CREATE SCHEMA "+engine.QuoteIdent(s)); err != nil {
 		t.Fatal(err)
@@ -348,7 +334,7 @@ func TestServerErrors(t *testing.T) {
 func TestServerErrorsSQLASCII(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
-	name := randomName("efmesh_test_ascii_")
+	name := testkit.RandomName("efmesh_test_ascii_")
 	if err := db.Exec(ctx, "CREATE DATABASE "+name+" ENCODING 'SQL_ASCII' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
 		if se := (*engine.SQLError)(nil); errors.As(err, &se) && se.Type == "Permission" {
 			t.Skipf("cannot create a database: %v", err)

@@ -2,11 +2,8 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,32 +13,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/efmesh/efmesh/internal/testkit"
 	"github.com/efmesh/efmesh/state"
 	"github.com/efmesh/efmesh/state/statetest"
 )
-
-// serverURL is the server named by EFMESH_TEST_POSTGRES_URL (scripts/test
-// starts one). Without it the test is skipped, except in CI, where a
-// missing server is a failure.
-func serverURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("EFMESH_TEST_POSTGRES_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: CI must run the Postgres suite (scripts/test starts a server)")
-		}
-		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
-	}
-	return u
-}
 
 // newSchema returns the name of a schema of the test's own, not created
 // yet, and drops it when the test ends.
 func newSchema(t *testing.T, url string) string {
 	t.Helper()
-	b := make([]byte, 6)
-	rand.Read(b)
-	return dropLater(t, url, "efmesh_state_test_"+hex.EncodeToString(b))
+	return dropLater(t, url, testkit.RandomName("efmesh_state_test_"))
 }
 
 // dropLater drops schema name, if it exists, when the test ends.
@@ -110,14 +91,14 @@ func version(t *testing.T, url, schema string) string {
 }
 
 func TestConformance(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	statetest.Run(t, func(t *testing.T) state.Store {
 		return open(t, url, newSchema(t, url))
 	})
 }
 
 func TestOpenCreatesSchema(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	s := open(t, url, schema)
 	if got := version(t, url, schema); got != strconv.Itoa(state.SchemaVersion) {
@@ -142,7 +123,7 @@ func TestOpenCreatesSchema(t *testing.T) {
 // TestOpenEmptySchema: a schema created beforehand (by a DBA, say) and
 // still empty receives the layout.
 func TestOpenEmptySchema(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	exec(t, url, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize())
 	open(t, url, schema)
@@ -152,7 +133,7 @@ func TestOpenEmptySchema(t *testing.T) {
 }
 
 func TestSchemaVersionMismatch(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	for _, tc := range []struct {
 		version int
 		hint    string
@@ -183,7 +164,7 @@ func TestSchemaVersionMismatch(t *testing.T) {
 }
 
 func TestOpenRefusesForeignSchema(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	exec(t, url, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize(),
 		"CREATE TABLE "+pgx.Identifier{schema, "customers"}.Sanitize()+" (id integer)")
@@ -259,7 +240,7 @@ func check(t *testing.T, s *Store) {
 }
 
 func TestReopenPersists(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	s := open(t, url, schema)
 	fill(t, s)
@@ -269,7 +250,7 @@ func TestReopenPersists(t *testing.T) {
 
 // TestOddSchemaName: the schema name is quoted wherever it is used.
 func TestOddSchemaName(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := dropLater(t, url, newSchema(t, url)+`_Odd "name"`)
 	s := open(t, url, schema)
 	fill(t, s)
@@ -278,7 +259,7 @@ func TestOddSchemaName(t *testing.T) {
 }
 
 func TestPromoteJournals(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	s := open(t, url, newSchema(t, url))
 	fill(t, s)
 	if err := s.Promote(t.Context(), state.Promotion{Env: "prod", Pointers: map[string]string{}, PlanID: "p2", AppliedBy: "bob"}); err != nil {
@@ -299,7 +280,7 @@ func TestPromoteJournals(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	s := open(t, url, schema)
 	fill(t, s)
@@ -336,7 +317,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestMigrateRefuses(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	t.Run("newer", func(t *testing.T) {
 		schema := newSchema(t, url)
 		open(t, url, schema).Close()
@@ -376,7 +357,7 @@ func TestMigrationsCoverEveryVersion(t *testing.T) {
 // fresh schema at once create it once and all succeed. The race is narrow,
 // so it is run on several fresh schemas.
 func TestConcurrentOpen(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	ctx := context.Background()
 	for range 10 {
 		schema := newSchema(t, url)
@@ -401,7 +382,7 @@ func TestConcurrentOpen(t *testing.T) {
 // TestLockAcrossStores: stores with pools of their own, as processes on
 // different machines would have, exclude each other through one lock.
 func TestLockAcrossStores(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	stores := []*Store{open(t, url, schema), open(t, url, schema), open(t, url, schema)}
 	ctx := t.Context()
@@ -508,7 +489,7 @@ func TestLockAcrossStores(t *testing.T) {
 
 // TestOpenExisting: a reader opens a store that is there and creates none.
 func TestOpenExisting(t *testing.T) {
-	url := serverURL(t)
+	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	if s, err := OpenExisting(t.Context(), url, WithSchema(schema)); !errors.Is(err, state.ErrNotFound) {
 		if s != nil {

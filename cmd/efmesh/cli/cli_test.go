@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/internal/testkit"
+	"github.com/efmesh/efmesh/internal/testkit/realdb"
 	"github.com/efmesh/efmesh/state/sqlite"
 )
 
@@ -33,25 +34,22 @@ func mustRun(t *testing.T, dir string, args ...string) string {
 	return out
 }
 
-// copyExample copies examples/<name> into a fresh temporary folder.
-func copyExample(t *testing.T, name string) string {
-	t.Helper()
-	return copyTree(t, filepath.Join("..", "..", "..", "examples", name))
-}
-
-func query(t *testing.T, dir, sql string) string {
-	t.Helper()
-	db, err := duckdb.Open(filepath.Join(dir, "efmesh.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(context.Background(), sql)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return fmt.Sprint(rows.Values)
-}
+// The helpers these tests share with other packages' (internal/testkit),
+// under the names the tests here use.
+var (
+	// copyExample copies examples/<name> into a fresh temporary folder.
+	copyExample = testkit.Example
+	// copyTree copies a project into a fresh temporary folder, leaving out
+	// what a run leaves behind.
+	copyTree = testkit.CopyProject
+	// writeProject writes files (slash path → content) into a new folder.
+	writeProject = testkit.WriteProject
+	writeFile    = testkit.WriteFile
+	// openState opens the project's state store until the test ends.
+	openState = realdb.ProjectState
+	// query runs sql on the project's warehouse, closing it again.
+	query = realdb.Query
+)
 
 // warehouseObjects lists every table and view in the warehouse.
 func warehouseObjects(t *testing.T, dir string) string {

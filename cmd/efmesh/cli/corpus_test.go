@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -121,34 +120,6 @@ func TestCorpusMatchesPlainDuckDB(t *testing.T) {
 		}
 	}
 	t.Logf("%d models compared with plain DuckDB; %d refs' aliases checked against DuckDB's parser", compared, refs)
-}
-
-// copyTree copies a project directory into a temporary one, leaving out
-// what a run leaves behind.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if strings.HasPrefix(rel, ".efmesh") || strings.HasSuffix(rel, ".duckdb") || strings.HasSuffix(rel, ".wal") {
-			return nil
-		}
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // plainQuery is m's body as plain SQL: every @ref(x) replaced by x.

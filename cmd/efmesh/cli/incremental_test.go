@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,34 +11,7 @@ import (
 
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
-	"github.com/efmesh/efmesh/state/sqlite"
 )
-
-// writeProject writes files (slash path -> content) into a new folder.
-func writeProject(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for rel, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-func openState(t *testing.T, dir string) *sqlite.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(dir, ".efmesh", "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
 
 // ledgerOf summarizes the ledger of the snapshot env points at for model:
 // "<done> done, <failed> failed" plus the failed ranges.

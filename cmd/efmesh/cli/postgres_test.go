@@ -14,20 +14,14 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine/postgres"
+	"github.com/efmesh/efmesh/internal/testkit"
 )
 
 // pgServer returns the throwaway server scripts/test starts; CI must have
 // one, elsewhere the test is skipped.
 func pgServer(t *testing.T) string {
 	t.Helper()
-	u := os.Getenv("EFMESH_TEST_POSTGRES_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: scripts/test starts PostgreSQL")
-		}
-		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
-	}
-	return u
+	return testkit.PostgresURL(t)
 }
 
 // freshDatabase creates a database for one test and returns its URL.

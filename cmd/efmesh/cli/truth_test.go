@@ -59,17 +59,6 @@ func storeDump(t *testing.T, dir string) string {
 	return b.String()
 }
 
-func writeFile(t *testing.T, dir, rel, body string) {
-	t.Helper()
-	path := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestMetadataOnlyAuditBlocksApply: adding a blocking audit changes no
 // fingerprint, so nothing is rebuilt; apply still runs the new audit on the
 // data the environment serves, and a violation stops it before promotion:
