@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary act as the efmesh command, so that tests
-// can run it as separate processes (locks, kill -9).
+// can run it as separate processes (locks, kill -9), and the scripts of
+// testdata/script as the efmesh on their PATH.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("EFMESH_TEST_HOLD_WAREHOUSE"); path != "" {
 		os.Exit(holdWarehouse(path))
@@ -28,7 +30,7 @@ func TestMain(m *testing.M) {
 		ctx, _ := WithSignals(context.Background())
 		os.Exit(Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	testscript.Main(m, map[string]func(){"efmesh": efmeshMain})
 }
 
 // holdWarehouse opens the DuckDB file at path for writing, as a run or an

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in testdata/script/*.txtar")
+
+// efmeshMain is the efmesh command of the scripts: the test binary, run
+// under the name efmesh, calls Run as cmd/efmesh does (see TestMain).
+func efmeshMain() {
+	ctx, _ := WithSignals(context.Background())
+	os.Exit(Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// TestScript runs testdata/script/*.txtar: each holds a project and the
+// efmesh commands a user types, with the output they must print (compared
+// with cmp after scrub). A script's commands run as separate processes of
+// the real CLI, on a real DuckDB and SQLite state store in the script's own
+// folder. Run with -update-scripts to rewrite the expected output.
+//
+// Every script starts with a pinned clock (EFMESH_NOW) and operator
+// (EFMESH_USER); `env EFMESH_NOW=…` moves the clock.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *updateScripts,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EFMESH_NOW", "2026-02-01T06:00:00Z")
+			env.Setenv("EFMESH_USER", "tester")
+			env.Setenv("TZ", "UTC")
+			env.Setenv("HOME", env.WorkDir)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"scrub": scrub,
+			"exits": exits,
+		},
+	})
+}
+
+// exits runs a command, like exec, and fails unless it ends with the given
+// exit code: `exits 2 efmesh apply dev`. (`! exec` accepts any failure;
+// efmesh's exit codes are part of its interface.)
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits code command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad exit code %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
+}
+
+// volatile are the parts of efmesh's output that differ between runs or
+// machines, and what scrub writes instead. Fingerprints follow the bodies
+// and the fingerprint version; a script states behaviour, not hashes.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b[0-9a-f]{64}\b`), "<fp>"},
+	{regexp.MustCompile(`__[0-9a-f]{8}\b`), "__<fp8>"},
+	{regexp.MustCompile(`\b\d{8}T\d{6}Z-[0-9a-f]{8}\b`), "<plan-id>"},
+	{regexp.MustCompile(`\b[0-9a-f]{8}\b`), "<fp8>"},
+	{regexp.MustCompile(`(?m)^  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  `), "  <tick-time>  "}, // ticks are stamped with the wall clock
+	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s)\b`), "<duration>"},
+	{regexp.MustCompile(`\btime=\S+`), "time=<time>"}, // log lines carry the wall clock
+}
+
+// scrub replaces the volatile parts of the last command's stdout and
+// stderr (the work folder, fingerprints, plan ids, durations, wall-clock
+// times) so that cmp
+// can compare them: `exec efmesh plan dev`, `scrub`, `cmp stdout plan.txt`.
+func scrub(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 0 {
+		ts.Fatalf("usage: scrub")
+	}
+	work := ts.Getenv("WORK")
+	clean := func(s string) string {
+		s = strings.ReplaceAll(s, work, "$WORK")
+		for _, v := range volatile {
+			s = v.re.ReplaceAllString(s, v.with)
+		}
+		return s
+	}
+	stdout, stderr := ts.ReadFile("stdout"), ts.ReadFile("stderr")
+	_, _ = ts.Stdout().Write([]byte(clean(stdout)))
+	_, _ = ts.Stderr().Write([]byte(clean(stderr)))
+}
