@@ -12,9 +12,9 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // commandArgs is the one argument object every efmesh.* command takes.
@@ -164,7 +164,7 @@ func (s *Server) renderCommand(ctx context.Context, v *view, a commandArgs) (any
 	var sql string
 	err = v.ck.do(ctx, func(wb planner.Workbench) error {
 		var rerr error
-		sql, rerr = planner.Render(res.analysis, wb, model, a.Env, s.opts.Now())
+		sql, rerr = workspace.New(res.analysis, wb, s.workspaceOptions()).Render(model, a.Env, s.opts.Now())
 		return rerr
 	})
 	if err != nil {
@@ -173,8 +173,8 @@ func (s *Server) renderCommand(ctx context.Context, v *view, a commandArgs) (any
 	return sql, nil
 }
 
-// planResult is what efmesh.plan returns: the CLI's --json plan plus the
-// human summary.
+// planResult is what efmesh.plan returns: the CLI's --json plan plus its
+// text, as `efmesh plan` prints it.
 type planResult struct {
 	Env        string              `json:"env"`
 	HasChanges bool                `json:"hasChanges"`
@@ -195,9 +195,9 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 	if err != nil {
 		return nil, problemsText(err)
 	}
-	summary := planSummary(plan)
+	summary := workspace.PlanText(plan)
 	prog.end(firstLine(summary))
-	s.showMessage(protocol.MessageTypeInfo, "%s", summary)
+	s.showMessage(protocol.MessageTypeInfo, "%s", strings.TrimSuffix(summary, "\n"))
 	return &planResult{Env: plan.Env, HasChanges: plan.HasChanges, Summary: summary, Models: plan.Models}, nil
 }
 
@@ -219,83 +219,30 @@ func problemsText(err error) error {
 	return fmt.Errorf("%v:\n%s", err, strings.Join(lines, "\n"))
 }
 
-// planSummary renders a plan for a message, like `efmesh plan`: the
-// models that change or have intervals due, then the totals ("3 models
-// change (1 added, 2 breaking); 2 to build, 42 intervals to backfill.").
-func planSummary(p *planner.Plan) string {
-	if !p.HasChanges {
-		return fmt.Sprintf("No changes: environment %s is up to date (%d models).", p.Env, len(p.Models))
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Plan for environment %s:\n", p.Env)
-	changed := 0
-	var kinds []string
-	for c, n := range p.Counts() {
-		if c != planner.Unchanged {
-			kinds = append(kinds, fmt.Sprintf("%d %s", n, c))
-			changed += n
-		}
-	}
-	sort.Strings(kinds)
-	for _, m := range p.Models {
-		if m.Change == planner.Unchanged && !m.Build && m.Intervals == 0 && !m.Missing && m.StaleView == "" {
-			continue
-		}
-		var notes []string
-		if m.Missing {
-			notes = append(notes, "missing")
-		}
-		if m.Build {
-			notes = append(notes, "build")
-		}
-		if m.StaleView != "" {
-			notes = append(notes, "drop stale view "+m.StaleView)
-		}
-		if m.Intervals > 0 {
-			notes = append(notes, intervalsText(m.Intervals))
-		}
-		line := fmt.Sprintf("  %s %s", m.Name, m.Change)
-		if len(notes) > 0 {
-			line += " (" + strings.Join(notes, ", ") + ")"
-		}
-		b.WriteString(line + "\n")
-	}
-	switch changed {
-	case 0:
-		b.WriteString("No model changes")
-	case 1:
-		fmt.Fprintf(&b, "1 model changes (%s)", strings.Join(kinds, ", "))
-	default:
-		fmt.Fprintf(&b, "%d models change (%s)", changed, strings.Join(kinds, ", "))
-	}
-	fmt.Fprintf(&b, "; %d to build", p.Builds())
-	if n := p.Intervals(); n > 0 {
-		fmt.Fprintf(&b, ", %s to backfill", intervalsText(n))
-	}
-	b.WriteString(".")
-	return b.String()
-}
-
 // intervalsText counts intervals: "1 interval", "17,746,392 intervals".
 func intervalsText(n int) string {
 	return planner.Thousands(n) + " interval" + plural(n)
 }
 
-// applyResult is what efmesh.apply returns.
+// applyResult is what efmesh.apply returns: what `efmesh apply --json`
+// reports, with the plan's text.
 type applyResult struct {
 	Env      string   `json:"env"`
 	Applied  bool     `json:"applied"`
 	PlanID   string   `json:"planId,omitempty"`
 	Built    []string `json:"built"`
 	Promoted []string `json:"promoted"`
+	Removed  []string `json:"removed"`
+	Exported []string `json:"exported"`
 	// DroppedViews are the stale views of EXTERNAL models the plan listed.
-	DroppedViews []string `json:"droppedViews,omitempty"`
+	DroppedViews []string `json:"droppedViews"`
 	Summary      string   `json:"summary"`
 }
 
 // applyCommand builds and promotes the plan for env, like `efmesh apply
-// --yes`. Production is never applied without confirm; unsaved buffers
-// stop it (apply builds what is on disk, and the check saw the buffers).
+// --yes` (workspace.Apply: the environment's lock, then the warehouse).
+// Production is never applied without confirm; unsaved buffers stop it
+// (apply builds what is on disk, and the check saw the buffers).
 func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token json.RawMessage) (any, error) {
 	if a.Env == planner.ProdEnv && !a.Confirm {
 		return nil, fmt.Errorf("refusing to apply to %s from the editor without an explicit confirmation (confirm: true)", planner.ProdEnv)
@@ -308,77 +255,56 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 	if err != nil {
 		return nil, err
 	}
-	p := res.snap.proj
 	if res.analysis.Errors() {
 		return nil, problemsText(&planner.ProblemsError{Diagnostics: res.analysis.Diagnostics})
 	}
 	prog := s.beginProgress(ctx, token, "efmesh: apply "+a.Env)
 	defer prog.end("")
-	st, err := connect.Store(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	// The plan is checked against what the warehouse holds (a relation
-	// dropped by hand is rebuilt), as the CLI's apply does.
-	wh, err := connect.WarehouseIfExists(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if wh != nil {
-			wh.Close()
-		}
-	}()
-	// A workbench of its own (the view's belongs to its checker): a
-	// redacted environment binds the readers of redacted models again.
-	wb, err := connect.Workbench(p)
-	if err != nil {
-		return nil, err
-	}
-	defer wb.Close()
-	plan, err := planner.MakePlan(ctx, res.analysis, st, a.Env, planner.PlanAt(s.opts.Now()), planner.WithBackfillLimit(planner.DefaultBackfillLimit),
-		planner.WithWarehouse(wh), planner.WithWorkbench(wb))
-	var large *planner.LargeBackfillError
-	if errors.As(err, &large) {
-		return nil, fmt.Errorf("%v; apply a backfill this large from the command line: efmesh apply %s --allow-large-backfill", err, a.Env)
-	}
-	if err != nil {
-		return nil, problemsText(err)
-	}
-	out := &applyResult{Env: a.Env, Built: []string{}, Promoted: []string{}, Summary: planSummary(plan)}
-	if !plan.HasChanges {
-		prog.end(out.Summary)
-		return out, nil
-	}
-	if wh == nil {
-		if wh, err = connect.Warehouse(ctx, p); err != nil {
-			return nil, err
-		}
-	}
-	r, err := planner.Apply(ctx, plan, wh, st, planner.ApplyOptions{
-		AppliedBy: appliedBy(),
-		Now:       s.opts.Now,
-		Logger:    s.log,
-		Progress: func(done, total int, model string) {
-			prog.report(fmt.Sprintf("built %s (%d/%d)", model, done, total), 100*done/max(total, 1))
+	// No workbench: the view's belongs to its checker, the apply opens
+	// its own (a redacted environment binds the readers of redacted
+	// models again).
+	w := workspace.New(res.analysis, nil, s.workspaceOptions())
+	defer w.Close()
+	r, err := w.Apply(ctx, a.Env, workspace.ApplyRequest{
+		Plan: []planner.PlanOption{planner.WithBackfillLimit(planner.DefaultBackfillLimit)},
+		Apply: planner.ApplyOptions{
+			AppliedBy: appliedBy(),
+			Progress: func(done, total int, model string) {
+				prog.report(fmt.Sprintf("built %s (%d/%d)", model, done, total), 100*done/max(total, 1))
+			},
 		},
 	})
-	if err != nil {
+	var large *planner.LargeBackfillError
+	var pe *planner.ProblemsError
+	switch {
+	case errors.As(err, &large):
+		return nil, fmt.Errorf("%v; apply a backfill this large from the command line: efmesh apply %s --allow-large-backfill", err, a.Env)
+	case errors.As(err, &pe):
+		return nil, problemsText(err)
+	case err != nil:
 		s.showMessage(protocol.MessageTypeError, "Apply to %s failed: %v", a.Env, err)
 		return nil, err
 	}
-	out.Applied, out.PlanID = true, r.PlanID
-	out.Built = append(out.Built, r.Built...)
-	out.Promoted = append(out.Promoted, r.Promoted...)
-	out.DroppedViews = r.DroppedViews
-	msg := fmt.Sprintf("Applied to %s: built %d, promoted %d.", a.Env, len(r.Built), len(r.Promoted))
-	prog.end(msg)
+	out := &applyResult{Env: a.Env, Applied: r.Applied, PlanID: r.PlanID, Summary: workspace.PlanText(r.Plan),
+		Built: nonNil(r.Built), Promoted: nonNil(r.Promoted), Removed: nonNil(r.Removed), Exported: nonNil(r.Exported), DroppedViews: nonNil(r.DroppedViews)}
+	if !r.Applied {
+		prog.end(firstLine(out.Summary))
+		return out, nil
+	}
+	msg := strings.TrimSuffix(workspace.AppliedText(a.Env, &r.ApplyResult), "\n")
+	prog.end(firstLine(msg))
 	s.showMessage(protocol.MessageTypeInfo, "%s", msg)
 	s.goSafe("refresh code lenses", func() {
 		_ = s.call(s.ctx, protocol.MethodCodeLensRefresh, nil, nil)
 	})
 	return out, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // lineageCommand returns the lineage graph of a model, or of one of its
@@ -409,56 +335,41 @@ func (s *Server) lineageCommand(ctx context.Context, v *view, a commandArgs) (an
 	return w.lineage(model, strings.ToLower(a.Column))
 }
 
-// testResult is what efmesh.test returns: `efmesh test --json`'s shape.
-type testResult struct {
-	Passed int                  `json:"passed"`
-	Failed int                  `json:"failed"`
-	Tests  []planner.TestResult `json:"tests"`
-}
-
 // testCommand runs the unit tests of a model (its tests/*.yaml entries), or
-// every test of the project when no model is given, on the workbench.
+// every test of the project when no model is given, on the workbench; it
+// returns `efmesh test --json`'s shape.
 func (s *Server) testCommand(ctx context.Context, v *view, a commandArgs) (any, error) {
 	res, err := s.currentResult(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	model := a.Model
-	if model == "" && a.URI != "" {
-		if m, err := modelOf(res, a); err == nil {
-			model = m
-		}
-	}
-	if model != "" {
-		for _, t := range res.analysis.Project.Tests {
-			if t.Model == model {
-				names = append(names, t.Name)
+	var report *workspace.TestReport
+	err = v.ck.do(ctx, func(wb planner.Workbench) error {
+		w := workspace.New(res.analysis, wb, s.workspaceOptions())
+		var names []string
+		model := a.Model
+		if model == "" && a.URI != "" {
+			if m, err := modelOf(res, a); err == nil {
+				model = m
 			}
 		}
-		if len(names) == 0 {
-			return testResult{Tests: []planner.TestResult{}}, nil
+		if model != "" {
+			if names = w.TestsOf(model); len(names) == 0 {
+				report = &workspace.TestReport{Tests: []planner.TestResult{}}
+				return nil
+			}
 		}
-	}
-	var results []planner.TestResult
-	err = v.ck.do(ctx, func(wb planner.Workbench) error {
 		var rerr error
-		results, rerr = planner.RunTests(ctx, res.analysis, wb, names)
+		report, rerr = w.Test(ctx, names)
 		return rerr
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := testResult{Tests: results}
-	if out.Tests == nil {
-		out.Tests = []planner.TestResult{}
-	}
-	for _, r := range results {
-		if r.Passed {
-			out.Passed++
-		} else {
-			out.Failed++
-		}
-	}
-	return out, nil
+	return report, nil
+}
+
+// workspaceOptions are the editor's: its clock and its log.
+func (s *Server) workspaceOptions() workspace.Options {
+	return workspace.Options{Now: s.opts.Now, Logger: s.log}
 }

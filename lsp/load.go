@@ -94,13 +94,8 @@ func parseFile(kind fileKind, rel string, src []byte, readErr error) *file {
 	if readErr != nil {
 		what := map[fileKind]string{modelFile: "model", testFile: "test", auditFile: "audit"}[kind]
 		f.src = nil
-		f.diags = []project.Diagnostic{{
-			File:     rel,
-			Range:    project.Range{Start: project.Pos{Line: 1, Column: 1}, End: project.Pos{Line: 1, Column: 1}},
-			Severity: project.SeverityError,
-			Code:     project.CodeFile,
-			Message:  fmt.Sprintf("cannot read the %s file: %v", what, readErr),
-		}}
+		f.diags = []project.Diagnostic{project.NewDiagnostic(rel, nil, 0, 0, project.SeverityError, project.CodeFile,
+			fmt.Sprintf("cannot read the %s file: %v", what, readErr))}
 		return f
 	}
 	switch kind {
@@ -114,8 +109,8 @@ func parseFile(kind fileKind, rel string, src []byte, readErr error) *file {
 	return f
 }
 
-// build assembles the Project from the parsed files, in the order and
-// with the checks of project.LoadWith.
+// build assembles the Project from the parsed files with the loader's own
+// assembly (project.Assemble).
 func (s *snapshot) build() {
 	rels := slices.Sorted(maps.Keys(s.files))
 	diags := slices.Clone(s.config.diags)
@@ -141,14 +136,7 @@ func (s *snapshot) build() {
 			later = append(later, f.diags...)
 		}
 	}
-	p := project.Build(s.root, s.cfg, models, diags)
-	p.Tests, p.Audits = tests, audits
-	later = append(later, project.CheckTests(p)...)
-	later = append(later, project.CheckAudits(p)...)
-	if len(later) > 0 {
-		p.Diagnostics = append(p.Diagnostics, later...)
-		project.SortDiagnostics(p.Diagnostics)
-	}
+	p := project.Assemble(s.root, s.cfg, models, diags, tests, audits, later)
 	s.proj = p
 }
 

@@ -124,18 +124,26 @@ func LoadWith(root string, overlay map[string][]byte) (*Project, error) {
 		}
 		diags = append(diags, r.diags...)
 	}
+	tests, later := loadTests(root, cfg, read, ov)
+	audits, auditDiags := loadAudits(root, cfg, read, ov)
+	return Assemble(root, cfg, models, diags, tests, audits, append(later, auditDiags...)), nil
+}
+
+// Assemble builds the Project of parsed files as LoadWith does: Build of
+// the models with diags (efmesh.yaml's and the model files' own), then the
+// unit tests and custom audits with later (their files' own) and the
+// checks across them. The editor assembles its snapshots, parsed file by
+// file, with it: the project it checks is the one LoadWith reads.
+func Assemble(root string, cfg Config, models []*Model, diags []Diagnostic, tests []*UnitTest, audits []*CustomAudit, later []Diagnostic) *Project {
 	proj := Build(root, cfg, models, diags)
-	proj.Tests, diags = loadTests(root, cfg, read, ov)
-	var auditDiags []Diagnostic
-	proj.Audits, auditDiags = loadAudits(root, cfg, read, ov)
-	diags = append(diags, auditDiags...)
-	diags = append(diags, CheckTests(proj)...)
-	diags = append(diags, CheckAudits(proj)...)
-	if len(diags) > 0 {
-		proj.Diagnostics = append(proj.Diagnostics, diags...)
+	proj.Tests, proj.Audits = tests, audits
+	later = append(later, CheckTests(proj)...)
+	later = append(later, CheckAudits(proj)...)
+	if len(later) > 0 {
+		proj.Diagnostics = append(proj.Diagnostics, later...)
 		SortDiagnostics(proj.Diagnostics)
 	}
-	return proj, nil
+	return proj
 }
 
 // loadAudits reads and parses every custom audit file the audits globs

@@ -25,6 +25,7 @@ import (
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // Exit codes: a contract for CI and cron.
@@ -190,74 +191,35 @@ func (a *app) writeJSON(v any) {
 	_ = enc.Encode(v)
 }
 
-// workspace is a loaded, analyzed project with its store.
-type workspace struct {
-	proj     *project.Project
-	wb       planner.Workbench
-	analysis *planner.Analysis
-	store    state.Store
-}
-
-func (w *workspace) Close() {
-	if w.store != nil {
-		w.store.Close()
-	}
-	if w.wb != nil {
-		w.wb.Close()
-	}
-}
-
-// load finds, loads and analyzes the project. Problems in the user's files
-// come back as a *planner.ProblemsError.
-func (a *app) load(withStore bool) (*workspace, error) {
-	return a.loadScoped(withStore, func(*project.Project) project.Scope { return project.AllFiles() })
+// load finds, loads and analyzes the project (workspace.Open), with its
+// store when withStore. Problems in the user's files come back as a
+// *planner.ProblemsError.
+func (a *app) load(withStore bool) (*workspace.Workspace, error) {
+	return a.loadScoped(withStore, nil)
 }
 
 // loadScoped is load for a request that reads only part of the project:
 // problems outside scope(p) do not stop it (as in the editor); they are
 // summed up in a warning on stderr.
-func (a *app) loadScoped(withStore bool, scope func(p *project.Project) project.Scope) (*workspace, error) {
-	root, err := project.FindRoot(a.dir)
+func (a *app) loadScoped(withStore bool, scope func(p *project.Project) project.Scope) (*workspace.Workspace, error) {
+	w, err := workspace.Open(a.ctx, a.dir, workspace.OpenOptions{Options: a.workspaceOptions(), Scope: scope})
 	if err != nil {
 		return nil, err
 	}
-	proj, err := project.Load(root)
-	if err != nil {
-		return nil, err
-	}
-	sc := scope(proj)
-	if in, _ := sc.Split(proj.Diagnostics); project.HasErrors(in) {
-		return nil, &planner.ProblemsError{Diagnostics: in}
-	}
-	w := &workspace{proj: proj}
-	w.wb, err = connect.Workbench(proj)
-	if err != nil {
-		return nil, err
-	}
-	// Checks are cached next to the state store: a check is a pure
-	// function of the files, so only what changed reaches the workbench.
-	cache := planner.OpenFileCache(connect.CachePath(proj))
-	w.analysis, err = planner.AnalyzeWith(a.ctx, proj, w.wb, planner.AnalyzeOptions{Cache: cache})
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
-	if err := cache.Save(); err != nil {
-		a.log.Warn("could not save the check cache", "err", err)
-	}
-	in, out := sc.Split(w.analysis.Diagnostics)
-	if project.HasErrors(in) {
-		w.Close()
-		return nil, &planner.ProblemsError{Diagnostics: in}
-	}
-	a.warnOutOfScope(out)
+	a.warnOutOfScope(w.LeftAside)
 	if withStore {
-		if w.store, err = openStore(a.ctx, proj); err != nil {
+		if _, err := w.OpenStore(a.ctx); err != nil {
 			w.Close()
 			return nil, err
 		}
 	}
 	return w, nil
+}
+
+// workspaceOptions are the CLI's: its clock and log, and the warehouse
+// waited for as --lock-timeout says, telling on stderr.
+func (a *app) workspaceOptions() workspace.Options {
+	return workspace.Options{Now: a.now, Logger: a.log, Warehouse: a.warehouseOptions()}
 }
 
 // warnOutOfScope tells on stderr that files the command does not read have
@@ -335,18 +297,37 @@ func (a *app) warehouse(p *project.Project, existing bool) (engine.Engine, error
 // openWarehouse opens the warehouse with one of connect's openers, waiting
 // for a DuckDB file another process is writing as warehouse says.
 func (a *app) openWarehouse(open func(context.Context, *project.Project, ...connect.WarehouseOption) (engine.Engine, error), p *project.Project) (engine.Engine, error) {
+	wh, err := open(a.ctx, p, a.warehouseOptions()...)
+	return wh, phraseBusy(err)
+}
+
+// warehouseOptions wait for a DuckDB file another process writes up to
+// --lock-timeout, saying so on stderr.
+func (a *app) warehouseOptions() []connect.WarehouseOption {
 	opts := []connect.WarehouseOption{connect.OnBusy(func(busy *engine.BusyError, timeout time.Duration) {
 		fmt.Fprintf(a.stderr, "efmesh: %v; waiting up to %s for it to finish\n", busy, timeout)
 	})}
 	if a.lockTimeout != nil {
 		opts = append(opts, connect.LockTimeout(*a.lockTimeout))
 	}
-	wh, err := open(a.ctx, p, opts...)
+	return opts
+}
+
+// phraseBusy tells a warehouse that stayed busy with the flag that waits
+// longer.
+func phraseBusy(err error) error {
+	if ue, ok := err.(*workspace.UncheckedStoreError); ok {
+		return &workspace.UncheckedStoreError{Err: phraseBusy(ue.Err)}
+	}
 	var bt *connect.BusyTimeoutError
 	if errors.As(err, &bt) {
-		return nil, &busyWarehouseError{bt}
+		var be *busyWarehouseError
+		if errors.As(err, &be) {
+			return err
+		}
+		return &busyWarehouseError{bt}
 	}
-	return wh, err
+	return err
 }
 
 // busyWarehouseError is a warehouse that stayed busy as the CLI tells it:

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/efmesh/efmesh/planner"
@@ -42,22 +41,4 @@ func (a *app) batchFailed() func(model string, r planner.Range, err error) {
 	return func(model string, r planner.Range, err error) {
 		metricsOf(a.ctx).failedBatch(model, r)
 	}
-}
-
-// backfillText shows a plan's ranges as [start, end) pairs, the first few
-// only.
-func backfillText(rs [][]string) string {
-	const show = 3
-	var b strings.Builder
-	for i, r := range rs {
-		if i == show {
-			fmt.Fprintf(&b, " and %d more", len(rs)-show)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "[%s, %s)", r[0], r[1])
-	}
-	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) lineageCmd() *cobra.Command {
@@ -34,13 +35,7 @@ It is the same function the editor's hover uses.`,
 				return err
 			}
 			defer w.Close()
-			model, column := args[0], ""
-			if w.analysis.Models[model] == nil {
-				if i := strings.LastIndexByte(model, '.'); i > 0 {
-					model, column = model[:i], model[i+1:]
-				}
-			}
-			n, err := planner.Lineage(w.analysis, model, column)
+			n, err := w.Lineage(workspace.SplitColumn(w.Analysis, args[0]))
 			if err != nil {
 				return err
 			}

@@ -56,7 +56,7 @@ environment's views.`,
 				return err
 			}
 			defer w.Close()
-			sql, err := planner.Render(w.analysis, w.wb, args[0], env, time.Now())
+			sql, err := w.Render(args[0], env, time.Now())
 			if err != nil {
 				return err
 			}
@@ -273,7 +273,7 @@ func (a *app) migrateFingerprints(p *project.Project) (*planner.FingerprintMigra
 	if err != nil {
 		return nil, "", err
 	}
-	fm, err := planner.MigrateFingerprints(a.ctx, w.analysis, st)
+	fm, err := planner.MigrateFingerprints(a.ctx, w.Analysis, st)
 	if err != nil {
 		if backup != "" {
 			return nil, "", fmt.Errorf("%w (backup in %s)", err, backup)

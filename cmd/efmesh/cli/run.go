@@ -48,8 +48,8 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				return err
 			}
 			defer w.Close()
-			open := func() (engine.Engine, error) { return a.warehouse(w.proj, false) }
-			res, err := planner.Run(a.ctx, w.analysis, w.store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
+			open := func() (engine.Engine, error) { return a.warehouse(w.Project, false) }
+			res, err := planner.Run(a.ctx, w.Analysis, w.Store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
 				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed(), Progress: metricsOf(a.ctx).progressed(nil)})
 			metricsOf(a.ctx).setOutcome(res.Outcome)
 			code := ExitOK

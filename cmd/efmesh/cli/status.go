@@ -9,9 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // loadStore finds the project and opens its state store, for commands that
@@ -183,4 +185,17 @@ func (a *app) printStatus(s *planner.Status) {
 	for _, p := range s.Problems {
 		fmt.Fprintf(w, "  %s\n", p)
 	}
+}
+
+// warehouseToCheck opens the warehouse a status checks the store against,
+// read-only: nil when it does not exist yet (nothing is present). A DuckDB
+// file another process is writing is waited for, as apply waits
+// (--lock-timeout). One that cannot be opened (not a DuckDB file, or still
+// busy after the wait) is an error: the store cannot be trusted unchecked.
+func (a *app) warehouseToCheck(p *project.Project) (engine.Engine, error) {
+	wh, err := a.openWarehouse(connect.ReadWarehouse, p)
+	if err != nil {
+		return nil, &workspace.UncheckedStoreError{Err: err}
+	}
+	return wh, nil
 }

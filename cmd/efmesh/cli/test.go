@@ -27,28 +27,19 @@ warehouse or the state store. Exit 1 when a test fails.`,
 				return err
 			}
 			defer w.Close()
-			results, err := planner.RunTests(a.ctx, w.analysis, w.wb, args)
+			r, err := w.Test(a.ctx, args)
 			if err != nil {
 				return err
 			}
-			failed := 0
-			for _, r := range results {
-				if !r.Passed {
-					failed++
-				}
-			}
 			if a.json {
-				if results == nil {
-					results = []planner.TestResult{}
-				}
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "passed": len(results) - failed, "failed": failed, "tests": results})
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "passed": r.Passed, "failed": r.Failed, "tests": r.Tests})
 			} else {
-				for _, r := range results {
-					printTestResult(a.stdout, r)
+				for _, t := range r.Tests {
+					printTestResult(a.stdout, t)
 				}
-				fmt.Fprintf(a.stdout, "\n%d passed, %d failed\n", len(results)-failed, failed)
+				fmt.Fprintf(a.stdout, "\n%d passed, %d failed\n", r.Passed, r.Failed)
 			}
-			if failed > 0 {
+			if r.Failed > 0 {
 				return &exitError{code: ExitError}
 			}
 			return nil

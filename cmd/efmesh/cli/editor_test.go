@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/efmesh/efmesh/lsp"
+)
+
+// TestEditorPlanTextIsTheCLIs: the editor's efmesh.plan shows, for the same
+// project, exactly the text `efmesh plan` prints (one formatter, in
+// workspace), on a plan that adds, changes and removes models.
+func TestEditorPlanTextIsTheCLIs(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":        "name: shop\n",
+		"models/orders.sql":  "MODEL (name raw.orders, kind FULL);\nSELECT 1 AS order_id, 'ann' AS customer, 2.5 AS amount\n",
+		"models/revenue.sql": "MODEL (name mart.revenue, kind FULL);\nSELECT o.customer, sum(o.amount) AS revenue FROM @ref(raw.orders) AS o GROUP BY ALL\n",
+		"models/top.sql":     "MODEL (name mart.top, kind VIEW);\nSELECT r.customer FROM @ref(mart.revenue) AS r ORDER BY r.revenue DESC LIMIT 1\n",
+		"models/old.sql":     "MODEL (name mart.old, kind VIEW);\nSELECT o.order_id FROM @ref(raw.orders) AS o\n",
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	editFile(t, dir, "models/revenue.sql", func(s string) string { return s[:len(s)-len(" GROUP BY ALL\n")] + " WHERE o.amount > 0 GROUP BY ALL\n" })
+	if err := os.Remove(filepath.Join(dir, "models", "old.sql")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "models", "count.sql"), []byte("MODEL (name mart.count, kind VIEW);\nSELECT count(*) AS n FROM @ref(raw.orders)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli := mustRun(t, dir, "plan", "dev")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, b := net.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- lsp.Serve(ctx, b, lsp.Options{}) }()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(a))
+	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		return reply(ctx, nil, nil) // registrations, progress: accepted, ignored
+	})
+	call := func(method string, params, result any) {
+		t.Helper()
+		if _, err := conn.Call(ctx, method, params, result); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+	uri := "file://" + filepath.ToSlash(dir)
+	call("initialize", map[string]any{"processId": nil, "rootUri": uri,
+		"workspaceFolders": []any{map[string]any{"uri": uri, "name": "shop"}}, "capabilities": map[string]any{}}, nil)
+	if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	var plan struct {
+		Summary string `json:"summary"`
+	}
+	call("workspace/executeCommand", map[string]any{"command": "efmesh.plan", "arguments": []any{map[string]any{"root": dir, "env": "dev"}}}, &plan)
+	call("shutdown", nil, nil)
+	_ = conn.Notify(ctx, "exit", nil)
+	if err := <-served; err != nil {
+		t.Errorf("the language server: %v", err)
+	}
+	conn.Close()
+
+	if plan.Summary != cli {
+		t.Fatalf("the editor's plan text differs from the CLI's:\neditor:\n%s\ncli:\n%s", plan.Summary, cli)
+	}
+	for _, want := range []string{"+ mart.count", "~ mart.revenue", "- mart.old"} {
+		if !strings.Contains(cli, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, cli)
+		}
+	}
+}

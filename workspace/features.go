@@ -1,0 +1,86 @@
+package workspace
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/planner"
+)
+
+// Render returns the SQL model runs, its macros expanded: refs resolve to
+// the physical tables of the project's snapshots, or with env to that
+// environment's views; intervals as of now.
+func (w *Workspace) Render(model, env string, now time.Time) (string, error) {
+	if env != "" {
+		if err := planner.ValidateEnv(env); err != nil {
+			return "", err
+		}
+	}
+	wb, err := w.workbench()
+	if err != nil {
+		return "", err
+	}
+	return planner.Render(w.Analysis, wb, model, env, now)
+}
+
+// Lineage traces a model, or one of its columns when column is set, down
+// to the models that read no other model.
+func (w *Workspace) Lineage(model, column string) (*planner.LineageNode, error) {
+	return planner.Lineage(w.Analysis, model, column)
+}
+
+// SplitColumn reads "schema.table" or "schema.table.column": a name the
+// project has as a model is a model, else the last part is a column.
+func SplitColumn(a *planner.Analysis, name string) (model, column string) {
+	if a.Models[name] != nil {
+		return name, ""
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		return name[:i], name[i+1:]
+	}
+	return name, ""
+}
+
+// TestReport is the outcome of a test run.
+type TestReport struct {
+	Passed int                  `json:"passed"`
+	Failed int                  `json:"failed"`
+	Tests  []planner.TestResult `json:"tests"`
+}
+
+// Test runs the named unit tests (every test when names is empty) on the
+// workbench.
+func (w *Workspace) Test(ctx context.Context, names []string) (*TestReport, error) {
+	wb, err := w.workbench()
+	if err != nil {
+		return nil, err
+	}
+	results, err := planner.RunTests(ctx, w.Analysis, wb, names)
+	if err != nil {
+		return nil, err
+	}
+	r := &TestReport{Tests: results}
+	if r.Tests == nil {
+		r.Tests = []planner.TestResult{}
+	}
+	for _, t := range results {
+		if t.Passed {
+			r.Passed++
+		} else {
+			r.Failed++
+		}
+	}
+	return r, nil
+}
+
+// TestsOf names the unit tests of a model.
+func (w *Workspace) TestsOf(model string) []string {
+	var names []string
+	for _, t := range w.Project.Tests {
+		if t.Model == model {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}

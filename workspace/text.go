@@ -1,0 +1,191 @@
+package workspace
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+)
+
+// The one text of a plan and of an apply: `efmesh plan` and `efmesh apply`
+// print it, the editor shows it in its messages and command results.
+
+var changeMark = map[planner.Change]string{
+	planner.Added: "+", planner.Breaking: "~", planner.NonBreaking: "~", planner.Indirect: "~",
+	planner.ForwardOnly: "~", planner.MetadataOnly: "~", planner.Removed: "-", planner.Unchanged: "=",
+}
+
+// PlanText is WritePlan's text.
+func PlanText(p *planner.Plan) string {
+	var b strings.Builder
+	WritePlan(&b, p)
+	return b.String()
+}
+
+// WritePlan writes a plan for a person: one line per model that changes or
+// has work to do, the unchanged ones counted, the totals as apply counts
+// them, then the plan's warnings.
+func WritePlan(w io.Writer, p *planner.Plan) {
+	defer writeWarnings(w, p)
+	if !p.HasChanges {
+		fmt.Fprintf(w, "No changes: environment %s is up to date (%d models).\n", p.Env, len(p.Models))
+		return
+	}
+	fmt.Fprintf(w, "Plan for environment %s:\n\n", p.Env)
+	width := 0
+	for _, m := range p.Models {
+		width = max(width, len(m.Name))
+	}
+	unchanged := 0
+	for _, m := range p.Models {
+		if m.Change == planner.Unchanged && !m.Build && len(m.Backfill) == 0 && len(m.Refill) == 0 && !m.Missing && m.StaleView == "" {
+			unchanged++
+			continue
+		}
+		fmt.Fprintln(w, modelLine(m, width))
+	}
+	if unchanged > 0 {
+		fmt.Fprintf(w, "  = %d unchanged\n", unchanged)
+	}
+	// As apply counts: a virtual model (EMBEDDED, EXTERNAL) has no view to
+	// promote, and a removed model's view is dropped.
+	promote, remove, stale := p.Promotes(), 0, 0
+	for _, m := range p.Models {
+		if m.Change == planner.Removed {
+			remove++
+		}
+		if m.StaleView != "" {
+			stale++
+		}
+	}
+	summary := fmt.Sprintf("%d to build, %d to promote", p.Builds(), promote)
+	if remove > 0 {
+		summary += fmt.Sprintf(", %d to remove", remove)
+	}
+	if stale > 0 {
+		summary += fmt.Sprintf(", %d stale view(s) to drop", stale)
+	}
+	fmt.Fprintf(w, "\n%s.\n", summary)
+}
+
+// modelLine is one model's line: its mark, name, category and action.
+func modelLine(m planner.ModelPlan, width int) string {
+	action, mark := "", changeMark[m.Change]
+	switch {
+	case m.Missing && m.Build:
+		action, mark = "missing → rebuild "+m.PhysicalTable, "!"
+	case m.Missing:
+		action, mark = "missing → recreate the view", "!"
+	case m.Change == planner.Removed && m.StaleView != "":
+		action = "forget, drop stale view " + m.StaleView
+	case m.StaleView != "":
+		action, mark = "drop stale view "+m.StaleView, "-"
+	case m.Change == planner.Removed && project.KindName(m.Kind).Virtual():
+		action = "forget"
+	case m.Change == planner.Removed:
+		action = "drop view"
+	case m.Build && m.CopiesHistoryFrom != "":
+		action = "build " + m.PhysicalTable + ", copies history from " + m.CopiesHistoryFrom
+	case m.Build:
+		action = "build " + m.PhysicalTable
+	case len(m.Backfill) > 0 && m.ReusedFrom != "":
+		action = "inherit " + m.PhysicalTable + ", compute new intervals"
+	case len(m.Backfill) > 0:
+		action = "compute in " + m.PhysicalTable
+	case len(m.Refill) > 0:
+		action = "refill " + m.PhysicalTable
+	case m.Kind == string(project.KindEmbedded):
+		action = "inlined"
+	case m.Kind == string(project.KindExternal):
+		action = "read in place"
+	case m.ReusedFrom != "":
+		action = "inherit " + m.PhysicalTable
+	default:
+		action = "reuse " + m.PhysicalTable
+	}
+	line := fmt.Sprintf("  %s %-*s  %-13s %s", mark, width, m.Name, m.Change, action)
+	if m.ReclassifiedFrom != "" && m.ReclassifiedFrom != m.Change {
+		line += "  (was " + string(m.ReclassifiedFrom) + ")"
+	}
+	if len(m.Cause) > 0 {
+		line += "  (via " + strings.Join(m.Cause, ", ") + ")"
+	}
+	if len(m.Backfill) > 0 {
+		line += "  intervals " + BackfillText(m.Backfill)
+	}
+	if len(m.Refill) > 0 && !m.Build {
+		line += "  (restated: " + strings.Join(m.Refill, ", ") + ")"
+	}
+	if m.RebuildsHistory {
+		line += "  (rebuilds history: the versions so far are not carried over)"
+	}
+	if len(m.Redacted) > 0 {
+		line += "  (without " + strings.Join(m.Redacted, ", ") + ": redacted)"
+	}
+	if m.Reason != "" {
+		line += "  (" + m.Reason + ")"
+	}
+	return line
+}
+
+// writeWarnings lists the plan's warnings after the plan.
+func writeWarnings(w io.Writer, p *planner.Plan) {
+	for _, m := range p.Models {
+		for _, wn := range m.Warnings {
+			fmt.Fprintf(w, "warning: %s: %s: %s\n", m.Name, wn.Code, wn.Message)
+		}
+	}
+}
+
+// BackfillText shows a plan's ranges as [start, end) pairs, the first few
+// only.
+func BackfillText(rs [][]string) string {
+	const show = 3
+	var b strings.Builder
+	for i, r := range rs {
+		if i == show {
+			fmt.Fprintf(&b, " and %d more", len(rs)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "[%s, %s)", r[0], r[1])
+	}
+	return b.String()
+}
+
+// WriteExplain writes why each model got its category: the parse-tree
+// paths that changed.
+func WriteExplain(w io.Writer, p *planner.Plan) {
+	for _, m := range p.Models {
+		if len(m.Explain) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s):\n", m.Name, m.Change)
+		for _, e := range m.Explain {
+			fmt.Fprintf(w, "  - %s\n", e)
+		}
+	}
+}
+
+// AppliedText is the text of a finished apply: what it built, promoted and
+// removed, then the stale views it dropped and what it exported, one
+// sentence a line.
+func AppliedText(env string, r *planner.ApplyResult) string {
+	var b strings.Builder
+	if len(r.Removed) > 0 {
+		fmt.Fprintf(&b, "Applied to %s: built %d, promoted %d, removed %d.\n", env, len(r.Built), len(r.Promoted), len(r.Removed))
+	} else {
+		fmt.Fprintf(&b, "Applied to %s: built %d, promoted %d.\n", env, len(r.Built), len(r.Promoted))
+	}
+	if len(r.DroppedViews) > 0 {
+		fmt.Fprintf(&b, "Dropped the stale view(s) %s.\n", strings.Join(r.DroppedViews, ", "))
+	}
+	if len(r.Exported) > 0 {
+		fmt.Fprintf(&b, "Exported %s.\n", strings.Join(r.Exported, ", "))
+	}
+	return b.String()
+}

@@ -1,0 +1,186 @@
+// Package workspace is the use-case layer under both front ends, the
+// command line (cmd/efmesh/cli) and the language server (lsp): a project
+// opened on its root with what efmesh.yaml names (the workbench, the state
+// store, the warehouse, opened through connect), and the use cases both
+// need: load, analyze, plan, apply, render, lineage, test, and the one text
+// of a plan.
+//
+// The front ends keep flags, protocol decoding, confirmation and printing;
+// every decision about order (the environment's lock before the warehouse)
+// and every result (what an apply built, promoted, removed, exported) is
+// made here once. It knows no flag and no LSP type: errors come back as the
+// planner made them, for each front end to phrase.
+package workspace
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// Options tune a Workspace. The zero value is ready to use.
+type Options struct {
+	// Now is the clock of plans and renders; default planner.Now, which
+	// honours $EFMESH_NOW.
+	Now func() time.Time
+	// Logger receives progress and warnings; default discards.
+	Logger *slog.Logger
+	// Warehouse tunes how the warehouse is opened: how long to wait for a
+	// DuckDB file another process writes, and what to say meanwhile.
+	Warehouse []connect.WarehouseOption
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	t, _ := planner.Now()
+	return t
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// A Workspace is one analyzed project with the connections its use cases
+// open. It is used by one request at a time (a command, an editor command)
+// and closed after it.
+type Workspace struct {
+	Project  *project.Project
+	Analysis *planner.Analysis
+	// Workbench is where models were bound for the analysis; render and
+	// test run there. Nil until a use case needs one (then opened and
+	// owned by the workspace).
+	Workbench planner.Workbench
+	// Store is the state store once OpenStore opened it.
+	Store state.Store
+	// LeftAside are the problems of the files outside the scope Open was
+	// asked for: they did not stop it.
+	LeftAside []project.Diagnostic
+
+	opts    Options
+	ownWB   bool
+	ownStor bool
+}
+
+// Load reads the project at root with the project's own loader; overlay
+// holds file contents by absolute path that win over the disk (the
+// editor's unsaved buffers).
+func Load(root string, overlay map[string][]byte) (*project.Project, error) {
+	return project.LoadWith(root, overlay)
+}
+
+// Analyze checks p on wb, through the check cache next to the state store:
+// a check is a pure function of the files, so only what changed reaches
+// the workbench. A cache that cannot be saved is logged, not an error.
+func Analyze(ctx context.Context, p *project.Project, wb planner.Workbench, log *slog.Logger) (*planner.Analysis, error) {
+	cache := planner.OpenFileCache(connect.CachePath(p))
+	a, err := planner.AnalyzeWith(ctx, p, wb, planner.AnalyzeOptions{Cache: cache})
+	if err != nil {
+		return nil, err
+	}
+	if err := cache.Save(); err != nil && log != nil {
+		log.Warn("could not save the check cache", "err", err)
+	}
+	return a, nil
+}
+
+// OpenOptions say what Open reads of a project.
+type OpenOptions struct {
+	Options
+	// Scope is the part of the project the request reads: problems outside
+	// it do not stop Open (as in the editor) and are kept in
+	// Workspace.LeftAside. Nil: the whole project.
+	Scope func(p *project.Project) project.Scope
+}
+
+// Open finds the project holding dir, loads and analyzes it. Problems in
+// the files the request reads come back as a *planner.ProblemsError.
+func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
+	root, err := project.FindRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Load(root, nil)
+	if err != nil {
+		return nil, err
+	}
+	sc := project.AllFiles()
+	if o.Scope != nil {
+		sc = o.Scope(p)
+	}
+	if in, _ := sc.Split(p.Diagnostics); project.HasErrors(in) {
+		return nil, &planner.ProblemsError{Diagnostics: in}
+	}
+	wb, err := connect.Workbench(p)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Project: p, Workbench: wb, opts: o.Options, ownWB: true}
+	if w.Analysis, err = Analyze(ctx, p, wb, o.logger()); err != nil {
+		w.Close()
+		return nil, err
+	}
+	in, out := sc.Split(w.Analysis.Diagnostics)
+	if project.HasErrors(in) {
+		w.Close()
+		return nil, &planner.ProblemsError{Diagnostics: in}
+	}
+	w.LeftAside = out
+	return w, nil
+}
+
+// New is a workspace on an analysis made elsewhere (the editor's checker).
+// wb is the workbench the analysis was bound in, or nil: a use case that
+// needs one then opens its own.
+func New(a *planner.Analysis, wb planner.Workbench, o Options) *Workspace {
+	return &Workspace{Project: a.Project, Analysis: a, Workbench: wb, opts: o}
+}
+
+// OpenStore opens the project's state store (creating it when missing),
+// once; Close closes it.
+func (w *Workspace) OpenStore(ctx context.Context) (state.Store, error) {
+	if w.Store != nil {
+		return w.Store, nil
+	}
+	st, err := connect.Store(ctx, w.Project)
+	if err != nil {
+		return nil, err
+	}
+	w.Store, w.ownStor = st, true
+	return st, nil
+}
+
+// workbench returns the workspace's workbench, opening one when it has
+// none.
+func (w *Workspace) workbench() (planner.Workbench, error) {
+	if w.Workbench != nil {
+		return w.Workbench, nil
+	}
+	wb, err := connect.Workbench(w.Project)
+	if err != nil {
+		return nil, err
+	}
+	w.Workbench, w.ownWB = wb, true
+	return wb, nil
+}
+
+// Close closes what the workspace opened.
+func (w *Workspace) Close() {
+	if w.Store != nil && w.ownStor {
+		w.Store.Close()
+		w.Store = nil
+	}
+	if w.Workbench != nil && w.ownWB {
+		w.Workbench.Close()
+		w.Workbench = nil
+	}
+}
