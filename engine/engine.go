@@ -45,6 +45,9 @@ type Parser interface {
 	// position removed, so that whitespace, keyword case and comments do not
 	// change it. A syntax error is a *SQLError with a Position.
 	Canonicalize(sql string) ([]byte, error)
+	// Outliner reads a canonical form as an engine-neutral Outline, so
+	// nothing above the engine walks its tree.
+	Outliner
 }
 
 // SQLError is a structured error from the engine's parser, binder or

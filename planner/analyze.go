@@ -96,6 +96,9 @@ type Analysis struct {
 
 	// dialect is the workbench's: physical names fit its identifier limit.
 	dialect engine.Dialect
+	// outliner reads canonical forms (this analysis's and stored
+	// snapshots') for lineage, categories and warnings.
+	outliner engine.Outliner
 	// standIns names the models whose stand-in exists in the workbench.
 	standIns map[string]bool
 	// redacted: in the variant a redacted environment is planned from
@@ -126,7 +129,7 @@ type AnalyzeOptions struct {
 
 // AnalyzeWith is Analyze with options.
 func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt AnalyzeOptions) (*Analysis, error) {
-	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: map[string]bool{}, dialect: wb.Dialect()}
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: map[string]bool{}, dialect: wb.Dialect(), outliner: wb}
 	a.Diagnostics = append(a.Diagnostics, p.Diagnostics...)
 	broken := map[string]bool{}
 	for _, d := range p.Diagnostics {
@@ -195,7 +198,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 	if prev == nil || prev.Project == nil || prev.Project.Root != p.Root {
 		return Analyze(ctx, p, wb)
 	}
-	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: make(map[string]bool, len(prev.standIns)), dialect: wb.Dialect()}
+	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: make(map[string]bool, len(prev.standIns)), dialect: wb.Dialect(), outliner: wb}
 	for k, v := range prev.standIns {
 		a.standIns[k] = v
 	}

@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/efmesh/efmesh/engine"
 )
 
 // verdict is the category of a directly changed model with the evidence.
 type verdict struct {
 	change Change
-	paths  []string // canonical-AST paths that diverged
+	paths  []string // the parts of the query (or metadata) that diverged
 	reason string
 	// dropsColumns: existing columns were removed or reordered, which no
 	// operator verdict can make non-breaking.
@@ -20,10 +23,11 @@ type verdict struct {
 
 // categorize compares a model's previous snapshot with its new version.
 // Non-breaking is claimed only when it is proven: the select list strictly
-// extended at its end, every other part of the tree equal, and the
+// extended at its end, every other part of the query equal, and the
 // data-shaping metadata equal but for columns appended to the contract.
-// Anything else — including what cannot be read — is breaking.
-func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
+// Anything else — including what cannot be read — is breaking. The
+// canonical forms are read through the engine's outline (outline).
+func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte, outline engine.Outliner) verdict {
 	var meta []string
 	if oldDef.Kind.Name != newDef.Kind.Name || !reflect.DeepEqual(normKind(oldDef), normKind(newDef)) {
 		meta = append(meta, "kind")
@@ -49,28 +53,32 @@ func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
 		}
 		return verdict{change: Breaking, paths: []string{"definition"}, reason: "the model's definition changed"}
 	}
-	var o, n map[string]any
-	if json.Unmarshal(oldCanon, &o) != nil || json.Unmarshal(newCanon, &n) != nil {
+	if outline == nil {
 		return verdict{change: Breaking, paths: []string{"(unreadable tree)"}, reason: "the parse trees could not be compared"}
 	}
-	on, _ := o["node"].(map[string]any)
-	nn, _ := n["node"].(map[string]any)
+	oo, oerr := outline.Outline(oldCanon)
+	no, nerr := outline.Outline(newCanon)
+	if oerr != nil || nerr != nil || oo.Query == nil || no.Query == nil {
+		return verdict{change: Breaking, paths: []string{"(unreadable tree)"}, reason: "the parse trees could not be compared"}
+	}
+	oq, nq := oo.Query, no.Query
 	var paths []string
-	diffPaths("", withoutKey(o, "node"), withoutKey(n, "node"), &paths)
-	if on == nil || nn == nil || on["type"] != "SELECT_NODE" || nn["type"] != "SELECT_NODE" {
-		diffPaths("", on, nn, &paths)
+	if oq.Kind != nq.Kind {
+		paths = append(paths, "query")
+	} else {
+		paths = diffRest(oq.Rest, nq.Rest)
+	}
+	if oq.Kind != engine.Select || nq.Kind != engine.Select {
 		if len(paths) == 0 && colsAppended {
 			return verdict{change: Breaking, paths: []string{"columns"}, reason: "columns were declared without a query change"}
 		}
 		return verdict{change: Breaking, paths: paths, reason: "the query changed (only a plain SELECT's select list can be extended non-breakingly)"}
 	}
-	diffPaths("", withoutKey(on, "select_list"), withoutKey(nn, "select_list"), &paths)
-	ol, _ := on["select_list"].([]any)
-	nl, _ := nn["select_list"].([]any)
+	ol, nl := itemHashes(oq.Items), itemHashes(nq.Items)
 	common := min(len(ol), len(nl))
 	var listPaths []string
 	for i := 0; i < common; i++ {
-		if !reflect.DeepEqual(ol[i], nl[i]) {
+		if ol[i] != nl[i] {
 			listPaths = append(listPaths, fmt.Sprintf("select_list[%d]", i))
 		}
 	}
@@ -88,7 +96,7 @@ func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
 		return verdict{change: Breaking, paths: all, reason: "existing columns were changed, dropped or reordered",
 			dropsColumns: len(ol) > len(nl) || reordered(ol, nl)}
 	case len(nl) > len(ol) && common == len(ol) && len(listPaths) == len(nl)-len(ol):
-		if why := changesRows(on, nl[len(ol):]); why != "" {
+		if why := changesRows(nq, len(nl)-len(ol)); why != "" {
 			return verdict{change: Breaking, paths: all, reason: "columns were appended, but " + why}
 		}
 		return verdict{change: NonBreaking, paths: all, reason: "columns were only appended to the select list; existing columns keep their data"}
@@ -101,58 +109,29 @@ func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte) verdict {
 	return verdict{change: Breaking, paths: all, reason: "existing columns were changed, dropped or reordered"}
 }
 
-func withoutKey(m map[string]any, key string) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if k != key {
-			out[k] = v
+// diffRest names the parts outside the select list that differ, sorted.
+func diffRest(a, b map[string]string) []string {
+	var out []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			out = append(out, k)
 		}
 	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
-// diffPaths appends the shallowest paths at which a and b differ, naming
-// map keys and list indexes (select_list[3], from_table.condition, …).
-func diffPaths(prefix string, a, b any, out *[]string) {
-	if reflect.DeepEqual(a, b) {
-		return
+func itemHashes(items []engine.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Hash
 	}
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if aok && bok && am["type"] == bm["type"] && am["class"] == bm["class"] {
-		keys := map[string]bool{}
-		for k := range am {
-			keys[k] = true
-		}
-		for k := range bm {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
-			if !reflect.DeepEqual(am[k], bm[k]) {
-				*out = append(*out, join(prefix, k))
-			}
-		}
-		return
-	}
-	if prefix == "" {
-		prefix = "query"
-	}
-	*out = append(*out, prefix)
-}
-
-func join(prefix, k string) string {
-	if prefix == "" {
-		return k
-	}
-	return prefix + "." + k
+	return out
 }
 
 func normKind(d Definition) string {
@@ -201,66 +180,34 @@ var aggregates = map[string]bool{"count": true, "count_star": true, "sum": true,
 	"product": true, "fsum": true, "sumkahan": true, "kahan_sum": true, "corr": true, "covar_pop": true, "covar_samp": true,
 	"entropy": true, "kurtosis": true, "skewness": true, "regr_slope": true, "regr_intercept": true, "favg": true}
 
-// changesRows says why appending items to a select list could change which
-// rows the query returns (so existing columns would not keep their data),
-// or "" when it cannot.
-func changesRows(node map[string]any, added []any) string {
-	if mods, ok := node["modifiers"].([]any); ok {
-		for _, m := range mods {
-			if mm, ok := m.(map[string]any); ok && mm["type"] == "DISTINCT_MODIFIER" {
-				return "the query is DISTINCT: a new column changes which rows are distinct"
-			}
-		}
+// changesRows says why appending the last added items to q's select
+// list could change which rows the query returns (so existing columns
+// would not keep their data), or "" when it cannot.
+func changesRows(q *engine.Query, added int) string {
+	if q.Distinct {
+		return "the query is DISTINCT: a new column changes which rows are distinct"
 	}
-	grouped := false
-	if g, ok := node["group_expressions"].([]any); ok && len(g) > 0 {
-		grouped = true
+	kept, fresh := q.Items[:len(q.Items)-added], q.Items[len(q.Items)-added:]
+	grouped := q.Grouped
+	for _, it := range kept {
+		grouped = grouped || calls(it, aggregates)
 	}
-	if node["aggregate_handling"] == "FORCE_AGGREGATES" {
-		grouped = true // GROUP BY ALL
-	}
-	if !grouped {
-		if items, ok := node["select_list"].([]any); ok {
-			for _, it := range items[:len(items)-len(added)] {
-				if hasCall(it, aggregates) {
-					grouped = true
-				}
-			}
-		}
-	}
-	for _, it := range added {
-		if hasCall(it, setReturning) {
+	for _, it := range fresh {
+		if calls(it, setReturning) {
 			return "a set-returning function in the new columns changes the number of rows"
 		}
-		if !grouped && hasCall(it, aggregates) {
+		if !grouped && calls(it, aggregates) {
 			return "an aggregate in the new columns turns the query into an aggregation"
 		}
 	}
 	return ""
 }
 
-// hasCall reports whether an expression calls one of fns outside a window.
-func hasCall(v any, fns map[string]bool) bool {
-	switch t := v.(type) {
-	case map[string]any:
-		if t["class"] == "WINDOW" || t["class"] == "SUBQUERY" {
-			return false
-		}
-		if t["class"] == "FUNCTION" {
-			if name, _ := t["function_name"].(string); fns[strings.ToLower(name)] {
-				return true
-			}
-		}
-		for _, c := range t {
-			if hasCall(c, fns) {
-				return true
-			}
-		}
-	case []any:
-		for _, c := range t {
-			if hasCall(c, fns) {
-				return true
-			}
+// calls reports whether an item calls one of fns outside a window.
+func calls(it engine.Item, fns map[string]bool) bool {
+	for _, c := range it.Calls {
+		if fns[c] {
+			return true
 		}
 	}
 	return false
@@ -285,15 +232,15 @@ func droppedDeclared(a, b Definition) bool {
 
 // reordered reports two select lists holding the same items in another
 // order.
-func reordered(a, b []any) bool {
-	if len(a) != len(b) || reflect.DeepEqual(a, b) {
+func reordered(a, b []string) bool {
+	if len(a) != len(b) || slices.Equal(a, b) {
 		return false
 	}
 	used := make([]bool, len(b))
 	for _, x := range a {
 		found := false
 		for j, y := range b {
-			if !used[j] && reflect.DeepEqual(x, y) {
+			if !used[j] && x == y {
 				used[j], found = true, true
 				break
 			}

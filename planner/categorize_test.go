@@ -57,7 +57,7 @@ SELECT s.id, s.name FROM @ref(raw.s) AS s`
 			after := analyzeFiles(t, files(body))
 			mustClean(t, after)
 			nw := after.Models["m.mid"]
-			v := categorize(definitionOf(old.Model), definitionOf(nw.Model), old.Canonical, nw.Canonical)
+			v := categorize(definitionOf(old.Model), definitionOf(nw.Model), old.Canonical, nw.Canonical, after.outliner)
 			if v.change != tc.want {
 				t.Fatalf("change = %s (%v: %s), want %s", v.change, v.paths, v.reason, tc.want)
 			}

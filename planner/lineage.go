@@ -1,10 +1,11 @@
 package planner
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/efmesh/efmesh/engine"
 )
 
 // ColumnRef names a column of a model.
@@ -24,10 +25,10 @@ type LineageNode struct {
 }
 
 // Lineage traces a model, or one of its columns when column is not empty,
-// to its raw sources. Column lineage reads the canonical parse tree: select
-// items, aliases, CTEs, subqueries, joins, set operations and `*` (with
-// EXCLUDE) are followed; anything it cannot follow is left out rather than
-// guessed.
+// to its raw sources. Column lineage reads the engine's outline of the
+// canonical form: select items, aliases, CTEs, subqueries, joins, set
+// operations and `*` (with EXCLUDE) are followed; anything it cannot follow
+// is left out rather than guessed.
 func Lineage(a *Analysis, model, column string) (*LineageNode, error) {
 	info := a.Models[model]
 	if info == nil {
@@ -68,20 +69,18 @@ func lineage(a *Analysis, model, column string, seen map[ColumnRef]bool) *Lineag
 // from directly (one step up), sorted.
 func ColumnSources(a *Analysis, model, column string) []ColumnRef {
 	info := a.Models[model]
-	if info == nil || info.Canonical == nil {
+	if info == nil {
 		return nil
 	}
-	var tree map[string]any
-	if json.Unmarshal(info.Canonical, &tree) != nil {
+	o := a.outline(info.Canonical)
+	if o == nil {
 		return nil
 	}
-	node, _ := tree["node"].(map[string]any)
 	lt := &lineageTracer{a: a}
-	outs := lt.outputs(node, nil)
 	set := map[ColumnRef]bool{}
-	for _, o := range outs {
-		if strings.EqualFold(o.name, column) {
-			for _, s := range o.srcs {
+	for _, out := range lt.outputs(o.Query, nil) {
+		if strings.EqualFold(out.name, column) {
+			for _, s := range out.srcs {
 				set[s] = true
 			}
 		}
@@ -97,6 +96,19 @@ func ColumnSources(a *Analysis, model, column string) []ColumnRef {
 		return out[i].Column < out[j].Column
 	})
 	return out
+}
+
+// outline is the engine's outline of a canonical form; nil for none or
+// one the engine cannot read.
+func (a *Analysis) outline(canonical []byte) *engine.Outline {
+	if canonical == nil || a.outliner == nil {
+		return nil
+	}
+	o, err := a.outliner.Outline(canonical)
+	if err != nil {
+		return nil
+	}
+	return o
 }
 
 func hasColumn(info *ModelInfo, column string) bool {
@@ -126,7 +138,7 @@ type relation struct {
 	cols []outCol
 }
 
-// cteScope maps CTE names visible at a node to their outputs.
+// cteScope maps CTE names visible at a query to their outputs.
 type cteScope map[string][]outCol
 
 type lineageTracer struct {
@@ -134,9 +146,9 @@ type lineageTracer struct {
 	depth int
 }
 
-// outputs computes the output columns of a query node with their sources.
-func (lt *lineageTracer) outputs(node map[string]any, ctes cteScope) []outCol {
-	if node == nil || lt.depth > 64 {
+// outputs computes the output columns of a query with their sources.
+func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
+	if q == nil || lt.depth > 64 {
 		return nil
 	}
 	lt.depth++
@@ -145,126 +157,85 @@ func (lt *lineageTracer) outputs(node map[string]any, ctes cteScope) []outCol {
 	for k, v := range ctes {
 		scope[k] = v
 	}
-	if cm, ok := node["cte_map"].(map[string]any); ok {
-		entries, _ := cm["map"].([]any)
-		for _, e := range entries {
-			em, _ := e.(map[string]any)
-			key, _ := em["key"].(string)
-			val, _ := em["value"].(map[string]any)
-			q, _ := val["query"].(map[string]any)
-			sub, _ := q["node"].(map[string]any)
-			scope[strings.ToLower(key)] = lt.outputs(sub, scope)
-		}
+	for _, c := range q.CTEs {
+		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
 	}
-	switch node["type"] {
-	case "SET_OPERATION_NODE":
-		left, _ := node["left"].(map[string]any)
-		right, _ := node["right"].(map[string]any)
-		l, r := lt.outputs(left, scope), lt.outputs(right, scope)
-		for i := range l {
-			if i < len(r) {
-				l[i].srcs = append(l[i].srcs, r[i].srcs...)
+	switch q.Kind {
+	case engine.SetOperation:
+		// Columns are the first branch's, fed by every branch's column at
+		// the same position.
+		var outs []outCol
+		for i, b := range q.Branches {
+			bo := lt.outputs(b, scope)
+			if i == 0 {
+				outs = bo
+				continue
+			}
+			for j := range outs {
+				if j < len(bo) {
+					outs[j].srcs = append(outs[j].srcs, bo[j].srcs...)
+				}
 			}
 		}
-		return l
-	case "SELECT_NODE":
+		return outs
+	case engine.Select:
 	default:
 		return nil
 	}
-	from, _ := node["from_table"].(map[string]any)
-	rels := lt.relations(from, scope)
+	var rels []relation
+	for _, src := range q.From {
+		rels = append(rels, lt.relation(src, scope))
+	}
 	var outs []outCol
-	items, _ := node["select_list"].([]any)
-	for _, it := range items {
-		item, _ := it.(map[string]any)
-		if item == nil {
-			continue
-		}
-		if item["class"] == "STAR" {
+	for _, item := range q.Items {
+		if item.Star {
 			outs = append(outs, starColumns(item, rels)...)
 			continue
 		}
-		name, _ := item["alias"].(string)
-		if name == "" && item["class"] == "COLUMN_REF" {
-			if names := stringList(item["column_names"]); len(names) > 0 {
-				name = names[len(names)-1]
-			}
-		}
 		var srcs []ColumnRef
-		for _, ref := range columnRefs(item) {
+		for _, ref := range item.Refs {
 			srcs = append(srcs, resolveColumn(ref, rels)...)
 		}
-		outs = append(outs, outCol{name: name, srcs: srcs})
+		outs = append(outs, outCol{name: item.Name, srcs: srcs})
 	}
 	return outs
 }
 
-// relations lists what a FROM clause binds.
-func (lt *lineageTracer) relations(t map[string]any, ctes cteScope) []relation {
-	if t == nil {
-		return nil
+// relation is what one FROM source binds: a model's columns, a CTE's or a
+// subquery's outputs, or a name without known columns.
+func (lt *lineageTracer) relation(src engine.Source, ctes cteScope) relation {
+	name := src.Name()
+	if src.Query != nil {
+		return relation{name: name, cols: lt.outputs(src.Query, ctes)}
 	}
-	alias, _ := t["alias"].(string)
-	switch t["type"] {
-	case "BASE_TABLE":
-		schema, _ := t["schema_name"].(string)
-		table, _ := t["table_name"].(string)
-		name := alias
-		if name == "" {
-			name = table
-		}
-		if schema == "" {
-			if cols, ok := ctes[strings.ToLower(table)]; ok {
-				return []relation{{name: name, cols: cols}}
-			}
-		}
-		model := strings.ToLower(schema + "." + table)
-		info := lt.a.Models[model]
-		if info == nil {
-			return []relation{{name: name}}
-		}
-		cols := make([]outCol, len(info.Columns))
-		for i, c := range info.Columns {
-			cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}}
-		}
-		return []relation{{name: name, cols: cols}}
-	case "SUBQUERY":
-		sq, _ := t["subquery"].(map[string]any)
-		sub, _ := sq["node"].(map[string]any)
-		return []relation{{name: alias, cols: lt.outputs(sub, ctes)}}
-	case "JOIN":
-		l, _ := t["left"].(map[string]any)
-		r, _ := t["right"].(map[string]any)
-		return append(lt.relations(l, ctes), lt.relations(r, ctes)...)
+	if src.Table == "" {
+		return relation{name: name}
 	}
-	return []relation{{name: alias}}
+	if src.Schema == "" {
+		if cols, ok := ctes[strings.ToLower(src.Table)]; ok {
+			return relation{name: name, cols: cols}
+		}
+	}
+	model := strings.ToLower(src.Schema + "." + src.Table)
+	info := lt.a.Models[model]
+	if info == nil {
+		return relation{name: name}
+	}
+	cols := make([]outCol, len(info.Columns))
+	for i, c := range info.Columns {
+		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}}
+	}
+	return relation{name: name, cols: cols}
 }
 
-func starColumns(item map[string]any, rels []relation) []outCol {
-	rel, _ := item["relation_name"].(string)
+func starColumns(item engine.Item, rels []relation) []outCol {
 	exclude := map[string]bool{}
-	for _, e := range item["exclude_list"].([]any) {
-		switch v := e.(type) {
-		case string:
-			exclude[strings.ToLower(v)] = true
-		case map[string]any:
-			for _, n := range stringList(v["column_names"]) {
-				exclude[strings.ToLower(n)] = true
-			}
-		}
-	}
-	if q, ok := item["qualified_exclude_list"].([]any); ok {
-		for _, e := range q {
-			if m, ok := e.(map[string]any); ok {
-				if names := stringList(m["column_names"]); len(names) > 0 {
-					exclude[strings.ToLower(names[len(names)-1])] = true
-				}
-			}
-		}
+	for _, e := range item.Exclude {
+		exclude[strings.ToLower(e)] = true
 	}
 	var out []outCol
 	for _, r := range rels {
-		if rel != "" && !strings.EqualFold(rel, r.name) {
+		if item.StarOf != "" && !strings.EqualFold(item.StarOf, r.name) {
 			continue
 		}
 		for _, c := range r.cols {
@@ -276,66 +247,19 @@ func starColumns(item map[string]any, rels []relation) []outCol {
 	return out
 }
 
-func resolveColumn(ref []string, rels []relation) []ColumnRef {
-	if len(ref) == 0 {
-		return nil
-	}
-	col := ref[len(ref)-1]
-	var qual string
-	if len(ref) >= 2 {
-		qual = ref[len(ref)-2]
-	}
+func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
 	var out []ColumnRef
 	for _, r := range rels {
-		if qual != "" && !strings.EqualFold(qual, r.name) {
+		if ref.Qualifier != "" && !strings.EqualFold(ref.Qualifier, r.name) {
 			continue
 		}
 		for _, c := range r.cols {
-			if strings.EqualFold(c.name, col) {
+			if strings.EqualFold(c.name, ref.Column) {
 				out = append(out, c.srcs...)
 			}
 		}
-		if qual == "" && len(out) > 0 {
+		if ref.Qualifier == "" && len(out) > 0 {
 			return out // the first relation that has it, as the binder would for an unambiguous name
-		}
-	}
-	return out
-}
-
-// columnRefs collects the column references of an expression tree,
-// without descending into subqueries.
-func columnRefs(v any) [][]string {
-	var out [][]string
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			if t["class"] == "COLUMN_REF" {
-				out = append(out, stringList(t["column_names"]))
-				return
-			}
-			if t["class"] == "SUBQUERY" {
-				return
-			}
-			for _, c := range t {
-				walk(c)
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
-			}
-		}
-	}
-	walk(v)
-	return out
-}
-
-func stringList(v any) []string {
-	arr, _ := v.([]any)
-	out := make([]string, 0, len(arr))
-	for _, x := range arr {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
 		}
 	}
 	return out

@@ -19,6 +19,10 @@ QUALIFY row_number() OVER (PARTITION BY c.key) = 1`,
 SELECT * EXCLUDE (running) FROM (SELECT * FROM @ref(m.a)) AS x
 UNION ALL
 SELECT id, name, amount FROM @ref(raw.s)`,
+		"models/c.sql": `MODEL (name m.c, kind VIEW);
+SELECT x.* EXCLUDE (x.id) FROM @ref(raw.s) AS x
+UNION ALL
+SELECT u.name, u.amount FROM @ref(raw.u) AS u`,
 	})
 	mustClean(t, a)
 	for _, tc := range []struct{ model, col, want string }{
@@ -29,6 +33,9 @@ SELECT id, name, amount FROM @ref(raw.s)`,
 		{"m.b", "key", "[{m.a key} {raw.s id}]"},
 		{"m.b", "total", "[{m.a total} {raw.s amount}]"},
 		{"m.b", "running", "[]"},
+		// A qualified EXCLUDE leaves the column out of the star.
+		{"m.c", "name", "[{raw.s name} {raw.u name}]"},
+		{"m.c", "amount", "[{raw.s amount} {raw.u amount}]"},
 	} {
 		got := fmt.Sprint(ColumnSources(a, tc.model, tc.col))
 		if got != tc.want {

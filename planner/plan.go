@@ -414,7 +414,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 			} else if ok {
 				var prevDef Definition
 				_ = json.Unmarshal(prev.Definition, &prevDef)
-				v := categorize(prevDef, definitionOf(m), prev.Canonical, info.Canonical)
+				v := categorize(prevDef, definitionOf(m), prev.Canonical, info.Canonical, a.outliner)
 				mp.Change = v.change
 				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
 				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {

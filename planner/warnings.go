@@ -1,10 +1,7 @@
 package planner
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/efmesh/efmesh/project"
@@ -47,7 +44,7 @@ func (p *Plan) addWarnings() {
 		if m.Kind.Name != project.KindIncrementalByTimeRange || m.Kind.BatchSize == 1 {
 			continue
 		}
-		fns := windowFunctions(info.Canonical)
+		fns := p.analysis.windowFunctions(info.Canonical)
 		if len(fns) == 0 {
 			continue
 		}
@@ -61,61 +58,11 @@ func (p *Plan) addWarnings() {
 	}
 }
 
-// windowFunctions names the window calls of a canonical tree, sorted,
-// without repeats. The canonical tree is the engine's own: DuckDB marks a
-// window expression with class WINDOW, pg_query a FuncCall with an over
-// clause. Both shapes are recognized here because the tree is only
-// walked, never interpreted further.
-func windowFunctions(canonical []byte) []string {
-	// Most bodies have no window: skip the decode (plan stays cheap).
-	if !bytes.Contains(canonical, []byte(`"WINDOW"`)) && !bytes.Contains(canonical, []byte(`"over"`)) {
-		return nil
+// windowFunctions names the window calls of a canonical form, sorted,
+// without repeats, as the engine's outline of it says.
+func (a *Analysis) windowFunctions(canonical []byte) []string {
+	if o := a.outline(canonical); o != nil {
+		return o.Windows
 	}
-	var tree any
-	if json.Unmarshal(canonical, &tree) != nil {
-		return nil
-	}
-	var out []string
-	add := func(name string) {
-		if name == "" {
-			name = "?"
-		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-	}
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			if t["class"] == "WINDOW" {
-				name, _ := t["function_name"].(string)
-				add(name)
-			}
-			if fc, ok := t["FuncCall"].(map[string]any); ok && fc["over"] != nil {
-				add(pgFuncName(fc["funcname"]))
-			}
-			for _, c := range t {
-				walk(c)
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
-			}
-		}
-	}
-	walk(tree)
-	slices.Sort(out)
-	return out
-}
-
-// pgFuncName is the last part of a pg_query funcname list.
-func pgFuncName(v any) string {
-	parts, _ := v.([]any)
-	if len(parts) == 0 {
-		return ""
-	}
-	s, _ := parts[len(parts)-1].(map[string]any)["String"].(map[string]any)
-	name, _ := s["sval"].(string)
-	return name
+	return nil
 }

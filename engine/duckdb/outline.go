@@ -1,0 +1,252 @@
+package duckdb
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+// This file is the one place that reads json_serialize_sql's tree beyond
+// canonicalizing it: it converts a canonical form to an engine.Outline.
+
+var _ engine.Outliner = (*DB)(nil)
+
+// Outline reads a canonical form of this engine as an outline; see Outline.
+func (d *DB) Outline(canonical []byte) (*engine.Outline, error) { return Outline(canonical) }
+
+// Outline converts a canonical form (one statement of json_serialize_sql,
+// see Canonicalize) to an engine.Outline. It needs no database.
+//
+// The parts of Query.Rest are named by the serializer's own keys
+// (from_table, where_clause, group_expressions, having, qualify,
+// modifiers for DISTINCT/ORDER BY/LIMIT, cte_map, a set operation's left
+// and right, the statement's named_param_map).
+func Outline(canonical []byte) (*engine.Outline, error) {
+	dec := json.NewDecoder(bytes.NewReader(canonical))
+	dec.UseNumber()
+	var stmt map[string]any
+	if err := dec.Decode(&stmt); err != nil {
+		return nil, fmt.Errorf("duckdb: outline: %w", err)
+	}
+	node, _ := stmt["node"].(map[string]any)
+	if node == nil {
+		return nil, fmt.Errorf("duckdb: outline: the statement has no query")
+	}
+	q := outlineQuery(node)
+	for k, v := range stmt {
+		if k != "node" {
+			q.Rest[k] = hashJSON(v)
+		}
+	}
+	o := &engine.Outline{Query: q}
+	walk(stmt, false, func(m map[string]any) bool {
+		if m["class"] == "WINDOW" {
+			o.Windows = addName(o.Windows, m["function_name"])
+		}
+		return true
+	})
+	slices.Sort(o.Windows)
+	return o, nil
+}
+
+// outlineQuery converts a query node (SELECT_NODE, SET_OPERATION_NODE, …);
+// nil for none.
+func outlineQuery(node map[string]any) *engine.Query {
+	if node == nil {
+		return nil
+	}
+	typ, _ := node["type"].(string)
+	q := &engine.Query{Kind: engine.QueryKind(strings.ToLower(strings.TrimSuffix(typ, "_NODE"))), Rest: map[string]string{}}
+	if cm, ok := node["cte_map"].(map[string]any); ok {
+		entries, _ := cm["map"].([]any)
+		for _, e := range entries {
+			em, _ := e.(map[string]any)
+			key, _ := em["key"].(string)
+			val, _ := em["value"].(map[string]any)
+			sq, _ := val["query"].(map[string]any)
+			sub, _ := sq["node"].(map[string]any)
+			q.CTEs = append(q.CTEs, engine.CTE{Name: key, Query: outlineQuery(sub)})
+		}
+	}
+	switch typ {
+	case "SELECT_NODE":
+		q.Kind = engine.Select
+		items, _ := node["select_list"].([]any)
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				q.Items = append(q.Items, outlineItem(m))
+			}
+		}
+		from, _ := node["from_table"].(map[string]any)
+		q.From = sources(from)
+		mods, _ := node["modifiers"].([]any)
+		for _, m := range mods {
+			if mm, ok := m.(map[string]any); ok && mm["type"] == "DISTINCT_MODIFIER" {
+				q.Distinct = true
+			}
+		}
+		groups, _ := node["group_expressions"].([]any)
+		q.Grouped = len(groups) > 0 || node["aggregate_handling"] == "FORCE_AGGREGATES" // GROUP BY ALL
+	case "SET_OPERATION_NODE":
+		q.Kind = engine.SetOperation
+		for _, k := range []string{"left", "right"} {
+			sub, _ := node[k].(map[string]any)
+			q.Branches = append(q.Branches, outlineQuery(sub))
+		}
+	}
+	for k, v := range node {
+		if k == "type" || k == "select_list" && q.Kind == engine.Select {
+			continue
+		}
+		q.Rest[k] = hashJSON(v)
+	}
+	return q
+}
+
+// sources lists what a FROM clause binds, joins flattened.
+func sources(t map[string]any) []engine.Source {
+	if t == nil {
+		return nil
+	}
+	alias, _ := t["alias"].(string)
+	switch t["type"] {
+	case "BASE_TABLE":
+		schema, _ := t["schema_name"].(string)
+		table, _ := t["table_name"].(string)
+		return []engine.Source{{Schema: schema, Table: table, Alias: alias}}
+	case "SUBQUERY":
+		sq, _ := t["subquery"].(map[string]any)
+		sub, _ := sq["node"].(map[string]any)
+		return []engine.Source{{Alias: alias, Query: outlineQuery(sub)}}
+	case "JOIN":
+		l, _ := t["left"].(map[string]any)
+		r, _ := t["right"].(map[string]any)
+		return append(sources(l), sources(r)...)
+	}
+	return []engine.Source{{Alias: alias}}
+}
+
+// outlineItem converts one select-list expression.
+func outlineItem(v map[string]any) engine.Item {
+	it := engine.Item{Hash: hashJSON(v)}
+	if v["class"] == "STAR" {
+		it.Star = true
+		it.StarOf, _ = v["relation_name"].(string)
+		excl, _ := v["exclude_list"].([]any)
+		for _, e := range excl {
+			switch x := e.(type) {
+			case string:
+				it.Exclude = append(it.Exclude, x)
+			case map[string]any:
+				it.Exclude = append(it.Exclude, stringList(x["column_names"])...)
+			}
+		}
+		qexcl, _ := v["qualified_exclude_list"].([]any)
+		for _, e := range qexcl {
+			m, _ := e.(map[string]any)
+			if c, ok := m["column"].(string); ok && c != "" {
+				it.Exclude = append(it.Exclude, c)
+			} else if names := stringList(m["column_names"]); len(names) > 0 {
+				it.Exclude = append(it.Exclude, names[len(names)-1])
+			}
+		}
+		return it
+	}
+	it.Name, _ = v["alias"].(string)
+	if it.Name == "" && v["class"] == "COLUMN_REF" {
+		if names := stringList(v["column_names"]); len(names) > 0 {
+			it.Name = names[len(names)-1]
+		}
+	}
+	// Column references and windows, outside subqueries.
+	walk(v, true, func(m map[string]any) bool {
+		switch m["class"] {
+		case "COLUMN_REF":
+			if names := stringList(m["column_names"]); len(names) > 0 {
+				ref := engine.ColumnRef{Column: names[len(names)-1]}
+				if len(names) >= 2 {
+					ref.Qualifier = names[len(names)-2]
+				}
+				it.Refs = append(it.Refs, ref)
+			}
+			return false
+		case "WINDOW":
+			it.Windows = addName(it.Windows, m["function_name"])
+		}
+		return true
+	})
+	// Calls, outside windows and subqueries.
+	walk(v, true, func(m map[string]any) bool {
+		switch m["class"] {
+		case "WINDOW":
+			return false
+		case "FUNCTION":
+			if name, _ := m["function_name"].(string); name != "" && !slices.Contains(it.Calls, strings.ToLower(name)) {
+				it.Calls = append(it.Calls, strings.ToLower(name))
+			}
+		}
+		return true
+	})
+	return it
+}
+
+// walk calls f on every object of a decoded tree, parents first, keys in
+// sorted order, descending into an object's members when f returns true.
+// With skipSubqueries a subquery expression is not entered.
+func walk(v any, skipSubqueries bool, f func(map[string]any) bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if skipSubqueries && t["class"] == "SUBQUERY" {
+			return
+		}
+		if !f(t) {
+			return
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			walk(t[k], skipSubqueries, f)
+		}
+	case []any:
+		for _, c := range t {
+			walk(c, skipSubqueries, f)
+		}
+	}
+}
+
+// addName adds a function name to names unless present ("?" for none).
+func addName(names []string, v any) []string {
+	name, _ := v.(string)
+	if name == "" {
+		name = "?"
+	}
+	if slices.Contains(names, name) {
+		return names
+	}
+	return append(names, name)
+}
+
+func stringList(v any) []string {
+	arr, _ := v.([]any)
+	out := make([]string, 0, len(arr))
+	for _, x := range arr {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// hashJSON hashes a decoded value: maps encode with sorted keys, so the
+// serializer's key order does not matter.
+func hashJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return engine.Hash(b)
+}

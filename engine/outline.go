@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// An Outline is what efmesh reads of a model's query, whichever parser
+// produced its canonical form: the select items with the columns they
+// read, the relations they read them from, CTEs and set operations, the
+// window calls, and a hash of every other part so two versions can be
+// compared. Lineage, change categories and plan warnings read only the
+// outline; each engine converts its own parse tree to it (Outliner).
+//
+// Names are as the parser gives them (an engine may fold unquoted
+// identifiers); readers compare them without case.
+type Outline struct {
+	Query *Query
+	// Windows names the window functions called anywhere in the
+	// statement (select items, QUALIFY, ORDER BY, subqueries) as the
+	// parser names them ("?" for a nameless one), sorted, without repeats.
+	Windows []string
+}
+
+// QueryKind says what a query is. A kind other than Select and
+// SetOperation is the engine's own name for it (a VALUES list, a
+// recursive CTE's body, …): readers treat it as opaque.
+type QueryKind string
+
+const (
+	// Select is a plain SELECT: Items, From, Distinct and Grouped are
+	// filled.
+	Select QueryKind = "select"
+	// SetOperation is UNION, INTERSECT or EXCEPT: Branches are filled.
+	SetOperation QueryKind = "set_operation"
+)
+
+// A Query is one query node: the statement's top-level query, a CTE's, a
+// subquery's, or a branch of a set operation.
+type Query struct {
+	Kind QueryKind
+	// CTEs are the WITH clause's queries in order; each sees the ones
+	// before it.
+	CTEs []CTE
+	// Branches are a set operation's operands, left to right; the output
+	// columns are the first branch's names.
+	Branches []*Query
+	Items    []Item
+	// From lists the relations of the FROM clause in order, joins
+	// flattened (their conditions are part of Rest).
+	From     []Source
+	Distinct bool // SELECT DISTINCT (or DISTINCT ON)
+	Grouped  bool // a GROUP BY clause, GROUP BY ALL included
+	// Rest maps each part of the query outside the select list (the FROM
+	// clause, WHERE, GROUP BY, HAVING, QUALIFY, ORDER BY and LIMIT, CTEs,
+	// a set operation's branches, the statement's parameters) to a hash of
+	// its canonical form. A part's name is the engine's, stable across
+	// versions of efmesh: "from_table", "where_clause", "modifiers", …
+	// Two versions of a query whose Rest are equal differ at most in
+	// their select lists.
+	Rest map[string]string
+}
+
+// A CTE is a named query of a WITH clause.
+type CTE struct {
+	Name  string
+	Query *Query
+}
+
+// An Item is one entry of a select list.
+type Item struct {
+	// Name is the output column's name when the query says it (an alias,
+	// a bare column reference) or the engine names it so; "" otherwise.
+	Name string
+	// Star is a `*` or `rel.*`: the columns of StarOf (every relation
+	// when empty) except Exclude.
+	Star    bool
+	StarOf  string
+	Exclude []string
+	// Refs are the columns the expression reads, outside subqueries.
+	Refs []ColumnRef
+	// Calls are the functions the expression calls outside window calls
+	// and subqueries, lower-case, each once; Windows the window functions
+	// it calls (outside subqueries). Refs, Calls and Windows come in an
+	// order fixed by the canonical form.
+	Calls   []string
+	Windows []string
+	// Hash identifies the item's canonical form (expression and name):
+	// equal items of two versions have equal hashes.
+	Hash string
+}
+
+// A ColumnRef is a column an expression reads: Column, qualified by the
+// relation (alias or table name) Qualifier when it is not empty.
+type ColumnRef struct {
+	Qualifier string
+	Column    string
+}
+
+// A Source is one relation of a FROM clause.
+type Source struct {
+	// Schema and Table name a table, a view or (without a schema) a CTE.
+	// The canonical form names a model it reads by the model's own
+	// schema and table.
+	Schema, Table string
+	// Alias is the name the query gives the relation; "" when none.
+	Alias string
+	// Query is a subquery's; nil for a table.
+	Query *Query
+}
+
+// Name is what the query calls the relation: its alias, or its table's
+// name.
+func (s Source) Name() string {
+	if s.Alias != "" {
+		return s.Alias
+	}
+	return s.Table
+}
+
+// Outliner is the part of a Parser that outlines a canonical form. It
+// reads the bytes only: it needs no connection and may be called after
+// the engine is closed.
+type Outliner interface {
+	// Outline converts the canonical form Canonicalize returned (possibly
+	// by an earlier run, read back from the state store) to an outline.
+	Outline(canonical []byte) (*Outline, error)
+}
+
+// Hash is the hash an outline gives a part of the canonical form, of
+// that part's bytes in a fixed encoding.
+func Hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}

@@ -1,0 +1,246 @@
+package postgres
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+// This file converts pg_query's canonical form to an engine.Outline. The
+// canonical JSON is pg_query's protobuf JSON, so it is read back into the
+// parser's own message types.
+
+var (
+	_ engine.Outliner = Parser{}
+	_ engine.Outliner = (*DB)(nil)
+)
+
+// Outline reads a canonical form of this engine; see Parser.Outline.
+func (d *DB) Outline(canonical []byte) (*engine.Outline, error) { return Parser{}.Outline(canonical) }
+
+// Outline converts a canonical form (see Canonicalize) to an
+// engine.Outline. It needs no server.
+//
+// The parts of Query.Rest carry the names DuckDB's serializer gives the
+// same clauses, so explanations read alike on both engines: from_table,
+// where_clause, group_expressions, having, window, modifiers (DISTINCT,
+// ORDER BY, LIMIT, OFFSET, FOR UPDATE), cte_map, values, and left, right,
+// setop_type and setop_all for a set operation.
+func (Parser) Outline(canonical []byte) (*engine.Outline, error) {
+	var n pg_query.Node
+	if err := protojson.Unmarshal(canonical, &n); err != nil {
+		return nil, fmt.Errorf("postgres: outline: %w", err)
+	}
+	s := n.GetSelectStmt()
+	if s == nil {
+		return nil, fmt.Errorf("postgres: outline: not a SELECT statement")
+	}
+	o := &engine.Outline{Query: outlineQuery(s)}
+	visit(s.ProtoReflect(), true, func(m proto.Message) bool {
+		if fc, ok := m.(*pg_query.FuncCall); ok && fc.Over != nil {
+			o.Windows = addName(o.Windows, lastName(fc.Funcname))
+		}
+		return true
+	})
+	slices.Sort(o.Windows)
+	return o, nil
+}
+
+// restPart names the parts of a SelectStmt outside its target list (by
+// JSON field name); a field not listed is a part of its own name.
+var restPart = map[string]string{
+	"fromClause": "from_table", "whereClause": "where_clause",
+	"groupClause": "group_expressions", "groupDistinct": "group_expressions",
+	"havingClause": "having", "windowClause": "window",
+	"distinctClause": "modifiers", "sortClause": "modifiers", "limitCount": "modifiers",
+	"limitOffset": "modifiers", "limitOption": "modifiers", "lockingClause": "modifiers",
+	"withClause": "cte_map", "valuesLists": "values", "intoClause": "into",
+	"larg": "left", "rarg": "right", "op": "setop_type", "all": "setop_all",
+	"targetList": "select_list",
+}
+
+// outlineQuery converts one SELECT (a set operation, a VALUES list); nil
+// for none.
+func outlineQuery(s *pg_query.SelectStmt) *engine.Query {
+	if s == nil {
+		return nil
+	}
+	q := &engine.Query{Rest: map[string]string{}}
+	if w := s.WithClause; w != nil {
+		for _, c := range w.Ctes {
+			if ce := c.GetCommonTableExpr(); ce != nil {
+				q.CTEs = append(q.CTEs, engine.CTE{Name: ce.Ctename, Query: outlineQuery(ce.Ctequery.GetSelectStmt())})
+			}
+		}
+	}
+	switch {
+	case s.Op != pg_query.SetOperation_SETOP_NONE:
+		q.Kind = engine.SetOperation
+		q.Branches = []*engine.Query{outlineQuery(s.Larg), outlineQuery(s.Rarg)}
+	case len(s.ValuesLists) > 0:
+		q.Kind = "values"
+	default:
+		q.Kind = engine.Select
+		for _, t := range s.TargetList {
+			if rt := t.GetResTarget(); rt != nil {
+				q.Items = append(q.Items, outlineItem(rt))
+			}
+		}
+		for _, f := range s.FromClause {
+			q.From = append(q.From, sources(f)...)
+		}
+		q.Distinct = len(s.DistinctClause) > 0
+		q.Grouped = len(s.GroupClause) > 0
+	}
+	parts := map[string]protoreflect.Message{}
+	s.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.JSONName() == "targetList" && q.Kind == engine.Select {
+			return true
+		}
+		name := restPart[fd.JSONName()]
+		if name == "" {
+			name = fd.JSONName()
+		}
+		p := parts[name]
+		if p == nil {
+			p = (&pg_query.SelectStmt{}).ProtoReflect()
+			parts[name] = p
+		}
+		p.Set(fd, v)
+		return true
+	})
+	for name, p := range parts {
+		q.Rest[name] = hash(p.Interface())
+	}
+	return q
+}
+
+// sources lists what one FROM item binds, joins flattened.
+func sources(n *pg_query.Node) []engine.Source {
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_RangeVar:
+		rv := x.RangeVar
+		return []engine.Source{{Schema: rv.Schemaname, Table: rv.Relname, Alias: rv.GetAlias().GetAliasname()}}
+	case *pg_query.Node_RangeSubselect:
+		rs := x.RangeSubselect
+		return []engine.Source{{Alias: rs.GetAlias().GetAliasname(), Query: outlineQuery(rs.Subquery.GetSelectStmt())}}
+	case *pg_query.Node_JoinExpr:
+		return append(sources(x.JoinExpr.Larg), sources(x.JoinExpr.Rarg)...)
+	case *pg_query.Node_RangeFunction:
+		return []engine.Source{{Alias: x.RangeFunction.GetAlias().GetAliasname()}}
+	case *pg_query.Node_RangeTableFunc:
+		return []engine.Source{{Alias: x.RangeTableFunc.GetAlias().GetAliasname()}}
+	}
+	return []engine.Source{{}}
+}
+
+// outlineItem converts one target-list entry.
+func outlineItem(rt *pg_query.ResTarget) engine.Item {
+	it := engine.Item{Hash: hash(rt), Name: rt.Name}
+	if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
+		it.Star = true
+		if qual, _ := refParts(cr); len(qual) > 0 {
+			it.StarOf = qual[len(qual)-1]
+		}
+		return it
+	}
+	if it.Name == "" {
+		// PostgreSQL's FigureColname, as the binder names the column.
+		if name, strength := (&binder{}).figure(rt.Val); strength > 0 {
+			it.Name = name
+		}
+	}
+	if rt.Val == nil {
+		return it
+	}
+	// Column references and windows, outside subqueries.
+	visit(rt.Val.ProtoReflect(), false, func(m proto.Message) bool {
+		switch x := m.(type) {
+		case *pg_query.ColumnRef:
+			if qual, name := refParts(x); name != "" && !isStar(x) {
+				ref := engine.ColumnRef{Column: name}
+				if len(qual) > 0 {
+					ref.Qualifier = qual[len(qual)-1]
+				}
+				it.Refs = append(it.Refs, ref)
+			}
+			return false
+		case *pg_query.FuncCall:
+			if x.Over != nil {
+				it.Windows = addName(it.Windows, lastName(x.Funcname))
+			}
+		}
+		return true
+	})
+	// Calls, outside windows and subqueries.
+	visit(rt.Val.ProtoReflect(), false, func(m proto.Message) bool {
+		if fc, ok := m.(*pg_query.FuncCall); ok {
+			if fc.Over != nil {
+				return false
+			}
+			if name := strings.ToLower(lastName(fc.Funcname)); name != "" && !slices.Contains(it.Calls, name) {
+				it.Calls = append(it.Calls, name)
+			}
+		}
+		return true
+	})
+	return it
+}
+
+// visit calls f on m and every message below it, parents first, fields in
+// declaration order, descending into a message when f returns true.
+// Without subqueries a sublink's subquery is not entered (its test
+// expression is).
+func visit(m protoreflect.Message, subqueries bool, f func(proto.Message) bool) {
+	if !m.IsValid() {
+		return
+	}
+	if sl, ok := m.Interface().(*pg_query.SubLink); ok && !subqueries {
+		if sl.Testexpr != nil {
+			visit(sl.Testexpr.ProtoReflect(), false, f)
+		}
+		return
+	}
+	if !f(m.Interface()) {
+		return
+	}
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Message() == nil || fd.IsMap() || !m.Has(fd) {
+			continue
+		}
+		if fd.IsList() {
+			l := m.Get(fd).List()
+			for j := 0; j < l.Len(); j++ {
+				visit(l.Get(j).Message(), subqueries, f)
+			}
+			continue
+		}
+		visit(m.Get(fd).Message(), subqueries, f)
+	}
+}
+
+// addName adds a function name to names unless present ("?" for none).
+func addName(names []string, name string) []string {
+	if name == "" {
+		name = "?"
+	}
+	if slices.Contains(names, name) {
+		return names
+	}
+	return append(names, name)
+}
+
+// hash hashes a message's deterministic binary encoding.
+func hash(m proto.Message) string {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	return engine.Hash(b)
+}

@@ -1,0 +1,107 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/efmesh/efmesh/engine"
+)
+
+func outline(t *testing.T, sql string) *engine.Outline {
+	t.Helper()
+	c, err := Parser{}.Canonicalize(sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Parser{}.Outline(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestOutline(t *testing.T) {
+	o := outline(t, `WITH c AS (SELECT id AS key FROM "raw"."s")
+SELECT DISTINCT c.key, u.name AS label, sum(u.amount) OVER (PARTITION BY u.name) AS running,
+  upper(u.name), count(*) AS n, x.*, (SELECT max(z) FROM t WHERE rank() OVER () = 1) AS sub, u.amount::int
+FROM c JOIN "raw"."u" AS u ON u.id = c.key, (SELECT 1 AS a, 2 AS b) AS x
+WHERE u.id > $1
+GROUP BY 1`)
+	q := o.Query
+	if q.Kind != engine.Select || !q.Distinct || !q.Grouped {
+		t.Fatalf("kind %s distinct %v grouped %v", q.Kind, q.Distinct, q.Grouped)
+	}
+	if len(q.CTEs) != 1 || q.CTEs[0].Name != "c" || q.CTEs[0].Query.Items[0].Name != "key" {
+		t.Errorf("CTEs = %+v", q.CTEs)
+	}
+	var from []string
+	for _, s := range q.From {
+		from = append(from, fmt.Sprintf("%s.%s as %s (subquery %v)", s.Schema, s.Table, s.Name(), s.Query != nil))
+	}
+	if got := strings.Join(from, "; "); got != ".c as c (subquery false); raw.u as u (subquery false); . as x (subquery true)" {
+		t.Errorf("from = %s", got)
+	}
+	var items []string
+	for _, it := range q.Items {
+		items = append(items, fmt.Sprintf("%s%v star=%v/%s calls=%v windows=%v", it.Name, it.Refs, it.Star, it.StarOf, it.Calls, it.Windows))
+	}
+	want := []string{
+		"key[{c key}] star=false/ calls=[] windows=[]",
+		"label[{u name}] star=false/ calls=[] windows=[]",
+		"running[{u amount} {u name}] star=false/ calls=[] windows=[sum]",
+		"upper[{u name}] star=false/ calls=[upper] windows=[]",
+		"n[] star=false/ calls=[count] windows=[]",
+		"[] star=true/x calls=[] windows=[]",
+		"sub[] star=false/ calls=[] windows=[]",
+		"amount[{u amount}] star=false/ calls=[] windows=[]",
+	}
+	if strings.Join(items, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items:\n%s\nwant:\n%s", strings.Join(items, "\n"), strings.Join(want, "\n"))
+	}
+	// Windows anywhere, subqueries included.
+	if fmt.Sprint(o.Windows) != "[rank sum]" {
+		t.Errorf("windows = %v", o.Windows)
+	}
+
+	set := outline(t, `SELECT a FROM t UNION ALL SELECT b FROM u`).Query
+	if set.Kind != engine.SetOperation || len(set.Branches) != 2 || set.Branches[1].Items[0].Name != "b" {
+		t.Errorf("set operation = %+v", set)
+	}
+	if v := outline(t, `VALUES (1)`).Query; v.Kind == engine.Select || v.Kind == engine.SetOperation {
+		t.Errorf("VALUES is a %s", v.Kind)
+	}
+}
+
+// TestOutlineRest: versions that differ only in their select lists have
+// equal Rest; another change names its part by DuckDB's name for it.
+func TestOutlineRest(t *testing.T) {
+	base := outline(t, `SELECT s.id FROM s JOIN t ON t.id = s.id WHERE s.id > 0 ORDER BY 1`).Query
+	for sql, want := range map[string]string{
+		`SELECT s.id, s.name AS n FROM s JOIN t ON t.id = s.id WHERE s.id > 0 ORDER BY 1`: "[]",
+		`select s.id from s join t on t.id = s.id where s.id > 0 /* c */ order by 1`:      "[]",
+		`SELECT s.id FROM s JOIN t ON t.id = s.id WHERE s.id > 1 ORDER BY 1`:              "[where_clause]",
+		`SELECT s.id FROM s JOIN t ON t.name = s.id WHERE s.id > 0 ORDER BY 1`:            "[from_table]",
+		`SELECT s.id FROM s JOIN t ON t.id = s.id WHERE s.id > 0 ORDER BY 1 LIMIT 2`:      "[modifiers]",
+		`SELECT s.id FROM s JOIN t ON t.id = s.id WHERE s.id > 0 GROUP BY 1 ORDER BY 1`:   "[group_expressions]",
+	} {
+		q := outline(t, sql).Query
+		var differ []string
+		for k, v := range base.Rest {
+			if q.Rest[k] != v {
+				differ = append(differ, k)
+			}
+		}
+		for k := range q.Rest {
+			if _, ok := base.Rest[k]; !ok {
+				differ = append(differ, k)
+			}
+		}
+		if fmt.Sprint(differ) != want {
+			t.Errorf("%s: parts that differ = %v, want %s", sql, differ, want)
+		}
+		if q.Items[0].Hash != base.Items[0].Hash {
+			t.Errorf("%s: an unchanged item changed its hash", sql)
+		}
+	}
+}
