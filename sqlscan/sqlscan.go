@@ -399,7 +399,7 @@ func EqualFold(w []byte, word string) bool {
 }
 
 // Value returns what a quoted identifier or a string denotes: the text
-// between its quotes with doubled quotes collapsed ('it''s' is it's). An E'…'
+// between its quotes with doubled quotes collapsed ('it”s' is it's). An E'…'
 // string keeps its backslashes and a $tag$ string its text as written. An
 // unterminated token's value runs to its end. Other tokens' value is their
 // text.
