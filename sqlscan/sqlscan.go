@@ -31,7 +31,7 @@ const (
 	EOF         Kind = iota // the end of the input; Start == End
 	Ident                   // a bare word: a keyword or an unquoted identifier
 	QuotedIdent             // "name", with "" standing for "
-	String                  // 'text' (with ''), E'text' (with \ escapes) or $tag$text$tag$
+	String                  // 'text' (quote doubled), E'text' (with \ escapes) or $tag$text$tag$
 	Number                  // 12, 1.5, 1e-3
 	Punct                   // one of ( ) , ; . [ ] { }
 	Op                      // a run of operator characters, or any other single character
