@@ -68,14 +68,15 @@ func (t Token) Is(src []byte, kw string) bool {
 
 // Scanner reads the tokens of src from an offset on.
 type Scanner struct {
-	src []byte
-	pos int
+	src       []byte
+	from, pos int
 }
 
 // NewScanner returns a scanner of src starting at from. To scan a part of
 // a file, pass the file up to the part's end: offsets stay file offsets.
 func NewScanner(src []byte, from int) *Scanner {
-	return &Scanner{src: src, pos: min(max(from, 0), len(src))}
+	from = min(max(from, 0), len(src))
+	return &Scanner{src: src, from: from, pos: from}
 }
 
 // Pos is the offset the next token is read from.
@@ -85,7 +86,10 @@ func (s *Scanner) Pos() int { return s.pos }
 // end it returns EOF tokens.
 func (s *Scanner) Next() Token {
 	s.pos = SkipSpace(s.src, s.pos)
-	t := scan(s.src, s.pos)
+	// A token glued to a word (a number's end: 1$$, 2E'') does not open a
+	// string.
+	glued := s.pos > s.from && IsIdentByte(s.src[s.pos-1])
+	t := scan(s.src, s.pos, glued)
 	s.pos = t.End
 	return t
 }
@@ -105,8 +109,9 @@ func Tokens(src []byte, from int) []Token {
 	}
 }
 
-// scan reads the token at i, which is not blank.
-func scan(src []byte, i int) Token {
+// scan reads the token at i, which is not blank; glued reports that a word
+// byte precedes it.
+func scan(src []byte, i int, glued bool) Token {
 	if i >= len(src) {
 		return Token{Kind: EOF, Start: len(src), End: len(src)}
 	}
@@ -131,7 +136,7 @@ func scan(src []byte, i int) Token {
 	case c == '"':
 		end, ok := QuotedEnd(src, i)
 		return open(QuotedIdent, end, ok)
-	case (c == 'e' || c == 'E') && at(src, i+1) == '\'':
+	case (c == 'e' || c == 'E') && at(src, i+1) == '\'' && !glued:
 		end, ok := escapeStringEnd(src, i+1)
 		return open(String, end, ok)
 	case c >= '0' && c <= '9':
@@ -139,7 +144,7 @@ func scan(src []byte, i int) Token {
 	case c == '@' && IsIdentStart(src, i+1):
 		return tok(Macro, macroEnd(src, i))
 	case c == '$':
-		if tag := dollarTag(src, i); tag > 0 {
+		if tag := dollarTag(src, i); tag > 0 && !glued {
 			end, ok := dollarEnd(src, i, tag)
 			return open(String, end, ok)
 		}
