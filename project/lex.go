@@ -49,8 +49,8 @@ func (t token) isPunct(c string) bool { return t.kind == tokPunct && t.val == c 
 // closing parenthesis is, and the body after it need not be lexable. It
 // reads sqlscan's tokens in the header's terms: dotted names are one
 // token, and what the header grammar lacks (operators, parameters,
-// macros, E” and $$ strings) is read one character at a time, as
-// punctuation.
+// macros, E-strings and dollar-quoted strings) is read one character at a
+// time, as punctuation.
 type lexer struct {
 	src []byte
 	pos int
