@@ -19,10 +19,10 @@ const (
 	tkQuoted = sqlscan.QuotedIdent // "quoted identifier"; val is unquoted, case kept
 	tkString = sqlscan.String
 	tkNumber = sqlscan.Number
-	tkPunct  = sqlscan.Punct  // ( ) , ; . [ ] { }
-	tkOp     = sqlscan.Op     // operators: + - * / :: -> >= …
-	tkMacro  = sqlscan.Macro  // @name; for @ref(x) the whole call, val "ref" and arg x
-	tkParam  = sqlscan.Param  // $name, ?
+	tkPunct  = sqlscan.Punct // ( ) , ; . [ ] { }
+	tkOp     = sqlscan.Op    // operators: + - * / :: -> >= …
+	tkMacro  = sqlscan.Macro // @name; for @ref(x) the whole call, val "ref" and arg x
+	tkParam  = sqlscan.Param // $name, ?
 )
 
 type sqlToken struct {
