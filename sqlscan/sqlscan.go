@@ -37,7 +37,7 @@ const (
 	Op                      // a run of operator characters, or any other single character
 	Param                   // ?, $1, $name
 	Macro                   // @word; a @ref(…) call is one token up to its ")"
-	Comment                 // -- to the end of the line, or /* … */ (nested)
+	Comment                 // -- to the end of the line (\n or \r), or /* … */ (nested)
 )
 
 var kindNames = [...]string{"EOF", "Ident", "QuotedIdent", "String", "Number", "Punct", "Op", "Param", "Macro", "Comment"}
@@ -123,7 +123,7 @@ func scan(src []byte, i int, glued bool) Token {
 	switch {
 	case c == '-' && at(src, i+1) == '-':
 		j := i
-		for j < len(src) && src[j] != '\n' {
+		for j < len(src) && src[j] != '\n' && src[j] != '\r' {
 			j++
 		}
 		return tok(Comment, j)
@@ -208,7 +208,7 @@ func SkipBlank(src []byte, i int) int {
 		i = SkipSpace(src, i)
 		switch {
 		case at(src, i) == '-' && at(src, i+1) == '-':
-			for i < len(src) && src[i] != '\n' {
+			for i < len(src) && src[i] != '\n' && src[i] != '\r' {
 				i++
 			}
 		case at(src, i) == '/' && at(src, i+1) == '*':

@@ -41,6 +41,7 @@ func TestScan(t *testing.T) {
 		{"a::INT, x->y, a>=b, a<>b", "Ident:a Op::: Ident:INT Punct:, Ident:x Op:-> Ident:y Punct:, Ident:a Op:>= Ident:b Punct:, Ident:a Op:<> Ident:b"},
 		{"a-- c\n/* x /* nested */ y */b", "Ident:a Comment:-- c Comment:/* x /* nested */ y */ Ident:b"},
 		{"a+-- c\nb", "Ident:a Op:+ Comment:-- c Ident:b"},
+		{"a-- c\rb", "Ident:a Comment:-- c Ident:b"},
 		{"@ref(a.b) @this @start @END @foo", "Macro:@ref(a.b) Macro:@this Macro:@start Macro:@END Macro:@foo"},
 		{"@ref( /* c */ a.b -- d\n) x", "Macro:@ref( /* c */ a.b -- d\n) Ident:x"},
 		{"@REF(\n  a.b\n)", "Macro:@REF(\n  a.b\n)"},
