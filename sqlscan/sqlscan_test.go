@@ -2,6 +2,7 @@ package sqlscan
 
 import (
 	"fmt"
+	"go/build"
 	"slices"
 	"strings"
 	"testing"
@@ -218,4 +219,17 @@ func FuzzScan(f *testing.F) {
 			t.Fatal("Tokens returned a comment or EOF")
 		}
 	})
+}
+
+// Every layer imports sqlscan, so it imports nothing of this module.
+func TestLeafPackage(t *testing.T) {
+	p, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range p.Imports {
+		if strings.HasPrefix(imp, "github.com/efmesh/") {
+			t.Errorf("sqlscan imports %s", imp)
+		}
+	}
 }
