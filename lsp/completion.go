@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 func (s *Server) completion(_ context.Context, params json.RawMessage) (any, error) {
@@ -58,7 +59,7 @@ var (
 func completeAt(d *docPos) []protocol.CompletionItem {
 	src, off := d.f.src, min(d.off, len(d.f.src))
 	ws := off
-	for ws > 0 && isWordByte(src[ws-1]) {
+	for ws > 0 && sqlscan.IsIdentByte(src[ws-1]) {
 		ws--
 	}
 	if items, ok := completeRef(d, off); ok {
@@ -70,7 +71,7 @@ func completeAt(d *docPos) []protocol.CompletionItem {
 	if ws > 0 && src[ws-1] == '.' {
 		ae := ws - 1
 		as := ae
-		for as > 0 && isWordByte(src[as-1]) {
+		for as > 0 && sqlscan.IsIdentByte(src[as-1]) {
 			as--
 		}
 		if as < ae {
@@ -84,7 +85,7 @@ func completeAt(d *docPos) []protocol.CompletionItem {
 func completeRef(d *docPos, off int) ([]protocol.CompletionItem, bool) {
 	src := d.f.src
 	rs := off
-	for rs > 0 && (isWordByte(src[rs-1]) || src[rs-1] == '.' || src[rs-1] == '"') {
+	for rs > 0 && (sqlscan.IsIdentByte(src[rs-1]) || src[rs-1] == '.' || src[rs-1] == '"') {
 		rs--
 	}
 	j := rs

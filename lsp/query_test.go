@@ -21,6 +21,24 @@ func TestScanSQL(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("tokens:\n got %q\nwant %q", got, want)
 	}
+	// Refs as the loader reads them: comments and newlines inside, none in
+	// a dollar-quoted string.
+	for src, want := range map[string]string{
+		"FROM @ref( /* c */ A.b ) x": "a.b",
+		"FROM @ref(\n  a.b\n) x":     "a.b",
+		"SELECT $$ @ref(a.b) $$":     "",
+		"SELECT $q$ @ref(a.b) $q$":   "",
+	} {
+		var args []string
+		for _, tk := range scanSQL([]byte(src), 0, len(src)) {
+			if tk.kind == tkMacro {
+				args = append(args, tk.arg)
+			}
+		}
+		if strings.Join(args, ",") != want {
+			t.Errorf("refs of %q = %q, want %q", src, args, want)
+		}
+	}
 	// Unclosed things end the scan instead of looping.
 	for _, s := range []string{`'open`, `"open`, `/* open`, `@ref(`, `@ref(a.b`, `$`, "\xff\xfe"} {
 		scanSQL([]byte(s), 0, len(s))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // Workbench is where models are checked; it never is the warehouse. For
@@ -990,12 +991,8 @@ func tokenEnd(src []byte, off int) int {
 		return off
 	}
 	if src[off] == '"' {
-		for i := off + 1; i < len(src); i++ {
-			if src[i] == '"' {
-				return i + 1
-			}
-		}
-		return len(src)
+		end, _ := sqlscan.QuotedEnd(src, off)
+		return end
 	}
 	i := off
 	for i < len(src) && isIdentByte(src[i]) {
@@ -1011,23 +1008,16 @@ func tokenEnd(src []byte, off int) int {
 // surrounded by spaces) and returns the range of its last part.
 func lastPartAt(src []byte, off int) (start, end int) {
 	start, end = off, tokenEnd(src, off)
-	i := off
-	for i < len(src) {
+	for i := off; i < len(src); {
 		s := i
 		if src[i] == '"' {
-			i++
-			for i < len(src) && (src[i] != '"' || i+1 < len(src) && src[i+1] == '"') {
-				if src[i] == '"' {
-					i++
-				}
-				i++
-			}
-			if i >= len(src) {
+			e, ok := sqlscan.QuotedEnd(src, i)
+			if !ok {
 				return
 			}
-			i++
+			i = e
 		} else {
-			for i < len(src) && (isIdentByte(src[i]) || src[i] == '$') {
+			for i < len(src) && isIdentByte(src[i]) {
 				i++
 			}
 			if i == s {
@@ -1035,20 +1025,13 @@ func lastPartAt(src []byte, off int) (start, end int) {
 			}
 		}
 		start, end = s, i
-		j := skipSpace(src, i)
+		j := sqlscan.SkipSpace(src, i)
 		if j >= len(src) || src[j] != '.' {
 			return
 		}
-		i = skipSpace(src, j+1)
+		i = sqlscan.SkipSpace(src, j+1)
 	}
 	return
-}
-
-func skipSpace(src []byte, i int) int {
-	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // qualifiedNameAt reads a dotted name (a.b.c) starting at off.
@@ -1060,9 +1043,7 @@ func qualifiedNameAt(src []byte, off int) string {
 	return strings.Trim(string(src[off:i]), ".")
 }
 
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
+func isIdentByte(c byte) bool { return sqlscan.IsIdentByte(c) }
 
 // between returns the text of s between the first open and the next close.
 func between(s, open, close string) string {

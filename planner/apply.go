@@ -564,37 +564,22 @@ func Render(a *Analysis, wb Workbench, name, env string, now time.Time) (string,
 	return b.Query(info)
 }
 
+// didYouMean is the "; did you mean …?" suffix for an unknown model name,
+// by project.DidYouMean, the one rule of every suggestion.
 func didYouMean(name string, models map[string]*ModelInfo) string {
-	best, bestD := "", 1<<30
+	names := make([]string, 0, len(models))
 	for n := range models {
-		if d := levenshtein(name, n); d < bestD || d == bestD && n < best {
-			best, bestD = n, d
-		}
+		names = append(names, n)
 	}
-	if best != "" && bestD <= len(name)/2+1 {
-		return fmt.Sprintf("; did you mean %q?", best)
-	}
-	return ""
+	return suggestModel(name, names)
 }
 
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+// suggestModel words the suggestion of a model name among names.
+func suggestModel(name string, names []string) string {
+	if s, ok := project.DidYouMean(name, names); ok {
+		return fmt.Sprintf("; did you mean %q?", s)
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return ""
 }
 
 func newID(t time.Time) string {

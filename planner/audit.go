@@ -768,8 +768,5 @@ func didYouMeanName(name string, p *project.Project) string {
 	for n := range p.ByName {
 		names = append(names, n)
 	}
-	if s, ok := project.DidYouMean(name, names); ok {
-		return fmt.Sprintf("; did you mean %q?", s)
-	}
-	return ""
+	return suggestModel(name, names)
 }

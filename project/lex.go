@@ -3,8 +3,9 @@ package project
 import (
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // This file holds the SQL-ish lexer of MODEL headers and the position
@@ -45,77 +46,51 @@ func (t token) is(kw string) bool {
 func (t token) isPunct(c string) bool { return t.kind == tokPunct && t.val == c }
 
 // lexer produces header tokens on demand: the header ends wherever its
-// closing parenthesis is, and the body after it need not be lexable.
+// closing parenthesis is, and the body after it need not be lexable. It
+// reads sqlscan's tokens in the header's terms: dotted names are one
+// token, and what the header grammar lacks (operators, parameters,
+// macros, E-strings and dollar-quoted strings) is read one character at a
+// time, as punctuation.
 type lexer struct {
 	src []byte
 	pos int
 }
 
-// skipSpace skips whitespace and comments. An unterminated block comment is
-// returned as an illegal token.
-func (lx *lexer) skipSpace() (token, bool) {
-	for lx.pos < len(lx.src) {
-		c := lx.src[lx.pos]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			lx.pos++
-		case c == '-' && lx.peekByte(1) == '-':
-			for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
-				lx.pos++
-			}
-		case c == '/' && lx.peekByte(1) == '*':
-			start := lx.pos
-			end, ok := skipBlockComment(lx.src, lx.pos)
-			lx.pos = end
-			if !ok {
-				return token{kind: tokIllegal, start: start, end: start + 2, val: "unterminated /* comment"}, false
-			}
-		default:
-			r, size := utf8.DecodeRune(lx.src[lx.pos:])
-			if r == '\uFEFF' || (r != utf8.RuneError && unicode.IsSpace(r)) {
-				lx.pos += size
-				continue
-			}
-			return token{}, true
-		}
-	}
-	return token{}, true
-}
-
-func (lx *lexer) peekByte(n int) byte {
-	if lx.pos+n < len(lx.src) {
-		return lx.src[lx.pos+n]
-	}
-	return 0
-}
-
 // next returns the next token.
 func (lx *lexer) next() token {
-	if t, ok := lx.skipSpace(); !ok {
-		return t
-	}
-	start := lx.pos
-	if start >= len(lx.src) {
-		return token{kind: tokEOF, start: start, end: start}
-	}
-	c := lx.src[start]
-	switch {
-	case c == '\'':
-		val, end, ok := scanQuoted(lx.src, start, '\'')
-		lx.pos = end
-		if !ok {
-			return token{kind: tokIllegal, start: start, end: start + 1, val: "unterminated string"}
+	for {
+		sc := sqlscan.NewScanner(lx.src, lx.pos)
+		t := sc.Next()
+		lx.pos = sc.Pos()
+		switch t.Kind {
+		case sqlscan.EOF:
+			return token{kind: tokEOF, start: t.Start, end: t.End}
+		case sqlscan.Comment:
+			if t.Unterminated && lx.src[t.Start] == '/' {
+				return token{kind: tokIllegal, start: t.Start, end: t.Start + 2, val: "unterminated /* comment"}
+			}
+			continue
+		case sqlscan.Ident, sqlscan.QuotedIdent:
+			lx.pos = t.Start
+			return lx.ident()
+		case sqlscan.Number:
+			return token{kind: tokNumber, start: t.Start, end: t.End, val: t.Text(lx.src)}
+		case sqlscan.String:
+			switch lx.src[t.Start] {
+			case '\'':
+				if t.Unterminated {
+					return token{kind: tokIllegal, start: t.Start, end: t.Start + 1, val: "unterminated string"}
+				}
+				return token{kind: tokString, start: t.Start, end: t.End, val: t.Value(lx.src)}
+			case 'e', 'E': // the E of E'' is a name here
+				lx.pos = t.Start
+				return lx.ident()
+			}
 		}
-		return token{kind: tokString, start: start, end: end, val: val}
-	case c >= '0' && c <= '9':
-		lx.pos = scanNumber(lx.src, start)
-		return token{kind: tokNumber, start: start, end: lx.pos, val: string(lx.src[start:lx.pos])}
-	case c == '"' || isIdentStart(lx.src, start):
-		return lx.ident()
+		_, size := utf8.DecodeRune(lx.src[t.Start:])
+		lx.pos = t.Start + size
+		return token{kind: tokPunct, start: t.Start, end: lx.pos, val: string(lx.src[t.Start:lx.pos])}
 	}
-	_, size := utf8.DecodeRune(lx.src[start:])
-	lx.pos += size
-	return token{kind: tokPunct, start: start, end: lx.pos, val: string(lx.src[start:lx.pos])}
 }
 
 // ident lexes a dotted identifier whose parts are bare or double-quoted.
@@ -124,7 +99,7 @@ func (lx *lexer) ident() token {
 	var parts []string
 	for {
 		if lx.pos < len(lx.src) && lx.src[lx.pos] == '"' {
-			val, end, ok := scanQuoted(lx.src, lx.pos, '"')
+			val, end, ok := sqlscan.Unquote(lx.src, lx.pos)
 			if !ok {
 				q := lx.pos
 				lx.pos = end
@@ -135,12 +110,12 @@ func (lx *lexer) ident() token {
 			t.quoted = true
 		} else {
 			s := lx.pos
-			lx.pos = scanIdent(lx.src, lx.pos)
+			lx.pos = sqlscan.IdentEnd(lx.src, lx.pos)
 			parts = append(parts, string(lx.src[s:lx.pos]))
 		}
 		// A dot continues the name only when another part follows directly.
 		if lx.pos+1 < len(lx.src) && lx.src[lx.pos] == '.' &&
-			(lx.src[lx.pos+1] == '"' || isIdentStart(lx.src, lx.pos+1)) {
+			(lx.src[lx.pos+1] == '"' || sqlscan.IsIdentStart(lx.src, lx.pos+1)) {
 			lx.pos++
 			continue
 		}
@@ -150,117 +125,6 @@ func (lx *lexer) ident() token {
 	t.val = strings.Join(parts, ".")
 	t.parts = len(parts)
 	return t
-}
-
-// isIdentStart reports whether an unquoted identifier starts at src[i]:
-// a letter (any script) or an underscore.
-func isIdentStart(src []byte, i int) bool {
-	if i >= len(src) {
-		return false
-	}
-	c := src[i]
-	if c < utf8.RuneSelf {
-		return c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
-	}
-	r, _ := utf8.DecodeRune(src[i:])
-	return r != utf8.RuneError && r != '\uFEFF' && unicode.IsLetter(r)
-}
-
-// scanIdent returns the end of the unquoted identifier starting at i.
-func scanIdent(src []byte, i int) int {
-	for i < len(src) {
-		c := src[i]
-		if c < utf8.RuneSelf {
-			if c == '_' || c == '$' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') {
-				i++
-				continue
-			}
-			return i
-		}
-		r, size := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError || !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			return i
-		}
-		i += size
-	}
-	return i
-}
-
-// isIdentByte reports whether c can continue an ASCII identifier; non-ASCII
-// bytes count as identifier characters, as they do in DuckDB and Postgres.
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || c >= utf8.RuneSelf
-}
-
-func scanNumber(src []byte, i int) int {
-	digits := func() {
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
-	}
-	digits()
-	if i+1 < len(src) && src[i] == '.' && src[i+1] >= '0' && src[i+1] <= '9' {
-		i++
-		digits()
-	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		j := i + 1
-		if j < len(src) && (src[j] == '+' || src[j] == '-') {
-			j++
-		}
-		if j < len(src) && src[j] >= '0' && src[j] <= '9' {
-			i = j
-			digits()
-		}
-	}
-	return i
-}
-
-// scanQuoted scans a string or quoted identifier opened by q at src[i], where
-// a doubled q stands for itself. It returns the unescaped value and the offset
-// after the closing quote; when unterminated, ok is false and end is len(src).
-func scanQuoted(src []byte, i int, q byte) (val string, end int, ok bool) {
-	var b strings.Builder
-	j := i + 1
-	for j < len(src) {
-		k := j
-		for k < len(src) && src[k] != q {
-			k++
-		}
-		b.Write(src[j:k])
-		if k >= len(src) {
-			break
-		}
-		if k+1 < len(src) && src[k+1] == q {
-			b.WriteByte(q)
-			j = k + 2
-			continue
-		}
-		return b.String(), k + 1, true
-	}
-	return "", len(src), false
-}
-
-// skipBlockComment skips the /* comment */ at src[i]. Block comments nest, as
-// in Postgres and DuckDB.
-func skipBlockComment(src []byte, i int) (end int, ok bool) {
-	depth := 0
-	for i < len(src) {
-		switch {
-		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
-			depth++
-			i += 2
-		case src[i] == '*' && i+1 < len(src) && src[i+1] == '/':
-			depth--
-			i += 2
-			if depth == 0 {
-				return i, true
-			}
-		default:
-			i++
-		}
-	}
-	return len(src), false
 }
 
 // lineIndex converts byte offsets to positions in O(log lines) after one

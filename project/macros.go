@@ -2,8 +2,11 @@ package project
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // knownMacros are the @-macros of a body, for messages.
@@ -12,10 +15,9 @@ var knownMacros = []string{"ref", "start", "end", "this"}
 // ScanMacros finds the @-macros of src[from:] (a model body, or the query of
 // an audit file) and reports malformed ones. Offsets are into src.
 //
-// The scan is lexical on purpose: the DAG comes from refs, so it must
-// survive a body that does not parse as SQL yet. It skips string literals
-// (including E” and $tag$ strings), quoted identifiers and comments, where
-// an @ is just text.
+// The scan is lexical on purpose (sqlscan's tokens, where strings, quoted
+// identifiers and comments hide an @): the DAG comes from refs, so it must
+// survive a body that does not parse as SQL yet.
 func ScanMacros(file string, src []byte, from int) ([]Macro, []Diagnostic) {
 	macros, diags, _ := scanMacros(file, src, newLineIndex(src), from)
 	return macros, diags
@@ -43,76 +45,51 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 	scopes := []int{0}
 	next := 0
 	fresh := func() int { next++; return next }
-	i := max(from, 0)
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == '\'':
-			// E'…' strings escape with backslashes; the E must be a word of
-			// its own, not the end of an identifier.
-			escapes := i > from && (src[i-1] == 'e' || src[i-1] == 'E') && (i-1 == from || !isIdentByte(src[i-2]))
-			i = skipString(src, i, escapes)
-		case c == '"':
-			_, i, _ = scanQuoted(src, i, '"')
-		case c == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
+	// Strings (E'' and $tag$ ones too), quoted identifiers and comments are
+	// tokens of their own, where an @ is just text.
+	for sc := sqlscan.NewScanner(src, from); ; {
+		t := sc.Next()
+		switch t.Kind {
+		case sqlscan.EOF:
+			return macros, diags, open
+		case sqlscan.Comment:
+			if t.Unterminated && src[t.Start] == '/' {
+				open = t.Start
 			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			start := i
-			var ok bool
-			if i, ok = skipBlockComment(src, i); !ok {
-				open = start
-			}
-		case c == '$' && (i == from || !isIdentByte(src[i-1])):
-			i = skipDollarQuoted(src, i)
-		case isIdentByte(c):
-			// Skip whole words, so the E of E'' is seen as a word's end.
-			start := i
-			for i < len(src) && isIdentByte(src[i]) {
-				i++
-			}
-			switch w := src[start:i]; {
-			case asciiEqualFold(w, "union"), asciiEqualFold(w, "intersect"), asciiEqualFold(w, "except"):
+		case sqlscan.Ident:
+			if t.Is(src, "union") || t.Is(src, "intersect") || t.Is(src, "except") {
 				scopes[len(scopes)-1] = fresh()
 			}
-		case c == '@':
+		case sqlscan.Macro:
 			n := len(macros)
-			i = scanMacro(src, i, from, &macros, bad)
+			scanMacro(src, t, &macros, bad)
 			if len(macros) > n {
 				macros[n].Scope = scopes[len(scopes)-1]
 			}
-		case c == '(':
-			// A subquery has a FROM of its own; other parentheses (a
-			// parenthesized join, a call, an expression) are part of the
-			// query around them.
-			if subqueryFollows(src, i+1) {
-				scopes = append(scopes, fresh())
-			} else {
-				scopes = append(scopes, scopes[len(scopes)-1])
+		case sqlscan.Punct:
+			switch src[t.Start] {
+			case '(':
+				// A subquery has a FROM of its own; other parentheses (a
+				// parenthesized join, a call, an expression) are part of
+				// the query around them.
+				if subqueryFollows(src, t.End) {
+					scopes = append(scopes, fresh())
+				} else {
+					scopes = append(scopes, scopes[len(scopes)-1])
+				}
+			case ')':
+				if len(scopes) > 1 {
+					scopes = scopes[:len(scopes)-1]
+				}
 			}
-			i++
-		case c == ')':
-			if len(scopes) > 1 {
-				scopes = scopes[:len(scopes)-1]
-			}
-			i++
-		default:
-			i++
 		}
 	}
-	return macros, diags, open
 }
 
-// scanMacro reads the macro whose @ is at src[at] and returns where scanning
-// goes on.
-func scanMacro(src []byte, at, from int, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) int {
-	// DuckDB and Postgres use @ as operators: @ x (absolute value), <@, @>,
-	// @@. Only @ directly followed by a word is a macro.
-	if !isIdentStart(src, at+1) || (at > from && (src[at-1] == '<' || src[at-1] == '@')) {
-		return at + 1
-	}
-	wordEnd := scanIdent(src, at+1)
+// scanMacro reads the macro token t.
+func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) {
+	at := t.Start
+	wordEnd := sqlscan.IdentEnd(src, at+1)
 	word := string(src[at+1 : wordEnd])
 	switch strings.ToLower(word) {
 	case "start":
@@ -122,7 +99,7 @@ func scanMacro(src []byte, at, from int, macros *[]Macro, bad func(int, int, str
 	case "this":
 		*macros = append(*macros, Macro{Kind: MacroThis, Start: at, End: wordEnd, Aliased: aliasFollows(src, wordEnd)})
 	case "ref":
-		return scanRef(src, at, wordEnd, macros, bad)
+		scanRef(src, at, macros, bad)
 	default:
 		d := bad(at, wordEnd, "unknown macro @%s; known: @ref, @start, @end, @this", word)
 		if s, ok := DidYouMean(strings.ToLower(word), knownMacros); ok {
@@ -132,157 +109,37 @@ func scanMacro(src []byte, at, from int, macros *[]Macro, bad func(int, int, str
 			}}
 		}
 	}
-	return wordEnd
 }
 
-// skipBlank skips spaces and comments (-- to the end of the line, /* */
-// nested) from i.
-func skipBlank(src []byte, i int) int {
-	for {
-		i = skipSpaces(src, i)
-		switch {
-		case i+1 < len(src) && src[i] == '-' && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case i+1 < len(src) && src[i] == '/' && src[i+1] == '*':
-			i, _ = skipBlockComment(src, i)
-		default:
-			return i
-		}
-	}
-}
-
-// scanRef reads @ref(name) from the @ at src[at]; wordEnd is after "ref";
-// spaces and comments may surround the parentheses and the name.
-func scanRef(src []byte, at, wordEnd int, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) int {
+// scanRef reads @ref(name) from the @ at src[at] and reports what is wrong
+// with it.
+func scanRef(src []byte, at int, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) {
 	const usage = "@ref(schema.table)"
-	i := skipBlank(src, wordEnd)
-	if i >= len(src) || src[i] != '(' {
-		bad(at, wordEnd, "@ref needs a model name in parentheses: %s", usage)
-		return wordEnd
-	}
-	argStart := skipBlank(src, i+1)
-	argEnd, name, ok := scanRefName(src, argStart)
-	closeAt := skipBlank(src, argEnd)
+	r := sqlscan.ParseRef(src, at)
+	ok := r.Complete && !slices.ContainsFunc(r.Parts, func(p string) bool { return !ValidNamePart(p) })
 	switch {
-	case argEnd == argStart && (argStart >= len(src) || src[argStart] == ')'):
-		end := min(argStart+1, len(src))
-		bad(at, end, "@ref needs a model name: %s", usage)
-		return end
-	case argEnd == argStart:
-		r, size := utf8.DecodeRune(src[argStart:])
-		bad(argStart, argStart+size, "expected a model name in @ref, found %q: write %s", r, usage)
-		return argStart
+	case r.Open < 0:
+		bad(at, r.WordEnd, "@ref needs a model name in parentheses: %s", usage)
+	case r.ArgEnd == r.ArgStart && (r.ArgStart >= len(src) || src[r.ArgStart] == ')'):
+		bad(at, min(r.ArgStart+1, len(src)), "@ref needs a model name: %s", usage)
+	case r.ArgEnd == r.ArgStart:
+		c, size := utf8.DecodeRune(src[r.ArgStart:])
+		bad(r.ArgStart, r.ArgStart+size, "expected a model name in @ref, found %q: write %s", c, usage)
 	case !ok:
-		bad(argStart, argEnd, "invalid model name %q in @ref: write %s with letters, digits and _", string(src[argStart:argEnd]), usage)
-	case closeAt >= len(src) || src[closeAt] != ')':
-		bad(at, argEnd, "expected ) after the model name in @ref")
-		return argEnd
+		bad(r.ArgStart, r.ArgEnd, "invalid model name %q in @ref: write %s with letters, digits and _", string(src[r.ArgStart:r.ArgEnd]), usage)
+	case r.Close < 0:
+		bad(at, r.ArgEnd, "expected ) after the model name in @ref")
 	default:
 		*macros = append(*macros, Macro{
 			Kind:     MacroRef,
-			Arg:      name,
+			Arg:      r.Name(),
 			Start:    at,
-			End:      closeAt + 1,
-			ArgStart: argStart,
-			ArgEnd:   argEnd,
-			Aliased:  aliasFollows(src, closeAt+1),
+			End:      r.End,
+			ArgStart: r.ArgStart,
+			ArgEnd:   r.ArgEnd,
+			Aliased:  aliasFollows(src, r.End),
 		})
-		return closeAt + 1
 	}
-	if closeAt < len(src) && src[closeAt] == ')' {
-		return closeAt + 1
-	}
-	return argEnd
-}
-
-// scanRefName reads a dotted name of bare or "quoted" parts at src[i]. ok
-// reports whether every part is a valid, lower-cased model name part.
-func scanRefName(src []byte, i int) (end int, name string, ok bool) {
-	start := i
-	var parts []string
-	ok = true
-	for {
-		if i < len(src) && src[i] == '"' {
-			val, e, closed := scanQuoted(src, i, '"')
-			if !closed {
-				return e, "", false
-			}
-			parts = append(parts, strings.ToLower(val))
-			i = e
-		} else {
-			// Take every identifier byte, digits first included, so a bad
-			// name is reported whole rather than cut at the bad character.
-			s := i
-			for i < len(src) && isIdentByte(src[i]) {
-				i++
-			}
-			if i == s {
-				if i == start {
-					return i, "", false
-				}
-				ok = false
-				break
-			}
-			parts = append(parts, strings.ToLower(string(src[s:i])))
-		}
-		if i < len(src) && src[i] == '.' {
-			i++
-			continue
-		}
-		break
-	}
-	for _, p := range parts {
-		if !ValidNamePart(p) {
-			ok = false
-		}
-	}
-	return i, strings.Join(parts, "."), ok
-}
-
-func skipSpaces(src []byte, i int) int {
-	for i < len(src) && isSpaceByte(src[i]) {
-		i++
-	}
-	return i
-}
-
-// skipString skips the string literal at src[i]; with escapes, a backslash
-// escapes the next byte (E'…'). Unterminated strings run to the end.
-func skipString(src []byte, i int, escapes bool) int {
-	for j := i + 1; j < len(src); j++ {
-		switch {
-		case escapes && src[j] == '\\':
-			j++
-		case src[j] == '\'':
-			if j+1 < len(src) && src[j+1] == '\'' {
-				j++
-				continue
-			}
-			return j + 1
-		}
-	}
-	return len(src)
-}
-
-// skipDollarQuoted skips a $tag$…$tag$ string at src[i]; a $ that does not
-// open one (a $1 parameter) is skipped alone.
-func skipDollarQuoted(src []byte, i int) int {
-	j := i + 1
-	if isIdentStart(src, j) {
-		for j < len(src) && src[j] != '$' && isIdentByte(src[j]) {
-			j++
-		}
-	}
-	if j >= len(src) || src[j] != '$' {
-		return i + 1
-	}
-	tag := src[i : j+1]
-	if k := strings.Index(string(src[j+1:]), string(tag)); k >= 0 {
-		return j + 1 + k + len(tag)
-	}
-	return len(src)
 }
 
 // aliasFollows reports whether the relation that ends at src[i] is given an
@@ -293,17 +150,17 @@ func skipDollarQuoted(src []byte, i int) int {
 // counts, so a bare alias that is a keyword in one of them must be written
 // with AS.
 func aliasFollows(src []byte, i int) bool {
-	i = skipBlank(src, i)
+	i = sqlscan.SkipBlank(src, i)
 	if i >= len(src) {
 		return false
 	}
 	if src[i] == '"' {
 		return true
 	}
-	if !isIdentStart(src, i) {
+	if !sqlscan.IsIdentStart(src, i) {
 		return false
 	}
-	word := strings.ToLower(string(src[i:scanIdent(src, i)]))
+	word := strings.ToLower(string(src[i:sqlscan.IdentEnd(src, i)]))
 	return word == "as" || !notAliasWords[word]
 }
 
@@ -332,33 +189,16 @@ var notAliasWords = func() map[string]bool {
 	return m
 }()
 
-// asciiEqualFold reports whether w is word, ignoring ASCII case.
-func asciiEqualFold(w []byte, word string) bool {
-	if len(w) != len(word) {
-		return false
-	}
-	for i := range w {
-		c := w[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != word[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // subqueryFollows reports whether the SQL at i (after a "(") starts a
 // query: SELECT, WITH, FROM (DuckDB's FROM-first), VALUES or TABLE, after
 // blanks and comments.
 func subqueryFollows(src []byte, i int) bool {
-	i = skipBlank(src, i)
+	i = sqlscan.SkipBlank(src, i)
 	j := i
-	for j < len(src) && isIdentByte(src[j]) {
+	for j < len(src) && sqlscan.IsIdentByte(src[j]) {
 		j++
 	}
 	w := src[i:j]
-	return asciiEqualFold(w, "select") || asciiEqualFold(w, "with") || asciiEqualFold(w, "from") ||
-		asciiEqualFold(w, "values") || asciiEqualFold(w, "table")
+	return sqlscan.EqualFold(w, "select") || sqlscan.EqualFold(w, "with") || sqlscan.EqualFold(w, "from") ||
+		sqlscan.EqualFold(w, "values") || sqlscan.EqualFold(w, "table")
 }

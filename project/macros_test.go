@@ -39,6 +39,11 @@ func TestScanMacros(t *testing.T) {
 			want: []m{{MacroRef, "@ref /* c */ ( /* a */ med.stays -- why\n)", "med.stays"}, {MacroRef, "@ref--x\n(a.b)", "a.b"}},
 		},
 		{
+			name: "a line comment ends at a carriage return, as in DuckDB and Postgres",
+			src:  "SELECT 1 -- old Mac line\rFROM @ref(a.b)",
+			want: []m{{MacroRef, "@ref(a.b)", "a.b"}},
+		},
+		{
 			name: "quoted parts",
 			src:  `FROM @ref("med".stays)`,
 			want: []m{{MacroRef, `@ref("med".stays)`, `"med".stays`}},

@@ -10,6 +10,7 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 const describePrefix = "DESCRIBE "
@@ -167,54 +168,19 @@ func typeName(s *duckdb.Stmt, i int) (string, bool) {
 // blanks and comments; block comments nest, as in DuckDB. It returns "" when
 // q has neither.
 func leadingKeyword(q string) string {
-	for {
-		q = strings.TrimLeft(q, " \t\n\r\f\v")
-		switch {
-		case strings.HasPrefix(q, "--"):
-			i := strings.IndexAny(q, "\n\r")
-			if i < 0 {
-				return ""
-			}
-			q = q[i:]
-		case strings.HasPrefix(q, "/*"):
-			if q = afterBlockComment(q); q == "" {
-				return ""
-			}
-		case strings.HasPrefix(q, "("):
-			return "("
-		default:
-			i := 0
-			for i < len(q) && isIdentByte(q[i]) {
-				i++
-			}
-			return strings.ToUpper(q[:i])
-		}
+	src := []byte(q)
+	sc := sqlscan.NewScanner(src, 0)
+	t := sc.Next()
+	for t.Kind == sqlscan.Comment {
+		t = sc.Next()
 	}
-}
-
-// afterBlockComment returns what follows the block comment q starts with,
-// or "" when it does not end.
-func afterBlockComment(q string) string {
-	depth := 0
-	for i := 0; i+1 < len(q); i++ {
-		switch q[i : i+2] {
-		case "/*":
-			depth++
-			i++
-		case "*/":
-			depth--
-			i++
-			if depth == 0 {
-				return q[i+1:]
-			}
-		}
+	switch {
+	case t.Kind == sqlscan.Ident:
+		return strings.ToUpper(t.Text(src))
+	case t.Kind == sqlscan.Punct && src[t.Start] == '(':
+		return "("
 	}
 	return ""
-}
-
-// isIdentByte reports whether c may continue an unquoted identifier.
-func isIdentByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$' || c >= 0x80
 }
 
 // queryer is a *sql.DB or a *sql.Conn.
