@@ -122,7 +122,7 @@ a warning.`,
 					defer f.Close()
 					w = f
 				}
-				if err := planner.WriteGraphHTML(w, p.Config.Name, graph); err != nil {
+				if err := writeGraphHTML(w, p.Config.Name, graph); err != nil {
 					return err
 				}
 				if outPath != "" {

@@ -1,0 +1,353 @@
+package postgres
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// The binder's query levels: a SELECT, VALUES or set operation, its
+// output clauses (ORDER BY, GROUP BY, windows) and its WITH queries.
+
+// query binds a SELECT, VALUES or set operation as a new level below outer.
+// leaf marks an arm of a set operation: its untyped literals stay
+// typUnknown until the operation's common types are known. onLeft, for a
+// set operation, is called once its left arm is bound (a recursive CTE's
+// columns come from it).
+func (b *binder) query(s *pg_query.SelectStmt, outer *scope, leaf bool, onLeft func(result)) result {
+	if s == nil {
+		return result{opaque: true}
+	}
+	sc := &scope{outer: outer}
+	if s.WithClause != nil {
+		b.with(s.WithClause, sc)
+	}
+	var out result
+	switch {
+	case s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED:
+		out = b.setOp(s, sc, onLeft)
+		b.outputClauses(s, sc, out)
+	case len(s.ValuesLists) > 0:
+		out = b.values(s, sc)
+		b.outputClauses(s, sc, out)
+	default:
+		out = b.simple(s, sc)
+	}
+	if !leaf {
+		for i := range out.cols {
+			if out.cols[i].typ == typUnknown {
+				out.cols[i].typ = "text"
+			}
+		}
+	}
+	return out
+}
+
+func (b *binder) setOp(s *pg_query.SelectStmt, sc *scope, onLeft func(result)) result {
+	l := b.query(s.Larg, sc, true, nil)
+	if onLeft != nil {
+		onLeft(l)
+	}
+	r := b.query(s.Rarg, sc, true, nil)
+	out := result{opaque: l.opaque || r.opaque}
+	if !out.opaque && len(l.cols) != len(r.cols) {
+		op := strings.TrimPrefix(s.Op.String(), "SETOP_")
+		b.fail("Parser", "SYNTAX_ERROR", firstTargetLoc(s.Rarg), "", nil, "each %s query must have the same number of columns", op)
+	}
+	for i, c := range l.cols {
+		if i < len(r.cols) && !out.opaque {
+			c.typ = commonType(c.typ, r.cols[i].typ)
+		}
+		out.cols = append(out.cols, c)
+	}
+	return out
+}
+
+// firstTargetLoc is where PostgreSQL points for a column-count mismatch: the
+// first select-list item of the (leftmost leaf of the) right arm.
+func firstTargetLoc(s *pg_query.SelectStmt) int32 {
+	for s != nil && s.Larg != nil {
+		s = s.Larg
+	}
+	if s != nil && len(s.TargetList) > 0 {
+		return minLoc(s.TargetList[0])
+	}
+	if s != nil {
+		return minLoc(s)
+	}
+	return -1
+}
+
+func (b *binder) values(s *pg_query.SelectStmt, sc *scope) result {
+	var out result
+	for _, row := range s.ValuesLists {
+		for i, e := range row.GetList().GetItems() {
+			t := b.expr(e, sc)
+			if i >= len(out.cols) {
+				out.cols = append(out.cols, column{name: "column" + strconv.Itoa(i+1), typ: t})
+				continue
+			}
+			out.cols[i].typ = commonType(out.cols[i].typ, t)
+		}
+	}
+	return out
+}
+
+// outputClauses binds the ORDER BY and LIMIT of a set operation or VALUES,
+// which see only the result columns.
+func (b *binder) outputClauses(s *pg_query.SelectStmt, sc *scope, out result) {
+	osc := &scope{outer: sc, rels: []*rel{{cols: out.cols, opaque: out.opaque, unqualified: true}}}
+	for _, n := range s.SortClause {
+		e := n.GetSortBy().GetNode()
+		if c := e.GetAConst(); c != nil {
+			b.ordinal(c, len(out.cols), out.opaque, "ORDER BY")
+			continue
+		}
+		b.expr(e, osc)
+	}
+	b.expr(s.LimitOffset, sc)
+	b.expr(s.LimitCount, sc)
+}
+
+// target is one select-list entry, for ORDER BY and GROUP BY lookups by
+// output name.
+type target struct {
+	name string
+	hit  *hit           // the column a plain reference or * entry reads
+	expr *pg_query.Node // otherwise the expression
+}
+
+func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
+	for _, item := range s.FromClause {
+		ns, _ := b.fromItem(item, sc, sc.rels)
+		b.checkConflicts(sc.rels, ns)
+		sc.rels = append(sc.rels, ns...)
+	}
+	var out result
+	var targets []target
+	for _, n := range s.TargetList {
+		rt := n.GetResTarget()
+		if rt == nil || rt.Val == nil {
+			continue
+		}
+		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
+			cols, hits, opaque := b.expandStar(cr, sc)
+			out.cols = append(out.cols, cols...)
+			out.opaque = out.opaque || opaque
+			for i, c := range cols {
+				targets = append(targets, target{name: c.name, hit: &hits[i]})
+			}
+			continue
+		}
+		t := target{expr: rt.Val}
+		var typ string
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			typ, t.hit = b.columnRef(cr, sc)
+		} else {
+			typ = b.expr(rt.Val, sc)
+		}
+		t.name = rt.Name
+		if t.name == "" {
+			t.name = b.colname(rt.Val)
+		}
+		targets = append(targets, t)
+		out.cols = append(out.cols, column{name: t.name, typ: typ})
+	}
+	b.expr(s.WhereClause, sc)
+	for _, g := range s.GroupClause {
+		b.groupItem(g, sc, targets, out.opaque)
+	}
+	b.expr(s.HavingClause, sc)
+	for _, w := range s.WindowClause {
+		b.window(w.GetWindowDef(), sc)
+	}
+	for _, d := range s.DistinctClause {
+		if d != nil && d.Node != nil { // plain DISTINCT is one empty node
+			b.sortItem(d, sc, targets, out.opaque, "DISTINCT ON")
+		}
+	}
+	for _, n := range s.SortClause {
+		b.sortItem(n.GetSortBy().GetNode(), sc, targets, out.opaque, "ORDER BY")
+	}
+	b.expr(s.LimitOffset, sc)
+	b.expr(s.LimitCount, sc)
+	return out
+}
+
+// sortItem binds an ORDER BY or DISTINCT ON item by PostgreSQL's SQL92
+// rules: a bare name is an output column first, an integer constant an
+// output position, anything else an expression over the FROM items.
+func (b *binder) sortItem(n *pg_query.Node, sc *scope, targets []target, opaque bool, clause string) {
+	if name, loc, ok := bareName(n); ok {
+		if b.matchTarget(name, loc, targets, clause) {
+			return
+		}
+	}
+	if c := n.GetAConst(); c != nil {
+		b.ordinal(c, len(targets), opaque, clause)
+		return
+	}
+	b.expr(n, sc)
+}
+
+// groupItem binds a GROUP BY item: a bare name is a FROM column of this
+// level first, then an output column, then an outer reference.
+func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque bool) {
+	if gs := n.GetGroupingSet(); gs != nil {
+		for _, c := range gs.Content {
+			b.groupItem(c, sc, targets, opaque)
+		}
+		return
+	}
+	if name, loc, ok := bareName(n); ok {
+		if hits, maybe := sc.find(name); len(hits) == 0 && !maybe {
+			if b.matchTarget(name, loc, targets, "GROUP BY") {
+				return
+			}
+		}
+	}
+	if c := n.GetAConst(); c != nil {
+		b.ordinal(c, len(targets), opaque, "GROUP BY")
+		return
+	}
+	b.expr(n, sc)
+}
+
+// matchTarget reports whether name is an output column; two output
+// columns of that name reading different things make it ambiguous.
+func (b *binder) matchTarget(name string, loc int32, targets []target, clause string) bool {
+	var first *target
+	for i := range targets {
+		t := &targets[i]
+		if t.name != name {
+			continue
+		}
+		if first == nil {
+			first = t
+			continue
+		}
+		if !sameTarget(first, t) {
+			var cands []string
+			for _, u := range []*target{first, t} {
+				if u.hit != nil && u.hit.r.cols[u.hit.i].src != "" {
+					cands = append(cands, u.hit.r.cols[u.hit.i].src+"."+name)
+				}
+			}
+			b.fail("Binder", "AMBIGUOUS_COLUMN", loc, name, cands, "%s %q is ambiguous", clause, name)
+			return true
+		}
+	}
+	return first != nil
+}
+
+func sameTarget(a, b *target) bool {
+	if a.hit != nil && b.hit != nil {
+		return a.hit.r == b.hit.r && a.hit.i == b.hit.i
+	}
+	return a.hit == nil && b.hit == nil && sameExpr(a.expr, b.expr)
+}
+
+// ordinal checks an ORDER BY / GROUP BY constant: an integer names an
+// output position; anything else is an error.
+func (b *binder) ordinal(c *pg_query.A_Const, n int, opaque bool, clause string) {
+	iv, ok := c.Val.(*pg_query.A_Const_Ival)
+	if !ok || c.Isnull {
+		b.fail("Parser", "SYNTAX_ERROR", c.Location, "", nil, "non-integer constant in %s", clause)
+		return
+	}
+	pos := int(iv.Ival.GetIval())
+	if pos < 1 || pos > n && !opaque {
+		b.fail("Binder", "INVALID_COLUMN_REFERENCE", c.Location, "", nil, "%s position %d is not in select list", clause, pos)
+	}
+}
+
+func (b *binder) window(w *pg_query.WindowDef, sc *scope) {
+	if w == nil {
+		return
+	}
+	b.exprs(w.PartitionClause, sc)
+	b.exprs(w.OrderClause, sc) // SortBy nodes: the generic walk binds their expressions
+	b.expr(w.StartOffset, sc)
+	b.expr(w.EndOffset, sc)
+}
+
+func (b *binder) with(w *pg_query.WithClause, sc *scope) {
+	if w.Recursive {
+		// Every CTE of a recursive WITH sees all of them; one not bound
+		// yet is opaque to the others.
+		start := len(sc.ctes)
+		for _, n := range w.Ctes {
+			sc.ctes = append(sc.ctes, &cte{name: n.GetCommonTableExpr().GetCtename(), opaque: true})
+		}
+		for i, n := range w.Ctes {
+			b.cte(n.GetCommonTableExpr(), sc.ctes[start+i], &scope{outer: sc.outer, ctes: sc.ctes}, true)
+		}
+		return
+	}
+	for _, n := range w.Ctes {
+		ce := n.GetCommonTableExpr()
+		c := &cte{name: ce.GetCtename()}
+		b.cte(ce, c, &scope{outer: sc.outer, ctes: append([]*cte(nil), sc.ctes...)}, false)
+		sc.ctes = append(sc.ctes, c)
+	}
+}
+
+func (b *binder) cte(ce *pg_query.CommonTableExpr, c *cte, csc *scope, recursive bool) {
+	if ce == nil {
+		return
+	}
+	q := ce.Ctequery.GetSelectStmt()
+	if q == nil {
+		// INSERT/UPDATE/DELETE … RETURNING: its target is outside what
+		// we know.
+		c.opaque = true
+		return
+	}
+	shape := func(r result) {
+		c.cols = b.renameCols(resolved(r.cols), ce.Aliascolnames, r.opaque, ce.Location, "WITH query", ce.Ctename)
+		c.opaque = r.opaque
+	}
+	var onLeft func(result)
+	if recursive {
+		onLeft = shape
+	}
+	res := b.query(q, csc, false, onLeft)
+	shape(res)
+	if sc := ce.SearchClause; sc != nil && sc.SearchSeqColumn != "" {
+		c.cols = append(c.cols, column{name: sc.SearchSeqColumn})
+	}
+	if cc := ce.CycleClause; cc != nil {
+		c.cols = append(c.cols, column{name: cc.CycleMarkColumn}, column{name: cc.CyclePathColumn, typ: "record[]"})
+	}
+}
+
+func resolved(cols []column) []column {
+	out := append([]column(nil), cols...)
+	for i := range out {
+		if out[i].typ == typUnknown {
+			out[i].typ = "text"
+		}
+	}
+	return out
+}
+
+// renameCols applies a column alias list: the first names replace the
+// first columns.
+func (b *binder) renameCols(cols []column, names []*pg_query.Node, opaque bool, loc int32, what, name string) []column {
+	if len(names) == 0 {
+		return cols
+	}
+	out := append([]column(nil), cols...)
+	if len(names) > len(out) && !opaque {
+		b.fail("Binder", "INVALID_COLUMN_REFERENCE", loc, name, nil, "%s %q has %d columns available but %d columns specified", what, name, len(out), len(names))
+	}
+	for i, n := range names {
+		if i < len(out) {
+			out[i].name = n.GetString_().GetSval()
+		} else if opaque {
+			out = append(out, column{name: n.GetString_().GetSval()})
+		}
+	}
+	return out
+}
