@@ -385,22 +385,14 @@ func (b *builder) refill(ctx context.Context, info *ModelInfo) error {
 			return err
 		}
 	}
-	rel := b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info)))
+	rel := PhysicalRelation(b.d, m, b.physFP(info))
 	cols := declared(m)
 	if cols == nil {
-		if cols, err = b.wh.Describe(ctx, "SELECT * FROM "+rel); err != nil {
+		if cols, err = b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel)); err != nil {
 			return err
 		}
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = b.d.Quote(c.Name)
-	}
-	list := strings.Join(names, ", ")
-	return b.wh.Tx(ctx, []string{
-		"DELETE FROM " + rel,
-		"INSERT INTO " + rel + " (" + list + ") SELECT " + list + " FROM (\n" + q + "\n) AS _efmesh_refill",
-	})
+	return b.wh.Tx(ctx, b.d.ReplaceRows(rel, namesOf(cols), q))
 }
 
 // Query renders the query that computes a model's data in the warehouse:
@@ -656,8 +648,8 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 // addColumns brings an inherited table to the new version's columns: new
 // ones are added (NULL in history); a dropped one is an error.
 func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
-	rel := b.d.QuoteRelation(PhysicalRelation(b.d, info.Model, b.physFP(info)))
-	have, err := b.wh.Describe(ctx, "SELECT * FROM "+rel)
+	rel := PhysicalRelation(b.d, info.Model, b.physFP(info))
+	have, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel))
 	if err != nil {
 		return err
 	}
@@ -680,7 +672,7 @@ func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
 		if haveBy[strings.ToLower(c.Name)] {
 			continue
 		}
-		if err := b.wh.Exec(ctx, "ALTER TABLE "+rel+" ADD COLUMN "+b.d.Quote(c.Name)+" "+c.Type); err != nil {
+		if err := b.wh.Exec(ctx, b.d.AddColumn(rel, c)); err != nil {
 			return err
 		}
 	}
@@ -688,13 +680,14 @@ func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
 }
 
 // provenContract reports whether the checker already bound the model's
-// query against exactly what its parents' physical relations hold, so the
-// contract it verified is the warehouse's: every parent's stand-in had the
-// parent's real column types (declared types equal to the inferred ones,
-// or no declaration; seeds and externals are cast to their declaration).
-// Then describing the new table again would only repeat that answer.
+// query, in the engine itself, against exactly what its parents' physical
+// relations hold, so the contract it verified is the warehouse's: every
+// parent's stand-in had the parent's real column types (declared types
+// equal to the inferred ones, or no declaration; seeds and externals are
+// cast to their declaration). Then describing the new table again would
+// only repeat that answer. A static binder's types (Binder) prove nothing.
 func (b *builder) provenContract(info *ModelInfo) bool {
-	if info.Inferred == nil || b.a.Project.Config.Engine.Type == "postgres" {
+	if info.Inferred == nil || !b.a.boundInEngine {
 		return false
 	}
 	for _, r := range info.Model.Refs() {

@@ -8,10 +8,15 @@ import (
 	"github.com/efmesh/efmesh/engine"
 )
 
-// Dialect generates DuckDB DDL.
-type Dialect struct{}
+// Dialect generates DuckDB's statements: standard SQL's (engine.Standard)
+// but for CREATE OR REPLACE, and the scratch catalogs the checker binds
+// models in.
+type Dialect struct{ engine.Standard }
 
-var _ engine.Dialect = Dialect{}
+var (
+	_ engine.Dialect = Dialect{}
+	_ engine.Scratch = Dialect{}
+)
 
 func (Dialect) Name() string            { return "duckdb" }
 func (Dialect) Quote(s string) string   { return engine.QuoteIdent(s) }
@@ -52,6 +57,62 @@ func (d Dialect) DropView(r engine.Relation) string {
 
 func (d Dialect) DropTable(r engine.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.QuoteRelation(r)
+}
+
+// ResetScratch detaches catalog (an error when it is not attached is
+// harmless) and attaches a new in-memory database under its name.
+func (Dialect) ResetScratch(catalog string) []string {
+	return []string{
+		"DETACH DATABASE IF EXISTS " + engine.QuoteIdent(catalog),
+		"ATTACH ':memory:' AS " + engine.QuoteIdent(catalog),
+	}
+}
+
+func (Dialect) ScratchRelation(catalog string, r engine.Relation) string {
+	return engine.QuoteIdent(catalog) + "." + engine.QuoteIdent(r.Schema) + "." + engine.QuoteIdent(r.Name)
+}
+
+func (Dialect) CreateScratchSchema(catalog, schema string) string {
+	return "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(catalog) + "." + engine.QuoteIdent(schema)
+}
+
+func (d Dialect) ReplaceScratchTable(catalog string, r engine.Relation, cols []engine.Column) string {
+	defs := make([]string, len(cols))
+	for i, c := range cols {
+		defs[i] = engine.QuoteIdent(c.Name) + " " + c.Type
+	}
+	return "CREATE OR REPLACE TABLE " + d.ScratchRelation(catalog, r) + " (" + strings.Join(defs, ", ") + ")"
+}
+
+func (d Dialect) DropScratchTable(catalog string, r engine.Relation) string {
+	return "DROP TABLE IF EXISTS " + d.ScratchRelation(catalog, r)
+}
+
+// MergeParquet renders a query over the parquet files at paths, matched by
+// column name (a column some files lack is NULL in their rows), that
+// yields every column the files have — never a fixed list, so a column a
+// writer started emitting later survives. With keys, only the first row of
+// each key is kept, files taken in the order of paths.
+func (d *DB) MergeParquet(paths, keys []string) (string, error) {
+	read, err := d.ReadFiles(engine.FileSpec{Paths: paths, Format: "parquet", Options: []engine.FileOption{
+		{Name: "union_by_name", Value: "true"}, {Name: "hive_partitioning", Value: "false"},
+		{Name: "filename", Value: "_efmesh_file", IsString: true}}})
+	if err != nil {
+		return "", err
+	}
+	if len(keys) == 0 {
+		return "SELECT * EXCLUDE (_efmesh_file) FROM (" + read + ")", nil
+	}
+	quotedKeys := make([]string, len(keys))
+	for i, k := range keys {
+		quotedKeys[i] = engine.QuoteIdent(k)
+	}
+	quotedPaths := make([]string, len(paths))
+	for i, p := range paths {
+		quotedPaths[i] = engine.QuoteString(p)
+	}
+	return "SELECT * EXCLUDE (_efmesh_rn, _efmesh_file) FROM (SELECT *, row_number() OVER (PARTITION BY " + strings.Join(quotedKeys, ", ") +
+		" ORDER BY list_position([" + strings.Join(quotedPaths, ", ") + "], _efmesh_file)) AS _efmesh_rn FROM (" + read + ")) WHERE _efmesh_rn = 1", nil
 }
 
 // ReadFiles renders a query over files that yields exactly the declared
