@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/engine/enginetest"
 )
 
 func open(t *testing.T) *DB {
@@ -165,4 +166,12 @@ func TestCanonicalizeAll(t *testing.T) {
 	if strings.Contains(string(got[4]), `"query_location"`) {
 		t.Fatalf("positions left: %s", got[4])
 	}
+}
+
+func TestStatements(t *testing.T) {
+	db := open(t)
+	if err := db.Exec(context.Background(), "CREATE SCHEMA stmts"); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.Statements(t, db, "stmts")
 }

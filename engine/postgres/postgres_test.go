@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/engine/enginetest"
 )
 
 // open connects to the server named by EFMESH_TEST_POSTGRES_URL (scripts/test
@@ -536,4 +537,9 @@ func TestConcurrentQuery(t *testing.T) {
 	if len(pids) < 2 {
 		t.Errorf("all queries ran on one connection: %v", pids)
 	}
+}
+
+func TestStatements(t *testing.T) {
+	db := open(t)
+	enginetest.Statements(t, db, schema(t, db))
 }
