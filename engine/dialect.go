@@ -92,6 +92,12 @@ type Scratch interface {
 	ReplaceScratchTable(catalog string, r Relation, cols []Column) string
 	// DropScratchTable returns an idempotent drop of table r of catalog.
 	DropScratchTable(catalog string, r Relation) string
+	// ReportedType names a declared type as the engine's Describe reports
+	// it (INT is INTEGER), for the common aliases; other spellings come
+	// back in one normal form (upper case, single spaces), so two
+	// spellings of one type compare equal. The planner skips describing a
+	// table again when the types bound against are the table's.
+	ReportedType(declared string) string
 }
 
 // QuoteIdent quotes an identifier with double quotes, doubling embedded

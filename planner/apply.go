@@ -355,7 +355,7 @@ func (b *builder) typed(info *ModelInfo, q string) string {
 		same := true
 		for i, c := range m.Columns {
 			g := info.Inferred[i]
-			same = same && strings.EqualFold(c.Name, g.Name) && duckType(c.Type) == duckType(g.Type)
+			same = same && strings.EqualFold(c.Name, g.Name) && b.sameType(c.Type, g.Type)
 		}
 		if same {
 			return q
@@ -709,7 +709,7 @@ func (b *builder) provenContract(info *ModelInfo) bool {
 			return false
 		}
 		for i, c := range pi.Model.Columns {
-			if !strings.EqualFold(c.Name, pi.Inferred[i].Name) || duckType(c.Type) != duckType(pi.Inferred[i].Type) {
+			if !strings.EqualFold(c.Name, pi.Inferred[i].Name) || !b.sameType(c.Type, pi.Inferred[i].Type) {
 				return false
 			}
 		}
@@ -717,24 +717,12 @@ func (b *builder) provenContract(info *ModelInfo) bool {
 	return true
 }
 
-// duckAliases maps DuckDB's type aliases to the names DESCRIBE reports.
-var duckAliases = map[string]string{
-	"TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR": "VARCHAR", "BPCHAR": "VARCHAR",
-	"INT": "INTEGER", "INT4": "INTEGER", "SIGNED": "INTEGER", "INT8": "BIGINT", "LONG": "BIGINT",
-	"INT2": "SMALLINT", "SHORT": "SMALLINT", "INT1": "TINYINT", "FLOAT4": "FLOAT", "REAL": "FLOAT",
-	"FLOAT8": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "LOGICAL": "BOOLEAN",
-	"DATETIME": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE", "BYTEA": "BLOB", "BINARY": "BLOB",
-}
-
-// duckType names a declared type as DuckDB reports it, for the common
-// aliases; an unknown spelling stays as written (and so compares unequal,
-// which only costs a check).
-func duckType(t string) string {
-	n := normalizeType(t)
-	if a, ok := duckAliases[n]; ok {
-		return a
-	}
-	return n
+// sameType reports whether a declared type and the one the engine
+// reported are the same type by the engine's naming (provenContract: only
+// an engine that binds the bodies itself proves anything).
+func (b *builder) sameType(declared, reported string) bool {
+	sc, ok := b.d.(engine.Scratch)
+	return ok && sc.ReportedType(declared) == sc.ReportedType(reported)
 }
 
 // rollback takes back what a failed apply recorded of snapshots it did not

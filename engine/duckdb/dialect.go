@@ -88,6 +88,46 @@ func (d Dialect) DropScratchTable(catalog string, r engine.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.ScratchRelation(catalog, r)
 }
 
+// typeAliases maps DuckDB's type aliases to the names DESCRIBE reports.
+var typeAliases = map[string]string{
+	"TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR": "VARCHAR", "BPCHAR": "VARCHAR",
+	"INT": "INTEGER", "INT4": "INTEGER", "SIGNED": "INTEGER", "INT8": "BIGINT", "LONG": "BIGINT",
+	"INT2": "SMALLINT", "SHORT": "SMALLINT", "INT1": "TINYINT", "FLOAT4": "FLOAT", "REAL": "FLOAT",
+	"FLOAT8": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "LOGICAL": "BOOLEAN",
+	"DATETIME": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE", "BYTEA": "BLOB", "BINARY": "BLOB",
+}
+
+func (Dialect) ReportedType(declared string) string {
+	n := normalType(declared)
+	if a, ok := typeAliases[n]; ok {
+		return a
+	}
+	return n
+}
+
+// normalType makes a type independent of spacing and case:
+// "decimal( 10,2 )" and "DECIMAL(10, 2)" are one type.
+func normalType(t string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToUpper(strings.TrimSpace(t)) {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 && isWord(rune(b.String()[b.Len()-1])) && isWord(r) {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isWord(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 0x80
+}
+
 // MergeParquet renders a query over the parquet files at paths, matched by
 // column name (a column some files lack is NULL in their rows), that
 // yields every column the files have — never a fixed list, so a column a

@@ -3,6 +3,7 @@ package duckdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -174,4 +175,28 @@ func TestStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.Statements(t, db, "stmts")
+}
+
+// ReportedType names a declared type as DESCRIBE reports it.
+func TestReportedType(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	decl := []string{"int", "text", "Double  Precision", "decimal( 10,2 )", "timestamptz", "bool", "int8", "varchar"}
+	defs := make([]string, len(decl))
+	for i, d := range decl {
+		defs[i] = fmt.Sprintf("c%d %s", i, d)
+	}
+	if err := db.Exec(ctx, "CREATE TABLE typed ("+strings.Join(defs, ", ")+")"); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := db.Describe(ctx, "SELECT * FROM typed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Dialect{}
+	for i, c := range cols {
+		if got, want := d.ReportedType(decl[i]), d.ReportedType(c.Type); got != want {
+			t.Errorf("%s: %s, DESCRIBE says %s", decl[i], got, want)
+		}
+	}
 }
