@@ -78,10 +78,12 @@ type Dialect interface {
 // catalog of empty stand-in tables, one per model, that model bodies are
 // bound against (DuckDB's ATTACH ':memory:').
 type Scratch interface {
-	// ResetScratch returns the statements that make catalog a new, empty
-	// in-memory catalog. The first drops any previous one; its error, if
-	// any, is to be ignored.
-	ResetScratch(catalog string) []string
+	// AttachScratch returns the statement attaching a new, empty
+	// in-memory catalog named catalog (which must not be attached).
+	AttachScratch(catalog string) string
+	// DropScratch returns an idempotent statement discarding catalog and
+	// all it holds.
+	DropScratch(catalog string) string
 	// ScratchRelation quotes r inside catalog.
 	ScratchRelation(catalog string, r Relation) string
 	// CreateScratchSchema returns an idempotent CREATE SCHEMA inside

@@ -353,10 +353,9 @@ func (c *checker) reset(ctx context.Context) error {
 	if c.eng == nil {
 		return nil
 	}
-	for i, stmt := range c.scratch.ResetScratch(c.catalog) {
-		if err := c.eng.Exec(ctx, stmt); err != nil && i > 0 {
-			return fmt.Errorf("planner: workbench: %w", err)
-		}
+	_ = c.eng.Exec(ctx, c.scratch.DropScratch(c.catalog))
+	if err := c.eng.Exec(ctx, c.scratch.AttachScratch(c.catalog)); err != nil {
+		return fmt.Errorf("planner: workbench: %w", err)
 	}
 	return nil
 }

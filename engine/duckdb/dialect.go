@@ -59,13 +59,12 @@ func (d Dialect) DropTable(r engine.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.QuoteRelation(r)
 }
 
-// ResetScratch detaches catalog (an error when it is not attached is
-// harmless) and attaches a new in-memory database under its name.
-func (Dialect) ResetScratch(catalog string) []string {
-	return []string{
-		"DETACH DATABASE IF EXISTS " + engine.QuoteIdent(catalog),
-		"ATTACH ':memory:' AS " + engine.QuoteIdent(catalog),
-	}
+func (Dialect) AttachScratch(catalog string) string {
+	return "ATTACH ':memory:' AS " + engine.QuoteIdent(catalog)
+}
+
+func (Dialect) DropScratch(catalog string) string {
+	return "DETACH DATABASE IF EXISTS " + engine.QuoteIdent(catalog)
 }
 
 func (Dialect) ScratchRelation(catalog string, r engine.Relation) string {
