@@ -10,8 +10,12 @@ type Relation struct {
 
 func (r Relation) String() string { return r.Schema + "." + r.Name }
 
-// Dialect generates the DDL efmesh issues. Every identifier goes through
-// Quote; no user string reaches SQL any other way.
+// Dialect generates the statements efmesh issues: the core composes only
+// standard SQL from quoted parts (a SELECT over a relation, a condition);
+// every statement an engine may spell its own way is a method here. Every
+// identifier goes through Quote; no user string reaches SQL any other way.
+// Standard implements the methods standard SQL spells the same way on
+// every engine; dialects embed it.
 type Dialect interface {
 	Name() string
 	Quote(ident string) string
@@ -31,12 +35,71 @@ type Dialect interface {
 	ReplaceTableAs(r Relation, query string) []string
 	// ReplaceView returns the statement that points view r at query.
 	ReplaceView(r Relation, query string) string
+	// DropView and DropTable return idempotent drops of r (a stale view,
+	// an orphaned snapshot's relation, a failed build's leftovers).
 	DropView(r Relation) string
 	DropTable(r Relation) string
+	// CreateTable returns an idempotent CREATE TABLE of r with cols, empty:
+	// the table an incremental model's batches, merges and histories fill.
+	CreateTable(r Relation, cols []Column) string
+	// CreateTableAs returns an idempotent CREATE TABLE of r holding what
+	// query yields: a history copied from an older version's table.
+	CreateTableAs(r Relation, query string) string
+	// AddColumn returns the statement adding column c to table r, NULL in
+	// the rows it holds: a forward-only change that appends a column.
+	AddColumn(r Relation, c Column) string
+	// ReplaceRange returns the statements, run in one transaction, that
+	// replace r's rows whose timeColumn is in [start, end) (SQL
+	// expressions) with query's rows in that range, written into cols: one
+	// batch of a backfill, safe to repeat.
+	ReplaceRange(r Relation, cols []string, timeColumn, start, end, query string) []string
+	// ReplaceRows returns the statements, run in one transaction, that
+	// replace every row of table r with query's, written into cols, keeping
+	// the table itself (views read it): a FULL model's refresh.
+	ReplaceRows(r Relation, cols []string, query string) []string
+	// Upsert returns the statements, run in one transaction, that merge
+	// query's rows into r by key (keys among cols): rows of a key query
+	// yields are replaced, other keys stay (INCREMENTAL_BY_UNIQUE_KEY).
+	Upsert(r Relation, cols, keys []string, query string) []string
+	// MergeHistory returns the statements, run in one transaction, that
+	// merge query's rows into the type 2 history r at time at (an SQL
+	// expression): a changed or vanished key's current version (validTo
+	// NULL) is closed at at, a new or changed row opens a version valid
+	// from at (SCD_TYPE_2).
+	MergeHistory(r Relation, cols, keys []string, validFrom, validTo, at, query string) []string
 	// MaxIdentifierLength is the longest identifier the engine keeps, in
 	// bytes (a longer one is truncated or refused); 0 when there is no
 	// practical limit. Generated names are shortened to fit it.
 	MaxIdentifierLength() int
+}
+
+// Scratch is an optional Dialect capability of an engine that checks
+// models in an embedded database of its own: a throwaway in-memory
+// catalog of empty stand-in tables, one per model, that model bodies are
+// bound against (DuckDB's ATTACH ':memory:').
+type Scratch interface {
+	// AttachScratch returns the statement attaching a new, empty
+	// in-memory catalog named catalog (which must not be attached).
+	AttachScratch(catalog string) string
+	// DropScratch returns an idempotent statement discarding catalog and
+	// all it holds.
+	DropScratch(catalog string) string
+	// ScratchRelation quotes r inside catalog.
+	ScratchRelation(catalog string, r Relation) string
+	// CreateScratchSchema returns an idempotent CREATE SCHEMA inside
+	// catalog.
+	CreateScratchSchema(catalog, schema string) string
+	// ReplaceScratchTable returns the statement (re)creating the empty
+	// table r of catalog with cols.
+	ReplaceScratchTable(catalog string, r Relation, cols []Column) string
+	// DropScratchTable returns an idempotent drop of table r of catalog.
+	DropScratchTable(catalog string, r Relation) string
+	// ReportedType names a declared type as the engine's Describe reports
+	// it (INT is INTEGER), for the common aliases; other spellings come
+	// back in one normal form (upper case, single spaces), so two
+	// spellings of one type compare equal. The planner skips describing a
+	// table again when the types bound against are the table's.
+	ReportedType(declared string) string
 }
 
 // QuoteIdent quotes an identifier with double quotes, doubling embedded

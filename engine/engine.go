@@ -62,6 +62,21 @@ type SQLError struct {
 	Candidates []string // "did you mean" candidates
 }
 
+// Subtypes of SQLError the planner reads; each engine fills them.
+const (
+	// SubtypeColumnNotFound: a query references a column no relation in
+	// scope has. Name is the column (its last part, unquoted); Position
+	// points at the reference (at its qualifier when it has one);
+	// Candidates are the engine's suggestions, if any.
+	SubtypeColumnNotFound = "COLUMN_NOT_FOUND"
+	// SubtypeAmbiguousColumn: a column reference several relations in
+	// scope match. Name is set when the reference is qualified.
+	SubtypeAmbiguousColumn = "AMBIGUOUS_COLUMN"
+	// SubtypeNotAQuery: the text is a statement but not a query (SELECT):
+	// nothing a model body may be. Message says what to write instead.
+	SubtypeNotAQuery = "NOT_A_QUERY"
+)
+
 func (e *SQLError) Error() string {
 	if e.Type == "" {
 		return e.Message

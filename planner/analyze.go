@@ -102,6 +102,10 @@ type Analysis struct {
 	outliner engine.Outliner
 	// standIns names the models whose stand-in exists in the workbench.
 	standIns map[string]bool
+	// boundInEngine: the bodies were bound by the engine itself, against
+	// stand-ins with the parents' types, so what the analysis inferred is
+	// what the warehouse says (not a static binder's approximation).
+	boundInEngine bool
 	// redacted: in the variant a redacted environment is planned from
 	// (redact.go), the columns each model leaves out of its physics.
 	redacted map[string][]string
@@ -308,7 +312,7 @@ func (c *checker) dropStandIn(ctx context.Context, name string) error {
 	if c.eng == nil {
 		return nil
 	}
-	if err := c.eng.Exec(ctx, "DROP TABLE IF EXISTS "+c.standIn(name)); err != nil {
+	if err := c.eng.Exec(ctx, c.scratch.DropScratchTable(c.catalog, standInRelation(name))); err != nil {
 		return fmt.Errorf("planner: drop stand-in %s: %w", name, err)
 	}
 	return nil
@@ -320,8 +324,11 @@ func newChecker(wb Workbench, root string, a *Analysis) *checker {
 	if b, ok := wb.(Binder); ok {
 		c.binder = b
 	} else if e, ok := wb.(engine.Engine); ok {
-		c.eng = e
+		if sc, ok := c.d.(engine.Scratch); ok {
+			c.eng, c.scratch = e, sc
+		}
 	}
+	a.boundInEngine = c.eng != nil
 	return c
 }
 
@@ -335,21 +342,23 @@ type checker struct {
 	// whose parents have other columns).
 	catalog string
 	// Exactly one of eng (stand-ins + DESCRIBE) and binder is set; with
-	// neither, bodies are only parsed.
-	eng    engine.Engine
-	binder Binder
-	wb     Workbench
-	d      engine.Dialect
-	root   string
-	a      *Analysis
+	// neither, bodies are only parsed. scratch, set with eng, writes the
+	// stand-ins' statements.
+	eng     engine.Engine
+	scratch engine.Scratch
+	binder  Binder
+	wb      Workbench
+	d       engine.Dialect
+	root    string
+	a       *Analysis
 }
 
 func (c *checker) reset(ctx context.Context) error {
 	if c.eng == nil {
 		return nil
 	}
-	_ = c.eng.Exec(ctx, "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(c.catalog))
-	if err := c.eng.Exec(ctx, "ATTACH ':memory:' AS "+engine.QuoteIdent(c.catalog)); err != nil {
+	_ = c.eng.Exec(ctx, c.scratch.DropScratch(c.catalog))
+	if err := c.eng.Exec(ctx, c.scratch.AttachScratch(c.catalog)); err != nil {
 		return fmt.Errorf("planner: workbench: %w", err)
 	}
 	return nil
@@ -369,8 +378,14 @@ func (c *checker) add(m *project.Model, d project.Diagnostic) {
 }
 
 func (c *checker) standIn(name string) string {
+	return c.scratch.ScratchRelation(c.catalog, standInRelation(name))
+}
+
+// standInRelation is the relation of a model's stand-in in the checker's
+// catalog (checkRelation).
+func standInRelation(name string) engine.Relation {
 	s, t := checkRelation(name)
-	return engine.QuoteIdent(c.catalog) + "." + engine.QuoteIdent(s) + "." + engine.QuoteIdent(t)
+	return engine.Relation{Schema: s, Name: t}
 }
 
 // checkRelation is the schema and table a model is checked under: the
@@ -603,16 +618,12 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 		c.a.standIns = map[string]bool{}
 	}
 	c.a.standIns[m.Name] = true
-	defs := make([]string, len(cols))
-	for i, col := range cols {
-		defs[i] = engine.QuoteIdent(col.Name) + " " + col.Type
-	}
-	stmt := "CREATE OR REPLACE TABLE " + c.standIn(m.Name) + " (" + strings.Join(defs, ", ") + ")"
-	if !c.schemas[m.Schema] {
-		stmt = "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(c.catalog) + "." + engine.QuoteIdent(m.Schema) + "; " + stmt
-	}
 	if c.eng == nil {
 		return nil // a binder reads parents' columns from the analysis
+	}
+	stmt := c.scratch.ReplaceScratchTable(c.catalog, standInRelation(m.Name), cols)
+	if !c.schemas[m.Schema] {
+		stmt = c.scratch.CreateScratchSchema(c.catalog, m.Schema) + "; " + stmt
 	}
 	err := c.eng.Exec(ctx, stmt)
 	if err == nil {
@@ -816,9 +827,8 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		c.diag(m, m.BodyStart, m.BodyStart, project.CodeSyntax, err.Error())
 		return
 	}
-	if strings.HasPrefix(se.Message, "Only SELECT statements can be serialized") {
-		c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeSyntax,
-			"a model body must be one SELECT query (a PIVOT or UNPIVOT can be written SELECT * FROM (PIVOT …))")
+	if se.Subtype == engine.SubtypeNotAQuery {
+		c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeSyntax, firstLine(se.Message))
 		return
 	}
 	start := m.BodyStart
@@ -834,19 +844,9 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		if !strings.HasPrefix(msg, "syntax error") {
 			msg = "syntax error: " + msg
 		}
-	case se.Type == "Binder" && strings.HasPrefix(se.Message, "Table \"") && strings.Contains(se.Message, "does not have a column named"):
-		// A qualified reference (d.nme): DuckDB points at the qualifier;
-		// point at the column and offer its candidate bindings.
+	case se.Subtype == engine.SubtypeColumnNotFound:
 		code = project.CodeUnknownColumn
-		name := between(se.Message, `column named "`, `"`)
-		start, end = lastPartAt(m.Source, start)
-		msg = fmt.Sprintf("unknown column %q", name)
-		if c := quotedAfter(se.Message, "Candidate bindings:"); len(c) > 0 {
-			msg += fmt.Sprintf("; did you mean %s?", quoteList(c))
-		}
-	case se.Subtype == "COLUMN_NOT_FOUND" || strings.HasPrefix(se.Message, "Referenced column"):
-		code = project.CodeUnknownColumn
-		if se.Name != "" { // t.x: PostgreSQL points at t; point at x
+		if se.Name != "" { // t.x: the engine points at t; point at x
 			start, end = lastPartAt(m.Source, start)
 		}
 		name := se.Name
@@ -857,7 +857,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		if len(se.Candidates) > 0 {
 			msg += fmt.Sprintf("; did you mean %s?", quoteList(se.Candidates))
 		}
-	case se.Subtype == "AMBIGUOUS_COLUMN" && se.Name != "":
+	case se.Subtype == engine.SubtypeAmbiguousColumn && se.Name != "":
 		start, end = lastPartAt(m.Source, start)
 	case se.Type == "Catalog":
 		code = project.CodeUnknownTable
@@ -1056,28 +1056,6 @@ func between(s, open, close string) string {
 		return rest[:j]
 	}
 	return rest
-}
-
-// quotedAfter lists the double-quoted strings of s after marker.
-func quotedAfter(s, marker string) []string {
-	i := strings.Index(s, marker)
-	if i < 0 {
-		return nil
-	}
-	var out []string
-	rest := s[i+len(marker):]
-	for {
-		a := strings.IndexByte(rest, '"')
-		if a < 0 {
-			return out
-		}
-		b := strings.IndexByte(rest[a+1:], '"')
-		if b < 0 {
-			return out
-		}
-		out = append(out, rest[a+1:a+1+b])
-		rest = rest[a+b+2:]
-	}
 }
 
 // canonicalRender renders a body for its canonical form: refs by name,

@@ -355,7 +355,7 @@ func (b *builder) typed(info *ModelInfo, q string) string {
 		same := true
 		for i, c := range m.Columns {
 			g := info.Inferred[i]
-			same = same && strings.EqualFold(c.Name, g.Name) && duckType(c.Type) == duckType(g.Type)
+			same = same && strings.EqualFold(c.Name, g.Name) && b.sameType(c.Type, g.Type)
 		}
 		if same {
 			return q
@@ -385,22 +385,14 @@ func (b *builder) refill(ctx context.Context, info *ModelInfo) error {
 			return err
 		}
 	}
-	rel := b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info)))
+	rel := PhysicalRelation(b.d, m, b.physFP(info))
 	cols := declared(m)
 	if cols == nil {
-		if cols, err = b.wh.Describe(ctx, "SELECT * FROM "+rel); err != nil {
+		if cols, err = b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel)); err != nil {
 			return err
 		}
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = b.d.Quote(c.Name)
-	}
-	list := strings.Join(names, ", ")
-	return b.wh.Tx(ctx, []string{
-		"DELETE FROM " + rel,
-		"INSERT INTO " + rel + " (" + list + ") SELECT " + list + " FROM (\n" + q + "\n) AS _efmesh_refill",
-	})
+	return b.wh.Tx(ctx, b.d.ReplaceRows(rel, namesOf(cols), q))
 }
 
 // Query renders the query that computes a model's data in the warehouse:
@@ -641,8 +633,8 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 // addColumns brings an inherited table to the new version's columns: new
 // ones are added (NULL in history); a dropped one is an error.
 func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
-	rel := b.d.QuoteRelation(PhysicalRelation(b.d, info.Model, b.physFP(info)))
-	have, err := b.wh.Describe(ctx, "SELECT * FROM "+rel)
+	rel := PhysicalRelation(b.d, info.Model, b.physFP(info))
+	have, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel))
 	if err != nil {
 		return err
 	}
@@ -665,7 +657,7 @@ func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
 		if haveBy[strings.ToLower(c.Name)] {
 			continue
 		}
-		if err := b.wh.Exec(ctx, "ALTER TABLE "+rel+" ADD COLUMN "+b.d.Quote(c.Name)+" "+c.Type); err != nil {
+		if err := b.wh.Exec(ctx, b.d.AddColumn(rel, c)); err != nil {
 			return err
 		}
 	}
@@ -673,13 +665,14 @@ func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
 }
 
 // provenContract reports whether the checker already bound the model's
-// query against exactly what its parents' physical relations hold, so the
-// contract it verified is the warehouse's: every parent's stand-in had the
-// parent's real column types (declared types equal to the inferred ones,
-// or no declaration; seeds and externals are cast to their declaration).
-// Then describing the new table again would only repeat that answer.
+// query, in the engine itself, against exactly what its parents' physical
+// relations hold, so the contract it verified is the warehouse's: every
+// parent's stand-in had the parent's real column types (declared types
+// equal to the inferred ones, or no declaration; seeds and externals are
+// cast to their declaration). Then describing the new table again would
+// only repeat that answer. A static binder's types (Binder) prove nothing.
 func (b *builder) provenContract(info *ModelInfo) bool {
-	if info.Inferred == nil || b.a.Project.Config.Engine.Type == "postgres" {
+	if info.Inferred == nil || !b.a.boundInEngine {
 		return false
 	}
 	for _, r := range info.Model.Refs() {
@@ -701,7 +694,7 @@ func (b *builder) provenContract(info *ModelInfo) bool {
 			return false
 		}
 		for i, c := range pi.Model.Columns {
-			if !strings.EqualFold(c.Name, pi.Inferred[i].Name) || duckType(c.Type) != duckType(pi.Inferred[i].Type) {
+			if !strings.EqualFold(c.Name, pi.Inferred[i].Name) || !b.sameType(c.Type, pi.Inferred[i].Type) {
 				return false
 			}
 		}
@@ -709,24 +702,12 @@ func (b *builder) provenContract(info *ModelInfo) bool {
 	return true
 }
 
-// duckAliases maps DuckDB's type aliases to the names DESCRIBE reports.
-var duckAliases = map[string]string{
-	"TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR": "VARCHAR", "BPCHAR": "VARCHAR",
-	"INT": "INTEGER", "INT4": "INTEGER", "SIGNED": "INTEGER", "INT8": "BIGINT", "LONG": "BIGINT",
-	"INT2": "SMALLINT", "SHORT": "SMALLINT", "INT1": "TINYINT", "FLOAT4": "FLOAT", "REAL": "FLOAT",
-	"FLOAT8": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "LOGICAL": "BOOLEAN",
-	"DATETIME": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE", "BYTEA": "BLOB", "BINARY": "BLOB",
-}
-
-// duckType names a declared type as DuckDB reports it, for the common
-// aliases; an unknown spelling stays as written (and so compares unequal,
-// which only costs a check).
-func duckType(t string) string {
-	n := normalizeType(t)
-	if a, ok := duckAliases[n]; ok {
-		return a
-	}
-	return n
+// sameType reports whether a declared type and the one the engine
+// reported are the same type by the engine's naming (provenContract: only
+// an engine that binds the bodies itself proves anything).
+func (b *builder) sameType(declared, reported string) bool {
+	sc, ok := b.d.(engine.Scratch)
+	return ok && sc.ReportedType(declared) == sc.ReportedType(reported)
 }
 
 // rollback takes back what a failed apply recorded of snapshots it did not

@@ -535,11 +535,10 @@ func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Store,
 			return err
 		}
 		g := grainOf(m)
-		tc := b.d.Quote(m.Kind.TimeColumn)
 		for _, r := range doneRanges(done) {
 			for _, batch := range g.Batches(r, m.Kind.BatchSize) {
 				start, end := b.d.TimestampLiteral(batch.Start.UTC().Format(time.RFC3339)), b.d.TimestampLiteral(batch.End.UTC().Format(time.RFC3339))
-				slice := "(SELECT * FROM " + this + " WHERE " + tc + " >= " + start + " AND " + tc + " < " + end + ")"
+				slice := "(SELECT * FROM " + this + " WHERE " + engine.RangeCondition(m.Kind.TimeColumn, start, end) + ")"
 				if _, err := b.auditor(log).run(ctx, m, intervals, slice, &batch); collect(err) != nil {
 					return err
 				}

@@ -296,13 +296,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 	if err := hasTimeColumn(m, cols); err != nil {
 		return err
 	}
-	defs := make([]string, len(cols))
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = b.d.Quote(c.Name)
-		defs[i] = names[i] + " " + c.Type
-	}
-	if err := b.wh.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+b.d.QuoteRelation(rel)+" ("+strings.Join(defs, ", ")+")"); err != nil {
+	if err := b.wh.Exec(ctx, b.d.CreateTable(rel, cols)); err != nil {
 		return fmt.Errorf("create %s: %w", rel, err)
 	}
 
@@ -311,8 +305,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 	for _, r := range ranges {
 		batches = append(batches, g.Batches(r, m.Kind.BatchSize)...)
 	}
-	tc := b.d.Quote(m.Kind.TimeColumn)
-	list := strings.Join(names, ", ")
+	names := namesOf(cols)
 	ie := &IntervalsError{Model: m.Name}
 	var mu sync.Mutex // guards ie and the progress count
 	finished := 0
@@ -324,14 +317,11 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 			return err
 		}
 		start, end := b.d.TimestampLiteral(batch.Start.Format(time.RFC3339)), b.d.TimestampLiteral(batch.End.Format(time.RFC3339))
-		inRange := " WHERE " + tc + " >= " + start + " AND " + tc + " < " + end
-		stmts := []string{
-			"DELETE FROM " + b.d.QuoteRelation(rel) + inRange,
-			"INSERT INTO " + b.d.QuoteRelation(rel) + " (" + list + ") SELECT " + list + " FROM (\n" + bq + "\n) AS _efmesh_batch" + inRange,
-		}
+		stmts := b.d.ReplaceRange(rel, names, m.Kind.TimeColumn, start, end, bq)
 		err = retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
 		if err == nil { // the interval's audits, before it counts as done
-			err = b.auditInterval(ctx, info, "(SELECT * FROM "+b.d.QuoteRelation(rel)+inRange+")", batch, opt.log)
+			slice := "(SELECT * FROM " + b.d.QuoteRelation(rel) + " WHERE " + engine.RangeCondition(m.Kind.TimeColumn, start, end) + ")"
+			err = b.auditInterval(ctx, info, slice, batch, opt.log)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -349,6 +339,15 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 		return ie
 	}
 	return nil
+}
+
+// namesOf lists the names of cols.
+func namesOf(cols []engine.Column) []string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return names
 }
 
 func intervalsOf(g Grain, r Range) []state.Interval {

@@ -117,7 +117,7 @@ func Compact(ctx context.Context, p *project.Project, eng engine.Engine, opt Com
 		return nil, fmt.Errorf("compact: the lake %s is remote; only a local lake can be compacted here", opt.Lake)
 	}
 	w, okW := eng.(parquetWriter)
-	fr, okR := eng.(engine.FileReader)
+	fr, okR := eng.(parquetMerger)
 	if !opt.DryRun && (!okW || !okR) {
 		return nil, &engine.FeatureError{Engine: eng.Dialect().Name(), Feature: "compacting parquet partitions"}
 	}
@@ -132,7 +132,7 @@ func Compact(ctx context.Context, p *project.Project, eng engine.Engine, opt Com
 				if err := ctx.Err(); err != nil {
 					return res, err
 				}
-				cp, err := compactPartition(ctx, m, dir, opt, today, eng, w, fr)
+				cp, err := compactPartition(ctx, m, dir, opt, today, w, fr)
 				if err != nil {
 					return res, fmt.Errorf("compact %s: %w", dir, err)
 				}
@@ -148,6 +148,15 @@ func Compact(ctx context.Context, p *project.Project, eng engine.Engine, opt Com
 	return res, nil
 }
 
+// parquetMerger is the engine capability compaction needs besides
+// writing parquet: a query merging a partition's files.
+type parquetMerger interface {
+	// MergeParquet renders a query over the parquet files at paths, by
+	// column name and with every column they have, keeping only the first
+	// row of each key (files in the order of paths) when keys are given.
+	MergeParquet(paths, keys []string) (string, error)
+}
+
 type listedFile struct {
 	path string
 	info os.FileInfo
@@ -156,7 +165,7 @@ type listedFile struct {
 // compactPartition decides on one partition folder and merges it when it
 // is settled. nil: not a partition (a stray file).
 func compactPartition(ctx context.Context, m *project.Model, dir string, opt CompactOptions, today time.Time,
-	eng engine.Engine, w parquetWriter, fr engine.FileReader) (*CompactPartition, error) {
+	w parquetWriter, mg parquetMerger) (*CompactPartition, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return nil, nil
@@ -218,28 +227,14 @@ func compactPartition(ctx context.Context, m *project.Model, dir string, opt Com
 		opt.beforeMerge(dir)
 	}
 	paths := make([]string, len(files))
-	quoted := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = f.path
-		quoted[i] = engine.QuoteString(f.path)
 	}
-	read, err := fr.ReadFiles(engine.FileSpec{Paths: paths, Format: "parquet", Options: []engine.FileOption{
-		{Name: "union_by_name", Value: "true"}, {Name: "hive_partitioning", Value: "false"},
-		{Name: "filename", Value: "_efmesh_file", IsString: true}}})
+	// Every column, never a list: a column a writer started emitting later
+	// survives, and two schema generations merge.
+	q, err := mg.MergeParquet(paths, m.Grain)
 	if err != nil {
 		return nil, err
-	}
-	// SELECT * EXCLUDE, never a column list: a column a writer started
-	// emitting later survives, and two schema generations merge.
-	d := eng.Dialect()
-	q := "SELECT * EXCLUDE (_efmesh_file) FROM (" + read + ")"
-	if len(m.Grain) > 0 {
-		keys := make([]string, len(m.Grain))
-		for i, k := range m.Grain {
-			keys[i] = d.Quote(k)
-		}
-		q = "SELECT * EXCLUDE (_efmesh_rn, _efmesh_file) FROM (SELECT *, row_number() OVER (PARTITION BY " + strings.Join(keys, ", ") +
-			" ORDER BY list_position([" + strings.Join(quoted, ", ") + "], _efmesh_file)) AS _efmesh_rn FROM (" + read + ")) WHERE _efmesh_rn = 1"
 	}
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])

@@ -167,7 +167,6 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 	for _, r := range ranges {
 		ivs = append(ivs, g.Intervals(r)...)
 	}
-	tc := b.d.Quote(m.Kind.TimeColumn)
 	ie := &IntervalsError{Model: m.Name}
 	for k, iv := range ivs {
 		if err := ctx.Err(); err != nil {
@@ -184,7 +183,7 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 		for i, c := range cols {
 			names[i] = b.d.Quote(c.Name)
 		}
-		wq := "SELECT " + strings.Join(names, ", ") + " FROM (\n" + iq + "\n) AS _efmesh_interval WHERE " + tc + " >= " + start + " AND " + tc + " < " + end
+		wq := "SELECT " + strings.Join(names, ", ") + " FROM (\n" + iq + "\n) AS _efmesh_interval WHERE " + engine.RangeCondition(m.Kind.TimeColumn, start, end)
 		path := filepath.Join(prefix, "interval="+intervalKey(g, iv.Start), "data.parquet")
 		mark := []state.Interval{{Start: iv.Start, End: iv.End}}
 		err = b.writeFile(ctx, wq, path, opt)

@@ -128,7 +128,7 @@ func checkRedacted(ctx context.Context, v, base *Analysis, wb Workbench, env str
 		return nil, err
 	}
 	if ck.eng != nil {
-		defer ck.eng.Exec(context.WithoutCancel(ctx), "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(redactedCatalog))
+		defer ck.eng.Exec(context.WithoutCancel(ctx), ck.scratch.DropScratch(redactedCatalog))
 	}
 	moved := map[string]bool{} // models whose columns differ in v
 	for name := range v.redacted {

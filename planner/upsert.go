@@ -59,43 +59,29 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 			return err
 		}
 	}
-	rel := b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info)))
-	keys := map[string]bool{}
+	rel := PhysicalRelation(b.d, m, b.physFP(info))
+	isKey := map[string]bool{}
 	for _, k := range m.Kind.Key {
-		keys[strings.ToLower(k)] = true
+		isKey[strings.ToLower(k)] = true
 	}
-	var defs, names, keyMatch, sameRow []string
+	var keys []string // the key's columns, spelled as the query yields them
 	for _, c := range cols {
-		n := b.d.Quote(c.Name)
-		defs = append(defs, n+" "+c.Type)
-		names = append(names, n)
-		cond := rel + "." + n + " IS NOT DISTINCT FROM _efmesh_src." + n
-		if keys[strings.ToLower(c.Name)] {
-			keyMatch = append(keyMatch, cond)
-		} else {
-			sameRow = append(sameRow, cond)
+		if isKey[strings.ToLower(c.Name)] {
+			keys = append(keys, c.Name)
 		}
 	}
-	if len(keyMatch) != len(m.Kind.Key) {
+	if len(keys) != len(m.Kind.Key) {
 		return fmt.Errorf("%s: key (%s) is not among the query's columns", m.Name, strings.Join(m.Kind.Key, ", "))
 	}
-	list := strings.Join(names, ", ")
-	src := "(\n" + q + "\n) AS _efmesh_src"
+	names := namesOf(cols)
 	var stmts []string
 	switch m.Kind.Name {
 	case project.KindIncrementalByUniqueKey:
-		stmts = []string{
-			"CREATE TABLE IF NOT EXISTS " + rel + " (" + strings.Join(defs, ", ") + ")",
-			"DELETE FROM " + rel + " WHERE EXISTS (SELECT 1 FROM " + src + " WHERE " + strings.Join(keyMatch, " AND ") + ")",
-			"INSERT INTO " + rel + " (" + list + ") SELECT " + list + " FROM " + src,
-		}
+		stmts = append([]string{b.d.CreateTable(rel, cols)}, b.d.Upsert(rel, names, keys, q)...)
 	case project.KindSCDType2:
 		vf, vt := scdColumns(m.Kind)
-		qf, qt := b.d.Quote(vf), b.d.Quote(vt)
 		ts := b.d.TimestampLiteral(at.UTC().Format(time.RFC3339Nano))
-		current := rel + "." + qt + " IS NULL"
-		same := append(append([]string{}, keyMatch...), sameRow...)
-		create := "CREATE TABLE IF NOT EXISTS " + rel + " (" + strings.Join(defs, ", ") + ", " + qf + " TIMESTAMP, " + qt + " TIMESTAMP)"
+		create := b.d.CreateTable(rel, withValidity(m, cols))
 		if from, ok := b.copyHistory[m.Name]; ok {
 			// The history another environment serves, copied in the
 			// transaction of the first merge: a failed merge leaves no copy.
@@ -103,15 +89,7 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 				return err
 			}
 		}
-		stmts = []string{
-			create,
-			// Close current versions whose row changed or whose key is gone.
-			"UPDATE " + rel + " SET " + qt + " = " + ts + " WHERE " + current +
-				" AND NOT EXISTS (SELECT 1 FROM " + src + " WHERE " + strings.Join(same, " AND ") + ")",
-			// Open a version for every key without a current one.
-			"INSERT INTO " + rel + " (" + list + ", " + qf + ", " + qt + ") SELECT " + list + ", " + ts + ", NULL FROM " + src +
-				" WHERE NOT EXISTS (SELECT 1 FROM " + rel + " WHERE " + current + " AND " + strings.Join(keyMatch, " AND ") + ")",
-		}
+		stmts = append([]string{create}, b.d.MergeHistory(rel, names, keys, vf, vt, ts, q)...)
 	default:
 		return &engine.FeatureError{Engine: b.d.Name(), Feature: "refreshing " + string(m.Kind.Name) + " models"}
 	}
@@ -121,7 +99,7 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 // copyOfHistory is the statement creating rel as a copy of the history
 // table named by fingerprint from, in the columns of cols (a column the old
 // table lacks is NULL in every old version) and the validity columns.
-func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel, from string, cols []engine.Column) (string, error) {
+func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel engine.Relation, from string, cols []engine.Column) (string, error) {
 	src := b.d.QuoteRelation(PhysicalRelation(b.d, m, from))
 	have, err := b.wh.Describe(ctx, "SELECT * FROM "+src)
 	if err != nil {
@@ -142,7 +120,7 @@ func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel, from
 	}
 	vf, vt := scdColumns(m.Kind)
 	sel = append(sel, b.d.Quote(vf), b.d.Quote(vt))
-	return "CREATE TABLE IF NOT EXISTS " + rel + " AS SELECT " + strings.Join(sel, ", ") + " FROM " + src, nil
+	return b.d.CreateTableAs(rel, "SELECT "+strings.Join(sel, ", ")+" FROM "+src), nil
 }
 
 // withValidity appends an SCD_TYPE_2 model's validity columns to the

@@ -8,10 +8,15 @@ import (
 	"github.com/efmesh/efmesh/engine"
 )
 
-// Dialect generates DuckDB DDL.
-type Dialect struct{}
+// Dialect generates DuckDB's statements: standard SQL's (engine.Standard)
+// but for CREATE OR REPLACE, and the scratch catalogs the checker binds
+// models in.
+type Dialect struct{ engine.Standard }
 
-var _ engine.Dialect = Dialect{}
+var (
+	_ engine.Dialect = Dialect{}
+	_ engine.Scratch = Dialect{}
+)
 
 func (Dialect) Name() string            { return "duckdb" }
 func (Dialect) Quote(s string) string   { return engine.QuoteIdent(s) }
@@ -52,6 +57,101 @@ func (d Dialect) DropView(r engine.Relation) string {
 
 func (d Dialect) DropTable(r engine.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.QuoteRelation(r)
+}
+
+func (Dialect) AttachScratch(catalog string) string {
+	return "ATTACH ':memory:' AS " + engine.QuoteIdent(catalog)
+}
+
+func (Dialect) DropScratch(catalog string) string {
+	return "DETACH DATABASE IF EXISTS " + engine.QuoteIdent(catalog)
+}
+
+func (Dialect) ScratchRelation(catalog string, r engine.Relation) string {
+	return engine.QuoteIdent(catalog) + "." + engine.QuoteIdent(r.Schema) + "." + engine.QuoteIdent(r.Name)
+}
+
+func (Dialect) CreateScratchSchema(catalog, schema string) string {
+	return "CREATE SCHEMA IF NOT EXISTS " + engine.QuoteIdent(catalog) + "." + engine.QuoteIdent(schema)
+}
+
+func (d Dialect) ReplaceScratchTable(catalog string, r engine.Relation, cols []engine.Column) string {
+	defs := make([]string, len(cols))
+	for i, c := range cols {
+		defs[i] = engine.QuoteIdent(c.Name) + " " + c.Type
+	}
+	return "CREATE OR REPLACE TABLE " + d.ScratchRelation(catalog, r) + " (" + strings.Join(defs, ", ") + ")"
+}
+
+func (d Dialect) DropScratchTable(catalog string, r engine.Relation) string {
+	return "DROP TABLE IF EXISTS " + d.ScratchRelation(catalog, r)
+}
+
+// typeAliases maps DuckDB's type aliases to the names DESCRIBE reports.
+var typeAliases = map[string]string{
+	"TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR": "VARCHAR", "BPCHAR": "VARCHAR",
+	"INT": "INTEGER", "INT4": "INTEGER", "SIGNED": "INTEGER", "INT8": "BIGINT", "LONG": "BIGINT",
+	"INT2": "SMALLINT", "SHORT": "SMALLINT", "INT1": "TINYINT", "FLOAT4": "FLOAT", "REAL": "FLOAT",
+	"FLOAT8": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "LOGICAL": "BOOLEAN",
+	"DATETIME": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE", "BYTEA": "BLOB", "BINARY": "BLOB",
+}
+
+func (Dialect) ReportedType(declared string) string {
+	n := normalType(declared)
+	if a, ok := typeAliases[n]; ok {
+		return a
+	}
+	return n
+}
+
+// normalType makes a type independent of spacing and case:
+// "decimal( 10,2 )" and "DECIMAL(10, 2)" are one type.
+func normalType(t string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToUpper(strings.TrimSpace(t)) {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 && isWord(rune(b.String()[b.Len()-1])) && isWord(r) {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isWord(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 0x80
+}
+
+// MergeParquet renders a query over the parquet files at paths, matched by
+// column name (a column some files lack is NULL in their rows), that
+// yields every column the files have — never a fixed list, so a column a
+// writer started emitting later survives. With keys, only the first row of
+// each key is kept, files taken in the order of paths.
+func (d *DB) MergeParquet(paths, keys []string) (string, error) {
+	read, err := d.ReadFiles(engine.FileSpec{Paths: paths, Format: "parquet", Options: []engine.FileOption{
+		{Name: "union_by_name", Value: "true"}, {Name: "hive_partitioning", Value: "false"},
+		{Name: "filename", Value: "_efmesh_file", IsString: true}}})
+	if err != nil {
+		return "", err
+	}
+	if len(keys) == 0 {
+		return "SELECT * EXCLUDE (_efmesh_file) FROM (" + read + ")", nil
+	}
+	quotedKeys := make([]string, len(keys))
+	for i, k := range keys {
+		quotedKeys[i] = engine.QuoteIdent(k)
+	}
+	quotedPaths := make([]string, len(paths))
+	for i, p := range paths {
+		quotedPaths[i] = engine.QuoteString(p)
+	}
+	return "SELECT * EXCLUDE (_efmesh_rn, _efmesh_file) FROM (SELECT *, row_number() OVER (PARTITION BY " + strings.Join(quotedKeys, ", ") +
+		" ORDER BY list_position([" + strings.Join(quotedPaths, ", ") + "], _efmesh_file)) AS _efmesh_rn FROM (" + read + ")) WHERE _efmesh_rn = 1", nil
 }
 
 // ReadFiles renders a query over files that yields exactly the declared

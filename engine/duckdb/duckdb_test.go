@@ -3,10 +3,12 @@ package duckdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/engine/enginetest"
 )
 
 func open(t *testing.T) *DB {
@@ -164,5 +166,37 @@ func TestCanonicalizeAll(t *testing.T) {
 	}
 	if strings.Contains(string(got[4]), `"query_location"`) {
 		t.Fatalf("positions left: %s", got[4])
+	}
+}
+
+func TestStatements(t *testing.T) {
+	db := open(t)
+	if err := db.Exec(context.Background(), "CREATE SCHEMA stmts"); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.Statements(t, db, "stmts")
+}
+
+// ReportedType names a declared type as DESCRIBE reports it.
+func TestReportedType(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	decl := []string{"int", "text", "Double  Precision", "decimal( 10,2 )", "timestamptz", "bool", "int8", "varchar"}
+	defs := make([]string, len(decl))
+	for i, d := range decl {
+		defs[i] = fmt.Sprintf("c%d %s", i, d)
+	}
+	if err := db.Exec(ctx, "CREATE TABLE typed ("+strings.Join(defs, ", ")+")"); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := db.Describe(ctx, "SELECT * FROM typed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Dialect{}
+	for i, c := range cols {
+		if got, want := d.ReportedType(decl[i]), d.ReportedType(c.Type); got != want {
+			t.Errorf("%s: %s, DESCRIBE says %s", decl[i], got, want)
+		}
 	}
 }

@@ -79,7 +79,64 @@ func convertError(err error, shift int) error {
 			}
 		}
 	}
+	classifyMessage(e)
 	return e
+}
+
+// classifyMessage fills the Subtype, Name and Candidates of the errors
+// DuckDB reports only in its message text.
+func classifyMessage(e *engine.SQLError) {
+	switch {
+	case strings.HasPrefix(e.Message, "Only SELECT statements can be serialized"):
+		// json_serialize_sql of a statement that is not a query.
+		e.Subtype = engine.SubtypeNotAQuery
+		e.Message = "a model body must be one SELECT query (a PIVOT or UNPIVOT can be written SELECT * FROM (PIVOT …))"
+	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Table "`) && strings.Contains(e.Message, "does not have a column named"):
+		// A qualified reference (d.nme): `Table "d" does not have a column
+		// named "nme"` with "Candidate bindings: : "a", "b"", and no
+		// subtype, name or candidates of its own; the position is the
+		// qualifier's.
+		e.Subtype = engine.SubtypeColumnNotFound
+		e.Name = between(e.Message, `column named "`, `"`)
+		e.Candidates = quotedAfter(e.Message, "Candidate bindings:")
+	case e.Subtype == "" && strings.HasPrefix(e.Message, "Referenced column"):
+		e.Subtype = engine.SubtypeColumnNotFound
+	}
+}
+
+// between returns the text of s between the first open and the next close.
+func between(s, open, close string) string {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(open):]
+	if j := strings.Index(rest, close); j >= 0 {
+		return rest[:j]
+	}
+	return rest
+}
+
+// quotedAfter lists the double-quoted strings of s after marker.
+func quotedAfter(s, marker string) []string {
+	i := strings.Index(s, marker)
+	if i < 0 {
+		return nil
+	}
+	var out []string
+	rest := s[i+len(marker):]
+	for {
+		a := strings.IndexByte(rest, '"')
+		if a < 0 {
+			return out
+		}
+		b := strings.IndexByte(rest[a+1:], '"')
+		if b < 0 {
+			return out
+		}
+		out = append(out, rest[a+1:a+1+b])
+		rest = rest[a+b+2:]
+	}
 }
 
 // conflictingLock finds the holder in DuckDB's message about a file another

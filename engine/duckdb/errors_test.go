@@ -1,8 +1,12 @@
 package duckdb
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/engine"
 )
 
 func TestBusyError(t *testing.T) {
@@ -22,5 +26,41 @@ func TestBusyError(t *testing.T) {
 	}
 	if busyError(errors.New("IO Error: No such file or directory"), "x") != nil {
 		t.Fatal("another IO error read as a busy database")
+	}
+}
+
+// The planner reads fields, never DuckDB's texts: an unknown column,
+// qualified or not, is COLUMN_NOT_FOUND with its name and candidates; a
+// statement that is not a query is NOT_A_QUERY.
+func TestStructuredErrors(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if err := db.Exec(ctx, "CREATE TABLE t (a INT, bcd INT)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query, name string
+		cands       []string
+		pos         int
+	}{
+		{"SELECT bce FROM t", "bce", []string{"bcd"}, 7},
+		{"SELECT x.bce FROM t AS x", "bce", []string{"bcd", "a"}, 7},
+		{`SELECT "x"."bce" FROM t AS x`, "bce", []string{"bcd", "a"}, 7},
+	} {
+		_, err := db.Describe(ctx, c.query)
+		var se *engine.SQLError
+		if !errors.As(err, &se) || se.Subtype != engine.SubtypeColumnNotFound || se.Name != c.name ||
+			strings.Join(se.Candidates, ",") != strings.Join(c.cands, ",") || se.Position != c.pos {
+			t.Errorf("%s: %#v", c.query, err)
+		}
+	}
+	_, err := db.Canonicalize("PIVOT t ON a USING sum(bcd)")
+	var se *engine.SQLError
+	if !errors.As(err, &se) || se.Subtype != engine.SubtypeNotAQuery || !strings.Contains(se.Message, "must be one SELECT query") {
+		t.Errorf("PIVOT: %#v", err)
+	}
+	_, errs := db.CanonicalizeAll([]string{"SELECT 1", "PIVOT t ON a USING sum(bcd)"})
+	if !errors.As(errs[1], &se) || se.Subtype != engine.SubtypeNotAQuery || errs[0] != nil {
+		t.Errorf("PIVOT in a batch: %#v", errs)
 	}
 }

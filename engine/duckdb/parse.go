@@ -95,6 +95,7 @@ func canonicalOf(raw, sql string) ([]byte, error) {
 		if env.ErrorType != "parser" && env.ErrorType != "" {
 			e.Type = env.ErrorType
 		}
+		classifyMessage(e)
 		return nil, e
 	}
 	const prefix = `{"error":false,"statements":[`

@@ -6,8 +6,10 @@ import (
 	"github.com/efmesh/efmesh/engine"
 )
 
-// Dialect generates PostgreSQL DDL.
-type Dialect struct{}
+// Dialect generates PostgreSQL's statements: standard SQL's
+// (engine.Standard) but for replacing tables and views, which PostgreSQL
+// cannot do in place.
+type Dialect struct{ engine.Standard }
 
 var _ engine.Dialect = Dialect{}
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/engine/enginetest"
 	"github.com/efmesh/efmesh/internal/testkit"
 )
 
@@ -522,4 +523,9 @@ func TestConcurrentQuery(t *testing.T) {
 	if len(pids) < 2 {
 		t.Errorf("all queries ran on one connection: %v", pids)
 	}
+}
+
+func TestStatements(t *testing.T) {
+	db := open(t)
+	enginetest.Statements(t, db, schema(t, db))
 }

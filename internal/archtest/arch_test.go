@@ -34,6 +34,7 @@ var mayImport = map[string][]string{
 	"state/sqlite":            {"state"},
 	"state/postgres":          {"state"},
 	"state/statetest":         {"state"},
+	"engine/enginetest":       {"engine"},
 	"planner":                 {"engine", "project", "state", "sqlscan"},
 	"connect":                 {"planner", "engine", "engine/duckdb", "engine/postgres", "project", "state", "state/sqlite", "state/postgres"},
 	"workspace":               {"connect", "planner", "engine", "project", "state", "sqlscan"},
@@ -51,7 +52,7 @@ var mayImport = map[string][]string{
 // package itself may: the real adapters and the test-support packages.
 var testMayImport = []string{
 	"engine/duckdb", "engine/postgres", "state/sqlite", "state/postgres",
-	"state/statetest", "internal/gen", "internal/testkit", "internal/testkit/realdb",
+	"state/statetest", "engine/enginetest", "internal/gen", "internal/testkit", "internal/testkit/realdb",
 }
 
 // thirdParty is the table of modules whose types must not leak out of the
