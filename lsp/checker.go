@@ -29,6 +29,8 @@ type checker struct {
 	v      *view
 	kick   chan struct{} // buffered: a newer snapshot is waiting
 	jobs   chan func()   // work that needs the workbench (render)
+	repub  chan struct{} // buffered: the hints changed since the last publication
+	hints  *hinter
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -47,7 +49,9 @@ type checker struct {
 }
 
 func newChecker(v *view) *checker {
-	c := &checker{v: v, kick: make(chan struct{}, 1), jobs: make(chan func()), done: make(chan struct{}), published: map[string]published{}}
+	c := &checker{v: v, kick: make(chan struct{}, 1), jobs: make(chan func()), repub: make(chan struct{}, 1),
+		done: make(chan struct{}), published: map[string]published{}}
+	c.hints = newHinter(v)
 	c.ctx, c.cancel = context.WithCancel(v.s.ctx)
 	return c
 }
@@ -58,6 +62,11 @@ func (c *checker) start() {
 		defer c.v.s.wg.Done()
 		c.run()
 	}()
+	c.v.s.wg.Add(1)
+	go func() {
+		defer c.v.s.wg.Done()
+		c.hints.run(c.ctx)
+	}()
 	c.supersede()
 }
 
@@ -66,6 +75,16 @@ func (c *checker) stop() {
 	select {
 	case <-c.done:
 	case <-time.After(10 * time.Second):
+	}
+	c.v.store.close()
+}
+
+// republish asks the checker to publish the latest result again with the
+// hints as they are now.
+func (c *checker) republish() {
+	select {
+	case c.repub <- struct{}{}:
+	default:
 	}
 }
 
@@ -95,6 +114,9 @@ func (c *checker) run() {
 			return
 		case job := <-c.jobs:
 			job()
+			continue
+		case <-c.repub:
+			c.publishHints()
 			continue
 		case <-c.kick:
 		}
@@ -139,25 +161,40 @@ func (c *checker) checkSafely(snap *snapshot) {
 			c.v.s.recoverPanicValue(fmt.Sprintf("checking %s", c.v.root), r)
 			res := &checkResult{snap: snap}
 			if snap.proj != nil {
-				res.diags = snap.proj.Diagnostics
+				res.checked = snap.proj.Diagnostics
 			}
-			c.publish(res)
-			c.v.setResult(res)
+			c.hints.request(res)
+			c.publishWith(res)
 		}
 	}()
 	res, ok := c.check(snap)
 	if !ok {
 		return // superseded; the newer snapshot's kick is pending
 	}
+	// One publication per check, with its plan hints when the hinter
+	// finds them in time (their own job: hints.go).
+	c.hints.request(res)
+	c.hints.wait(c.ctx, snap.seq, hintWait)
+	c.publishWith(res)
+}
+
+// publishWith publishes res's diagnostics with the latest plan hints and
+// records res in the view.
+func (c *checker) publishWith(res *checkResult) {
+	res.diags, res.hintGen = c.hints.place(res)
 	c.publish(res)
-	// Plan awareness comes second: the errors of an edit are published
-	// before the state store is read.
-	if hints := planHints(c.ctx, c.v, res, c.v.s.environment()); len(hints) > 0 {
-		res.diags = append(append([]project.Diagnostic(nil), res.diags...), hints...)
-		project.SortDiagnostics(res.diags)
-		c.publish(res)
-	}
 	c.v.setResult(res)
+}
+
+// publishHints publishes the latest result again when the hints changed
+// since it was published.
+func (c *checker) publishHints() {
+	_, res := c.v.current()
+	if res == nil || c.hints.settled(res) {
+		return
+	}
+	again := *res
+	c.publishWith(&again)
 }
 
 // check analyzes one snapshot. ok is false when a newer snapshot cancelled
@@ -167,7 +204,7 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	if snap.proj == nil {
 		return res, true
 	}
-	res.diags = snap.proj.Diagnostics
+	res.checked = snap.proj.Diagnostics
 	if c.workbench(snap.proj) == nil {
 		return res, true
 	}
@@ -220,7 +257,7 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	}
 	c.prev, c.needFull = a, false
 	res.analysis = a
-	res.diags = a.Diagnostics
+	res.checked = a.Diagnostics
 	return res, true
 }
 

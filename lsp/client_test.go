@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -37,6 +38,7 @@ type testClient struct {
 
 	mu       sync.Mutex
 	diags    map[string]protocol.PublishDiagnosticsParams // by relative path
+	pubs     map[string]int                               // publications by relative path and version, "rel@v"
 	messages []string
 	logs     []string
 	progress []string
@@ -58,7 +60,7 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	a, b := net.Pipe()
 	c := &testClient{
 		t: t, root: root, done: make(chan error, 1),
-		diags: map[string]protocol.PublishDiagnosticsParams{}, texts: map[string][]byte{}, versions: map[string]int32{},
+		diags: map[string]protocol.PublishDiagnosticsParams{}, pubs: map[string]int{}, texts: map[string][]byte{}, versions: map[string]int32{},
 	}
 	ctx := context.Background()
 	c.srv = newServer(ctx, Options{})
@@ -95,6 +97,7 @@ func (c *testClient) handle(ctx context.Context, reply jsonrpc2.Replier, req jso
 			rel, _ := relPath(c.root, path)
 			c.mu.Lock()
 			c.diags[rel] = p
+			c.pubs[fmt.Sprintf("%s@%d", rel, p.Version)]++
 			c.mu.Unlock()
 		}
 	case protocol.MethodWindowShowMessage:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
 )
 
 func (s *Server) codeLens(ctx context.Context, params json.RawMessage) (any, error) {
@@ -141,28 +141,34 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 	if res.analysis == nil {
 		return nil, errors.New("the project is not checked yet")
 	}
+	// The store is read before the plan's key is known: its version is
+	// part of the key.
+	st, version, err := v.store.reader(ctx, res.snap.proj)
+	if err != nil {
+		return nil, err
+	}
 	// Intervals come due on the hour (UTC): a plan made in the same hour
 	// of the clock is the same plan.
 	now := v.s.opts.Now()
-	key := fmt.Sprintf("%d/%s/%s/%d", res.snap.seq, env, storeStamp(res.snap.proj), now.Unix()/3600)
+	key := fmt.Sprintf("%d/%s/%s/%d", res.snap.seq, env, version, now.Unix()/3600)
 	c := &v.plans
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.key == key && c.err == nil {
 		return c.plan, nil
 	}
-	plan, err := v.makePlan(ctx, res, env, now)
+	plan, err := v.makePlan(ctx, res, st, env, now)
 	c.key, c.plan, c.err = key, plan, err
 	return plan, err
 }
 
-// makePlan plans as of now. It sets no backfill limit: the plan only
-// counts intervals (it never lists them), whatever the start.
+// makePlan plans as of now against st. It sets no backfill limit: the
+// plan only counts intervals (it never lists them), whatever the start.
 //
 // A redacted environment's plan binds the readers of redacted models
 // again, as apply's does, in a workbench of its own (the view's belongs to
 // its checker); other environments need none.
-func (v *view) makePlan(ctx context.Context, res *checkResult, env string, now time.Time) (*planner.Plan, error) {
+func (v *view) makePlan(ctx context.Context, res *checkResult, st state.Reader, env string, now time.Time) (*planner.Plan, error) {
 	p := res.snap.proj
 	opts := []planner.PlanOption{planner.PlanAt(now)}
 	if p.Config.Environments[env].Redacted {
@@ -173,11 +179,6 @@ func (v *view) makePlan(ctx context.Context, res *checkResult, env string, now t
 		defer wb.Close()
 		opts = append(opts, planner.WithWorkbench(wb))
 	}
-	if !connect.StoreExists(p) {
-		return planner.MakePlan(ctx, res.analysis, emptyStore{}, env, opts...)
-	}
-	st := v.reads.through(p)
-	defer st.Close()
 	return planner.MakePlan(ctx, res.analysis, st, env, opts...)
 }
 
@@ -188,66 +189,4 @@ func firstLine(s string) string {
 		}
 	}
 	return s
-}
-
-// hintTimeout bounds the state store reads of one breaking-change hint.
-const hintTimeout = 2 * time.Second
-
-// CodeBreakingChange marks the hint on a model whose change is breaking
-// for the models downstream of it.
-const CodeBreakingChange = "breaking-change"
-
-// planHints are hint diagnostics on the MODEL header of every model whose
-// change against env is breaking and rebuilds models downstream, naming
-// them and the parse-tree paths that made the change breaking. They need a
-// clean analysis and an existing state store (never created here).
-func planHints(ctx context.Context, v *view, res *checkResult, env string) []project.Diagnostic {
-	if res == nil || res.analysis == nil || res.analysis.Errors() || res.snap.proj == nil || !connect.StoreExists(res.snap.proj) {
-		return nil
-	}
-	// The hint is a nicety computed after the check: a slow store does not
-	// get to hold up the next one.
-	ctx, cancel := context.WithTimeout(ctx, hintTimeout)
-	defer cancel()
-	plan, err := v.planFor(ctx, res, env)
-	if err != nil {
-		return nil
-	}
-	build := map[string]bool{}
-	for _, mp := range plan.Models {
-		build[mp.Name] = mp.Build
-	}
-	var out []project.Diagnostic
-	for _, mp := range plan.Models {
-		if mp.Change != planner.Breaking {
-			continue
-		}
-		info := res.analysis.Models[mp.Name]
-		if info == nil {
-			continue
-		}
-		var rebuilt []string
-		for _, d := range res.snap.proj.Descendants(mp.Name) {
-			if build[d.Name] {
-				rebuilt = append(rebuilt, d.Name)
-			}
-		}
-		if len(rebuilt) == 0 {
-			continue
-		}
-		var paths []string
-		for _, e := range mp.Explain {
-			if !strings.Contains(e, " ") || strings.HasSuffix(e, "(added)") || strings.HasSuffix(e, "(removed)") {
-				paths = append(paths, e)
-			}
-		}
-		msg := fmt.Sprintf("breaking change against %s: rebuilds %d downstream model%s (%s)", env, len(rebuilt), plural(len(rebuilt)), strings.Join(rebuilt, ", "))
-		if len(paths) > 0 {
-			msg += "; changed: " + strings.Join(paths, ", ")
-		}
-		m := info.Model
-		start := m.Header.Start.Offset
-		out = append(out, project.NewDiagnostic(m.File, m.Source, start, min(start+len("MODEL"), len(m.Source)), project.SeverityHint, CodeBreakingChange, msg))
-	}
-	return out
 }

@@ -86,26 +86,26 @@ func TestStoreBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c readCache
+	var r storeReader
+	defer r.close()
 	ctx := context.Background()
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	r := c.through(p)
-	if _, err := r.Environment(cancelled, "dev"); err == nil {
+	if _, _, err := r.reader(cancelled, p); err == nil {
 		t.Fatal("a cancelled read succeeded")
 	}
-	if c.failure != nil {
-		t.Fatalf("a cancelled read was recorded as the store's failure: %v", c.failure)
+	if r.failure != nil {
+		t.Fatalf("a cancelled read was recorded as the store's failure: %v", r.failure)
 	}
-	if _, err := c.through(p).Environment(ctx, "dev"); err == nil || c.failure == nil {
-		t.Fatalf("an unreachable store: %v, recorded %v", err, c.failure)
+	if _, _, err := r.reader(ctx, p); err == nil || r.failure == nil {
+		t.Fatalf("an unreachable store: %v, recorded %v", err, r.failure)
 	}
-	first := c.failed
-	if _, err := c.through(p).Environment(ctx, "dev"); err == nil || !c.failed.Equal(first) {
+	first := r.failed
+	if _, _, err := r.reader(ctx, p); err == nil || !r.failed.Equal(first) {
 		t.Fatalf("a background read tried the failed store again")
 	}
-	if _, err := c.through(p).Environment(explicitly(ctx), "dev"); err == nil || c.failed.Equal(first) {
+	if _, _, err := r.reader(explicitly(ctx), p); err == nil || r.failed.Equal(first) {
 		t.Fatalf("an explicit read did not try the store again")
 	}
 }

@@ -20,29 +20,6 @@ import (
 // efmesh.apply. It never creates one by reading. Paths and connections come
 // from package connect, as for the CLI.
 
-// storeStamp identifies a version of the store, so cached reads are redone
-// after any write: the SQLite file's (and its WAL's) size and time; a
-// Postgres store is read again every few seconds. "" when there is no
-// store yet.
-func storeStamp(p *project.Project) string {
-	if p == nil || !connect.StoreExists(p) {
-		return ""
-	}
-	if p.Config.State.Type == "postgres" {
-		return fmt.Sprintf("postgres/%d", time.Now().Unix()/5)
-	}
-	path := connect.StorePath(p)
-	fi, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	stamp := fmt.Sprintf("%d.%d", fi.ModTime().UnixNano(), fi.Size())
-	if wal, err := os.Stat(path + "-wal"); err == nil {
-		stamp += fmt.Sprintf("/%d.%d", wal.ModTime().UnixNano(), wal.Size())
-	}
-	return stamp
-}
-
 // openStore opens the project's state store if it exists; (nil, nil) when
 // there is none yet.
 func openStore(ctx context.Context, p *project.Project) (state.Store, error) {
@@ -52,47 +29,183 @@ func openStore(ctx context.Context, p *project.Project) (state.Store, error) {
 // envPointers maps environment → model → fingerprint.
 type envPointers map[string]map[string]string
 
-// storeCache remembers the environments of a view's store until the file
-// changes.
-type storeCache struct {
-	mu    sync.Mutex
-	stamp string
-	envs  envPointers
-	err   error
-	at    time.Time
+// storeRetry is how long background reads in the editor wait after the
+// store failed before they try it again.
+const storeRetry = 30 * time.Second
+
+// absentRetry is how long the editor trusts that a Postgres store does not
+// exist yet before it looks again (a SQLite file is looked for each time).
+const absentRetry = 5 * time.Second
+
+// explicitKey marks the context of a plan the user asked for: it tries the
+// store whatever failed before.
+type explicitKey struct{}
+
+func explicitly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, explicitKey{}, true)
 }
 
-// environments returns what each environment points at, read at most once
-// per change of the store file.
+// storeReader is a view's read-only access to the project's state store:
+// the store, opened on first use and kept open, behind a state.Cache that
+// is invalidated whenever the store's version moves (a write by the
+// editor's apply or by another process). A store that failed is not tried
+// again by background reads for storeRetry, so a server that is down does
+// not hold up every check; a cancelled read is no failure.
+type storeReader struct {
+	mu      sync.Mutex
+	where   string // the store's type and location the open store is of
+	st      state.Store
+	cache   *state.Cache
+	gen     int   // counts the opened stores: versions of two do not compare
+	version int64 // of st, when versioned
+	known   bool  // version is st's
+	failed  time.Time
+	failure error
+	absent  time.Time // when the store was last found missing
+}
+
+// location names the store p configures; a change of efmesh.yaml that
+// moves it reopens the store.
+func location(p *project.Project) string {
+	c := p.Config.State
+	if c.Type == "postgres" {
+		return "postgres " + c.URL
+	}
+	return "sqlite " + connect.StorePath(p)
+}
+
+// reader returns what the editor reads of p's store, and the version of
+// what it reads: state.Empty and "none" when there is no store yet. Equal
+// versions read the same.
+func (r *storeReader) reader(ctx context.Context, p *project.Project) (state.Reader, string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	explicit := ctx.Value(explicitKey{}) != nil
+	if loc := location(p); loc != r.where {
+		r.closeLocked()
+		r.where, r.failure, r.absent = loc, nil, time.Time{}
+	}
+	if p.Config.State.Type != "postgres" && !connect.StoreExists(p) {
+		r.closeLocked() // a file that was removed
+		return state.Empty, "none", nil
+	}
+	if r.st == nil {
+		if r.failure != nil && time.Since(r.failed) < storeRetry && !explicit {
+			return nil, "", r.failure
+		}
+		if !r.absent.IsZero() && time.Since(r.absent) < absentRetry && !explicit {
+			return state.Empty, "none", nil
+		}
+		st, err := openStore(ctx, p)
+		if err != nil {
+			return nil, "", r.fail(err)
+		}
+		r.failure = nil
+		if st == nil {
+			r.absent = time.Now()
+			return state.Empty, "none", nil
+		}
+		r.st, r.cache, r.known, r.absent = st, state.Cached(st), false, time.Time{}
+		r.gen++
+	}
+	vs, ok := r.st.(state.Versioned)
+	if !ok { // not reached with the stores efmesh has: read afresh each time
+		r.cache.Invalidate()
+		return r.cache, fmt.Sprintf("%d.%d", r.gen, time.Now().UnixNano()), nil
+	}
+	v, err := vs.Version(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.closeLocked() // opened again on the next read
+		}
+		return nil, "", r.fail(err)
+	}
+	if !r.known || v != r.version {
+		r.cache.Invalidate()
+		r.version, r.known = v, true
+	}
+	return failing{r.cache, r}, fmt.Sprintf("%d.%d", r.gen, v), nil
+}
+
+// fail remembers err as the store's failure and returns it. A cancelled
+// read (the user typed on) says nothing about the store. Callers hold mu.
+func (r *storeReader) fail(err error) error {
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		r.failed, r.failure = time.Now(), err
+	}
+	return err
+}
+
+func (r *storeReader) closeLocked() {
+	if r.st != nil {
+		r.st.Close()
+	}
+	r.st, r.cache, r.known = nil, nil, false
+}
+
+// close closes the store; the next read opens it again.
+func (r *storeReader) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closeLocked()
+}
+
+// failing is the cache of a storeReader: a read that fails is the store's
+// failure, so background reads back off.
+type failing struct {
+	*state.Cache
+	r *storeReader
+}
+
+func (f failing) note(err error) error {
+	if err != nil {
+		f.r.mu.Lock()
+		f.r.fail(err)
+		f.r.mu.Unlock()
+	}
+	return err
+}
+
+func (f failing) Environment(ctx context.Context, env string) (map[string]state.Pointer, error) {
+	ptrs, err := f.Cache.Environment(ctx, env)
+	return ptrs, f.note(err)
+}
+
+func (f failing) SnapshotHeads(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	snaps, err := f.Cache.SnapshotHeads(ctx, fps)
+	return snaps, f.note(err)
+}
+
+func (f failing) Snapshots(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
+	snaps, err := f.Cache.Snapshots(ctx, fps)
+	return snaps, f.note(err)
+}
+
+func (f failing) Intervals(ctx context.Context, fp string) ([]state.Interval, error) {
+	ivs, err := f.Cache.Intervals(ctx, fp)
+	return ivs, f.note(err)
+}
+
+// environments returns what each environment points at; nil when there is
+// no state store yet.
 func (v *view) environments(ctx context.Context, p *project.Project) (envPointers, error) {
-	stamp := storeStamp(p)
-	c := &v.stores
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if stamp == "" {
+	if p == nil {
 		return nil, nil
 	}
-	if c.stamp == stamp && c.envs != nil {
-		return c.envs, c.err
-	}
-	envs, err := readEnvironments(ctx, p)
-	c.stamp, c.envs, c.err, c.at = stamp, envs, err, time.Now()
-	return envs, err
-}
-
-func readEnvironments(ctx context.Context, p *project.Project) (envPointers, error) {
-	st, err := openStore(ctx, p)
-	if err != nil || st == nil {
+	r, version, err := v.store.reader(ctx, p)
+	if err != nil {
 		return envPointers{}, err
 	}
-	defer st.Close()
-	names, err := st.Environments(ctx)
+	if version == "none" {
+		return nil, nil
+	}
+	names, err := r.Environments(ctx)
 	if err != nil {
 		return envPointers{}, err
 	}
 	out := envPointers{}
 	for _, env := range names {
-		ptrs, err := st.Environment(ctx, env)
+		ptrs, err := r.Environment(ctx, env)
 		if err != nil {
 			return out, err
 		}
@@ -104,193 +217,6 @@ func readEnvironments(ctx context.Context, p *project.Project) (envPointers, err
 	}
 	return out, nil
 }
-
-// readCache keeps what plans read from the state store for as long as the
-// store does not change (its stamp): environments, snapshot heads, full
-// snapshots (nil when absent from the store) and interval ledgers. A plan
-// after an edit then reads only the snapshots of fingerprints no plan
-// asked for yet, usually none: an edited model's new fingerprint is
-// remembered as absent.
-type readCache struct {
-	mu sync.Mutex
-	// failed and failure: the last time the store could not be opened or
-	// read, and why. Plans do not try again for storeRetry, so a server
-	// that is down or unreachable does not hold up every check.
-	failed    time.Time
-	failure   error
-	stamp     string
-	envs      map[string]map[string]state.Pointer
-	heads     map[string]*state.Snapshot
-	full      map[string]*state.Snapshot
-	intervals map[string][]state.Interval
-}
-
-// through returns the store a plan reads: c's answers, the real store
-// (opened on the first miss) for the rest.
-func (c *readCache) through(p *project.Project) *readThrough {
-	stamp := storeStamp(p)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stamp != stamp || c.envs == nil {
-		c.stamp = stamp
-		c.envs = map[string]map[string]state.Pointer{}
-		c.heads = map[string]*state.Snapshot{}
-		c.full = map[string]*state.Snapshot{}
-		c.intervals = map[string][]state.Interval{}
-	}
-	return &readThrough{c: c, p: p}
-}
-
-// readThrough answers the reads a plan makes (Environment, Snapshots,
-// SnapshotHeads, Intervals); the embedded nil Store makes any other call
-// fail loudly (a recovered panic): the editor plans, it never writes here.
-type readThrough struct {
-	state.Store
-	c  *readCache
-	p  *project.Project
-	st state.Store
-}
-
-// storeRetry is how long plans in the editor wait after the store failed
-// before they try it again.
-const storeRetry = 30 * time.Second
-
-// fail remembers err as the store's failure and returns it. A cancelled
-// read (the user typed on) says nothing about the store.
-func (r *readThrough) fail(err error) error {
-	if !errors.Is(err, context.Canceled) {
-		r.c.failed, r.c.failure = time.Now(), err
-	}
-	return err
-}
-
-// explicitKey marks the context of a plan the user asked for: it tries the
-// store whatever failed before.
-type explicitKey struct{}
-
-func explicitly(ctx context.Context) context.Context {
-	return context.WithValue(ctx, explicitKey{}, true)
-}
-
-func (r *readThrough) store(ctx context.Context) (state.Store, error) {
-	if r.st == nil {
-		if r.c.failure != nil && time.Since(r.c.failed) < storeRetry && ctx.Value(explicitKey{}) == nil {
-			return nil, r.c.failure
-		}
-		st, err := openStore(ctx, r.p)
-		if err != nil {
-			return nil, r.fail(err)
-		}
-		r.c.failure = nil
-		if st == nil {
-			st = emptyStore{}
-		}
-		r.st = st
-	}
-	return r.st, nil
-}
-
-func (r *readThrough) Environment(ctx context.Context, env string) (map[string]state.Pointer, error) {
-	return cached(ctx, r, r.c.envs, env, func(st state.Store) (map[string]state.Pointer, error) { return st.Environment(ctx, env) })
-}
-
-// cached answers key from m, or reads it from the store and remembers it.
-func cached[V any](ctx context.Context, r *readThrough, m map[string]V, key string, read func(state.Store) (V, error)) (V, error) {
-	r.c.mu.Lock()
-	defer r.c.mu.Unlock()
-	if v, ok := m[key]; ok {
-		return v, nil
-	}
-	var zero V
-	st, err := r.store(ctx)
-	if err != nil {
-		return zero, err
-	}
-	v, err := read(st)
-	if err != nil {
-		return zero, r.fail(err)
-	}
-	m[key] = v
-	return v, nil
-}
-
-func (r *readThrough) SnapshotHeads(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
-	return r.snapshots(ctx, fps, r.c.heads, state.Store.SnapshotHeads)
-}
-
-func (r *readThrough) Snapshots(ctx context.Context, fps []string) (map[string]state.Snapshot, error) {
-	return r.snapshots(ctx, fps, r.c.full, state.Store.Snapshots)
-}
-
-func (r *readThrough) snapshots(ctx context.Context, fps []string, memo map[string]*state.Snapshot,
-	read func(state.Store, context.Context, []string) (map[string]state.Snapshot, error)) (map[string]state.Snapshot, error) {
-	r.c.mu.Lock()
-	defer r.c.mu.Unlock()
-	out := make(map[string]state.Snapshot, len(fps))
-	var missing []string
-	for _, fp := range fps {
-		s, ok := memo[fp]
-		switch {
-		case !ok:
-			missing = append(missing, fp)
-		case s != nil:
-			out[fp] = *s
-		}
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	st, err := r.store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	got, err := read(st, ctx, missing)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	for _, fp := range missing {
-		if s, ok := got[fp]; ok {
-			memo[fp] = &s
-			out[fp] = s
-		} else {
-			memo[fp] = nil
-		}
-	}
-	return out, nil
-}
-
-func (r *readThrough) Intervals(ctx context.Context, fp string) ([]state.Interval, error) {
-	return cached(ctx, r, r.c.intervals, fp, func(st state.Store) ([]state.Interval, error) { return st.Intervals(ctx, fp) })
-}
-
-func (r *readThrough) Close() error {
-	if r.st != nil {
-		return r.st.Close()
-	}
-	return nil
-}
-
-// emptyStore is a state store with nothing in it: a plan against it is
-// what a project without a store gets (every model added). It answers the
-// reads a plan makes; the embedded nil Store makes any other call fail
-// loudly (a recovered panic), which is right for a store the editor must
-// never write.
-type emptyStore struct{ state.Store }
-
-func (emptyStore) Snapshots(context.Context, []string) (map[string]state.Snapshot, error) {
-	return map[string]state.Snapshot{}, nil
-}
-func (emptyStore) SnapshotHeads(context.Context, []string) (map[string]state.Snapshot, error) {
-	return map[string]state.Snapshot{}, nil
-}
-func (emptyStore) Environment(context.Context, string) (map[string]state.Pointer, error) {
-	return map[string]state.Pointer{}, nil
-}
-func (emptyStore) Environments(context.Context) ([]string, error) { return nil, nil }
-func (emptyStore) Intervals(context.Context, string) ([]state.Interval, error) {
-	return nil, nil
-}
-func (emptyStore) Close() error { return nil }
 
 // appliedBy names the operator of an apply from the editor in the plans
 // journal.

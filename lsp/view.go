@@ -36,16 +36,17 @@ type view struct {
 
 	ck *checker
 
-	stores storeCache // environments read from the state store
-	plans  planCache  // code lens plans
-	reads  readCache  // what plans read from the state store
+	store storeReader // the state store, read-only
+	plans planCache   // code lens plans
 }
 
 // checkResult is a check of one snapshot.
 type checkResult struct {
 	snap     *snapshot
 	analysis *planner.Analysis    // nil when the check could not run
-	diags    []project.Diagnostic // what was published, by file and position
+	checked  []project.Diagnostic // what the check found
+	diags    []project.Diagnostic // what was published (with plan hints), by file and position
+	hintGen  uint64               // the generation of the hints in diags
 }
 
 // info returns the analysis of a model, or nil.
@@ -200,7 +201,7 @@ func (v *view) await(ctx context.Context, seq uint64) *checkResult {
 func (v *view) idle() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.res != nil && v.res.snap.seq == v.snap.seq
+	return v.res != nil && v.res.snap.seq == v.snap.seq && v.ck.hints.settled(v.res)
 }
 
 func (v *view) stop() { v.ck.stop() }

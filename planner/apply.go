@@ -785,7 +785,7 @@ func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, re
 
 // computedHere reports whether the ledger of fp holds done intervals that
 // were not inherited from the snapshot it reuses (if any).
-func computedHere(ctx context.Context, st state.Store, fp, reusedFrom string) (bool, error) {
+func computedHere(ctx context.Context, st state.Reader, fp, reusedFrom string) (bool, error) {
 	ivs, err := st.Intervals(ctx, fp)
 	if err != nil {
 		return false, err

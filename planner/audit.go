@@ -487,7 +487,7 @@ func (b *builder) auditBuilt(ctx context.Context, info *ModelInfo, log *slog.Log
 // the done intervals of the ledger. A blocking violation is an
 // *AuditFailure naming the model, the audit and the count: the apply
 // stops before promotion.
-func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Store, log *slog.Logger) error {
+func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Reader, log *slog.Logger) error {
 	var failed []AuditResult
 	collect := func(err error) error {
 		var af *AuditFailure

@@ -106,7 +106,7 @@ func planConfigOf(opts []PlanOption) planConfig {
 // its snapshot's ledger lacks between the model's start and now. A new
 // snapshot has an empty ledger: its whole history is due. Ranges to compute
 // are changes even when the model's version is not.
-func (p *Plan) fillBackfill(ctx context.Context, st state.Store, now time.Time) error {
+func (p *Plan) fillBackfill(ctx context.Context, st state.Reader, now time.Time) error {
 	for i := range p.Models {
 		mp := &p.Models[i]
 		info := p.analysis.Models[mp.Name]
@@ -616,7 +616,7 @@ func dagParents(p *Plan, name string) []string {
 
 // checkCurrent fails when the environment's pointers moved since the plan
 // was made (another apply ran in between): the plan is stale.
-func (p *Plan) checkCurrent(ctx context.Context, st state.Store) error {
+func (p *Plan) checkCurrent(ctx context.Context, st state.Reader) error {
 	cur, err := st.Environment(ctx, p.Env)
 	if err != nil {
 		return err

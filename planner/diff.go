@@ -94,7 +94,7 @@ type TypeChange struct {
 // warehouse and changes neither; the models are known from their stored
 // snapshots, so a broken project does not stop a diff. wh may be nil
 // without opt.Data.
-func Diff(ctx context.Context, st state.Store, wh engine.Engine, a, b string, opt DiffOptions) (*EnvDiff, error) {
+func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, opt DiffOptions) (*EnvDiff, error) {
 	for _, env := range []string{a, b} {
 		if err := ValidateEnv(env); err != nil {
 			return nil, err

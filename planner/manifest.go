@@ -55,7 +55,7 @@ type ManifestRange struct {
 // writeManifest writes the manifest of a parquet model's version after its
 // files changed, through a temporary file and a rename, so a reader sees
 // the old manifest or the new one, never a partial one.
-func (b *builder) writeManifest(ctx context.Context, st state.Store, info *ModelInfo) error {
+func (b *builder) writeManifest(ctx context.Context, st state.Reader, info *ModelInfo) error {
 	m := info.Model
 	prefix := b.lakePrefix(m, b.physFP(info))
 	pp, err := analysisPassport(ctx, b.a, st, m.Name)

@@ -38,7 +38,7 @@ func (e *FingerprintVersionError) Error() string {
 
 // checkFingerprintVersions refuses a store with snapshots of another
 // fingerprint version, when the store can list them (one query).
-func checkFingerprintVersions(ctx context.Context, st state.Store) error {
+func checkFingerprintVersions(ctx context.Context, st state.Reader) error {
 	m, ok := st.(state.FingerprintMigrator)
 	if !ok {
 		return nil

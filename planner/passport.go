@@ -204,7 +204,7 @@ func (n *passportNode) passport(nodes map[string]*passportNode) Passport {
 // EnvPassports reports the passport of every model env points at, from the
 // versions it points at and their ledgers (not from the files on disk).
 // cfg supplies the project's start for models that declare none.
-func EnvPassports(ctx context.Context, st state.Store, cfg project.Config, env string) ([]Passport, error) {
+func EnvPassports(ctx context.Context, st state.Reader, cfg project.Config, env string) ([]Passport, error) {
 	if err := ValidateEnv(env); err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func EnvPassports(ctx context.Context, st state.Store, cfg project.Config, env s
 // analysisPassport is the passport of one model of an analyzed project,
 // its ancestry read from the analysis and each ledger from the store under
 // the analyzed fingerprints (what apply and run just computed).
-func analysisPassport(ctx context.Context, a *Analysis, st state.Store, name string) (Passport, error) {
+func analysisPassport(ctx context.Context, a *Analysis, st state.Reader, name string) (Passport, error) {
 	nodes := map[string]*passportNode{}
 	var add func(string) error
 	add = func(n string) error {

@@ -259,7 +259,7 @@ func (e *ProblemsError) Error() string {
 // MakePlan diffs an analyzed project against env in the store and lists the
 // missing intervals of incremental models as of now (PlanAt; default the
 // current time). A project with errors yields a *ProblemsError.
-func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts ...PlanOption) (*Plan, error) {
+func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opts ...PlanOption) (*Plan, error) {
 	if err := ValidateEnv(env); err != nil {
 		return nil, err
 	}
@@ -707,7 +707,7 @@ func newAudits(old, now []string) []string {
 // (CopiesHistoryFrom) and the merges go there. A new version already built
 // (by another environment's apply) keeps its own table: taking over the
 // previous one would move that environment's history too.
-func (p *Plan) history(ctx context.Context, st state.Store, mp *ModelPlan, info *ModelInfo, snap state.Snapshot, known bool, prev state.Snapshot, havePrev bool, cfg planConfig) (bool, error) {
+func (p *Plan) history(ctx context.Context, st state.Reader, mp *ModelPlan, info *ModelInfo, snap state.Snapshot, known bool, prev state.Snapshot, havePrev bool, cfg planConfig) (bool, error) {
 	m := info.Model
 	if cfg.rebuild[m.Name] || !havePrev || !prev.Built() {
 		return false, nil
@@ -755,7 +755,7 @@ func (p *Plan) history(ctx context.Context, st state.Store, mp *ModelPlan, info 
 
 // servedElsewhere maps every physical table an environment other than the
 // plan's serves to those environments (sorted), read once per plan.
-func (p *Plan) servedElsewhere(ctx context.Context, st state.Store) (map[string][]string, error) {
+func (p *Plan) servedElsewhere(ctx context.Context, st state.Reader) (map[string][]string, error) {
 	if p.elsewhere != nil {
 		return p.elsewhere, nil
 	}

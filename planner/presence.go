@@ -68,7 +68,7 @@ type expectation struct {
 // missingIn returns the expectations the warehouse does not meet, in
 // their order. The warehouse's relations are listed with one catalog query
 // over the schemas of exp; a nil wh holds nothing.
-func missingIn(ctx context.Context, wh engine.Engine, st state.Store, exp []expectation) ([]MissingRelation, error) {
+func missingIn(ctx context.Context, wh engine.Engine, st state.Reader, exp []expectation) ([]MissingRelation, error) {
 	missing, _, _, err := inspect(ctx, wh, st, exp, nil, nil)
 	return missing, err
 }
@@ -85,7 +85,7 @@ type sourceListing struct {
 // sources that ask for them, and returns the expectations it does not
 // meet, the unwanted relations it holds as views and what it lists of
 // each source (relations EXTERNAL models read), in their order.
-func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []sourceListing, error) {
+func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []sourceListing, error) {
 	if len(exp) == 0 && len(unwanted) == 0 && len(sources) == 0 {
 		return nil, nil, nil, nil
 	}
@@ -166,7 +166,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Store, exp, unwante
 // filesGone reports whether the files a parquet relation reads are gone:
 // a stat, and the ledger only when the folder of an incremental model is
 // absent (it has none until its first interval is written).
-func filesGone(ctx context.Context, st state.Store, e expectation) (bool, error) {
+func filesGone(ctx context.Context, st state.Reader, e expectation) (bool, error) {
 	_, err := os.Stat(e.files)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -273,7 +273,7 @@ func lakePrefixOf(root, schema, table, fp8 string) string {
 // physical relation is rebuilt (an inherited one is not inherited: the
 // model builds its own); its ledger counts for nothing (fillBackfill, and
 // Apply clears it). A missing view is recreated by the promotion.
-func (p *Plan) checkWarehouse(ctx context.Context, st state.Store, wh engine.Engine) ([]project.Diagnostic, error) {
+func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.Engine) ([]project.Diagnostic, error) {
 	a := p.analysis
 	var exp, sources []expectation
 	for _, mp := range p.Models {

@@ -47,7 +47,7 @@ func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info
 // lastRefresh returns when a FULL snapshot was last computed, and false
 // when its ledger has no record (never refreshed since it was recorded, or
 // restated).
-func lastRefresh(ctx context.Context, st state.Store, fp string) (time.Time, bool, error) {
+func lastRefresh(ctx context.Context, st state.Reader, fp string) (time.Time, bool, error) {
 	ivs, err := st.Intervals(ctx, fp)
 	if err != nil {
 		return time.Time{}, false, err
@@ -64,7 +64,7 @@ func lastRefresh(ctx context.Context, st state.Store, fp string) (time.Time, boo
 
 // dueRefreshes lists the FULL models of the plan whose cron fired after
 // their last refresh, as of now.
-func dueRefreshes(ctx context.Context, p *Plan, st state.Store, now time.Time) (map[string]bool, error) {
+func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) (map[string]bool, error) {
 	due := map[string]bool{}
 	cfg := p.analysis.Project.Config
 	for _, mp := range p.Models {

@@ -58,7 +58,7 @@ func (m envModel) grain() Grain {
 	return Day
 }
 
-func envModels(ctx context.Context, st state.Store, env string) (map[string]envModel, error) {
+func envModels(ctx context.Context, st state.Reader, env string) (map[string]envModel, error) {
 	ptrs, err := st.Environment(ctx, env)
 	if err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ type ModelStatus struct {
 
 // GetStatus reports on env as of now. cfg supplies the project's start for
 // models that declare none; ticks is how many recent ticks to list.
-func GetStatus(ctx context.Context, st state.Store, cfg project.Config, env string, now time.Time, ticks int, opts ...StatusOption) (*Status, error) {
+func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env string, now time.Time, ticks int, opts ...StatusOption) (*Status, error) {
 	if err := ValidateEnv(env); err != nil {
 		return nil, err
 	}

@@ -173,21 +173,49 @@ type Lock struct {
 // that no longer holds it (it expired and was reclaimed).
 var ErrLockLost = errors.New("lock lost")
 
-// Store is the state store. Every method is safe for concurrent use by one
-// process; cross-process mutual exclusion comes from TryLock.
-type Store interface {
-	// PutSnapshot inserts a snapshot; an existing fingerprint is left as is.
-	// A zero CreatedAt is recorded as now.
-	PutSnapshot(ctx context.Context, s Snapshot) error
-	// PutSnapshots is PutSnapshot of each, in one transaction: all are
-	// stored or, on an error, none.
-	PutSnapshots(ctx context.Context, snaps []Snapshot) error
+// Reader is the read side of a store: what plans, status, diffs, lineage
+// and the editor read. Functions that only read take a Reader, so a cached
+// view of a store (Cached) or an empty one (Empty) serves them as well.
+type Reader interface {
 	// Snapshots returns the snapshots with the given fingerprints; missing
 	// ones are absent from the map.
 	Snapshots(ctx context.Context, fps []string) (map[string]Snapshot, error)
 	// SnapshotHeads is Snapshots without Canonical (nil), the largest
 	// column: what a plan reads of the models whose fingerprint did not move.
 	SnapshotHeads(ctx context.Context, fps []string) (map[string]Snapshot, error)
+
+	// Environment returns the pointers of env (empty, not an error, for an
+	// unknown environment), keyed by model name.
+	Environment(ctx context.Context, env string) (map[string]Pointer, error)
+	// Environments lists environment names that have at least one pointer.
+	Environments(ctx context.Context) ([]string, error)
+
+	// Plans returns the journal of env, newest first, at most limit entries
+	// (all of them when limit <= 0).
+	Plans(ctx context.Context, env string, limit int) ([]PlanRecord, error)
+	// Intervals returns the ledger of a snapshot ordered by start (empty for
+	// an unknown fingerprint).
+	Intervals(ctx context.Context, fp string) ([]Interval, error)
+	// Runs returns the ticks of env, newest first, at most limit (all of
+	// them when limit <= 0).
+	Runs(ctx context.Context, env string, limit int) ([]Run, error)
+	// Usage lists every stored snapshot for the janitor, ordered by
+	// fingerprint.
+	Usage(ctx context.Context) ([]SnapshotUsage, error)
+}
+
+// Store is the state store: its Reader and the writes. Every method is
+// safe for concurrent use by one process; cross-process mutual exclusion
+// comes from TryLock.
+type Store interface {
+	Reader
+
+	// PutSnapshot inserts a snapshot; an existing fingerprint is left as is.
+	// A zero CreatedAt is recorded as now.
+	PutSnapshot(ctx context.Context, s Snapshot) error
+	// PutSnapshots is PutSnapshot of each, in one transaction: all are
+	// stored or, on an error, none.
+	PutSnapshots(ctx context.Context, snaps []Snapshot) error
 	// MarkBuilt records that the snapshot's physical relation is complete.
 	// An unknown fingerprint is an error wrapping ErrNotFound.
 	MarkBuilt(ctx context.Context, fp string, at time.Time) error
@@ -196,11 +224,6 @@ type Store interface {
 	// the fingerprint and the data. A missing snapshot wraps ErrNotFound.
 	UpdateDefinition(ctx context.Context, fp string, definition []byte) error
 
-	// Environment returns the pointers of env (empty, not an error, for an
-	// unknown environment), keyed by model name.
-	Environment(ctx context.Context, env string) (map[string]Pointer, error)
-	// Environments lists environment names that have at least one pointer.
-	Environments(ctx context.Context) ([]string, error)
 	// Promote replaces the pointers of p.Env with p.Pointers and journals
 	// the promotion, atomically. Every pointer's UpdatedAt becomes p.At (now
 	// when zero). Snapshots it points at lose their OrphanedAt; snapshots
@@ -212,13 +235,7 @@ type Store interface {
 	// RecordPlan appends to the plans journal; a zero CreatedAt is recorded
 	// as now. Recording an ID twice is an error.
 	RecordPlan(ctx context.Context, r PlanRecord) error
-	// Plans returns the journal of env, newest first, at most limit entries
-	// (all of them when limit <= 0).
-	Plans(ctx context.Context, env string, limit int) ([]PlanRecord, error)
 
-	// Intervals returns the ledger of a snapshot ordered by start (empty for
-	// an unknown fingerprint).
-	Intervals(ctx context.Context, fp string) ([]Interval, error)
 	// MarkIntervals records each [Start, End) of ivs with status, replacing
 	// a record of the same start, in one transaction. Status and UpdatedAt
 	// of ivs are ignored; UpdatedAt becomes at (now when zero). An unknown
@@ -231,13 +248,7 @@ type Store interface {
 	// RecordRun appends a tick to the runs journal (zero times are now);
 	// recording an ID twice is an error.
 	RecordRun(ctx context.Context, r Run) error
-	// Runs returns the ticks of env, newest first, at most limit (all of
-	// them when limit <= 0).
-	Runs(ctx context.Context, env string, limit int) ([]Run, error)
 
-	// Usage lists every stored snapshot for the janitor, ordered by
-	// fingerprint.
-	Usage(ctx context.Context) ([]SnapshotUsage, error)
 	// Reserve protects snapshots a promotion is about to point at from the
 	// janitor: in one transaction it checks that every fingerprint of fps
 	// is stored and moves the OrphanedAt of those no environment points at
@@ -266,6 +277,15 @@ type Store interface {
 	Unlock(ctx context.Context, name, holder string) error
 
 	Close() error
+}
+
+// Versioned is implemented by both stores: the version of what a Reader
+// reads, for caches of it. Version changes with every write another Store
+// (in this process or another) commits, except to the locks, which no
+// Reader reads; it is the same as long as nothing was written. Versions
+// are only compared for equality.
+type Versioned interface {
+	Version(ctx context.Context) (int64, error)
 }
 
 // Refingerprint is one snapshot's new identity in a fingerprint migration

@@ -59,7 +59,7 @@ func (s *Store) Promote(ctx context.Context, p state.Promotion) error {
 	if p.Env == "" {
 		return fmt.Errorf("state: promote: empty environment name")
 	}
-	if err := s.inTx(ctx, func(tx pgx.Tx) error { return s.promote(ctx, tx, p) }); err != nil {
+	if err := s.write(ctx, func(tx pgx.Tx) error { return s.promote(ctx, tx, p) }); err != nil {
 		// A snapshot the janitor removed while this promotion waited on its
 		// row: the foreign key says so.
 		var pe *pgconn.PgError

@@ -60,7 +60,7 @@ func (s *Store) MarkIntervals(ctx context.Context, fp string, ivs []state.Interv
 		index[start] = len(starts)
 		starts, ends = append(starts, start), append(ends, end)
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.write(ctx, func(tx pgx.Tx) error {
 		var one int
 		err := tx.QueryRow(ctx, s.q(`SELECT 1 FROM {s}.snapshots WHERE fingerprint = $1`), fp).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -86,7 +86,7 @@ func (s *Store) MarkIntervals(ctx context.Context, fp string, ivs []state.Interv
 
 // ClearIntervals deletes the records of fp overlapping [from, to).
 func (s *Store) ClearIntervals(ctx context.Context, fp string, from, to time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, s.q(`
+	tag, err := s.exec(ctx, s.q(`
 		DELETE FROM {s}.intervals WHERE fingerprint = $1 AND "start" < $2 AND "end" > $3`),
 		fp, to, from)
 	if err != nil {

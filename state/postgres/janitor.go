@@ -46,7 +46,7 @@ func (s *Store) Reserve(ctx context.Context, fps []string, until time.Time) erro
 	if len(fps) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.write(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, s.q(`
 			UPDATE {s}.snapshots SET orphaned_at = greatest(orphaned_at, $2)
 			WHERE fingerprint = ANY ($1) AND orphaned_at IS NOT NULL`), fps, nowIfZero(until)); err != nil {
@@ -87,7 +87,7 @@ func (s *Store) RemoveSnapshots(ctx context.Context, fps []string, cutoff time.T
 	if len(fps) == 0 {
 		return removed, nil
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.write(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, s.q(`
 			SELECT fingerprint FROM {s}.snapshots
 			WHERE fingerprint = ANY ($1) AND orphaned_at IS NOT NULL AND orphaned_at <= $2

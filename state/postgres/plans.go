@@ -12,7 +12,7 @@ func (s *Store) RecordPlan(ctx context.Context, r state.PlanRecord) error {
 	if r.ID == "" {
 		return fmt.Errorf("state: record plan for %s: empty id", r.Env)
 	}
-	_, err := s.pool.Exec(ctx, s.q(`
+	_, err := s.exec(ctx, s.q(`
 		INSERT INTO {s}.plans (id, env, applied_by, created_at, status, summary, error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`),
 		r.ID, r.Env, r.AppliedBy, nowIfZero(r.CreatedAt), r.Status, r.Summary, r.Error)

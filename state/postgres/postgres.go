@@ -43,7 +43,10 @@ type Store struct {
 	name   string // the store as shown to the user, without a password
 }
 
-var _ state.Store = (*Store)(nil)
+var (
+	_ state.Store     = (*Store)(nil)
+	_ state.Versioned = (*Store)(nil)
+)
 
 // Option configures Open and Migrate.
 type Option func(*options)
@@ -188,4 +191,46 @@ func orZero(t *time.Time) time.Time {
 // inTx runs fn in a transaction and commits it when fn returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+// dataVersionKey is the row of meta that counts the write transactions
+// (Version). A store without it has version 0.
+const dataVersionKey = "data_version"
+
+// write is inTx for a transaction that changes what a Reader reads: it
+// bumps the data version as its last statement, so a transaction waiting
+// for the counter's row lock holds no lock its holder waits for.
+func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, s.q(`
+			INSERT INTO {s}.meta AS m (key, value) VALUES ($1, '1')
+			ON CONFLICT (key) DO UPDATE SET value = (m.value::bigint + 1)::text`), dataVersionKey)
+		return err
+	})
+}
+
+// exec runs one writing statement with write.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
+	var tag pgconn.CommandTag
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		tag, err = tx.Exec(ctx, query, args...)
+		return err
+	})
+	return tag, err
+}
+
+// Version is the number of write transactions committed to the store
+// (but to its locks), by any process: it changes with every write and
+// only then.
+func (s *Store) Version(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.pool.QueryRow(ctx, s.q(`SELECT coalesce((SELECT value::bigint FROM {s}.meta WHERE key = $1), 0)`), dataVersionKey).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("state: version of %s: %w", s.name, err)
+	}
+	return v, nil
 }

@@ -97,6 +97,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestShared(t *testing.T) {
+	url := testkit.PostgresURL(t)
+	statetest.RunShared(t, func(t *testing.T) func() state.Store {
+		schema := newSchema(t, url)
+		return func() state.Store { return open(t, url, schema) }
+	})
+}
+
 func TestOpenCreatesSchema(t *testing.T) {
 	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
@@ -196,72 +204,20 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// fill writes one of each record.
-func fill(t *testing.T, s *Store) {
-	t.Helper()
-	ctx := t.Context()
-	snap := state.Snapshot{Fingerprint: "fp1", FingerprintVersion: 1, Name: "med.stays", Kind: "FULL",
-		PhysicalTable: "_efmesh.med__stays__fp1", OwnHash: "own1", Parents: map[string]string{"raw.a": "fp0"},
-		Canonical: []byte("canon"), Definition: []byte(`{"name":"med.stays"}`)}
-	if err := s.PutSnapshot(ctx, snap); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.MarkBuilt(ctx, "fp1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Promote(ctx, state.Promotion{Env: "prod", Pointers: map[string]string{"med.stays": "fp1"}, PlanID: "p1", AppliedBy: "ci"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RecordPlan(ctx, state.PlanRecord{ID: "p1", Env: "prod", AppliedBy: "ci", Status: "applied"}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// check verifies that what fill wrote is in s.
-func check(t *testing.T, s *Store) {
-	t.Helper()
-	ctx := t.Context()
-	snaps, err := s.Snapshots(ctx, []string{"fp1"})
-	if err != nil || !snaps["fp1"].Built() || snaps["fp1"].Parents["raw.a"] != "fp0" || string(snaps["fp1"].Canonical) != "canon" {
-		t.Errorf("snapshot fp1: %+v, %v", snaps["fp1"], err)
-	}
-	// Times come back in UTC, as from the SQLite store.
-	if loc := snaps["fp1"].CreatedAt.Location(); loc != time.UTC {
-		t.Errorf("CreatedAt in %v, want UTC", loc)
-	}
-	ps, err := s.Environment(ctx, "prod")
-	if err != nil || ps["med.stays"].Fingerprint != "fp1" {
-		t.Errorf("prod: %v, %v", ps, err)
-	}
-	plans, err := s.Plans(ctx, "prod", 1)
-	if err != nil || len(plans) != 1 || plans[0].ID != "p1" {
-		t.Errorf("plans: %+v, %v", plans, err)
-	}
-}
-
-func TestReopenPersists(t *testing.T) {
-	url := testkit.PostgresURL(t)
-	schema := newSchema(t, url)
-	s := open(t, url, schema)
-	fill(t, s)
-	s.Close()
-	check(t, open(t, url, schema))
-}
-
 // TestOddSchemaName: the schema name is quoted wherever it is used.
 func TestOddSchemaName(t *testing.T) {
 	url := testkit.PostgresURL(t)
 	schema := dropLater(t, url, newSchema(t, url)+`_Odd "name"`)
 	s := open(t, url, schema)
-	fill(t, s)
+	statetest.Fill(t, s)
 	s.Close()
-	check(t, open(t, url, schema))
+	statetest.Check(t, open(t, url, schema))
 }
 
 func TestPromoteJournals(t *testing.T) {
 	url := testkit.PostgresURL(t)
 	s := open(t, url, newSchema(t, url))
-	fill(t, s)
+	statetest.Fill(t, s)
 	if err := s.Promote(t.Context(), state.Promotion{Env: "prod", Pointers: map[string]string{}, PlanID: "p2", AppliedBy: "bob"}); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +239,7 @@ func TestMigrate(t *testing.T) {
 	url := testkit.PostgresURL(t)
 	schema := newSchema(t, url)
 	s := open(t, url, schema)
-	fill(t, s)
+	statetest.Fill(t, s)
 	s.Close()
 	// A version-0 store that lacks tables of version 1 gets them.
 	q := pgx.Identifier{schema}.Sanitize()
@@ -301,7 +257,7 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("version after Migrate = %s, want 1", got)
 	}
 	s = open(t, url, schema)
-	check(t, s)
+	statetest.Check(t, s)
 	if err := s.RecordRun(t.Context(), state.Run{ID: "r1", Env: "prod", Outcome: state.RunOK}); err != nil {
 		t.Errorf("runs after Migrate: %v", err)
 	}

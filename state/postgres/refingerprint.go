@@ -28,7 +28,7 @@ func (s *Store) FingerprintVersions(ctx context.Context) ([]int, error) {
 // one under its new identity, pointers and ledger records move to it, the
 // old row goes.
 func (s *Store) Refingerprint(ctx context.Context, rs []state.Refingerprint) error {
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.write(ctx, func(tx pgx.Tx) error {
 		for _, r := range rs {
 			parents := r.Parents
 			if parents == nil {

@@ -17,7 +17,7 @@ func (s *Store) RecordRun(ctx context.Context, r state.Run) error {
 	if detail == "" {
 		detail = "{}"
 	}
-	_, err := s.pool.Exec(ctx, s.q(`
+	_, err := s.exec(ctx, s.q(`
 		INSERT INTO {s}.runs (id, env, started_at, finished_at, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6)`),
 		r.ID, r.Env, nowIfZero(r.StartedAt), nowIfZero(r.FinishedAt), r.Outcome, detail)
 	if err != nil {

@@ -40,7 +40,7 @@ func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error 
 			snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable, snap.OwnHash,
 			parents, snap.Canonical, snap.Definition, nowIfZero(snap.CreatedAt), nullTime(snap.BuiltAt))
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.write(ctx, func(tx pgx.Tx) error {
 		return tx.SendBatch(ctx, &b).Close()
 	})
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Store) snapshots(ctx context.Context, fps []string, canonical string) (
 
 // MarkBuilt records when the physical relation of fp was completed.
 func (s *Store) MarkBuilt(ctx context.Context, fp string, at time.Time) error {
-	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {s}.snapshots SET built_at = $1 WHERE fingerprint = $2`),
+	tag, err := s.exec(ctx, s.q(`UPDATE {s}.snapshots SET built_at = $1 WHERE fingerprint = $2`),
 		nowIfZero(at), fp)
 	if err != nil {
 		return fmt.Errorf("state: mark built %s: %w", fp, err)
@@ -110,7 +110,7 @@ func (s *Store) MarkBuilt(ctx context.Context, fp string, at time.Time) error {
 
 // UpdateDefinition replaces the stored definition of fp.
 func (s *Store) UpdateDefinition(ctx context.Context, fp string, definition []byte) error {
-	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {s}.snapshots SET definition = $1 WHERE fingerprint = $2`), definition, fp)
+	tag, err := s.exec(ctx, s.q(`UPDATE {s}.snapshots SET definition = $1 WHERE fingerprint = $2`), definition, fp)
 	if err != nil {
 		return fmt.Errorf("state: update definition %s: %w", fp, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite" // the "sqlite" driver, and its Error for isBusy
@@ -30,9 +31,18 @@ import (
 type Store struct {
 	db   *sql.DB
 	path string
+
+	// watch is the connection of Version, which never writes: SQLite's
+	// data_version of a connection moves with every commit of any other
+	// connection, this store's pool and other processes alike.
+	watchMu sync.Mutex
+	watch   *sql.Conn
 }
 
-var _ state.Store = (*Store)(nil)
+var (
+	_ state.Store     = (*Store)(nil)
+	_ state.Versioned = (*Store)(nil)
+)
 
 // busyTimeout is how long a statement waits for another connection's (or
 // process's) write lock before failing with SQLITE_BUSY, in milliseconds.
@@ -57,8 +67,37 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return &Store{db: db, path: path}, nil
 }
 
+// Version is the store's data version: it changes whenever a write is
+// committed to the file, by this Store or another process, and only then.
+// Versions of one Store compare; another Store of the same file counts
+// its own.
+func (s *Store) Version(ctx context.Context) (int64, error) {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	if s.watch == nil {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("state: version of %s: %w", s.path, err)
+		}
+		s.watch = c
+	}
+	var v int64
+	if err := s.watch.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		s.watch.Close()
+		s.watch = nil
+		return 0, fmt.Errorf("state: version of %s: %w", s.path, err)
+	}
+	return v, nil
+}
+
 // Close closes the store's connections.
 func (s *Store) Close() error {
+	s.watchMu.Lock()
+	if s.watch != nil {
+		s.watch.Close()
+		s.watch = nil
+	}
+	s.watchMu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("state: close %s: %w", s.path, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/efmesh/efmesh/state"
 	"github.com/efmesh/efmesh/state/statetest"
@@ -19,6 +18,13 @@ import (
 func TestConformance(t *testing.T) {
 	statetest.Run(t, func(t *testing.T) state.Store {
 		return open(t, filepath.Join(t.TempDir(), "state.db"))
+	})
+}
+
+func TestShared(t *testing.T) {
+	statetest.RunShared(t, func(t *testing.T) func() state.Store {
+		path := filepath.Join(t.TempDir(), "state.db")
+		return func() state.Store { return open(t, path) }
 	})
 }
 
@@ -137,58 +143,9 @@ func TestOpenRefusesForeignFile(t *testing.T) {
 	}
 }
 
-// fill writes one of each record.
-func fill(t *testing.T, s *Store) {
-	t.Helper()
-	ctx := t.Context()
-	snap := state.Snapshot{Fingerprint: "fp1", FingerprintVersion: 1, Name: "med.stays", Kind: "FULL",
-		PhysicalTable: "_efmesh.med__stays__fp1", OwnHash: "own1", Parents: map[string]string{"raw.a": "fp0"},
-		Canonical: []byte("canon"), Definition: []byte(`{"name":"med.stays"}`)}
-	if err := s.PutSnapshot(ctx, snap); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.MarkBuilt(ctx, "fp1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Promote(ctx, state.Promotion{Env: "prod", Pointers: map[string]string{"med.stays": "fp1"}, PlanID: "p1", AppliedBy: "ci"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RecordPlan(ctx, state.PlanRecord{ID: "p1", Env: "prod", AppliedBy: "ci", Status: "applied"}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// check verifies that what fill wrote is in s.
-func check(t *testing.T, s *Store) {
-	t.Helper()
-	ctx := t.Context()
-	snaps, err := s.Snapshots(ctx, []string{"fp1"})
-	if err != nil || !snaps["fp1"].Built() || snaps["fp1"].Parents["raw.a"] != "fp0" || string(snaps["fp1"].Canonical) != "canon" {
-		t.Errorf("snapshot fp1: %+v, %v", snaps["fp1"], err)
-	}
-	ps, err := s.Environment(ctx, "prod")
-	if err != nil || ps["med.stays"].Fingerprint != "fp1" {
-		t.Errorf("prod: %v, %v", ps, err)
-	}
-	plans, err := s.Plans(ctx, "prod", 1)
-	if err != nil || len(plans) != 1 || plans[0].ID != "p1" {
-		t.Errorf("plans: %+v, %v", plans, err)
-	}
-}
-
-func TestReopenPersists(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.db")
-	s := open(t, path)
-	fill(t, s)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	check(t, open(t, path))
-}
-
 func TestPromoteJournals(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "state.db"))
-	fill(t, s)
+	statetest.Fill(t, s)
 	if err := s.Promote(t.Context(), state.Promotion{Env: "prod", Pointers: map[string]string{}, PlanID: "p2", AppliedBy: "bob"}); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +172,7 @@ func TestMigrate(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.db")
 	s := open(t, path)
-	fill(t, s)
+	statetest.Fill(t, s)
 	s.Close()
 	setVersion(t, path, 0)
 
@@ -234,12 +191,12 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("backup version = %s, want 0", got)
 	}
 	setVersion(t, backup, state.SchemaVersion)
-	check(t, open(t, backup))
+	statetest.Check(t, open(t, backup))
 
 	if got := version(t, path); got != "1" {
 		t.Errorf("version after Migrate = %s, want 1", got)
 	}
-	check(t, open(t, path))
+	statetest.Check(t, open(t, path))
 
 	// Up to date: nothing to do, no second backup.
 	before, _ := filepath.Glob(path + ".bak-*")
