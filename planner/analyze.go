@@ -395,7 +395,7 @@ func standInRelation(name string) engine.Relation {
 // exactly as it does at apply: through an alias only, the one it writes or
 // the implicit one renderBody gives it.
 func checkRelation(name string) (schema, table string) {
-	s, t := splitName(name)
+	s, t := SplitName(name)
 	return s, s + "__" + t
 }
 
@@ -1064,7 +1064,7 @@ func between(s, open, close string) string {
 func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
 	r, _ := renderBody(m, macroText{
 		ref: func(n string) (string, bool) {
-			s, t := splitName(n)
+			s, t := SplitName(n)
 			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 		},
 		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),

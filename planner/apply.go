@@ -421,7 +421,7 @@ func (b *builder) query(info *ModelInfo) (string, error) {
 		if m.Kind.Files != "" {
 			return b.readFiles(m, []string{m.Kind.Files}, m.Kind.Format, m.Kind.Options)
 		}
-		s, t := splitName(m.Kind.Table)
+		s, t := SplitName(m.Kind.Table)
 		src := b.d.QuoteRelation(engine.Relation{Schema: s, Name: t})
 		if m.Columns == nil {
 			return "SELECT * FROM " + src, nil
@@ -748,7 +748,7 @@ func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, re
 			}
 		}
 		fps = append(fps, mp.Fingerprint)
-		if mp.Build && mp.ReusedFrom == "" && m.Kind.Name.Materialized() && targetOf(m) == "table" {
+		if mp.Build && mp.ReusedFrom == "" && m.Kind.Name.Materialized() && TargetOf(m) == "table" {
 			drop[mp.Fingerprint] = d.DropTable(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))
 		} else if mp.Build && m.Kind.Name == project.KindView {
 			drop[mp.Fingerprint] = d.DropView(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))

@@ -609,7 +609,7 @@ func beforePromotion(ctx context.Context, p *Plan, b *builder, st state.Store, r
 			fps = append(fps, mp.Fingerprint)
 		}
 	}
-	if err := st.Reserve(ctx, fps, b.now.Add(reserveLease)); err != nil {
+	if err := st.Reserve(ctx, fps, b.now.Add(ReserveLease)); err != nil {
 		if errors.Is(err, state.ErrNotFound) {
 			return fmt.Errorf("planner: the janitor removed a snapshot of this plan while it was applied; plan again: %w", err)
 		}

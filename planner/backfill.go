@@ -446,7 +446,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		start := time.Now()
 		targetErr := b.checkTarget(info.Model)
 		err := targetErr
-		lake := targetOf(info.Model) == "parquet"
+		lake := TargetOf(info.Model) == "parquet"
 		switch k := info.Model.Kind.Name; {
 		case err != nil:
 		case k == project.KindIncrementalByTimeRange:

@@ -183,7 +183,7 @@ func definitionIn(snaps map[string]state.Snapshot, fp string) Definition {
 
 // envView names the view of model name in env.
 func envView(d engine.Dialect, env, name string) engine.Relation {
-	s, t := splitName(name)
+	s, t := SplitName(name)
 	return EnvRelation(d, env, &project.Model{Schema: s, Table: t})
 }
 

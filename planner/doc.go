@@ -10,8 +10,10 @@
 // tick, Restate clears ledger ranges, GetStatus reads it all back; every
 // mutation of an environment holds its lock (lock.go). Plans and status
 // check what the store trusts against the warehouse's catalog
-// (presence.go); MigrateFingerprints carries a store across fingerprint
-// versions, whose algorithms fingerprint.go keeps (migrate.go).
+// (presence.go). fingerprint.go keeps the fingerprint algorithms of every
+// version still known and fingerprint_version.go refuses a store of
+// another version; carrying a store over, the janitor and compaction are
+// operations of package ops.
 //
 // It depends on project, engine and state, never on a concrete engine or
 // store: the CLI and the language server wire those in.

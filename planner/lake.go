@@ -26,13 +26,13 @@ import (
 // (union_by_name, the declared columns cast), so refs and promotion work as
 // for tables.
 
-// parquetWriter is the engine capability a parquet target needs.
-type parquetWriter interface {
+// ParquetWriter is the engine capability a parquet target needs.
+type ParquetWriter interface {
 	WriteParquet(ctx context.Context, query, path string) error
 }
 
-// targetOf returns a model's materialization target ("table" by default).
-func targetOf(m *project.Model) string {
+// TargetOf returns a model's materialization target ("table" by default).
+func TargetOf(m *project.Model) string {
 	if m.Target == "" {
 		return "table"
 	}
@@ -42,7 +42,7 @@ func targetOf(m *project.Model) string {
 // checkTarget fails with a FeatureError for a target the kind or the
 // engine cannot have.
 func (b *builder) checkTarget(m *project.Model) error {
-	switch t := targetOf(m); t {
+	switch t := TargetOf(m); t {
 	case "table":
 		return nil
 	case "parquet":
@@ -51,7 +51,7 @@ func (b *builder) checkTarget(m *project.Model) error {
 		default:
 			return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("target parquet for %s models (%s)", m.Kind.Name, m.Name)}
 		}
-		if _, ok := b.wh.(parquetWriter); !ok {
+		if _, ok := b.wh.(ParquetWriter); !ok {
 			return &engine.FeatureError{Engine: b.d.Name(), Feature: "target parquet (" + m.Name + ")"}
 		}
 		if _, ok := b.wh.(engine.FileReader); !ok {
@@ -87,7 +87,7 @@ func (b *builder) writeFile(ctx context.Context, query, path string, opt backfil
 		return err
 	}
 	tmp := path + ".tmp"
-	w := b.wh.(parquetWriter)
+	w := b.wh.(ParquetWriter)
 	if err := retry(ctx, opt.retries, opt.retryDelay, func() error { return w.WriteParquet(ctx, query, tmp) }); err != nil {
 		os.Remove(tmp)
 		return err

@@ -120,3 +120,8 @@ func (l *Lock) Release() error {
 	})
 	return err
 }
+
+// ReserveLease is how far ahead an apply's reservation moves the orphan
+// mark of the snapshots it is about to promote: a janitor, whatever its
+// ttl, cannot claim them while the promotion runs.
+const ReserveLease = time.Hour

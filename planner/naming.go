@@ -83,7 +83,9 @@ func fitIdent(d engine.Dialect, readable, suffix string) string {
 	return strings.TrimRight(readable[:cut], "_") + suffix
 }
 
-func splitName(name string) (schema, table string) {
+// SplitName splits a model name "schema.table" at its first dot; a name
+// without one has an empty schema.
+func SplitName(name string) (schema, table string) {
 	i := strings.IndexByte(name, '.')
 	if i < 0 {
 		return "", name

@@ -134,9 +134,9 @@ func (p *Plan) physicalFP(name, fp string) string {
 	return fp
 }
 
-// fp8Of reads the fingerprint prefix from a physical table name
+// FingerprintPrefix reads the fingerprint prefix from a physical table name
 // ("_efmesh.schema__table__1a2b3c4d").
-func fp8Of(table string) string {
+func FingerprintPrefix(table string) string {
 	if i := strings.LastIndex(table, "__"); i >= 0 && len(table)-i-2 == 8 {
 		return table[i+2:]
 	}
@@ -376,7 +376,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 			if snap.Built() {
 				p.storedTable[m.Name] = snap.PhysicalTable
 			}
-			if f := fp8Of(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
+			if f := FingerprintPrefix(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
 				p.physFP[m.Name] = f
 				mp.PhysicalTable = PhysicalRelation(a.dialect, m, f).String()
 			}
@@ -554,7 +554,7 @@ func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, 
 	}
 	var prevDef Definition
 	_ = json.Unmarshal(prev.Definition, &prevDef)
-	prevPhys := fp8Of(prev.PhysicalTable)
+	prevPhys := FingerprintPrefix(prev.PhysicalTable)
 	if prevPhys == "" {
 		return nil
 	}
@@ -712,7 +712,7 @@ func (p *Plan) history(ctx context.Context, st state.Reader, mp *ModelPlan, info
 	if cfg.rebuild[m.Name] || !havePrev || !prev.Built() {
 		return false, nil
 	}
-	prevPhys := fp8Of(prev.PhysicalTable)
+	prevPhys := FingerprintPrefix(prev.PhysicalTable)
 	if prevPhys == "" || mp.Change != Indirect && !cfg.forwardOnly[m.Name] {
 		return false, nil
 	}

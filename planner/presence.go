@@ -216,10 +216,10 @@ func clipIdent(d engine.Dialect, name string) string {
 // whether an incremental model's folder must exist yet. Plan and status
 // both expect through it.
 func builtExpectation(model string, kind project.KindName, target, table, lake, ledgerFP string) expectation {
-	ps, pn := splitName(table)
+	ps, pn := SplitName(table)
 	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
-	if fp8 := fp8Of(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
-		schema, name := splitName(model)
+	if fp8 := FingerprintPrefix(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
+		schema, name := SplitName(model)
 		var incremental bool
 		e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, name, fp8))
 		if incremental {
@@ -285,7 +285,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 		if src, ok := sourceExpectation(a.Project, m); ok {
 			sources = append(sources, src)
 		}
-		if !owned(m.Kind.Name, targetOf(m)) {
+		if !owned(m.Kind.Name, TargetOf(m)) {
 			continue
 		}
 		if !mp.Build {
@@ -297,7 +297,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 			if old, ok := p.reuse[m.Name]; ok {
 				ledger = old
 			}
-			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, targetOf(m), table, lakeRootOf(a.Project), ledger))
+			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger))
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
 			exp = append(exp, expectation{model: m.Name, rel: EnvRelation(a.dialect, p.Env, m)})
@@ -359,10 +359,10 @@ func (p *Plan) staleCandidates() []expectation {
 	d := p.analysis.dialect
 	var out []expectation
 	add := func(name string, kind project.Kind) {
-		s, t := splitName(name)
+		s, t := SplitName(name)
 		rel := engine.Relation{Schema: EnvSchema(d, p.Env, s), Name: t}
 		if kind.Table != "" {
-			ss, st := splitName(kind.Table)
+			ss, st := SplitName(kind.Table)
 			if strings.EqualFold(ss, rel.Schema) && strings.EqualFold(st, rel.Name) {
 				return
 			}

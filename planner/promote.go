@@ -24,7 +24,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 	var stmts []string
 	for _, mp := range p.Models {
 		if mp.StaleView != "" {
-			s, t := splitName(mp.StaleView)
+			s, t := SplitName(mp.StaleView)
 			stmts = append(stmts, d.DropView(engine.Relation{Schema: s, Name: t}))
 			res.DroppedViews = append(res.DroppedViews, mp.StaleView)
 		}
@@ -37,7 +37,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 			if project.KindName(mp.Kind).Virtual() {
 				continue // no view (an EXTERNAL's stale one is its StaleView)
 			}
-			s, t := splitName(mp.Name)
+			s, t := SplitName(mp.Name)
 			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(d, p.Env, s), Name: t}))
 			continue
 		}

@@ -78,11 +78,11 @@ func implicitAlias(mc project.Macro, mt macroText) string {
 	if mt.canonical || mc.Aliased {
 		return ""
 	}
-	_, t := splitName(mc.Arg)
+	_, t := SplitName(mc.Arg)
 	if mt.shared[scopedName{mc.Scope, strings.ToLower(t)}] {
 		// Unique, and present: a subquery (an EXTERNAL or EMBEDDED read in
 		// place) needs an alias on Postgres.
-		s, _ := splitName(mc.Arg)
+		s, _ := SplitName(mc.Arg)
 		return " AS " + engine.QuoteIdent(s+"__"+t)
 	}
 	return " AS " + engine.QuoteIdent(t)
@@ -104,7 +104,7 @@ func sharedTableNames(macros []project.Macro) map[scopedName]bool {
 		if mc.Kind != project.MacroRef || mc.Aliased {
 			continue
 		}
-		_, t := splitName(mc.Arg)
+		_, t := SplitName(mc.Arg)
 		k := scopedName{mc.Scope, strings.ToLower(t)}
 		if prev, ok := first[k]; !ok {
 			first[k] = strings.ToLower(mc.Arg)

@@ -197,7 +197,7 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 		if !owned(kind, target) {
 			continue
 		}
-		schema, table := splitName(n)
+		schema, table := SplitName(n)
 		if m.snap.Built() {
 			exp = append(exp, builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint))
 		}

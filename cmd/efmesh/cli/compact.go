@@ -10,6 +10,7 @@ import (
 
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -64,11 +65,11 @@ takes no lock and does not serialize with another compactor.`,
 			if grace < 0 {
 				grace = 0
 			}
-			opt := planner.CompactOptions{Lake: lake, Model: model, DryRun: dryRun, Now: a.now(), Grace: grace}
+			opt := ops.CompactOptions{Lake: lake, Model: model, DryRun: dryRun, Now: a.now(), Grace: grace}
 			if grace == 0 {
 				opt.Grace = -1
 			}
-			res, err := planner.Compact(a.ctx, proj, eng, opt)
+			res, err := ops.Compact(a.ctx, proj, eng, opt)
 			if err != nil {
 				return err
 			}
@@ -82,11 +83,11 @@ takes no lock and does not serialize with another compactor.`,
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be merged; write nothing")
 	cmd.Flags().StringVar(&model, "model", "", "only this model")
-	cmd.Flags().DurationVar(&grace, "grace", planner.DefaultCompactGrace, "leave a partition whose newest file is younger than this (0: no wait)")
+	cmd.Flags().DurationVar(&grace, "grace", ops.DefaultCompactGrace, "leave a partition whose newest file is younger than this (0: no wait)")
 	return cmd
 }
 
-func (a *app) printCompact(res *planner.CompactResult) {
+func (a *app) printCompact(res *ops.CompactResult) {
 	w := a.stdout
 	if len(res.Partitions) == 0 {
 		fmt.Fprintln(w, "Nothing to compact: no partition of a parquet incremental model.")

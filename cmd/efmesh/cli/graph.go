@@ -5,12 +5,12 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/ops"
 )
 
 // writeGraphHTML writes one self-contained page drawing the DAG: no
 // network, no external script; the data is embedded as JSON.
-func writeGraphHTML(w io.Writer, title string, nodes []planner.GraphNode) error {
+func writeGraphHTML(w io.Writer, title string, nodes []ops.GraphNode) error {
 	data, err := json.Marshal(nodes)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 )
 
@@ -35,7 +36,7 @@ asks for a new plan instead. --dry-run lists what would go.`,
 				return err
 			}
 			defer st.Close()
-			opt := planner.JanitorOptions{TTL: proj.Config.Janitor.TTL, DryRun: dryRun, Now: a.now(), Logger: a.log}
+			opt := ops.JanitorOptions{TTL: proj.Config.Janitor.TTL, DryRun: dryRun, Now: a.now(), Logger: a.log}
 			if ttl != "" {
 				if opt.TTL, err = parseTTL(ttl); err != nil {
 					return err
@@ -60,16 +61,16 @@ asks for a new plan instead. --dry-run lists what would go.`,
 				defer lk.Release()
 				opt.Lock = lk
 			}
-			var res *planner.JanitorResult
+			var res *ops.JanitorResult
 			if dryRun {
-				res, err = planner.Janitor(a.ctx, st, nil, opt)
+				res, err = ops.Janitor(a.ctx, st, nil, opt)
 			} else {
 				wh, werr := a.warehouse(proj, true)
 				if werr != nil {
 					return werr
 				}
 				defer wh.Close()
-				res, err = planner.Janitor(a.ctx, st, wh, opt)
+				res, err = ops.Janitor(a.ctx, st, wh, opt)
 			}
 			if err != nil {
 				return err
@@ -111,7 +112,7 @@ func parseTTL(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func printJanitor(a *app, res *planner.JanitorResult, ttl time.Duration) {
+func printJanitor(a *app, res *ops.JanitorResult, ttl time.Duration) {
 	w := a.stdout
 	verb := "Removed"
 	if res.DryRun {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -105,7 +106,7 @@ a warning.`,
 					return fmt.Errorf("unknown model %q", n)
 				}
 			}
-			all := planner.Graph(p)
+			all := ops.Graph(p)
 			graph := all[:0:0]
 			for _, n := range all {
 				if sc.Has(n.File) {
@@ -237,7 +238,7 @@ copied to a backup file before each step that changes it.`,
 
 // migrateFingerprints carries snapshots of an older fingerprint version
 // over, after a backup of a SQLite store; nil when there are none.
-func (a *app) migrateFingerprints(p *project.Project) (*planner.FingerprintMigration, string, error) {
+func (a *app) migrateFingerprints(p *project.Project) (*ops.FingerprintMigration, string, error) {
 	st, err := openStore(a.ctx, p)
 	if err != nil {
 		return nil, "", err
@@ -273,7 +274,7 @@ func (a *app) migrateFingerprints(p *project.Project) (*planner.FingerprintMigra
 	if err != nil {
 		return nil, "", err
 	}
-	fm, err := planner.MigrateFingerprints(a.ctx, w.Analysis, st)
+	fm, err := ops.MigrateFingerprints(a.ctx, w.Analysis, st)
 	if err != nil {
 		if backup != "" {
 			return nil, "", fmt.Errorf("%w (backup in %s)", err, backup)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -63,7 +64,7 @@ cron, by their finest interval.
 			if project.HasErrors(proj.Diagnostics) {
 				return &planner.ProblemsError{Diagnostics: proj.Diagnostics}
 			}
-			s := planner.ScheduleOf(proj)
+			s := ops.ScheduleOf(proj)
 			name := unitName(proj, root, env)
 			var text bytes.Buffer
 			out := a.stdout
@@ -120,10 +121,10 @@ func systemdQuote(s string) string {
 	return `"` + s + `"`
 }
 
-func (a *app) printSystemd(s planner.Schedule, name, root, env, bin string) error {
+func (a *app) printSystemd(s ops.Schedule, name, root, env, bin string) error {
 	var cals []string
 	for _, c := range s.Crons {
-		cal, err := planner.OnCalendar(c)
+		cal, err := ops.OnCalendar(c)
 		if err != nil {
 			return err
 		}
@@ -154,7 +155,7 @@ func (a *app) printSystemd(s planner.Schedule, name, root, env, bin string) erro
 	return nil
 }
 
-func (a *app) printCron(s planner.Schedule, root, env, bin string) {
+func (a *app) printCron(s ops.Schedule, root, env, bin string) {
 	w := a.stdout
 	fmt.Fprintf(w, "# efmesh run tick of %s (%s): add with crontab -e\n", filepath.Base(root), env)
 	for _, l := range exitCodeContract {

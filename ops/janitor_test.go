@@ -1,4 +1,4 @@
-package planner
+package ops
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
 	"github.com/efmesh/efmesh/state/sqlite"
 )
@@ -76,12 +77,12 @@ func TestJanitorClaimBeatsApply(t *testing.T) {
 	}
 	defer st.Close()
 	day := func(n int) time.Time { return time.Date(2026, 1, n, 0, 0, 0, 0, time.UTC) }
-	apply := func(a *Analysis, at time.Time) error {
-		p, err := MakePlan(ctx, a, st, "dev", PlanAt(at))
+	apply := func(a *planner.Analysis, at time.Time) error {
+		p, err := planner.MakePlan(ctx, a, st, "dev", planner.PlanAt(at))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Apply(ctx, p, wh, st, ApplyOptions{Now: func() time.Time { return at }})
+		_, err = planner.Apply(ctx, p, wh, st, planner.ApplyOptions{Now: func() time.Time { return at }})
 		return err
 	}
 	serving := func() string {
@@ -97,7 +98,7 @@ func TestJanitorClaimBeatsApply(t *testing.T) {
 	if err := apply(a2, day(2)); err != nil { // v1 orphaned on day 2
 		t.Fatal(err)
 	}
-	rollback, err := MakePlan(ctx, a1, st, "dev", PlanAt(day(3)))
+	rollback, err := planner.MakePlan(ctx, a1, st, "dev", planner.PlanAt(day(3)))
 	if err != nil || rollback.Models[0].Build {
 		t.Fatalf("the rollback plan should reuse v1: %+v, %v", rollback.Models, err)
 	}
@@ -107,7 +108,7 @@ func TestJanitorClaimBeatsApply(t *testing.T) {
 	if err != nil || len(res.Removed) != 1 || res.Removed[0].Model != "a.x" || res.Removed[0].Error != "" {
 		t.Fatalf("janitor = %+v, %v", res, err)
 	}
-	_, err = Apply(ctx, rollback, wh, st, ApplyOptions{Now: func() time.Time { return day(3) }})
+	_, err = planner.Apply(ctx, rollback, wh, st, planner.ApplyOptions{Now: func() time.Time { return day(3) }})
 	if err == nil || !strings.Contains(err.Error(), "the janitor removed a snapshot of this plan") {
 		t.Fatalf("apply of the stale rollback = %v", err)
 	}
@@ -129,7 +130,7 @@ func TestJanitorClaimBeatsApply(t *testing.T) {
 	}
 	// … and a reservation (an apply about to promote it) keeps it even
 	// past the ttl.
-	if err := st.Reserve(ctx, []string{a2.Models["a.x"].Fingerprint}, day(5).Add(reserveLease)); err != nil {
+	if err := st.Reserve(ctx, []string{a2.Models["a.x"].Fingerprint}, day(5).Add(planner.ReserveLease)); err != nil {
 		t.Fatal(err)
 	}
 	res, err = Janitor(ctx, st, wh, JanitorOptions{TTL: 24 * time.Hour, Now: day(6)})

@@ -1,4 +1,4 @@
-package planner
+package ops
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -91,7 +92,7 @@ func Compact(ctx context.Context, p *project.Project, eng engine.Engine, opt Com
 	}
 	var models []*project.Model
 	eligible := func(m *project.Model) bool {
-		return m.Kind.Name == project.KindIncrementalByTimeRange && targetOf(m) == "parquet"
+		return m.Kind.Name == project.KindIncrementalByTimeRange && planner.TargetOf(m) == "parquet"
 	}
 	if opt.Model != "" {
 		m := p.ByName[opt.Model]
@@ -116,12 +117,12 @@ func Compact(ctx context.Context, p *project.Project, eng engine.Engine, opt Com
 	if strings.Contains(opt.Lake, "://") {
 		return nil, fmt.Errorf("compact: the lake %s is remote; only a local lake can be compacted here", opt.Lake)
 	}
-	w, okW := eng.(parquetWriter)
+	w, okW := eng.(planner.ParquetWriter)
 	fr, okR := eng.(parquetMerger)
 	if !opt.DryRun && (!okW || !okR) {
 		return nil, &engine.FeatureError{Engine: eng.Dialect().Name(), Feature: "compacting parquet partitions"}
 	}
-	today := Day.Floor(opt.Now)
+	today := planner.Day.Floor(opt.Now)
 	for _, m := range models {
 		versions, _ := filepath.Glob(filepath.Join(opt.Lake, m.Schema, m.Table, "fp=*"))
 		sort.Strings(versions)
@@ -165,7 +166,7 @@ type listedFile struct {
 // compactPartition decides on one partition folder and merges it when it
 // is settled. nil: not a partition (a stray file).
 func compactPartition(ctx context.Context, m *project.Model, dir string, opt CompactOptions, today time.Time,
-	w parquetWriter, mg parquetMerger) (*CompactPartition, error) {
+	w planner.ParquetWriter, mg parquetMerger) (*CompactPartition, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return nil, nil

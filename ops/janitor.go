@@ -1,4 +1,4 @@
-package planner
+package ops
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
 )
 
@@ -29,11 +30,6 @@ import (
 // before any view changes, or the reservation wins and the claim leaves the
 // snapshot alone. Nothing the janitor dropped is ever pointed at again.
 
-// reserveLease is how far ahead an apply's reservation moves the orphan
-// mark of the snapshots it is about to promote: a janitor, whatever its
-// ttl, cannot claim them while the promotion runs.
-const reserveLease = time.Hour
-
 // JanitorOptions tunes Janitor.
 type JanitorOptions struct {
 	TTL    time.Duration // how long storage outlives its last use
@@ -45,7 +41,7 @@ type JanitorOptions struct {
 	Logger *slog.Logger
 	// Lock is the janitor's lock when the caller holds it; nil makes
 	// Janitor take it (a dry run takes none).
-	Lock *Lock
+	Lock *planner.Lock
 }
 
 // Removal is one physical relation removed (or, in a dry run, to remove)
@@ -86,10 +82,10 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		log = slog.New(slog.DiscardHandler)
 	}
 	if opt.TTL < 0 {
-		return nil, fmt.Errorf("planner: janitor: negative ttl %s", opt.TTL)
+		return nil, fmt.Errorf("ops: janitor: negative ttl %s", opt.TTL)
 	}
 	if opt.Lock == nil && !opt.DryRun {
-		lk, err := AcquireLock(ctx, st, JanitorLock, 0)
+		lk, err := planner.AcquireLock(ctx, st, planner.JanitorLock, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +105,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		return res, nil
 	}
 	if wh == nil {
-		return nil, errors.New("planner: janitor: no warehouse")
+		return nil, errors.New("ops: janitor: no warehouse")
 	}
 	var fps []string
 	for _, g := range groups {
@@ -146,7 +142,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 			continue
 		}
 		r := g.removal(opt.Lake)
-		s, t := splitName(g.table)
+		s, t := planner.SplitName(g.table)
 		rel := engine.Relation{Schema: s, Name: t}
 		var derr error
 		switch kinds[g.table] {
@@ -189,8 +185,8 @@ func (g orphanGroup) removal(lake string) Removal {
 		}
 	}
 	if lake != "" {
-		if fp8 := fp8Of(g.table); fp8 != "" {
-			s, t := splitName(r.Model)
+		if fp8 := planner.FingerprintPrefix(g.table); fp8 != "" {
+			s, t := planner.SplitName(r.Model)
 			r.Lake = filepath.Join(lake, s, t, "fp="+fp8)
 		}
 	}
@@ -261,13 +257,13 @@ func orphanGroups(use []state.SnapshotUsage, cutoff time.Time) ([]orphanGroup, i
 // to its type: "BASE TABLE" or "VIEW".
 func physicalObjects(ctx context.Context, wh engine.Engine) (map[string]string, error) {
 	d := wh.Dialect()
-	rows, err := wh.Query(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = "+d.Literal(PhysicalSchema))
+	rows, err := wh.Query(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = "+d.Literal(planner.PhysicalSchema))
 	if err != nil {
-		return nil, fmt.Errorf("planner: janitor: list %s: %w", PhysicalSchema, err)
+		return nil, fmt.Errorf("ops: janitor: list %s: %w", planner.PhysicalSchema, err)
 	}
 	out := map[string]string{}
 	for _, r := range rows.Values {
-		out[PhysicalSchema+"."+fmt.Sprint(r[0])] = strings.ToUpper(fmt.Sprint(r[1]))
+		out[planner.PhysicalSchema+"."+fmt.Sprint(r[0])] = strings.ToUpper(fmt.Sprint(r[1]))
 	}
 	return out, nil
 }
