@@ -308,7 +308,7 @@ func (c *checker) dropStandIn(ctx context.Context, name string) error {
 		return nil
 	}
 	if err := c.eng.Exec(ctx, "DROP TABLE IF EXISTS "+c.standIn(name)); err != nil {
-		return fmt.Errorf("planner: drop stand-in %s: %w", name, err)
+		return fmt.Errorf("drop stand-in %s: %w", name, err)
 	}
 	return nil
 }
@@ -349,7 +349,7 @@ func (c *checker) reset(ctx context.Context) error {
 	}
 	_ = c.eng.Exec(ctx, "DETACH DATABASE IF EXISTS "+engine.QuoteIdent(c.catalog))
 	if err := c.eng.Exec(ctx, "ATTACH ':memory:' AS "+engine.QuoteIdent(c.catalog)); err != nil {
-		return fmt.Errorf("planner: workbench: %w", err)
+		return fmt.Errorf("workbench: %w", err)
 	}
 	return nil
 }
@@ -637,7 +637,7 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 			c.a.Models[m.Name].Fingerprint = ""
 			return nil
 		}
-		return fmt.Errorf("planner: stand-in for %s: %w", m.Name, err)
+		return fmt.Errorf("stand-in for %s: %w", m.Name, err)
 	}
 	return nil
 }

@@ -430,7 +430,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	}
 	if total > 0 {
 		if err := b.wh.Exec(ctx, b.d.CreateSchema(PhysicalSchema)); err != nil {
-			return fmt.Errorf("planner: create schema %s: %w", PhysicalSchema, err)
+			return fmt.Errorf("create schema %s: %w", PhysicalSchema, err)
 		}
 	}
 	jobs := opt.Jobs
@@ -627,7 +627,7 @@ func (p *Plan) checkCurrent(ctx context.Context, st state.Store) error {
 		same = same && p.current[name].Fingerprint == ptr.Fingerprint
 	}
 	if !same {
-		return fmt.Errorf("planner: environment %s changed since the plan was made; plan again", p.Env)
+		return fmt.Errorf("environment %s changed since the plan was made; plan again", p.Env)
 	}
 	return nil
 }

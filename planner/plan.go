@@ -363,7 +363,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Store, env string, opts
 		if len(info.Fingerprint) < 8 {
 			// The checker marks such a model broken and reports why; a
 			// plan must never get here, but says so instead of failing worse.
-			return nil, fmt.Errorf("planner: %s has no fingerprint although the check reported no problem; this is a bug in efmesh, please report it with the model", m.Name)
+			return nil, fmt.Errorf("%s has no fingerprint although the check reported no problem; this is a bug in efmesh, please report it with the model", m.Name)
 		}
 		mp := ModelPlan{Name: m.Name, Kind: string(m.Kind.Name), Fingerprint: info.Fingerprint, Backfill: [][]string{}, Explain: []string{}}
 		virtual := m.Kind.Name.Virtual()

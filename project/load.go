@@ -9,7 +9,7 @@ import (
 
 // ErrNoConfig is matched (errors.Is) by the error of FindRoot and Load when
 // there is no efmesh.yaml.
-var ErrNoConfig = errors.New("project: no " + ConfigFile)
+var ErrNoConfig = errors.New("no " + ConfigFile)
 
 type noConfigError struct {
 	dir     string
@@ -18,9 +18,9 @@ type noConfigError struct {
 
 func (e *noConfigError) Error() string {
 	if e.parents {
-		return fmt.Sprintf("project: no %s in %s or any parent", ConfigFile, e.dir)
+		return fmt.Sprintf("no %s in %s or any parent", ConfigFile, e.dir)
 	}
-	return fmt.Sprintf("project: no %s in %s", ConfigFile, e.dir)
+	return fmt.Sprintf("no %s in %s", ConfigFile, e.dir)
 }
 
 func (e *noConfigError) Is(target error) bool { return target == ErrNoConfig }
@@ -30,7 +30,7 @@ func (e *noConfigError) Is(target error) bool { return target == ErrNoConfig }
 func FindRoot(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("project: find root: %w", err)
+		return "", fmt.Errorf("find root: %w", err)
 	}
 	for d := abs; ; {
 		if fi, err := os.Stat(filepath.Join(d, ConfigFile)); err == nil && !fi.IsDir() {
