@@ -683,17 +683,17 @@ func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, map[st
 	for _, rq := range reqs {
 		info := a.Models[rq.model]
 		if info == nil {
-			return nil, nil, fmt.Errorf("--restate: unknown model %q%s", rq.model, didYouMean(rq.model, a.Models))
+			return nil, nil, &UnknownModelError{Option: OptionRestate, Name: rq.model, Suggestion: nearModel(rq.model, a.Models)}
 		}
 		switch k := info.Model.Kind.Name; k {
 		case project.KindIncrementalByTimeRange:
 		case project.KindSCDType2:
-			return nil, nil, fmt.Errorf("--restate: %s is SCD_TYPE_2: its version history has no time ranges to restate", rq.model)
+			return nil, nil, &OptionError{Option: OptionRestate, Reason: rq.model + " is SCD_TYPE_2: its version history has no time ranges to restate"}
 		default:
-			return nil, nil, fmt.Errorf("--restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", rq.model, k)
+			return nil, nil, &OptionError{Option: OptionRestate, Reason: fmt.Sprintf("%s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", rq.model, k)}
 		}
 		if !rq.from.Before(rq.to) {
-			return nil, nil, fmt.Errorf("--restate %s: --from %s is not before --to %s", rq.model, rq.from.Format(time.RFC3339), rq.to.Format(time.RFC3339))
+			return nil, nil, &RestateRangeError{Model: rq.model, From: rq.from.Format(time.RFC3339), To: rq.to.Format(time.RFC3339)}
 		}
 		g := grainOf(info.Model)
 		for _, b := range []time.Time{rq.from, rq.to} {
