@@ -86,7 +86,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		log = slog.New(slog.DiscardHandler)
 	}
 	if opt.TTL < 0 {
-		return nil, fmt.Errorf("planner: janitor: negative ttl %s", opt.TTL)
+		return nil, fmt.Errorf("janitor: negative ttl %s", opt.TTL)
 	}
 	if opt.Lock == nil && !opt.DryRun {
 		lk, err := AcquireLock(ctx, st, JanitorLock, 0)
@@ -109,7 +109,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		return res, nil
 	}
 	if wh == nil {
-		return nil, errors.New("planner: janitor: no warehouse")
+		return nil, errors.New("janitor: no warehouse")
 	}
 	var fps []string
 	for _, g := range groups {
@@ -263,7 +263,7 @@ func physicalObjects(ctx context.Context, wh engine.Engine) (map[string]string, 
 	d := wh.Dialect()
 	rows, err := wh.Query(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = "+d.Literal(PhysicalSchema))
 	if err != nil {
-		return nil, fmt.Errorf("planner: janitor: list %s: %w", PhysicalSchema, err)
+		return nil, fmt.Errorf("janitor: list %s: %w", PhysicalSchema, err)
 	}
 	out := map[string]string{}
 	for _, r := range rows.Values {
