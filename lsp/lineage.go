@@ -5,9 +5,10 @@ import (
 	"strings"
 
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/workspace"
 )
 
-// Lineage comes from planner.Lineage, the function behind `efmesh
+// Lineage comes from workspace.Lineage, the use case behind `efmesh
 // lineage`, which reads the analyzed parse trees. The editor adds only
 // what a cursor needs: which parent column a reference at the cursor reads
 // (resolve.go), and a flat graph for clients to draw.
@@ -48,7 +49,7 @@ func (w *world) lineage(model, column string) (*lineageGraph, error) {
 	if w.res == nil || w.res.analysis == nil {
 		return nil, errNotChecked
 	}
-	tree, err := planner.Lineage(w.res.analysis, model, column)
+	tree, err := w.lineageTree(model, column)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +100,12 @@ func (w *world) lineage(model, column string) (*lineageGraph, error) {
 	return g, nil
 }
 
+// lineageTree traces a model or a column of the checked project with the
+// CLI's use case.
+func (w *world) lineageTree(model, column string) (*planner.LineageNode, error) {
+	return workspace.New(w.res.analysis, nil, workspace.Options{}).Lineage(model, column)
+}
+
 // directSources returns the parent columns a model's column is computed
 // from.
 func (w *world) directSources(model, column string) []modelColumn {
@@ -118,7 +125,7 @@ func (w *world) rawSources(mc modelColumn) []modelColumn {
 	if w.res == nil || w.res.analysis == nil {
 		return nil
 	}
-	tree, err := planner.Lineage(w.res.analysis, mc.Model, strings.ToLower(mc.Column))
+	tree, err := w.lineageTree(mc.Model, strings.ToLower(mc.Column))
 	if err != nil {
 		return nil
 	}

@@ -3,13 +3,7 @@ package lsp
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"path/filepath"
-	"runtime"
-	"slices"
-	"sort"
-	"sync"
 
 	"github.com/efmesh/efmesh/project"
 )
@@ -19,125 +13,57 @@ import (
 type reader func(abs string) ([]byte, error)
 
 // errNoConfig means the root holds no efmesh.yaml (any more).
-var errNoConfig = errors.New("lsp: no " + project.ConfigFile)
+var errNoConfig = errors.New("no " + project.ConfigFile)
 
-// loadSnapshot reads a whole project as project.LoadWith does (models,
-// unit tests, custom audits), keeping each file's parse so later edits
-// reparse one file only.
+// loadSnapshot reads a whole project with the project's loader
+// (project.ReadFiles), keeping each file's parse so later edits reparse
+// one file only.
 func loadSnapshot(seq uint64, root string, read reader, open map[string]openDoc) (*snapshot, error) {
-	src, err := read(filepath.Join(root, project.ConfigFile))
+	extra := make([]string, 0, len(open))
+	for rel := range open {
+		extra = append(extra, rel)
+	}
+	pf, err := project.ReadFiles(root, project.ReadFunc(read), extra)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, project.ErrNoConfig) {
 			return nil, errNoConfig
 		}
-		return nil, fmt.Errorf("lsp: read %s: %w", project.ConfigFile, err)
-	}
-	cfg, cdiags := project.ParseConfig(project.ConfigFile, src)
-	if cfg.Name == "" {
-		cfg.Name = filepath.Base(root)
+		return nil, fmt.Errorf("read %s: %w", project.ConfigFile, err)
 	}
 	s := &snapshot{
 		seq:    seq,
 		root:   root,
-		config: &file{rel: project.ConfigFile, src: src, diags: cdiags},
-		cfg:    cfg,
-		files:  map[string]*file{},
+		config: &file{rel: project.ConfigFile, src: pf.ConfigSrc, diags: pf.ConfigDiagnostics},
+		cfg:    pf.Config,
+		files:  make(map[string]*file, len(pf.ByRel)),
 		open:   open,
 	}
-	var rels []string
-	seen := map[string]bool{}
-	for _, globs := range [][]string{cfg.Models, cfg.Tests, cfg.Audits} {
-		for _, rel := range project.ExpandGlobs(root, globs) {
-			if !seen[rel] {
-				seen[rel] = true
-				rels = append(rels, rel)
-			}
-		}
+	for rel, p := range pf.ByRel {
+		s.files[rel] = fileOf(p)
 	}
-	for rel := range open {
-		if !seen[rel] && s.isProjectFile(rel) {
-			seen[rel] = true
-			rels = append(rels, rel)
-		}
-	}
-	sort.Strings(rels)
-
-	// Parsing is independent per file: spread it over the cores.
-	parsed := make([]*file, len(rels))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(rels), 1)) {
-		wg.Go(func() {
-			for i := range next {
-				rel := rels[i]
-				src, err := read(s.abs(rel))
-				parsed[i] = parseFile(s.classify(rel), rel, src, err)
-			}
-		})
-	}
-	for i := range rels {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, f := range parsed {
-		s.files[f.rel] = f
-	}
-	s.build()
+	s.proj = pf.Project()
 	return s, nil
 }
 
-// parseFile parses one file of the project as what it is. An unreadable
-// file is a diagnostic, as in project.LoadWith.
-func parseFile(kind fileKind, rel string, src []byte, readErr error) *file {
-	f := &file{rel: rel, kind: kind, src: src}
-	if readErr != nil {
-		what := map[fileKind]string{modelFile: "model", testFile: "test", auditFile: "audit"}[kind]
-		f.src = nil
-		f.diags = []project.Diagnostic{project.NewDiagnostic(rel, nil, 0, 0, project.SeverityError, project.CodeFile,
-			fmt.Sprintf("cannot read the %s file: %v", what, readErr))}
-		return f
-	}
-	switch kind {
-	case modelFile:
-		f.model, f.diags = project.ParseModel(rel, src)
-	case testFile:
-		f.tests, f.diags = project.ParseTests(rel, src)
-	case auditFile:
-		f.audit, f.diags = project.ParseAudit(rel, src)
-	}
-	return f
+// fileOf is the editor's file of a parse.
+func fileOf(p *project.FileParse) *file {
+	return &file{rel: p.Rel, kind: p.Kind, src: p.Src, model: p.Model, tests: p.Tests, audit: p.Audit, diags: p.Diagnostics}
+}
+
+// parseOf is the parse an editor's file was made of.
+func parseOf(f *file) *project.FileParse {
+	return &project.FileParse{Rel: f.rel, Kind: f.kind, Src: f.src, Model: f.model, Tests: f.tests, Audit: f.audit, Diagnostics: f.diags}
 }
 
 // build assembles the Project from the parsed files with the loader's own
-// assembly (project.Assemble).
+// assembly.
 func (s *snapshot) build() {
-	rels := slices.Sorted(maps.Keys(s.files))
-	diags := slices.Clone(s.config.diags)
-	var models []*project.Model
-	var tests []*project.UnitTest
-	var audits []*project.CustomAudit
-	var later []project.Diagnostic // tests' and audits' own
-	for _, rel := range rels {
-		f := s.files[rel]
-		switch f.kind {
-		case modelFile:
-			diags = append(diags, f.diags...)
-			if f.model != nil {
-				models = append(models, f.model)
-			}
-		case testFile:
-			tests = append(tests, f.tests...)
-			later = append(later, f.diags...)
-		case auditFile:
-			if f.audit != nil {
-				audits = append(audits, f.audit)
-			}
-			later = append(later, f.diags...)
-		}
+	pf := &project.Files{Root: s.root, Config: s.cfg, ConfigSrc: s.config.src, ConfigDiagnostics: s.config.diags,
+		ByRel: make(map[string]*project.FileParse, len(s.files))}
+	for rel, f := range s.files {
+		pf.ByRel[rel] = parseOf(f)
 	}
-	p := project.Assemble(s.root, s.cfg, models, diags, tests, audits, later)
-	s.proj = p
+	s.proj = pf.Project()
 }
 
 // withFile returns a snapshot in which the project file rel has contents
@@ -150,8 +76,9 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 	kind := s.classify(rel)
 	switch {
 	case present && kind != notProject:
+		p := project.ParseFile(kind, rel, src)
+		f := fileOf(p)
 		n.files = maps.Clone(s.files)
-		f := parseFile(kind, rel, src, nil)
 		n.files[rel] = f
 		// Typing in a model's body leaves the DAG as it was: swap the
 		// model in instead of building the whole project again.

@@ -120,30 +120,18 @@ func (s *snapshot) modelAt(rel string) *project.Model {
 }
 
 // fileKind says which globs of efmesh.yaml a file matches.
-type fileKind uint8
+type fileKind = project.FileKind
 
 const (
-	notProject fileKind = iota
-	modelFile
-	testFile
-	auditFile
+	notProject = project.NotProjectFile
+	modelFile  = project.ModelFile
+	testFile   = project.TestFile
+	auditFile  = project.AuditFile
 )
 
 // classify tells what rel is to the project: a model, a unit test or a
 // custom audit file (in that order of precedence), or none.
-func (s *snapshot) classify(rel string) fileKind {
-	for _, k := range []struct {
-		globs []string
-		kind  fileKind
-	}{{s.cfg.Models, modelFile}, {s.cfg.Tests, testFile}, {s.cfg.Audits, auditFile}} {
-		for _, g := range k.globs {
-			if project.ValidateGlob(g) == nil && project.MatchGlob(g, rel) {
-				return k.kind
-			}
-		}
-	}
-	return notProject
-}
+func (s *snapshot) classify(rel string) fileKind { return s.cfg.KindOf(rel) }
 
 // readsData reports whether a model reads the file rel as data: a seed's
 // path or an EXTERNAL model's files. Its content is not in the snapshot,

@@ -82,7 +82,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		log = slog.New(slog.DiscardHandler)
 	}
 	if opt.TTL < 0 {
-		return nil, fmt.Errorf("ops: janitor: negative ttl %s", opt.TTL)
+		return nil, fmt.Errorf("janitor: negative ttl %s", opt.TTL)
 	}
 	if opt.Lock == nil && !opt.DryRun {
 		lk, err := planner.AcquireLock(ctx, st, planner.JanitorLock, 0)
@@ -105,7 +105,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		return res, nil
 	}
 	if wh == nil {
-		return nil, errors.New("ops: janitor: no warehouse")
+		return nil, errors.New("janitor: no warehouse")
 	}
 	var fps []string
 	for _, g := range groups {
@@ -259,7 +259,7 @@ func physicalObjects(ctx context.Context, wh engine.Engine) (map[string]string, 
 	d := wh.Dialect()
 	rows, err := wh.Query(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = "+d.Literal(planner.PhysicalSchema))
 	if err != nil {
-		return nil, fmt.Errorf("ops: janitor: list %s: %w", planner.PhysicalSchema, err)
+		return nil, fmt.Errorf("janitor: list %s: %w", planner.PhysicalSchema, err)
 	}
 	out := map[string]string{}
 	for _, r := range rows.Values {

@@ -37,7 +37,7 @@ type FingerprintMigration struct {
 func MigrateFingerprints(ctx context.Context, a *planner.Analysis, st state.Store) (*FingerprintMigration, error) {
 	m, ok := st.(state.FingerprintMigrator)
 	if !ok {
-		return nil, errors.New("ops: this state store cannot migrate fingerprints")
+		return nil, errors.New("this state store cannot migrate fingerprints")
 	}
 	res := &FingerprintMigration{To: planner.FingerprintVersion}
 	vs, err := m.FingerprintVersions(ctx)

@@ -313,7 +313,7 @@ func (c *checker) dropStandIn(ctx context.Context, name string) error {
 		return nil
 	}
 	if err := c.eng.Exec(ctx, c.scratch.DropScratchTable(c.catalog, standInRelation(name))); err != nil {
-		return fmt.Errorf("planner: drop stand-in %s: %w", name, err)
+		return fmt.Errorf("drop stand-in %s: %w", name, err)
 	}
 	return nil
 }
@@ -359,7 +359,7 @@ func (c *checker) reset(ctx context.Context) error {
 	}
 	_ = c.eng.Exec(ctx, c.scratch.DropScratch(c.catalog))
 	if err := c.eng.Exec(ctx, c.scratch.AttachScratch(c.catalog)); err != nil {
-		return fmt.Errorf("planner: workbench: %w", err)
+		return fmt.Errorf("workbench: %w", err)
 	}
 	return nil
 }
@@ -649,7 +649,7 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 			c.a.Models[m.Name].Fingerprint = ""
 			return nil
 		}
-		return fmt.Errorf("planner: stand-in for %s: %w", m.Name, err)
+		return fmt.Errorf("stand-in for %s: %w", m.Name, err)
 	}
 	return nil
 }

@@ -177,7 +177,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		def, _ := json.Marshal(definitionOfInfo(a.Models[mp.Name]))
 		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
 			// Nothing to take back: the next plan shows the change again.
-			return res, fmt.Errorf("planner: %s is promoted, but its new metadata was not recorded: %w", mp.Name, err)
+			return res, fmt.Errorf("%s is promoted, but its new metadata was not recorded: %w", mp.Name, err)
 		}
 	}
 	if err := st.RecordPlan(ctx, state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,

@@ -611,7 +611,7 @@ func beforePromotion(ctx context.Context, p *Plan, b *builder, st state.Store, r
 	}
 	if err := st.Reserve(ctx, fps, b.now.Add(ReserveLease)); err != nil {
 		if errors.Is(err, state.ErrNotFound) {
-			return fmt.Errorf("planner: the janitor removed a snapshot of this plan while it was applied; plan again: %w", err)
+			return fmt.Errorf("the janitor removed a snapshot of this plan while it was applied; plan again: %w", err)
 		}
 		return err
 	}
@@ -691,17 +691,17 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 		return nil, err
 	}
 	if len(pointers) == 0 {
-		return nil, fmt.Errorf("planner: environment %s has no models: it was never applied", env)
+		return nil, fmt.Errorf("environment %s has no models: it was never applied", env)
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	for _, name := range models {
 		if proj.ByName[name] == nil {
-			return nil, fmt.Errorf("planner: unknown model %q%s", name, didYouMeanName(name, proj))
+			return nil, fmt.Errorf("unknown model %q%s", name, didYouMeanName(name, proj))
 		}
 		if _, ok := pointers[name]; !ok {
-			return nil, fmt.Errorf("planner: model %s is not in environment %s", name, env)
+			return nil, fmt.Errorf("model %s is not in environment %s", name, env)
 		}
 	}
 	d := wh.Dialect()

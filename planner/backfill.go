@@ -429,7 +429,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	}
 	if total > 0 {
 		if err := b.wh.Exec(ctx, b.d.CreateSchema(PhysicalSchema)); err != nil {
-			return fmt.Errorf("planner: create schema %s: %w", PhysicalSchema, err)
+			return fmt.Errorf("create schema %s: %w", PhysicalSchema, err)
 		}
 	}
 	jobs := opt.Jobs
@@ -626,7 +626,7 @@ func (p *Plan) checkCurrent(ctx context.Context, st state.Reader) error {
 		same = same && p.current[name].Fingerprint == ptr.Fingerprint
 	}
 	if !same {
-		return fmt.Errorf("planner: environment %s changed since the plan was made; plan again", p.Env)
+		return fmt.Errorf("environment %s changed since the plan was made; plan again", p.Env)
 	}
 	return nil
 }
@@ -682,17 +682,17 @@ func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, map[st
 	for _, rq := range reqs {
 		info := a.Models[rq.model]
 		if info == nil {
-			return nil, nil, fmt.Errorf("--restate: unknown model %q%s", rq.model, didYouMean(rq.model, a.Models))
+			return nil, nil, &UnknownModelError{Option: OptionRestate, Name: rq.model, Suggestion: nearModel(rq.model, a.Models)}
 		}
 		switch k := info.Model.Kind.Name; k {
 		case project.KindIncrementalByTimeRange:
 		case project.KindSCDType2:
-			return nil, nil, fmt.Errorf("--restate: %s is SCD_TYPE_2: its version history has no time ranges to restate", rq.model)
+			return nil, nil, &OptionError{Option: OptionRestate, Reason: rq.model + " is SCD_TYPE_2: its version history has no time ranges to restate"}
 		default:
-			return nil, nil, fmt.Errorf("--restate: %s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", rq.model, k)
+			return nil, nil, &OptionError{Option: OptionRestate, Reason: fmt.Sprintf("%s is %s: only INCREMENTAL_BY_TIME_RANGE models have intervals", rq.model, k)}
 		}
 		if !rq.from.Before(rq.to) {
-			return nil, nil, fmt.Errorf("--restate %s: --from %s is not before --to %s", rq.model, rq.from.Format(time.RFC3339), rq.to.Format(time.RFC3339))
+			return nil, nil, &RestateRangeError{Model: rq.model, From: rq.from.Format(time.RFC3339), To: rq.to.Format(time.RFC3339)}
 		}
 		g := grainOf(info.Model)
 		for _, b := range []time.Time{rq.from, rq.to} {

@@ -101,7 +101,7 @@ func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, o
 		}
 	}
 	if opt.Sample < 0 || opt.Sample > 100 {
-		return nil, fmt.Errorf("planner: diff: sample %g is not a percentage in (0, 100]", opt.Sample)
+		return nil, fmt.Errorf("diff: sample %g is not a percentage in (0, 100]", opt.Sample)
 	}
 	pa, err := st.Environment(ctx, a)
 	if err != nil {
@@ -113,7 +113,7 @@ func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, o
 	}
 	for env, ptrs := range map[string]map[string]state.Pointer{a: pa, b: pb} {
 		if len(ptrs) == 0 {
-			return nil, fmt.Errorf("planner: environment %s has no models: it was never applied", env)
+			return nil, fmt.Errorf("environment %s has no models: it was never applied", env)
 		}
 	}
 	var fps []string
@@ -130,7 +130,7 @@ func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, o
 	}
 	for _, n := range opt.Models {
 		if !names[n] {
-			return nil, fmt.Errorf("planner: diff: model %s is in neither %s nor %s", n, a, b)
+			return nil, fmt.Errorf("diff: model %s is in neither %s nor %s", n, a, b)
 		}
 	}
 	out := &EnvDiff{A: a, B: b, Models: []ModelDiff{}}
@@ -160,11 +160,11 @@ func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, o
 		want := slices.Contains(opt.Models, n) || len(opt.Models) == 0 && md.Status != DiffSame
 		if opt.Data && want {
 			if wh == nil {
-				return nil, fmt.Errorf("planner: diff: no warehouse")
+				return nil, fmt.Errorf("diff: no warehouse")
 			}
 			dd, err := diffData(ctx, wh, a, b, n, md, defA, defB, opt.Sample)
 			if err != nil {
-				return nil, fmt.Errorf("planner: diff %s: %w", n, err)
+				return nil, fmt.Errorf("diff %s: %w", n, err)
 			}
 			md.Data = dd
 		}

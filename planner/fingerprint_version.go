@@ -28,9 +28,9 @@ func (e *FingerprintVersionError) Error() string {
 		what = "snapshot " + e.What + " was"
 	}
 	if e.Have > e.Want {
-		return fmt.Sprintf("planner: %s made by fingerprint version %d, this efmesh uses version %d; run an efmesh at least as new", what, e.Have, e.Want)
+		return fmt.Sprintf("%s made by fingerprint version %d, this efmesh uses version %d; run an efmesh at least as new", what, e.Have, e.Want)
 	}
-	return fmt.Sprintf("planner: %s made by fingerprint version %d, this efmesh uses version %d; run \"efmesh migrate\" to carry them over (models whose definition did not change keep their data)",
+	return fmt.Sprintf("%s made by fingerprint version %d, this efmesh uses version %d; run \"efmesh migrate\" to carry them over (models whose definition did not change keep their data)",
 		what, e.Have, e.Want)
 }
 
@@ -66,7 +66,7 @@ type Versioned struct {
 // fingerprint (broken ones) are absent.
 func FingerprintsAt(a *Analysis, v int) (map[string]Versioned, error) {
 	if v < OldestFingerprintVersion || v > FingerprintVersion {
-		return nil, fmt.Errorf("planner: fingerprint version %d is not one this efmesh knows (%d through %d)", v, OldestFingerprintVersion, FingerprintVersion)
+		return nil, fmt.Errorf("fingerprint version %d is not one this efmesh knows (%d through %d)", v, OldestFingerprintVersion, FingerprintVersion)
 	}
 	out := map[string]Versioned{}
 	base, err := identitiesAt(a, nil, v)
@@ -122,21 +122,21 @@ func identitiesAt(a *Analysis, base map[string]Versioned, v int) (map[string]Ver
 			if m.Kind.Name == project.KindSeed {
 				b, err := os.ReadFile(absPath(a.Project.Root, m.Kind.Path))
 				if err != nil {
-					return nil, fmt.Errorf("planner: seed of %s: %w", m.Name, err)
+					return nil, fmt.Errorf("seed of %s: %w", m.Name, err)
 				}
 				s := sha256.Sum256(b)
 				content = hex.EncodeToString(s[:])
 			}
 			own = ownHashAt(v, m, info.Canonical, content)
 			if v == FingerprintVersion && own != a.Models[pm.Name].OwnHash && base == nil {
-				return nil, fmt.Errorf("planner: %s: the own hash of fingerprint version %d does not reproduce the analysis; this is a bug in efmesh", m.Name, v)
+				return nil, fmt.Errorf("%s: the own hash of fingerprint version %d does not reproduce the analysis; this is a bug in efmesh", m.Name, v)
 			}
 		}
 		parents := make(map[string]string, len(info.Parents))
 		for p := range info.Parents {
 			id, ok := out[p]
 			if !ok {
-				return nil, fmt.Errorf("planner: %s: parent %s has no fingerprint at version %d", pm.Name, p, v)
+				return nil, fmt.Errorf("%s: parent %s has no fingerprint at version %d", pm.Name, p, v)
 			}
 			parents[p] = id.Fingerprint
 		}

@@ -76,15 +76,15 @@ func (r Range) pair() []string {
 
 func rangeOfPair(p []string) (Range, error) {
 	if len(p) != 2 {
-		return Range{}, fmt.Errorf("planner: bad backfill range %v", p)
+		return Range{}, fmt.Errorf("bad backfill range %v", p)
 	}
 	s, err := time.Parse(time.RFC3339, p[0])
 	if err != nil {
-		return Range{}, fmt.Errorf("planner: bad backfill range %v: %w", p, err)
+		return Range{}, fmt.Errorf("bad backfill range %v: %w", p, err)
 	}
 	e, err := time.Parse(time.RFC3339, p[1])
 	if err != nil {
-		return Range{}, fmt.Errorf("planner: bad backfill range %v: %w", p, err)
+		return Range{}, fmt.Errorf("bad backfill range %v: %w", p, err)
 	}
 	return Range{s.UTC(), e.UTC()}, nil
 }
@@ -204,12 +204,12 @@ func modelStart(m *project.Model, cfg project.Config) (time.Time, error) {
 		s = cfg.Start
 	}
 	if s == "" {
-		return time.Time{}, fmt.Errorf("planner: %s has no start: set start in its MODEL header or in efmesh.yaml", m.Name)
+		return time.Time{}, fmt.Errorf("%s has no start: set start in its MODEL header or in efmesh.yaml", m.Name)
 	}
 	for _, l := range startLayouts {
 		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
 			return grainOf(m).Floor(t), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("planner: %s: start %q is not a date", m.Name, s)
+	return time.Time{}, fmt.Errorf("%s: start %q is not a date", m.Name, s)
 }

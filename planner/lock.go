@@ -115,7 +115,7 @@ func (l *Lock) Release() error {
 		defer cancel()
 		err = l.st.Unlock(ctx, l.lock.Name, l.lock.Holder)
 		if l.err != nil {
-			err = fmt.Errorf("planner: lock %s was lost while held: %w", l.lock.Name, l.err)
+			err = fmt.Errorf("lock %s was lost while held: %w", l.lock.Name, l.err)
 		}
 	})
 	return err

@@ -143,15 +143,6 @@ func FingerprintPrefix(table string) string {
 	return ""
 }
 
-// ReclassifyError refuses an operator verdict that the AST contradicts.
-type ReclassifyError struct {
-	Model, Reason string
-}
-
-func (e *ReclassifyError) Error() string {
-	return fmt.Sprintf("--reclassify %s=non-breaking is refused: %s", e.Model, e.Reason)
-}
-
 // Analysis returns the analysis the plan was made from.
 func (p *Plan) Analysis() *Analysis { return p.analysis }
 
@@ -330,7 +321,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 	}
 	for name := range cfg.forwardOnly {
 		if a.Models[name] == nil {
-			return nil, fmt.Errorf("--forward-only: unknown model %q%s", name, didYouMean(name, a.Models))
+			return nil, &UnknownModelError{Option: OptionForwardOnly, Name: name, Suggestion: nearModel(name, a.Models)}
 		}
 	}
 	if p.restated, p.refills, err = restateRanges(a, cfg.restate); err != nil {
@@ -338,15 +329,15 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 	}
 	for name := range cfg.rebuild {
 		if a.Models[name] == nil {
-			return nil, fmt.Errorf("--rebuild-history: unknown model %q%s", name, didYouMean(name, a.Models))
+			return nil, &UnknownModelError{Option: OptionRebuildHistory, Name: name, Suggestion: nearModel(name, a.Models)}
 		}
 		if k := a.Models[name].Model.Kind.Name; k != project.KindSCDType2 {
-			return nil, fmt.Errorf("--rebuild-history %s: only SCD_TYPE_2 models keep a history (it is %s)", name, k)
+			return nil, &OptionError{Option: OptionRebuildHistory, Model: name, Reason: fmt.Sprintf("only SCD_TYPE_2 models keep a history (it is %s)", k)}
 		}
 	}
 	for name := range cfg.reclassify {
 		if a.Models[name] == nil {
-			return nil, fmt.Errorf("--reclassify: unknown model %q%s", name, didYouMean(name, a.Models))
+			return nil, &UnknownModelError{Option: OptionReclassify, Name: name, Suggestion: nearModel(name, a.Models)}
 		}
 	}
 	changed := map[string]bool{}
@@ -363,7 +354,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 		if len(info.Fingerprint) < 8 {
 			// The checker marks such a model broken and reports why; a
 			// plan must never get here, but says so instead of failing worse.
-			return nil, fmt.Errorf("planner: %s has no fingerprint although the check reported no problem; this is a bug in efmesh, please report it with the model", m.Name)
+			return nil, fmt.Errorf("%s has no fingerprint although the check reported no problem; this is a bug in efmesh, please report it with the model", m.Name)
 		}
 		mp := ModelPlan{Name: m.Name, Kind: string(m.Kind.Name), Fingerprint: info.Fingerprint, Backfill: [][]string{}, Explain: []string{}}
 		virtual := m.Kind.Name.Virtual()
@@ -461,7 +452,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 			}
 		}
 		if cfg.rebuild[m.Name] && !mp.RebuildsHistory {
-			return nil, fmt.Errorf("--rebuild-history %s: the plan keeps no history of it to rebuild (it is %s in %s)", m.Name, mp.Change, env)
+			return nil, &OptionError{Option: OptionRebuildHistory, Model: m.Name, Reason: fmt.Sprintf("the plan keeps no history of it to rebuild (it is %s in %s)", mp.Change, env)}
 		}
 		if mp.Change == Unchanged || mp.Change == MetadataOnly || mp.Change == NonBreaking || mp.Change == ForwardOnly && !scdKept || mp.ReusedFrom != "" && !scdKept {
 			keeps[m.Name] = true
@@ -566,12 +557,12 @@ func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, 
 	if forwardOnly[m.Name] || cascade {
 		if m.Kind.Name != project.KindIncrementalByTimeRange {
 			if forwardOnly[m.Name] {
-				return fmt.Errorf("--forward-only %s: only INCREMENTAL_BY_TIME_RANGE models can change without recomputing history (it is %s)", m.Name, m.Kind.Name)
+				return &OptionError{Option: OptionForwardOnly, Model: m.Name, Reason: fmt.Sprintf("only INCREMENTAL_BY_TIME_RANGE models can change without recomputing history (it is %s)", m.Kind.Name)}
 			}
 		} else {
 			if dropped := droppedColumns(prevDef, info); len(dropped) > 0 {
-				return fmt.Errorf("--forward-only %s: column(s) %s would be dropped, which an inherited table cannot express; make a breaking change instead",
-					m.Name, strings.Join(dropped, ", "))
+				return &OptionError{Option: OptionForwardOnly, Model: m.Name,
+					Reason: fmt.Sprintf("column(s) %s would be dropped, which an inherited table cannot express; make a breaking change instead", strings.Join(dropped, ", "))}
 			}
 			if mp.ReclassifiedFrom == "" {
 				mp.ReclassifiedFrom = mp.Change
@@ -724,8 +715,9 @@ func (p *Plan) history(ctx context.Context, st state.Reader, mp *ModelPlan, info
 	_ = json.Unmarshal(prev.Definition, &prevDef)
 	if dropped := droppedColumns(prevDef, info); len(dropped) > 0 {
 		if cfg.forwardOnly[m.Name] {
-			return false, fmt.Errorf("--forward-only %s: column(s) %s would be dropped, which the history table cannot express; rebuild its history instead (--rebuild-history %s)",
-				m.Name, strings.Join(dropped, ", "), m.Name)
+			return false, &OptionError{Option: OptionForwardOnly, Model: m.Name,
+				Reason:  fmt.Sprintf("column(s) %s would be dropped, which the history table cannot express", strings.Join(dropped, ", ")),
+				Instead: "rebuild its history instead", InsteadOption: OptionRebuildHistory}
 		}
 		mp.Explain = append(mp.Explain, "its output drops column(s) "+strings.Join(dropped, ", ")+", which the history table cannot express")
 		return false, nil
@@ -792,16 +784,4 @@ func (p *Plan) servedElsewhere(ctx context.Context, st state.Reader) (map[string
 	}
 	p.elsewhere = out
 	return out, nil
-}
-
-// HistoryRebuildError refuses a plan that rebuilds SCD_TYPE_2 history the
-// operator did not confirm.
-type HistoryRebuildError struct {
-	Models []string
-}
-
-func (e *HistoryRebuildError) Error() string {
-	return fmt.Sprintf("the plan rebuilds the history of SCD_TYPE_2 model(s) %s: the versions accumulated so far would not be carried over; "+
-		"pass --rebuild-history %s to confirm (or --forward-only %s to keep the history)",
-		strings.Join(e.Models, ", "), strings.Join(e.Models, ","), strings.Join(e.Models, ","))
 }

@@ -95,7 +95,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwant
 		d = wh.Dialect()
 		cat, ok := wh.(engine.Catalog)
 		if !ok {
-			return nil, nil, nil, fmt.Errorf("planner: the %s engine cannot list its relations", wh.Dialect().Name())
+			return nil, nil, nil, fmt.Errorf("the %s engine cannot list its relations", wh.Dialect().Name())
 		}
 		seen := map[string]bool{}
 		var schemas []string
@@ -114,7 +114,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwant
 		}
 		rels, err := cat.Relations(ctx, schemas, withColumns)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("planner: %w", err)
+			return nil, nil, nil, fmt.Errorf("%w", err)
 		}
 		for _, r := range rels {
 			listed[catalogKey(d, r.Relation)] = r

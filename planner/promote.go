@@ -58,7 +58,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 		}
 	}
 	if err := wh.Tx(ctx, stmts); err != nil {
-		return fmt.Errorf("planner: promote %s: %w", p.Env, err)
+		return fmt.Errorf("promote %s: %w", p.Env, err)
 	}
 	// The views are swapped: the pointers follow whatever arrives now (a
 	// signal), or the store would name versions the warehouse no longer

@@ -84,9 +84,9 @@ func redactedVariant(a *Analysis, env string) (*Analysis, error) {
 			for _, c := range m.Redact {
 				if !slices.ContainsFunc(have, func(hc engine.Column) bool { return strings.EqualFold(hc.Name, c) }) {
 					if have == nil {
-						return nil, fmt.Errorf("planner: %s cannot be redacted in %s: its columns are unknown; declare columns (…)", m.Name, env)
+						return nil, fmt.Errorf("%s cannot be redacted in %s: its columns are unknown; declare columns (…)", m.Name, env)
 					}
-					return nil, fmt.Errorf("planner: %s cannot redact %s in %s: it has no such column", m.Name, c, env)
+					return nil, fmt.Errorf("%s cannot redact %s in %s: it has no such column", m.Name, c, env)
 				}
 			}
 			mc := *m

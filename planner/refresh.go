@@ -33,7 +33,7 @@ var allTime = Range{Start: time.Unix(0, 0).UTC(), End: time.Date(9999, 1, 1, 0, 
 func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info *ModelInfo, at time.Time, first bool) error {
 	c, err := project.ParseCron(cfg.CronOf(info.Model))
 	if err != nil {
-		return fmt.Errorf("planner: %s: cron %w", info.Model.Name, err)
+		return fmt.Errorf("%s: cron %w", info.Model.Name, err)
 	}
 	at = at.UTC()
 	if !first {
@@ -74,7 +74,7 @@ func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) 
 		}
 		c, err := project.ParseCron(cfg.CronOf(info.Model))
 		if err != nil {
-			return nil, fmt.Errorf("planner: %s: cron %w", mp.Name, err)
+			return nil, fmt.Errorf("%s: cron %w", mp.Name, err)
 		}
 		last, ok, err := lastRefresh(ctx, st, info.Fingerprint)
 		if err != nil {

@@ -75,12 +75,12 @@ func envModels(ctx context.Context, st state.Reader, env string) (map[string]env
 	for name, p := range ptrs {
 		s, ok := snaps[p.Fingerprint]
 		if !ok {
-			return nil, fmt.Errorf("planner: %s of %s points at a missing snapshot %s", name, env, p.Fingerprint)
+			return nil, fmt.Errorf("%s of %s points at a missing snapshot %s", name, env, p.Fingerprint)
 		}
 		em := envModel{snap: s}
 		if len(s.Definition) > 0 {
 			if err := json.Unmarshal(s.Definition, &em.def); err != nil {
-				return nil, fmt.Errorf("planner: snapshot %s of %s: %w", s.Fingerprint[:min(8, len(s.Fingerprint))], name, err)
+				return nil, fmt.Errorf("snapshot %s of %s: %w", s.Fingerprint[:min(8, len(s.Fingerprint))], name, err)
 			}
 		}
 		out[name] = em

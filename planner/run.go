@@ -182,7 +182,7 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("planner: run %s: %w", env, err)
+		return fmt.Errorf("run %s: %w", env, err)
 	}
 	res.Exported, err = exportModels(ctx, p.analysis, wh, env, ar.Built)
 	return err

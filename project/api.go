@@ -1,7 +1,7 @@
 package project
 
-// The loading API. Implemented in config.go, header.go, macros.go, load.go
-// and dag.go.
+// The loading API. Implemented in config.go, header.go, macros.go, load.go,
+// files.go and dag.go.
 //
 //   func FindRoot(dir string) (string, error)
 //       walks up from dir to the folder holding efmesh.yaml.
@@ -16,6 +16,13 @@ package project
 //       user mistake is a Diagnostic in Project.Diagnostics.
 //   func LoadWith(root string, overlay map[string][]byte) (*Project, error)
 //       as Load, with file contents (absolute paths) taking precedence over disk.
+//   func ReadFiles(root string, read ReadFunc, extra []string) (*Files, error)
+//       the loader file by file: efmesh.yaml and every file its globs match,
+//       each parsed on its own (ParseFile); Files.Project assembles them.
+//       LoadWith is ReadFiles then Project; the language server keeps the
+//       parses and reparses only the file an edit changed.
+//   func ParseFile(kind FileKind, rel string, src []byte) *FileParse
+//       one model, test or audit file; Config.KindOf says which it is.
 //   func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Project
 //       checks duplicate names, unknown refs ("did you mean"), cycles, and
 //       orders the DAG. Used by Load and by the language server after an edit.

@@ -107,8 +107,8 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			cfg.Audits = p.globs(v, key, cfg.Audits)
 		case "start":
 			if s, ok := p.str(v, "start"); ok {
-				if _, err := time.Parse("2006-01-02", s); err != nil {
-					p.errorf(v, CodeConfig, "start %q is not a date: write YYYY-MM-DD", s)
+				if _, err := ParseTime(s); err != nil {
+					p.errorf(v, CodeConfig, "start %q is not a date: write YYYY-MM-DD or YYYY-MM-DD HH:MM:SS", s)
 				} else {
 					cfg.Start = s
 				}

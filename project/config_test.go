@@ -99,7 +99,7 @@ func TestParseConfigErrors(t *testing.T) {
 			name: "bad values",
 			src:  "start: 2026-02-30\nengine: {type: duckdbb}\nstate: {type: postgres}\nenvironments:\n  Prod: {}\n  ok_1: {}\njanitor:\n  ttl: 7d\n",
 			want: []string{
-				`1:8: config: start "2026-02-30" is not a date: write YYYY-MM-DD`,
+				`1:8: config: start "2026-02-30" is not a date: write YYYY-MM-DD or YYYY-MM-DD HH:MM:SS`,
 				`2:16: config: unknown engine type "duckdbb" (known: duckdb, postgres)`,
 				`3:15: config: a postgres state needs url: postgres://…`,
 				`5:3: config: invalid environment name "Prod": it must start with a letter and hold only a-z, 0-9 and _`,

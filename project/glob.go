@@ -3,7 +3,6 @@ package project
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -103,14 +102,6 @@ type walkProblem struct {
 // expandGlobs returns the files of fsys matching any of patterns, sorted and
 // deduplicated. Each pattern's walk starts at its literal prefix and stops as
 // deep as the pattern can reach, so "models/*.sql" never walks the tree.
-// ExpandGlobs lists the files below root that the patterns match, sorted
-// and without duplicates, exactly as Load finds model and test files.
-// Unreadable folders are skipped.
-func ExpandGlobs(root string, patterns []string) []string {
-	files, _ := expandGlobs(os.DirFS(root), patterns)
-	return files
-}
-
 func expandGlobs(fsys fs.FS, patterns []string) ([]string, []walkProblem) {
 	var problems []walkProblem
 	seen := map[string]bool{}

@@ -3,7 +3,6 @@ package project
 import (
 	"slices"
 	"strings"
-	"time"
 )
 
 // The MODEL header's properties: the table of parsers, the dispatch of one
@@ -137,24 +136,12 @@ func (p *headerParser) parseInterval(_ token, c *cursor) bool {
 	return ok
 }
 
-// startLayouts are the accepted forms of a start date.
-var startLayouts = []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05"}
-
-func parseStartValue(s string) bool {
-	for _, l := range startLayouts {
-		if _, err := time.Parse(l, s); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
 func (p *headerParser) parseStart(_ token, c *cursor) bool {
 	t, ok := p.str(c, "start")
 	if !ok {
 		return false
 	}
-	if !parseStartValue(t.val) {
+	if _, err := ParseTime(t.val); err != nil {
 		p.errorf(t.start, t.end, CodeBadValue, "start %q is not a date: write 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS'", t.val)
 		return true
 	}

@@ -96,14 +96,14 @@ func TestLoadWithOverlay(t *testing.T) {
 func TestLoadNoConfig(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Load(dir)
-	if !errors.Is(err, ErrNoConfig) || err.Error() != "project: no efmesh.yaml in "+dir {
+	if !errors.Is(err, ErrNoConfig) || err.Error() != "no efmesh.yaml in "+dir {
 		t.Errorf("Load: %v", err)
 	}
 	sub := filepath.Join(dir, "a", "b")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FindRoot(sub); !errors.Is(err, ErrNoConfig) || err.Error() != "project: no efmesh.yaml in "+sub+" or any parent" {
+	if _, err := FindRoot(sub); !errors.Is(err, ErrNoConfig) || err.Error() != "no efmesh.yaml in "+sub+" or any parent" {
 		// A temp dir may sit below a stray efmesh.yaml; only the message
 		// shape matters when none is found.
 		if err != nil {

@@ -145,10 +145,10 @@ func (a *app) fail(err error) {
 		return
 	}
 	if a.json {
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "error": err.Error()})
+		a.writeJSON(map[string]any{"apiVersion": APIVersion, "error": phrase(err)})
 		return
 	}
-	fmt.Fprintf(a.stderr, "efmesh: %v\n", err)
+	fmt.Fprintf(a.stderr, "efmesh: %s\n", phrase(err))
 }
 
 // diagnosticJSON is the --json shape of a diagnostic.

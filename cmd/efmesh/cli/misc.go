@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -57,7 +56,7 @@ environment's views.`,
 				return err
 			}
 			defer w.Close()
-			sql, err := w.Render(args[0], env, time.Now())
+			sql, err := w.Render(args[0], env, a.now())
 			if err != nil {
 				return err
 			}

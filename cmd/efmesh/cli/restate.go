@@ -7,20 +7,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 )
 
-// parseBound reads a restate bound: RFC 3339, a date (its midnight UTC) or
-// "YYYY-MM-DD HH:MM:SS" in UTC.
+// parseBound reads a --from/--to bound with the project's one time reader.
 func parseBound(flag, s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
+	t, err := project.ParseTime(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--%s %q is not a time: write %s", flag, s, project.TimeForms)
 	}
-	for _, l := range []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
-		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("--%s %q is not a time: write 2026-01-02 or 2026-01-02T15:00:00Z", flag, s)
+	return t, nil
 }
 
 func (a *app) restateCmd() *cobra.Command {
