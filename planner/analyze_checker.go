@@ -1,0 +1,338 @@
+package planner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+func (c *checker) dropStandIn(ctx context.Context, name string) error {
+	delete(c.a.standIns, name)
+	if c.eng == nil {
+		return nil
+	}
+	if err := c.eng.Exec(ctx, c.scratch.DropScratchTable(c.catalog, standInRelation(name))); err != nil {
+		return fmt.Errorf("drop stand-in %s: %w", name, err)
+	}
+	return nil
+}
+
+// newChecker picks the checking strategy the workbench supports.
+func newChecker(wb Workbench, root string, a *Analysis) *checker {
+	c := &checker{wb: wb, d: wb.Dialect(), root: root, a: a, catalog: standInCatalog}
+	if b, ok := wb.(Binder); ok {
+		c.binder = b
+	} else if e, ok := wb.(engine.Engine); ok {
+		if sc, ok := c.d.(engine.Scratch); ok {
+			c.eng, c.scratch = e, sc
+		}
+	}
+	a.boundInEngine = c.eng != nil
+	return c
+}
+
+type checker struct {
+	// schemas holds the stand-in schemas created by this checker.
+	schemas map[string]bool
+	// precanon holds canonical forms parsed ahead in one batch.
+	precanon map[*project.Model]precanonical
+	// catalog is the workbench catalog holding this checker's stand-ins
+	// (standInCatalog; another one for a redacted environment's variant,
+	// whose parents have other columns).
+	catalog string
+	// Exactly one of eng (stand-ins + DESCRIBE) and binder is set; with
+	// neither, bodies are only parsed. scratch, set with eng, writes the
+	// stand-ins' statements.
+	eng     engine.Engine
+	scratch engine.Scratch
+	binder  Binder
+	wb      Workbench
+	d       engine.Dialect
+	root    string
+	a       *Analysis
+}
+
+func (c *checker) reset(ctx context.Context) error {
+	if c.eng == nil {
+		return nil
+	}
+	_ = c.eng.Exec(ctx, c.scratch.DropScratch(c.catalog))
+	if err := c.eng.Exec(ctx, c.scratch.AttachScratch(c.catalog)); err != nil {
+		return fmt.Errorf("workbench: %w", err)
+	}
+	return nil
+}
+
+// diag records a finding on the model being checked.
+func (c *checker) diag(m *project.Model, start, end int, code, msg string) {
+	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg))
+}
+
+func (c *checker) add(m *project.Model, d project.Diagnostic) {
+	if info := c.a.Models[m.Name]; info != nil && info.Model == m {
+		info.Diagnostics = append(info.Diagnostics, d)
+		return
+	}
+	c.a.Diagnostics = append(c.a.Diagnostics, d)
+}
+
+func (c *checker) standIn(name string) string {
+	return c.scratch.ScratchRelation(c.catalog, standInRelation(name))
+}
+
+// standInRelation is the relation of a model's stand-in in the checker's
+// catalog (checkRelation).
+func standInRelation(name string) engine.Relation {
+	s, t := checkRelation(name)
+	return engine.Relation{Schema: s, Name: t}
+}
+
+// checkRelation is the schema and table a model is checked under: the
+// stand-in's, and the relation a Binder binds. Like the physical table
+// apply reads (<schema>__<table>__<fp8>), it is reachable by neither the
+// model's table name nor schema.table, so a body binds in the checker
+// exactly as it does at apply: through an alias only, the one it writes or
+// the implicit one renderBody gives it.
+func checkRelation(name string) (schema, table string) {
+	s, t := SplitName(name)
+	return s, s + "__" + t
+}
+
+// model analyzes one model; its parents were analyzed before it.
+func (c *checker) model(ctx context.Context, info *ModelInfo) error {
+	m := info.Model
+	parentsOK := true
+	for _, r := range m.Refs() {
+		pi, ok := c.a.Models[r]
+		if !ok || pi.Fingerprint == "" {
+			parentsOK = false
+			continue
+		}
+		info.Parents[r] = pi.Fingerprint
+	}
+
+	// The model's own name is its prod view's: the engine must keep it
+	// whole (Postgres truncates past 63 bytes, so two names could meet).
+	if limit := c.d.MaxIdentifierLength(); limit > 0 && !m.Kind.Name.Virtual() {
+		for _, part := range []string{m.Schema, m.Table} {
+			if len(part) > limit {
+				c.diag(m, m.NameRange.Start.Offset, m.NameRange.End.Offset, project.CodeReservedName,
+					fmt.Sprintf("%s is %d bytes long; the %s engine keeps identifiers of at most %d bytes", part, len(part), c.d.Name(), limit))
+				info.Broken = true
+			}
+		}
+	}
+
+	var content string
+	var inferred []engine.Column
+	inferredOK := false
+	if c.eng == nil {
+		// Without an embedded DuckDB: seeds, file externals and lake
+		// targets cannot run; say so before any action.
+		feature := ""
+		switch {
+		case m.Kind.Name == project.KindSeed:
+			feature = "SEED files"
+		case m.Kind.Name == project.KindExternal && m.Kind.Files != "":
+			feature = "EXTERNAL files"
+		case m.Target == "parquet" || m.Target == "ducklake":
+			feature = "target " + m.Target
+		}
+		if feature != "" {
+			prop := "kind"
+			if strings.HasPrefix(feature, "target") {
+				prop = "target"
+			}
+			c.propDiag(m, prop, CodeEngineFeature, fmt.Sprintf("%s uses %s, which the %s engine does not support (DuckDB only)", m.Name, feature, c.d.Name()))
+			info.Broken = true
+		}
+	}
+	switch m.Kind.Name {
+	case project.KindSeed:
+		h, err := c.fileHash(m.Kind.Path)
+		if err != nil {
+			c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s: %v", m.Kind.Path, unwrapPathErr(err)))
+			info.Broken = true
+		}
+		content = h
+		if err == nil && m.Columns == nil && c.eng != nil {
+			if empty, _ := emptyFile(absPath(c.root, m.Kind.Path)); empty {
+				// The reader would invent a column0 VARCHAR.
+				c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s is empty: declare its columns (columns (…)) for an empty table", m.Kind.Path))
+				info.Broken = true
+				break
+			}
+		}
+		if err == nil && !c.checkSeed(ctx, m, h) {
+			info.Broken = true
+			break
+		}
+		if err == nil && m.Columns == nil && c.eng != nil {
+			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
+		}
+	case project.KindExternal:
+		if m.Kind.Files != "" && m.Columns == nil && c.eng != nil {
+			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Files}, m.Kind.Format, m.Kind.Options)
+		}
+	default:
+		c.body(ctx, info, parentsOK)
+		inferred, inferredOK = info.Columns, info.Columns != nil
+	}
+	if inferredOK {
+		info.Inferred = inferred
+	}
+
+	if !info.Broken && parentsOK && m.Kind.Name.HasBody() == (info.Canonical != nil) {
+		info.OwnHash = ownHash(m, info.Canonical, content)
+		info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+	}
+
+	// The stand-in: declared columns win (they are the contract children
+	// may rely on); otherwise what the binder inferred.
+	cols := declared(m)
+	if cols == nil && inferredOK {
+		cols = inferred
+	}
+	if cols != nil {
+		if dup := duplicateColumn(cols); dup != "" {
+			c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeBinder,
+				fmt.Sprintf("the query yields column %s twice; give each column its own name (AS …)", dup))
+			info.Broken = true
+			info.Fingerprint = ""
+			return nil
+		}
+		c.propertyColumns(m, cols)
+	}
+	cols = withValidity(m, cols)
+	info.Columns = cols
+	if cols == nil {
+		return nil
+	}
+	return c.createStandIn(ctx, m, cols)
+}
+
+// emptyFile reports whether the file at path holds nothing but blanks.
+func emptyFile(path string) (bool, error) {
+	b, err := os.ReadFile(path)
+	return err == nil && len(bytes.TrimSpace(b)) == 0, err
+}
+
+// duplicateColumn returns a name cols hold twice (ignoring case, as the
+// engines do), or "".
+func duplicateColumn(cols []engine.Column) string {
+	seen := make(map[string]bool, len(cols))
+	for _, col := range cols {
+		k := strings.ToLower(col.Name)
+		if seen[k] {
+			return col.Name
+		}
+		seen[k] = true
+	}
+	return ""
+}
+
+func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {
+	if c.a.standIns == nil {
+		c.a.standIns = map[string]bool{}
+	}
+	c.a.standIns[m.Name] = true
+	if c.eng == nil {
+		return nil // a binder reads parents' columns from the analysis
+	}
+	stmt := c.scratch.ReplaceScratchTable(c.catalog, standInRelation(m.Name), cols)
+	if !c.schemas[m.Schema] {
+		stmt = c.scratch.CreateScratchSchema(c.catalog, m.Schema) + "; " + stmt
+	}
+	err := c.eng.Exec(ctx, stmt)
+	if err == nil {
+		if c.schemas == nil {
+			c.schemas = map[string]bool{}
+		}
+		c.schemas[m.Schema] = true
+	}
+	if err != nil {
+		// A declared type the engine does not know: point at the column.
+		var se *engine.SQLError
+		if errors.As(err, &se) {
+			for _, col := range m.Columns {
+				if strings.Contains(se.Message, col.Type) || strings.Contains(strings.ToLower(se.Message), strings.ToLower(strings.Fields(col.Type)[0])) {
+					c.diag(m, col.Range.Start.Offset, col.Range.End.Offset, project.CodeBadValue, "unknown column type: "+se.Message)
+					c.a.Models[m.Name].Broken = true
+					c.a.Models[m.Name].Fingerprint = ""
+					return nil
+				}
+			}
+			c.propDiag(m, "columns", project.CodeBadValue, "bad columns: "+se.Message)
+			c.a.Models[m.Name].Broken = true
+			c.a.Models[m.Name].Fingerprint = ""
+			return nil
+		}
+		return fmt.Errorf("stand-in for %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// canonicalRender renders a body for its canonical form: refs by name,
+// interval bounds as parameters, so the fingerprint never depends on dates
+// or physical names.
+func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
+	r, _ := renderBody(m, macroText{
+		ref: func(n string) (string, bool) {
+			s, t := SplitName(n)
+			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
+		},
+		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+		canonical: true,
+	})
+	return r
+}
+
+// batchCanonicalizer is an optional Workbench capability: many canonical
+// forms in one round trip.
+type batchCanonicalizer interface {
+	CanonicalizeAll(sqls []string) ([][]byte, []error)
+}
+
+type precanonical struct {
+	canon []byte
+	err   error
+}
+
+// precanonicalize parses every body in one batch when most models will be
+// checked (no cache, or an empty one): a statement's fixed cost dominates
+// a model's parse.
+func (c *checker) precanonicalize(p *project.Project, cache CheckCache) {
+	bc, ok := c.wb.(batchCanonicalizer)
+	if !ok {
+		return
+	}
+	if cache != nil {
+		if l, ok := cache.(interface{ Len() int }); !ok || l.Len() > 0 {
+			return
+		}
+	}
+	var models []*project.Model
+	var sqls []string
+	for _, m := range p.Models {
+		if !m.Kind.Name.HasBody() || p.ByName[m.Name] != m {
+			continue
+		}
+		r := c.canonicalRender(m)
+		if strings.TrimSpace(r.SQL) == "" {
+			continue
+		}
+		models = append(models, m)
+		sqls = append(sqls, r.SQL)
+	}
+	canons, errs := bc.CanonicalizeAll(sqls)
+	c.precanon = make(map[*project.Model]precanonical, len(models))
+	for i, m := range models {
+		c.precanon[m] = precanonical{canons[i], errs[i]}
+	}
+}

@@ -1,0 +1,317 @@
+package planner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+)
+
+// propertyColumns checks the columns the header names against what the
+// model yields: the time column of an incremental model (and that it holds
+// dates or timestamps), unique keys, the grain. Apply relies on each.
+func (c *checker) propertyColumns(m *project.Model, cols []engine.Column) {
+	byName := make(map[string]engine.Column, len(cols))
+	names := make([]string, len(cols))
+	for i, col := range cols {
+		byName[strings.ToLower(col.Name)] = col
+		names[i] = col.Name
+	}
+	check := func(prop, what, name string) (engine.Column, bool) {
+		col, ok := byName[strings.ToLower(name)]
+		if !ok {
+			msg := fmt.Sprintf("%s %s is not a column of the query", what, name)
+			if s, ok := project.DidYouMean(name, names); ok {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else if len(names) <= 12 {
+				msg += "; it yields " + strings.Join(names, ", ")
+			}
+			c.wordDiag(m, prop, name, project.CodeUnknownColumn, msg)
+		}
+		return col, ok
+	}
+	switch k := m.Kind; k.Name {
+	case project.KindIncrementalByTimeRange:
+		if col, ok := check("kind", "time_column", k.TimeColumn); ok && col.Type != "" {
+			if f := engine.TypeFamily(col.Type); f != "date" && f != "timestamp" {
+				c.wordDiag(m, "kind", k.TimeColumn, project.CodeBadValue,
+					fmt.Sprintf("time_column %s is %s; it must hold dates or timestamps", k.TimeColumn, col.Type))
+			}
+		}
+	case project.KindIncrementalByUniqueKey, project.KindSCDType2:
+		for _, key := range k.Key {
+			check("kind", "key", key)
+		}
+	}
+	// The grain is of the table, validity columns (SCD_TYPE_2) included.
+	for _, col := range withValidity(m, cols)[len(cols):] {
+		byName[strings.ToLower(col.Name)] = col
+		names = append(names, col.Name)
+	}
+	for _, g := range m.Grain {
+		check("grain", "grain column", g)
+	}
+}
+
+// wordDiag reports msg on word where the header property prop names it,
+// else on the property.
+func (c *checker) wordDiag(m *project.Model, prop, word, code, msg string) {
+	p, ok := m.Property(prop)
+	if !ok {
+		c.diag(m, m.Header.Start.Offset, m.Header.Start.Offset, code, msg)
+		return
+	}
+	start, end := p.ValueRange.Start.Offset, p.ValueRange.End.Offset
+	if i := wordIndex(m.Source[start:end], word); i >= 0 {
+		start, end = start+i, start+i+len(word)
+	}
+	c.diag(m, start, end, code, msg)
+}
+
+// wordIndex finds word in b as a whole identifier, ignoring case; -1 when
+// it is not there.
+func wordIndex(b []byte, word string) int {
+	lw := strings.ToLower(word)
+	lb := strings.ToLower(string(b))
+	for i := 0; ; {
+		j := strings.Index(lb[i:], lw)
+		if j < 0 || lw == "" {
+			return -1
+		}
+		j += i
+		before := j == 0 || !isIdentByte(lb[j-1])
+		after := j+len(lw) >= len(lb) || !isIdentByte(lb[j+len(lw)])
+		if before && after && len(lb) == len(b) {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+// body canonicalizes and binds a SELECT body.
+func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
+	m := info.Model
+	if m.BodyStart <= len(m.Source) && !utf8.Valid(m.Source[m.BodyStart:]) {
+		off := m.BodyStart
+		for off < len(m.Source) {
+			r, n := utf8.DecodeRune(m.Source[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		c.diag(m, off, min(off+1, len(m.Source)), project.CodeSyntax, "the body is not valid UTF-8 here: save the file as UTF-8")
+		info.Broken = true
+		return
+	}
+	this := false
+	for _, mc := range m.Macros {
+		if mc.Kind == project.MacroThis {
+			c.diag(m, mc.Start, mc.End, project.CodeBadMacro, "@this is only valid in audits")
+			info.Broken, this = true, true
+		}
+	}
+	if this {
+		return // the engine would only add a syntax error for what @this renders to
+	}
+	// Canonical form: refs by name, interval bounds as parameters, so the
+	// fingerprint never depends on dates or physical names.
+	canonR := c.canonicalRender(m)
+	if strings.TrimSpace(canonR.SQL) == "" {
+		return // the loader reported the missing body
+	}
+	var canon []byte
+	var err error
+	if pre, ok := c.precanon[m]; ok {
+		canon, err = pre.canon, pre.err
+	} else {
+		canon, err = c.wb.Canonicalize(canonR.SQL)
+	}
+	if err != nil {
+		c.sqlDiag(m, canonR, err)
+		info.Broken = true
+		return
+	}
+	info.Canonical = canon
+	if !parentsOK {
+		return
+	}
+	for _, r := range m.Refs() {
+		if pi := c.a.Models[r]; pi == nil || pi.Columns == nil {
+			return // a parent of unknown shape: nothing to bind against
+		}
+	}
+	if c.binder != nil {
+		rels := map[string][]engine.Column{}
+		for _, r := range m.Refs() {
+			s, t := checkRelation(r)
+			rels[s+"."+t] = c.a.Models[r].Columns
+		}
+		bindR, _ := renderBody(m, macroText{
+			ref: func(n string) (string, bool) {
+				s, t := checkRelation(n)
+				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
+			},
+			start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+		})
+		cols, err := c.binder.Bind(bindR.SQL, rels)
+		if err != nil {
+			if many, ok := err.(interface{ Unwrap() []error }); ok {
+				for _, e := range many.Unwrap() {
+					c.sqlDiag(m, bindR, e)
+				}
+			} else {
+				c.sqlDiag(m, bindR, err)
+			}
+			info.Broken = true
+			return
+		}
+		info.Columns = cols // nil: the shape is not known statically
+		if cols != nil {
+			c.contract(m, cols)
+		}
+		return
+	}
+	if c.eng == nil {
+		return
+	}
+	r, _ := renderBody(m, macroText{
+		ref:   func(n string) (string, bool) { return c.standIn(n), true },
+		start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
+		end:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
+		this:  "NULL",
+	})
+	cols, err := c.eng.Describe(ctx, r.SQL)
+	if err != nil {
+		c.sqlDiag(m, r, err)
+		info.Broken = true
+		return
+	}
+	info.Columns = cols
+	c.contract(m, cols)
+}
+
+// contract compares declared columns with the binder's, in order.
+func (c *checker) contract(m *project.Model, got []engine.Column) {
+	if m.Columns == nil {
+		return
+	}
+	gotBy := map[string]engine.Column{}
+	for _, g := range got {
+		gotBy[strings.ToLower(g.Name)] = g
+	}
+	declBy := map[string]bool{}
+	bad := false
+	for _, d := range m.Columns {
+		declBy[strings.ToLower(d.Name)] = true
+		g, ok := gotBy[strings.ToLower(d.Name)]
+		if !ok {
+			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
+				fmt.Sprintf("column %q is declared but the query does not produce it (it produces %s)", d.Name, columnList(got)))
+			bad = true
+			continue
+		}
+		df, gf := engine.TypeFamily(d.Type), engine.TypeFamily(g.Type)
+		if g.Type != "" && !engine.Compatible(df, gf) {
+			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
+				fmt.Sprintf("column %q is declared %s (%s) but the query yields %s (%s)", d.Name, d.Type, df, g.Type, gf))
+			bad = true
+		}
+	}
+	var extra []string
+	for _, g := range got {
+		if !declBy[strings.ToLower(g.Name)] {
+			extra = append(extra, g.Name+" "+g.Type)
+		}
+	}
+	if len(extra) > 0 {
+		c.propDiag(m, "columns", project.CodeContract,
+			fmt.Sprintf("the query produces undeclared column(s): %s", strings.Join(extra, ", ")))
+		bad = true
+	}
+	if !bad {
+		for i, d := range m.Columns {
+			if i < len(got) && !strings.EqualFold(d.Name, got[i].Name) {
+				c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
+					fmt.Sprintf("column %q is declared at position %d but the query yields %q there", d.Name, i+1, got[i].Name))
+				break
+			}
+		}
+	}
+}
+
+func columnList(cols []engine.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func (c *checker) fileHash(rel string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", err
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:]), nil
+}
+
+// describeFiles infers the schema of files a model reads.
+func (c *checker) describeFiles(ctx context.Context, m *project.Model, paths []string, format string, opts []project.Option) ([]engine.Column, bool) {
+	fr, ok := c.wb.(engine.FileReader)
+	if !ok || c.eng == nil {
+		c.propDiag(m, "kind", CodeEngineFeature, fmt.Sprintf("%s reads files, which only the DuckDB engine can do; use EXTERNAL (table …) on %s", m.Name, c.d.Name()))
+		c.a.Models[m.Name].Broken = true
+		return nil, false
+	}
+	spec := engine.FileSpec{Format: format, Options: fileOptions(opts)}
+	for _, p := range paths {
+		spec.Paths = append(spec.Paths, absPath(c.root, p))
+	}
+	q, err := fr.ReadFiles(spec)
+	if err != nil {
+		c.propDiag(m, "kind", project.CodeBadValue, err.Error())
+		return nil, false
+	}
+	cols, err := c.eng.Describe(ctx, q)
+	if err != nil {
+		c.propDiag(m, "kind", project.CodeFile, "cannot read "+strings.Join(paths, ", ")+": "+firstLine(errMessage(err)))
+		c.a.Models[m.Name].Broken = true
+		return nil, false
+	}
+	return cols, true
+}
+
+func declared(m *project.Model) []engine.Column {
+	if m.Columns == nil {
+		return nil
+	}
+	out := make([]engine.Column, len(m.Columns))
+	for i, c := range m.Columns {
+		out[i] = engine.Column{Name: c.Name, Type: c.Type}
+	}
+	return out
+}
+
+func fileOptions(opts []project.Option) []engine.FileOption {
+	out := make([]engine.FileOption, len(opts))
+	for i, o := range opts {
+		out[i] = engine.FileOption{Name: o.Name, Value: o.Value, IsString: o.IsString}
+	}
+	return out
+}
+
+func seedFormat(path string) string {
+	if strings.HasSuffix(strings.ToLower(path), ".json") || strings.HasSuffix(strings.ToLower(path), ".ndjson") {
+		return "json"
+	}
+	return "csv"
+}

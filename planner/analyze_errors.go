@@ -1,0 +1,196 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
+)
+
+// sqlDiag positions an engine error in the model's file.
+func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
+	// A /* that never ends swallows the rest of the body: whatever the
+	// engine says next is about what is left, so say this instead.
+	if off := m.OpenComment; off > 0 {
+		c.diag(m, off, off+2, project.CodeSyntax, "unterminated /* comment: the rest of the body is ignored")
+		return
+	}
+	var se *engine.SQLError
+	if !errors.As(err, &se) {
+		c.diag(m, m.BodyStart, m.BodyStart, project.CodeSyntax, err.Error())
+		return
+	}
+	if se.Subtype == engine.SubtypeNotAQuery {
+		c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeSyntax, firstLine(se.Message))
+		return
+	}
+	start := m.BodyStart
+	if se.Position >= 0 {
+		start = r.SourceOffset(se.Position)
+	}
+	end := tokenEnd(m.Source, start)
+	msg := firstLine(se.Message)
+	code := project.CodeBinder
+	switch {
+	case se.Type == "Parser":
+		code = project.CodeSyntax
+		if !strings.HasPrefix(msg, "syntax error") {
+			msg = "syntax error: " + msg
+		}
+	case se.Subtype == engine.SubtypeColumnNotFound:
+		code = project.CodeUnknownColumn
+		if se.Name != "" { // t.x: the engine points at t; point at x
+			start, end = lastPartAt(m.Source, start)
+		}
+		name := se.Name
+		if name == "" {
+			name = string(m.Source[start:end])
+		}
+		msg = fmt.Sprintf("unknown column %q", name)
+		if len(se.Candidates) > 0 {
+			msg += fmt.Sprintf("; did you mean %s?", quoteList(se.Candidates))
+		}
+	case se.Subtype == engine.SubtypeAmbiguousColumn && se.Name != "":
+		start, end = lastPartAt(m.Source, start)
+	case se.Type == "Catalog":
+		code = project.CodeUnknownTable
+		name := strings.ToLower(qualifiedNameAt(m.Source, start))
+		if target := c.a.Project.ByName[name]; target != nil {
+			code = project.CodePlainModelName
+			msg = fmt.Sprintf("%s is a model: reference it as @ref(%s) so the DAG knows about it", name, name)
+			end = start + len(qualifiedNameAt(m.Source, start))
+			d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
+			d.Fixes = []project.Fix{{Title: "Wrap in @ref(" + name + ")", Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: "@ref(" + name + ")"}}}}
+			c.add(m, d)
+			return
+		}
+		msg = strings.ReplaceAll(msg, c.catalog+".", "")
+	}
+	c.diag(m, start, end, code, msg)
+}
+
+func (c *checker) propDiag(m *project.Model, prop, code, msg string) {
+	if p, ok := m.Property(prop); ok {
+		c.diag(m, p.Range.Start.Offset, p.Range.End.Offset, code, msg)
+		return
+	}
+	c.diag(m, m.Header.Start.Offset, m.Header.Start.Offset, code, msg)
+}
+
+// absPath resolves a project-relative path; URLs pass through.
+func absPath(root, p string) string {
+	if strings.Contains(p, "://") || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, filepath.FromSlash(p))
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func errMessage(err error) string {
+	var se *engine.SQLError
+	if errors.As(err, &se) {
+		return se.Message
+	}
+	return err.Error()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", strings.Trim(s, `"`))
+	}
+	return strings.Join(q, ", ")
+}
+
+// tokenEnd returns the end of the identifier, quoted name or single
+// character at off.
+func tokenEnd(src []byte, off int) int {
+	if off >= len(src) {
+		return off
+	}
+	if src[off] == '"' {
+		end, _ := sqlscan.QuotedEnd(src, off)
+		return end
+	}
+	i := off
+	for i < len(src) && isIdentByte(src[i]) {
+		i++
+	}
+	if i == off {
+		return off + 1
+	}
+	return i
+}
+
+// lastPartAt reads a dotted name at off (s.t.x; parts may be quoted, dots
+// surrounded by spaces) and returns the range of its last part.
+func lastPartAt(src []byte, off int) (start, end int) {
+	start, end = off, tokenEnd(src, off)
+	for i := off; i < len(src); {
+		s := i
+		if src[i] == '"' {
+			e, ok := sqlscan.QuotedEnd(src, i)
+			if !ok {
+				return
+			}
+			i = e
+		} else {
+			for i < len(src) && isIdentByte(src[i]) {
+				i++
+			}
+			if i == s {
+				return
+			}
+		}
+		start, end = s, i
+		j := sqlscan.SkipSpace(src, i)
+		if j >= len(src) || src[j] != '.' {
+			return
+		}
+		i = sqlscan.SkipSpace(src, j+1)
+	}
+	return
+}
+
+// qualifiedNameAt reads a dotted name (a.b.c) starting at off.
+func qualifiedNameAt(src []byte, off int) string {
+	i := off
+	for i < len(src) && (isIdentByte(src[i]) || src[i] == '.') {
+		i++
+	}
+	return strings.Trim(string(src[off:i]), ".")
+}
+
+func isIdentByte(c byte) bool { return sqlscan.IsIdentByte(c) }
+
+// between returns the text of s between the first open and the next close.
+func between(s, open, close string) string {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(open):]
+	if j := strings.Index(rest, close); j >= 0 {
+		return rest[:j]
+	}
+	return rest
+}
