@@ -92,3 +92,21 @@ func SplitName(name string) (schema, table string) {
 	}
 	return name[:i], name[i+1:]
 }
+
+// didYouMean is the "; did you mean …?" suffix for an unknown model name,
+// by project.DidYouMean, the one rule of every suggestion.
+func didYouMean(name string, models map[string]*ModelInfo) string {
+	names := make([]string, 0, len(models))
+	for n := range models {
+		names = append(names, n)
+	}
+	return suggestModel(name, names)
+}
+
+// suggestModel words the suggestion of a model name among names.
+func suggestModel(name string, names []string) string {
+	if s, ok := project.DidYouMean(name, names); ok {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return ""
+}

@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
@@ -162,4 +164,20 @@ func bodyEnd(src []byte, from int) int {
 		end = len(src)
 	}
 	return end
+}
+
+// Render returns the SQL that computes a model. With env empty, refs
+// resolve to the physical relations of the analyzed project's snapshots
+// (what apply runs); with env set, to that environment's views.
+func Render(a *Analysis, wb Workbench, name, env string, now time.Time) (string, error) {
+	info := a.Models[name]
+	if info == nil {
+		return "", fmt.Errorf("unknown model %q%s", name, didYouMean(name, a.Models))
+	}
+	if info.Fingerprint == "" {
+		return "", fmt.Errorf("%s has errors; fix them first (they are listed as diagnostics, or by efmesh plan)", name)
+	}
+	eng, _ := wb.(engine.Engine) // for reading seed and external files
+	b := &builder{a: a, d: wb.Dialect(), wh: eng, root: a.Project.Root, now: now, env: env}
+	return b.Query(info)
 }
