@@ -1,0 +1,293 @@
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// MakePlan diffs an analyzed project against env in the store and lists the
+// missing intervals of incremental models as of now (PlanAt; default the
+// current time). A project with errors yields a *ProblemsError.
+func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opts ...PlanOption) (*Plan, error) {
+	if err := ValidateEnv(env); err != nil {
+		return nil, err
+	}
+	if a.Errors() {
+		return nil, &ProblemsError{Diagnostics: a.Diagnostics}
+	}
+	base := a
+	a, err := redactedVariant(a, env)
+	if err != nil {
+		return nil, err
+	}
+	cfg := planConfigOf(opts)
+	if a != base && cfg.workbench != nil {
+		ds, err := checkRedacted(ctx, a, base, cfg.workbench, env)
+		if err != nil {
+			return nil, err
+		}
+		if project.HasErrors(ds) {
+			return nil, &ProblemsError{Diagnostics: ds}
+		}
+	}
+	// A store of another fingerprint version is never compared with: an
+	// older one would make everything look changed (efmesh migrate carries
+	// it over), a newer one is another efmesh's.
+	if err := checkFingerprintVersions(ctx, st); err != nil {
+		return nil, err
+	}
+	cur, err := st.Environment(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	// Heads (no canonical form) of every snapshot concerned; the full
+	// snapshot only of what a moved model was, to categorize its change.
+	fps := make([]string, 0, len(a.Models)+len(cur))
+	var moved []string
+	for _, info := range a.Models {
+		fps = append(fps, info.Fingerprint)
+		if ptr, ok := cur[info.Model.Name]; ok && ptr.Fingerprint != info.Fingerprint {
+			moved = append(moved, ptr.Fingerprint)
+		}
+	}
+	for _, ptr := range cur {
+		fps = append(fps, ptr.Fingerprint)
+	}
+	snaps, err := st.SnapshotHeads(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	if len(moved) > 0 {
+		full, err := st.Snapshots(ctx, moved)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(snaps, full)
+	}
+	// The same refusal for a store that cannot list its versions.
+	for _, s := range snaps {
+		if s.FingerprintVersion != FingerprintVersion {
+			return nil, &FingerprintVersionError{Have: s.FingerprintVersion, Want: FingerprintVersion,
+				What: s.Fingerprint[:min(8, len(s.Fingerprint))] + " of " + s.Name}
+		}
+	}
+
+	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
+		copyHistory: map[string]string{}, storedTable: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
+	for fp := range snaps {
+		p.stored[fp] = true
+	}
+	for name := range cfg.forwardOnly {
+		if a.Models[name] == nil {
+			return nil, &UnknownModelError{Option: OptionForwardOnly, Name: name, Suggestion: nearModel(name, a.Models)}
+		}
+	}
+	if p.restated, p.refills, err = restateRanges(a, cfg.restate); err != nil {
+		return nil, err
+	}
+	for name := range cfg.rebuild {
+		if a.Models[name] == nil {
+			return nil, &UnknownModelError{Option: OptionRebuildHistory, Name: name, Suggestion: nearModel(name, a.Models)}
+		}
+		if k := a.Models[name].Model.Kind.Name; k != project.KindSCDType2 {
+			return nil, &OptionError{Option: OptionRebuildHistory, Model: name, Reason: fmt.Sprintf("only SCD_TYPE_2 models keep a history (it is %s)", k)}
+		}
+	}
+	for name := range cfg.reclassify {
+		if a.Models[name] == nil {
+			return nil, &UnknownModelError{Option: OptionReclassify, Name: name, Suggestion: nearModel(name, a.Models)}
+		}
+	}
+	changed := map[string]bool{}
+	// keeps: the model's data in its existing columns is what the
+	// environment serves now (unchanged, non-breaking, forward-only or
+	// reusing): children moved only by such parents can keep their tables.
+	keeps := map[string]bool{}
+	for _, m := range a.Project.Models {
+		info := a.Models[m.Name]
+		if info == nil {
+			continue
+		}
+		m := info.Model // a redacted environment's variant (redact.go)
+		if len(info.Fingerprint) < 8 {
+			// The checker marks such a model broken and reports why; a
+			// plan must never get here, but says so instead of failing worse.
+			return nil, fmt.Errorf("%s has no fingerprint although the check reported no problem; this is a bug in efmesh, please report it with the model", m.Name)
+		}
+		mp := ModelPlan{Name: m.Name, Kind: string(m.Kind.Name), Fingerprint: info.Fingerprint, Backfill: [][]string{}, Explain: []string{}}
+		virtual := m.Kind.Name.Virtual()
+		if !virtual {
+			mp.PhysicalTable = PhysicalRelation(a.dialect, m, info.Fingerprint).String()
+		}
+		snap, known := snaps[info.Fingerprint]
+		mp.Build = !virtual && (!known || !snap.Built())
+		if known && !virtual {
+			if snap.Built() {
+				p.storedTable[m.Name] = snap.PhysicalTable
+			}
+			if f := FingerprintPrefix(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
+				p.physFP[m.Name] = f
+				mp.PhysicalTable = PhysicalRelation(a.dialect, m, f).String()
+			}
+		}
+		ptr, inEnv := cur[m.Name]
+		switch {
+		case !inEnv:
+			mp.Change = Added
+		case ptr.Fingerprint == info.Fingerprint:
+			mp.Change = Unchanged
+			if known && !sameDefinition(snap.Definition, info) {
+				var stored Definition
+				_ = json.Unmarshal(snap.Definition, &stored)
+				if what := metadataChanges(stored, definitionOf(m)); len(what) > 0 {
+					mp.Change = MetadataOnly
+					mp.Explain = append(mp.Explain, "changed outside the fingerprint: "+strings.Join(what, ", ")+"; nothing is rebuilt")
+					if added := newAudits(stored.Audits, definitionOf(m).Audits); len(added) > 0 {
+						p.newAudits[m.Name] = added
+						mp.Explain = append(mp.Explain, "new or changed audit(s) "+strings.Join(added, ", ")+" run on the existing data before promotion")
+					}
+				}
+			}
+		default:
+			mp.Previous = ptr.Fingerprint
+			prev, ok := snaps[ptr.Fingerprint]
+			if ok && prev.OwnHash == info.OwnHash {
+				mp.Change = Indirect
+				for parent := range info.Parents {
+					if changed[parent] {
+						mp.Cause = append(mp.Cause, parent)
+					}
+				}
+				sort.Strings(mp.Cause)
+				mp.Explain = append(mp.Explain, "own definition unchanged; moved by changed parent(s)")
+			} else if ok {
+				var prevDef Definition
+				_ = json.Unmarshal(prev.Definition, &prevDef)
+				v := categorize(prevDef, definitionOf(m), prev.Canonical, info.Canonical, a.outliner)
+				mp.Change = v.change
+				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
+				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {
+					if verdict == NonBreaking && v.dropsColumns {
+						return nil, &ReclassifyError{Model: m.Name, Reason: "the change drops or reorders existing columns (" + strings.Join(v.paths, ", ") + ")"}
+					}
+					mp.ReclassifiedFrom = v.change
+					mp.Change = verdict
+					mp.Explain = append(mp.Explain, fmt.Sprintf("reclassified %s by the operator (the AST said %s)", verdict, v.change))
+				}
+			} else {
+				mp.Change = Breaking
+				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
+			}
+		}
+		scdKept := false // an SCD_TYPE_2 history kept through an upstream change
+		if inEnv && ptr.Fingerprint != info.Fingerprint {
+			prev, ok := snaps[ptr.Fingerprint]
+			if m.Kind.Name == project.KindSCDType2 {
+				var err error
+				if scdKept, err = p.history(ctx, st, &mp, info, snap, known, prev, ok, cfg); err != nil {
+					return nil, err
+				}
+			}
+			if !scdKept {
+				if err := p.inheritance(&mp, info, prev, ok, changed, keeps, cfg.forwardOnly); err != nil {
+					return nil, err
+				}
+			}
+			if ok && m.Kind.Name == project.KindSCDType2 && prev.Built() && mp.PhysicalTable != prev.PhysicalTable && mp.CopiesHistoryFrom == "" {
+				mp.RebuildsHistory = true
+				if cfg.rebuild[m.Name] {
+					mp.Explain = append(mp.Explain, "rebuilds its history (--rebuild-history): the versions in "+prev.PhysicalTable+" are not carried over")
+				} else if known && snap.Built() {
+					// Another environment built (and merged into) the new
+					// version's own table already; --forward-only cannot
+					// take this environment's table there.
+					p.unconfirmed = append(p.unconfirmed, m.Name)
+					mp.Explain = append(mp.Explain, "would move to the history "+snap.PhysicalTable+" another environment built: what "+prev.PhysicalTable+" gained since that was made is not carried over; apply needs --rebuild-history "+m.Name)
+				} else {
+					p.unconfirmed = append(p.unconfirmed, m.Name)
+					mp.Explain = append(mp.Explain, "would rebuild its history: the versions in "+prev.PhysicalTable+" are not carried over; apply needs --rebuild-history "+m.Name+" (or --forward-only "+m.Name+" to keep the history)")
+				}
+			}
+		}
+		if cfg.rebuild[m.Name] && !mp.RebuildsHistory {
+			return nil, &OptionError{Option: OptionRebuildHistory, Model: m.Name, Reason: fmt.Sprintf("the plan keeps no history of it to rebuild (it is %s in %s)", mp.Change, env)}
+		}
+		if mp.Change == Unchanged || mp.Change == MetadataOnly || mp.Change == NonBreaking || mp.Change == ForwardOnly && !scdKept || mp.ReusedFrom != "" && !scdKept {
+			keeps[m.Name] = true
+		}
+		if scdKept {
+			// The merge at apply changes the kept table when a parent's
+			// data changed: its children keep their tables only if every
+			// changed parent does.
+			all := true
+			for _, c := range mp.Cause {
+				all = all && keeps[c]
+			}
+			keeps[m.Name] = all
+		}
+		if mp.Change != Unchanged {
+			changed[m.Name] = true
+		}
+		if mp.Change != Unchanged || mp.Build {
+			p.HasChanges = true
+		}
+		p.Models = append(p.Models, mp)
+	}
+	var removed []string
+	for name := range cur {
+		if a.Models[name] == nil {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(removed)
+	for _, name := range removed {
+		p.HasChanges = true
+		mp := ModelPlan{Name: name, Change: Removed, Previous: cur[name].Fingerprint, Backfill: [][]string{}, Explain: []string{}}
+		if prev, ok := snaps[mp.Previous]; ok {
+			mp.Kind = prev.Kind
+			if project.KindName(prev.Kind) == project.KindExternal {
+				var def Definition
+				_ = json.Unmarshal(prev.Definition, &def)
+				p.removedExternal[name] = def
+			}
+		}
+		p.Models = append(p.Models, mp)
+	}
+	// What EXTERNAL models read must be there: files always, tables when
+	// the warehouse is checked.
+	sourceProblems := p.checkSourceFiles()
+	if cfg.checkWarehouse {
+		ds, err := p.checkWarehouse(ctx, st, cfg.warehouse)
+		if err != nil {
+			return nil, err
+		}
+		sourceProblems = append(ds, sourceProblems...)
+	}
+	if len(sourceProblems) > 0 {
+		project.SortDiagnostics(sourceProblems)
+		return nil, &ProblemsError{Diagnostics: sourceProblems}
+	}
+	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
+		return nil, err
+	}
+	p.fillRefills()
+	if cfg.backfillLimit > 0 && p.Intervals() > cfg.backfillLimit {
+		e := &LargeBackfillError{Intervals: p.Intervals(), Limit: cfg.backfillLimit}
+		for _, m := range p.Models {
+			if m.Intervals > 0 {
+				e.Models = append(e.Models, m)
+			}
+		}
+		sort.SliceStable(e.Models, func(i, j int) bool { return e.Models[i].Intervals > e.Models[j].Intervals })
+		return nil, e
+	}
+	p.annotate()
+	return p, nil
+}
