@@ -1,0 +1,257 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// execute builds the snapshots the plan marks Build and computes the
+// ranges it lists, parents before children. It promotes nothing.
+//
+// Models in due (a run tick's) are computed again, built or not: an
+// INCREMENTAL_BY_UNIQUE_KEY or SCD_TYPE_2 model merges its query again, a
+// FULL model has its table refilled. Apply passes the FULL descendants of
+// a restate (Plan.refilled); other models it merges and fills only when it
+// builds them. Every FULL model computed records
+// its refresh in the ledger (see markRefreshed).
+func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool) error {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	work := func(mp ModelPlan) bool {
+		if mp.Change == Removed {
+			return false
+		}
+		k := p.analysis.Models[mp.Name].Model.Kind.Name
+		// A refreshed model that takes over an older table merges into it
+		// now: the environment's version reads its new parents from here on.
+		return mp.Build || len(mp.Backfill) > 0 || due[mp.Name] || mp.ReusedFrom != "" && refreshed(k)
+	}
+	total := 0
+	var snaps []state.Snapshot
+	for _, mp := range p.Models {
+		if work(mp) {
+			total++
+			if info := p.analysis.Models[mp.Name]; !p.stored[info.Fingerprint] {
+				snaps = append(snaps, b.snapshot(info))
+			}
+		}
+	}
+	// Every snapshot to build is recorded (unbuilt) before any build, in
+	// one transaction, so that its ledger can follow the batches; a failed
+	// apply takes back the records of what it did not build (rollback).
+	if len(snaps) > 0 {
+		if err := st.PutSnapshots(ctx, snaps); err != nil {
+			return err
+		}
+	}
+	if total > 0 {
+		if err := b.wh.Exec(ctx, b.d.CreateSchema(PhysicalSchema)); err != nil {
+			return fmt.Errorf("create schema %s: %w", PhysicalSchema, err)
+		}
+	}
+	jobs := opt.Jobs
+	if c, ok := b.wh.(interface{ MaxConcurrency() int }); ok && c.MaxConcurrency() < jobs {
+		jobs = c.MaxConcurrency()
+	}
+	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, failed: opt.BatchFailed, now: now, log: log, jobs: jobs}
+	if bo.retryDelay <= 0 {
+		bo.retryDelay = 500 * time.Millisecond
+	}
+	var mu sync.Mutex // guards res and the progress count
+	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
+		info := p.analysis.Models[mp.Name]
+		start := time.Now()
+		targetErr := b.checkTarget(info.Model)
+		err := targetErr
+		lake := TargetOf(info.Model) == "parquet"
+		switch k := info.Model.Kind.Name; {
+		case err != nil:
+		case k == project.KindIncrementalByTimeRange:
+			var ranges []Range
+			if ranges, err = backfillRanges(mp); err == nil && lake {
+				err = b.backfillLake(ctx, st, info, ranges, bo)
+			} else if err == nil {
+				err = b.backfill(ctx, st, info, ranges, bo)
+			}
+		case refreshed(k):
+			err = b.refresh(ctx, info, bo, now())
+		case lake:
+			err = b.buildLakeFull(ctx, info, bo)
+		case k == project.KindFull && !mp.Build:
+			err = b.refill(ctx, info)
+		default:
+			err = b.build(ctx, info)
+		}
+		if lake && targetErr == nil {
+			// The manifest follows the ledger, failed intervals included.
+			if merr := b.writeManifest(ctx, st, info); merr != nil && err == nil {
+				err = merr
+			}
+		}
+		if err != nil {
+			return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
+		}
+		// Blocking audits of what was just built: a violation leaves the
+		// snapshot unbuilt, so the next apply builds it again.
+		if err := b.auditBuilt(ctx, info, log); err != nil {
+			return err
+		}
+		if mp.Build {
+			if err := st.MarkBuilt(ctx, info.Fingerprint, now().UTC()); err != nil {
+				return err
+			}
+		}
+		if info.Model.Kind.Name == project.KindFull {
+			// A snapshot this apply recorded has no earlier refresh to clear.
+			first := !p.stored[info.Fingerprint] && p.reuse[mp.Name] == ""
+			if err := markRefreshed(ctx, st, p.analysis.Project.Config, info, now(), first); err != nil {
+				return err
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		res.Built = append(res.Built, mp.Name)
+		log.Info("built", "model", mp.Name, "table", mp.PhysicalTable, "ranges", len(mp.Backfill), "elapsed", time.Since(start).Round(time.Millisecond))
+		if opt.Progress != nil {
+			opt.Progress(len(res.Built), total, mp.Name)
+		}
+		return nil
+	}
+	var todo []ModelPlan
+	for _, mp := range p.Models {
+		if work(mp) {
+			todo = append(todo, mp)
+		}
+	}
+	if jobs <= 1 {
+		for _, mp := range todo {
+			if err := one(ctx, b, mp); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return runDAG(ctx, p, todo, jobs, func(ctx context.Context, mp ModelPlan) error {
+		bb := *b // a builder per model: backfills set its interval
+		return one(ctx, &bb, mp)
+	})
+}
+
+// runDAG runs f for every model of todo on at most jobs goroutines, each
+// as soon as the plan's models it reads are done: independent branches
+// build side by side. A failure cancels what has not started; models
+// downstream of a failed one never start. The first error is returned.
+func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, f func(context.Context, ModelPlan) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(map[string]chan struct{}, len(todo))
+	failed := make(map[string]bool)
+	var mu sync.Mutex
+	for _, mp := range todo {
+		done[mp.Name] = make(chan struct{})
+	}
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	var first error
+	for _, mp := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[mp.Name])
+			fail := func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				failed[mp.Name] = true
+				if first == nil && err != nil {
+					first = err
+					cancel()
+				}
+			}
+			for _, parent := range dagParents(p, mp.Name) {
+				ch, ok := done[parent]
+				if !ok {
+					continue
+				}
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					fail(nil)
+					return
+				}
+				mu.Lock()
+				bad := failed[parent]
+				mu.Unlock()
+				if bad {
+					fail(nil)
+					return
+				}
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				fail(nil)
+				return
+			}
+			defer func() { <-sem }()
+			if err := f(ctx, mp); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return first
+}
+
+// dagParents lists the models a model waits for: its refs, through
+// embedded models (inlined, so their own refs are read directly).
+func dagParents(p *Plan, name string) []string {
+	info := p.analysis.Models[name]
+	if info == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(m *project.Model)
+	walk = func(m *project.Model) {
+		for _, r := range m.Refs() {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			out = append(out, r)
+			if pi := p.analysis.Models[r]; pi != nil && pi.Model.Kind.Name == project.KindEmbedded {
+				walk(pi.Model)
+			}
+		}
+	}
+	walk(info.Model)
+	return out
+}
+
+// checkCurrent fails when the environment's pointers moved since the plan
+// was made (another apply ran in between): the plan is stale.
+func (p *Plan) checkCurrent(ctx context.Context, st state.Reader) error {
+	cur, err := st.Environment(ctx, p.Env)
+	if err != nil {
+		return err
+	}
+	same := len(cur) == len(p.current)
+	for name, ptr := range cur {
+		same = same && p.current[name].Fingerprint == ptr.Fingerprint
+	}
+	if !same {
+		return fmt.Errorf("environment %s changed since the plan was made; plan again", p.Env)
+	}
+	return nil
+}
