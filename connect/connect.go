@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/engine/postgres"
@@ -336,7 +337,7 @@ func ReadWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOpt
 
 // Workbench opens the scratch engine models are checked in: an in-memory
 // DuckDB for DuckDB projects. It never is the warehouse.
-func Workbench(p *project.Project) (planner.Workbench, error) {
+func Workbench(p *project.Project) (analysis.Workbench, error) {
 	switch EngineType(p) {
 	case "duckdb":
 		db, err := duckdb.Open("")
@@ -358,8 +359,8 @@ func (pgWorkbench) Dialect() engine.Dialect { return postgres.Dialect{} }
 func (pgWorkbench) Close() error            { return nil }
 
 var (
-	_ planner.Workbench = pgWorkbench{}
-	_ planner.Binder    = pgWorkbench{}
+	_ analysis.Workbench = pgWorkbench{}
+	_ analysis.Binder    = pgWorkbench{}
 )
 
 // tune applies the engine settings of efmesh.yaml to a DuckDB warehouse.

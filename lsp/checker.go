@@ -8,8 +8,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
-	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -36,11 +36,11 @@ type checker struct {
 	done   chan struct{}
 
 	// Owned by the checker goroutine.
-	wb        planner.Workbench
-	wbEngine  string            // the engine type wb was opened for
-	prev      *planner.Analysis // last completed analysis, matching wb
-	needFull  bool              // wb may not match prev: check everything
-	cache     *planner.FileCache
+	wb        analysis.Workbench
+	wbEngine  string             // the engine type wb was opened for
+	prev      *analysis.Analysis // last completed analysis, matching wb
+	needFull  bool               // wb may not match prev: check everything
+	cache     *analysis.FileCache
 	wbErr     string // the last workbench failure logged
 	published map[string]published
 
@@ -228,22 +228,22 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 			c.mu.Unlock()
 		}()
 	}
-	var a *planner.Analysis
+	var a *analysis.Analysis
 	var err error
 	if full {
 		// A whole-project check answers what it can from the check cache
 		// the CLI shares, so opening a project checked before is cheap.
 		if c.cache == nil {
-			c.cache = planner.OpenFileCache(connect.CachePath(snap.proj))
+			c.cache = analysis.OpenFileCache(connect.CachePath(snap.proj))
 		}
-		a, err = planner.AnalyzeWith(ctx, snap.proj, c.wb, planner.AnalyzeOptions{Cache: c.cache})
+		a, err = analysis.AnalyzeWith(ctx, snap.proj, c.wb, analysis.AnalyzeOptions{Cache: c.cache})
 		if err == nil {
 			if serr := c.cache.Save(); serr != nil {
 				c.v.s.log.Debug("could not save the check cache", "err", serr)
 			}
 		}
 	} else {
-		a, err = planner.Reanalyze(ctx, prev, snap.proj, c.wb)
+		a, err = analysis.Reanalyze(ctx, prev, snap.proj, c.wb)
 	}
 	if err != nil {
 		// Cancelled (a newer snapshot is waiting) or a failing workbench:
@@ -265,7 +265,7 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 // an in-memory DuckDB, or the server-less Postgres binder), opening it on
 // first use and again when efmesh.yaml switches engines; nil when it
 // cannot start. Checker goroutine only.
-func (c *checker) workbench(p *project.Project) planner.Workbench {
+func (c *checker) workbench(p *project.Project) analysis.Workbench {
 	engine := connect.EngineType(p)
 	if c.wb != nil && c.wbEngine != engine {
 		c.wb.Close()
@@ -286,7 +286,7 @@ func (c *checker) workbench(p *project.Project) planner.Workbench {
 }
 
 // do runs f on the checker goroutine with the workbench, between checks.
-func (c *checker) do(ctx context.Context, f func(wb planner.Workbench) error) error {
+func (c *checker) do(ctx context.Context, f func(wb analysis.Workbench) error) error {
 	done := make(chan error, 1)
 	job := func() {
 		defer func() {

@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -46,7 +47,7 @@ func codeLenses(ctx context.Context, d *docPos, res *checkResult, env string) []
 		lens("render", cmdRender),
 		lens("lineage", cmdLineage),
 	}
-	if env != planner.ProdEnv {
+	if env != analysis.ProdEnv {
 		out = append(out, lens("apply "+env, cmdApply))
 	}
 	return out
@@ -135,7 +136,7 @@ type planCache struct {
 // planFor plans res's analysis against env, read-only: from the state
 // store when it exists, else against an empty one.
 func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
-	if err := planner.ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
 	if res.analysis == nil {

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
@@ -50,7 +51,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if a.Env == "" {
 		a.Env = s.environment()
 	}
-	if err := planner.ValidateEnv(a.Env); err != nil {
+	if err := analysis.ValidateEnv(a.Env); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
 	v, err := s.commandView(a)
@@ -162,7 +163,7 @@ func (s *Server) renderCommand(ctx context.Context, v *view, a commandArgs) (any
 		return nil, err
 	}
 	var sql string
-	err = v.ck.do(ctx, func(wb planner.Workbench) error {
+	err = v.ck.do(ctx, func(wb analysis.Workbench) error {
 		var rerr error
 		sql, rerr = workspace.New(res.analysis, wb, s.workspaceOptions()).Render(model, a.Env, s.opts.Now())
 		return rerr
@@ -244,8 +245,8 @@ type applyResult struct {
 // Production is never applied without confirm; unsaved buffers stop it
 // (apply builds what is on disk, and the check saw the buffers).
 func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token json.RawMessage) (any, error) {
-	if a.Env == planner.ProdEnv && !a.Confirm {
-		return nil, fmt.Errorf("refusing to apply to %s from the editor without an explicit confirmation (confirm: true)", planner.ProdEnv)
+	if a.Env == analysis.ProdEnv && !a.Confirm {
+		return nil, fmt.Errorf("refusing to apply to %s from the editor without an explicit confirmation (confirm: true)", analysis.ProdEnv)
 	}
 	if dirty := s.dirtyUnder(v.root); len(dirty) > 0 {
 		sort.Strings(dirty)
@@ -344,7 +345,7 @@ func (s *Server) testCommand(ctx context.Context, v *view, a commandArgs) (any, 
 		return nil, err
 	}
 	var report *workspace.TestReport
-	err = v.ck.do(ctx, func(wb planner.Workbench) error {
+	err = v.ck.do(ctx, func(wb analysis.Workbench) error {
 		w := workspace.New(res.analysis, wb, s.workspaceOptions())
 		var names []string
 		model := a.Model

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -214,7 +215,7 @@ func (h *hinter) compute(ctx context.Context, res *checkResult) (string, []hint)
 }
 
 // fingerprints sums up the fingerprints of every analyzed model.
-func fingerprints(a *planner.Analysis) string {
+func fingerprints(a *analysis.Analysis) string {
 	lines := make([]string, 0, len(a.Models))
 	for name, info := range a.Models {
 		lines = append(lines, name+" "+info.Fingerprint)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -26,7 +27,7 @@ func applyElsewhere(t *testing.T, root, env string) {
 		t.Fatal(err)
 	}
 	defer wb.Close()
-	a, err := planner.Analyze(ctx, p, wb)
+	a, err := analysis.Analyze(ctx, p, wb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -146,7 +146,7 @@ func headerHover(ctx context.Context, d *docPos) string {
 		fp = info.Fingerprint
 		fmt.Fprintf(&b, "\nfingerprint: `%s`\n", fp)
 		if !m.Kind.Name.Virtual() {
-			fmt.Fprintf(&b, "\nphysical table: `%s`\n", planner.PhysicalRelation(w.res.analysis.Dialect(), m, fp))
+			fmt.Fprintf(&b, "\nphysical table: `%s`\n", analysis.PhysicalRelation(w.res.analysis.Dialect(), m, fp))
 		}
 	}
 	envs, err := d.v.environments(ctx, w.snap.proj)

@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/analysis"
 )
 
 // Version is reported to the client as serverInfo.version; the CLI sets it.
@@ -93,7 +93,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 		watchRegister:    p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
 	}
 	if env != "" {
-		if err := planner.ValidateEnv(env); err == nil {
+		if err := analysis.ValidateEnv(env); err == nil {
 			s.env = env
 		}
 	}
@@ -190,7 +190,7 @@ func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessag
 		} `json:"settings"`
 	}
 	lenient(params, &p)
-	if env := p.Settings.Efmesh.Environment; env != "" && planner.ValidateEnv(env) == nil {
+	if env := p.Settings.Efmesh.Environment; env != "" && analysis.ValidateEnv(env) == nil {
 		s.mu.Lock()
 		s.env = env
 		s.mu.Unlock()

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/workspace"
 )
 
@@ -55,7 +55,7 @@ func (w *world) lineage(model, column string) (*lineageGraph, error) {
 	}
 	g := &lineageGraph{Root: nodeID(model, column), Nodes: []lineageNode{}, Edges: []lineageEdge{}}
 	seen := map[string]bool{}
-	addNode := func(n *planner.LineageNode) string {
+	addNode := func(n *analysis.LineageNode) string {
 		id := nodeID(n.Model, n.Column)
 		if !seen[id] {
 			seen[id] = true
@@ -72,8 +72,8 @@ func (w *world) lineage(model, column string) (*lineageGraph, error) {
 			g.Edges = append(g.Edges, e)
 		}
 	}
-	var walk func(n *planner.LineageNode)
-	walk = func(n *planner.LineageNode) {
+	var walk func(n *analysis.LineageNode)
+	walk = func(n *analysis.LineageNode) {
 		to := addNode(n)
 		for _, src := range n.Sources {
 			addEdge(lineageEdge{From: addNode(src), To: to})
@@ -102,7 +102,7 @@ func (w *world) lineage(model, column string) (*lineageGraph, error) {
 
 // lineageTree traces a model or a column of the checked project with the
 // CLI's use case.
-func (w *world) lineageTree(model, column string) (*planner.LineageNode, error) {
+func (w *world) lineageTree(model, column string) (*analysis.LineageNode, error) {
 	return workspace.New(w.res.analysis, nil, workspace.Options{}).Lineage(model, column)
 }
 
@@ -113,7 +113,7 @@ func (w *world) directSources(model, column string) []modelColumn {
 		return nil
 	}
 	var out []modelColumn
-	for _, r := range planner.ColumnSources(w.res.analysis, model, column) {
+	for _, r := range analysis.ColumnSources(w.res.analysis, model, column) {
 		out = append(out, modelColumn{Model: r.Model, Column: r.Column})
 	}
 	return out
@@ -130,8 +130,8 @@ func (w *world) rawSources(mc modelColumn) []modelColumn {
 		return nil
 	}
 	var out []modelColumn
-	var walk func(n *planner.LineageNode)
-	walk = func(n *planner.LineageNode) {
+	var walk func(n *analysis.LineageNode)
+	walk = func(n *analysis.LineageNode) {
 		if len(n.Sources) == 0 {
 			out = appendUnique(out, modelColumn{Model: n.Model, Column: n.Column})
 		}

@@ -15,7 +15,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/analysis"
 )
 
 // ErrNoShutdown is returned by Serve when the session ended without a
@@ -121,7 +121,7 @@ func newServer(ctx context.Context, opts Options) *Server {
 	}
 	if opts.Now == nil {
 		opts.Now = func() time.Time {
-			t, err := planner.Now()
+			t, err := analysis.Now()
 			if err != nil {
 				log.Warn(err.Error())
 			}

@@ -11,7 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -43,14 +43,14 @@ type view struct {
 // checkResult is a check of one snapshot.
 type checkResult struct {
 	snap     *snapshot
-	analysis *planner.Analysis    // nil when the check could not run
+	analysis *analysis.Analysis   // nil when the check could not run
 	checked  []project.Diagnostic // what the check found
 	diags    []project.Diagnostic // what was published (with plan hints), by file and position
 	hintGen  uint64               // the generation of the hints in diags
 }
 
 // info returns the analysis of a model, or nil.
-func (r *checkResult) info(name string) *planner.ModelInfo {
+func (r *checkResult) info(name string) *analysis.ModelInfo {
 	if r == nil || r.analysis == nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -122,7 +123,7 @@ func Compact(ctx context.Context, p *project.Project, eng engine.Engine, opt Com
 	if !opt.DryRun && (!okW || !okR) {
 		return nil, &engine.FeatureError{Engine: eng.Dialect().Name(), Feature: "compacting parquet partitions"}
 	}
-	today := planner.Day.Floor(opt.Now)
+	today := analysis.Day.Floor(opt.Now)
 	for _, m := range models {
 		versions, _ := filepath.Glob(filepath.Join(opt.Lake, m.Schema, m.Table, "fp=*"))
 		sort.Strings(versions)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
@@ -142,7 +143,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 			continue
 		}
 		r := g.removal(opt.Lake)
-		s, t := planner.SplitName(g.table)
+		s, t := analysis.SplitName(g.table)
 		rel := engine.Relation{Schema: s, Name: t}
 		var derr error
 		switch kinds[g.table] {
@@ -186,7 +187,7 @@ func (g orphanGroup) removal(lake string) Removal {
 	}
 	if lake != "" {
 		if fp8 := planner.FingerprintPrefix(g.table); fp8 != "" {
-			s, t := planner.SplitName(r.Model)
+			s, t := analysis.SplitName(r.Model)
 			r.Lake = filepath.Join(lake, s, t, "fp="+fp8)
 		}
 	}
@@ -257,13 +258,13 @@ func orphanGroups(use []state.SnapshotUsage, cutoff time.Time) ([]orphanGroup, i
 // to its type: "BASE TABLE" or "VIEW".
 func physicalObjects(ctx context.Context, wh engine.Engine) (map[string]string, error) {
 	d := wh.Dialect()
-	rows, err := wh.Query(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = "+d.Literal(planner.PhysicalSchema))
+	rows, err := wh.Query(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = "+d.Literal(analysis.PhysicalSchema))
 	if err != nil {
-		return nil, fmt.Errorf("janitor: list %s: %w", planner.PhysicalSchema, err)
+		return nil, fmt.Errorf("janitor: list %s: %w", analysis.PhysicalSchema, err)
 	}
 	out := map[string]string{}
 	for _, r := range rows.Values {
-		out[planner.PhysicalSchema+"."+fmt.Sprint(r[0])] = strings.ToUpper(fmt.Sprint(r[1]))
+		out[analysis.PhysicalSchema+"."+fmt.Sprint(r[0])] = strings.ToUpper(fmt.Sprint(r[1]))
 	}
 	return out, nil
 }

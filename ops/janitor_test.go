@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
@@ -77,7 +78,7 @@ func TestJanitorClaimBeatsApply(t *testing.T) {
 	}
 	defer st.Close()
 	day := func(n int) time.Time { return time.Date(2026, 1, n, 0, 0, 0, 0, time.UTC) }
-	apply := func(a *planner.Analysis, at time.Time) error {
+	apply := func(a *analysis.Analysis, at time.Time) error {
 		p, err := planner.MakePlan(ctx, a, st, "dev", planner.PlanAt(at))
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
 )
@@ -34,21 +35,21 @@ type FingerprintMigration struct {
 // model's, its own hash becomes the current one, so a plan sees a change
 // moved by parents only. All in one store transaction. A newer version is
 // refused.
-func MigrateFingerprints(ctx context.Context, a *planner.Analysis, st state.Store) (*FingerprintMigration, error) {
+func MigrateFingerprints(ctx context.Context, a *analysis.Analysis, st state.Store) (*FingerprintMigration, error) {
 	m, ok := st.(state.FingerprintMigrator)
 	if !ok {
 		return nil, errors.New("this state store cannot migrate fingerprints")
 	}
-	res := &FingerprintMigration{To: planner.FingerprintVersion}
+	res := &FingerprintMigration{To: analysis.FingerprintVersion}
 	vs, err := m.FingerprintVersions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, v := range vs {
-		if v > planner.FingerprintVersion {
-			return nil, &planner.FingerprintVersionError{Have: v, Want: planner.FingerprintVersion}
+		if v > analysis.FingerprintVersion {
+			return nil, &analysis.FingerprintVersionError{Have: v, Want: analysis.FingerprintVersion}
 		}
-		if v < planner.FingerprintVersion {
+		if v < analysis.FingerprintVersion {
 			res.From = append(res.From, v)
 		}
 	}
@@ -70,7 +71,7 @@ func MigrateFingerprints(ctx context.Context, a *planner.Analysis, st state.Stor
 	if err != nil {
 		return nil, err
 	}
-	current, err := planner.FingerprintsAt(a, planner.FingerprintVersion)
+	current, err := analysis.FingerprintsAt(a, analysis.FingerprintVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +79,10 @@ func MigrateFingerprints(ctx context.Context, a *planner.Analysis, st state.Stor
 	matches := map[string]string{}
 	owns := map[string]string{}
 	for _, v := range res.From {
-		if v < planner.OldestFingerprintVersion {
+		if v < analysis.OldestFingerprintVersion {
 			continue // nothing to recognize it by: restamped below
 		}
-		ids, err := planner.FingerprintsAt(a, v)
+		ids, err := analysis.FingerprintsAt(a, v)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +95,7 @@ func MigrateFingerprints(ctx context.Context, a *planner.Analysis, st state.Stor
 	var rs []state.Refingerprint
 	old := make([]state.Snapshot, 0, len(heads))
 	for _, s := range heads {
-		if s.FingerprintVersion < planner.FingerprintVersion {
+		if s.FingerprintVersion < analysis.FingerprintVersion {
 			old = append(old, s)
 		}
 	}
@@ -111,7 +112,7 @@ func MigrateFingerprints(ctx context.Context, a *planner.Analysis, st state.Stor
 		renamed[s.Fingerprint] = to
 	}
 	for _, s := range old {
-		r := state.Refingerprint{From: s.Fingerprint, To: s.Fingerprint, Version: planner.FingerprintVersion, OwnHash: s.OwnHash}
+		r := state.Refingerprint{From: s.Fingerprint, To: s.Fingerprint, Version: analysis.FingerprintVersion, OwnHash: s.OwnHash}
 		if to, ok := renamed[s.Fingerprint]; ok {
 			key := matches[fmt.Sprintf("%d/%s", s.FingerprintVersion, s.Fingerprint)]
 			r.To, r.OwnHash = to, current[key].OwnHash

@@ -4,14 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/internal/testkit"
-	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
 
 // analyzeFiles writes a project into a temporary folder and analyzes it.
-func analyzeFiles(t *testing.T, files map[string]string) *planner.Analysis {
+func analyzeFiles(t *testing.T, files map[string]string) *analysis.Analysis {
 	t.Helper()
 	if _, ok := files["efmesh.yaml"]; !ok {
 		files["efmesh.yaml"] = "name: t\nstart: 2026-01-01\n"
@@ -25,7 +25,7 @@ func analyzeFiles(t *testing.T, files map[string]string) *planner.Analysis {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wb.Close() })
-	a, err := planner.Analyze(context.Background(), p, wb)
+	a, err := analysis.Analyze(context.Background(), p, wb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,24 +11,6 @@ import (
 	"github.com/efmesh/efmesh/state/sqlite"
 )
 
-func TestLastPartAt(t *testing.T) {
-	for _, tc := range []struct{ src, want string }{
-		{"amout)", "amout"},
-		{"o.amout, x", "amout"},
-		{"s.t.nme FROM", "nme"},
-		{`"Weird ""o""".nope)`, "nope"},
-		{`w . "Ünï x" + 1`, `"Ünï x"`},
-		{"régions.é1 =", "é1"},
-		{"o.", "o"},
-		{"(x)", "("},
-	} {
-		s, e := lastPartAt([]byte(tc.src), 0)
-		if got := tc.src[s:e]; got != tc.want {
-			t.Errorf("lastPartAt(%q) = %q, want %q", tc.src, got, tc.want)
-		}
-	}
-}
-
 // TestStandInErrorIsReported: a model whose columns cannot make a table
 // (SELECT * over a join repeating a name) is an error of the project, and a
 // plan refuses it instead of reaching its children.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -26,11 +27,11 @@ type ApplyOptions struct {
 	Progress func(done, total int, model string)
 	// BatchProgress is called after each committed batch of a backfill
 	// (batch counts the batches settled so far, failed ones included).
-	BatchProgress func(model string, batch, batches int, r Range)
+	BatchProgress func(model string, batch, batches int, r analysis.Range)
 	// BatchFailed is called for each batch of a backfill whose write or
 	// blocking audit failed after every retry (its intervals are marked
 	// failed in the ledger); BatchProgress is not called for it.
-	BatchFailed func(model string, r Range, err error)
+	BatchFailed func(model string, r analysis.Range, err error)
 	// Jobs is how many models build at once (DAG order: a model starts when
 	// the models it reads are done); 0 or 1 builds one at a time. Engines
 	// with one connection (DuckDB) build one at a time whatever Jobs says.
@@ -173,7 +174,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		if mp.Change != MetadataOnly {
 			continue
 		}
-		def, _ := json.Marshal(definitionOfInfo(a.Models[mp.Name]))
+		def, _ := json.Marshal(analysis.DefinitionOfInfo(a.Models[mp.Name]))
 		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
 			// Nothing to take back: the next plan shows the change again.
 			return res, fmt.Errorf("%s is promoted, but its new metadata was not recorded: %w", mp.Name, err)
@@ -189,7 +190,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 }
 
 type builder struct {
-	a    *Analysis
+	a    *analysis.Analysis
 	d    engine.Dialect
 	wh   engine.Engine
 	root string
@@ -205,18 +206,18 @@ type builder struct {
 	copyHistory map[string]string
 	// interval, when set, is what @start/@end render to (one batch of a
 	// backfill); else the model is computed whole, from start to now.
-	interval *Range
+	interval *analysis.Range
 }
 
-func (b *builder) snapshot(info *ModelInfo) state.Snapshot {
+func (b *builder) snapshot(info *analysis.ModelInfo) state.Snapshot {
 	m := info.Model
-	def := info.definitionJSON()
+	def := info.DefinitionJSON()
 	return state.Snapshot{
 		Fingerprint:        info.Fingerprint,
-		FingerprintVersion: FingerprintVersion,
+		FingerprintVersion: analysis.FingerprintVersion,
 		Name:               m.Name,
 		Kind:               string(m.Kind.Name),
-		PhysicalTable:      PhysicalRelation(b.d, m, b.physFP(info)).String(),
+		PhysicalTable:      analysis.PhysicalRelation(b.d, m, b.physFP(info)).String(),
 		OwnHash:            info.OwnHash,
 		Parents:            info.Parents,
 		Canonical:          info.Canonical,
@@ -232,7 +233,7 @@ func newID(t time.Time) string {
 }
 
 // physFP is the fingerprint naming info's physical relation.
-func (b *builder) physFP(info *ModelInfo) string {
+func (b *builder) physFP(info *analysis.ModelInfo) string {
 	if fp, ok := b.phys[info.Model.Name]; ok {
 		return fp
 	}
@@ -320,9 +321,9 @@ func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, re
 		}
 		fps = append(fps, mp.Fingerprint)
 		if mp.Build && mp.ReusedFrom == "" && m.Kind.Name.Materialized() && TargetOf(m) == "table" {
-			drop[mp.Fingerprint] = d.DropTable(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))
+			drop[mp.Fingerprint] = d.DropTable(analysis.PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))
 		} else if mp.Build && m.Kind.Name == project.KindView {
-			drop[mp.Fingerprint] = d.DropView(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))
+			drop[mp.Fingerprint] = d.DropView(analysis.PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))
 		}
 	}
 	if len(fps) == 0 {

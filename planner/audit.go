@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -190,18 +191,18 @@ type auditor struct {
 // run evaluates audits over this (a quoted relation or a parenthesized
 // query) and logs the warnings. The error is an *AuditFailure when a
 // blocking audit failed.
-func (ad *auditor) run(ctx context.Context, m *project.Model, audits []Audit, this string, interval *Range) ([]AuditResult, error) {
+func (ad *auditor) run(ctx context.Context, m *project.Model, audits []Audit, this string, interval *analysis.Range) ([]AuditResult, error) {
 	var results []AuditResult
 	var failed []AuditResult
 	for _, au := range audits {
 		r := AuditResult{Model: m.Name, Audit: au.Text, Blocking: au.Blocking, Scope: au.Scope}
 		if interval != nil {
-			r.Interval = interval.pair()
+			r.Interval = interval.Pair()
 		}
 		n, detail, err := ad.eval(ctx, m, au, this)
 		switch {
 		case err != nil:
-			r.Status, r.Error = AuditError, firstLine(errMessage(err))
+			r.Status, r.Error = AuditError, analysis.FirstLine(analysis.ErrMessage(err))
 		case n == 0:
 			r.Status = AuditPassed
 		case au.Blocking:
@@ -292,7 +293,7 @@ func (ad *auditor) query(au Audit, this string) (string, error) {
 // renderCustom renders a custom audit's query: @this is the audited
 // relation, @ref(x) the relation of model x.
 func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, error) {
-	end := bodyEnd(c.Source, c.BodyStart)
+	end := analysis.BodyEnd(c.Source, c.BodyStart)
 	var subs []engine.Substitution
 	for _, mc := range c.Macros {
 		if mc.Start < c.BodyStart || mc.End > end {
@@ -315,7 +316,7 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 			if err != nil {
 				return "", fmt.Errorf("audit %s: %w", c.Name, err)
 			}
-			text = r + implicitAlias(mc, macroText{})
+			text = r + analysis.ImplicitAlias(mc, analysis.MacroText{})
 		default:
 			return "", fmt.Errorf("audit %s: @%s is not available in an audit", c.Name, mc.Kind)
 		}
@@ -332,14 +333,14 @@ func (ad *auditor) evalCoverage(ctx context.Context, m *project.Model, au Audit,
 	d := ad.d
 	col := d.Quote(au.Args[0])
 	var value, step string
-	grain := Day
+	grain := analysis.Day
 	if au.Name == "assert_contiguous" {
 		value, step = col, "1"
 	} else {
 		if len(au.Args) > 1 {
-			grain = Grain(au.Args[1])
+			grain = analysis.Grain(au.Args[1])
 		} else if incremental(m) {
-			grain = grainOf(m)
+			grain = analysis.GrainOf(m)
 		}
 		value = "CAST(date_trunc(" + d.Literal(string(grain)) + ", " + col + ") AS TIMESTAMP)"
 		step = "INTERVAL " + d.Literal("1 "+string(grain))
@@ -359,7 +360,7 @@ func (ad *auditor) evalCoverage(ctx context.Context, m *project.Model, au Audit,
 	n := toInt64(row[2])
 	format := func(v any) string {
 		if t, ok := v.(time.Time); ok {
-			if grain == Hour {
+			if grain == analysis.Hour {
 				return t.UTC().Format("2006-01-02T15:04")
 			}
 			return t.UTC().Format("2006-01-02")

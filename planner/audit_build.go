@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -19,7 +20,7 @@ import (
 // interval (or batch) just written; this selects exactly its rows. The
 // error is an *AuditFailure when a blocking audit failed: the caller marks
 // the interval failed instead of done.
-func (b *builder) auditInterval(ctx context.Context, info *ModelInfo, this string, r Range, log *slog.Logger) error {
+func (b *builder) auditInterval(ctx context.Context, info *analysis.ModelInfo, this string, r analysis.Range, log *slog.Logger) error {
 	m := info.Model
 	var audits []Audit
 	for _, au := range ModelAudits(b.a.Project, m) {
@@ -36,7 +37,7 @@ func (b *builder) auditInterval(ctx context.Context, info *ModelInfo, this strin
 }
 
 // auditFile is auditInterval over one written parquet partition.
-func (b *builder) auditFile(ctx context.Context, info *ModelInfo, path string, r Range, log *slog.Logger) error {
+func (b *builder) auditFile(ctx context.Context, info *analysis.ModelInfo, path string, r analysis.Range, log *slog.Logger) error {
 	q, err := b.wh.(engine.FileReader).ReadFiles(engine.FileSpec{Paths: []string{path}, Format: "parquet"})
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func (b *builder) auditor(log *slog.Logger) *auditor {
 		if pi.Model.Kind.Name.Virtual() {
 			return b.inline(pi, map[string]bool{})
 		}
-		return b.d.QuoteRelation(PhysicalRelation(b.d, pi.Model, b.physFP(pi))), nil
+		return b.d.QuoteRelation(analysis.PhysicalRelation(b.d, pi.Model, b.physFP(pi))), nil
 	}}
 }
 
@@ -64,7 +65,7 @@ func (b *builder) auditor(log *slog.Logger) *auditor {
 // physical relation (every kind but INCREMENTAL_BY_TIME_RANGE, and whole
 // audits of those) right after it was built or computed, before it counts
 // as built. The error is an *AuditFailure when a blocking audit failed.
-func (b *builder) auditBuilt(ctx context.Context, info *ModelInfo, log *slog.Logger) error {
+func (b *builder) auditBuilt(ctx context.Context, info *analysis.ModelInfo, log *slog.Logger) error {
 	m := info.Model
 	var audits []Audit
 	for _, au := range ModelAudits(b.a.Project, m) {
@@ -75,7 +76,7 @@ func (b *builder) auditBuilt(ctx context.Context, info *ModelInfo, log *slog.Log
 	if len(audits) == 0 {
 		return nil
 	}
-	_, err := b.auditor(log).run(ctx, m, audits, b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info))), nil)
+	_, err := b.auditor(log).run(ctx, m, audits, b.d.QuoteRelation(analysis.PhysicalRelation(b.d, m, b.physFP(info))), nil)
 	return err
 }
 
@@ -113,7 +114,7 @@ func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Reader
 				whole = append(whole, au)
 			}
 		}
-		this := b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info)))
+		this := b.d.QuoteRelation(analysis.PhysicalRelation(b.d, m, b.physFP(info)))
 		if m.Kind.Name == project.KindExternal {
 			q, err := b.Query(info)
 			if err != nil {
@@ -133,7 +134,7 @@ func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Reader
 		if err != nil {
 			return err
 		}
-		g := grainOf(m)
+		g := analysis.GrainOf(m)
 		for _, r := range doneRanges(done) {
 			for _, batch := range g.Batches(r, m.Kind.BatchSize) {
 				start, end := b.d.TimestampLiteral(batch.Start.UTC().Format(time.RFC3339)), b.d.TimestampLiteral(batch.End.UTC().Format(time.RFC3339))
@@ -151,8 +152,8 @@ func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Reader
 }
 
 // doneRanges merges the done intervals of a ledger into maximal ranges.
-func doneRanges(ivs []state.Interval) []Range {
-	var out []Range
+func doneRanges(ivs []state.Interval) []analysis.Range {
+	var out []analysis.Range
 	for _, iv := range ivs {
 		if iv.Status != state.IntervalDone {
 			continue
@@ -163,7 +164,7 @@ func doneRanges(ivs []state.Interval) []Range {
 			}
 			continue
 		}
-		out = append(out, Range{Start: iv.Start, End: iv.End})
+		out = append(out, analysis.Range{Start: iv.Start, End: iv.End})
 	}
 	return out
 }

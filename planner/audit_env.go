@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -34,7 +35,7 @@ func (r *EnvAudit) Blocked() bool {
 // skipped: they are a promise about each written interval, not about the
 // table. It changes nothing and marks nothing.
 func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engine, pointers map[string]string, env string, models []string, log *slog.Logger) (*EnvAudit, error) {
-	if err := ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
 	if len(pointers) == 0 {
@@ -45,7 +46,7 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 	}
 	for _, name := range models {
 		if proj.ByName[name] == nil {
-			return nil, fmt.Errorf("unknown model %q%s", name, didYouMeanName(name, proj))
+			return nil, fmt.Errorf("unknown model %q%s", name, analysis.DidYouMeanName(name, proj))
 		}
 		if _, ok := pointers[name]; !ok {
 			return nil, fmt.Errorf("model %s is not in environment %s", name, env)
@@ -54,15 +55,15 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 	d := wh.Dialect()
 	// An EXTERNAL model has no view: it is read in place, as its
 	// consumers read it.
-	b := &builder{a: &Analysis{Project: proj}, d: d, wh: wh, root: proj.Root}
+	b := &builder{a: &analysis.Analysis{Project: proj}, d: d, wh: wh, root: proj.Root}
 	relation := func(m *project.Model) (string, error) {
 		switch m.Kind.Name {
 		case project.KindEmbedded:
 			return "", fmt.Errorf("model %s is embedded: it has no view to read", m.Name)
 		case project.KindExternal:
-			return b.inline(&ModelInfo{Model: m}, nil)
+			return b.inline(&analysis.ModelInfo{Model: m}, nil)
 		}
-		return d.QuoteRelation(EnvRelation(d, env, m)), nil
+		return d.QuoteRelation(analysis.EnvRelation(d, env, m)), nil
 	}
 	ad := &auditor{proj: proj, wh: wh, d: d, log: log, ref: func(name string) (string, error) {
 		m := proj.ByName[name]

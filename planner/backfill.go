@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -20,15 +21,15 @@ import (
 // same backfill were still computed.
 type IntervalsError struct {
 	Model  string
-	Failed []Range
+	Failed []analysis.Range
 	Err    error // the first failure
 }
 
 func (e *IntervalsError) Error() string {
 	// Adjacent failures read as one range, and a long list is cut: a
 	// year of failed days is one line, not a screenful.
-	failed := slices.SortedFunc(slices.Values(e.Failed), func(a, b Range) int { return a.Start.Compare(b.Start) })
-	var merged []Range
+	failed := slices.SortedFunc(slices.Values(e.Failed), func(a, b analysis.Range) int { return a.Start.Compare(b.Start) })
+	var merged []analysis.Range
 	for _, r := range failed {
 		if n := len(merged); n > 0 && !r.Start.After(merged[n-1].End) {
 			if r.End.After(merged[n-1].End) {
@@ -56,8 +57,8 @@ func (e *IntervalsError) Unwrap() error { return e.Err }
 type backfillOptions struct {
 	retries    int
 	retryDelay time.Duration
-	progress   func(model string, batch, batches int, r Range)
-	failed     func(model string, r Range, err error)
+	progress   func(model string, batch, batches int, r analysis.Range)
+	failed     func(model string, r analysis.Range, err error)
 	now        func() time.Time
 	log        *slog.Logger // audit warnings
 	// jobs is how many batches of one model run at once, each its own
@@ -67,7 +68,7 @@ type backfillOptions struct {
 
 // report tells the caller how a settled batch went: progress for a
 // committed one, failed for one marked failed.
-func (opt backfillOptions) report(model string, k, n int, r Range, err error) {
+func (opt backfillOptions) report(model string, k, n int, r analysis.Range, err error) {
 	switch {
 	case err == nil && opt.progress != nil:
 		opt.progress(model, k, n, r)
@@ -79,7 +80,7 @@ func (opt backfillOptions) report(model string, k, n int, r Range, err error) {
 // forEachBatch runs f over batches, on up to jobs goroutines, in order
 // when jobs <= 1. The first error stops what has not started and is
 // returned once the running batches are done.
-func forEachBatch(ctx context.Context, batches []Range, jobs int, f func(Range) error) error {
+func forEachBatch(ctx context.Context, batches []analysis.Range, jobs int, f func(analysis.Range) error) error {
 	if jobs <= 1 || len(batches) <= 1 {
 		for _, r := range batches {
 			if err := ctx.Err(); err != nil {
@@ -93,7 +94,7 @@ func forEachBatch(ctx context.Context, batches []Range, jobs int, f func(Range) 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	next := make(chan Range)
+	next := make(chan analysis.Range)
 	var once sync.Once
 	var first error
 	var wg sync.WaitGroup
@@ -139,9 +140,9 @@ feed:
 // duplicates). The ledger records each interval done after its batch
 // commits, or failed when the write failed after every retry; the other
 // batches go on.
-func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo, ranges []Range, opt backfillOptions) error {
+func (b *builder) backfill(ctx context.Context, st state.Store, info *analysis.ModelInfo, ranges []analysis.Range, opt backfillOptions) error {
 	m := info.Model
-	rel := PhysicalRelation(b.d, m, b.physFP(info))
+	rel := analysis.PhysicalRelation(b.d, m, b.physFP(info))
 	q, err := b.Query(info)
 	if err != nil {
 		return err
@@ -160,8 +161,8 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 		return fmt.Errorf("create %s: %w", rel, err)
 	}
 
-	g := grainOf(m)
-	var batches []Range
+	g := analysis.GrainOf(m)
+	var batches []analysis.Range
 	for _, r := range ranges {
 		batches = append(batches, g.Batches(r, m.Kind.BatchSize)...)
 	}
@@ -169,7 +170,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *ModelInfo,
 	ie := &IntervalsError{Model: m.Name}
 	var mu sync.Mutex // guards ie and the progress count
 	finished := 0
-	one := func(batch Range) error {
+	one := func(batch analysis.Range) error {
 		bb := *b
 		bb.interval = &batch
 		bq, err := bb.Query(info)
@@ -210,7 +211,7 @@ func namesOf(cols []engine.Column) []string {
 	return names
 }
 
-func intervalsOf(g Grain, r Range) []state.Interval {
+func intervalsOf(g analysis.Grain, r analysis.Range) []state.Interval {
 	var out []state.Interval
 	for _, iv := range g.Intervals(r) {
 		out = append(out, state.Interval{Start: iv.Start, End: iv.End})
@@ -234,10 +235,10 @@ func retry(ctx context.Context, retries int, delay time.Duration, fn func() erro
 }
 
 // backfillRanges reads a plan line's ranges back.
-func backfillRanges(mp ModelPlan) ([]Range, error) {
-	out := make([]Range, 0, len(mp.Backfill))
+func backfillRanges(mp ModelPlan) ([]analysis.Range, error) {
+	out := make([]analysis.Range, 0, len(mp.Backfill))
 	for _, p := range mp.Backfill {
-		r, err := rangeOfPair(p)
+		r, err := analysis.RangeOfPair(p)
 		if err != nil {
 			return nil, err
 		}
@@ -260,7 +261,7 @@ func hasTimeColumn(m *project.Model, cols []engine.Column) error {
 // settle records one batch's outcome in the ledger: done, or failed and
 // collected in ie so the other batches go on. Only a cancelled context (or
 // a ledger that cannot be written) stops the backfill.
-func settle(ctx context.Context, st state.Store, fp string, marks []state.Interval, r Range, err error, ie *IntervalsError, opt backfillOptions) error {
+func settle(ctx context.Context, st state.Store, fp string, marks []state.Interval, r analysis.Range, err error, ie *IntervalsError, opt backfillOptions) error {
 	if err == nil {
 		// The batch committed: it counts even when the backfill is being
 		// stopped, so the ledger never lags behind the table.

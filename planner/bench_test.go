@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/internal/gen"
 	"github.com/efmesh/efmesh/project"
@@ -44,12 +45,12 @@ func newBenchEnv(b *testing.B, n int) *benchEnv {
 }
 
 // analyze loads and checks the project.
-func (e *benchEnv) analyze(b *testing.B) *Analysis {
+func (e *benchEnv) analyze(b *testing.B) *analysis.Analysis {
 	p, err := project.Load(e.dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := Analyze(context.Background(), p, e.wb)
+	a, err := analysis.Analyze(context.Background(), p, e.wb)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func BenchmarkApplyFloor(b *testing.B) {
 			p := e.plan(b, "dev")
 			bl := &builder{a: p.analysis, d: e.wh.Dialect(), wh: e.wh, root: p.analysis.Project.Root}
 			var stmts []string
-			stmts = append(stmts, e.wh.Dialect().CreateSchema(PhysicalSchema))
+			stmts = append(stmts, e.wh.Dialect().CreateSchema(analysis.PhysicalSchema))
 			for _, mp := range p.Models {
 				info := p.analysis.Models[mp.Name]
 				if info.Model.Kind.Name.Virtual() {
@@ -128,7 +129,7 @@ func BenchmarkApplyFloor(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				rel := PhysicalRelation(e.wh.Dialect(), info.Model, info.Fingerprint)
+				rel := analysis.PhysicalRelation(e.wh.Dialect(), info.Model, info.Fingerprint)
 				stmts = append(stmts, e.wh.Dialect().ReplaceTableAs(rel, q)...)
 			}
 			// The environment's views, in one transaction, as apply promotes.
@@ -139,12 +140,12 @@ func BenchmarkApplyFloor(b *testing.B) {
 				if m.Kind.Name.Virtual() {
 					continue
 				}
-				rel := EnvRelation(e.wh.Dialect(), p.Env, m)
+				rel := analysis.EnvRelation(e.wh.Dialect(), p.Env, m)
 				if !schemas[rel.Schema] {
 					schemas[rel.Schema] = true
 					views = append(views, e.wh.Dialect().CreateSchema(rel.Schema))
 				}
-				views = append(views, e.wh.Dialect().ReplaceView(rel, "SELECT * FROM "+e.wh.Dialect().QuoteRelation(PhysicalRelation(e.wh.Dialect(), m, mp.Fingerprint))))
+				views = append(views, e.wh.Dialect().ReplaceView(rel, "SELECT * FROM "+e.wh.Dialect().QuoteRelation(analysis.PhysicalRelation(e.wh.Dialect(), m, mp.Fingerprint))))
 			}
 			script := strings.Join(stmts, ";\n")
 			for b.Loop() {

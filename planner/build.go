@@ -6,14 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
 
 // build creates the physical relation of one snapshot.
-func (b *builder) build(ctx context.Context, info *ModelInfo) error {
+func (b *builder) build(ctx context.Context, info *analysis.ModelInfo) error {
 	m := info.Model
-	rel := PhysicalRelation(b.d, m, b.physFP(info))
+	rel := analysis.PhysicalRelation(b.d, m, b.physFP(info))
 	q, err := b.Query(info)
 	if err != nil {
 		return err
@@ -48,7 +49,7 @@ func (b *builder) build(ctx context.Context, info *ModelInfo) error {
 // The contract check has vouched for the families, so a cast only changes
 // the width or precision. A model without columns keeps q as is, and so
 // does one whose proven query already yields exactly the declared types.
-func (b *builder) typed(info *ModelInfo, q string) string {
+func (b *builder) typed(info *analysis.ModelInfo, q string) string {
 	m := info.Model
 	if m.Columns == nil || m.Kind.Name == project.KindExternal || m.Kind.Name == project.KindSeed {
 		return q // externals and seeds are read with their declared types
@@ -76,7 +77,7 @@ func (b *builder) typed(info *ModelInfo, q string) string {
 // the old rows until the commit, never a half table, and the table the
 // environments' views read stays in place (PostgreSQL refuses to drop a
 // table a view depends on). The insert casts to the table's types.
-func (b *builder) refill(ctx context.Context, info *ModelInfo) error {
+func (b *builder) refill(ctx context.Context, info *analysis.ModelInfo) error {
 	m := info.Model
 	q, err := b.Query(info)
 	if err != nil {
@@ -87,8 +88,8 @@ func (b *builder) refill(ctx context.Context, info *ModelInfo) error {
 			return err
 		}
 	}
-	rel := PhysicalRelation(b.d, m, b.physFP(info))
-	cols := declared(m)
+	rel := analysis.PhysicalRelation(b.d, m, b.physFP(info))
+	cols := analysis.Declared(m)
 	if cols == nil {
 		if cols, err = b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel)); err != nil {
 			return err
@@ -100,30 +101,27 @@ func (b *builder) refill(ctx context.Context, info *ModelInfo) error {
 // Query renders the query that computes a model's data in the warehouse:
 // refs resolve to the parents' physical relations, embedded models inline.
 // In a redacted environment's plan it leaves out the redacted columns.
-func (b *builder) Query(info *ModelInfo) (string, error) {
-	if len(b.a.redacted[info.Model.Name]) == 0 {
+func (b *builder) Query(info *analysis.ModelInfo) (string, error) {
+	if len(b.a.RedactedColumns()[info.Model.Name]) == 0 {
 		return b.query(info)
 	}
-	full := *info
-	full.def = nil
-	full.Model = b.a.Project.ByName[info.Model.Name]
-	q, err := b.query(&full)
+	q, err := b.query(info.WithModel(b.a.Project.ByName[info.Model.Name]))
 	if err != nil {
 		return "", err
 	}
 	return b.redactQuery(info, q)
 }
 
-func (b *builder) query(info *ModelInfo) (string, error) {
+func (b *builder) query(info *analysis.ModelInfo) (string, error) {
 	m := info.Model
 	switch m.Kind.Name {
 	case project.KindSeed:
-		return b.readFiles(m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
+		return b.readFiles(m, []string{m.Kind.Path}, analysis.SeedFormat(m.Kind.Path), nil)
 	case project.KindExternal:
 		if m.Kind.Files != "" {
 			return b.readFiles(m, []string{m.Kind.Files}, m.Kind.Format, m.Kind.Options)
 		}
-		s, t := SplitName(m.Kind.Table)
+		s, t := analysis.SplitName(m.Kind.Table)
 		src := b.d.QuoteRelation(engine.Relation{Schema: s, Name: t})
 		if m.Columns == nil {
 			return "SELECT * FROM " + src, nil
@@ -141,7 +139,7 @@ func (b *builder) query(info *ModelInfo) (string, error) {
 	return r.SQL, nil
 }
 
-func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered, error) {
+func (b *builder) render(info *analysis.ModelInfo, seen map[string]bool) (engine.Rendered, error) {
 	m := info.Model
 	if seen[m.Name] {
 		return engine.Rendered{}, fmt.Errorf("cycle through %s", m.Name)
@@ -150,8 +148,8 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 	defer delete(seen, m.Name)
 	var refErr error
 	start, end := b.fullRange()
-	r, _ := renderBody(m, macroText{
-		ref: func(name string) (string, bool) {
+	r, _ := analysis.RenderBody(m, analysis.MacroText{
+		Ref: func(name string) (string, bool) {
 			pi := b.a.Models[name]
 			if pi == nil {
 				refErr = fmt.Errorf("unknown model %s", name)
@@ -166,11 +164,11 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 				return sub, true
 			}
 			if b.env != "" {
-				return b.d.QuoteRelation(EnvRelation(b.d, b.env, pi.Model)), true
+				return b.d.QuoteRelation(analysis.EnvRelation(b.d, b.env, pi.Model)), true
 			}
-			return b.d.QuoteRelation(PhysicalRelation(b.d, pi.Model, b.physFP(pi))), true
+			return b.d.QuoteRelation(analysis.PhysicalRelation(b.d, pi.Model, b.physFP(pi))), true
 		},
-		start: start, end: end, this: "NULL",
+		Start: start, End: end, This: "NULL",
 	})
 	return r, refErr
 }
@@ -179,7 +177,7 @@ func (b *builder) render(info *ModelInfo, seen map[string]bool) (engine.Rendered
 // read in place: an EMBEDDED model's body, an EXTERNAL model's source read
 // with the declared columns enforced (renderBody adds an alias where the
 // consumer wrote none).
-func (b *builder) inline(info *ModelInfo, seen map[string]bool) (string, error) {
+func (b *builder) inline(info *analysis.ModelInfo, seen map[string]bool) (string, error) {
 	var q string
 	if info.Model.Kind.Name == project.KindEmbedded {
 		r, err := b.render(info, seen)
@@ -216,16 +214,16 @@ func (b *builder) readFiles(m *project.Model, paths []string, format string, opt
 	if !ok {
 		return "", &engine.FeatureError{Engine: b.d.Name(), Feature: "reading files (" + m.Name + ")"}
 	}
-	spec := engine.FileSpec{Format: format, Columns: declared(m), Options: fileOptions(opts)}
+	spec := engine.FileSpec{Format: format, Columns: analysis.Declared(m), Options: analysis.FileOptions(opts)}
 	for _, p := range paths {
-		spec.Paths = append(spec.Paths, absPath(b.root, p))
+		spec.Paths = append(spec.Paths, analysis.AbsPath(b.root, p))
 	}
 	return fr.ReadFiles(spec)
 }
 
 // checkContract describes the model's query in the warehouse and compares
 // it with the declared columns.
-func (b *builder) checkContract(ctx context.Context, info *ModelInfo, q string) error {
+func (b *builder) checkContract(ctx context.Context, info *analysis.ModelInfo, q string) error {
 	m := info.Model
 	if m.Columns == nil {
 		return nil
@@ -234,18 +232,16 @@ func (b *builder) checkContract(ctx context.Context, info *ModelInfo, q string) 
 	if err != nil {
 		return err
 	}
-	c := &checker{a: &Analysis{Project: b.a.Project}}
-	c.contract(m, got)
-	if len(c.a.Diagnostics) > 0 {
-		return &ContractError{Diagnostics: c.a.Diagnostics}
+	if ds := analysis.ContractDiagnostics(b.a.Project, m, got); len(ds) > 0 {
+		return &ContractError{Diagnostics: ds}
 	}
 	return nil
 }
 
 // addColumns brings an inherited table to the new version's columns: new
 // ones are added (NULL in history); a dropped one is an error.
-func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
-	rel := PhysicalRelation(b.d, info.Model, b.physFP(info))
+func (b *builder) addColumns(ctx context.Context, info *analysis.ModelInfo) error {
+	rel := analysis.PhysicalRelation(b.d, info.Model, b.physFP(info))
 	have, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel))
 	if err != nil {
 		return err
@@ -283,8 +279,8 @@ func (b *builder) addColumns(ctx context.Context, info *ModelInfo) error {
 // equal to the inferred ones, or no declaration; seeds and externals are
 // cast to their declaration). Then describing the new table again would
 // only repeat that answer. A static binder's types (Binder) prove nothing.
-func (b *builder) provenContract(info *ModelInfo) bool {
-	if info.Inferred == nil || !b.a.boundInEngine {
+func (b *builder) provenContract(info *analysis.ModelInfo) bool {
+	if info.Inferred == nil || !b.a.BoundInEngine() {
 		return false
 	}
 	for _, r := range info.Model.Refs() {

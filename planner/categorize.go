@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 )
 
@@ -27,7 +28,7 @@ type verdict struct {
 // data-shaping metadata equal but for columns appended to the contract.
 // Anything else — including what cannot be read — is breaking. The
 // canonical forms are read through the engine's outline (outline).
-func categorize(oldDef, newDef Definition, oldCanon, newCanon []byte, outline engine.Outliner) verdict {
+func categorize(oldDef, newDef analysis.Definition, oldCanon, newCanon []byte, outline engine.Outliner) verdict {
 	var meta []string
 	if oldDef.Kind.Name != newDef.Kind.Name || !reflect.DeepEqual(normKind(oldDef), normKind(newDef)) {
 		meta = append(meta, "kind")
@@ -134,17 +135,17 @@ func itemHashes(items []engine.Item) []string {
 	return out
 }
 
-func normKind(d Definition) string {
+func normKind(d analysis.Definition) string {
 	b, _ := json.Marshal(d.Kind)
 	return strings.ToLower(string(b))
 }
 
-func sameDeclared(a, b Definition) bool {
+func sameDeclared(a, b analysis.Definition) bool {
 	if (a.Columns == nil) != (b.Columns == nil) || len(a.Columns) != len(b.Columns) {
 		return false
 	}
 	for i := range a.Columns {
-		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || normalizeType(a.Columns[i].Type) != normalizeType(b.Columns[i].Type) {
+		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || analysis.NormalizeType(a.Columns[i].Type) != analysis.NormalizeType(b.Columns[i].Type) {
 			return false
 		}
 	}
@@ -152,12 +153,12 @@ func sameDeclared(a, b Definition) bool {
 }
 
 // isPrefix reports whether b's declared columns extend a's at the end.
-func isPrefix(a, b Definition) bool {
+func isPrefix(a, b analysis.Definition) bool {
 	if a.Columns == nil || b.Columns == nil || len(b.Columns) <= len(a.Columns) {
 		return false
 	}
 	for i := range a.Columns {
-		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || normalizeType(a.Columns[i].Type) != normalizeType(b.Columns[i].Type) {
+		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || analysis.NormalizeType(a.Columns[i].Type) != analysis.NormalizeType(b.Columns[i].Type) {
 			return false
 		}
 	}
@@ -214,7 +215,7 @@ func calls(it engine.Item, fns map[string]bool) bool {
 }
 
 // droppedDeclared reports a declared column of old missing from new.
-func droppedDeclared(a, b Definition) bool {
+func droppedDeclared(a, b analysis.Definition) bool {
 	if a.Columns == nil || b.Columns == nil {
 		return false
 	}

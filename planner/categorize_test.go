@@ -3,6 +3,8 @@ package planner
 import (
 	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/analysis"
 )
 
 // TestCategorize edits the middle model of a three-level DAG and checks the
@@ -57,7 +59,7 @@ SELECT s.id, s.name FROM @ref(raw.s) AS s`
 			after := analyzeFiles(t, files(body))
 			mustClean(t, after)
 			nw := after.Models["m.mid"]
-			v := categorize(definitionOf(old.Model), definitionOf(nw.Model), old.Canonical, nw.Canonical, after.outliner)
+			v := categorize(analysis.DefinitionOf(old.Model), analysis.DefinitionOf(nw.Model), old.Canonical, nw.Canonical, after.Outliner())
 			if v.change != tc.want {
 				t.Fatalf("change = %s (%v: %s), want %s", v.change, v.paths, v.reason, tc.want)
 			}

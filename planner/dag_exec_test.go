@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/efmesh/efmesh/analysis"
 )
 
 func TestRunDAG(t *testing.T) {
@@ -72,9 +74,9 @@ func TestRunDAG(t *testing.T) {
 
 func TestForEachBatch(t *testing.T) {
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var batches []Range
+	var batches []analysis.Range
 	for i := range 12 {
-		batches = append(batches, Range{Start: day.AddDate(0, 0, i), End: day.AddDate(0, 0, i+1)})
+		batches = append(batches, analysis.Range{Start: day.AddDate(0, 0, i), End: day.AddDate(0, 0, i+1)})
 	}
 
 	// Four workers: the first four batches are in flight together (each
@@ -84,7 +86,7 @@ func TestForEachBatch(t *testing.T) {
 	inFlight := make(chan struct{}, len(batches))
 	all4 := make(chan struct{})
 	var once sync.Once
-	err := forEachBatch(context.Background(), batches, 4, func(r Range) error {
+	err := forEachBatch(context.Background(), batches, 4, func(r analysis.Range) error {
 		mu.Lock()
 		seen[r.Start]++
 		mu.Unlock()
@@ -114,7 +116,7 @@ func TestForEachBatch(t *testing.T) {
 	// A failure stops the batches not yet started and is returned.
 	boom := errors.New("boom")
 	ran := 0
-	err = forEachBatch(context.Background(), batches, 2, func(r Range) error {
+	err = forEachBatch(context.Background(), batches, 2, func(r analysis.Range) error {
 		mu.Lock()
 		ran++
 		mu.Unlock()
@@ -130,7 +132,7 @@ func TestForEachBatch(t *testing.T) {
 
 	// One job: in order.
 	var order []time.Time
-	if err := forEachBatch(context.Background(), batches, 1, func(r Range) error {
+	if err := forEachBatch(context.Background(), batches, 1, func(r analysis.Range) error {
 		order = append(order, r.Start)
 		return nil
 	}); err != nil || len(order) != len(batches) || !order[0].Equal(day) || !order[11].Equal(batches[11].Start) {

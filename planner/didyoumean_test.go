@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/efmesh/efmesh/analysis"
 )
 
 // Every path that reports an unknown model suggests by the same rule
@@ -22,7 +24,7 @@ func TestUnknownModelSuggestsAlike(t *testing.T) {
 			return err
 		},
 		"lineage": func(name string) error {
-			_, err := Lineage(a, name, "x")
+			_, err := analysis.Lineage(a, name, "x")
 			return err
 		},
 		"audit": func(name string) error {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -96,7 +97,7 @@ type TypeChange struct {
 // without opt.Data.
 func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, opt DiffOptions) (*EnvDiff, error) {
 	for _, env := range []string{a, b} {
-		if err := ValidateEnv(env); err != nil {
+		if err := analysis.ValidateEnv(env); err != nil {
 			return nil, err
 		}
 	}
@@ -173,8 +174,8 @@ func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, o
 	return out, nil
 }
 
-func definitionIn(snaps map[string]state.Snapshot, fp string) Definition {
-	var d Definition
+func definitionIn(snaps map[string]state.Snapshot, fp string) analysis.Definition {
+	var d analysis.Definition
 	if s, ok := snaps[fp]; ok && len(s.Definition) > 0 {
 		_ = json.Unmarshal(s.Definition, &d)
 	}
@@ -183,11 +184,11 @@ func definitionIn(snaps map[string]state.Snapshot, fp string) Definition {
 
 // envView names the view of model name in env.
 func envView(d engine.Dialect, env, name string) engine.Relation {
-	s, t := SplitName(name)
-	return EnvRelation(d, env, &project.Model{Schema: s, Table: t})
+	s, t := analysis.SplitName(name)
+	return analysis.EnvRelation(d, env, &project.Model{Schema: s, Table: t})
 }
 
-func diffData(ctx context.Context, wh engine.Engine, a, b, name string, md ModelDiff, defA, defB Definition, sample float64) (*DataDiff, error) {
+func diffData(ctx context.Context, wh engine.Engine, a, b, name string, md ModelDiff, defA, defB analysis.Definition, sample float64) (*DataDiff, error) {
 	d := wh.Dialect()
 	dd := &DataDiff{Columns: []ColumnDiff{}, Schema: SchemaDrift{Added: []engine.Column{}, Removed: []engine.Column{}, Retyped: []TypeChange{}}}
 	switch md.Kind {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -53,8 +54,8 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		}
 	}
 	if total > 0 {
-		if err := b.wh.Exec(ctx, b.d.CreateSchema(PhysicalSchema)); err != nil {
-			return fmt.Errorf("create schema %s: %w", PhysicalSchema, err)
+		if err := b.wh.Exec(ctx, b.d.CreateSchema(analysis.PhysicalSchema)); err != nil {
+			return fmt.Errorf("create schema %s: %w", analysis.PhysicalSchema, err)
 		}
 	}
 	jobs := opt.Jobs
@@ -75,7 +76,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		switch k := info.Model.Kind.Name; {
 		case err != nil:
 		case k == project.KindIncrementalByTimeRange:
-			var ranges []Range
+			var ranges []analysis.Range
 			if ranges, err = backfillRanges(mp); err == nil && lake {
 				err = b.backfillLake(ctx, st, info, ranges, bo)
 			} else if err == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 )
 
@@ -39,7 +40,7 @@ func (e *ExportError) Unwrap() error { return e.Err }
 // exportModels exports those of names that declare an export, reading
 // them through env's views, and returns the ones exported. It stops at the
 // first failure.
-func exportModels(ctx context.Context, a *Analysis, wh engine.Engine, env string, names []string) ([]string, error) {
+func exportModels(ctx context.Context, a *analysis.Analysis, wh engine.Engine, env string, names []string) ([]string, error) {
 	if env != ExportEnv {
 		return nil, nil
 	}
@@ -63,10 +64,10 @@ func exportModels(ctx context.Context, a *Analysis, wh engine.Engine, env string
 		}
 		target := ac.Path
 		if ac.Type == "duckdb" || ac.Type == "sqlite" {
-			target = absPath(a.Project.Root, ac.Path)
+			target = analysis.AbsPath(a.Project.Root, ac.Path)
 		}
 		d := wh.Dialect()
-		q := "SELECT * FROM " + d.QuoteRelation(EnvRelation(d, env, info.Model))
+		q := "SELECT * FROM " + d.QuoteRelation(analysis.EnvRelation(d, env, info.Model))
 		if err := xp.ExportTo(ctx, ac.Type, target, ex.Schema, ex.Table, q); err != nil {
 			return out, &ExportError{Model: m.Name, Attach: ex.Attach, Err: err}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/project"
 )
@@ -17,7 +18,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // analyzeFiles writes a project into a temporary folder and analyzes it.
-func analyzeFiles(t *testing.T, files map[string]string) *Analysis {
+func analyzeFiles(t *testing.T, files map[string]string) *analysis.Analysis {
 	t.Helper()
 	dir := t.TempDir()
 	if _, ok := files["efmesh.yaml"]; !ok {
@@ -41,14 +42,14 @@ func analyzeFiles(t *testing.T, files map[string]string) *Analysis {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wb.Close() })
-	a, err := Analyze(context.Background(), p, wb)
+	a, err := analysis.Analyze(context.Background(), p, wb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a
 }
 
-func mustClean(t *testing.T, a *Analysis) {
+func mustClean(t *testing.T, a *analysis.Analysis) {
 	t.Helper()
 	if len(a.Diagnostics) > 0 {
 		var b strings.Builder
@@ -212,8 +213,8 @@ func TestQualifiedUnknownColumn(t *testing.T) {
 func TestFingerprintHistory(t *testing.T) {
 	a := analyzeFiles(t, baseFiles())
 	mustClean(t, a)
-	for v := OldestFingerprintVersion; v <= FingerprintVersion; v++ {
-		ids, err := FingerprintsAt(a, v)
+	for v := analysis.OldestFingerprintVersion; v <= analysis.FingerprintVersion; v++ {
+		ids, err := analysis.FingerprintsAt(a, v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +228,7 @@ func TestFingerprintHistory(t *testing.T) {
 			fmt.Fprintf(&b, "%s %s\n", n, ids[n].Fingerprint)
 		}
 		golden := filepath.Join("testdata", "fingerprints.golden")
-		if v != FingerprintVersion {
+		if v != analysis.FingerprintVersion {
 			golden = filepath.Join("testdata", fmt.Sprintf("fingerprints-v%d.golden", v))
 		}
 		want, err := os.ReadFile(golden)
@@ -238,7 +239,7 @@ func TestFingerprintHistory(t *testing.T) {
 			t.Errorf("fingerprint version %d:\n got:\n%s\nwant:\n%s", v, b.String(), want)
 		}
 	}
-	if _, err := FingerprintsAt(a, FingerprintVersion+1); err == nil {
+	if _, err := analysis.FingerprintsAt(a, analysis.FingerprintVersion+1); err == nil {
 		t.Error("FingerprintsAt of a future version succeeded")
 	}
 }

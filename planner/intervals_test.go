@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -21,7 +22,7 @@ func ts(s string) time.Time {
 }
 
 // short prints ranges compactly: days as 01-02, hours as 01-02T15.
-func short(rs []Range) string {
+func short(rs []analysis.Range) string {
 	var parts []string
 	for _, r := range rs {
 		f := "01-02"
@@ -35,18 +36,18 @@ func short(rs []Range) string {
 
 func TestGrainAlignment(t *testing.T) {
 	tests := []struct {
-		g              Grain
+		g              analysis.Grain
 		in             string
 		floor, ceil    string
 		aligned        bool
 		next, minusTwo string
 	}{
-		{Day, "2026-03-08T13:45:00Z", "2026-03-08T00:00:00Z", "2026-03-09T00:00:00Z", false, "2026-03-09T00:00:00Z", "2026-03-06T00:00:00Z"},
-		{Day, "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", true, "2026-03-09T00:00:00Z", "2026-03-06T00:00:00Z"},
-		{Day, "2026-02-28T23:59:59Z", "2026-02-28T00:00:00Z", "2026-03-01T00:00:00Z", false, "2026-03-01T00:00:00Z", "2026-02-26T00:00:00Z"},
-		{Day, "2026-03-08T01:00:00+02:00", "2026-03-07T00:00:00Z", "2026-03-08T00:00:00Z", false, "2026-03-08T00:00:00Z", "2026-03-05T00:00:00Z"},
-		{Hour, "2026-03-08T13:45:00Z", "2026-03-08T13:00:00Z", "2026-03-08T14:00:00Z", false, "2026-03-08T14:00:00Z", "2026-03-08T11:00:00Z"},
-		{Hour, "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", true, "2026-03-08T01:00:00Z", "2026-03-07T22:00:00Z"},
+		{analysis.Day, "2026-03-08T13:45:00Z", "2026-03-08T00:00:00Z", "2026-03-09T00:00:00Z", false, "2026-03-09T00:00:00Z", "2026-03-06T00:00:00Z"},
+		{analysis.Day, "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", true, "2026-03-09T00:00:00Z", "2026-03-06T00:00:00Z"},
+		{analysis.Day, "2026-02-28T23:59:59Z", "2026-02-28T00:00:00Z", "2026-03-01T00:00:00Z", false, "2026-03-01T00:00:00Z", "2026-02-26T00:00:00Z"},
+		{analysis.Day, "2026-03-08T01:00:00+02:00", "2026-03-07T00:00:00Z", "2026-03-08T00:00:00Z", false, "2026-03-08T00:00:00Z", "2026-03-05T00:00:00Z"},
+		{analysis.Hour, "2026-03-08T13:45:00Z", "2026-03-08T13:00:00Z", "2026-03-08T14:00:00Z", false, "2026-03-08T14:00:00Z", "2026-03-08T11:00:00Z"},
+		{analysis.Hour, "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", "2026-03-08T00:00:00Z", true, "2026-03-08T01:00:00Z", "2026-03-07T22:00:00Z"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s", tt.g, tt.in), func(t *testing.T) {
@@ -71,7 +72,7 @@ func TestGrainAlignment(t *testing.T) {
 	}
 }
 
-func done(g Grain, starts ...string) []state.Interval {
+func done(g analysis.Grain, starts ...string) []state.Interval {
 	var out []state.Interval
 	for _, s := range starts {
 		st := ts(s)
@@ -81,31 +82,31 @@ func done(g Grain, starts ...string) []state.Interval {
 }
 
 func TestMissing(t *testing.T) {
-	failed := done(Day, "2026-01-03")
+	failed := done(analysis.Day, "2026-01-03")
 	failed[0].Status = state.IntervalFailed
 	tests := []struct {
 		name     string
-		g        Grain
+		g        analysis.Grain
 		start    string
 		now      string
 		done     []state.Interval
 		lookback int
 		want     string
 	}{
-		{"fresh", Day, "2026-01-01", "2026-01-05T10:00:00Z", nil, 0, "01-01..01-05"},
-		{"today is not complete", Day, "2026-01-01", "2026-01-01T23:59:59Z", nil, 0, ""},
-		{"start after now", Day, "2026-02-01", "2026-01-05T00:00:00Z", nil, 0, ""},
-		{"unaligned start is floored", Day, "2026-01-01T06:00:00Z", "2026-01-03T00:00:00Z", nil, 0, "01-01..01-03"},
-		{"all done", Day, "2026-01-01", "2026-01-04T00:00:00Z", done(Day, "2026-01-01", "2026-01-02", "2026-01-03"), 0, ""},
-		{"lookback without new work reads nothing", Day, "2026-01-01", "2026-01-04T00:00:00Z", done(Day, "2026-01-01", "2026-01-02", "2026-01-03"), 2, ""},
-		{"new day", Day, "2026-01-01", "2026-01-05T00:00:00Z", done(Day, "2026-01-01", "2026-01-02", "2026-01-03"), 0, "01-04..01-05"},
-		{"new day with lookback", Day, "2026-01-01", "2026-01-05T00:00:00Z", done(Day, "2026-01-01", "2026-01-02", "2026-01-03"), 2, "01-02..01-05"},
-		{"lookback clamps at start", Day, "2026-01-01", "2026-01-05T00:00:00Z", done(Day, "2026-01-01", "2026-01-03"), 5, "01-01..01-05"},
-		{"holes", Day, "2026-01-01", "2026-01-07T00:00:00Z", done(Day, "2026-01-02", "2026-01-03", "2026-01-05"), 0, "01-01..01-02 01-04..01-05 01-06..01-07"},
-		{"lookback merges holes", Day, "2026-01-01", "2026-01-07T00:00:00Z", done(Day, "2026-01-02", "2026-01-03", "2026-01-05"), 1, "01-01..01-02 01-03..01-07"},
-		{"failed is missing", Day, "2026-01-01", "2026-01-04T00:00:00Z", append(done(Day, "2026-01-01", "2026-01-02"), failed...), 0, "01-03..01-04"},
-		{"hours", Hour, "2026-01-01", "2026-01-01T05:30:00Z", done(Hour, "2026-01-01T00", "2026-01-01T01", "2026-01-01T03"), 0, "01-01T02..01-01T03 01-01T04..01-01T05"},
-		{"hours with lookback", Hour, "2026-01-01", "2026-01-01T05:30:00Z", done(Hour, "2026-01-01T00", "2026-01-01T01", "2026-01-01T02", "2026-01-01T03"), 2, "01-01T02..01-01T05"},
+		{"fresh", analysis.Day, "2026-01-01", "2026-01-05T10:00:00Z", nil, 0, "01-01..01-05"},
+		{"today is not complete", analysis.Day, "2026-01-01", "2026-01-01T23:59:59Z", nil, 0, ""},
+		{"start after now", analysis.Day, "2026-02-01", "2026-01-05T00:00:00Z", nil, 0, ""},
+		{"unaligned start is floored", analysis.Day, "2026-01-01T06:00:00Z", "2026-01-03T00:00:00Z", nil, 0, "01-01..01-03"},
+		{"all done", analysis.Day, "2026-01-01", "2026-01-04T00:00:00Z", done(analysis.Day, "2026-01-01", "2026-01-02", "2026-01-03"), 0, ""},
+		{"lookback without new work reads nothing", analysis.Day, "2026-01-01", "2026-01-04T00:00:00Z", done(analysis.Day, "2026-01-01", "2026-01-02", "2026-01-03"), 2, ""},
+		{"new day", analysis.Day, "2026-01-01", "2026-01-05T00:00:00Z", done(analysis.Day, "2026-01-01", "2026-01-02", "2026-01-03"), 0, "01-04..01-05"},
+		{"new day with lookback", analysis.Day, "2026-01-01", "2026-01-05T00:00:00Z", done(analysis.Day, "2026-01-01", "2026-01-02", "2026-01-03"), 2, "01-02..01-05"},
+		{"lookback clamps at start", analysis.Day, "2026-01-01", "2026-01-05T00:00:00Z", done(analysis.Day, "2026-01-01", "2026-01-03"), 5, "01-01..01-05"},
+		{"holes", analysis.Day, "2026-01-01", "2026-01-07T00:00:00Z", done(analysis.Day, "2026-01-02", "2026-01-03", "2026-01-05"), 0, "01-01..01-02 01-04..01-05 01-06..01-07"},
+		{"lookback merges holes", analysis.Day, "2026-01-01", "2026-01-07T00:00:00Z", done(analysis.Day, "2026-01-02", "2026-01-03", "2026-01-05"), 1, "01-01..01-02 01-03..01-07"},
+		{"failed is missing", analysis.Day, "2026-01-01", "2026-01-04T00:00:00Z", append(done(analysis.Day, "2026-01-01", "2026-01-02"), failed...), 0, "01-03..01-04"},
+		{"hours", analysis.Hour, "2026-01-01", "2026-01-01T05:30:00Z", done(analysis.Hour, "2026-01-01T00", "2026-01-01T01", "2026-01-01T03"), 0, "01-01T02..01-01T03 01-01T04..01-01T05"},
+		{"hours with lookback", analysis.Hour, "2026-01-01", "2026-01-01T05:30:00Z", done(analysis.Hour, "2026-01-01T00", "2026-01-01T01", "2026-01-01T02", "2026-01-01T03"), 2, "01-01T02..01-01T05"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,23 +120,23 @@ func TestMissing(t *testing.T) {
 
 func TestBatches(t *testing.T) {
 	tests := []struct {
-		g          Grain
+		g          analysis.Grain
 		start, end string
 		size       int
 		want       string
 		intervals  int
 	}{
-		{Day, "2026-01-01", "2026-01-08", 0, "01-01..01-08", 7},
-		{Day, "2026-01-01", "2026-01-08", 7, "01-01..01-08", 7},
-		{Day, "2026-01-01", "2026-01-08", 3, "01-01..01-04 01-04..01-07 01-07..01-08", 7},
-		{Day, "2026-01-01", "2026-01-03", 30, "01-01..01-03", 2},
-		{Day, "2026-02-27", "2026-03-02", 1, "02-27..02-28 02-28..03-01 03-01..03-02", 3},
-		{Hour, "2026-01-01T22", "2026-01-02T03", 2, "01-01T22..01-02T00 01-02T00..01-02T02 01-02T02..01-02T03", 5},
-		{Day, "2026-01-01", "2026-01-01", 3, "", 0},
+		{analysis.Day, "2026-01-01", "2026-01-08", 0, "01-01..01-08", 7},
+		{analysis.Day, "2026-01-01", "2026-01-08", 7, "01-01..01-08", 7},
+		{analysis.Day, "2026-01-01", "2026-01-08", 3, "01-01..01-04 01-04..01-07 01-07..01-08", 7},
+		{analysis.Day, "2026-01-01", "2026-01-03", 30, "01-01..01-03", 2},
+		{analysis.Day, "2026-02-27", "2026-03-02", 1, "02-27..02-28 02-28..03-01 03-01..03-02", 3},
+		{analysis.Hour, "2026-01-01T22", "2026-01-02T03", 2, "01-01T22..01-02T00 01-02T00..01-02T02 01-02T02..01-02T03", 5},
+		{analysis.Day, "2026-01-01", "2026-01-01", 3, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s/%d", tt.g, tt.start, tt.size), func(t *testing.T) {
-			r := Range{ts(tt.start), ts(tt.end)}
+			r := analysis.Range{Start: ts(tt.start), End: ts(tt.end)}
 			if got := short(tt.g.Batches(r, tt.size)); got != tt.want {
 				t.Errorf("Batches = %q, want %q", got, tt.want)
 			}
@@ -160,7 +161,7 @@ func TestModelStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := &project.Model{Name: "a.b", Start: tt.model, Interval: tt.interval}
-		got, err := modelStart(m, project.Config{Start: tt.config})
+		got, err := analysis.ModelStart(m, project.Config{Start: tt.config})
 		if (err != nil) != tt.err || err == nil && !got.Equal(ts(tt.want)) {
 			t.Errorf("modelStart(%q, %s, %q) = %v, %v; want %s", tt.model, tt.interval, tt.config, got, err, tt.want)
 		}
@@ -173,7 +174,7 @@ func TestIntervalsErrorMerges(t *testing.T) {
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	e := &IntervalsError{Model: "m.x", Err: errors.New("boom")}
 	for _, i := range []int{3, 0, 1, 2, 5, 7, 9, 11, 13, 15} {
-		e.Failed = append(e.Failed, Range{Start: day.AddDate(0, 0, i), End: day.AddDate(0, 0, i+1)})
+		e.Failed = append(e.Failed, analysis.Range{Start: day.AddDate(0, 0, i), End: day.AddDate(0, 0, i+1)})
 	}
 	want := "m.x: 10 interval(s) failed: [2026-01-01T00:00:00Z, 2026-01-05T00:00:00Z), [2026-01-06T00:00:00Z, 2026-01-07T00:00:00Z), " +
 		"[2026-01-08T00:00:00Z, 2026-01-09T00:00:00Z), [2026-01-10T00:00:00Z, 2026-01-11T00:00:00Z), [2026-01-12T00:00:00Z, 2026-01-13T00:00:00Z), and 2 more range(s): boom"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -74,8 +75,8 @@ func (b *builder) lakePrefix(m *project.Model, fp string) string {
 }
 
 // intervalKey names an interval's partition: 2026-01-05 or 2026-01-05T06.
-func intervalKey(g Grain, start time.Time) string {
-	if g == Hour {
+func intervalKey(g analysis.Grain, start time.Time) string {
+	if g == analysis.Hour {
 		return start.UTC().Format("2006-01-02T15")
 	}
 	return start.UTC().Format("2006-01-02")
@@ -97,9 +98,9 @@ func (b *builder) writeFile(ctx context.Context, query, path string, opt backfil
 
 // lakeView points the snapshot's physical relation at its files, or at an
 // empty relation of the declared columns while there are none.
-func (b *builder) lakeView(ctx context.Context, info *ModelInfo, glob string, cols []engine.Column) error {
+func (b *builder) lakeView(ctx context.Context, info *analysis.ModelInfo, glob string, cols []engine.Column) error {
 	m := info.Model
-	rel := PhysicalRelation(b.d, m, b.physFP(info))
+	rel := analysis.PhysicalRelation(b.d, m, b.physFP(info))
 	files, _ := filepath.Glob(glob)
 	var q string
 	if len(files) == 0 {
@@ -110,7 +111,7 @@ func (b *builder) lakeView(ctx context.Context, info *ModelInfo, glob string, co
 		q = "SELECT " + strings.Join(sel, ", ") + " WHERE false"
 	} else {
 		var err error
-		q, err = b.wh.(engine.FileReader).ReadFiles(engine.FileSpec{Paths: []string{glob}, Format: "parquet", Columns: declared(m),
+		q, err = b.wh.(engine.FileReader).ReadFiles(engine.FileSpec{Paths: []string{glob}, Format: "parquet", Columns: analysis.Declared(m),
 			Options: []engine.FileOption{{Name: "union_by_name", Value: "true"}, {Name: "hive_partitioning", Value: "false"}}})
 		if err != nil {
 			return err
@@ -120,7 +121,7 @@ func (b *builder) lakeView(ctx context.Context, info *ModelInfo, glob string, co
 }
 
 // buildLakeFull writes a FULL or SEED model's rows to one file per version.
-func (b *builder) buildLakeFull(ctx context.Context, info *ModelInfo, opt backfillOptions) error {
+func (b *builder) buildLakeFull(ctx context.Context, info *analysis.ModelInfo, opt backfillOptions) error {
 	m := info.Model
 	q, err := b.Query(info)
 	if err != nil {
@@ -144,7 +145,7 @@ func (b *builder) buildLakeFull(ctx context.Context, info *ModelInfo, opt backfi
 
 // backfillLake computes ranges of an INCREMENTAL_BY_TIME_RANGE model with
 // target parquet, one partition file per interval.
-func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelInfo, ranges []Range, opt backfillOptions) error {
+func (b *builder) backfillLake(ctx context.Context, st state.Store, info *analysis.ModelInfo, ranges []analysis.Range, opt backfillOptions) error {
 	m := info.Model
 	q, err := b.Query(info)
 	if err != nil {
@@ -162,8 +163,8 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 	}
 	prefix := b.lakePrefix(m, b.physFP(info))
 	glob := filepath.Join(prefix, "interval=*", "data.parquet")
-	g := grainOf(m)
-	var ivs []Range
+	g := analysis.GrainOf(m)
+	var ivs []analysis.Range
 	for _, r := range ranges {
 		ivs = append(ivs, g.Intervals(r)...)
 	}
@@ -206,7 +207,7 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *ModelI
 
 // columns returns the declared columns, else what the engine says q yields.
 func (b *builder) columns(ctx context.Context, m *project.Model, q string) ([]engine.Column, error) {
-	if cols := declared(m); cols != nil {
+	if cols := analysis.Declared(m); cols != nil {
 		return cols, nil
 	}
 	return b.wh.Describe(ctx, q)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -55,7 +56,7 @@ type ManifestRange struct {
 // writeManifest writes the manifest of a parquet model's version after its
 // files changed, through a temporary file and a rename, so a reader sees
 // the old manifest or the new one, never a partial one.
-func (b *builder) writeManifest(ctx context.Context, st state.Reader, info *ModelInfo) error {
+func (b *builder) writeManifest(ctx context.Context, st state.Reader, info *analysis.ModelInfo) error {
 	m := info.Model
 	prefix := b.lakePrefix(m, b.physFP(info))
 	pp, err := analysisPassport(ctx, b.a, st, m.Name)
@@ -64,7 +65,7 @@ func (b *builder) writeManifest(ctx context.Context, st state.Reader, info *Mode
 	}
 	mf := Manifest{ManifestVersion: ManifestVersion, Model: m.Name, Fingerprint: info.Fingerprint, Files: []string{},
 		Schema: []ManifestColumn{}, Intervals: []ManifestRange{}, Answerable: pp.Answerable, Caveats: pp.Caveats,
-		Freshness: pp.Freshness, Effective: pp.Effective, Redacted: b.a.redacted[m.Name], WrittenAt: b.now.UTC()}
+		Freshness: pp.Freshness, Effective: pp.Effective, Redacted: b.a.RedactedColumns()[m.Name], WrittenAt: b.now.UTC()}
 	if mf.Redacted == nil {
 		mf.Redacted = []string{}
 	}
@@ -73,13 +74,13 @@ func (b *builder) writeManifest(ctx context.Context, st state.Reader, info *Mode
 		if err != nil {
 			return err
 		}
-		g := grainOf(m)
-		var done []Range
+		g := analysis.GrainOf(m)
+		var done []analysis.Range
 		for _, iv := range ivs {
 			if iv.Status != state.IntervalDone {
 				continue
 			}
-			for _, one := range g.Intervals(Range{iv.Start.UTC(), iv.End.UTC()}) {
+			for _, one := range g.Intervals(analysis.Range{Start: iv.Start.UTC(), End: iv.End.UTC()}) {
 				rel := "interval=" + intervalKey(g, one.Start) + "/data.parquet"
 				if _, err := os.Stat(filepath.Join(prefix, filepath.FromSlash(rel))); err != nil {
 					continue // done in an inherited ledger but written under no file here
@@ -88,13 +89,13 @@ func (b *builder) writeManifest(ctx context.Context, st state.Reader, info *Mode
 				done = append(done, one)
 			}
 		}
-		for _, r := range mergeRanges(done) {
+		for _, r := range analysis.MergeRanges(done) {
 			mf.Intervals = append(mf.Intervals, ManifestRange(r))
 		}
 	} else if _, err := os.Stat(filepath.Join(prefix, "data.parquet")); err == nil {
 		mf.Files = append(mf.Files, "./data.parquet")
 	}
-	cols, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(PhysicalRelation(b.d, m, b.physFP(info))))
+	cols, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(analysis.PhysicalRelation(b.d, m, b.physFP(info))))
 	if err != nil {
 		return err
 	}

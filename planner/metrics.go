@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -26,6 +27,6 @@ func observeAudit(ctx context.Context, r AuditResult) {
 
 // IntervalCount returns how many intervals of m's grain the range r spans
 // (a batch of a backfill spans one or more).
-func IntervalCount(m *project.Model, r Range) int {
-	return len(grainOf(m).Intervals(r))
+func IntervalCount(m *project.Model, r analysis.Range) int {
+	return len(analysis.GrainOf(m).Intervals(r))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -99,7 +100,7 @@ func suggest(s string) string {
 
 // nearModel returns the model name nearest to name, by the project's one
 // "did you mean" rule, or "".
-func nearModel(name string, models map[string]*ModelInfo) string {
+func nearModel(name string, models map[string]*analysis.ModelInfo) string {
 	names := make([]string, 0, len(models))
 	for n := range models {
 		names = append(names, n)

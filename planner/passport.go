@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -98,7 +99,7 @@ func answerOf(v string) string {
 }
 
 // freshnessOf derives an incremental model's freshness from its ledger.
-func freshnessOf(g Grain, start time.Time, ivs []state.Interval) *Freshness {
+func freshnessOf(g analysis.Grain, start time.Time, ivs []state.Interval) *Freshness {
 	f := &Freshness{ContiguousThrough: start}
 	var latest time.Time
 	done := map[int64]bool{}
@@ -205,7 +206,7 @@ func (n *passportNode) passport(nodes map[string]*passportNode) Passport {
 // versions it points at and their ledgers (not from the files on disk).
 // cfg supplies the project's start for models that declare none.
 func EnvPassports(ctx context.Context, st state.Reader, cfg project.Config, env string) ([]Passport, error) {
-	if err := ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
 	models, err := envModels(ctx, st, env)
@@ -222,7 +223,7 @@ func EnvPassports(ctx context.Context, st state.Reader, cfg project.Config, env 
 		sort.Strings(nd.parents)
 		if m.def.Kind.Name == project.KindIncrementalByTimeRange {
 			g := m.grain()
-			start, serr := modelStart(&project.Model{Name: name, Start: m.def.Start, Interval: string(g)}, cfg)
+			start, serr := analysis.ModelStart(&project.Model{Name: name, Start: m.def.Start, Interval: string(g)}, cfg)
 			if serr == nil {
 				ivs, err := st.Intervals(ctx, m.snap.Fingerprint)
 				if err != nil {
@@ -248,7 +249,7 @@ func EnvPassports(ctx context.Context, st state.Reader, cfg project.Config, env 
 // analysisPassport is the passport of one model of an analyzed project,
 // its ancestry read from the analysis and each ledger from the store under
 // the analyzed fingerprints (what apply and run just computed).
-func analysisPassport(ctx context.Context, a *Analysis, st state.Reader, name string) (Passport, error) {
+func analysisPassport(ctx context.Context, a *analysis.Analysis, st state.Reader, name string) (Passport, error) {
 	nodes := map[string]*passportNode{}
 	var add func(string) error
 	add = func(n string) error {
@@ -264,12 +265,12 @@ func analysisPassport(ctx context.Context, a *Analysis, st state.Reader, name st
 			parents: m.Refs(), depth: -1}
 		nodes[n] = nd
 		if m.Kind.Name == project.KindIncrementalByTimeRange {
-			if start, err := modelStart(m, a.Project.Config); err == nil {
+			if start, err := analysis.ModelStart(m, a.Project.Config); err == nil {
 				ivs, err := st.Intervals(ctx, info.Fingerprint)
 				if err != nil {
 					return err
 				}
-				nd.fresh = freshnessOf(grainOf(m), start, ivs)
+				nd.fresh = freshnessOf(analysis.GrainOf(m), start, ivs)
 			}
 		}
 		for _, p := range nd.parents {

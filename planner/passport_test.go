@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/state"
 )
 
@@ -25,7 +26,7 @@ func TestFreshnessStopsAtFirstGap(t *testing.T) {
 		{"failed in the middle", []state.Interval{iv(1, "done"), iv(2, "failed"), iv(3, "done")}, 2, 4, 1, true},
 	}
 	for _, tt := range tests {
-		f := freshnessOf(Day, day(1), tt.ivs)
+		f := freshnessOf(analysis.Day, day(1), tt.ivs)
 		if !f.ContiguousThrough.Equal(day(tt.through)) || f.FailedIntervals != tt.failed || f.HasGaps != tt.gaps ||
 			(tt.latest == 0) != (f.LatestInterval == nil) || tt.latest != 0 && !f.LatestInterval.Equal(day(tt.latest)) {
 			t.Errorf("%s: %+v", tt.name, f)

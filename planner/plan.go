@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -81,7 +82,7 @@ type Plan struct {
 	HasChanges bool        `json:"hasChanges"`
 	Models     []ModelPlan `json:"models"`
 
-	analysis *Analysis
+	analysis *analysis.Analysis
 	current  map[string]state.Pointer
 	stored   map[string]bool // fingerprints the store already holds
 	// physFP maps a model to the fingerprint naming its physical relation
@@ -99,7 +100,7 @@ type Plan struct {
 	unconfirmed []string
 	// restated maps a model to the range the plan recomputes whatever its
 	// ledger says (WithRestate).
-	restated map[string]Range
+	restated map[string]analysis.Range
 	// refills maps a FULL descendant of a restated model to the restated
 	// models it reads (ModelPlan.Refill).
 	refills map[string][]string
@@ -108,7 +109,7 @@ type Plan struct {
 	newAudits map[string][]string
 	// removedExternal holds the definitions of the EXTERNAL models the
 	// plan removes: their source must survive the removal (promote.go).
-	removedExternal map[string]Definition
+	removedExternal map[string]analysis.Definition
 	// lost holds the fingerprints whose physical relation the store
 	// trusts but the warehouse lacks: rebuilt from an empty ledger.
 	lost map[string]bool
@@ -138,7 +139,7 @@ func FingerprintPrefix(table string) string {
 }
 
 // Analysis returns the analysis the plan was made from.
-func (p *Plan) Analysis() *Analysis { return p.analysis }
+func (p *Plan) Analysis() *analysis.Analysis { return p.analysis }
 
 // Counts tallies the models of each change.
 func (p *Plan) Counts() map[Change]int {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -22,7 +23,7 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Reader, now time.Time)
 			continue
 		}
 		m := info.Model
-		start, err := modelStart(m, p.analysis.Project.Config)
+		start, err := analysis.ModelStart(m, p.analysis.Project.Config)
 		if err != nil {
 			return err
 		}
@@ -51,9 +52,9 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Reader, now time.Time)
 			done = kept
 			mp.Explain = append(mp.Explain, "restated: "+r.String()+" is recomputed")
 		}
-		g := grainOf(m)
+		g := analysis.GrainOf(m)
 		for _, r := range g.Missing(start, now, done, m.Kind.Lookback) {
-			mp.Backfill = append(mp.Backfill, r.pair())
+			mp.Backfill = append(mp.Backfill, r.Pair())
 			mp.Intervals += g.Count(r)
 		}
 		if len(mp.Backfill) > 0 {
@@ -68,8 +69,8 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Reader, now time.Time)
 // whole intervals of a coarser grain), keyed by model; and the FULL
 // descendants, which read the recomputed ranges whole, each with the
 // restated models it descends from (sorted).
-func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, map[string][]string, error) {
-	out := map[string]Range{}
+func restateRanges(a *analysis.Analysis, reqs []restateRequest) (map[string]analysis.Range, map[string][]string, error) {
+	out := map[string]analysis.Range{}
 	full := map[string][]string{}
 	if len(reqs) == 0 {
 		return out, full, nil
@@ -95,7 +96,7 @@ func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, map[st
 		if !rq.from.Before(rq.to) {
 			return nil, nil, &RestateRangeError{Model: rq.model, From: rq.from.Format(time.RFC3339), To: rq.to.Format(time.RFC3339)}
 		}
-		g := grainOf(info.Model)
+		g := analysis.GrainOf(info.Model)
 		for _, b := range []time.Time{rq.from, rq.to} {
 			if !g.Aligned(b) {
 				return nil, nil, &RestateBoundsError{Model: rq.model, Grain: g, Bound: b}
@@ -107,10 +108,10 @@ func restateRanges(a *Analysis, reqs []restateRequest) (map[string]Range, map[st
 			n := queue[0]
 			queue = queue[1:]
 			if mi := a.Models[n]; mi != nil && mi.Model.Kind.Name == project.KindIncrementalByTimeRange {
-				mg := grainOf(mi.Model)
-				r := Range{Start: mg.Floor(rq.from), End: mg.Ceil(rq.to)}
+				mg := analysis.GrainOf(mi.Model)
+				r := analysis.Range{Start: mg.Floor(rq.from), End: mg.Ceil(rq.to)}
 				if old, ok := out[n]; ok { // two requests: their hull
-					r = Range{Start: minTime(old.Start, r.Start), End: maxTime(old.End, r.End)}
+					r = analysis.Range{Start: minTime(old.Start, r.Start), End: maxTime(old.End, r.End)}
 				}
 				out[n] = r
 			} else if mi != nil && mi.Model.Kind.Name == project.KindFull && !slices.Contains(full[n], rq.model) {

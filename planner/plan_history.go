@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -24,12 +25,12 @@ import (
 //     fingerprint recomputed with its parents' old fingerprints reproduces
 //     the old one, its inferred schema is unchanged, and every changed
 //     parent keeps the data of its existing columns.
-func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, havePrev bool, changed, keeps, forwardOnly map[string]bool) error {
+func (p *Plan) inheritance(mp *ModelPlan, info *analysis.ModelInfo, prev state.Snapshot, havePrev bool, changed, keeps, forwardOnly map[string]bool) error {
 	m := info.Model
 	if !havePrev || !prev.Built() {
 		return nil
 	}
-	var prevDef Definition
+	var prevDef analysis.Definition
 	_ = json.Unmarshal(prev.Definition, &prevDef)
 	prevPhys := FingerprintPrefix(prev.PhysicalTable)
 	if prevPhys == "" {
@@ -62,10 +63,10 @@ func (p *Plan) inheritance(mp *ModelPlan, info *ModelInfo, prev state.Snapshot, 
 	if mp.Change != Indirect || !m.Kind.Name.Materialized() || m.Kind.Name == project.KindSeed {
 		return nil
 	}
-	if fingerprint(info.OwnHash, prev.Parents) != prev.Fingerprint {
+	if analysis.FingerprintOf(info.OwnHash, prev.Parents) != prev.Fingerprint {
 		return nil
 	}
-	if prevDef.Schema != nil && info.Inferred != nil && !sameColumns(prevDef.Schema, info.Inferred) {
+	if prevDef.Schema != nil && info.Inferred != nil && !analysis.SameColumns(prevDef.Schema, info.Inferred) {
 		mp.Explain = append(mp.Explain, "rebuilt: its output columns changed")
 		return nil
 	}
@@ -110,7 +111,7 @@ func (p *Plan) refilled() map[string]bool {
 func (p *Plan) adopt(mp *ModelPlan, m *project.Model, prev state.Snapshot, prevPhys string) {
 	mp.ReusedFrom = prev.Fingerprint
 	mp.Build = false
-	mp.PhysicalTable = PhysicalRelation(p.analysis.dialect, m, prevPhys).String()
+	mp.PhysicalTable = analysis.PhysicalRelation(p.analysis.Dialect(), m, prevPhys).String()
 	p.physFP[m.Name] = prevPhys
 	p.reuse[m.Name] = prev.Fingerprint
 	p.storedTable[m.Name] = prev.PhysicalTable
@@ -126,7 +127,7 @@ func (p *Plan) changeOf(name string) Change {
 }
 
 // droppedColumns lists the previous version's columns the new one lacks.
-func droppedColumns(prev Definition, info *ModelInfo) []string {
+func droppedColumns(prev analysis.Definition, info *analysis.ModelInfo) []string {
 	old := prev.Schema
 	if prev.Columns != nil {
 		old = old[:0:0]
@@ -184,7 +185,7 @@ func newAudits(old, now []string) []string {
 // (CopiesHistoryFrom) and the merges go there. A new version already built
 // (by another environment's apply) keeps its own table: taking over the
 // previous one would move that environment's history too.
-func (p *Plan) history(ctx context.Context, st state.Reader, mp *ModelPlan, info *ModelInfo, snap state.Snapshot, known bool, prev state.Snapshot, havePrev bool, cfg planConfig) (bool, error) {
+func (p *Plan) history(ctx context.Context, st state.Reader, mp *ModelPlan, info *analysis.ModelInfo, snap state.Snapshot, known bool, prev state.Snapshot, havePrev bool, cfg planConfig) (bool, error) {
 	m := info.Model
 	if cfg.rebuild[m.Name] || !havePrev || !prev.Built() {
 		return false, nil
@@ -197,7 +198,7 @@ func (p *Plan) history(ctx context.Context, st state.Reader, mp *ModelPlan, info
 		mp.Explain = append(mp.Explain, "its new version is already built in "+snap.PhysicalTable+" (another environment's apply), which the environment moves to")
 		return false, nil
 	}
-	var prevDef Definition
+	var prevDef analysis.Definition
 	_ = json.Unmarshal(prev.Definition, &prevDef)
 	if dropped := droppedColumns(prevDef, info); len(dropped) > 0 {
 		if cfg.forwardOnly[m.Name] {
@@ -220,7 +221,7 @@ func (p *Plan) history(ctx context.Context, st state.Reader, mp *ModelPlan, info
 		mp.CopiesHistoryFrom = prev.PhysicalTable
 		p.copyHistory[m.Name] = prevPhys
 		delete(p.physFP, m.Name)
-		mp.PhysicalTable = PhysicalRelation(p.analysis.dialect, m, info.Fingerprint).String()
+		mp.PhysicalTable = analysis.PhysicalRelation(p.analysis.Dialect(), m, info.Fingerprint).String()
 		mp.Build = true
 		mp.Explain = append(mp.Explain, "forward-only: SCD_TYPE_2 keeps its history: "+mp.PhysicalTable+" starts as a copy of "+prev.PhysicalTable+
 			", which "+strings.Join(envs, ", ")+" also serve(s) and which stays as it is; new columns are added, versions are merged from now on")

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -15,21 +16,21 @@ import (
 // MakePlan diffs an analyzed project against env in the store and lists the
 // missing intervals of incremental models as of now (PlanAt; default the
 // current time). A project with errors yields a *ProblemsError.
-func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opts ...PlanOption) (*Plan, error) {
-	if err := ValidateEnv(env); err != nil {
+func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env string, opts ...PlanOption) (*Plan, error) {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
 	if a.Errors() {
 		return nil, &ProblemsError{Diagnostics: a.Diagnostics}
 	}
 	base := a
-	a, err := redactedVariant(a, env)
+	a, err := analysis.RedactedVariant(a, env)
 	if err != nil {
 		return nil, err
 	}
 	cfg := planConfigOf(opts)
 	if a != base && cfg.workbench != nil {
-		ds, err := checkRedacted(ctx, a, base, cfg.workbench, env)
+		ds, err := analysis.CheckRedacted(ctx, a, base, cfg.workbench, env)
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +41,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 	// A store of another fingerprint version is never compared with: an
 	// older one would make everything look changed (efmesh migrate carries
 	// it over), a newer one is another efmesh's.
-	if err := checkFingerprintVersions(ctx, st); err != nil {
+	if err := analysis.CheckFingerprintVersions(ctx, st); err != nil {
 		return nil, err
 	}
 	cur, err := st.Environment(ctx, env)
@@ -73,14 +74,14 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 	}
 	// The same refusal for a store that cannot list its versions.
 	for _, s := range snaps {
-		if s.FingerprintVersion != FingerprintVersion {
-			return nil, &FingerprintVersionError{Have: s.FingerprintVersion, Want: FingerprintVersion,
+		if s.FingerprintVersion != analysis.FingerprintVersion {
+			return nil, &analysis.FingerprintVersionError{Have: s.FingerprintVersion, Want: analysis.FingerprintVersion,
 				What: s.Fingerprint[:min(8, len(s.Fingerprint))] + " of " + s.Name}
 		}
 	}
 
 	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
-		copyHistory: map[string]string{}, storedTable: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]Definition{}}
+		copyHistory: map[string]string{}, storedTable: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]analysis.Definition{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
@@ -124,7 +125,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 		mp := ModelPlan{Name: m.Name, Kind: string(m.Kind.Name), Fingerprint: info.Fingerprint, Backfill: [][]string{}, Explain: []string{}}
 		virtual := m.Kind.Name.Virtual()
 		if !virtual {
-			mp.PhysicalTable = PhysicalRelation(a.dialect, m, info.Fingerprint).String()
+			mp.PhysicalTable = analysis.PhysicalRelation(a.Dialect(), m, info.Fingerprint).String()
 		}
 		snap, known := snaps[info.Fingerprint]
 		mp.Build = !virtual && (!known || !snap.Built())
@@ -134,7 +135,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 			}
 			if f := FingerprintPrefix(snap.PhysicalTable); f != "" && f != info.Fingerprint[:8] {
 				p.physFP[m.Name] = f
-				mp.PhysicalTable = PhysicalRelation(a.dialect, m, f).String()
+				mp.PhysicalTable = analysis.PhysicalRelation(a.Dialect(), m, f).String()
 			}
 		}
 		ptr, inEnv := cur[m.Name]
@@ -143,13 +144,13 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 			mp.Change = Added
 		case ptr.Fingerprint == info.Fingerprint:
 			mp.Change = Unchanged
-			if known && !sameDefinition(snap.Definition, info) {
-				var stored Definition
+			if known && !analysis.SameDefinition(snap.Definition, info) {
+				var stored analysis.Definition
 				_ = json.Unmarshal(snap.Definition, &stored)
-				if what := metadataChanges(stored, definitionOf(m)); len(what) > 0 {
+				if what := analysis.MetadataChanges(stored, analysis.DefinitionOf(m)); len(what) > 0 {
 					mp.Change = MetadataOnly
 					mp.Explain = append(mp.Explain, "changed outside the fingerprint: "+strings.Join(what, ", ")+"; nothing is rebuilt")
-					if added := newAudits(stored.Audits, definitionOf(m).Audits); len(added) > 0 {
+					if added := newAudits(stored.Audits, analysis.DefinitionOf(m).Audits); len(added) > 0 {
 						p.newAudits[m.Name] = added
 						mp.Explain = append(mp.Explain, "new or changed audit(s) "+strings.Join(added, ", ")+" run on the existing data before promotion")
 					}
@@ -168,9 +169,9 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 				sort.Strings(mp.Cause)
 				mp.Explain = append(mp.Explain, "own definition unchanged; moved by changed parent(s)")
 			} else if ok {
-				var prevDef Definition
+				var prevDef analysis.Definition
 				_ = json.Unmarshal(prev.Definition, &prevDef)
-				v := categorize(prevDef, definitionOf(m), prev.Canonical, info.Canonical, a.outliner)
+				v := categorize(prevDef, analysis.DefinitionOf(m), prev.Canonical, info.Canonical, a.Outliner())
 				mp.Change = v.change
 				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
 				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {
@@ -253,7 +254,7 @@ func MakePlan(ctx context.Context, a *Analysis, st state.Reader, env string, opt
 		if prev, ok := snaps[mp.Previous]; ok {
 			mp.Kind = prev.Kind
 			if project.KindName(prev.Kind) == project.KindExternal {
-				var def Definition
+				var def analysis.Definition
 				_ = json.Unmarshal(prev.Definition, &def)
 				p.removedExternal[name] = def
 			}

@@ -3,6 +3,7 @@ package planner
 import (
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 )
 
@@ -20,7 +21,7 @@ type planConfig struct {
 	checkWarehouse bool
 	warehouse      engine.Engine
 	// workbench: bind what a redacted environment changes (WithWorkbench).
-	workbench Workbench
+	workbench analysis.Workbench
 }
 
 // WithBackfillLimit makes MakePlan refuse, with a *LargeBackfillError, a

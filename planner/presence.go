@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -198,7 +199,7 @@ func catalogKey(d engine.Dialect, r engine.Relation) engine.Relation {
 // clipIdent cuts name to the dialect's identifier limit, on a character
 // boundary.
 func clipIdent(d engine.Dialect, name string) string {
-	if identFits(d, name) {
+	if analysis.IdentFits(d, name) {
 		return name
 	}
 	cut := d.MaxIdentifierLength()
@@ -216,10 +217,10 @@ func clipIdent(d engine.Dialect, name string) string {
 // whether an incremental model's folder must exist yet. Plan and status
 // both expect through it.
 func builtExpectation(model string, kind project.KindName, target, table, lake, ledgerFP string) expectation {
-	ps, pn := SplitName(table)
+	ps, pn := analysis.SplitName(table)
 	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
 	if fp8 := FingerprintPrefix(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
-		schema, name := SplitName(model)
+		schema, name := analysis.SplitName(model)
 		var incremental bool
 		e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, name, fp8))
 		if incremental {
@@ -255,7 +256,7 @@ func lakeRootAt(root, lake string) string {
 	if lake == "" {
 		lake = "lake"
 	}
-	return absPath(root, lake)
+	return analysis.AbsPath(root, lake)
 }
 
 // lakePrefixOf is the folder of one snapshot's files.
@@ -291,7 +292,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 		if !mp.Build {
 			table, ok := p.storedTable[m.Name]
 			if !ok { // not reached: a line that builds nothing uses a stored relation
-				table = PhysicalRelation(a.dialect, m, p.physicalFP(m.Name, mp.Fingerprint)).String()
+				table = analysis.PhysicalRelation(a.Dialect(), m, p.physicalFP(m.Name, mp.Fingerprint)).String()
 			}
 			ledger := mp.Fingerprint
 			if old, ok := p.reuse[m.Name]; ok {
@@ -300,7 +301,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger))
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
-			exp = append(exp, expectation{model: m.Name, rel: EnvRelation(a.dialect, p.Env, m)})
+			exp = append(exp, expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)})
 		}
 	}
 	missing, stale, srcs, err := inspect(ctx, wh, st, exp, p.staleCandidates(), sources)
@@ -339,7 +340,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 			delete(p.reuse, m.Name)
 			delete(p.physFP, m.Name)
 			mp.ReusedFrom = ""
-			mp.PhysicalTable = PhysicalRelation(a.dialect, m, mp.Fingerprint).String()
+			mp.PhysicalTable = analysis.PhysicalRelation(a.Dialect(), m, mp.Fingerprint).String()
 		}
 		mp.Build = true
 		if p.lost == nil {
@@ -356,13 +357,13 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 // source itself (raw.orders over table raw.orders is, in prod, that very
 // table). Only a view found there is stale (inspect).
 func (p *Plan) staleCandidates() []expectation {
-	d := p.analysis.dialect
+	d := p.analysis.Dialect()
 	var out []expectation
 	add := func(name string, kind project.Kind) {
-		s, t := SplitName(name)
-		rel := engine.Relation{Schema: EnvSchema(d, p.Env, s), Name: t}
+		s, t := analysis.SplitName(name)
+		rel := engine.Relation{Schema: analysis.EnvSchema(d, p.Env, s), Name: t}
 		if kind.Table != "" {
-			ss, st := SplitName(kind.Table)
+			ss, st := analysis.SplitName(kind.Table)
 			if strings.EqualFold(ss, rel.Schema) && strings.EqualFold(st, rel.Name) {
 				return
 			}

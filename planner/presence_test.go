@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/engine/postgres"
@@ -66,7 +67,7 @@ func TestPresenceOneCatalogQuery(t *testing.T) {
 	if _, err := Apply(ctx, p, wh, st, ApplyOptions{Now: func() time.Time { return now }}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Exec(ctx, `DROP TABLE `+db.Dialect().QuoteRelation(PhysicalRelation(db.Dialect(), a.Models["m1.t4"].Model, a.Models["m1.t4"].Fingerprint))); err != nil {
+	if err := db.Exec(ctx, `DROP TABLE `+db.Dialect().QuoteRelation(analysis.PhysicalRelation(db.Dialect(), a.Models["m1.t4"].Model, a.Models["m1.t4"].Fingerprint))); err != nil {
 		t.Fatal(err)
 	}
 	p, err = MakePlan(ctx, a, st, "dev", WithWarehouse(wh))

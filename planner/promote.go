@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -24,7 +25,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 	var stmts []string
 	for _, mp := range p.Models {
 		if mp.StaleView != "" {
-			s, t := SplitName(mp.StaleView)
+			s, t := analysis.SplitName(mp.StaleView)
 			stmts = append(stmts, d.DropView(engine.Relation{Schema: s, Name: t}))
 			res.DroppedViews = append(res.DroppedViews, mp.StaleView)
 		}
@@ -37,8 +38,8 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 			if project.KindName(mp.Kind).Virtual() {
 				continue // no view (an EXTERNAL's stale one is its StaleView)
 			}
-			s, t := SplitName(mp.Name)
-			stmts = append(stmts, d.DropView(engine.Relation{Schema: EnvSchema(d, p.Env, s), Name: t}))
+			s, t := analysis.SplitName(mp.Name)
+			stmts = append(stmts, d.DropView(engine.Relation{Schema: analysis.EnvSchema(d, p.Env, s), Name: t}))
 			continue
 		}
 		info := a.Models[mp.Name]
@@ -47,12 +48,12 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 		if m.Kind.Name.Virtual() {
 			continue
 		}
-		rel := EnvRelation(d, p.Env, m)
+		rel := analysis.EnvRelation(d, p.Env, m)
 		if !schemas[rel.Schema] {
 			schemas[rel.Schema] = true
 			stmts = append(stmts, d.CreateSchema(rel.Schema))
 		}
-		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))))
+		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(analysis.PhysicalRelation(d, m, p.physicalFP(mp.Name, mp.Fingerprint)))))
 		if mp.Change != Unchanged || mp.Missing {
 			res.Promoted = append(res.Promoted, mp.Name)
 		}

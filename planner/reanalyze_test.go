@@ -11,12 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/project"
 )
 
 // summary renders what an analysis concluded, for comparing two analyses.
-func summary(a *Analysis) string {
+func summary(a *analysis.Analysis) string {
 	var b strings.Builder
 	var names []string
 	for n := range a.Models {
@@ -77,7 +78,7 @@ func TestReanalyzeMatchesAnalyze(t *testing.T) {
 	}
 	defer fresh.Close()
 
-	prev, err := Analyze(ctx, load(), wb)
+	prev, err := analysis.Analyze(ctx, load(), wb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +101,11 @@ func TestReanalyzeMatchesAnalyze(t *testing.T) {
 			write(st.file, st.body)
 		}
 		p := load()
-		next, err := Reanalyze(ctx, prev, p, wb)
+		next, err := analysis.Reanalyze(ctx, prev, p, wb)
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := Analyze(ctx, p, fresh)
+		full, err := analysis.Analyze(ctx, p, fresh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +137,7 @@ func TestCheckCache(t *testing.T) {
 	dir := first.Project.Root
 	cachePath := filepath.Join(t.TempDir(), "check.gob")
 	ctx := context.Background()
-	analyze := func() *Analysis {
+	analyze := func() *analysis.Analysis {
 		t.Helper()
 		p, err := project.Load(dir)
 		if err != nil {
@@ -147,8 +148,8 @@ func TestCheckCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer wb.Close()
-		fc := OpenFileCache(cachePath)
-		a, err := AnalyzeWith(ctx, p, wb, AnalyzeOptions{Cache: fc})
+		fc := analysis.OpenFileCache(cachePath)
+		a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: fc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,9 +170,9 @@ func TestCheckCache(t *testing.T) {
 		t.Fatalf("cached analysis differs:\n%s\n%s", summary(warm), summary(cold))
 	}
 	for name, info := range warm.Models {
-		fresh, _ := json.Marshal(definitionOfInfo(info))
-		if !bytes.Equal(info.definitionJSON(), fresh) {
-			t.Fatalf("%s: cached definition %s, want %s", name, info.definitionJSON(), fresh)
+		fresh, _ := json.Marshal(analysis.DefinitionOfInfo(info))
+		if !bytes.Equal(info.DefinitionJSON(), fresh) {
+			t.Fatalf("%s: cached definition %s, want %s", name, info.DefinitionJSON(), fresh)
 		}
 	}
 	// Editing m.a without changing its shape re-checks m.a alone.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -26,11 +27,11 @@ import (
 // Restate clears a FULL model's records: it is due at the next tick.
 
 // allTime spans every record a ledger can hold.
-var allTime = Range{Start: time.Unix(0, 0).UTC(), End: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
+var allTime = analysis.Range{Start: time.Unix(0, 0).UTC(), End: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
 
 // markRefreshed records that info's FULL table was computed at at,
 // replacing the older records (first: the snapshot is new, it has none).
-func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info *ModelInfo, at time.Time, first bool) error {
+func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info *analysis.ModelInfo, at time.Time, first bool) error {
 	c, err := project.ParseCron(cfg.CronOf(info.Model))
 	if err != nil {
 		return fmt.Errorf("%s: cron %w", info.Model.Name, err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -21,9 +22,9 @@ type RestateOptions struct {
 
 // Restated is one model whose ledger a restate clears.
 type Restated struct {
-	Name        string `json:"name"`
-	Fingerprint string `json:"fingerprint"`
-	Range       Range  `json:"-"`
+	Name        string         `json:"name"`
+	Fingerprint string         `json:"fingerprint"`
+	Range       analysis.Range `json:"-"`
 	// Intervals counts the ledger records (done or failed) in Range that
 	// were (or, in a dry run, would be) cleared.
 	Intervals int `json:"intervals"`
@@ -35,7 +36,7 @@ type Restated struct {
 // RestateBoundsError is a restate range not aligned to the model's grain.
 type RestateBoundsError struct {
 	Model string
-	Grain Grain
+	Grain analysis.Grain
 	Bound time.Time
 }
 
@@ -48,14 +49,14 @@ func (e *RestateBoundsError) Error() string {
 // envModel is a model of an environment as its stored snapshot says.
 type envModel struct {
 	snap state.Snapshot
-	def  Definition
+	def  analysis.Definition
 }
 
-func (m envModel) grain() Grain {
-	if m.def.Interval == string(Hour) {
-		return Hour
+func (m envModel) grain() analysis.Grain {
+	if m.def.Interval == string(analysis.Hour) {
+		return analysis.Hour
 	}
-	return Day
+	return analysis.Day
 }
 
 func envModels(ctx context.Context, st state.Reader, env string) (map[string]envModel, error) {
@@ -98,7 +99,7 @@ func envModels(ctx context.Context, st state.Reader, env string) (map[string]env
 // descendant of a coarser grain has its range widened to whole intervals.
 // SCD_TYPE_2 and the other kinds without a ledger are refused.
 func Restate(ctx context.Context, st state.Store, env, model string, from, to time.Time, opt RestateOptions) ([]Restated, error) {
-	if err := ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
 	from, to = from.UTC(), to.UTC()
@@ -166,10 +167,10 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 	for _, n := range names {
 		m := models[n]
 		mg := m.grain()
-		r, clear := Range{mg.Floor(from), mg.Ceil(to)}, Range{}
+		r, clear := analysis.Range{Start: mg.Floor(from), End: mg.Ceil(to)}, analysis.Range{}
 		full := m.def.Kind.Name == project.KindFull
 		if full {
-			r, clear = Range{from, to}, allTime // the whole table
+			r, clear = analysis.Range{Start: from, End: to}, allTime // the whole table
 		} else {
 			clear = r
 		}

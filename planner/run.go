@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -60,7 +61,7 @@ type runDetail struct {
 // journaled whatever its outcome; a journal failure is logged and never
 // masks the outcome. The error is that of an outcome "error", "lock-held"
 // or "interrupted" (ctx was cancelled; also in RunResult.Err).
-func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func() (engine.Engine, error), opt ApplyOptions) (*RunResult, error) {
+func Run(ctx context.Context, a *analysis.Analysis, st state.Store, env string, open func() (engine.Engine, error), opt ApplyOptions) (*RunResult, error) {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
@@ -97,9 +98,9 @@ func Run(ctx context.Context, a *Analysis, st state.Store, env string, open func
 	return res, err
 }
 
-func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open func() (engine.Engine, error),
+func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env string, open func() (engine.Engine, error),
 	opt ApplyOptions, now func() time.Time, log *slog.Logger, res *RunResult) error {
-	if err := ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return err
 	}
 	if opt.Lock == nil {
@@ -165,9 +166,9 @@ func runTick(ctx context.Context, a *Analysis, st state.Store, env string, open 
 	// journals what it did compute. Batches may commit side by side.
 	var committed atomic.Int64
 	progress := opt.BatchProgress
-	opt.BatchProgress = func(model string, batch, batches int, r Range) {
+	opt.BatchProgress = func(model string, batch, batches int, r analysis.Range) {
 		if info := p.analysis.Models[model]; info != nil {
-			committed.Add(int64(grainOf(info.Model).Count(r)))
+			committed.Add(int64(analysis.GrainOf(info.Model).Count(r)))
 		}
 		if progress != nil {
 			progress(model, batch, batches, r)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -124,7 +125,7 @@ func (p *Plan) checkSourceFiles() []project.Diagnostic {
 		if m.Kind.Name != project.KindExternal || m.Kind.Files == "" || strings.Contains(m.Kind.Files, "://") {
 			continue
 		}
-		if !globMatches(absPath(a.Project.Root, m.Kind.Files)) {
+		if !globMatches(analysis.AbsPath(a.Project.Root, m.Kind.Files)) {
 			out = append(out, sourceDiag(m, m.Kind.Files, project.CodeFile,
 				fmt.Sprintf("EXTERNAL %s reads files %s, but no file matches %s", m.Name, m.Kind.Files, m.Kind.Files)))
 		}

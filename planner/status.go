@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -69,20 +70,20 @@ func (s *Status) Healthy() bool { return len(s.Problems) == 0 }
 type ModelStatus struct {
 	Name        string
 	Fingerprint string
-	Grain       Grain
+	Grain       analysis.Grain
 	Start       time.Time // zero when the model has no start
 	DueThrough  time.Time // end of the last complete interval before now
 	// CoveredThrough is the end of the last done interval (zero when none).
 	CoveredThrough time.Time
-	Done           int     // done intervals due
-	Missing        int     // due intervals not done: the lag
-	Failed         []Range // intervals marked failed
+	Done           int              // done intervals due
+	Missing        int              // due intervals not done: the lag
+	Failed         []analysis.Range // intervals marked failed
 }
 
 // GetStatus reports on env as of now. cfg supplies the project's start for
 // models that declare none; ticks is how many recent ticks to list.
 func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env string, now time.Time, ticks int, opts ...StatusOption) (*Status, error) {
-	if err := ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
 	var sc statusConfig
@@ -139,7 +140,7 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		m := models[n]
 		g := m.grain()
 		ms := ModelStatus{Name: n, Fingerprint: m.snap.Fingerprint, Grain: g, DueThrough: g.Floor(now)}
-		start, serr := modelStart(&project.Model{Name: n, Start: m.def.Start, Interval: string(g)}, cfg)
+		start, serr := analysis.ModelStart(&project.Model{Name: n, Start: m.def.Start, Interval: string(g)}, cfg)
 		if serr == nil {
 			ms.Start = start
 		}
@@ -150,7 +151,7 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		for _, iv := range ivs {
 			switch iv.Status {
 			case state.IntervalFailed:
-				ms.Failed = append(ms.Failed, Range{iv.Start, iv.End})
+				ms.Failed = append(ms.Failed, analysis.Range{Start: iv.Start, End: iv.End})
 			case state.IntervalDone:
 				if iv.End.After(ms.CoveredThrough) {
 					ms.CoveredThrough = iv.End
@@ -161,7 +162,7 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 			}
 		}
 		if serr == nil {
-			ms.Missing = g.Count(Range{start, ms.DueThrough}) - ms.Done
+			ms.Missing = g.Count(analysis.Range{Start: start, End: ms.DueThrough}) - ms.Done
 		}
 		if len(ms.Failed) > 0 {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s has %d failed interval(s), the first %s", n, len(ms.Failed), ms.Failed[0]))
@@ -197,11 +198,11 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 		if !owned(kind, target) {
 			continue
 		}
-		schema, table := SplitName(n)
+		schema, table := analysis.SplitName(n)
 		if m.snap.Built() {
 			exp = append(exp, builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint))
 		}
-		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: EnvSchema(d, env, schema), Name: table}})
+		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}})
 	}
 	return exp
 }

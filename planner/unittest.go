@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -29,44 +30,13 @@ type TestResult struct {
 	Duration time.Duration `json:"-"`                    // wall time; not in --json, which stays reproducible
 }
 
-// checkTests positions fixture and expectation columns that the models do
-// not have; it needs schemas, so it runs after the models are analyzed.
-func checkTests(a *Analysis) []project.Diagnostic {
-	var out []project.Diagnostic
-	for _, t := range a.Project.Tests {
-		check := func(model, what string, rows []project.TestRow) {
-			info := a.Models[model]
-			if info == nil || info.Columns == nil {
-				return
-			}
-			known := map[string]bool{}
-			for _, c := range info.Columns {
-				known[strings.ToLower(c.Name)] = true
-			}
-			for _, r := range rows {
-				for _, v := range r.Values {
-					if !known[strings.ToLower(v.Column)] {
-						out = append(out, project.Diagnostic{File: t.File, Range: v.Range, Severity: project.SeverityError, Code: project.CodeTestFile,
-							Message: fmt.Sprintf("test %s, %s, row %d: %s has no column %q (it has %s)", t.Name, what, r.Index+1, model, v.Column, columnList(info.Columns))})
-					}
-				}
-			}
-		}
-		for _, in := range t.Inputs {
-			check(in.Model, "inputs of "+in.Model, in.Rows)
-		}
-		check(t.Model, "expect", t.Expect)
-	}
-	return out
-}
-
 // RunTests runs the project's unit tests (those named, or all) on wb: each
 // referenced model becomes a table holding the test's fixture rows (cast to
 // that model's columns, so a fixture cannot lie about its shape), the model
 // runs over them, and its rows are compared with the expected ones —
 // as a multiset unless the test is ordered, on the columns the expectation
 // names.
-func RunTests(ctx context.Context, a *Analysis, wbench Workbench, names []string) ([]TestResult, error) {
+func RunTests(ctx context.Context, a *analysis.Analysis, wbench analysis.Workbench, names []string) ([]TestResult, error) {
 	wb, ok := wbench.(engine.Engine)
 	if !ok {
 		return nil, fmt.Errorf("unit tests run on an embedded engine (DuckDB); %s projects cannot run them yet", wbench.Dialect().Name())
@@ -104,7 +74,7 @@ func RunTests(ctx context.Context, a *Analysis, wbench Workbench, names []string
 	return out, nil
 }
 
-func runTest(ctx context.Context, a *Analysis, wb engine.Engine, t *project.UnitTest) TestResult {
+func runTest(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *project.UnitTest) TestResult {
 	res := TestResult{Name: t.Name, File: t.File, Model: t.Model}
 	fail := func(format string, args ...any) TestResult {
 		res.Error = fmt.Sprintf(format, args...)
@@ -178,7 +148,7 @@ func runTest(ctx context.Context, a *Analysis, wb engine.Engine, t *project.Unit
 				stmt := "INSERT INTO " + table(r) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 				if err := wb.Exec(ctx, stmt); err != nil {
 					return fmt.Errorf("%s:%d:%d: inputs of %s, row %d does not fit the model's columns: %s",
-						t.File, row.Range.Start.Line, row.Range.Start.Column, r, row.Index+1, firstLine(errMessage(err)))
+						t.File, row.Range.Start.Line, row.Range.Start.Column, r, row.Index+1, analysis.FirstLine(analysis.ErrMessage(err)))
 				}
 			}
 		}
@@ -205,21 +175,21 @@ func runTest(ctx context.Context, a *Analysis, wb engine.Engine, t *project.Unit
 	}
 	var render func(m *project.Model) string
 	render = func(m *project.Model) string {
-		r, _ := renderBody(m, macroText{
-			ref: func(name string) (string, bool) {
+		r, _ := analysis.RenderBody(m, analysis.MacroText{
+			Ref: func(name string) (string, bool) {
 				pi := a.Models[name]
 				if _, fx := fixtures[name]; pi != nil && pi.Model.Kind.Name == project.KindEmbedded && !fx {
 					return "(\n" + render(pi.Model) + "\n)", true
 				}
 				return table(name), true
 			},
-			start: startLit, end: endLit, this: "NULL",
+			Start: startLit, End: endLit, This: "NULL",
 		})
 		return r.SQL
 	}
 	actual := q(testSchema) + "." + q("__actual")
 	if err := wb.Exec(ctx, "CREATE TABLE "+actual+" AS "+render(info.Model)); err != nil {
-		return fail("the model's query failed on the fixtures: %s", firstLine(errMessage(err)))
+		return fail("the model's query failed on the fixtures: %s", analysis.FirstLine(analysis.ErrMessage(err)))
 	}
 	outCols, err := wb.Describe(ctx, "SELECT * FROM "+actual)
 	if err != nil {
@@ -237,7 +207,7 @@ func runTest(ctx context.Context, a *Analysis, wb engine.Engine, t *project.Unit
 		for _, v := range row.Values {
 			k := strings.ToLower(v.Column)
 			if _, ok := types[k]; !ok {
-				return fail("%s:%d:%d: expect, row %d: the model yields no column %q (it yields %s)", t.File, v.Range.Start.Line, v.Range.Start.Column, row.Index+1, v.Column, columnList(outCols))
+				return fail("%s:%d:%d: expect, row %d: the model yields no column %q (it yields %s)", t.File, v.Range.Start.Line, v.Range.Start.Column, row.Index+1, v.Column, analysis.ColumnList(outCols))
 			}
 			if !seen[k] {
 				seen[k] = true
@@ -260,7 +230,7 @@ func runTest(ctx context.Context, a *Analysis, wb engine.Engine, t *project.Unit
 		}
 		rows, err := wb.Query(ctx, "SELECT "+strings.Join(sel, ", "))
 		if err != nil {
-			return fail("%s:%d:%d: expect, row %d does not fit the model's columns: %s", t.File, row.Range.Start.Line, row.Range.Start.Column, row.Index+1, firstLine(errMessage(err)))
+			return fail("%s:%d:%d: expect, row %d does not fit the model's columns: %s", t.File, row.Range.Start.Line, row.Range.Start.Column, row.Index+1, analysis.FirstLine(analysis.ErrMessage(err)))
 		}
 		for j, v := range row.Values {
 			idx := indexFold(cols, v.Column)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
@@ -26,22 +27,10 @@ func refreshed(k project.KindName) bool {
 	return k == project.KindIncrementalByUniqueKey || k == project.KindSCDType2
 }
 
-// scdColumns returns the names of an SCD_TYPE_2 model's validity columns.
-func scdColumns(k project.Kind) (from, to string) {
-	from, to = k.ValidFrom, k.ValidTo
-	if from == "" {
-		from = "valid_from"
-	}
-	if to == "" {
-		to = "valid_to"
-	}
-	return from, to
-}
-
 // refresh merges the whole query of a refreshed model into its table, in
 // one engine transaction (retried like a batch: the merge is idempotent
 // for a given query result and time).
-func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOptions, at time.Time) error {
+func (b *builder) refresh(ctx context.Context, info *analysis.ModelInfo, opt backfillOptions, at time.Time) error {
 	m := info.Model
 	if len(m.Kind.Key) == 0 {
 		return fmt.Errorf("%s has no key", m.Name)
@@ -53,13 +42,13 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 	if err := b.checkContract(ctx, info, q); err != nil {
 		return err
 	}
-	cols := declared(m)
+	cols := analysis.Declared(m)
 	if cols == nil {
 		if cols, err = b.wh.Describe(ctx, q); err != nil {
 			return err
 		}
 	}
-	rel := PhysicalRelation(b.d, m, b.physFP(info))
+	rel := analysis.PhysicalRelation(b.d, m, b.physFP(info))
 	isKey := map[string]bool{}
 	for _, k := range m.Kind.Key {
 		isKey[strings.ToLower(k)] = true
@@ -79,9 +68,9 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 	case project.KindIncrementalByUniqueKey:
 		stmts = append([]string{b.d.CreateTable(rel, cols)}, b.d.Upsert(rel, names, keys, q)...)
 	case project.KindSCDType2:
-		vf, vt := scdColumns(m.Kind)
+		vf, vt := analysis.SCDColumns(m.Kind)
 		ts := b.d.TimestampLiteral(at.UTC().Format(time.RFC3339Nano))
-		create := b.d.CreateTable(rel, withValidity(m, cols))
+		create := b.d.CreateTable(rel, analysis.WithValidity(m, cols))
 		if from, ok := b.copyHistory[m.Name]; ok {
 			// The history another environment serves, copied in the
 			// transaction of the first merge: a failed merge leaves no copy.
@@ -100,7 +89,7 @@ func (b *builder) refresh(ctx context.Context, info *ModelInfo, opt backfillOpti
 // table named by fingerprint from, in the columns of cols (a column the old
 // table lacks is NULL in every old version) and the validity columns.
 func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel engine.Relation, from string, cols []engine.Column) (string, error) {
-	src := b.d.QuoteRelation(PhysicalRelation(b.d, m, from))
+	src := b.d.QuoteRelation(analysis.PhysicalRelation(b.d, m, from))
 	have, err := b.wh.Describe(ctx, "SELECT * FROM "+src)
 	if err != nil {
 		return "", fmt.Errorf("read the history to copy from %s: %w", src, err)
@@ -118,18 +107,7 @@ func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel engin
 			sel = append(sel, "CAST(NULL AS "+c.Type+") AS "+n)
 		}
 	}
-	vf, vt := scdColumns(m.Kind)
+	vf, vt := analysis.SCDColumns(m.Kind)
 	sel = append(sel, b.d.Quote(vf), b.d.Quote(vt))
 	return b.d.CreateTableAs(rel, "SELECT "+strings.Join(sel, ", ")+" FROM "+src), nil
-}
-
-// withValidity appends an SCD_TYPE_2 model's validity columns to the
-// columns its children see (its table has them; its query does not).
-func withValidity(m *project.Model, cols []engine.Column) []engine.Column {
-	if m.Kind.Name != project.KindSCDType2 || cols == nil {
-		return cols
-	}
-	vf, vt := scdColumns(m.Kind)
-	out := append([]engine.Column{}, cols...)
-	return append(out, engine.Column{Name: vf, Type: "TIMESTAMP"}, engine.Column{Name: vt, Type: "TIMESTAMP"})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -22,7 +23,7 @@ type Warning struct {
 func (p *Plan) annotate() {
 	p.addWarnings()
 	for i := range p.Models {
-		p.Models[i].Redacted = p.analysis.redacted[p.Models[i].Name]
+		p.Models[i].Redacted = p.analysis.RedactedColumns()[p.Models[i].Name]
 	}
 }
 
@@ -44,11 +45,11 @@ func (p *Plan) addWarnings() {
 		if m.Kind.Name != project.KindIncrementalByTimeRange || m.Kind.BatchSize == 1 {
 			continue
 		}
-		fns := p.analysis.windowFunctions(info.Canonical)
+		fns := p.analysis.WindowFunctions(info.Canonical)
 		if len(fns) == 0 {
 			continue
 		}
-		batch := fmt.Sprintf("batches of up to %d %ss (batch_size %d)", m.Kind.BatchSize, grainOf(m), m.Kind.BatchSize)
+		batch := fmt.Sprintf("batches of up to %d %ss (batch_size %d)", m.Kind.BatchSize, analysis.GrainOf(m), m.Kind.BatchSize)
 		if m.Kind.BatchSize <= 0 {
 			batch = "one batch over the whole range due (no batch_size)"
 		}
@@ -56,13 +57,4 @@ func (p *Plan) addWarnings() {
 			"window function(s) %s run over %s: each interval's rows depend on how it was batched; set batch_size 1",
 			strings.Join(fns, ", "), batch)})
 	}
-}
-
-// windowFunctions names the window calls of a canonical form, sorted,
-// without repeats, as the engine's outline of it says.
-func (a *Analysis) windowFunctions(canonical []byte) []string {
-	if o := a.outline(canonical); o != nil {
-		return o.Windows
-	}
-	return nil
 }

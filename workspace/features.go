@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/planner"
 )
 
@@ -13,7 +14,7 @@ import (
 // environment's views; intervals as of now.
 func (w *Workspace) Render(model, env string, now time.Time) (string, error) {
 	if env != "" {
-		if err := planner.ValidateEnv(env); err != nil {
+		if err := analysis.ValidateEnv(env); err != nil {
 			return "", err
 		}
 	}
@@ -26,13 +27,13 @@ func (w *Workspace) Render(model, env string, now time.Time) (string, error) {
 
 // Lineage traces a model, or one of its columns when column is set, down
 // to the models that read no other model.
-func (w *Workspace) Lineage(model, column string) (*planner.LineageNode, error) {
-	return planner.Lineage(w.Analysis, model, column)
+func (w *Workspace) Lineage(model, column string) (*analysis.LineageNode, error) {
+	return analysis.Lineage(w.Analysis, model, column)
 }
 
 // SplitColumn reads "schema.table" or "schema.table.column": a name the
 // project has as a model is a model, else the last part is a column.
-func SplitColumn(a *planner.Analysis, name string) (model, column string) {
+func SplitColumn(a *analysis.Analysis, name string) (model, column string) {
 	if a.Models[name] != nil {
 		return name, ""
 	}

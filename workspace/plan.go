@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
@@ -16,7 +17,7 @@ import (
 // request's (clock, limits, the operator's verdicts); the plan is made as
 // of Options.Now unless they say otherwise.
 func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOption) (*planner.Plan, error) {
-	if err := planner.ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
 	st, err := w.OpenStore(ctx)
@@ -83,7 +84,7 @@ type ApplyResult struct {
 // before the failure.
 func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*ApplyResult, error) {
 	out := &ApplyResult{}
-	if err := planner.ValidateEnv(env); err != nil {
+	if err := analysis.ValidateEnv(env); err != nil {
 		return out, err
 	}
 	st, err := w.OpenStore(ctx)

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -39,7 +40,7 @@ func (o Options) now() time.Time {
 	if o.Now != nil {
 		return o.Now()
 	}
-	t, _ := planner.Now()
+	t, _ := analysis.Now()
 	return t
 }
 
@@ -55,11 +56,11 @@ func (o Options) logger() *slog.Logger {
 // and closed after it.
 type Workspace struct {
 	Project  *project.Project
-	Analysis *planner.Analysis
+	Analysis *analysis.Analysis
 	// Workbench is where models were bound for the analysis; render and
 	// test run there. Nil until a use case needs one (then opened and
 	// owned by the workspace).
-	Workbench planner.Workbench
+	Workbench analysis.Workbench
 	// Store is the state store once OpenStore opened it.
 	Store state.Store
 	// LeftAside are the problems of the files outside the scope Open was
@@ -81,9 +82,9 @@ func Load(root string, overlay map[string][]byte) (*project.Project, error) {
 // Analyze checks p on wb, through the check cache next to the state store:
 // a check is a pure function of the files, so only what changed reaches
 // the workbench. A cache that cannot be saved is logged, not an error.
-func Analyze(ctx context.Context, p *project.Project, wb planner.Workbench, log *slog.Logger) (*planner.Analysis, error) {
-	cache := planner.OpenFileCache(connect.CachePath(p))
-	a, err := planner.AnalyzeWith(ctx, p, wb, planner.AnalyzeOptions{Cache: cache})
+func Analyze(ctx context.Context, p *project.Project, wb analysis.Workbench, log *slog.Logger) (*analysis.Analysis, error) {
+	cache := analysis.OpenFileCache(connect.CachePath(p))
+	a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: cache})
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
 // New is a workspace on an analysis made elsewhere (the editor's checker).
 // wb is the workbench the analysis was bound in, or nil: a use case that
 // needs one then opens its own.
-func New(a *planner.Analysis, wb planner.Workbench, o Options) *Workspace {
+func New(a *analysis.Analysis, wb analysis.Workbench, o Options) *Workspace {
 	return &Workspace{Project: a.Project, Analysis: a, Workbench: wb, opts: o}
 }
 
@@ -161,7 +162,7 @@ func (w *Workspace) OpenStore(ctx context.Context) (state.Store, error) {
 
 // workbench returns the workspace's workbench, opening one when it has
 // none.
-func (w *Workspace) workbench() (planner.Workbench, error) {
+func (w *Workspace) workbench() (analysis.Workbench, error) {
 	if w.Workbench != nil {
 		return w.Workbench, nil
 	}

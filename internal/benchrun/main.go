@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/internal/gen"
@@ -172,7 +173,7 @@ func measure(n int) (result, error) {
 	cachePath := filepath.Join(dir, ".efmesh", "cache", "check.gob")
 
 	// plan is what `efmesh plan` does: load, check (with the cache), diff.
-	plan := func(env string, cache bool) (*planner.Plan, *planner.Analysis, error) {
+	plan := func(env string, cache bool) (*planner.Plan, *analysis.Analysis, error) {
 		p, err := project.Load(dir)
 		if err != nil {
 			return nil, nil, err
@@ -182,13 +183,13 @@ func measure(n int) (result, error) {
 			return nil, nil, err
 		}
 		defer wb.Close()
-		opt := planner.AnalyzeOptions{}
-		var fc *planner.FileCache
+		opt := analysis.AnalyzeOptions{}
+		var fc *analysis.FileCache
 		if cache {
-			fc = planner.OpenFileCache(cachePath)
+			fc = analysis.OpenFileCache(cachePath)
 			opt.Cache = fc
 		}
-		a, err := planner.AnalyzeWith(ctx, p, wb, opt)
+		a, err := analysis.AnalyzeWith(ctx, p, wb, opt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -264,7 +265,7 @@ func measure(n int) (result, error) {
 func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, error) {
 	var stmts []string
 	d := wh.Dialect()
-	stmts = append(stmts, d.CreateSchema(planner.PhysicalSchema))
+	stmts = append(stmts, d.CreateSchema(analysis.PhysicalSchema))
 	for _, mp := range p.Models {
 		if !mp.Build {
 			continue
@@ -289,7 +290,7 @@ func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, e
 			continue // read in place: no view
 		}
 		s, t, _ := strings.Cut(mp.Name, ".")
-		rel := engine.Relation{Schema: planner.EnvSchema(d, p.Env, s), Name: t}
+		rel := engine.Relation{Schema: analysis.EnvSchema(d, p.Env, s), Name: t}
 		if !schemas[rel.Schema] {
 			schemas[rel.Schema] = true
 			views = append(views, d.CreateSchema(rel.Schema))

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/analysis"
 )
 
 // now is the clock of plans and runs: the current time, or $EFMESH_NOW to
 // replay a day or to pin tests (planner.Now, which the language server
 // shares). Locks always use the wall clock.
 func (a *app) now() time.Time {
-	t, err := planner.Now()
+	t, err := analysis.Now()
 	if err != nil {
 		a.log.Warn(err.Error())
 	}
@@ -20,9 +20,9 @@ func (a *app) now() time.Time {
 
 // batchProgress reports each committed batch of a backfill: a status line
 // at a terminal, a log line otherwise.
-func (a *app) batchProgress() func(model string, k, n int, r planner.Range) {
+func (a *app) batchProgress() func(model string, k, n int, r analysis.Range) {
 	tty := isTTY(a.stdin) && !a.json
-	return func(model string, k, n int, r planner.Range) {
+	return func(model string, k, n int, r analysis.Range) {
 		metricsOf(a.ctx).batch(model, r)
 		if tty {
 			fmt.Fprintf(a.stderr, "\r%s: batch %d of %d %s\033[K", model, k, n, r)
@@ -37,8 +37,8 @@ func (a *app) batchProgress() func(model string, k, n int, r planner.Range) {
 
 // batchFailed counts a backfill batch that failed in the metrics (the
 // error itself reaches the user with the command's).
-func (a *app) batchFailed() func(model string, r planner.Range, err error) {
-	return func(model string, r planner.Range, err error) {
+func (a *app) batchFailed() func(model string, r analysis.Range, err error) {
+	return func(model string, r analysis.Range, err error) {
 		metricsOf(a.ctx).failedBatch(model, r)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
 )
@@ -49,7 +49,7 @@ It is the same function the editor's hover uses.`,
 	}
 }
 
-func printLineage(w io.Writer, n *planner.LineageNode, indent string) {
+func printLineage(w io.Writer, n *analysis.LineageNode, indent string) {
 	name := n.Model
 	if n.Column != "" {
 		name += "." + n.Column

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -141,7 +142,7 @@ func (m *cmdMetrics) progressed(next func(done, total int, model string)) func(d
 }
 
 // batch records a committed batch of a backfill.
-func (m *cmdMetrics) batch(model string, r planner.Range) {
+func (m *cmdMetrics) batch(model string, r analysis.Range) {
 	if m == nil {
 		return
 	}
@@ -151,7 +152,7 @@ func (m *cmdMetrics) batch(model string, r planner.Range) {
 }
 
 // failedBatch records a batch of a backfill marked failed.
-func (m *cmdMetrics) failedBatch(model string, r planner.Range) {
+func (m *cmdMetrics) failedBatch(model string, r analysis.Range) {
 	if m == nil {
 		return
 	}
@@ -162,7 +163,7 @@ func (m *cmdMetrics) failedBatch(model string, r planner.Range) {
 
 // intervals counts the intervals of model's grain in r. Precondition: m.mu
 // is held.
-func (m *cmdMetrics) intervals(model string, r planner.Range) int {
+func (m *cmdMetrics) intervals(model string, r analysis.Range) int {
 	if m.models == nil {
 		m.models = map[string]*project.Model{}
 		if root, err := project.FindRoot(m.root); err == nil {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
-	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -30,15 +30,15 @@ func downgradeStore(t *testing.T, dir string, v int) {
 		t.Fatal(err)
 	}
 	defer wb.Close()
-	a, err := planner.Analyze(ctx, p, wb)
+	a, err := analysis.Analyze(ctx, p, wb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now, err := planner.FingerprintsAt(a, planner.FingerprintVersion)
+	now, err := analysis.FingerprintsAt(a, analysis.FingerprintVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
-	then, err := planner.FingerprintsAt(a, v)
+	then, err := analysis.FingerprintsAt(a, v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
@@ -24,10 +25,10 @@ func (a *app) versionCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.json {
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "version": Version, "go": runtime.Version(),
-					"fingerprintVersion": planner.FingerprintVersion})
+					"fingerprintVersion": analysis.FingerprintVersion})
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "efmesh %s (%s, fingerprint version %d)\n", Version, runtime.Version(), planner.FingerprintVersion)
+			fmt.Fprintf(a.stdout, "efmesh %s (%s, fingerprint version %d)\n", Version, runtime.Version(), analysis.FingerprintVersion)
 			return nil
 		},
 	}
@@ -44,7 +45,7 @@ environment's views.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if env != "" {
-				if err := planner.ValidateEnv(env); err != nil {
+				if err := analysis.ValidateEnv(env); err != nil {
 					return err
 				}
 			}
@@ -221,7 +222,7 @@ copied to a backup file before each step that changes it.`,
 				fmt.Fprintf(a.stdout, "Migrated state store from schema version %d to %d (backup: %s).\n", from, to, backup)
 			}
 			if fm == nil {
-				fmt.Fprintf(a.stdout, "Snapshots are up to date (fingerprint version %d).\n", planner.FingerprintVersion)
+				fmt.Fprintf(a.stdout, "Snapshots are up to date (fingerprint version %d).\n", analysis.FingerprintVersion)
 				return nil
 			}
 			fmt.Fprintf(a.stdout, "Migrated snapshots from fingerprint version %s to %d: %d kept their data under their current fingerprint, %d changed since and were marked current",
@@ -253,10 +254,10 @@ func (a *app) migrateFingerprints(p *project.Project) (*ops.FingerprintMigration
 	}
 	older := 0
 	for _, v := range vs {
-		if v > planner.FingerprintVersion {
-			return nil, "", &planner.FingerprintVersionError{Have: v, Want: planner.FingerprintVersion}
+		if v > analysis.FingerprintVersion {
+			return nil, "", &analysis.FingerprintVersionError{Have: v, Want: analysis.FingerprintVersion}
 		}
-		if v < planner.FingerprintVersion && older == 0 {
+		if v < analysis.FingerprintVersion && older == 0 {
 			older = v
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -39,7 +40,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := args[0]
-			if err := planner.ValidateEnv(env); err != nil {
+			if err := analysis.ValidateEnv(env); err != nil {
 				return err
 			}
 			w, err := a.load(true)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -44,7 +45,7 @@ cron, by their finest interval.
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := args[0]
-			if err := planner.ValidateEnv(env); err != nil {
+			if err := analysis.ValidateEnv(env); err != nil {
 				return err
 			}
 			if printSystemd == printCron {

@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"crypto/sha256"
@@ -75,7 +75,7 @@ func ownHashAt(v int, m *project.Model, canonical []byte, contentHash string) st
 	w("grain", lowerJoin(m.Grain))
 	w("columns_declared", strconv.FormatBool(m.Columns != nil))
 	for _, c := range m.Columns {
-		w("column", c.Name+" "+normalizeType(c.Type))
+		w("column", c.Name+" "+NormalizeType(c.Type))
 	}
 	target := m.Target
 	if target == "" {
@@ -87,8 +87,8 @@ func ownHashAt(v int, m *project.Model, canonical []byte, contentHash string) st
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// fingerprint combines a model's own hash with its parents' fingerprints.
-func fingerprint(own string, parents map[string]string) string {
+// FingerprintOf combines a model's own hash with its parents' fingerprints.
+func FingerprintOf(own string, parents map[string]string) string {
 	return fingerprintAt(FingerprintVersion, own, parents)
 }
 
@@ -115,9 +115,9 @@ func lowerJoin(ss []string) string {
 	return strings.Join(out, ",")
 }
 
-// normalizeType makes a declared type independent of spacing and case:
+// NormalizeType makes a declared type independent of spacing and case:
 // "decimal( 10,2 )" and "DECIMAL(10, 2)" are one type.
-func normalizeType(t string) string {
+func NormalizeType(t string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToUpper(strings.TrimSpace(t)) {

@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"crypto/sha256"
@@ -55,14 +55,16 @@ func EnvSchema(d engine.Dialect, env, schema string) string {
 		return schema
 	}
 	full := env + "__" + schema
-	if identFits(d, full) {
+	if IdentFits(d, full) {
 		return full
 	}
 	h := sha256.Sum256([]byte(full))
 	return fitIdent(d, full, "__"+hex.EncodeToString(h[:4]))
 }
 
-func identFits(d engine.Dialect, name string) bool {
+// IdentFits reports whether name fits d's identifier length limit (any
+// name fits without a dialect or a limit).
+func IdentFits(d engine.Dialect, name string) bool {
 	limit := 0
 	if d != nil {
 		limit = d.MaxIdentifierLength()
@@ -73,7 +75,7 @@ func identFits(d engine.Dialect, name string) bool {
 // fitIdent returns readable+suffix, with readable cut so that the whole
 // fits the dialect's identifier limit.
 func fitIdent(d engine.Dialect, readable, suffix string) string {
-	if identFits(d, readable+suffix) {
+	if IdentFits(d, readable+suffix) {
 		return readable + suffix
 	}
 	cut := max(d.MaxIdentifierLength()-len(suffix), 0)
@@ -93,9 +95,9 @@ func SplitName(name string) (schema, table string) {
 	return name[:i], name[i+1:]
 }
 
-// didYouMean is the "; did you mean …?" suffix for an unknown model name,
+// DidYouMean is the "; did you mean …?" suffix for an unknown model name,
 // by project.DidYouMean, the one rule of every suggestion.
-func didYouMean(name string, models map[string]*ModelInfo) string {
+func DidYouMean(name string, models map[string]*ModelInfo) string {
 	names := make([]string, 0, len(models))
 	for n := range models {
 		names = append(names, n)

@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"bytes"
@@ -37,9 +37,9 @@ type Definition struct {
 	Target string `json:"target,omitempty"`
 }
 
-// metadataChanges names the metadata (outside the fingerprint) that
+// MetadataChanges names the metadata (outside the fingerprint) that
 // differs between two definitions of one snapshot.
-func metadataChanges(a, b Definition) []string {
+func MetadataChanges(a, b Definition) []string {
 	var out []string
 	if a.Description != b.Description {
 		out = append(out, "description")
@@ -65,7 +65,9 @@ func metadataChanges(a, b Definition) []string {
 	return out
 }
 
-func definitionOf(m *project.Model) Definition {
+// DefinitionOf is the definition a snapshot of m records, without the
+// inferred schema.
+func DefinitionOf(m *project.Model) Definition {
 	d := Definition{Name: m.Name, File: m.File, Kind: m.Kind, Interval: m.Interval, Start: m.Start, Columns: m.Columns, Grain: m.Grain,
 		Description: m.Description, Owner: m.Owner, Tags: m.Tags, Body: m.Body, Cron: m.Cron,
 		Answerable: m.Answerable, Caveats: m.Caveats, Export: m.Export}
@@ -78,15 +80,17 @@ func definitionOf(m *project.Model) Definition {
 	return d
 }
 
-// sameDefinition reports whether stored is byte for byte the definition a
+// SameDefinition reports whether stored is byte for byte the definition a
 // snapshot of info would record: then nothing outside the fingerprint
 // changed, and the stored one need not be decoded.
-func sameDefinition(stored []byte, info *ModelInfo) bool {
-	return bytes.Equal(info.definitionJSON(), stored)
+func SameDefinition(stored []byte, info *ModelInfo) bool {
+	return bytes.Equal(info.DefinitionJSON(), stored)
 }
 
-func definitionOfInfo(info *ModelInfo) Definition {
-	d := definitionOf(info.Model)
+// DefinitionOfInfo is the definition a snapshot of an analyzed model
+// records, with the schema the check inferred.
+func DefinitionOfInfo(info *ModelInfo) Definition {
+	d := DefinitionOf(info.Model)
 	d.Schema = info.Inferred
 	return d
 }

@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		return
 	}
 	if se.Subtype == engine.SubtypeNotAQuery {
-		c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeSyntax, firstLine(se.Message))
+		c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeSyntax, FirstLine(se.Message))
 		return
 	}
 	start := m.BodyStart
@@ -34,7 +34,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		start = r.SourceOffset(se.Position)
 	}
 	end := tokenEnd(m.Source, start)
-	msg := firstLine(se.Message)
+	msg := FirstLine(se.Message)
 	code := project.CodeBinder
 	switch {
 	case se.Type == "Parser":
@@ -82,8 +82,8 @@ func (c *checker) propDiag(m *project.Model, prop, code, msg string) {
 	c.diag(m, m.Header.Start.Offset, m.Header.Start.Offset, code, msg)
 }
 
-// absPath resolves a project-relative path; URLs pass through.
-func absPath(root, p string) string {
+// AbsPath resolves a project-relative path; URLs pass through.
+func AbsPath(root, p string) string {
 	if strings.Contains(p, "://") || filepath.IsAbs(p) {
 		return p
 	}
@@ -98,7 +98,9 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-func errMessage(err error) string {
+// ErrMessage is an error's text for a diagnostic: the engine's own message
+// for a SQL error, else the error's text.
+func ErrMessage(err error) string {
 	var se *engine.SQLError
 	if errors.As(err, &se) {
 		return se.Message
@@ -106,7 +108,8 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
-func firstLine(s string) string {
+// FirstLine is s up to its first line break.
+func FirstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
 	}

@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"bufio"
@@ -40,8 +40,8 @@ func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) 
 	if !ok || c.eng == nil {
 		return true
 	}
-	path := absPath(c.root, m.Kind.Path)
-	spec := engine.FileSpec{Paths: []string{path}, Format: seedFormat(m.Kind.Path), Columns: declared(m)}
+	path := AbsPath(c.root, m.Kind.Path)
+	spec := engine.FileSpec{Paths: []string{path}, Format: SeedFormat(m.Kind.Path), Columns: Declared(m)}
 	if spec.Format == "csv" && len(spec.Columns) > 0 {
 		if msg := headerMismatch(path, spec.Columns); msg != "" {
 			src, _ := os.ReadFile(path)
@@ -61,7 +61,7 @@ func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) 
 			if ctx.Err() != nil {
 				return true // a newer check replaces this one
 			}
-			problems = []engine.FileProblem{{Path: path, Message: firstLine(errMessage(err))}}
+			problems = []engine.FileProblem{{Path: path, Message: FirstLine(ErrMessage(err))}}
 		}
 		seedChecks.Lock()
 		if len(seedChecks.m) >= seedChecksMax {
@@ -149,7 +149,7 @@ func headerMismatch(path string, cols []engine.Column) string {
 // seedMessage says what is wrong with one record, in the reader's words
 // without its advice (which names reader options a seed does not take).
 func seedMessage(p engine.FileProblem) string {
-	msg := strings.TrimSpace(firstLine(p.Message))
+	msg := strings.TrimSpace(FirstLine(p.Message))
 	if p.Column != "" && !strings.Contains(msg, p.Column) {
 		msg = "column " + p.Column + ": " + msg
 	}

@@ -1,20 +1,18 @@
-package planner
+package analysis
 
 import (
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
 
-// macroText says what each macro of a body renders to. ref returns the SQL
+// MacroText says what each macro of a body renders to. ref returns the SQL
 // for @ref(name) and false when it cannot be rendered.
-type macroText struct {
-	ref        func(name string) (string, bool)
-	start, end string
-	this       string
+type MacroText struct {
+	Ref        func(name string) (string, bool) // a ref's relation, false for an unknown model
+	Start, End string                           // what @start and @end become
+	This       string                           // what @this becomes
 	// canonical leaves relations as written: no implicit alias. Only the
 	// canonical form (the fingerprint's input) is rendered so; it names
 	// refs by their model name, which binds as the table name anyway.
@@ -25,7 +23,7 @@ type macroText struct {
 	shared map[scopedName]bool
 }
 
-// renderBody renders m's body with its macros replaced, keeping the map back
+// RenderBody renders m's body with its macros replaced, keeping the map back
 // to file offsets. ok is false when a ref could not be rendered.
 //
 // A ref the SQL gives no alias is rendered with an implicit one, the
@@ -40,9 +38,9 @@ type macroText struct {
 // name would be given twice, which Postgres refuses even where plain SQL
 // names the two tables apart by schema. Such a body qualifies by aliases of
 // its own, as plain SQL must to be clear.
-func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
+func RenderBody(m *project.Model, mt MacroText) (r engine.Rendered, ok bool) {
 	ok = true
-	end := bodyEnd(m.Source, m.BodyStart)
+	end := BodyEnd(m.Source, m.BodyStart)
 	if !mt.canonical {
 		mt.shared = sharedTableNames(m.Macros)
 	}
@@ -54,18 +52,18 @@ func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 		var text string
 		switch mc.Kind {
 		case project.MacroRef:
-			t, found := mt.ref(mc.Arg)
+			t, found := mt.Ref(mc.Arg)
 			if !found {
 				ok = false
 				t = engine.QuoteIdent(mc.Arg)
 			}
-			text = t + implicitAlias(mc, mt)
+			text = t + ImplicitAlias(mc, mt)
 		case project.MacroStart:
-			text = mt.start
+			text = mt.Start
 		case project.MacroEnd:
-			text = mt.end
+			text = mt.End
 		case project.MacroThis:
-			text = mt.this
+			text = mt.This
 		default:
 			continue
 		}
@@ -74,9 +72,9 @@ func renderBody(m *project.Model, mt macroText) (r engine.Rendered, ok bool) {
 	return engine.Render(m.Source, m.BodyStart, end, subs), ok
 }
 
-// implicitAlias is what follows a rendered ref that the SQL gives no
+// ImplicitAlias is what follows a rendered ref that the SQL gives no
 // alias: " AS <its table name>".
-func implicitAlias(mc project.Macro, mt macroText) string {
+func ImplicitAlias(mc project.Macro, mt MacroText) string {
 	if mt.canonical || mc.Aliased {
 		return ""
 	}
@@ -120,10 +118,10 @@ func sharedTableNames(macros []project.Macro) map[scopedName]bool {
 	return shared
 }
 
-// bodyEnd returns the offset after the last significant token of the SQL
+// BodyEnd returns the offset after the last significant token of the SQL
 // starting at from, ignoring trailing semicolons, comments and whitespace,
 // so the body can be wrapped in a statement or a subquery.
-func bodyEnd(src []byte, from int) int {
+func BodyEnd(src []byte, from int) int {
 	end := from
 	for i := from; i < len(src); {
 		c := src[i]
@@ -164,20 +162,4 @@ func bodyEnd(src []byte, from int) int {
 		end = len(src)
 	}
 	return end
-}
-
-// Render returns the SQL that computes a model. With env empty, refs
-// resolve to the physical relations of the analyzed project's snapshots
-// (what apply runs); with env set, to that environment's views.
-func Render(a *Analysis, wb Workbench, name, env string, now time.Time) (string, error) {
-	info := a.Models[name]
-	if info == nil {
-		return "", fmt.Errorf("unknown model %q%s", name, didYouMean(name, a.Models))
-	}
-	if info.Fingerprint == "" {
-		return "", fmt.Errorf("%s has errors; fix them first (they are listed as diagnostics, or by efmesh plan)", name)
-	}
-	eng, _ := wb.(engine.Engine) // for reading seed and external files
-	b := &builder{a: a, d: wb.Dialect(), wh: eng, root: a.Project.Root, now: now, env: env}
-	return b.Query(info)
 }

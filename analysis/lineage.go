@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ type LineageNode struct {
 func Lineage(a *Analysis, model, column string) (*LineageNode, error) {
 	info := a.Models[model]
 	if info == nil {
-		return nil, fmt.Errorf("unknown model %q%s", model, didYouMean(model, a.Models))
+		return nil, fmt.Errorf("unknown model %q%s", model, DidYouMean(model, a.Models))
 	}
 	if column != "" && !hasColumn(info, column) {
 		return nil, fmt.Errorf("model %s has no column %q (it has %s)", model, column, strings.Join(columnNames(info), ", "))
@@ -263,4 +263,13 @@ func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
 		}
 	}
 	return out
+}
+
+// WindowFunctions names the window calls of a canonical form, sorted,
+// without repeats, as the engine's outline of it says.
+func (a *Analysis) WindowFunctions(canonical []byte) []string {
+	if o := a.outline(canonical); o != nil {
+		return o.Windows
+	}
+	return nil
 }

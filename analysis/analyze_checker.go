@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"bytes"
@@ -162,7 +162,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		}
 		content = h
 		if err == nil && m.Columns == nil && c.eng != nil {
-			if empty, _ := emptyFile(absPath(c.root, m.Kind.Path)); empty {
+			if empty, _ := emptyFile(AbsPath(c.root, m.Kind.Path)); empty {
 				// The reader would invent a column0 VARCHAR.
 				c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s is empty: declare its columns (columns (…)) for an empty table", m.Kind.Path))
 				info.Broken = true
@@ -174,7 +174,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 			break
 		}
 		if err == nil && m.Columns == nil && c.eng != nil {
-			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Path}, seedFormat(m.Kind.Path), nil)
+			inferred, inferredOK = c.describeFiles(ctx, m, []string{m.Kind.Path}, SeedFormat(m.Kind.Path), nil)
 		}
 	case project.KindExternal:
 		if m.Kind.Files != "" && m.Columns == nil && c.eng != nil {
@@ -190,12 +190,12 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 
 	if !info.Broken && parentsOK && m.Kind.Name.HasBody() == (info.Canonical != nil) {
 		info.OwnHash = ownHash(m, info.Canonical, content)
-		info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+		info.Fingerprint = FingerprintOf(info.OwnHash, info.Parents)
 	}
 
 	// The stand-in: declared columns win (they are the contract children
 	// may rely on); otherwise what the binder inferred.
-	cols := declared(m)
+	cols := Declared(m)
 	if cols == nil && inferredOK {
 		cols = inferred
 	}
@@ -209,7 +209,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		}
 		c.propertyColumns(m, cols)
 	}
-	cols = withValidity(m, cols)
+	cols = WithValidity(m, cols)
 	info.Columns = cols
 	if cols == nil {
 		return nil
@@ -282,12 +282,12 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 // interval bounds as parameters, so the fingerprint never depends on dates
 // or physical names.
 func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
-	r, _ := renderBody(m, macroText{
-		ref: func(n string) (string, bool) {
+	r, _ := RenderBody(m, MacroText{
+		Ref: func(n string) (string, bool) {
 			s, t := SplitName(n)
 			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 		},
-		start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+		Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
 		canonical: true,
 	})
 	return r

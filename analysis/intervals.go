@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"fmt"
@@ -18,8 +18,8 @@ const (
 	Hour Grain = "hour"
 )
 
-// grainOf returns the grain of a model (day unless it says hour).
-func grainOf(m *project.Model) Grain {
+// GrainOf returns the grain of a model (day unless it says hour).
+func GrainOf(m *project.Model) Grain {
 	if m.Interval == string(Hour) {
 		return Hour
 	}
@@ -69,12 +69,14 @@ func (r Range) String() string {
 	return "[" + r.Start.UTC().Format(time.RFC3339) + ", " + r.End.UTC().Format(time.RFC3339) + ")"
 }
 
-// pair is the plan's JSON form of a range.
-func (r Range) pair() []string {
+// Pair is the plan's JSON form of a range.
+func (r Range) Pair() []string {
 	return []string{r.Start.UTC().Format(time.RFC3339), r.End.UTC().Format(time.RFC3339)}
 }
 
-func rangeOfPair(p []string) (Range, error) {
+// RangeOfPair reads a range from its stored form, two RFC 3339 times
+// (Pair's inverse).
+func RangeOfPair(p []string) (Range, error) {
 	if len(p) != 2 {
 		return Range{}, fmt.Errorf("bad backfill range %v", p)
 	}
@@ -173,11 +175,11 @@ func (g Grain) Missing(start, now time.Time, done []state.Interval, lookback int
 			}
 		}
 	}
-	return mergeRanges(out)
+	return MergeRanges(out)
 }
 
-// mergeRanges sorts ranges and merges those that overlap or touch.
-func mergeRanges(rs []Range) []Range {
+// MergeRanges sorts ranges and merges those that overlap or touch.
+func MergeRanges(rs []Range) []Range {
 	slices.SortFunc(rs, func(a, b Range) int { return a.Start.Compare(b.Start) })
 	var out []Range
 	for _, r := range rs {
@@ -196,9 +198,9 @@ func mergeRanges(rs []Range) []Range {
 // efmesh.yaml), read in UTC.
 var startLayouts = []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05"}
 
-// modelStart returns where an incremental model's intervals begin: its
+// ModelStart returns where an incremental model's intervals begin: its
 // own start, else the project's, floored to its grain.
-func modelStart(m *project.Model, cfg project.Config) (time.Time, error) {
+func ModelStart(m *project.Model, cfg project.Config) (time.Time, error) {
 	s := m.Start
 	if s == "" {
 		s = cfg.Start
@@ -208,7 +210,7 @@ func modelStart(m *project.Model, cfg project.Config) (time.Time, error) {
 	}
 	for _, l := range startLayouts {
 		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
-			return grainOf(m).Floor(t), nil
+			return GrainOf(m).Floor(t), nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("%s: start %q is not a date", m.Name, s)

@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"context"
@@ -34,9 +34,9 @@ func (e *FingerprintVersionError) Error() string {
 		what, e.Have, e.Want)
 }
 
-// checkFingerprintVersions refuses a store with snapshots of another
+// CheckFingerprintVersions refuses a store with snapshots of another
 // fingerprint version, when the store can list them (one query).
-func checkFingerprintVersions(ctx context.Context, st state.Reader) error {
+func CheckFingerprintVersions(ctx context.Context, st state.Reader) error {
 	m, ok := st.(state.FingerprintMigrator)
 	if !ok {
 		return nil
@@ -82,7 +82,7 @@ func FingerprintsAt(a *Analysis, v int) (map[string]Versioned, error) {
 	}
 	sort.Strings(envs)
 	for _, env := range envs {
-		va, err := redactedVariant(a, env)
+		va, err := RedactedVariant(a, env)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func identitiesAt(a *Analysis, base map[string]Versioned, v int) (map[string]Ver
 			m := a.Project.ByName[pm.Name] // the model as written
 			content := ""
 			if m.Kind.Name == project.KindSeed {
-				b, err := os.ReadFile(absPath(a.Project.Root, m.Kind.Path))
+				b, err := os.ReadFile(AbsPath(a.Project.Root, m.Kind.Path))
 				if err != nil {
 					return nil, fmt.Errorf("seed of %s: %w", m.Name, err)
 				}

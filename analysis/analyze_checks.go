@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (c *checker) propertyColumns(m *project.Model, cols []engine.Column) {
 		}
 	}
 	// The grain is of the table, validity columns (SCD_TYPE_2) included.
-	for _, col := range withValidity(m, cols)[len(cols):] {
+	for _, col := range WithValidity(m, cols)[len(cols):] {
 		byName[strings.ToLower(col.Name)] = col
 		names = append(names, col.Name)
 	}
@@ -154,12 +154,12 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 			s, t := checkRelation(r)
 			rels[s+"."+t] = c.a.Models[r].Columns
 		}
-		bindR, _ := renderBody(m, macroText{
-			ref: func(n string) (string, bool) {
+		bindR, _ := RenderBody(m, MacroText{
+			Ref: func(n string) (string, bool) {
 				s, t := checkRelation(n)
 				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 			},
-			start: c.d.Placeholder("start"), end: c.d.Placeholder("end"), this: c.d.Placeholder("this"),
+			Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
 		})
 		cols, err := c.binder.Bind(bindR.SQL, rels)
 		if err != nil {
@@ -182,11 +182,11 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 	if c.eng == nil {
 		return
 	}
-	r, _ := renderBody(m, macroText{
-		ref:   func(n string) (string, bool) { return c.standIn(n), true },
-		start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
-		end:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
-		this:  "NULL",
+	r, _ := RenderBody(m, MacroText{
+		Ref:   func(n string) (string, bool) { return c.standIn(n), true },
+		Start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
+		End:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
+		This:  "NULL",
 	})
 	cols, err := c.eng.Describe(ctx, r.SQL)
 	if err != nil {
@@ -214,7 +214,7 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 		g, ok := gotBy[strings.ToLower(d.Name)]
 		if !ok {
 			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
-				fmt.Sprintf("column %q is declared but the query does not produce it (it produces %s)", d.Name, columnList(got)))
+				fmt.Sprintf("column %q is declared but the query does not produce it (it produces %s)", d.Name, ColumnList(got)))
 			bad = true
 			continue
 		}
@@ -247,7 +247,8 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	}
 }
 
-func columnList(cols []engine.Column) string {
+// ColumnList names cols, comma-separated, for messages.
+func ColumnList(cols []engine.Column) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
@@ -272,9 +273,9 @@ func (c *checker) describeFiles(ctx context.Context, m *project.Model, paths []s
 		c.a.Models[m.Name].Broken = true
 		return nil, false
 	}
-	spec := engine.FileSpec{Format: format, Options: fileOptions(opts)}
+	spec := engine.FileSpec{Format: format, Options: FileOptions(opts)}
 	for _, p := range paths {
-		spec.Paths = append(spec.Paths, absPath(c.root, p))
+		spec.Paths = append(spec.Paths, AbsPath(c.root, p))
 	}
 	q, err := fr.ReadFiles(spec)
 	if err != nil {
@@ -283,14 +284,16 @@ func (c *checker) describeFiles(ctx context.Context, m *project.Model, paths []s
 	}
 	cols, err := c.eng.Describe(ctx, q)
 	if err != nil {
-		c.propDiag(m, "kind", project.CodeFile, "cannot read "+strings.Join(paths, ", ")+": "+firstLine(errMessage(err)))
+		c.propDiag(m, "kind", project.CodeFile, "cannot read "+strings.Join(paths, ", ")+": "+FirstLine(ErrMessage(err)))
 		c.a.Models[m.Name].Broken = true
 		return nil, false
 	}
 	return cols, true
 }
 
-func declared(m *project.Model) []engine.Column {
+// Declared is the column list m declares, as engine columns; nil when it
+// declares none.
+func Declared(m *project.Model) []engine.Column {
 	if m.Columns == nil {
 		return nil
 	}
@@ -301,7 +304,8 @@ func declared(m *project.Model) []engine.Column {
 	return out
 }
 
-func fileOptions(opts []project.Option) []engine.FileOption {
+// FileOptions converts a model's file reader options for the engine.
+func FileOptions(opts []project.Option) []engine.FileOption {
 	out := make([]engine.FileOption, len(opts))
 	for i, o := range opts {
 		out[i] = engine.FileOption{Name: o.Name, Value: o.Value, IsString: o.IsString}
@@ -309,9 +313,19 @@ func fileOptions(opts []project.Option) []engine.FileOption {
 	return out
 }
 
-func seedFormat(path string) string {
+// SeedFormat is the file format of a seed, by its extension: "json" for
+// .json and .ndjson, else "csv".
+func SeedFormat(path string) string {
 	if strings.HasSuffix(strings.ToLower(path), ".json") || strings.HasSuffix(strings.ToLower(path), ".ndjson") {
 		return "json"
 	}
 	return "csv"
+}
+
+// ContractDiagnostics compares the columns a query yields (got) with the
+// columns m declares, as the check does, and returns the problems found.
+func ContractDiagnostics(p *project.Project, m *project.Model, got []engine.Column) []project.Diagnostic {
+	c := &checker{a: &Analysis{Project: p}}
+	c.contract(m, got)
+	return c.a.Diagnostics
 }

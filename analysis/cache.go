@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"bytes"
@@ -110,7 +110,7 @@ func modelNames(p *project.Project) string {
 
 func cachedOf(info *ModelInfo) *CachedCheck {
 	return &CachedCheck{OwnHash: info.OwnHash, Canonical: info.Canonical, Columns: info.Columns, Inferred: info.Inferred,
-		Broken: info.Broken, Diagnostics: info.Diagnostics, Definition: info.definitionJSON()}
+		Broken: info.Broken, Diagnostics: info.Diagnostics, Definition: info.DefinitionJSON()}
 }
 
 // fill restores a cached check into info; fingerprints are recomputed from
@@ -132,7 +132,7 @@ func (cc *CachedCheck) fill(info *ModelInfo, a *Analysis) {
 		info.Parents[r] = pi.Fingerprint
 	}
 	if info.OwnHash != "" && parentsOK && !info.Broken {
-		info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+		info.Fingerprint = FingerprintOf(info.OwnHash, info.Parents)
 	}
 }
 

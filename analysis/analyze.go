@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"bytes"
@@ -66,13 +66,13 @@ type definitionMemo struct {
 	json []byte
 }
 
-// definitionJSON is the definition a snapshot of info records, encoded.
-func (info *ModelInfo) definitionJSON() []byte {
+// DefinitionJSON is the definition a snapshot of info records, encoded.
+func (info *ModelInfo) DefinitionJSON() []byte {
 	if info.def == nil {
-		b, _ := json.Marshal(definitionOfInfo(info))
+		b, _ := json.Marshal(DefinitionOfInfo(info))
 		return b
 	}
-	info.def.once.Do(func() { info.def.json, _ = json.Marshal(definitionOfInfo(info)) })
+	info.def.once.Do(func() { info.def.json, _ = json.Marshal(DefinitionOfInfo(info)) })
 	return info.def.json
 }
 
@@ -104,6 +104,28 @@ type Analysis struct {
 
 // Dialect is the dialect of the workbench the analysis was made with.
 func (a *Analysis) Dialect() engine.Dialect { return a.dialect }
+
+// RedactedColumns names, in the variant a redacted environment is planned
+// from, the columns each model leaves out of its physics (nil otherwise).
+func (a *Analysis) RedactedColumns() map[string][]string { return a.redacted }
+
+// Outliner reads canonical forms (this analysis's and stored snapshots')
+// into the engine's outline.
+func (a *Analysis) Outliner() engine.Outliner { return a.outliner }
+
+// BoundInEngine reports whether the bodies were bound by the engine itself,
+// against stand-ins with the parents' types, so that what the analysis
+// inferred is what the warehouse says.
+func (a *Analysis) BoundInEngine() bool { return a.boundInEngine }
+
+// WithModel returns a copy of info for m (the same model in another form,
+// e.g. unredacted), without info's memoized definition.
+func (info *ModelInfo) WithModel(m *project.Model) *ModelInfo {
+	c := *info
+	c.def = nil
+	c.Model = m
+	return &c
+}
 
 // Errors reports whether the analysis found an error.
 func (a *Analysis) Errors() bool { return project.HasErrors(a.Diagnostics) }
@@ -247,7 +269,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 					}
 				}
 				if info.Fingerprint != "" {
-					info.Fingerprint = fingerprint(info.OwnHash, info.Parents)
+					info.Fingerprint = FingerprintOf(info.OwnHash, info.Parents)
 				}
 			}
 			a.Models[m.Name] = &info
@@ -264,7 +286,7 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 			return nil, err
 		}
 		a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
-		if old == nil || !sameColumns(old.Columns, info.Columns) || (old.Fingerprint == "") != (info.Fingerprint == "") {
+		if old == nil || !SameColumns(old.Columns, info.Columns) || (old.Fingerprint == "") != (info.Fingerprint == "") {
 			shapeChanged[m.Name] = true
 		}
 		if info.Columns == nil && old != nil && old.Columns != nil {
@@ -286,7 +308,9 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 	return a, nil
 }
 
-func sameColumns(a, b []engine.Column) bool {
+// SameColumns reports whether a and b are the same column list (names,
+// types and order; nil differs from empty).
+func SameColumns(a, b []engine.Column) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
 	}

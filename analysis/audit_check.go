@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ func checkAudits(a *Analysis) []project.Diagnostic {
 				msg := ""
 				switch fam := engine.TypeFamily(typ); {
 				case !ok:
-					msg = fmt.Sprintf("audit %s: %s has no column %q (it has %s)", call.Name, m.Name, col, columnList(info.Columns))
+					msg = fmt.Sprintf("audit %s: %s has no column %q (it has %s)", call.Name, m.Name, col, ColumnList(info.Columns))
 				case call.Name == "assert_contiguous" && fam != "integer":
 					msg = fmt.Sprintf("assert_contiguous needs an integer column; %s is %s", col, typ)
 				case call.Name == "assert_no_gaps" && fam != "date" && fam != "timestamp":
@@ -54,7 +54,9 @@ func checkAudits(a *Analysis) []project.Diagnostic {
 	return out
 }
 
-func didYouMeanName(name string, p *project.Project) string {
+// DidYouMeanName suggests the project model whose name is closest to name
+// ("" when none is close).
+func DidYouMeanName(name string, p *project.Project) string {
 	names := make([]string, 0, len(p.ByName))
 	for n := range p.ByName {
 		names = append(names, n)
