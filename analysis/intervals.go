@@ -194,10 +194,6 @@ func MergeRanges(rs []Range) []Range {
 	return out
 }
 
-// startLayouts are the accepted forms of a start (model header or
-// efmesh.yaml), read in UTC.
-var startLayouts = []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05"}
-
 // ModelStart returns where an incremental model's intervals begin: its
 // own start, else the project's, floored to its grain.
 func ModelStart(m *project.Model, cfg project.Config) (time.Time, error) {
@@ -208,10 +204,9 @@ func ModelStart(m *project.Model, cfg project.Config) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, fmt.Errorf("%s has no start: set start in its MODEL header or in efmesh.yaml", m.Name)
 	}
-	for _, l := range startLayouts {
-		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
-			return GrainOf(m).Floor(t), nil
-		}
+	t, err := project.ParseTime(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: start %w", m.Name, err)
 	}
-	return time.Time{}, fmt.Errorf("%s: start %q is not a date", m.Name, s)
+	return GrainOf(m).Floor(t), nil
 }

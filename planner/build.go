@@ -202,7 +202,7 @@ func (b *builder) fullRange() (string, string) {
 	}
 	start := "1970-01-01T00:00:00Z"
 	if s := b.a.Project.Config.Start; s != "" {
-		if t, err := time.Parse("2006-01-02", s); err == nil {
+		if t, err := project.ParseTime(s); err == nil {
 			start = t.UTC().Format(time.RFC3339)
 		}
 	}

@@ -104,7 +104,7 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 	}
 	from, to = from.UTC(), to.UTC()
 	if !from.Before(to) {
-		return nil, fmt.Errorf("restate %s: --from %s is not before --to %s", model, from.Format(time.RFC3339), to.Format(time.RFC3339))
+		return nil, &RestateRangeError{Model: model, From: from.Format(time.RFC3339), To: to.Format(time.RFC3339)}
 	}
 	if !opt.DryRun && opt.Lock == nil {
 		lk, err := AcquireLock(ctx, st, EnvLock(env), 0)

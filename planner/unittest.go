@@ -163,7 +163,7 @@ func runTest(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *pro
 		if s == "" {
 			continue
 		}
-		ts, err := parseBound(s)
+		ts, err := project.ParseTime(s)
 		if err != nil {
 			return fail("interval bound %q: %v", s, err)
 		}
@@ -372,14 +372,4 @@ func literal(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return engine.QuoteString(fmt.Sprint(v))
-}
-
-// parseBound reads an interval bound: a date or an RFC 3339 time.
-func parseBound(s string) (time.Time, error) {
-	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("want YYYY-MM-DD or an RFC 3339 time")
 }

@@ -50,6 +50,9 @@ or hour).`,
 			if err != nil {
 				return err
 			}
+			if !f.Before(t) {
+				return fmt.Errorf("restate %s: --from %s is not before --to %s", model, f.Format(time.RFC3339), t.Format(time.RFC3339))
+			}
 			_, st, err := a.loadStore()
 			if err != nil {
 				return err
