@@ -1,10 +1,8 @@
-package planner
+package analysis
 
 import (
 	"fmt"
 	"testing"
-
-	"github.com/efmesh/efmesh/analysis"
 )
 
 func TestColumnSources(t *testing.T) {
@@ -39,18 +37,18 @@ SELECT u.name, u.amount FROM @ref(raw.u) AS u`,
 		{"m.c", "name", "[{raw.s name} {raw.u name}]"},
 		{"m.c", "amount", "[{raw.s amount} {raw.u amount}]"},
 	} {
-		got := fmt.Sprint(analysis.ColumnSources(a, tc.model, tc.col))
+		got := fmt.Sprint(ColumnSources(a, tc.model, tc.col))
 		if got != tc.want {
 			t.Errorf("%s.%s: got %s, want %s", tc.model, tc.col, got, tc.want)
 		}
 	}
-	n, err := analysis.Lineage(a, "m.b", "total")
+	n, err := Lineage(a, "m.b", "total")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var leaves []string
-	var walk func(*analysis.LineageNode)
-	walk = func(n *analysis.LineageNode) {
+	var walk func(*LineageNode)
+	walk = func(n *LineageNode) {
 		if len(n.Sources) == 0 {
 			leaves = append(leaves, n.Model+"."+n.Column)
 		}
@@ -62,7 +60,7 @@ SELECT u.name, u.amount FROM @ref(raw.u) AS u`,
 	if fmt.Sprint(leaves) != "[raw.s.amount raw.u.amount raw.s.amount]" {
 		t.Errorf("leaves = %v", leaves)
 	}
-	if _, err := analysis.Lineage(a, "m.b", "nope"); err == nil {
+	if _, err := Lineage(a, "m.b", "nope"); err == nil {
 		t.Error("unknown column accepted")
 	}
 }

@@ -1,7 +1,6 @@
-package planner
+package analysis
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -10,55 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/efmesh/efmesh/analysis"
-	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/project"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// analyzeFiles writes a project into a temporary folder and analyzes it.
-func analyzeFiles(t *testing.T, files map[string]string) *analysis.Analysis {
-	t.Helper()
-	dir := t.TempDir()
-	if _, ok := files["efmesh.yaml"]; !ok {
-		files["efmesh.yaml"] = "name: t\nstart: 2026-01-01\n"
-	}
-	for name, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := project.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wb, err := duckdb.Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wb.Close() })
-	a, err := analysis.Analyze(context.Background(), p, wb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
-func mustClean(t *testing.T, a *analysis.Analysis) {
-	t.Helper()
-	if len(a.Diagnostics) > 0 {
-		var b strings.Builder
-		for _, d := range a.Diagnostics {
-			b.WriteString(d.String() + "\n")
-		}
-		t.Fatalf("unexpected diagnostics:\n%s", b.String())
-	}
-}
 
 const (
 	srcSeed   = "seeds/s.csv"
@@ -213,8 +167,8 @@ func TestQualifiedUnknownColumn(t *testing.T) {
 func TestFingerprintHistory(t *testing.T) {
 	a := analyzeFiles(t, baseFiles())
 	mustClean(t, a)
-	for v := analysis.OldestFingerprintVersion; v <= analysis.FingerprintVersion; v++ {
-		ids, err := analysis.FingerprintsAt(a, v)
+	for v := OldestFingerprintVersion; v <= FingerprintVersion; v++ {
+		ids, err := FingerprintsAt(a, v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +182,7 @@ func TestFingerprintHistory(t *testing.T) {
 			fmt.Fprintf(&b, "%s %s\n", n, ids[n].Fingerprint)
 		}
 		golden := filepath.Join("testdata", "fingerprints.golden")
-		if v != analysis.FingerprintVersion {
+		if v != FingerprintVersion {
 			golden = filepath.Join("testdata", fmt.Sprintf("fingerprints-v%d.golden", v))
 		}
 		want, err := os.ReadFile(golden)
@@ -239,7 +193,7 @@ func TestFingerprintHistory(t *testing.T) {
 			t.Errorf("fingerprint version %d:\n got:\n%s\nwant:\n%s", v, b.String(), want)
 		}
 	}
-	if _, err := analysis.FingerprintsAt(a, analysis.FingerprintVersion+1); err == nil {
+	if _, err := FingerprintsAt(a, FingerprintVersion+1); err == nil {
 		t.Error("FingerprintsAt of a future version succeeded")
 	}
 }

@@ -1,10 +1,9 @@
-package planner
+package analysis
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/engine/postgres"
 	"github.com/efmesh/efmesh/project"
@@ -16,25 +15,25 @@ func TestNamesFitTheEngine(t *testing.T) {
 	long := &project.Model{Schema: "s", Table: strings.Repeat("t", 58)}
 	fp1, fp2 := "0123456789abcdef", "fedcba9876543210"
 	pg, dd := postgres.Dialect{}, duckdb.Dialect{}
-	a, b := analysis.PhysicalRelation(pg, long, fp1).Name, analysis.PhysicalRelation(pg, long, fp2).Name
+	a, b := PhysicalRelation(pg, long, fp1).Name, PhysicalRelation(pg, long, fp2).Name
 	if len(a) != 63 || !strings.HasSuffix(a, "__01234567") || a == b {
 		t.Fatalf("postgres physical names %q, %q", a, b)
 	}
-	if got := analysis.PhysicalRelation(dd, long, fp1).Name; got != "s__"+long.Table+"__01234567" {
+	if got := PhysicalRelation(dd, long, fp1).Name; got != "s__"+long.Table+"__01234567" {
 		t.Fatalf("duckdb physical name %q", got)
 	}
-	if got := analysis.PhysicalRelation(pg, &project.Model{Schema: "med", Table: "stays"}, fp1).Name; got != "med__stays__01234567" {
+	if got := PhysicalRelation(pg, &project.Model{Schema: "med", Table: "stays"}, fp1).Name; got != "med__stays__01234567" {
 		t.Fatalf("a short name changed: %q", got)
 	}
 	env := strings.Repeat("e", 60)
-	x, y := analysis.EnvSchema(pg, env, "sales"), analysis.EnvSchema(pg, env, "sales_eu")
+	x, y := EnvSchema(pg, env, "sales"), EnvSchema(pg, env, "sales_eu")
 	if len(x) > 63 || len(y) > 63 || x == y || !strings.HasPrefix(x, env[:40]) {
 		t.Fatalf("postgres environment schemas %q, %q", x, y)
 	}
-	if got := analysis.EnvSchema(dd, env, "sales"); got != env+"__sales" {
+	if got := EnvSchema(dd, env, "sales"); got != env+"__sales" {
 		t.Fatalf("duckdb environment schema %q", got)
 	}
-	if got := analysis.EnvSchema(pg, "dev", "sales"); got != "dev__sales" {
+	if got := EnvSchema(pg, "dev", "sales"); got != "dev__sales" {
 		t.Fatalf("a short environment schema changed: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package planner
+package analysis
 
 import (
 	"bytes"
@@ -11,13 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/project"
 )
 
 // summary renders what an analysis concluded, for comparing two analyses.
-func summary(a *analysis.Analysis) string {
+func summary(a *Analysis) string {
 	var b strings.Builder
 	var names []string
 	for n := range a.Models {
@@ -78,7 +77,7 @@ func TestReanalyzeMatchesAnalyze(t *testing.T) {
 	}
 	defer fresh.Close()
 
-	prev, err := analysis.Analyze(ctx, load(), wb)
+	prev, err := Analyze(ctx, load(), wb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +100,11 @@ func TestReanalyzeMatchesAnalyze(t *testing.T) {
 			write(st.file, st.body)
 		}
 		p := load()
-		next, err := analysis.Reanalyze(ctx, prev, p, wb)
+		next, err := Reanalyze(ctx, prev, p, wb)
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := analysis.Analyze(ctx, p, fresh)
+		full, err := Analyze(ctx, p, fresh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +136,7 @@ func TestCheckCache(t *testing.T) {
 	dir := first.Project.Root
 	cachePath := filepath.Join(t.TempDir(), "check.gob")
 	ctx := context.Background()
-	analyze := func() *analysis.Analysis {
+	analyze := func() *Analysis {
 		t.Helper()
 		p, err := project.Load(dir)
 		if err != nil {
@@ -148,8 +147,8 @@ func TestCheckCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer wb.Close()
-		fc := analysis.OpenFileCache(cachePath)
-		a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: fc})
+		fc := OpenFileCache(cachePath)
+		a, err := AnalyzeWith(ctx, p, wb, AnalyzeOptions{Cache: fc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +169,7 @@ func TestCheckCache(t *testing.T) {
 		t.Fatalf("cached analysis differs:\n%s\n%s", summary(warm), summary(cold))
 	}
 	for name, info := range warm.Models {
-		fresh, _ := json.Marshal(analysis.DefinitionOfInfo(info))
+		fresh, _ := json.Marshal(DefinitionOfInfo(info))
 		if !bytes.Equal(info.DefinitionJSON(), fresh) {
 			t.Fatalf("%s: cached definition %s, want %s", name, info.DefinitionJSON(), fresh)
 		}
