@@ -183,6 +183,12 @@ type planResult struct {
 	Models     []planner.ModelPlan `json:"models"`
 }
 
+// planCommand plans env as `efmesh plan` does (workspace.Plan: the state
+// store checked against what the warehouse holds), reading the store
+// through the view's read-only reader, so a plan never creates one. Unlike
+// the code lenses' plans it looks into the warehouse: a table dropped
+// behind efmesh's back is rebuilt here as in the CLI. It sets no backfill
+// limit: the editor shows a large backfill, its apply refuses it.
 func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token json.RawMessage) (any, error) {
 	prog := s.beginProgress(ctx, token, "efmesh: plan "+a.Env)
 	defer prog.end("")
@@ -192,7 +198,17 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 		return nil, err
 	}
 	prog.report("comparing with "+a.Env, 60)
-	plan, err := v.planFor(explicitly(ctx), res, a.Env)
+	st, _, err := v.store.reader(explicitly(ctx), res.snap.proj)
+	if err != nil {
+		return nil, err
+	}
+	// No workbench: the view's belongs to its checker, the plan opens its
+	// own (a redacted environment binds the readers of redacted models
+	// again).
+	w := workspace.New(res.analysis, nil, s.workspaceOptions())
+	defer w.Close()
+	w.Reader = st
+	plan, err := w.Plan(ctx, a.Env)
 	if err != nil {
 		return nil, problemsText(err)
 	}

@@ -10,19 +10,23 @@ import (
 	"github.com/efmesh/efmesh/planner"
 )
 
-// Plan plans env as `efmesh plan` does: against the state store, checked
-// against what the warehouse holds (opened read-only, waited for while
-// another process writes it; none yet holds nothing), with the
-// workspace's workbench for a redacted environment. opts are the
+// Plan plans env as `efmesh plan` does: against the state store (or
+// Reader), checked against what the warehouse holds (opened read-only,
+// waited for while another process writes it; none yet holds nothing),
+// with the workspace's workbench for a redacted environment. opts are the
 // request's (clock, limits, the operator's verdicts); the plan is made as
 // of Options.Now unless they say otherwise.
 func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOption) (*planner.Plan, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
-	st, err := w.OpenStore(ctx)
-	if err != nil {
-		return nil, err
+	st := w.Reader
+	if st == nil {
+		opened, err := w.OpenStore(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st = opened
 	}
 	wb, err := w.workbench()
 	if err != nil {

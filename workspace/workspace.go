@@ -63,6 +63,10 @@ type Workspace struct {
 	Workbench analysis.Workbench
 	// Store is the state store once OpenStore opened it.
 	Store state.Store
+	// Reader, when set, is what Plan reads of the state store instead of
+	// the store OpenStore opens (and creates when missing): the editor's
+	// read-only reader, which never creates a store by reading.
+	Reader state.Reader
 	// LeftAside are the problems of the files outside the scope Open was
 	// asked for: they did not stop it.
 	LeftAside []project.Diagnostic

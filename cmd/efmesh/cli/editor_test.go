@@ -35,6 +35,39 @@ func TestEditorPlanTextIsTheCLIs(t *testing.T) {
 	}
 	cli := mustRun(t, dir, "plan", "dev")
 
+	editor := editorPlan(t, dir, "dev")
+
+	if editor != cli {
+		t.Fatalf("the editor's plan text differs from the CLI's:\neditor:\n%s\ncli:\n%s", editor, cli)
+	}
+	for _, want := range []string{"+ mart.count", "~ mart.revenue", "- mart.old"} {
+		if !strings.Contains(cli, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, cli)
+		}
+	}
+}
+
+// TestEditorPlanSeesTheWarehouse: the editor's efmesh.plan checks the state
+// store against the warehouse as `efmesh plan` does: a physical table
+// dropped behind efmesh's back is rebuilt in both plans, with one text.
+func TestEditorPlanSeesTheWarehouse(t *testing.T) {
+	dir := writeProject(t, threeLevels())
+	mustRun(t, dir, "apply", "dev", "--yes")
+	mid := physicalOf(t, dir, "dev", "m.mid")
+	query(t, dir, "DROP TABLE "+mid)
+	cli := mustRun(t, dir, "plan", "dev")
+	if !strings.Contains(cli, "! m.mid  unchanged     missing → rebuild "+mid) {
+		t.Fatalf("the CLI's plan after DROP TABLE %s does not rebuild m.mid:\n%s", mid, cli)
+	}
+	if editor := editorPlan(t, dir, "dev"); editor != cli {
+		t.Fatalf("the editor's plan text differs from the CLI's:\neditor:\n%s\ncli:\n%s", editor, cli)
+	}
+}
+
+// editorPlan runs efmesh.plan for env on the project in dir through a real
+// language server and client, and returns the plan's text.
+func editorPlan(t *testing.T, dir, env string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, b := net.Pipe()
@@ -59,7 +92,7 @@ func TestEditorPlanTextIsTheCLIs(t *testing.T) {
 	var plan struct {
 		Summary string `json:"summary"`
 	}
-	call("workspace/executeCommand", map[string]any{"command": "efmesh.plan", "arguments": []any{map[string]any{"root": dir, "env": "dev"}}}, &plan)
+	call("workspace/executeCommand", map[string]any{"command": "efmesh.plan", "arguments": []any{map[string]any{"root": dir, "env": env}}}, &plan)
 	call("shutdown", nil, nil)
 	_ = conn.Notify(ctx, "exit", nil)
 	if err := <-served; err != nil {
@@ -67,12 +100,5 @@ func TestEditorPlanTextIsTheCLIs(t *testing.T) {
 	}
 	conn.Close()
 
-	if plan.Summary != cli {
-		t.Fatalf("the editor's plan text differs from the CLI's:\neditor:\n%s\ncli:\n%s", plan.Summary, cli)
-	}
-	for _, want := range []string{"+ mart.count", "~ mart.revenue", "- mart.old"} {
-		if !strings.Contains(cli, want) {
-			t.Errorf("the plan lacks %q:\n%s", want, cli)
-		}
-	}
+	return plan.Summary
 }
