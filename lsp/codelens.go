@@ -133,8 +133,11 @@ type planCache struct {
 	err  error
 }
 
-// planFor plans res's analysis against env, read-only: from the state
-// store when it exists, else against an empty one.
+// planFor is the plan the code lenses and hints show: res's analysis
+// against env, read-only, from the state store when it exists, else
+// against an empty one, cached per snapshot, store version and hour. It
+// does not look into the warehouse (the efmesh.plan command does, through
+// workspace.Plan).
 func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
