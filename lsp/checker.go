@@ -311,7 +311,7 @@ func (c *checker) do(ctx context.Context, f func(wb analysis.Workbench) error) e
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-c.done:
-		return fmt.Errorf("lsp: the project was closed")
+		return fmt.Errorf("the project was closed")
 	}
 	select {
 	case err := <-done:

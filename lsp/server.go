@@ -20,7 +20,7 @@ import (
 
 // ErrNoShutdown is returned by Serve when the session ended without a
 // shutdown request: the LSP asks for exit code 1 then.
-var ErrNoShutdown = errors.New("lsp: the client ended the session without shutdown")
+var ErrNoShutdown = errors.New("the client ended the session without shutdown")
 
 // Options tune the server. The zero value is ready to use.
 type Options struct {
@@ -222,7 +222,7 @@ func (s *Server) showMessage(typ protocol.MessageType, format string, args ...an
 // call sends a request to the client and decodes its answer into result.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
 	if s.conn == nil {
-		return errors.New("lsp: no connection")
+		return errors.New("no connection to the client")
 	}
 	_, err := s.conn.Call(ctx, method, params, result)
 	return err

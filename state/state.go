@@ -34,10 +34,10 @@ type SchemaVersionError struct {
 
 func (e *SchemaVersionError) Error() string {
 	if e.Have > e.Want {
-		return fmt.Sprintf("state: %s has schema version %d, this efmesh uses %d; it was written by a newer efmesh; upgrade efmesh",
+		return fmt.Sprintf("%s has schema version %d, this efmesh uses %d; it was written by a newer efmesh; upgrade efmesh",
 			e.Store, e.Have, e.Want)
 	}
-	return fmt.Sprintf("state: %s has schema version %d, this efmesh uses %d; run \"efmesh migrate\"",
+	return fmt.Sprintf("%s has schema version %d, this efmesh uses %d; run \"efmesh migrate\"",
 		e.Store, e.Have, e.Want)
 }
 

@@ -18,19 +18,19 @@ func (s *Store) Environment(ctx context.Context, env string) (map[string]state.P
 	rows, err := s.pool.Query(ctx, s.q(`
 		SELECT model, fingerprint, updated_at FROM {s}.environments WHERE env = $1`), env)
 	if err != nil {
-		return nil, fmt.Errorf("state: environment %s: %w", env, err)
+		return nil, fmt.Errorf("state store: environment %s: %w", env, err)
 	}
 	defer rows.Close()
 	out := map[string]state.Pointer{}
 	for rows.Next() {
 		var p state.Pointer
 		if err := rows.Scan(&p.Model, &p.Fingerprint, &p.UpdatedAt); err != nil {
-			return nil, fmt.Errorf("state: environment %s: %w", env, err)
+			return nil, fmt.Errorf("state store: environment %s: %w", env, err)
 		}
 		out[p.Model] = p
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: environment %s: %w", env, err)
+		return nil, fmt.Errorf("state store: environment %s: %w", env, err)
 	}
 	return out, nil
 }
@@ -40,11 +40,11 @@ func (s *Store) Environment(ctx context.Context, env string) (map[string]state.P
 func (s *Store) Environments(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, s.q(`SELECT DISTINCT env COLLATE "C" AS env FROM {s}.environments ORDER BY 1`))
 	if err != nil {
-		return nil, fmt.Errorf("state: environments: %w", err)
+		return nil, fmt.Errorf("state store: environments: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("state: environments: %w", err)
+		return nil, fmt.Errorf("state store: environments: %w", err)
 	}
 	return out, nil
 }
@@ -57,16 +57,16 @@ func (s *Store) Environments(ctx context.Context) ([]string, error) {
 // first one's rows, which its delete did not see).
 func (s *Store) Promote(ctx context.Context, p state.Promotion) error {
 	if p.Env == "" {
-		return fmt.Errorf("state: promote: empty environment name")
+		return fmt.Errorf("state store: promote: empty environment name")
 	}
 	if err := s.write(ctx, func(tx pgx.Tx) error { return s.promote(ctx, tx, p) }); err != nil {
 		// A snapshot the janitor removed while this promotion waited on its
 		// row: the foreign key says so.
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "23503" {
-			return fmt.Errorf("state: promote %s: snapshot %w (removed meanwhile)", p.Env, state.ErrNotFound)
+			return fmt.Errorf("state store: promote %s: snapshot %w (removed meanwhile)", p.Env, state.ErrNotFound)
 		}
-		return fmt.Errorf("state: promote %s: %w", p.Env, err)
+		return fmt.Errorf("state store: promote %s: %w", p.Env, err)
 	}
 	return nil
 }

@@ -17,19 +17,19 @@ func (s *Store) Intervals(ctx context.Context, fp string) ([]state.Interval, err
 		SELECT "start", "end", status, updated_at FROM {s}.intervals
 		WHERE fingerprint = $1 ORDER BY "start"`), fp)
 	if err != nil {
-		return nil, fmt.Errorf("state: intervals %s: %w", fp, err)
+		return nil, fmt.Errorf("state store: intervals %s: %w", fp, err)
 	}
 	defer rows.Close()
 	var out []state.Interval
 	for rows.Next() {
 		var iv state.Interval
 		if err := rows.Scan(&iv.Start, &iv.End, &iv.Status, &iv.UpdatedAt); err != nil {
-			return nil, fmt.Errorf("state: intervals %s: %w", fp, err)
+			return nil, fmt.Errorf("state store: intervals %s: %w", fp, err)
 		}
 		out = append(out, iv)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: intervals %s: %w", fp, err)
+		return nil, fmt.Errorf("state store: intervals %s: %w", fp, err)
 	}
 	return out, nil
 }
@@ -39,7 +39,7 @@ func (s *Store) Intervals(ctx context.Context, fp string) ([]state.Interval, err
 // record, the last one given winning, as one start replaces another.
 func (s *Store) MarkIntervals(ctx context.Context, fp string, ivs []state.Interval, status string, at time.Time) error {
 	if status != state.IntervalDone && status != state.IntervalFailed {
-		return fmt.Errorf("state: mark intervals %s: bad status %q", fp, status)
+		return fmt.Errorf("state store: mark intervals %s: bad status %q", fp, status)
 	}
 	if len(ivs) == 0 {
 		return nil
@@ -51,7 +51,7 @@ func (s *Store) MarkIntervals(ctx context.Context, fp string, ivs []state.Interv
 	for _, iv := range ivs {
 		start, end := iv.Start.Truncate(time.Microsecond).UTC(), iv.End.Truncate(time.Microsecond).UTC()
 		if !end.After(start) {
-			return fmt.Errorf("state: mark intervals %s: empty interval [%s, %s)", fp, iv.Start.UTC().Format(time.RFC3339Nano), iv.End.UTC().Format(time.RFC3339Nano))
+			return fmt.Errorf("state store: mark intervals %s: empty interval [%s, %s)", fp, iv.Start.UTC().Format(time.RFC3339Nano), iv.End.UTC().Format(time.RFC3339Nano))
 		}
 		if i, ok := index[start]; ok {
 			ends[i] = end
@@ -79,7 +79,7 @@ func (s *Store) MarkIntervals(ctx context.Context, fp string, ivs []state.Interv
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("state: mark intervals %s: %w", fp, err)
+		return fmt.Errorf("state store: mark intervals %s: %w", fp, err)
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func (s *Store) ClearIntervals(ctx context.Context, fp string, from, to time.Tim
 		DELETE FROM {s}.intervals WHERE fingerprint = $1 AND "start" < $2 AND "end" > $3`),
 		fp, to, from)
 	if err != nil {
-		return 0, fmt.Errorf("state: clear intervals %s: %w", fp, err)
+		return 0, fmt.Errorf("state store: clear intervals %s: %w", fp, err)
 	}
 	return int(tag.RowsAffected()), nil
 }

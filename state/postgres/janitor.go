@@ -17,7 +17,7 @@ func (s *Store) Usage(ctx context.Context) ([]state.SnapshotUsage, error) {
 		SELECT fingerprint, name, kind, physical_table, parents, created_at, orphaned_at
 		FROM {s}.snapshots ORDER BY fingerprint COLLATE "C"`))
 	if err != nil {
-		return nil, fmt.Errorf("state: usage: %w", err)
+		return nil, fmt.Errorf("state store: usage: %w", err)
 	}
 	defer rows.Close()
 	var out []state.SnapshotUsage
@@ -27,13 +27,13 @@ func (s *Store) Usage(ctx context.Context) ([]state.SnapshotUsage, error) {
 			orphaned *time.Time
 		)
 		if err := rows.Scan(&u.Fingerprint, &u.Name, &u.Kind, &u.PhysicalTable, &u.Parents, &u.CreatedAt, &orphaned); err != nil {
-			return nil, fmt.Errorf("state: usage: %w", err)
+			return nil, fmt.Errorf("state store: usage: %w", err)
 		}
 		u.OrphanedAt = orZero(orphaned)
 		out = append(out, u)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: usage: %w", err)
+		return nil, fmt.Errorf("state store: usage: %w", err)
 	}
 	return out, nil
 }
@@ -72,7 +72,7 @@ func (s *Store) Reserve(ctx context.Context, fps []string, until time.Time) erro
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("state: reserve: %w", err)
+		return fmt.Errorf("state store: reserve: %w", err)
 	}
 	return nil
 }
@@ -114,7 +114,7 @@ func (s *Store) RemoveSnapshots(ctx context.Context, fps []string, cutoff time.T
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("state: remove snapshots: %w", err)
+		return nil, fmt.Errorf("state store: remove snapshots: %w", err)
 	}
 	if removed == nil {
 		removed = []string{}

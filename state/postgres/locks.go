@@ -24,7 +24,7 @@ import (
 func (s *Store) TryLock(ctx context.Context, l state.Lock, stale func(held state.Lock) bool) (state.Lock, bool, error) {
 	l.AcquiredAt = nowIfZero(l.AcquiredAt)
 	if l.Name == "" || l.Holder == "" {
-		return state.Lock{}, false, fmt.Errorf("state: lock: empty name or holder")
+		return state.Lock{}, false, fmt.Errorf("state store: lock: empty name or holder")
 	}
 	// Each pass that neither finds nor inserts the row lost a race with an
 	// insert and an unlock between its two statements; a few are plenty.
@@ -41,13 +41,13 @@ func (s *Store) TryLock(ctx context.Context, l state.Lock, stale func(held state
 			return err
 		})
 		if err != nil {
-			return state.Lock{}, false, fmt.Errorf("state: lock %s: %w", l.Name, err)
+			return state.Lock{}, false, fmt.Errorf("state store: lock %s: %w", l.Name, err)
 		}
 		if done {
 			return held, ok, nil
 		}
 	}
-	return state.Lock{}, false, fmt.Errorf("state: lock %s: still contended after %d attempts", l.Name, passes)
+	return state.Lock{}, false, fmt.Errorf("state store: lock %s: still contended after %d attempts", l.Name, passes)
 }
 
 // tryLock is one pass of TryLock; done is false when it must be retried.
@@ -100,10 +100,10 @@ func (s *Store) Unlock(ctx context.Context, name, holder string) error {
 
 func lockResult(tag pgconn.CommandTag, err error, op, name string) error {
 	if err != nil {
-		return fmt.Errorf("state: %s %s: %w", op, name, err)
+		return fmt.Errorf("state store: %s %s: %w", op, name, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("state: %s %s: %w", op, name, state.ErrLockLost)
+		return fmt.Errorf("state store: %s %s: %w", op, name, state.ErrLockLost)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func Migrate(ctx context.Context, url string, opts ...Option) (from, to int, err
 	}
 	for v := from; v < state.SchemaVersion; v++ {
 		if err := s.step(ctx, v); err != nil {
-			return from, v, fmt.Errorf("state: migrate %s from version %d to %d: %w", s.name, v, v+1, err)
+			return from, v, fmt.Errorf("migrate %s from version %d to %d: %w", s.name, v, v+1, err)
 		}
 	}
 	return from, state.SchemaVersion, nil
@@ -67,7 +67,7 @@ func (s *Store) currentVersion(ctx context.Context) (int, error) {
 		var err error
 		v, err = s.readVersion(ctx, tx)
 		if errors.Is(err, errEmpty) {
-			return fmt.Errorf("state: migrate %s: the schema holds no efmesh state", s.name)
+			return fmt.Errorf("migrate %s: the schema holds no efmesh state", s.name)
 		}
 		return err
 	})

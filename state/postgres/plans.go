@@ -10,14 +10,14 @@ import (
 // RecordPlan appends r to the plans journal.
 func (s *Store) RecordPlan(ctx context.Context, r state.PlanRecord) error {
 	if r.ID == "" {
-		return fmt.Errorf("state: record plan for %s: empty id", r.Env)
+		return fmt.Errorf("state store: record plan for %s: empty id", r.Env)
 	}
 	_, err := s.exec(ctx, s.q(`
 		INSERT INTO {s}.plans (id, env, applied_by, created_at, status, summary, error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`),
 		r.ID, r.Env, r.AppliedBy, nowIfZero(r.CreatedAt), r.Status, r.Summary, r.Error)
 	if err != nil {
-		return fmt.Errorf("state: record plan %s: %w", r.ID, err)
+		return fmt.Errorf("state store: record plan %s: %w", r.ID, err)
 	}
 	return nil
 }
@@ -31,19 +31,19 @@ func (s *Store) Plans(ctx context.Context, env string, limit int) ([]state.PlanR
 		ORDER BY created_at DESC, seq DESC
 		LIMIT $2`), env, limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("state: plans %s: %w", env, err)
+		return nil, fmt.Errorf("state store: plans %s: %w", env, err)
 	}
 	defer rows.Close()
 	var out []state.PlanRecord
 	for rows.Next() {
 		var r state.PlanRecord
 		if err := rows.Scan(&r.ID, &r.Env, &r.AppliedBy, &r.CreatedAt, &r.Status, &r.Summary, &r.Error); err != nil {
-			return nil, fmt.Errorf("state: plans %s: %w", env, err)
+			return nil, fmt.Errorf("state store: plans %s: %w", env, err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: plans %s: %w", env, err)
+		return nil, fmt.Errorf("state store: plans %s: %w", env, err)
 	}
 	return out, nil
 }

@@ -93,7 +93,7 @@ func OpenExisting(ctx context.Context, url string, opts ...Option) (*Store, erro
 		v, err := s.readVersion(ctx, tx)
 		switch {
 		case errors.Is(err, errEmpty):
-			return fmt.Errorf("state: %s: no store yet: %w", s.name, state.ErrNotFound)
+			return fmt.Errorf("%s: no store yet: %w", s.name, state.ErrNotFound)
 		case err != nil:
 			return err
 		case v != state.SchemaVersion:
@@ -115,12 +115,12 @@ func connect(ctx context.Context, url string, opts []Option) (*Store, error) {
 		opt(&o)
 	}
 	if o.schema == "" {
-		return nil, fmt.Errorf("state: open: empty schema name")
+		return nil, fmt.Errorf("state store: open: empty schema name")
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgconn masks the password in its parse errors.
-		return nil, fmt.Errorf("state: open: %w", err)
+		return nil, fmt.Errorf("state store: open: %w", err)
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "efmesh"
@@ -135,7 +135,7 @@ func connect(ctx context.Context, url string, opts []Option) (*Store, error) {
 	name := describe(&cfg.ConnConfig.Config, o.schema)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("state: open %s: %w", name, err)
+		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	return &Store{
 		pool:   pool,
@@ -230,7 +230,7 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 	var v int64
 	err := s.pool.QueryRow(ctx, s.q(`SELECT coalesce((SELECT value::bigint FROM {s}.meta WHERE key = $1), 0)`), dataVersionKey).Scan(&v)
 	if err != nil {
-		return 0, fmt.Errorf("state: version of %s: %w", s.name, err)
+		return 0, fmt.Errorf("version of %s: %w", s.name, err)
 	}
 	return v, nil
 }

@@ -161,7 +161,7 @@ func TestSchemaVersionMismatch(t *testing.T) {
 		if !errors.Is(err, state.ErrSchemaVersion) {
 			t.Errorf("version %d: error %v does not wrap ErrSchemaVersion", tc.version, err)
 		}
-		if want := "state: " + name + " " + tc.hint; err.Error() != want {
+		if want := name + " " + tc.hint; err.Error() != want {
 			t.Errorf("version %d:\n got %s\nwant %s", tc.version, err, want)
 		}
 		// Refusing to open writes nothing.

@@ -15,11 +15,11 @@ var _ state.FingerprintMigrator = (*Store)(nil)
 func (s *Store) FingerprintVersions(ctx context.Context) ([]int, error) {
 	rows, err := s.pool.Query(ctx, s.q(`SELECT DISTINCT fingerprint_version FROM {s}.snapshots ORDER BY 1`))
 	if err != nil {
-		return nil, fmt.Errorf("state: fingerprint versions: %w", err)
+		return nil, fmt.Errorf("state store: fingerprint versions: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowTo[int])
 	if err != nil {
-		return nil, fmt.Errorf("state: fingerprint versions: %w", err)
+		return nil, fmt.Errorf("state store: fingerprint versions: %w", err)
 	}
 	return out, nil
 }
@@ -72,7 +72,7 @@ func (s *Store) Refingerprint(ctx context.Context, rs []state.Refingerprint) err
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("state: refingerprint: %w", err)
+		return fmt.Errorf("state store: refingerprint: %w", err)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 // RecordRun appends r to the runs journal.
 func (s *Store) RecordRun(ctx context.Context, r state.Run) error {
 	if r.ID == "" {
-		return fmt.Errorf("state: record run for %s: empty id", r.Env)
+		return fmt.Errorf("state store: record run for %s: empty id", r.Env)
 	}
 	detail := string(r.Detail)
 	if detail == "" {
@@ -21,7 +21,7 @@ func (s *Store) RecordRun(ctx context.Context, r state.Run) error {
 		INSERT INTO {s}.runs (id, env, started_at, finished_at, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6)`),
 		r.ID, r.Env, nowIfZero(r.StartedAt), nowIfZero(r.FinishedAt), r.Outcome, detail)
 	if err != nil {
-		return fmt.Errorf("state: record run %s: %w", r.ID, err)
+		return fmt.Errorf("state store: record run %s: %w", r.ID, err)
 	}
 	return nil
 }
@@ -33,7 +33,7 @@ func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, e
 		SELECT id, env, started_at, finished_at, outcome, detail FROM {s}.runs
 		WHERE env = $1 ORDER BY started_at DESC, seq DESC LIMIT $2`), env, limitArg(limit))
 	if err != nil {
-		return nil, fmt.Errorf("state: runs %s: %w", env, err)
+		return nil, fmt.Errorf("state store: runs %s: %w", env, err)
 	}
 	defer rows.Close()
 	var out []state.Run
@@ -44,14 +44,14 @@ func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, e
 			detail   string
 		)
 		if err := rows.Scan(&r.ID, &r.Env, &r.StartedAt, &finished, &r.Outcome, &detail); err != nil {
-			return nil, fmt.Errorf("state: runs %s: %w", env, err)
+			return nil, fmt.Errorf("state store: runs %s: %w", env, err)
 		}
 		r.FinishedAt = orZero(finished)
 		r.Detail = []byte(detail)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: runs %s: %w", env, err)
+		return nil, fmt.Errorf("state store: runs %s: %w", env, err)
 	}
 	return out, nil
 }

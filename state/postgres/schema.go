@@ -107,12 +107,12 @@ const versionKey = "schema_version"
 func (s *Store) createOrCheck(ctx context.Context) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := s.lockSchema(ctx, tx); err != nil {
-			return fmt.Errorf("state: open %s: %w", s.name, err)
+			return fmt.Errorf("open %s: %w", s.name, err)
 		}
 		v, err := s.readVersion(ctx, tx)
 		if errors.Is(err, errEmpty) {
 			if err := s.createSchema(ctx, tx); err != nil {
-				return fmt.Errorf("state: create %s: %w", s.name, err)
+				return fmt.Errorf("create %s: %w", s.name, err)
 			}
 			return nil
 		}
@@ -160,25 +160,25 @@ func (s *Store) readVersion(ctx context.Context, tx pgx.Tx) (int, error) {
 		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`, s.schema).Scan(&tables, &hasMeta)
 	if err != nil {
-		return 0, fmt.Errorf("state: open %s: %w", s.name, err)
+		return 0, fmt.Errorf("open %s: %w", s.name, err)
 	}
 	switch {
 	case tables == 0:
 		return 0, errEmpty
 	case hasMeta == 0:
-		return 0, fmt.Errorf("state: %s is not an efmesh state store (no meta table)", s.name)
+		return 0, fmt.Errorf("%s is not an efmesh state store (no meta table)", s.name)
 	}
 	var text string
 	err = tx.QueryRow(ctx, s.q(`SELECT value FROM {s}.meta WHERE key = $1`), versionKey).Scan(&text)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("state: %s is not an efmesh state store (no %s in meta)", s.name, versionKey)
+		return 0, fmt.Errorf("%s is not an efmesh state store (no %s in meta)", s.name, versionKey)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("state: open %s: %w", s.name, err)
+		return 0, fmt.Errorf("open %s: %w", s.name, err)
 	}
 	v, err := strconv.Atoi(text)
 	if err != nil {
-		return 0, fmt.Errorf("state: %s: bad %s %q in meta", s.name, versionKey, text)
+		return 0, fmt.Errorf("%s: bad %s %q in meta", s.name, versionKey, text)
 	}
 	return v, nil
 }

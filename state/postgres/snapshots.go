@@ -24,7 +24,7 @@ func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error 
 	var b pgx.Batch
 	for _, snap := range snaps {
 		if snap.Fingerprint == "" {
-			return fmt.Errorf("state: put snapshot %s: empty fingerprint", snap.Name)
+			return fmt.Errorf("state store: put snapshot %s: empty fingerprint", snap.Name)
 		}
 		parents := snap.Parents
 		if parents == nil {
@@ -44,7 +44,7 @@ func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error 
 		return tx.SendBatch(ctx, &b).Close()
 	})
 	if err != nil {
-		return fmt.Errorf("state: put snapshots: %w", err)
+		return fmt.Errorf("state store: put snapshots: %w", err)
 	}
 	return nil
 }
@@ -72,7 +72,7 @@ func (s *Store) snapshots(ctx context.Context, fps []string, canonical string) (
 		       parents, `+canonical+`, definition, created_at, built_at, orphaned_at
 		FROM {s}.snapshots WHERE fingerprint = ANY ($1)`), fps)
 	if err != nil {
-		return nil, fmt.Errorf("state: snapshots: %w", err)
+		return nil, fmt.Errorf("state store: snapshots: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -83,14 +83,14 @@ func (s *Store) snapshots(ctx context.Context, fps []string, canonical string) (
 		if err := rows.Scan(&snap.Fingerprint, &snap.FingerprintVersion, &snap.Name, &snap.Kind,
 			&snap.PhysicalTable, &snap.OwnHash, &snap.Parents, &snap.Canonical, &snap.Definition,
 			&snap.CreatedAt, &built, &orphaned); err != nil {
-			return nil, fmt.Errorf("state: snapshots: %w", err)
+			return nil, fmt.Errorf("state store: snapshots: %w", err)
 		}
 		snap.BuiltAt = orZero(built)
 		snap.OrphanedAt = orZero(orphaned)
 		out[snap.Fingerprint] = snap
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: snapshots: %w", err)
+		return nil, fmt.Errorf("state store: snapshots: %w", err)
 	}
 	return out, nil
 }
@@ -100,10 +100,10 @@ func (s *Store) MarkBuilt(ctx context.Context, fp string, at time.Time) error {
 	tag, err := s.exec(ctx, s.q(`UPDATE {s}.snapshots SET built_at = $1 WHERE fingerprint = $2`),
 		nowIfZero(at), fp)
 	if err != nil {
-		return fmt.Errorf("state: mark built %s: %w", fp, err)
+		return fmt.Errorf("state store: mark built %s: %w", fp, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("state: mark built %s: snapshot %w", fp, state.ErrNotFound)
+		return fmt.Errorf("state store: mark built %s: snapshot %w", fp, state.ErrNotFound)
 	}
 	return nil
 }
@@ -112,10 +112,10 @@ func (s *Store) MarkBuilt(ctx context.Context, fp string, at time.Time) error {
 func (s *Store) UpdateDefinition(ctx context.Context, fp string, definition []byte) error {
 	tag, err := s.exec(ctx, s.q(`UPDATE {s}.snapshots SET definition = $1 WHERE fingerprint = $2`), definition, fp)
 	if err != nil {
-		return fmt.Errorf("state: update definition %s: %w", fp, err)
+		return fmt.Errorf("state store: update definition %s: %w", fp, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("state: update definition %s: snapshot %w", fp, state.ErrNotFound)
+		return fmt.Errorf("state store: update definition %s: snapshot %w", fp, state.ErrNotFound)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ func (s *Store) Environment(ctx context.Context, env string) (map[string]state.P
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT model, fingerprint, updated_at FROM environments WHERE env = ?`, env)
 	if err != nil {
-		return nil, fmt.Errorf("state: environment %s: %w", env, err)
+		return nil, fmt.Errorf("state store: environment %s: %w", env, err)
 	}
 	defer rows.Close()
 	out := map[string]state.Pointer{}
@@ -25,15 +25,15 @@ func (s *Store) Environment(ctx context.Context, env string) (map[string]state.P
 			updated string
 		)
 		if err := rows.Scan(&p.Model, &p.Fingerprint, &updated); err != nil {
-			return nil, fmt.Errorf("state: environment %s: %w", env, err)
+			return nil, fmt.Errorf("state store: environment %s: %w", env, err)
 		}
 		if p.UpdatedAt, err = parseTime(updated); err != nil {
-			return nil, fmt.Errorf("state: environment %s: %s: %w", env, p.Model, err)
+			return nil, fmt.Errorf("state store: environment %s: %s: %w", env, p.Model, err)
 		}
 		out[p.Model] = p
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: environment %s: %w", env, err)
+		return nil, fmt.Errorf("state store: environment %s: %w", env, err)
 	}
 	return out, nil
 }
@@ -42,19 +42,19 @@ func (s *Store) Environment(ctx context.Context, env string) (map[string]state.P
 func (s *Store) Environments(ctx context.Context) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT env FROM environments ORDER BY env`)
 	if err != nil {
-		return nil, fmt.Errorf("state: environments: %w", err)
+		return nil, fmt.Errorf("state store: environments: %w", err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var env string
 		if err := rows.Scan(&env); err != nil {
-			return nil, fmt.Errorf("state: environments: %w", err)
+			return nil, fmt.Errorf("state store: environments: %w", err)
 		}
 		out = append(out, env)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: environments: %w", err)
+		return nil, fmt.Errorf("state store: environments: %w", err)
 	}
 	return out, nil
 }
@@ -63,10 +63,10 @@ func (s *Store) Environments(ctx context.Context) ([]string, error) {
 // transaction: readers see the old set or the new one, never a mix.
 func (s *Store) Promote(ctx context.Context, p state.Promotion) error {
 	if p.Env == "" {
-		return fmt.Errorf("state: promote: empty environment name")
+		return fmt.Errorf("state store: promote: empty environment name")
 	}
 	if err := s.promote(ctx, p); err != nil {
-		return fmt.Errorf("state: promote %s: %w", p.Env, err)
+		return fmt.Errorf("state store: promote %s: %w", p.Env, err)
 	}
 	return nil
 }

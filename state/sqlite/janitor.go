@@ -17,7 +17,7 @@ func (s *Store) Usage(ctx context.Context) ([]state.SnapshotUsage, error) {
 		SELECT fingerprint, name, kind, physical_table, parents, created_at, orphaned_at
 		FROM snapshots ORDER BY fingerprint`)
 	if err != nil {
-		return nil, fmt.Errorf("state: usage: %w", err)
+		return nil, fmt.Errorf("state store: usage: %w", err)
 	}
 	defer rows.Close()
 	var out []state.SnapshotUsage
@@ -28,23 +28,23 @@ func (s *Store) Usage(ctx context.Context) ([]state.SnapshotUsage, error) {
 			orphaned         sql.NullString
 		)
 		if err := rows.Scan(&u.Fingerprint, &u.Name, &u.Kind, &u.PhysicalTable, &parents, &created, &orphaned); err != nil {
-			return nil, fmt.Errorf("state: usage: %w", err)
+			return nil, fmt.Errorf("state store: usage: %w", err)
 		}
 		if err := json.Unmarshal([]byte(parents), &u.Parents); err != nil {
-			return nil, fmt.Errorf("state: usage: snapshot %s: parents: %w", u.Fingerprint, err)
+			return nil, fmt.Errorf("state store: usage: snapshot %s: parents: %w", u.Fingerprint, err)
 		}
 		if u.CreatedAt, err = parseTime(created); err != nil {
-			return nil, fmt.Errorf("state: usage: snapshot %s: %w", u.Fingerprint, err)
+			return nil, fmt.Errorf("state store: usage: snapshot %s: %w", u.Fingerprint, err)
 		}
 		if orphaned.Valid {
 			if u.OrphanedAt, err = parseTime(orphaned.String); err != nil {
-				return nil, fmt.Errorf("state: usage: snapshot %s: %w", u.Fingerprint, err)
+				return nil, fmt.Errorf("state store: usage: snapshot %s: %w", u.Fingerprint, err)
 			}
 		}
 		out = append(out, u)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: usage: %w", err)
+		return nil, fmt.Errorf("state store: usage: %w", err)
 	}
 	return out, nil
 }
@@ -57,7 +57,7 @@ func (s *Store) Reserve(ctx context.Context, fps []string, until time.Time) erro
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("state: reserve: %w", err)
+		return fmt.Errorf("state store: reserve: %w", err)
 	}
 	defer tx.Rollback() // no-op after Commit
 	mark := formatTime(nowIfZero(until))
@@ -65,28 +65,28 @@ func (s *Store) Reserve(ctx context.Context, fps []string, until time.Time) erro
 		UPDATE snapshots SET orphaned_at = max(orphaned_at, ?)
 		WHERE fingerprint = ? AND orphaned_at IS NOT NULL`)
 	if err != nil {
-		return fmt.Errorf("state: reserve: %w", err)
+		return fmt.Errorf("state store: reserve: %w", err)
 	}
 	defer stmt.Close()
 	exists, err := tx.PrepareContext(ctx, `SELECT count(*) FROM snapshots WHERE fingerprint = ?`)
 	if err != nil {
-		return fmt.Errorf("state: reserve: %w", err)
+		return fmt.Errorf("state store: reserve: %w", err)
 	}
 	defer exists.Close()
 	for _, fp := range fps {
 		var n int
 		if err := exists.QueryRowContext(ctx, fp).Scan(&n); err != nil {
-			return fmt.Errorf("state: reserve %s: %w", fp, err)
+			return fmt.Errorf("state store: reserve %s: %w", fp, err)
 		}
 		if n == 0 {
-			return fmt.Errorf("state: reserve %s: snapshot %w", fp, state.ErrNotFound)
+			return fmt.Errorf("state store: reserve %s: snapshot %w", fp, state.ErrNotFound)
 		}
 		if _, err := stmt.ExecContext(ctx, mark, fp); err != nil {
-			return fmt.Errorf("state: reserve %s: %w", fp, err)
+			return fmt.Errorf("state store: reserve %s: %w", fp, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("state: reserve: %w", err)
+		return fmt.Errorf("state store: reserve: %w", err)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func (s *Store) RemoveSnapshots(ctx context.Context, fps []string, cutoff time.T
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("state: remove snapshots: %w", err)
+		return nil, fmt.Errorf("state store: remove snapshots: %w", err)
 	}
 	defer tx.Rollback() // no-op after Commit
 	limit := formatTime(cutoff)
@@ -120,25 +120,25 @@ func (s *Store) RemoveSnapshots(ctx context.Context, fps []string, cutoff time.T
 			  AND NOT EXISTS (SELECT 1 FROM environments e WHERE e.fingerprint = snapshots.fingerprint)
 			RETURNING fingerprint`, args...)
 		if err != nil {
-			return nil, fmt.Errorf("state: remove snapshots: %w", err)
+			return nil, fmt.Errorf("state store: remove snapshots: %w", err)
 		}
 		for rows.Next() {
 			var fp string
 			if err := rows.Scan(&fp); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("state: remove snapshots: %w", err)
+				return nil, fmt.Errorf("state store: remove snapshots: %w", err)
 			}
 			removed = append(removed, fp)
 		}
 		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("state: remove snapshots: %w", err)
+			return nil, fmt.Errorf("state store: remove snapshots: %w", err)
 		}
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("state: remove snapshots: %w", err)
+			return nil, fmt.Errorf("state store: remove snapshots: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("state: remove snapshots: %w", err)
+		return nil, fmt.Errorf("state store: remove snapshots: %w", err)
 	}
 	return removed, nil
 }

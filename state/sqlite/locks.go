@@ -16,11 +16,11 @@ import (
 func (s *Store) TryLock(ctx context.Context, l state.Lock, stale func(held state.Lock) bool) (state.Lock, bool, error) {
 	l.AcquiredAt = nowIfZero(l.AcquiredAt)
 	if l.Name == "" || l.Holder == "" {
-		return state.Lock{}, false, fmt.Errorf("state: lock: empty name or holder")
+		return state.Lock{}, false, fmt.Errorf("state store: lock: empty name or holder")
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return state.Lock{}, false, fmt.Errorf("state: lock %s: %w", l.Name, err)
+		return state.Lock{}, false, fmt.Errorf("state store: lock %s: %w", l.Name, err)
 	}
 	defer tx.Rollback() // no-op after Commit
 	var (
@@ -32,13 +32,13 @@ func (s *Store) TryLock(ctx context.Context, l state.Lock, stale func(held state
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
-		return state.Lock{}, false, fmt.Errorf("state: lock %s: %w", l.Name, err)
+		return state.Lock{}, false, fmt.Errorf("state store: lock %s: %w", l.Name, err)
 	default:
 		if held.AcquiredAt, err = parseTime(acquired); err == nil {
 			held.ExpiresAt, err = parseTime(expires)
 		}
 		if err != nil {
-			return state.Lock{}, false, fmt.Errorf("state: lock %s: %w", l.Name, err)
+			return state.Lock{}, false, fmt.Errorf("state store: lock %s: %w", l.Name, err)
 		}
 		free := held.Holder == l.Holder || !held.ExpiresAt.After(l.AcquiredAt) || stale != nil && stale(held)
 		if !free {
@@ -54,10 +54,10 @@ func (s *Store) TryLock(ctx context.Context, l state.Lock, stale func(held state
 			acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
 		l.Name, l.Holder, l.Host, l.PID, formatTime(l.AcquiredAt), formatTime(l.ExpiresAt))
 	if err != nil {
-		return state.Lock{}, false, fmt.Errorf("state: lock %s: %w", l.Name, err)
+		return state.Lock{}, false, fmt.Errorf("state store: lock %s: %w", l.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return state.Lock{}, false, fmt.Errorf("state: lock %s: %w", l.Name, err)
+		return state.Lock{}, false, fmt.Errorf("state store: lock %s: %w", l.Name, err)
 	}
 	return l, true, nil
 }
@@ -77,14 +77,14 @@ func (s *Store) Unlock(ctx context.Context, name, holder string) error {
 
 func lockResult(res sql.Result, err error, op, name string) error {
 	if err != nil {
-		return fmt.Errorf("state: %s %s: %w", op, name, err)
+		return fmt.Errorf("state store: %s %s: %w", op, name, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return fmt.Errorf("state: %s %s: %w", op, name, err)
+		return fmt.Errorf("state store: %s %s: %w", op, name, err)
 	}
 	if n == 0 {
-		return fmt.Errorf("state: %s %s: %w", op, name, state.ErrLockLost)
+		return fmt.Errorf("state store: %s %s: %w", op, name, state.ErrLockLost)
 	}
 	return nil
 }

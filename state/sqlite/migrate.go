@@ -35,7 +35,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 // *state.SchemaVersionError. A missing file is an error, never created.
 func Migrate(ctx context.Context, path string) (from, to int, backup string, err error) {
 	if _, err := os.Stat(path); err != nil {
-		return 0, 0, "", fmt.Errorf("state: migrate %s: %w", path, err)
+		return 0, 0, "", fmt.Errorf("migrate %s: %w", path, err)
 	}
 	db, err := openDB(path)
 	if err != nil {
@@ -58,11 +58,11 @@ func Migrate(ctx context.Context, path string) (from, to int, backup string, err
 	// VACUUM INTO writes a consistent copy, WAL content included, and fails
 	// rather than overwrite an existing file.
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, backup); err != nil {
-		return from, from, "", fmt.Errorf("state: migrate %s: back up to %s: %w", path, backup, err)
+		return from, from, "", fmt.Errorf("migrate %s: back up to %s: %w", path, backup, err)
 	}
 	for v := from; v < state.SchemaVersion; v++ {
 		if err := step(ctx, db, path, v); err != nil {
-			return from, v, backup, fmt.Errorf("state: migrate %s from version %d to %d (backup in %s): %w", path, v, v+1, backup, err)
+			return from, v, backup, fmt.Errorf("migrate %s from version %d to %d (backup in %s): %w", path, v, v+1, backup, err)
 		}
 	}
 	return from, state.SchemaVersion, backup, nil
@@ -72,12 +72,12 @@ func Migrate(ctx context.Context, path string) (from, to int, backup string, err
 func currentVersion(ctx context.Context, db *sql.DB, path string) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("state: migrate %s: %w", path, err)
+		return 0, fmt.Errorf("migrate %s: %w", path, err)
 	}
 	defer tx.Rollback() // read only
 	v, err := readVersion(ctx, tx, path)
 	if errors.Is(err, errEmpty) {
-		return 0, fmt.Errorf("state: migrate %s: the file holds no efmesh state", path)
+		return 0, fmt.Errorf("migrate %s: the file holds no efmesh state", path)
 	}
 	return v, err
 }

@@ -10,14 +10,14 @@ import (
 // RecordPlan appends r to the plans journal.
 func (s *Store) RecordPlan(ctx context.Context, r state.PlanRecord) error {
 	if r.ID == "" {
-		return fmt.Errorf("state: record plan for %s: empty id", r.Env)
+		return fmt.Errorf("state store: record plan for %s: empty id", r.Env)
 	}
 	_, err := s.db.ExecContext(ctx, `
 		INSERT INTO plans (id, env, applied_by, created_at, status, summary, error)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.Env, r.AppliedBy, formatTime(nowIfZero(r.CreatedAt)), r.Status, r.Summary, r.Error)
 	if err != nil {
-		return fmt.Errorf("state: record plan %s: %w", r.ID, err)
+		return fmt.Errorf("state store: record plan %s: %w", r.ID, err)
 	}
 	return nil
 }
@@ -34,7 +34,7 @@ func (s *Store) Plans(ctx context.Context, env string, limit int) ([]state.PlanR
 		ORDER BY created_at DESC, rowid DESC
 		LIMIT ?`, env, limit)
 	if err != nil {
-		return nil, fmt.Errorf("state: plans %s: %w", env, err)
+		return nil, fmt.Errorf("state store: plans %s: %w", env, err)
 	}
 	defer rows.Close()
 	var out []state.PlanRecord
@@ -44,15 +44,15 @@ func (s *Store) Plans(ctx context.Context, env string, limit int) ([]state.PlanR
 			created string
 		)
 		if err := rows.Scan(&r.ID, &r.Env, &r.AppliedBy, &created, &r.Status, &r.Summary, &r.Error); err != nil {
-			return nil, fmt.Errorf("state: plans %s: %w", env, err)
+			return nil, fmt.Errorf("state store: plans %s: %w", env, err)
 		}
 		if r.CreatedAt, err = parseTime(created); err != nil {
-			return nil, fmt.Errorf("state: plans %s: plan %s: %w", env, r.ID, err)
+			return nil, fmt.Errorf("state store: plans %s: plan %s: %w", env, r.ID, err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: plans %s: %w", env, err)
+		return nil, fmt.Errorf("state store: plans %s: %w", env, err)
 	}
 	return out, nil
 }

@@ -14,14 +14,14 @@ var _ state.FingerprintMigrator = (*Store)(nil)
 func (s *Store) FingerprintVersions(ctx context.Context) ([]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT fingerprint_version FROM snapshots ORDER BY 1`)
 	if err != nil {
-		return nil, fmt.Errorf("state: fingerprint versions: %w", err)
+		return nil, fmt.Errorf("state store: fingerprint versions: %w", err)
 	}
 	defer rows.Close()
 	var out []int
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("state: fingerprint versions: %w", err)
+			return nil, fmt.Errorf("state store: fingerprint versions: %w", err)
 		}
 		out = append(out, v)
 	}
@@ -34,7 +34,7 @@ func (s *Store) FingerprintVersions(ctx context.Context) ([]int, error) {
 func (s *Store) Refingerprint(ctx context.Context, rs []state.Refingerprint) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("state: refingerprint: %w", err)
+		return fmt.Errorf("state store: refingerprint: %w", err)
 	}
 	defer tx.Rollback() // no-op after Commit
 	for _, r := range rs {
@@ -44,25 +44,25 @@ func (s *Store) Refingerprint(ctx context.Context, rs []state.Refingerprint) err
 		}
 		pj, err := json.Marshal(parents)
 		if err != nil {
-			return fmt.Errorf("state: refingerprint %s: %w", r.From, err)
+			return fmt.Errorf("state store: refingerprint %s: %w", r.From, err)
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshots WHERE fingerprint = ?`, r.From).Scan(&n); err != nil {
-			return fmt.Errorf("state: refingerprint %s: %w", r.From, err)
+			return fmt.Errorf("state store: refingerprint %s: %w", r.From, err)
 		} else if n == 0 {
-			return fmt.Errorf("state: refingerprint %s: snapshot %w", r.From, state.ErrNotFound)
+			return fmt.Errorf("state store: refingerprint %s: snapshot %w", r.From, state.ErrNotFound)
 		}
 		if r.To == r.From {
 			if _, err := tx.ExecContext(ctx, `UPDATE snapshots SET fingerprint_version = ?, own_hash = ?, parents = ? WHERE fingerprint = ?`,
 				r.Version, r.OwnHash, string(pj), r.From); err != nil {
-				return fmt.Errorf("state: refingerprint %s: %w", r.From, err)
+				return fmt.Errorf("state store: refingerprint %s: %w", r.From, err)
 			}
 			continue
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshots WHERE fingerprint = ?`, r.To).Scan(&n); err != nil {
-			return fmt.Errorf("state: refingerprint %s: %w", r.From, err)
+			return fmt.Errorf("state store: refingerprint %s: %w", r.From, err)
 		} else if n > 0 {
-			return fmt.Errorf("state: refingerprint %s: %s is stored already", r.From, r.To)
+			return fmt.Errorf("state store: refingerprint %s: %s is stored already", r.From, r.To)
 		}
 		for _, stmt := range []struct {
 			q    string
@@ -77,12 +77,12 @@ func (s *Store) Refingerprint(ctx context.Context, rs []state.Refingerprint) err
 			{`DELETE FROM snapshots WHERE fingerprint = ?`, []any{r.From}},
 		} {
 			if _, err := tx.ExecContext(ctx, stmt.q, stmt.args...); err != nil {
-				return fmt.Errorf("state: refingerprint %s: %w", r.From, err)
+				return fmt.Errorf("state store: refingerprint %s: %w", r.From, err)
 			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("state: refingerprint: %w", err)
+		return fmt.Errorf("state store: refingerprint: %w", err)
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func (s *Store) Refingerprint(ctx context.Context, rs []state.Refingerprint) err
 // included); an existing file at path is an error, never overwritten.
 func (s *Store) Backup(ctx context.Context, path string) error {
 	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
-		return fmt.Errorf("state: back up %s to %s: %w", s.path, path, err)
+		return fmt.Errorf("back up %s to %s: %w", s.path, path, err)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 // RecordRun appends r to the runs journal.
 func (s *Store) RecordRun(ctx context.Context, r state.Run) error {
 	if r.ID == "" {
-		return fmt.Errorf("state: record run for %s: empty id", r.Env)
+		return fmt.Errorf("state store: record run for %s: empty id", r.Env)
 	}
 	detail := string(r.Detail)
 	if detail == "" {
@@ -21,7 +21,7 @@ func (s *Store) RecordRun(ctx context.Context, r state.Run) error {
 		INSERT INTO runs (id, env, started_at, finished_at, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)`,
 		r.ID, r.Env, formatTime(nowIfZero(r.StartedAt)), formatTime(nowIfZero(r.FinishedAt)), r.Outcome, detail)
 	if err != nil {
-		return fmt.Errorf("state: record run %s: %w", r.ID, err)
+		return fmt.Errorf("state store: record run %s: %w", r.ID, err)
 	}
 	return nil
 }
@@ -35,7 +35,7 @@ func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, e
 		SELECT id, env, started_at, finished_at, outcome, detail FROM runs
 		WHERE env = ? ORDER BY started_at DESC, rowid DESC LIMIT ?`, env, limit)
 	if err != nil {
-		return nil, fmt.Errorf("state: runs %s: %w", env, err)
+		return nil, fmt.Errorf("state store: runs %s: %w", env, err)
 	}
 	defer rows.Close()
 	var out []state.Run
@@ -47,21 +47,21 @@ func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, e
 			detail   string
 		)
 		if err := rows.Scan(&r.ID, &r.Env, &started, &finished, &r.Outcome, &detail); err != nil {
-			return nil, fmt.Errorf("state: runs %s: %w", env, err)
+			return nil, fmt.Errorf("state store: runs %s: %w", env, err)
 		}
 		if r.StartedAt, err = parseTime(started); err != nil {
-			return nil, fmt.Errorf("state: runs %s: run %s: %w", env, r.ID, err)
+			return nil, fmt.Errorf("state store: runs %s: run %s: %w", env, r.ID, err)
 		}
 		if finished.Valid {
 			if r.FinishedAt, err = parseTime(finished.String); err != nil {
-				return nil, fmt.Errorf("state: runs %s: run %s: %w", env, r.ID, err)
+				return nil, fmt.Errorf("state store: runs %s: run %s: %w", env, r.ID, err)
 			}
 		}
 		r.Detail = []byte(detail)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("state: runs %s: %w", env, err)
+		return nil, fmt.Errorf("state store: runs %s: %w", env, err)
 	}
 	return out, nil
 }

@@ -104,7 +104,7 @@ func prepare(ctx context.Context, db *sql.DB, path string) error {
 		return err
 	}
 	if err := setWAL(ctx, db); err != nil {
-		return fmt.Errorf("state: open %s: WAL mode: %w", path, err)
+		return fmt.Errorf("open %s: WAL mode: %w", path, err)
 	}
 	return nil
 }
@@ -112,17 +112,17 @@ func prepare(ctx context.Context, db *sql.DB, path string) error {
 func createOrCheck(ctx context.Context, db *sql.DB, path string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("state: open %s: %w", path, err)
+		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer tx.Rollback() // no-op after Commit
 
 	v, err := readVersion(ctx, tx, path)
 	if errors.Is(err, errEmpty) {
 		if err := createSchema(ctx, tx); err != nil {
-			return fmt.Errorf("state: create %s: %w", path, err)
+			return fmt.Errorf("create %s: %w", path, err)
 		}
 		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("state: create %s: %w", path, err)
+			return fmt.Errorf("create %s: %w", path, err)
 		}
 		return nil
 	}
@@ -184,25 +184,25 @@ func readVersion(ctx context.Context, tx *sql.Tx, path string) (int, error) {
 		`SELECT count(*), count(*) FILTER (WHERE name = 'meta') FROM sqlite_schema WHERE type = 'table'`,
 	).Scan(&tables, &hasMeta)
 	if err != nil {
-		return 0, fmt.Errorf("state: open %s: %w", path, err)
+		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
 	switch {
 	case tables == 0:
 		return 0, errEmpty
 	case hasMeta == 0:
-		return 0, fmt.Errorf("state: %s is not an efmesh state store (no meta table)", path)
+		return 0, fmt.Errorf("%s is not an efmesh state store (no meta table)", path)
 	}
 	var text string
 	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, versionKey).Scan(&text)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("state: %s is not an efmesh state store (no %s in meta)", path, versionKey)
+		return 0, fmt.Errorf("%s is not an efmesh state store (no %s in meta)", path, versionKey)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("state: open %s: %w", path, err)
+		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
 	v, err := strconv.Atoi(text)
 	if err != nil {
-		return 0, fmt.Errorf("state: %s: bad %s %q in meta", path, versionKey, text)
+		return 0, fmt.Errorf("%s: bad %s %q in meta", path, versionKey, text)
 	}
 	return v, nil
 }

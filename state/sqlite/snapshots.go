@@ -24,7 +24,7 @@ func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error 
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("state: put snapshots: %w", err)
+		return fmt.Errorf("state store: put snapshots: %w", err)
 	}
 	defer tx.Rollback() // no-op after Commit
 	// A new snapshot is pointed at by no environment: it is orphaned from
@@ -35,12 +35,12 @@ func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error 
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (fingerprint) DO NOTHING`)
 	if err != nil {
-		return fmt.Errorf("state: put snapshots: %w", err)
+		return fmt.Errorf("state store: put snapshots: %w", err)
 	}
 	defer stmt.Close()
 	for _, snap := range snaps {
 		if snap.Fingerprint == "" {
-			return fmt.Errorf("state: put snapshot %s: empty fingerprint", snap.Name)
+			return fmt.Errorf("state store: put snapshot %s: empty fingerprint", snap.Name)
 		}
 		parents := snap.Parents
 		if parents == nil {
@@ -48,7 +48,7 @@ func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error 
 		}
 		pj, err := json.Marshal(parents)
 		if err != nil {
-			return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
+			return fmt.Errorf("state store: put snapshot %s: %w", snap.Fingerprint, err)
 		}
 		var built any // NULL unless built
 		if !snap.BuiltAt.IsZero() {
@@ -57,11 +57,11 @@ func (s *Store) PutSnapshots(ctx context.Context, snaps []state.Snapshot) error 
 		created := formatTime(nowIfZero(snap.CreatedAt))
 		if _, err := stmt.ExecContext(ctx, snap.Fingerprint, snap.FingerprintVersion, snap.Name, snap.Kind, snap.PhysicalTable,
 			snap.OwnHash, string(pj), snap.Canonical, snap.Definition, created, built, created); err != nil {
-			return fmt.Errorf("state: put snapshot %s: %w", snap.Fingerprint, err)
+			return fmt.Errorf("state store: put snapshot %s: %w", snap.Fingerprint, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("state: put snapshots: %w", err)
+		return fmt.Errorf("state store: put snapshots: %w", err)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (s *Store) snapshots(ctx context.Context, fps []string, canonical string) (
 		chunk := fps[:min(len(fps), maxParams)]
 		fps = fps[len(chunk):]
 		if err := s.snapshotsIn(ctx, chunk, canonical, out); err != nil {
-			return nil, fmt.Errorf("state: snapshots: %w", err)
+			return nil, fmt.Errorf("state store: snapshots: %w", err)
 		}
 	}
 	return out, nil
@@ -147,12 +147,12 @@ func (s *Store) MarkBuilt(ctx context.Context, fp string, at time.Time) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE snapshots SET built_at = ? WHERE fingerprint = ?`,
 		formatTime(nowIfZero(at)), fp)
 	if err != nil {
-		return fmt.Errorf("state: mark built %s: %w", fp, err)
+		return fmt.Errorf("state store: mark built %s: %w", fp, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("state: mark built %s: %w", fp, err)
+		return fmt.Errorf("state store: mark built %s: %w", fp, err)
 	} else if n == 0 {
-		return fmt.Errorf("state: mark built %s: snapshot %w", fp, state.ErrNotFound)
+		return fmt.Errorf("state store: mark built %s: snapshot %w", fp, state.ErrNotFound)
 	}
 	return nil
 }
@@ -161,12 +161,12 @@ func (s *Store) MarkBuilt(ctx context.Context, fp string, at time.Time) error {
 func (s *Store) UpdateDefinition(ctx context.Context, fp string, definition []byte) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE snapshots SET definition = ? WHERE fingerprint = ?`, definition, fp)
 	if err != nil {
-		return fmt.Errorf("state: update definition %s: %w", fp, err)
+		return fmt.Errorf("state store: update definition %s: %w", fp, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("state: update definition %s: %w", fp, err)
+		return fmt.Errorf("state store: update definition %s: %w", fp, err)
 	} else if n == 0 {
-		return fmt.Errorf("state: update definition %s: snapshot %w", fp, state.ErrNotFound)
+		return fmt.Errorf("state store: update definition %s: snapshot %w", fp, state.ErrNotFound)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ const busyTimeout = 5000
 // is a *state.SchemaVersionError (errors.Is state.ErrSchemaVersion).
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("state: open %s: %w", path, err)
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db, err := openDB(path)
 	if err != nil {
@@ -77,7 +77,7 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 	if s.watch == nil {
 		c, err := s.db.Conn(ctx)
 		if err != nil {
-			return 0, fmt.Errorf("state: version of %s: %w", s.path, err)
+			return 0, fmt.Errorf("version of %s: %w", s.path, err)
 		}
 		s.watch = c
 	}
@@ -85,7 +85,7 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 	if err := s.watch.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
 		s.watch.Close()
 		s.watch = nil
-		return 0, fmt.Errorf("state: version of %s: %w", s.path, err)
+		return 0, fmt.Errorf("version of %s: %w", s.path, err)
 	}
 	return v, nil
 }
@@ -99,7 +99,7 @@ func (s *Store) Close() error {
 	}
 	s.watchMu.Unlock()
 	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("state: close %s: %w", s.path, err)
+		return fmt.Errorf("close %s: %w", s.path, err)
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func (s *Store) Close() error {
 func openDB(path string) (*sql.DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("state: open %s: %w", path, err)
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout))
@@ -125,7 +125,7 @@ func openDB(path string) (*sql.DB, error) {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
-		return nil, fmt.Errorf("state: open %s: %w", path, err)
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	return db, nil
 }
