@@ -5,6 +5,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // MacroText says what each macro of a body renders to. ref returns the SQL
@@ -120,46 +121,19 @@ func sharedTableNames(macros []project.Macro) map[scopedName]bool {
 
 // BodyEnd returns the offset after the last significant token of the SQL
 // starting at from, ignoring trailing semicolons, comments and whitespace,
-// so the body can be wrapped in a statement or a subquery.
+// so the body can be wrapped in a statement or a subquery. It reads the
+// one scanner's tokens, so a "--" inside a string, a dollar quote or an
+// E'…' string is text, as the engine reads it.
 func BodyEnd(src []byte, from int) int {
 	end := from
-	for i := from; i < len(src); {
-		c := src[i]
+	for sc := sqlscan.NewScanner(src, from); ; {
+		t := sc.Next()
 		switch {
-		case c == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			i += 2
-			for i+1 < len(src) && !(src[i] == '*' && src[i+1] == '/') {
-				i++
-			}
-			i += 2
-		case c == '\'' || c == '"':
-			q := c
-			i++
-			for i < len(src) {
-				if src[i] == q {
-					if i+1 < len(src) && src[i+1] == q {
-						i += 2
-						continue
-					}
-					break
-				}
-				i++
-			}
-			i++
-			end = i
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';':
-			i++
-		default:
-			i++
-			end = i
+		case t.Kind == sqlscan.EOF:
+			return end
+		case t.Kind == sqlscan.Comment, t.Kind == sqlscan.Punct && t.End-t.Start == 1 && src[t.Start] == ';':
+			continue
 		}
+		end = t.End
 	}
-	if end > len(src) {
-		end = len(src)
-	}
-	return end
 }
