@@ -15,9 +15,9 @@ import (
 
 // The checker is the one goroutine of a view that checks snapshots. It
 // owns the view's workbench (connect.Workbench: an in-memory DuckDB holding
-// a stand-in per model, planner's business): nothing else touches it, so
+// a stand-in per model, analysis's business): nothing else touches it, so
 // checks never race and the workbench's stand-ins always match the last
-// completed analysis, which the next check (planner.Reanalyze) builds on.
+// completed analysis, which the next check (analysis.Reanalyze) builds on.
 //
 // It debounces: a check starts once no edit arrived for Options.Debounce
 // (bounded, so a stream of edits still gets checked). A newer snapshot

@@ -31,7 +31,7 @@ type Options struct {
 	// checks; default 10ms (the budget is 20ms).
 	Debounce time.Duration
 	// Now is the clock of plans (code lenses, the plan and apply
-	// commands) and rendered intervals; default planner.Now, which honours
+	// commands) and rendered intervals; default analysis.Now, which honours
 	// $EFMESH_NOW as the CLI does.
 	Now func() time.Time
 }

@@ -26,7 +26,7 @@ import (
 
 // Options tune a Workspace. The zero value is ready to use.
 type Options struct {
-	// Now is the clock of plans and renders; default planner.Now, which
+	// Now is the clock of plans and renders; default analysis.Now, which
 	// honours $EFMESH_NOW.
 	Now func() time.Time
 	// Logger receives progress and warnings; default discards.

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
@@ -110,7 +111,7 @@ flight is rolled back, the lock released, the journal says interrupted).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return a.setup()
+			return a.setup(cmd)
 		},
 	}
 	root.PersistentFlags().StringVarP(&a.dir, "project", "C", ".", "project directory (or any folder below it)")
@@ -123,10 +124,19 @@ flight is rolled back, the lock released, the journal says interrupted).`,
 	return root
 }
 
-func (a *app) setup() error {
+func (a *app) setup(cmd *cobra.Command) error {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", a.logLevel)
+	}
+	// A pinned clock that does not read is refused before any work: a
+	// command must not plan or run at the wall clock when the operator
+	// asked for another time. (The language server warns and keeps
+	// serving instead.)
+	if s := os.Getenv(analysis.ClockEnv); s != "" && cmd.Name() != "lsp" && cmd.Name() != "version" {
+		if _, err := project.ParseTime(s); err != nil {
+			return fmt.Errorf("%s=%q is not a time: write %s", analysis.ClockEnv, s, project.TimeForms)
+		}
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
 	return nil

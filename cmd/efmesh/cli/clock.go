@@ -8,7 +8,7 @@ import (
 )
 
 // now is the clock of plans and runs: the current time, or $EFMESH_NOW to
-// replay a day or to pin tests (planner.Now, which the language server
+// replay a day or to pin tests (analysis.Now, which the language server
 // shares). Locks always use the wall clock.
 func (a *app) now() time.Time {
 	t, err := analysis.Now()
