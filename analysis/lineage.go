@@ -248,6 +248,22 @@ func starColumns(item engine.Item, rels []relation) []outCol {
 }
 
 func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
+	// A dotted name is read as the binder reads it: the most qualified
+	// reading that names a column in scope (s.t.c, then t.c.field, then
+	// c.field.field).
+	for k := len(ref.Path) - 1; k >= 0; k-- {
+		r := engine.ColumnRef{Column: ref.Path[k]}
+		if k > 0 {
+			r.Qualifier = ref.Path[k-1]
+		}
+		if out := resolveName(r, rels); len(out) > 0 {
+			return out
+		}
+	}
+	return resolveName(ref, rels)
+}
+
+func resolveName(ref engine.ColumnRef, rels []relation) []ColumnRef {
 	var out []ColumnRef
 	for _, r := range rels {
 		if ref.Qualifier != "" && !strings.EqualFold(ref.Qualifier, r.name) {

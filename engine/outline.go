@@ -91,10 +91,15 @@ type Item struct {
 }
 
 // A ColumnRef is a column an expression reads: Column, qualified by the
-// relation (alias or table name) Qualifier when it is not empty.
+// relation (alias or table name) Qualifier when it is not empty. Path is
+// the dotted name as written when it has more than one part (s.t.c,
+// t.c.field, c.field): which part names the column depends on the
+// sources in scope, so a reader tries the parts from the most qualified
+// reading (Qualifier, Column are the last two parts) to the least.
 type ColumnRef struct {
 	Qualifier string
 	Column    string
+	Path      []string
 }
 
 // A Source is one relation of a FROM clause.

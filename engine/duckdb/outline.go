@@ -170,6 +170,7 @@ func outlineItem(v map[string]any) engine.Item {
 				ref := engine.ColumnRef{Column: names[len(names)-1]}
 				if len(names) >= 2 {
 					ref.Qualifier = names[len(names)-2]
+					ref.Path = names
 				}
 				it.Refs = append(it.Refs, ref)
 			}

@@ -44,7 +44,7 @@ GROUP BY ALL QUALIFY rank() OVER () = 1`)
 	}
 	var items []string
 	for _, it := range q.Items {
-		items = append(items, fmt.Sprintf("%s%v star=%v/%s%v calls=%v windows=%v", it.Name, it.Refs, it.Star, it.StarOf, it.Exclude, it.Calls, it.Windows))
+		items = append(items, fmt.Sprintf("%s%v star=%v/%s%v calls=%v windows=%v", it.Name, refsOf(it.Refs), it.Star, it.StarOf, it.Exclude, it.Calls, it.Windows))
 	}
 	want := []string{
 		"key[{c key}] star=false/[] calls=[] windows=[]",
@@ -90,4 +90,14 @@ func TestOutlineRest(t *testing.T) {
 	if fmt.Sprint(differ) != "[where_clause]" {
 		t.Errorf("parts that differ = %v", differ)
 	}
+}
+
+// refsOf prints refs as {qualifier column}, the reading lineage tries
+// first.
+func refsOf(refs []engine.ColumnRef) []string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = "{" + r.Qualifier + " " + r.Column + "}"
+	}
+	return out
 }
