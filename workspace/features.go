@@ -37,7 +37,10 @@ func SplitColumn(a *analysis.Analysis, name string) (model, column string) {
 	if a.Models[name] != nil {
 		return name, ""
 	}
-	if i := strings.LastIndexByte(name, '.'); i > 0 {
+	// model.column only when the part before the last dot is a model;
+	// else the whole name is the (unknown) model, so its error suggests
+	// the model meant (s.ctee → s.cte), not a column of a model "s".
+	if i := strings.LastIndexByte(name, '.'); i > 0 && a.Models[name[:i]] != nil {
 		return name[:i], name[i+1:]
 	}
 	return name, ""

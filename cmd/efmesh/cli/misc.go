@@ -103,7 +103,7 @@ a warning.`,
 			a.warnOutOfScope(out)
 			for _, n := range args {
 				if p.ByName[strings.ToLower(n)] == nil {
-					return fmt.Errorf("unknown model %q", n)
+					return fmt.Errorf("unknown model %q%s", n, analysis.DidYouMeanName(n, p))
 				}
 			}
 			all := ops.Graph(p)
