@@ -37,7 +37,11 @@ warehouse or the state store. Exit 1 when a test fails.`,
 				for _, t := range r.Tests {
 					printTestResult(a.stdout, t)
 				}
-				fmt.Fprintf(a.stdout, "\n%d passed, %d failed\n", r.Passed, r.Failed)
+				if len(r.Tests) == 0 {
+					fmt.Fprintln(a.stdout, "No unit tests: they live in the files the tests globs of efmesh.yaml name (tests/**/*.yaml by default).")
+				} else {
+					fmt.Fprintf(a.stdout, "\n%d passed, %d failed\n", r.Passed, r.Failed)
+				}
 			}
 			if r.Failed > 0 {
 				return &exitError{code: ExitError}
