@@ -11,10 +11,10 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/analysis"
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (s *Server) codeLens(ctx context.Context, params json.RawMessage) (any, error) {
@@ -166,24 +166,15 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 	return plan, err
 }
 
-// makePlan plans as of now against st. It sets no backfill limit: the
-// plan only counts intervals (it never lists them), whatever the start.
-//
-// A redacted environment's plan binds the readers of redacted models
-// again, as apply's does, in a workbench of its own (the view's belongs to
-// its checker); other environments need none.
+// makePlan plans as of now against st: the workspace's preview (no
+// warehouse; a redacted environment's workbench of its own, since the
+// view's belongs to its checker). It sets no backfill limit: the plan only
+// counts intervals (it never lists them), whatever the start.
 func (v *view) makePlan(ctx context.Context, res *checkResult, st state.Reader, env string, now time.Time) (*planner.Plan, error) {
-	p := res.snap.proj
-	opts := []planner.PlanOption{planner.PlanAt(now)}
-	if p.Config.Environments[env].Redacted {
-		wb, err := connect.Workbench(p)
-		if err != nil {
-			return nil, err
-		}
-		defer wb.Close()
-		opts = append(opts, planner.WithWorkbench(wb))
-	}
-	return planner.MakePlan(ctx, res.analysis, st, env, opts...)
+	w := workspace.New(res.analysis, nil, v.s.workspaceOptions())
+	defer w.Close()
+	w.Reader = st
+	return w.Preview(ctx, env, planner.PlanAt(now))
 }
 
 func firstLine(s string) string {

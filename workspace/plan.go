@@ -43,6 +43,33 @@ func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOp
 	return planner.MakePlan(ctx, w.Analysis, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb))...)
 }
 
+// Preview is the plan the editor's lenses and hints show while the user
+// types: Plan's, against the state store only. The warehouse is not
+// opened, so typing never waits on a writer nor holds one up; a redacted
+// environment's plan gets a workbench, as apply's does.
+func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.PlanOption) (*planner.Plan, error) {
+	if err := analysis.ValidateEnv(env); err != nil {
+		return nil, err
+	}
+	st := w.Reader
+	if st == nil {
+		opened, err := w.OpenStore(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st = opened
+	}
+	opts = append([]planner.PlanOption{planner.PlanAt(w.opts.now())}, opts...)
+	if w.Project.Config.Environments[env].Redacted {
+		wb, err := w.workbench()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, planner.WithWorkbench(wb))
+	}
+	return planner.MakePlan(ctx, w.Analysis, st, env, opts...)
+}
+
 // UncheckedStoreError is a warehouse that could not be opened to check the
 // state store against: the store cannot be trusted unchecked.
 type UncheckedStoreError struct{ Err error }
