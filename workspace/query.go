@@ -1,0 +1,160 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/state"
+)
+
+// QueryFile names the text of an ad-hoc query in its positions
+// ("query:1:8: …").
+const QueryFile = "query"
+
+// QueryResult is what a query or a show read: the rows, at most the limit
+// asked for, and whether the result had more.
+type QueryResult struct {
+	Rows *engine.Rows
+	// More is true when the limit cut the result.
+	More bool
+	// Preview is true when Show ran the model's query itself: the model
+	// has no view in the environment (not applied there yet, or a
+	// virtual model read in place).
+	Preview bool
+	// SQL is the statement sent to the warehouse.
+	SQL string
+}
+
+// ErrNoWarehouse is a query before anything was applied: there is no
+// warehouse to read.
+var ErrNoWarehouse = errors.New("there is no warehouse yet: apply an environment first (efmesh apply)")
+
+// Query runs sql, a query the user wrote, on the warehouse opened
+// read-only, its @ref(model) resolving to env's views. limit > 0 bounds
+// the rows read (the query is run as a subquery under a LIMIT, so it can
+// only be one query); 0 reads them all. A statement that is not a query is
+// refused before the warehouse is opened; the engine's errors come back as
+// a *planner.ProblemsError positioned in sql (file QueryFile).
+func (w *Workspace) Query(ctx context.Context, sql, env string, limit int) (*QueryResult, error) {
+	if err := analysis.ValidateEnv(env); err != nil {
+		return nil, err
+	}
+	wb, err := w.workbench()
+	if err != nil {
+		return nil, err
+	}
+	src := []byte(sql)
+	r, err := planner.RenderQuery(w.Analysis, wb, QueryFile, src, env, w.opts.now())
+	if err != nil {
+		return nil, err
+	}
+	// Parsed first on the workbench: a statement that is not a query is
+	// refused, and a syntax error positioned, without the warehouse.
+	if _, err := wb.Canonicalize(r.SQL); err != nil {
+		return nil, planner.QueryProblem(QueryFile, src, r, err)
+	}
+	return w.read(ctx, r, func(q engine.Rendered, err error) error { return planner.QueryProblem(QueryFile, src, q, err) }, limit)
+}
+
+// read runs r under limit on the warehouse opened read-only; problem
+// phrases an engine error of q, the statement run (r wrapped).
+func (w *Workspace) read(ctx context.Context, r engine.Rendered, problem func(q engine.Rendered, err error) error, limit int) (*QueryResult, error) {
+	wh, err := connect.ReadWarehouse(ctx, w.Project, w.opts.Warehouse...)
+	if err != nil {
+		return nil, err
+	}
+	if wh == nil {
+		return nil, ErrNoWarehouse
+	}
+	defer wh.Close()
+	tail := "\n) AS efmesh_query"
+	if limit > 0 {
+		// One row more than asked tells whether the limit cut the result.
+		tail += " LIMIT " + strconv.Itoa(limit+1)
+	}
+	q := r.Prefix("SELECT * FROM (\n").Suffix(tail)
+	rows, err := wh.Query(ctx, q.SQL)
+	if err != nil {
+		return nil, problem(q, err)
+	}
+	res := &QueryResult{Rows: rows, SQL: q.SQL}
+	if limit > 0 && len(rows.Values) > limit {
+		rows.Values, res.More = rows.Values[:limit], true
+	}
+	return res, nil
+}
+
+// Show reads a model's rows as env serves them: from its view when env
+// has the model, else (not applied there yet, or a virtual model read in
+// place) by running its rendered query, refs resolved to env's views: a
+// preview (QueryResult.Preview). where, when set, is a SQL condition on
+// the model's columns; limit is as Query's.
+func (w *Workspace) Show(ctx context.Context, model, env, where string, limit int) (*QueryResult, error) {
+	if err := analysis.ValidateEnv(env); err != nil {
+		return nil, err
+	}
+	info := w.Analysis.Models[model]
+	if info == nil {
+		return nil, fmt.Errorf("unknown model %q%s", model, analysis.DidYouMean(model, w.Analysis.Models))
+	}
+	applied := false
+	if !info.Model.Kind.Name.Virtual() {
+		ptrs, err := w.environment(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		_, applied = ptrs[model]
+	}
+	wb, err := w.workbench()
+	if err != nil {
+		return nil, err
+	}
+	d := wb.Dialect()
+	var from string
+	if applied {
+		from = d.QuoteRelation(analysis.EnvRelation(d, env, info.Model))
+	} else {
+		q, err := planner.Render(w.Analysis, wb, model, env, w.opts.now())
+		if err != nil {
+			return nil, err
+		}
+		from = "(\n" + q + "\n)"
+	}
+	sql := "SELECT * FROM " + from + " AS " + d.Quote(info.Model.Table)
+	if where != "" {
+		sql += "\nWHERE " + where
+	}
+	r := engine.Rendered{SQL: sql}
+	res, err := w.read(ctx, r, func(_ engine.Rendered, err error) error {
+		return fmt.Errorf("show %s: %s", model, analysis.FirstLine(analysis.ErrMessage(err)))
+	}, limit)
+	if err != nil {
+		return nil, err
+	}
+	res.Preview = !applied
+	return res, nil
+}
+
+// environment reads env's pointers from the Reader, or from the state
+// store when there is one (none yet: nothing is applied anywhere).
+func (w *Workspace) environment(ctx context.Context, env string) (map[string]state.Pointer, error) {
+	var rd state.Reader = w.Reader
+	if rd == nil && w.Store != nil {
+		rd = w.Store
+	}
+	if rd == nil {
+		st, err := connect.ExistingStore(ctx, w.Project)
+		if err != nil || st == nil {
+			return nil, err
+		}
+		defer st.Close()
+		rd = st
+	}
+	return rd.Environment(ctx, env)
+}
