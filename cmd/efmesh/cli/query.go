@@ -294,4 +294,3 @@ func textWidth(s string) int {
 	}
 	return n
 }
-
