@@ -79,7 +79,7 @@ func TestUsageOnBadArgs(t *testing.T) {
 // the state store — where it takes an environment.
 func TestCompletion(t *testing.T) {
 	dir := writeProject(t, map[string]string{
-		"efmesh.yaml": "name: compl\nstart: 2026-01-01\nenvironments: {staging: {redacted: true}}\n",
+		"efmesh.yaml":    "name: compl\nstart: 2026-01-01\nenvironments: {staging: {redacted: true}}\n",
 		"data/items.csv": "id,ts\n1,2026-01-01T08:00:00Z\n",
 		"models/raw/items.sql": `MODEL (
   name raw.items,
@@ -87,7 +87,7 @@ func TestCompletion(t *testing.T) {
   columns (id INTEGER, ts TIMESTAMP)
 );
 `,
-		"models/core/items.sql": "MODEL (name core.items, kind FULL);\nSELECT id FROM @ref(raw.items)\n",
+		"models/core/items.sql":  "MODEL (name core.items, kind FULL);\nSELECT id FROM @ref(raw.items)\n",
 		"models/mart/counts.sql": "MODEL (name mart.counts, kind VIEW);\nSELECT count(*) AS n FROM @ref(core.items)\n",
 	})
 	complete := func(args ...string) []string {
