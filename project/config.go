@@ -31,6 +31,9 @@ var (
 	// AttachTypes are the database types an export can write into.
 	AttachTypes = []string{"duckdb", "sqlite", "postgres", "mysql"}
 	janitorKeys = []string{"ttl"}
+	// engineKeys are the keys engine: takes besides backendKeys; the
+	// engine case of parseConfig reads each.
+	engineKeys = []string{"memory_limit", "threads", "lock_timeout"}
 	// defaultsKeys are the header properties efmesh.yaml can default.
 	defaultsKeys = []string{"cron"}
 )

@@ -13,7 +13,10 @@ import (
 func (a *app) auditCmd() *cobra.Command {
 	var models []string
 	cmd := &cobra.Command{
-		Use:   "audit <env>",
+		Use: "audit <env>",
+		Example: `  efmesh audit prod
+  efmesh audit dev --model core.events,mart.daily_metrics
+  efmesh audit prod --json`,
 		Short: "Run the audits over what an environment serves now; changes nothing",
 		Long: `Audit runs the project's audits over the environment's views — the whole
 view each time, as consumers see it — and reports every result. It changes

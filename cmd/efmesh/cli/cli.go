@@ -108,6 +108,10 @@ func (a *app) rootCmd() *cobra.Command {
 Exit codes: 0 success, 1 error, 2 awaiting a human (a non-TTY apply with
 changes and no --yes), 130 interrupted (SIGINT or SIGTERM: the batch in
 flight is rolled back, the lock released, the journal says interrupted).`,
+		Example: `  efmesh init my-project
+  efmesh -C my-project plan dev
+  efmesh apply dev --yes
+  source <(efmesh completion bash)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -121,6 +125,10 @@ flight is rolled back, the lock released, the journal says interrupted).`,
 		"how long to wait for a DuckDB warehouse another process is writing, e.g. 30s or 0s (default: engine lock_timeout in efmesh.yaml, else 10s)")
 	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
 		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd(), a.passportCmd(), a.scheduleCmd(), a.compactCmd(), a.queryCmd(), a.showCmd())
+	// --version prints what efmesh version prints.
+	root.Version = Version
+	root.SetVersionTemplate(versionLine() + "\n")
+	a.decorate(root)
 	return root
 }
 
@@ -152,6 +160,15 @@ func (a *app) fail(err error) {
 	var ce *planner.ContractError
 	if errors.As(err, &ce) {
 		a.printDiagnostics(ce.Diagnostics)
+		return
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		if a.json {
+			a.writeJSON(map[string]any{"apiVersion": APIVersion, "error": ue.Error(), "usage": ue.cmd.UseLine()})
+			return
+		}
+		fmt.Fprintf(a.stderr, "efmesh: %s\n%s\n", ue.Error(), ue.usage())
 		return
 	}
 	if a.json {

@@ -22,7 +22,10 @@ func (a *app) compactCmd() *cobra.Command {
 		grace  time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "compact",
+		Use: "compact",
+		Example: `  efmesh compact
+  efmesh compact --dry-run
+  efmesh compact --model core.events --grace 10m`,
 		Short: "Merge the small files of settled parquet partitions into one",
 		Long: `Compact merges every settled partition of the project's
 INCREMENTAL_BY_TIME_RANGE models with target parquet into one data.parquet,

@@ -17,7 +17,10 @@ func (a *app) diffCmd() *cobra.Command {
 		sample float64
 	)
 	cmd := &cobra.Command{
-		Use:   "diff <envA> <envB>",
+		Use: "diff <envA> <envB>",
+		Example: `  efmesh diff dev prod
+  efmesh diff dev prod --data
+  efmesh diff dev prod --data --model mart.daily_metrics --sample 0.1`,
 		Short: "Which models two environments point at different versions of; with --data, how their rows differ",
 		Long: `Diff lists the models whose snapshots differ between two environments.
 

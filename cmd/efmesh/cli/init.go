@@ -70,7 +70,10 @@ ORDER BY spent DESC
 
 func (a *app) initCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "init [dir]",
+		Use: "init [dir]",
+		Example: `  efmesh init
+  efmesh init my-project
+  efmesh init --json`,
 		Short: "Create a starter project",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

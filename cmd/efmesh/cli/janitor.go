@@ -19,7 +19,10 @@ func (a *app) janitorCmd() *cobra.Command {
 		dryRun bool
 	)
 	cmd := &cobra.Command{
-		Use:   "janitor",
+		Use: "janitor",
+		Example: `  efmesh janitor
+  efmesh janitor --dry-run
+  efmesh janitor --ttl 0`,
 		Short: "Remove physical storage no environment has used for longer than the ttl",
 		Long: `Janitor removes the physical tables, views and parquet prefixes of snapshots
 that no environment points at, once they have been orphaned for longer than

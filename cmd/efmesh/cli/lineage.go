@@ -14,7 +14,10 @@ import (
 
 func (a *app) lineageCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "lineage <model[.column]>",
+		Use: "lineage <model[.column]>",
+		Example: `  efmesh lineage mart.daily_metrics
+  efmesh lineage mart.daily_metrics.revenue
+  efmesh lineage core.events --json`,
 		Short: "Trace a model or a column down to its raw sources",
 		Long: `Lineage follows a model's refs, or one column through select items,
 CTEs, subqueries, joins and * down to the models that read no other model.

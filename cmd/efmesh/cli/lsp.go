@@ -11,7 +11,9 @@ import (
 
 func (a *app) lspCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "lsp",
+		Use: "lsp",
+		Example: `  efmesh lsp
+  efmesh lsp --log-level debug`,
 		Short: "Run the language server on stdin/stdout",
 		Long: `lsp speaks the Language Server Protocol on stdin and stdout for an editor.
 It finds the projects of the editor's workspace folders (the folders holding

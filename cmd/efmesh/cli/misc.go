@@ -19,7 +19,10 @@ import (
 
 func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
+		Use: "version",
+		Example: `  efmesh version
+  efmesh --version
+  efmesh version --json`,
 		Short: "Print the efmesh version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -28,16 +31,24 @@ func (a *app) versionCmd() *cobra.Command {
 					"fingerprintVersion": analysis.FingerprintVersion})
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "efmesh %s (%s, fingerprint version %d)\n", Version, runtime.Version(), analysis.FingerprintVersion)
+			fmt.Fprintln(a.stdout, versionLine())
 			return nil
 		},
 	}
 }
 
+// versionLine is what efmesh version and efmesh --version print.
+func versionLine() string {
+	return fmt.Sprintf("efmesh %s (%s, fingerprint version %d)", Version, runtime.Version(), analysis.FingerprintVersion)
+}
+
 func (a *app) renderCmd() *cobra.Command {
 	var env string
 	cmd := &cobra.Command{
-		Use:   "render <model>",
+		Use: "render <model>",
+		Example: `  efmesh render core.events
+  efmesh render mart.daily_metrics --env dev
+  efmesh render core.events --json`,
 		Short: "Print the SQL a model runs",
 		Long: `Render prints a model's SQL with its macros expanded. Refs resolve to the
 physical tables of the project's snapshots, or with --env to that
@@ -77,7 +88,10 @@ func (a *app) graphCmd() *cobra.Command {
 	var html bool
 	var outPath string
 	cmd := &cobra.Command{
-		Use:   "graph [model…]",
+		Use: "graph [model…]",
+		Example: `  efmesh graph
+  efmesh graph mart.daily_metrics
+  efmesh graph --html -o graph.html`,
 		Short: "Print the model DAG, or the named models and their ancestors (--html: one self-contained page)",
 		Long: `Graph prints the models and their refs. With model names, only those
 models and their ancestors. Problems in files the graph does not read (unit
@@ -177,7 +191,9 @@ func joinComma(ss []string) string {
 
 func (a *app) migrateCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "migrate",
+		Use: "migrate",
+		Example: `  efmesh migrate
+  efmesh migrate --json`,
 		Short: "Upgrade the state store to this efmesh's schema and fingerprint version (backing it up first)",
 		Long: `Migrate brings the state store up to this efmesh: first its schema
 version, then the snapshots made by an older fingerprint algorithm. A

@@ -12,7 +12,9 @@ import (
 
 func (a *app) passportCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "passport <env>",
+		Use: "passport <env>",
+		Example: `  efmesh passport prod
+  efmesh passport dev --json`,
 		Short: "What each model's data in an environment may be believed to answer",
 		Long: `Passport reports, for every model an environment points at, its declared
 answerable value and caveats, its freshness from the interval ledger

@@ -78,7 +78,11 @@ func (a *app) planCmd() *cobra.Command {
 	var explain bool
 	var cf changeFlags
 	cmd := &cobra.Command{
-		Use:   "plan <env>",
+		Use: "plan <env>",
+		Example: `  efmesh plan dev
+  efmesh plan prod --explain
+  efmesh plan dev --forward-only core.events
+  efmesh plan dev --restate core.events --from 2026-03-01 --to 2026-03-08`,
 		Short: "Show what apply would change in an environment",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -131,7 +135,10 @@ func (a *app) applyCmd() *cobra.Command {
 		jobs    int
 	)
 	cmd := &cobra.Command{
-		Use:   "apply <env>",
+		Use: "apply <env>",
+		Example: `  efmesh apply dev
+  efmesh apply prod --yes --jobs 8
+  efmesh apply dev --yes --json --metrics /var/lib/node_exporter/efmesh.prom`,
 		Short: "Build what the plan needs and point the environment at it",
 		Long: `Apply shows the plan, asks for confirmation at a terminal, builds the
 snapshots it needs and swaps the environment's views.

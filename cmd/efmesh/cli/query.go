@@ -60,7 +60,10 @@ func (f *rowsFlags) check(a *app) error {
 func (a *app) queryCmd() *cobra.Command {
 	var f rowsFlags
 	cmd := &cobra.Command{
-		Use:   "query <sql>",
+		Use: "query <sql>",
+		Example: `  efmesh query "SELECT count(*) FROM @ref(mart.orders)"
+  efmesh query "SELECT * FROM @ref(mart.orders) WHERE amount > 100" --env dev --limit 10
+  efmesh query "SELECT * FROM @ref(mart.orders)" --format json`,
 		Short: "Run a query on the warehouse; @ref(model) reads an environment's views",
 		Long: `Query runs one SQL query on the warehouse, opened read-only: nothing
 is changed, and a statement that is not a query is refused. @ref(model)
@@ -101,7 +104,10 @@ func (a *app) showCmd() *cobra.Command {
 		where string
 	)
 	cmd := &cobra.Command{
-		Use:   "show <model>",
+		Use: "show <model>",
+		Example: `  efmesh show mart.orders
+  efmesh show mart.orders --env dev --limit 5
+  efmesh show mart.orders --where "amount > 100" --json`,
 		Short: "Print a model's rows as an environment serves them",
 		Long: `Show prints a model's rows from its view in the environment (--env,
 default prod), read-only. A model the environment does not have yet (not

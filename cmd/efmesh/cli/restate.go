@@ -25,7 +25,9 @@ func (a *app) restateCmd() *cobra.Command {
 		dryRun          bool
 	)
 	cmd := &cobra.Command{
-		Use:   "restate <env> --model m --from t --to t",
+		Use: "restate <env> --model m --from t --to t",
+		Example: `  efmesh restate prod --model core.events --from 2026-03-01 --to 2026-03-08
+  efmesh restate dev --model core.events --from 2026-03-01 --to 2026-03-02 --dry-run`,
 		Short: "Mark a past time range of a model and its descendants for recomputation",
 		Long: `Restate clears the computed intervals of an INCREMENTAL_BY_TIME_RANGE model
 and of its incremental descendants over [--from, --to), for the versions the

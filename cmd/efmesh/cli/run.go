@@ -17,7 +17,10 @@ import (
 func (a *app) runCmd() *cobra.Command {
 	var retries, jobs int
 	cmd := &cobra.Command{
-		Use:   "run <env>",
+		Use: "run <env>",
+		Example: `  efmesh run prod
+  efmesh run dev --jobs 2 --retries 3
+  efmesh run prod --metrics /var/lib/node_exporter/efmesh.prom`,
 		Short: "One scheduler tick: compute the intervals that came due",
 		Long: `Run computes the intervals of incremental models that came due since the
 last tick, for the versions the environment already points at. Before the

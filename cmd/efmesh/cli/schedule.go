@@ -30,7 +30,10 @@ func (a *app) scheduleCmd() *cobra.Command {
 	var printSystemd, printCron bool
 	var bin string
 	cmd := &cobra.Command{
-		Use:   "schedule <env>",
+		Use: "schedule <env>",
+		Example: `  efmesh schedule prod
+  efmesh schedule prod --print-cron
+  efmesh schedule prod --print-systemd --bin /usr/local/bin/efmesh`,
 		Short: "Print the OS scheduler entries that run the tick of an environment",
 		Long: `Schedule prints what wires "efmesh run <env>" to the OS scheduler; it
 installs nothing. The schedule comes from the models: every distinct cron

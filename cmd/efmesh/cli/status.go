@@ -41,7 +41,10 @@ func (a *app) statusCmd() *cobra.Command {
 		ticks int
 	)
 	cmd := &cobra.Command{
-		Use:   "status <env>",
+		Use: "status <env>",
+		Example: `  efmesh status prod
+  efmesh status prod --check
+  efmesh status dev --ticks 20 --json`,
 		Short: "Last plan, interval lag, failed intervals and recent ticks of an environment",
 		Long: `Status reports what an environment holds: the last applied plan, the
 interval coverage of each incremental model it points at, failed intervals

@@ -13,7 +13,10 @@ import (
 
 func (a *app) testCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "test [name…]",
+		Use: "test [name…]",
+		Example: `  efmesh test
+  efmesh test test_daily_metrics
+  efmesh test --json`,
 		Short: "Run the project's unit tests on an in-memory DuckDB",
 		Long: `Test runs models on fixture rows (tests/*.yaml) in an in-memory DuckDB and
 compares what they produce with the expected rows. It never touches the
