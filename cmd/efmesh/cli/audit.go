@@ -12,6 +12,7 @@ import (
 
 func (a *app) auditCmd() *cobra.Command {
 	var models []string
+	var sel selection
 	cmd := &cobra.Command{
 		Use: "audit <env>",
 		Example: `  efmesh audit prod
@@ -24,7 +25,8 @@ and marks nothing. per_interval audits are reported as skipped: they check
 each interval apply and run write, not the table.
 
 Exit 1 when a blocking audit found violations or could not run; warnings
-are reported and exit 0.`,
+are reported and exit 0. --select and --exclude pick the audited models
+as plan does (--model names them one by one).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := args[0]
@@ -33,6 +35,14 @@ are reported and exit 0.`,
 				return err
 			}
 			defer st.Close()
+			if sel.active() {
+				if len(models) > 0 {
+					return fmt.Errorf("audit takes --model or --select, not both")
+				}
+				if models, err = proj.Select(sel.selects, sel.excludes); err != nil {
+					return err
+				}
+			}
 			if ds := auditProblems(proj, models); len(ds) > 0 {
 				return &planner.ProblemsError{Diagnostics: ds}
 			}
@@ -65,6 +75,7 @@ are reported and exit 0.`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&models, "model", nil, "audit only these models (repeat or separate with commas)")
+	sel.register(cmd)
 	return cmd
 }
 

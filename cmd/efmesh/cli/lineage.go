@@ -13,17 +13,29 @@ import (
 )
 
 func (a *app) lineageCmd() *cobra.Command {
-	return &cobra.Command{
-		Use: "lineage <model[.column]>",
+	var sel selection
+	cmd := &cobra.Command{
+		Use: "lineage <model[.column]> | --select <selector>",
 		Example: `  efmesh lineage mart.daily_metrics
   efmesh lineage mart.daily_metrics.revenue
-  efmesh lineage core.events --json`,
+  efmesh lineage core.events --json
+  efmesh lineage --select '+mart.daily_metrics'`,
 		Short: "Trace a model or a column down to its raw sources",
 		Long: `Lineage follows a model's refs, or one column through select items,
 CTEs, subqueries, joins and * down to the models that read no other model.
-It is the same function the editor's hover uses.`,
-		Args: cobra.ExactArgs(1),
+It is the same function the editor's hover uses. With --select (and
+--exclude), the lineage of every selected model, parents first.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if sel.active() {
+				if len(args) > 0 {
+					return fmt.Errorf("lineage takes a model or --select, not both")
+				}
+				return a.lineageSelected(&sel)
+			}
+			if len(args) == 0 {
+				return fmt.Errorf("lineage needs a model, model.column or --select")
+			}
 			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
 				name := args[0]
 				if p.ByName[strings.ToLower(name)] == nil {
@@ -50,6 +62,33 @@ It is the same function the editor's hover uses.`,
 			return nil
 		},
 	}
+	sel.register(cmd)
+	return cmd
+}
+
+// lineageSelected traces every selected model, parents first.
+func (a *app) lineageSelected(sel *selection) error {
+	w, names, err := a.loadSelected(sel)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	out := []*analysis.LineageNode{}
+	for _, n := range names {
+		l, err := w.Lineage(n, "")
+		if err != nil {
+			return err
+		}
+		out = append(out, l)
+	}
+	if a.json {
+		a.writeJSON(map[string]any{"apiVersion": APIVersion, "lineages": out})
+		return nil
+	}
+	for _, l := range out {
+		printLineage(a.stdout, l, "")
+	}
+	return nil
 }
 
 func printLineage(w io.Writer, n *analysis.LineageNode, indent string) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,21 +45,33 @@ func versionLine() string {
 
 func (a *app) renderCmd() *cobra.Command {
 	var env string
+	var sel selection
 	cmd := &cobra.Command{
-		Use: "render <model>",
+		Use: "render <model> | --select <selector>",
 		Example: `  efmesh render core.events
   efmesh render mart.daily_metrics --env dev
-  efmesh render core.events --json`,
+  efmesh render core.events --json
+  efmesh render --select 'core.*' --exclude core.events`,
 		Short: "Print the SQL a model runs",
 		Long: `Render prints a model's SQL with its macros expanded. Refs resolve to the
 physical tables of the project's snapshots, or with --env to that
-environment's views.`,
-		Args: cobra.ExactArgs(1),
+environment's views. With --select (and --exclude), every selected model's
+SQL, parents first, each under a "-- model" line.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if env != "" {
 				if err := analysis.ValidateEnv(env); err != nil {
 					return err
 				}
+			}
+			if sel.active() {
+				if len(args) > 0 {
+					return fmt.Errorf("render takes a model or --select, not both")
+				}
+				return a.renderSelected(&sel, env)
+			}
+			if len(args) == 0 {
+				return fmt.Errorf("render needs a model or --select")
 			}
 			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
 				sc, _ := p.ScopeOf(args, nil)
@@ -81,23 +94,62 @@ environment's views.`,
 		},
 	}
 	cmd.Flags().StringVar(&env, "env", "", "render refs as this environment's views")
+	sel.register(cmd)
 	return cmd
+}
+
+// renderSelected renders every selected model, parents first.
+func (a *app) renderSelected(sel *selection, env string) error {
+	w, names, err := a.loadSelected(sel)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	type rendered struct {
+		Model string `json:"model"`
+		SQL   string `json:"sql"`
+	}
+	out := []rendered{}
+	for _, n := range names {
+		sql, err := w.Render(n, env, a.now())
+		if err != nil {
+			return err
+		}
+		out = append(out, rendered{Model: n, SQL: sql})
+	}
+	if a.json {
+		a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": env, "models": out})
+		return nil
+	}
+	for i, r := range out {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		fmt.Fprintf(a.stdout, "-- %s\n%s\n", r.Model, r.SQL)
+	}
+	return nil
 }
 
 func (a *app) graphCmd() *cobra.Command {
 	var html bool
 	var outPath string
+	var sel selection
 	cmd := &cobra.Command{
-		Use: "graph [model…]",
+		Use: "graph [model…] | --select <selector>",
 		Example: `  efmesh graph
   efmesh graph mart.daily_metrics
-  efmesh graph --html -o graph.html`,
+  efmesh graph --html -o graph.html
+  efmesh graph --select '+mart.daily_metrics+'`,
 		Short: "Print the model DAG, or the named models and their ancestors (--html: one self-contained page)",
 		Long: `Graph prints the models and their refs. With model names, only those
 models and their ancestors. Problems in files the graph does not read (unit
 tests, audits, models outside the named ones' ancestry) are left aside with
-a warning.`,
+a warning. With --select (and --exclude), only the selected models and the
+refs between them: +model draws a model's ancestors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if sel.active() && len(args) > 0 {
+				return fmt.Errorf("graph takes model names or --select, not both")
+			}
 			root, err := project.FindRoot(a.dir)
 			if err != nil {
 				return err
@@ -109,6 +161,18 @@ a warning.`,
 			sc := p.ModelFiles()
 			if len(args) > 0 {
 				sc, _ = p.ScopeOf(args, nil)
+			}
+			var chosen map[string]bool
+			if sel.active() {
+				names, err := p.Select(sel.selects, sel.excludes)
+				if err != nil {
+					return err
+				}
+				sc, _ = p.ScopeOf(names, nil)
+				chosen = map[string]bool{}
+				for _, n := range names {
+					chosen[n] = true
+				}
 			}
 			in, out := sc.Split(p.Diagnostics)
 			if project.HasErrors(in) {
@@ -123,7 +187,11 @@ a warning.`,
 			all := ops.Graph(p)
 			graph := all[:0:0]
 			for _, n := range all {
-				if sc.Has(n.File) {
+				switch {
+				case chosen != nil && chosen[n.Name]:
+					n.Parents = slices.DeleteFunc(slices.Clone(n.Parents), func(p string) bool { return !chosen[p] })
+					graph = append(graph, n)
+				case chosen == nil && sc.Has(n.File):
 					graph = append(graph, n)
 				}
 			}
@@ -175,6 +243,7 @@ a warning.`,
 	}
 	cmd.Flags().BoolVar(&html, "html", false, "write a self-contained HTML page drawing the DAG")
 	cmd.Flags().StringVarP(&outPath, "output", "o", "", "with --html: the file to write (default stdout)")
+	sel.register(cmd)
 	return cmd
 }
 

@@ -3,36 +3,61 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) testCmd() *cobra.Command {
-	return &cobra.Command{
-		Use: "test [name…]",
+	var sel selection
+	cmd := &cobra.Command{
+		Use: "test [name…] | --select <selector>",
 		Example: `  efmesh test
   efmesh test test_daily_metrics
-  efmesh test --json`,
+  efmesh test --json
+  efmesh test --select 'tag:finance'`,
 		Short: "Run the project's unit tests on an in-memory DuckDB",
 		Long: `Test runs models on fixture rows (tests/*.yaml) in an in-memory DuckDB and
 compares what they produce with the expected rows. It never touches the
-warehouse or the state store. Exit 1 when a test fails.`,
+warehouse or the state store. Exit 1 when a test fails. With --select (and
+--exclude), the tests of the selected models.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if sel.active() && len(args) > 0 {
+				return fmt.Errorf("test takes test names or --select, not both")
+			}
+			names := args
+			var selErr error
 			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
-				sc, _ := p.TestScope(args)
+				if sel.active() {
+					names, selErr = selectedTests(p, &sel)
+					if selErr != nil || len(names) == 0 {
+						sc, _ := p.ScopeOf(nil, nil)
+						return sc
+					}
+				}
+				sc, _ := p.TestScope(names)
 				return sc
 			})
+			if selErr != nil {
+				if w != nil {
+					w.Close()
+				}
+				return selErr
+			}
 			if err != nil {
 				return err
 			}
 			defer w.Close()
-			r, err := w.Test(a.ctx, args)
-			if err != nil {
-				return err
+			r := &workspace.TestReport{Tests: []planner.TestResult{}}
+			if !sel.active() || len(names) > 0 {
+				if r, err = w.Test(a.ctx, names); err != nil {
+					return err
+				}
 			}
 			if a.json {
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "passed": r.Passed, "failed": r.Failed, "tests": r.Tests})
@@ -40,7 +65,9 @@ warehouse or the state store. Exit 1 when a test fails.`,
 				for _, t := range r.Tests {
 					printTestResult(a.stdout, t)
 				}
-				if len(r.Tests) == 0 {
+				if len(r.Tests) == 0 && sel.active() {
+					fmt.Fprintln(a.stdout, "No unit tests of the selected models.")
+				} else if len(r.Tests) == 0 {
 					fmt.Fprintln(a.stdout, "No unit tests: they live in the files the tests globs of efmesh.yaml name (tests/**/*.yaml by default).")
 				} else {
 					fmt.Fprintf(a.stdout, "\n%d passed, %d failed\n", r.Passed, r.Failed)
@@ -52,6 +79,23 @@ warehouse or the state store. Exit 1 when a test fails.`,
 			return nil
 		},
 	}
+	sel.register(cmd)
+	return cmd
+}
+
+// selectedTests names the unit tests whose model the selection holds.
+func selectedTests(p *project.Project, sel *selection) ([]string, error) {
+	models, err := p.Select(sel.selects, sel.excludes)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, t := range p.Tests {
+		if slices.Contains(models, t.Model) {
+			names = append(names, t.Name)
+		}
+	}
+	return names, nil
 }
 
 func printTestResult(w io.Writer, r planner.TestResult) {

@@ -1,0 +1,337 @@
+package project
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Selectors: the --select and --exclude grammar of the CLI, evaluated on a
+// project's DAG.
+//
+//	expr   = term { ("," | " ") term }        a union
+//	term   = [depth] ["+"] atom ["+" [depth]]
+//	atom   = name-glob | "tag:" tag | "path:" glob | "kind:" kind
+//
+// A name glob matches model names with path.Match (core.*, *.orders); a
+// leading "+" adds the atom's ancestors, a trailing "+" its descendants,
+// each bounded to depth generations when a number is written (2+x, x+1).
+// "path:" takes a project glob (MatchGlob) or a folder, matched against
+// model files; "kind:" a kind name in any case, "incremental" standing for
+// every INCREMENTAL_* kind.
+//
+// Each occurrence of a flag is one line of input: a SelectorError says
+// "--select:2:5: …" for the fifth byte of the second --select.
+
+// SelectorError is a mistake in a selector: the flag it came from, the
+// occurrence of the flag (Line, from 1) and the byte column in it (from 1).
+type SelectorError struct {
+	Flag    string // "--select" or "--exclude"
+	Line    int
+	Col     int
+	Message string
+}
+
+func (e *SelectorError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Flag, e.Line, e.Col, e.Message)
+}
+
+// selectorTerm is one parsed term of a selector.
+type selectorTerm struct {
+	text   string // as written
+	col    int    // 1-based column of its first byte
+	method string // "" (name glob), "tag", "path" or "kind"
+	value  string
+	up     int // ancestors: 0 none, -1 all, n generations
+	down   int // descendants, likewise
+}
+
+// selectorMethods are the "method:" prefixes a term may carry.
+var selectorMethods = []string{"tag", "path", "kind"}
+
+// Select evaluates --select expressions (none: every model) less the
+// --exclude ones on p's DAG, returning the model names in name order. Every
+// term must match some model; a mistake or a term matching nothing is a
+// *SelectorError.
+func (p *Project) Select(selects, excludes []string) ([]string, error) {
+	chosen := map[string]bool{}
+	if len(selects) == 0 {
+		for name := range p.ByName {
+			chosen[name] = true
+		}
+	}
+	for i, s := range selects {
+		got, err := p.evalSelector("--select", i+1, s)
+		if err != nil {
+			return nil, err
+		}
+		for n := range got {
+			chosen[n] = true
+		}
+	}
+	for i, s := range excludes {
+		got, err := p.evalSelector("--exclude", i+1, s)
+		if err != nil {
+			return nil, err
+		}
+		for n := range got {
+			delete(chosen, n)
+		}
+	}
+	if len(chosen) == 0 {
+		return nil, &SelectorError{Flag: "--exclude", Line: 1, Col: 1, Message: "--exclude leaves no model selected"}
+	}
+	out := make([]string, 0, len(chosen))
+	for n := range chosen {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// evalSelector parses and evaluates one flag value.
+func (p *Project) evalSelector(flag string, line int, expr string) (map[string]bool, error) {
+	terms, err := parseSelector(expr)
+	if err != nil {
+		err.Flag, err.Line = flag, line
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, t := range terms {
+		base, err := p.matchAtom(t)
+		if err != nil {
+			err.Flag, err.Line = flag, line
+			return nil, err
+		}
+		for _, n := range base {
+			out[n] = true
+			if t.up != 0 {
+				p.walkSelector(n, t.up, p.parentsOf, out)
+			}
+			if t.down != 0 {
+				p.walkSelector(n, t.down, func(x string) []string { return p.Children[x] }, out)
+			}
+		}
+	}
+	return out, nil
+}
+
+// parentsOf returns the models name refs that exist in the project.
+func (p *Project) parentsOf(name string) []string {
+	m := p.ByName[name]
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range m.Refs() {
+		if r != name && p.ByName[r] != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// walkSelector adds to out the models next leads to from start, breadth
+// first, up to depth generations (-1: all).
+func (p *Project) walkSelector(start string, depth int, next func(string) []string, out map[string]bool) {
+	seen := map[string]bool{start: true}
+	frontier := []string{start}
+	for gen := 0; len(frontier) > 0 && (depth < 0 || gen < depth); gen++ {
+		var nextGen []string
+		for _, n := range frontier {
+			for _, x := range next(n) {
+				if !seen[x] {
+					seen[x] = true
+					out[x] = true
+					nextGen = append(nextGen, x)
+				}
+			}
+		}
+		frontier = nextGen
+	}
+}
+
+// matchAtom returns the models a term's atom matches, before its graph
+// operators, or an error naming the term when it matches none.
+func (p *Project) matchAtom(t selectorTerm) ([]string, *SelectorError) {
+	var out []string
+	for _, m := range p.Models {
+		if atomMatches(t, m) {
+			out = append(out, m.Name)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	msg := fmt.Sprintf("%s matches no model", t.text)
+	if t.method == "" && !strings.ContainsAny(t.value, "*?[") {
+		names := make([]string, 0, len(p.ByName))
+		for n := range p.ByName {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		if s, ok := DidYouMean(t.value, names); ok {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+	}
+	return nil, &SelectorError{Col: t.col, Message: msg}
+}
+
+func atomMatches(t selectorTerm, m *Model) bool {
+	switch t.method {
+	case "tag":
+		return slices.ContainsFunc(m.Tags, func(tag string) bool { return strings.EqualFold(tag, t.value) })
+	case "path":
+		pat := strings.TrimSuffix(t.value, "/")
+		return MatchGlob(pat, m.File) || MatchGlob(pat+"/**", m.File)
+	case "kind":
+		if t.value == "incremental" {
+			return m.Kind.Name == KindIncrementalByTimeRange || m.Kind.Name == KindIncrementalByUniqueKey
+		}
+		return strings.EqualFold(string(m.Kind.Name), t.value)
+	}
+	ok, err := path.Match(t.value, m.Name)
+	return ok && err == nil
+}
+
+// parseSelector splits a flag value into terms. Its errors carry the
+// column only; the caller fills in the flag and line.
+func parseSelector(expr string) ([]selectorTerm, *SelectorError) {
+	var terms []selectorTerm
+	i := 0
+	for {
+		for i < len(expr) && (expr[i] == ' ' || expr[i] == ',' || expr[i] == '\t') {
+			i++
+		}
+		if i == len(expr) {
+			break
+		}
+		j := i
+		for j < len(expr) && expr[j] != ' ' && expr[j] != ',' && expr[j] != '\t' {
+			j++
+		}
+		t, err := parseTerm(expr[i:j], i+1)
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+		i = j
+	}
+	if len(terms) == 0 {
+		return nil, &SelectorError{Col: 1, Message: "empty selector: expected a model name, a glob, tag:, path: or kind:"}
+	}
+	return terms, nil
+}
+
+// parseTerm reads one term; col is the column of its first byte.
+func parseTerm(s string, col int) (selectorTerm, *SelectorError) {
+	t := selectorTerm{text: s, col: col}
+	errAt := func(off int, format string, args ...any) *SelectorError {
+		return &SelectorError{Col: col + off, Message: fmt.Sprintf(format, args...)}
+	}
+	i := 0
+	// [depth] "+"
+	d := 0
+	for d < len(s) && s[d] >= '0' && s[d] <= '9' {
+		d++
+	}
+	switch {
+	case d > 0 && (d == len(s) || s[d] != '+'):
+		return t, errAt(0, "a depth (%s) must be followed by + and a model: %s+model", s[:d], s[:d])
+	case d > 0:
+		n, ok := depthOf(s[:d])
+		if !ok {
+			return t, errAt(0, "depth %s: must be between 1 and 9999", s[:d])
+		}
+		t.up, i = n, d+1
+	case strings.HasPrefix(s, "+"):
+		t.up, i = -1, 1
+	}
+	// atom ["+" [depth]]
+	end := len(s)
+	if k := strings.LastIndexByte(s, '+'); k >= i {
+		tail := s[k+1:]
+		if tail == "" {
+			t.down = -1
+		} else {
+			n, ok := depthOf(tail)
+			if !ok {
+				return t, errAt(k+1, "expected a depth after +, found %q", tail)
+			}
+			t.down = n
+		}
+		end = k
+	}
+	atom := s[i:end]
+	if atom == "" {
+		return t, errAt(i, "+ needs a model name or a selector beside it")
+	}
+	if k := strings.IndexByte(atom, '+'); k >= 0 {
+		return t, errAt(i+k, "unexpected + inside %q", atom)
+	}
+	if k := strings.IndexByte(atom, ':'); k >= 0 {
+		method := strings.ToLower(atom[:k])
+		if !slices.Contains(selectorMethods, method) {
+			msg := fmt.Sprintf("unknown selector method %q; expected tag:, path: or kind:", atom[:k])
+			if s, ok := DidYouMean(method, selectorMethods); ok {
+				msg = fmt.Sprintf("unknown selector method %q; did you mean %s:?", atom[:k], s)
+			}
+			return t, errAt(i, "%s", msg)
+		}
+		t.method, t.value = method, atom[k+1:]
+		if t.value == "" {
+			return t, errAt(i, "%s: needs a value", method)
+		}
+		switch method {
+		case "path":
+			if err := ValidateGlob(t.value); err != nil {
+				return t, errAt(i+k+1, "path:%s: %v", t.value, err)
+			}
+		case "kind":
+			t.value = strings.ToLower(t.value)
+			if !slices.Contains(selectorKinds(), t.value) {
+				return t, errAt(i+k+1, "unknown kind %q; expected one of %s", t.value, strings.Join(selectorKinds(), ", "))
+			}
+		case "tag":
+			if strings.ContainsAny(t.value, ":") {
+				return t, errAt(i+k+1, "a tag has no %q", ":")
+			}
+		}
+		return t, nil
+	}
+	t.value = strings.ToLower(atom)
+	for k, r := range t.value {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("_.*?[]-!^", r)) {
+			return t, errAt(i+k, "unexpected %q in a model name or glob", r)
+		}
+	}
+	if _, err := path.Match(t.value, ""); err != nil {
+		return t, errAt(i, "bad glob %q", atom)
+	}
+	return t, nil
+}
+
+// selectorKinds are the values kind: accepts, lower case.
+func selectorKinds() []string {
+	out := []string{"incremental"}
+	for _, k := range kindNames {
+		out = append(out, strings.ToLower(k))
+	}
+	return out
+}
+
+// depthOf reads a generation count of a graph operator.
+func depthOf(s string) (int, bool) {
+	if s == "" || len(s) > 4 {
+		return 0, false
+	}
+	n := 0
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n, n > 0
+}
