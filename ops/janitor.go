@@ -43,6 +43,10 @@ type JanitorOptions struct {
 	// Lock is the janitor's lock when the caller holds it; nil makes
 	// Janitor take it (a dry run takes none).
 	Lock *planner.Lock
+	// Only, when set, restricts the removal to physical relations whose
+	// every snapshot is among these fingerprints: what a deleted
+	// environment alone used.
+	Only []string
 }
 
 // Removal is one physical relation removed (or, in a dry run, to remove)
@@ -98,6 +102,23 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		return nil, err
 	}
 	groups, waiting := orphanGroups(use, res.Cutoff)
+	if opt.Only != nil {
+		only := map[string]bool{}
+		for _, fp := range opt.Only {
+			only[fp] = true
+		}
+		kept := groups[:0]
+		for _, g := range groups {
+			all := true
+			for _, u := range g.snaps {
+				all = all && only[u.Fingerprint]
+			}
+			if all {
+				kept = append(kept, g)
+			}
+		}
+		groups = kept
+	}
 	res.Waiting = waiting
 	if opt.DryRun {
 		for _, g := range groups {

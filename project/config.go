@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -163,7 +164,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 				cfg.Lake = s
 			}
 		case "environments":
-			cfg.Environments = p.environments(v)
+			cfg.Environments, cfg.EnvironmentsTTL = p.environments(v)
 		case "attach":
 			cfg.Attach = p.attach(v)
 		case "defaults":
@@ -285,15 +286,32 @@ func (p *configParser) backend(n ast.Node, where string, types []string, defPath
 	return typ, path, url
 }
 
-func (p *configParser) environments(n ast.Node) map[string]EnvConfig {
+// environments reads environments: {ttl: 7d, <env>: {…}}: the key ttl is
+// the idle time after which the janitor deletes an environment, every
+// other key an environment's settings.
+func (p *configParser) environments(n ast.Node) (map[string]EnvConfig, time.Duration) {
 	es, ok := entries(unwrap(n))
 	if !ok {
 		p.errorf(n, CodeConfig, "environments must be a mapping of environment names to settings, found %s", describeNode(n))
-		return nil
+		return nil, 0
 	}
 	out := map[string]EnvConfig{}
+	var ttl time.Duration
 	for _, e := range es {
 		name := keyString(e.Key)
+		if name == "ttl" {
+			s, ok := p.str(e.Value, "environments ttl")
+			if !ok {
+				continue
+			}
+			d, err := ParseDuration(s)
+			if err != nil || d <= 0 {
+				p.errorf(e.Value, CodeConfig, "environments ttl %q must be a positive duration such as 7d, 36h or 90m", s)
+				continue
+			}
+			ttl = d
+			continue
+		}
 		if !ValidNamePart(name) {
 			p.errorf(e.Key, CodeConfig, "invalid environment name %q: it must start with a letter and hold only a-z, 0-9 and _", name)
 			continue
@@ -306,7 +324,21 @@ func (p *configParser) environments(n ast.Node) map[string]EnvConfig {
 		})
 		out[name] = env
 	}
-	return out
+	return out, ttl
+}
+
+// ParseDuration reads a Go duration (168h, 90m) or a whole number of days
+// (7d).
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%q is not a number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
 }
 
 // validMemoryLimit accepts DuckDB sizes: a number and a unit (KB, MB, GB,

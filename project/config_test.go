@@ -107,6 +107,13 @@ func TestParseConfigErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "environments ttl",
+			src:  "environments:\n  ttl: 7 days\n  dev: {redacted: true}\n",
+			want: []string{
+				`2:8: config: environments ttl "7 days" must be a positive duration such as 7d, 36h or 90m`,
+			},
+		},
+		{
 			name: "path and url by type",
 			src:  "engine: {type: postgres, path: x, url: 'postgres://h/d'}\nstate: {url: 'postgres://h/d'}\n",
 			want: []string{
@@ -214,5 +221,24 @@ func TestEngineTuning(t *testing.T) {
 	_, diags = ParseConfig(ConfigFile, []byte("engine: {memory_limit: lots, threads: -1}\n"))
 	if len(diags) != 2 || diags[0].Range.Start.Column != 24 {
 		t.Fatalf("diags = %v", diags)
+	}
+}
+
+func TestParseConfigEnvironmentsTTL(t *testing.T) {
+	for src, want := range map[string]time.Duration{
+		"environments: {ttl: 7d}\n":                            7 * 24 * time.Hour,
+		"environments:\n  ttl: 36h\n  dev: {redacted: true}\n": 36 * time.Hour,
+		"name: x\n": 0,
+	} {
+		cfg, diags := ParseConfig("efmesh.yaml", []byte(src))
+		if len(diags) > 0 {
+			t.Fatalf("%q: %v", src, diags)
+		}
+		if cfg.EnvironmentsTTL != want {
+			t.Errorf("%q: ttl %s, want %s", src, cfg.EnvironmentsTTL, want)
+		}
+		if _, ok := cfg.Environments["ttl"]; ok {
+			t.Errorf("%q: ttl read as an environment", src)
+		}
 	}
 }

@@ -22,7 +22,10 @@ type Config struct {
 	State        StateConfig          `json:"state"`
 	Lake         string               `json:"lake,omitempty"`
 	Environments map[string]EnvConfig `json:"environments,omitempty"`
-	Janitor      JanitorConfig        `json:"janitor"`
+	// EnvironmentsTTL is environments.ttl: the janitor deletes an
+	// environment other than prod idle (not applied) for longer; 0 never.
+	EnvironmentsTTL time.Duration `json:"environmentsTtl,omitempty"`
+	Janitor         JanitorConfig `json:"janitor"`
 	// Attach names the databases exports write into.
 	Attach map[string]AttachConfig `json:"attach,omitempty"`
 	// Vars are the ${NAME} references of the settings that expand them

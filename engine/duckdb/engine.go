@@ -171,3 +171,23 @@ func (d *DB) Close() error {
 // MaxConcurrency is 1: the warehouse has one connection, and other
 // statements would wedge into a running transaction.
 func (d *DB) MaxConcurrency() int { return 1 }
+
+// TableRows returns DuckDB's estimate of the rows of each table of schema
+// (duckdb_tables().estimated_size), keyed by table name.
+func (d *DB) TableRows(ctx context.Context, schema string) (map[string]int64, error) {
+	rows, err := d.Query(ctx, "SELECT table_name, estimated_size FROM duckdb_tables() WHERE schema_name = "+Dialect{}.Literal(schema))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, r := range rows.Values {
+		name, _ := r[0].(string)
+		switch n := r[1].(type) {
+		case int64:
+			out[name] = n
+		case int32:
+			out[name] = int64(n)
+		}
+	}
+	return out, nil
+}

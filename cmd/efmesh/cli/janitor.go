@@ -3,14 +3,17 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 )
 
 func (a *app) janitorCmd() *cobra.Command {
@@ -39,22 +42,16 @@ asks for a new plan instead. --dry-run lists what would go.`,
 				return err
 			}
 			defer st.Close()
+			if err := a.checkConfig(proj); err != nil {
+				return err
+			}
 			opt := ops.JanitorOptions{TTL: proj.Config.Janitor.TTL, DryRun: dryRun, Now: a.now(), Logger: a.log}
 			if ttl != "" {
 				if opt.TTL, err = parseTTL(ttl); err != nil {
 					return err
 				}
 			}
-			lake := proj.Config.Lake
-			if lake == "" {
-				lake = "lake"
-			}
-			if !strings.Contains(lake, "://") {
-				if !filepath.IsAbs(lake) {
-					lake = filepath.Join(proj.Root, filepath.FromSlash(lake))
-				}
-				opt.Lake = lake
-			}
+			opt.Lake = lakeRoot(proj)
 			if !dryRun {
 				// The lock before the warehouse, as apply does.
 				lk, err := planner.AcquireLock(a.ctx, st, planner.JanitorLock, 0)
@@ -65,29 +62,46 @@ asks for a new plan instead. --dry-run lists what would go.`,
 				opt.Lock = lk
 			}
 			var res *ops.JanitorResult
-			if dryRun {
-				res, err = ops.Janitor(a.ctx, st, nil, opt)
-			} else {
-				wh, werr := a.warehouse(proj, true)
-				if werr != nil {
-					return werr
+			var wh engine.Engine
+			if !dryRun {
+				if wh, err = a.warehouse(proj, true); err != nil {
+					return err
 				}
 				defer wh.Close()
-				res, err = ops.Janitor(a.ctx, st, wh, opt)
 			}
+			// Idle environments go first, so that what only they used is
+			// freed in the same pass.
+			expired, err := ops.ExpireEnvironments(a.ctx, st, wh, proj.Config.EnvironmentsTTL, dryRun,
+				ops.EnvDeleteOptions{Now: opt.Now, Lake: opt.Lake, Logger: a.log, JanitorLock: opt.Lock})
 			if err != nil {
 				return err
 			}
+			if res, err = ops.Janitor(a.ctx, st, wh, opt); err != nil {
+				return err
+			}
+			for _, e := range expired {
+				if e.Deleted != nil {
+					res.Removed = append(res.Removed, e.Deleted.Freed...)
+				}
+			}
+			sort.Slice(res.Removed, func(i, j int) bool { return res.Removed[i].PhysicalTable < res.Removed[j].PhysicalTable })
 			failed := 0
 			for _, r := range res.Removed {
 				if r.Error != "" {
 					failed++
 				}
 			}
+			for _, e := range expired {
+				if e.Error != "" {
+					failed++
+				}
+			}
 			if a.json {
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "dryRun": res.DryRun, "ttl": opt.TTL.String(),
-					"cutoff": rfc(res.Cutoff), "removed": res.Removed, "waiting": res.Waiting})
+					"cutoff": rfc(res.Cutoff), "removed": res.Removed, "waiting": res.Waiting,
+					"environmentsTtl": durationJSON(proj.Config.EnvironmentsTTL), "expired": expired})
 			} else {
+				printExpired(a, expired, res.DryRun, proj.Config.EnvironmentsTTL)
 				printJanitor(a, res, opt.TTL)
 			}
 			if failed > 0 {
@@ -99,6 +113,53 @@ asks for a new plan instead. --dry-run lists what would go.`,
 	cmd.Flags().StringVar(&ttl, "ttl", "", "remove storage orphaned longer than this (168h, 7d, 0); default janitor.ttl")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed, remove nothing")
 	return cmd
+}
+
+// lakeRoot is the absolute root of the project's local parquet lake; ""
+// for a remote one.
+func lakeRoot(proj *project.Project) string {
+	lake := proj.Config.Lake
+	if lake == "" {
+		lake = "lake"
+	}
+	if strings.Contains(lake, "://") {
+		return ""
+	}
+	if !filepath.IsAbs(lake) {
+		lake = filepath.Join(proj.Root, filepath.FromSlash(lake))
+	}
+	return lake
+}
+
+// durationJSON is a duration for --json readers: "" when unset.
+func durationJSON(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return days(d)
+}
+
+// days writes a whole number of days as efmesh.yaml does (7d), any other
+// duration as Go does.
+func days(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return d.String()
+}
+
+func printExpired(a *app, expired []ops.EnvExpiry, dryRun bool, ttl time.Duration) {
+	for _, e := range expired {
+		switch {
+		case e.Error != "":
+			fmt.Fprintf(a.stdout, "Kept idle environment %s (last applied %s): %s\n", e.Env, rfc(e.LastApplied), e.Error)
+		case dryRun:
+			fmt.Fprintf(a.stdout, "Would expire environment %s: last applied %s, idle longer than %s.\n", e.Env, rfc(e.LastApplied), days(ttl))
+		default:
+			fmt.Fprintf(a.stdout, "Expired environment %s: last applied %s, idle longer than %s; dropped %d view(s).\n",
+				e.Env, rfc(e.LastApplied), days(ttl), len(e.Deleted.DroppedViews))
+		}
+	}
 }
 
 // parseTTL reads a Go duration, or a whole number of days ("7d").
