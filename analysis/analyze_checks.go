@@ -160,6 +160,7 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 			},
 			Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
+			Vars: c.a.Project.Config.Variables, Literal: c.d.Literal,
 		})
 		cols, err := c.binder.Bind(bindR.SQL, rels)
 		if err != nil {
@@ -187,6 +188,7 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 		Start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
 		End:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
 		This:  "NULL",
+		Vars:  c.a.Project.Config.Variables, Literal: c.d.Literal,
 	})
 	cols, err := c.eng.Describe(ctx, r.SQL)
 	if err != nil {

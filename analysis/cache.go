@@ -75,6 +75,15 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 		}
 		w(content)
 	}
+	// The values of the variables the body uses (only theirs: a model
+	// without @var keeps its key whatever vars say).
+	for _, mc := range m.Macros {
+		if mc.Kind == project.MacroVar {
+			v, ok := c.a.Project.Config.Variables[mc.Arg]
+			w("var " + mc.Arg + " " + strconv.FormatBool(ok))
+			w(v)
+		}
+	}
 	for _, r := range m.Refs() {
 		w(r)
 		pi := c.a.Models[r]

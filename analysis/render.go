@@ -14,6 +14,10 @@ type MacroText struct {
 	Ref        func(name string) (string, bool) // a ref's relation, false for an unknown model
 	Start, End string                           // what @start and @end become
 	This       string                           // what @this becomes
+	// Vars are the variables' values (Config.Variables); @var(name)
+	// renders as Literal of its value (engine.QuoteString when nil).
+	Vars    map[string]string
+	Literal func(string) string
 	// canonical leaves relations as written: no implicit alias. Only the
 	// canonical form (the fingerprint's input) is rendered so; it names
 	// refs by their model name, which binds as the table name anyway.
@@ -65,6 +69,18 @@ func RenderBody(m *project.Model, mt MacroText) (r engine.Rendered, ok bool) {
 			text = mt.End
 		case project.MacroThis:
 			text = mt.This
+		case project.MacroVar:
+			v, found := mt.Vars[mc.Arg]
+			if !found {
+				ok = false
+				text = "NULL"
+				break
+			}
+			if mt.Literal != nil {
+				text = mt.Literal(v)
+			} else {
+				text = engine.QuoteString(v)
+			}
 		default:
 			continue
 		}

@@ -184,6 +184,7 @@ func runTest(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *pro
 				return table(name), true
 			},
 			Start: startLit, End: endLit, This: "NULL",
+			Vars: a.Project.Config.Variables, Literal: d.Literal,
 		})
 		return r.SQL
 	}

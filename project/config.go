@@ -25,9 +25,9 @@ func DefaultConfig() Config {
 }
 
 var (
-	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach", "defaults"}
+	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach", "defaults", "vars"}
 	backendKeys = []string{"type", "path", "url"}
-	envKeys     = []string{"redacted"}
+	envKeys     = []string{"redacted", "vars"}
 	attachKeys  = []string{"type", "path"}
 	// AttachTypes are the database types an export can write into.
 	AttachTypes = []string{"duckdb", "sqlite", "postgres", "mysql"}
@@ -192,6 +192,8 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 				}
 				cfg.Janitor.TTL = d
 			})
+		case "vars":
+			cfg.Variables = p.variables(v, "vars")
 		}
 	})
 	cfg.Vars = p.refs
@@ -317,14 +319,48 @@ func (p *configParser) environments(n ast.Node) (map[string]EnvConfig, time.Dura
 			continue
 		}
 		var env EnvConfig
-		p.fields(e.Value, "environments."+name, envKeys, func(_ string, v ast.Node) {
-			if b, ok := p.boolean(v, "redacted"); ok {
-				env.Redacted = b
+		p.fields(e.Value, "environments."+name, envKeys, func(key string, v ast.Node) {
+			switch key {
+			case "redacted":
+				if b, ok := p.boolean(v, "redacted"); ok {
+					env.Redacted = b
+				}
+			case "vars":
+				env.Variables = p.variables(v, "environments."+name+".vars")
 			}
 		})
 		out[name] = env
 	}
 	return out, ttl
+}
+
+// variables reads vars: {name: value}, the values @var(name) renders. A
+// value is a scalar: a string, or a number or boolean taken as written
+// (it renders as a string literal either way); a list, a mapping or null
+// is an error on it, and a name that is not a valid identifier on the key.
+func (p *configParser) variables(n ast.Node, where string) map[string]string {
+	es, ok := entries(unwrap(n))
+	if !ok {
+		p.errorf(n, CodeConfig, "%s must be a mapping of variable names to values, found %s", where, describeNode(n))
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range es {
+		name := keyString(e.Key)
+		if !ValidNamePart(strings.ToLower(name)) {
+			p.errorf(e.Key, CodeConfig, "invalid variable name %q in %s: it must start with a letter and hold only a-z, 0-9 and _", name, where)
+			continue
+		}
+		switch v := unwrap(e.Value).(type) {
+		case *ast.StringNode:
+			out[strings.ToLower(name)] = v.Value
+		case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
+			out[strings.ToLower(name)] = v.GetToken().Value
+		default:
+			p.errorf(e.Value, CodeConfig, "variable %s in %s must be a string, a number or a boolean, found %s", name, where, describeNode(e.Value))
+		}
+	}
+	return out
 }
 
 // ParseDuration reads a Go duration (168h, 90m) or a whole number of days

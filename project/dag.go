@@ -102,6 +102,7 @@ func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Projec
 	all = append(all, checkExports(cfg, files)...)
 	p.Models = topoOrder(p.ByName, names, deps)
 
+	all = append(all, varDiagnostics(p)...)
 	SortDiagnostics(all)
 	p.Diagnostics = all
 	return p

@@ -90,6 +90,7 @@ const (
 	CodeUnknownRef      = "unknown-ref"
 	CodeCycle           = "cycle"
 	CodeBadMacro        = "bad-macro"
+	CodeUnknownVar      = "unknown-var"
 	CodeSyntax          = "syntax-error"
 	CodeUnknownColumn   = "unknown-column"
 	CodeUnknownTable    = "unknown-table"

@@ -10,7 +10,7 @@ import (
 )
 
 // knownMacros are the @-macros of a body, for messages.
-var knownMacros = []string{"ref", "start", "end", "this"}
+var knownMacros = []string{"ref", "start", "end", "this", "var"}
 
 // ScanMacros finds the @-macros of src[from:] (a model body, or the query of
 // an audit file) and reports malformed ones. Offsets are into src.
@@ -100,8 +100,10 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 		*macros = append(*macros, Macro{Kind: MacroThis, Start: at, End: wordEnd, Aliased: aliasFollows(src, wordEnd)})
 	case "ref":
 		scanRef(src, at, macros, bad)
+	case "var":
+		scanVar(src, at, macros, bad)
 	default:
-		d := bad(at, wordEnd, "unknown macro @%s; known: @ref, @start, @end, @this", word)
+		d := bad(at, wordEnd, "unknown macro @%s; known: @ref, @start, @end, @this, @var", word)
 		if s, ok := DidYouMean(strings.ToLower(word), knownMacros); ok {
 			d.Fixes = []Fix{{
 				Title: "Change to @" + s,
@@ -139,6 +141,25 @@ func scanRef(src []byte, at int, macros *[]Macro, bad func(int, int, string, ...
 			ArgEnd:   r.ArgEnd,
 			Aliased:  aliasFollows(src, r.End),
 		})
+	}
+}
+
+// scanVar reads @var(name) from the @ at src[at]; it reads like a ref of
+// one part.
+func scanVar(src []byte, at int, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) {
+	const usage = "@var(name)"
+	r := sqlscan.ParseRef(src, at)
+	switch {
+	case r.Open < 0:
+		bad(at, r.WordEnd, "@var needs a variable name in parentheses: %s", usage)
+	case r.ArgEnd == r.ArgStart:
+		bad(at, min(r.ArgStart+1, len(src)), "@var needs a variable name: %s", usage)
+	case !r.Complete || len(r.Parts) != 1 || !ValidNamePart(r.Parts[0]):
+		bad(r.ArgStart, r.ArgEnd, "invalid variable name %q in @var: write %s with letters, digits and _", string(src[r.ArgStart:r.ArgEnd]), usage)
+	case r.Close < 0:
+		bad(at, r.ArgEnd, "expected ) after the variable name in @var")
+	default:
+		*macros = append(*macros, Macro{Kind: MacroVar, Arg: r.Parts[0], Start: at, End: r.End, ArgStart: r.ArgStart, ArgEnd: r.ArgEnd})
 	}
 }
 

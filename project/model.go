@@ -110,6 +110,9 @@ const (
 	MacroStart MacroKind = "start"
 	MacroEnd   MacroKind = "end"
 	MacroThis  MacroKind = "this"
+	// MacroVar is @var(name): a variable of efmesh.yaml, rendered as a
+	// string literal; Arg is the lower-cased name.
+	MacroVar MacroKind = "var"
 )
 
 // Macro is one occurrence of @ref(x), @start, @end or @this in a file.

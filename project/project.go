@@ -33,6 +33,10 @@ type Config struct {
 	Vars []VarRef `json:"-"`
 	// Defaults are header properties a model takes when it declares none.
 	Defaults ModelDefaults `json:"defaults,omitzero"`
+	// Variables are vars: the values of @var(name), by lower-case name.
+	// After WithVariables they are the effective ones of an environment
+	// and the command line.
+	Variables map[string]string `json:"vars,omitempty"`
 }
 
 // ModelDefaults are the efmesh.yaml defaults of model header properties.
@@ -73,6 +77,8 @@ type StateConfig struct {
 // EnvConfig holds per-environment settings.
 type EnvConfig struct {
 	Redacted bool `json:"redacted,omitempty"`
+	// Variables override the top-level vars in this environment.
+	Variables map[string]string `json:"vars,omitempty"`
 }
 
 // JanitorConfig configures removal of orphaned physical storage.

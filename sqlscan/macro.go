@@ -100,7 +100,7 @@ func refName(src []byte, i int) (end int, parts []string, complete bool) {
 // macroEnd returns the end of the macro token at src[at].
 func macroEnd(src []byte, at int) int {
 	end := IdentEnd(src, at+1)
-	if EqualFold(src[at+1:end], "ref") {
+	if EqualFold(src[at+1:end], "ref") || EqualFold(src[at+1:end], "var") {
 		return ParseRef(src, at).End
 	}
 	return end

@@ -105,6 +105,10 @@ type OpenOptions struct {
 	// it do not stop Open (as in the editor) and are kept in
 	// Workspace.LeftAside. Nil: the whole project.
 	Scope func(p *project.Project) project.Scope
+	// Env and Vars choose the values of @var: the environment's vars of
+	// efmesh.yaml, then Vars (--var) over them.
+	Env  string
+	Vars map[string]string
 }
 
 // Open finds the project holding dir, loads and analyzes it. Problems in
@@ -118,6 +122,7 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	p = project.WithVariables(p, o.Env, o.Vars)
 	sc := project.AllFiles()
 	if o.Scope != nil {
 		sc = o.Scope(p)

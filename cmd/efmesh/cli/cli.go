@@ -62,6 +62,15 @@ type app struct {
 	log      *slog.Logger
 	// lockTimeout is --lock-timeout; nil: efmesh.yaml's or the default.
 	lockTimeout *time.Duration
+	// varEnv is the environment whose vars the project is loaded with
+	// (plan, apply, run, render --env); varFlags are --var name=value.
+	varEnv   string
+	varFlags []string
+}
+
+// registerVars adds --var to a command that loads the project.
+func (a *app) registerVars(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&a.varFlags, "var", nil, "set a variable of @var(name), over efmesh.yaml's vars (repeatable: --var country=FR)")
 }
 
 // Run runs the efmesh command line with args (without the program name).
@@ -229,7 +238,11 @@ func (a *app) load(withStore bool) (*workspace.Workspace, error) {
 // problems outside scope(p) do not stop it (as in the editor); they are
 // summed up in a warning on stderr.
 func (a *app) loadScoped(withStore bool, scope func(p *project.Project) project.Scope) (*workspace.Workspace, error) {
-	w, err := workspace.Open(a.ctx, a.dir, workspace.OpenOptions{Options: a.workspaceOptions(), Scope: scope})
+	vars, err := project.ParseVarFlags(a.varFlags)
+	if err != nil {
+		return nil, err
+	}
+	w, err := workspace.Open(a.ctx, a.dir, workspace.OpenOptions{Options: a.workspaceOptions(), Scope: scope, Env: a.varEnv, Vars: vars})
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,7 @@ SQL, parents first, each under a "-- model" line.`,
 					return err
 				}
 			}
+			a.varEnv = env
 			if sel.active() {
 				if len(args) > 0 {
 					return fmt.Errorf("render takes a model or --select, not both")
@@ -95,6 +96,7 @@ SQL, parents first, each under a "-- model" line.`,
 	}
 	cmd.Flags().StringVar(&env, "env", "", "render refs as this environment's views")
 	sel.register(cmd)
+	a.registerVars(cmd)
 	return cmd
 }
 

@@ -86,6 +86,7 @@ func (a *app) planCmd() *cobra.Command {
 		Short: "Show what apply would change in an environment",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.varEnv = args[0]
 			w, err := a.load(true)
 			if err != nil {
 				return err
@@ -111,6 +112,7 @@ func (a *app) planCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&explain, "explain", false, "say why each model got its category (the parse-tree paths that changed)")
+	a.registerVars(cmd)
 	cf.register(cmd)
 	return cmd
 }
@@ -146,6 +148,7 @@ snapshots it needs and swaps the environment's views.
 Without a terminal and without --yes, apply prints the plan and exits 2.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.varEnv = args[0]
 			w, err := a.load(true)
 			if err != nil {
 				return err
@@ -227,6 +230,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
+	a.registerVars(cmd)
 	return a.withMetrics(cmd)
 }
 

@@ -46,6 +46,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			if err := analysis.ValidateEnv(env); err != nil {
 				return err
 			}
+			a.varEnv = env
 			w, err := a.load(true)
 			if err != nil {
 				a.journalLoadFailure(env, err)
@@ -119,6 +120,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 	}
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
+	a.registerVars(cmd)
 	return a.withMetrics(cmd)
 }
 

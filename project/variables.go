@@ -1,0 +1,86 @@
+package project
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Variables: vars: {name: value} in efmesh.yaml, overridden per
+// environment (environments: {dev: {vars: …}}) and on the command line
+// (--var name=value), read in a body as @var(name). A body renders the
+// value as a string literal, and its canonical form (the fingerprint's
+// input) holds that literal: the value enters the fingerprint of exactly
+// the models that use the variable.
+
+// EffectiveVariables are the values of env: the top-level vars, then the
+// environment's, then overrides (the command line's), each winning over
+// the one before.
+func EffectiveVariables(cfg Config, env string, overrides map[string]string) map[string]string {
+	out := maps.Clone(cfg.Variables)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, cfg.Environments[env].Variables)
+	for k, v := range overrides {
+		out[strings.ToLower(k)] = v
+	}
+	return out
+}
+
+// WithVariables returns p with the variables of env and overrides in
+// Config.Variables, and its unknown-variable diagnostics checked against
+// them. p itself is unchanged (it may be shared).
+func WithVariables(p *Project, env string, overrides map[string]string) *Project {
+	vars := EffectiveVariables(p.Config, env, overrides)
+	if maps.Equal(vars, p.Config.Variables) {
+		return p
+	}
+	c := *p
+	c.Config.Variables = vars
+	c.Diagnostics = slices.DeleteFunc(slices.Clone(p.Diagnostics), func(d Diagnostic) bool { return d.Code == CodeUnknownVar })
+	c.Diagnostics = append(c.Diagnostics, varDiagnostics(&c)...)
+	SortDiagnostics(c.Diagnostics)
+	return &c
+}
+
+// ParseVarFlags reads --var name=value flags.
+func ParseVarFlags(flags []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range flags {
+		k, v, ok := strings.Cut(f, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok || !ValidNamePart(k) {
+			return nil, fmt.Errorf("--var %q: write name=value, the name with letters, digits and _", f)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// varDiagnostics reports each @var(name) of a model whose variable p does
+// not define, on the macro.
+func varDiagnostics(p *Project) []Diagnostic {
+	var diags []Diagnostic
+	known := slices.Sorted(maps.Keys(p.Config.Variables))
+	for _, m := range p.Models {
+		for _, mc := range m.Macros {
+			if mc.Kind != MacroVar {
+				continue
+			}
+			if _, ok := p.Config.Variables[mc.Arg]; ok {
+				continue
+			}
+			msg := fmt.Sprintf("unknown variable %q: define it under vars in %s or pass --var %s=…", mc.Arg, ConfigFile, mc.Arg)
+			d := Diagnostic{File: m.File, Range: RangeAt(m.Source, mc.Start, mc.End), Severity: SeverityError, Code: CodeUnknownVar}
+			if s, ok := DidYouMean(mc.Arg, known); ok {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+				d.Fixes = []Fix{{Title: "Change to " + s, Edits: []TextEdit{{File: m.File, Start: mc.ArgStart, End: mc.ArgEnd, NewText: s}}}}
+			}
+			d.Message = msg
+			diags = append(diags, d)
+		}
+	}
+	return diags
+}
