@@ -1,6 +1,8 @@
 package project
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -73,14 +75,14 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "name: x\nmodel: [a]\n",
-			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults)`},
+			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars)`},
 		},
 		{
 			name: "unknown nested key",
 			src:  "engine:\n  type: duckdb\n  pth: x.db\nenvironments:\n  dev: {redacted: true, colour: blue}\n",
 			want: []string{
 				`3:3: config-unknown-key: unknown key "pth" in engine (known: type, path, url, lock_timeout, memory_limit, threads)`,
-				`5:25: config-unknown-key: unknown key "colour" in environments.dev (known: redacted)`,
+				`5:25: config-unknown-key: unknown key "colour" in environments.dev (known: redacted, vars)`,
 			},
 		},
 		{
@@ -143,7 +145,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			src:  "- a\n- b\n",
-			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, found a list`},
+			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars, found a list`},
 		},
 		{
 			name: "unknown key after non-ASCII text",
@@ -239,6 +241,59 @@ func TestParseConfigEnvironmentsTTL(t *testing.T) {
 		}
 		if _, ok := cfg.Environments["ttl"]; ok {
 			t.Errorf("%q: ttl read as an environment", src)
+		}
+	}
+}
+
+func TestParseConfigVars(t *testing.T) {
+	src := "vars:\n  country: FR\n  Limit: 3\n  on: true\nenvironments:\n  dev:\n    vars: {country: DE}\n"
+	cfg, diags := ParseConfig("efmesh.yaml", []byte(src))
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if want := map[string]string{"country": "FR", "limit": "3", "on": "true"}; !maps.Equal(cfg.Variables, want) {
+		t.Errorf("vars = %v, want %v", cfg.Variables, want)
+	}
+	if got := cfg.Environments["dev"].Variables; !maps.Equal(got, map[string]string{"country": "DE"}) {
+		t.Errorf("dev vars = %v", got)
+	}
+	for env, want := range map[string]string{"": "FR", "prod": "FR", "dev": "DE"} {
+		if got := EffectiveVariables(cfg, env, nil)["country"]; got != want {
+			t.Errorf("%q: country = %q, want %q", env, got, want)
+		}
+	}
+	if got := EffectiveVariables(cfg, "dev", map[string]string{"Country": "IT"})["country"]; got != "IT" {
+		t.Errorf("--var: country = %q, want IT", got)
+	}
+}
+
+func TestParseConfigVarsErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"vars: [a]\n", "1:7: vars must be a mapping of variable names to values, found a list"},
+		{"vars:\n  country: [FR]\n", "2:12: variable country in vars must be a string, a number or a boolean, found a list"},
+		{"vars:\n  country:\n", "2:11: variable country in vars must be a string, a number or a boolean, found null"},
+		{"vars:\n  1x: a\n", `2:3: invalid variable name "1x" in vars`},
+		{"environments:\n  dev:\n    vars: {c: {a: 1}}\n", "3:15: variable c in environments.dev.vars must be a string, a number or a boolean, found a mapping"},
+	} {
+		_, diags := ParseConfig("efmesh.yaml", []byte(tc.src))
+		var got []string
+		for _, d := range diags {
+			got = append(got, fmt.Sprintf("%d:%d: %s", d.Range.Start.Line, d.Range.Start.Column, d.Message))
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], tc.want) {
+			t.Errorf("%q: diagnostics = %q, want one starting %q", tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestParseVarFlags(t *testing.T) {
+	got, err := ParseVarFlags([]string{"country=IT", "note=a=b"})
+	if err != nil || !maps.Equal(got, map[string]string{"country": "IT", "note": "a=b"}) {
+		t.Errorf("ParseVarFlags = %v, %v", got, err)
+	}
+	for _, bad := range []string{"country", "=x", "1x=y"} {
+		if _, err := ParseVarFlags([]string{bad}); err == nil {
+			t.Errorf("ParseVarFlags(%q): no error", bad)
 		}
 	}
 }

@@ -64,8 +64,8 @@ func TestScanMacros(t *testing.T) {
 			src:  "SELECT @started, @end_ts, @this",
 			want: []m{{MacroThis, "@this", ""}},
 			diags: []string{
-				"1:8: bad-macro: unknown macro @started; known: @ref, @start, @end, @this",
-				"1:18: bad-macro: unknown macro @end_ts; known: @ref, @start, @end, @this",
+				"1:8: bad-macro: unknown macro @started; known: @ref, @start, @end, @this, @var",
+				"1:18: bad-macro: unknown macro @end_ts; known: @ref, @start, @end, @this, @var",
 			},
 		},
 		{
@@ -73,7 +73,7 @@ func TestScanMacros(t *testing.T) {
 			src:  "SELECT 'é日本', \"naïve\" -- ü\n, ö AS x FROM @ref(a.b) WHERE @foo",
 			want: []m{{MacroRef, "@ref(a.b)", "a.b"}},
 			diags: []string{
-				"2:31: bad-macro: unknown macro @foo; known: @ref, @start, @end, @this",
+				"2:31: bad-macro: unknown macro @foo; known: @ref, @start, @end, @this, @var",
 			},
 		},
 		{
