@@ -30,9 +30,11 @@ const waitTimeout = 20 * time.Second
 type testClient struct {
 	t    testing.TB
 	root string
-	srv  *Server
-	conn jsonrpc2.Conn
-	done chan error
+	// initResult is the server's answer to initialize.
+	initResult json.RawMessage
+	srv        *Server
+	conn       jsonrpc2.Conn
+	done       chan error
 
 	shutdownOnce sync.Once
 
@@ -81,8 +83,7 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	if opts.initOptions != nil {
 		init["initializationOptions"] = opts.initOptions
 	}
-	var res json.RawMessage
-	c.call("initialize", init, &res)
+	c.call("initialize", init, &c.initResult)
 	c.notify("initialized", map[string]any{})
 	t.Cleanup(c.shutdown)
 	return c

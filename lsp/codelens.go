@@ -46,6 +46,7 @@ func codeLenses(ctx context.Context, d *docPos, res *checkResult, env string) []
 		lens(planStatus(ctx, d.v, res, env, m.Name), cmdPlan),
 		lens("render", cmdRender),
 		lens("lineage", cmdLineage),
+		lens("Preview rows", cmdPreview),
 	}
 	if env != analysis.ProdEnv {
 		out = append(out, lens("apply "+env, cmdApply))

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
@@ -27,6 +28,7 @@ type commandArgs struct {
 	Column  string `json:"column"`  // lineage of one column
 	Env     string `json:"env"`     // default: the server's environment (dev)
 	Confirm bool   `json:"confirm"` // apply to prod
+	Limit   int    `json:"limit"`   // preview: at most this many rows (default previewLimit)
 }
 
 func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
@@ -70,6 +72,8 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return s.lineageCommand(ctx, v, a)
 	case cmdTest:
 		return s.testCommand(ctx, v, a)
+	case cmdPreview:
+		return s.previewCommand(ctx, v, a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }
@@ -384,6 +388,67 @@ func (s *Server) testCommand(ctx context.Context, v *view, a commandArgs) (any, 
 		return nil, err
 	}
 	return report, nil
+}
+
+// previewLimit is the number of rows efmesh.preview reads when no limit is
+// given, as `efmesh show`.
+const previewLimit = 20
+
+// previewResult is what efmesh.preview returns: `efmesh show --json`'s
+// shape, with the model.
+type previewResult struct {
+	Model string `json:"model"`
+	Env   string `json:"env"`
+	// Preview is true when env does not have the model (not applied there
+	// yet, or a virtual model): its query was run, refs read from env's
+	// views.
+	Preview   bool            `json:"preview"`
+	Columns   []engine.Column `json:"columns"`
+	Rows      [][]any         `json:"rows"`
+	Truncated bool            `json:"truncated"`
+}
+
+// previewCommand reads a model's rows as env serves them, like `efmesh
+// show` (workspace.Show), from the editor's analysis: a model edited in a
+// buffer and not applied is previewed by running its query as the buffer
+// has it. The state store is read through the view's read-only reader and
+// the warehouse opened read-only: a preview never creates either.
+func (s *Server) previewCommand(ctx context.Context, v *view, a commandArgs) (any, error) {
+	if a.Limit < 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: limit %d: give a positive number of rows", cmdPreview, a.Limit)
+	}
+	limit := a.Limit
+	if limit == 0 {
+		limit = previewLimit
+	}
+	res, err := s.currentResult(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	model := a.Model // an unknown name is Show's error, with its suggestion
+	if model == "" {
+		if model, err = modelOf(res, a); err != nil {
+			return nil, err
+		}
+	}
+	st, _, err := v.store.reader(explicitly(ctx), res.snap.proj)
+	if err != nil {
+		return nil, err
+	}
+	// No workbench: the view's belongs to its checker, and the read may
+	// take a while; the preview opens its own.
+	w := workspace.New(res.analysis, nil, s.workspaceOptions())
+	defer w.Close()
+	w.Reader = st
+	r, err := w.Show(ctx, model, a.Env, "", limit)
+	if err != nil {
+		return nil, problemsText(err)
+	}
+	cols := r.Rows.Columns
+	if cols == nil {
+		cols = []engine.Column{}
+	}
+	return &previewResult{Model: model, Env: a.Env, Preview: r.Preview, Columns: cols, Rows: r.JSONRows(), Truncated: r.More}, nil
 }
 
 // workspaceOptions are the editor's: its clock and its log.

@@ -2,15 +2,18 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // TestApplyTakesTheLockFirst: the editor's apply takes the environment's
@@ -53,5 +56,59 @@ func TestApplyTakesTheLockFirst(t *testing.T) {
 	c.mustCall("workspace/executeCommand", map[string]any{"command": cmdApply, "arguments": []any{map[string]any{"env": "dev"}}}, &res)
 	if !res.Applied || len(res.Built) != 2 {
 		t.Fatalf("apply after the lock was released: %+v", res)
+	}
+}
+
+// TestPreviewCommand: the server offers efmesh.preview; before anything is
+// applied it answers that there is no warehouse, and creates neither the
+// warehouse nor the state store; an unknown model is an error and the
+// server keeps serving: once applied, the same command returns the rows.
+func TestPreviewCommand(t *testing.T) {
+	root := writeProject(t, smallProject)
+	p, err := project.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, root, clientOptions{})
+	var init struct {
+		Capabilities struct {
+			ExecuteCommandProvider struct {
+				Commands []string `json:"commands"`
+			} `json:"executeCommandProvider"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(c.initResult, &init); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(init.Capabilities.ExecuteCommandProvider.Commands, cmdPreview) {
+		t.Fatalf("executeCommandProvider.commands = %v, want %s among them", init.Capabilities.ExecuteCommandProvider.Commands, cmdPreview)
+	}
+
+	c.open("models/a.sql")
+	c.waitIdle()
+	preview := func(args map[string]any) (*previewResult, error) {
+		var res previewResult
+		err := c.call("workspace/executeCommand", map[string]any{"command": cmdPreview, "arguments": []any{args}}, &res)
+		return &res, err
+	}
+	if _, err := preview(map[string]any{"model": "s.a"}); err == nil || !strings.Contains(err.Error(), workspace.ErrNoWarehouse.Error()) {
+		t.Fatalf("preview before any apply: %v, want %q", err, workspace.ErrNoWarehouse)
+	}
+	for _, path := range []string{connect.WarehousePath(p), connect.StorePath(p)} {
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("a preview created %s: stat: %v", path, err)
+		}
+	}
+	if _, err := preview(map[string]any{"model": "s.nope"}); err == nil || !strings.Contains(err.Error(), `unknown model "s.nope"`) {
+		t.Fatalf("preview of an unknown model: %v", err)
+	}
+
+	c.mustCall("workspace/executeCommand", map[string]any{"command": cmdApply, "arguments": []any{map[string]any{"env": "dev"}}}, nil)
+	res, err := preview(map[string]any{"model": "s.b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Preview || res.Env != "dev" || len(res.Columns) != 1 || res.Columns[0].Name != "x" || len(res.Rows) != 1 || res.Truncated {
+		t.Fatalf("preview of applied s.b: %+v", res)
 	}
 }

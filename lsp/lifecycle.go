@@ -61,6 +61,7 @@ const (
 	cmdApply   = "efmesh.apply"
 	cmdLineage = "efmesh.lineage"
 	cmdTest    = "efmesh.test"
+	cmdPreview = "efmesh.preview"
 )
 
 func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
@@ -124,7 +125,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			},
 			CodeLensProvider: &protocol.CodeLensOptions{},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{
-				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest},
+				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest, cmdPreview},
 			},
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},

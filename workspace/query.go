@@ -2,9 +2,12 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
+	"time"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
@@ -23,12 +26,43 @@ type QueryResult struct {
 	Rows *engine.Rows
 	// More is true when the limit cut the result.
 	More bool
-	// Preview is true when Show ran the model's query itself: the model
-	// has no view in the environment (not applied there yet, or a
-	// virtual model read in place).
+	// Preview is true when Show ran the model's query itself: the
+	// environment has no view of this version of the model (not applied
+	// there yet, changed since, or a virtual model read in place).
 	Preview bool
 	// SQL is the statement sent to the warehouse.
 	SQL string
+}
+
+// JSONRows are the result's rows as JSON shows them (JSONValue), arrays in
+// the order of the columns: a query may name two columns alike.
+func (r *QueryResult) JSONRows() [][]any {
+	out := make([][]any, len(r.Rows.Values))
+	for i, row := range r.Rows.Values {
+		out[i] = make([]any, len(row))
+		for j, v := range row {
+			out[i][j] = JSONValue(v)
+		}
+	}
+	return out
+}
+
+// JSONValue is a value as JSON shows it: times in RFC 3339 (UTC), bytes in
+// hex, big integers as numbers, others as encoding/json writes them (a
+// value it cannot write, as text).
+func JSONValue(v any) any {
+	switch x := v.(type) {
+	case []byte:
+		return fmt.Sprintf("\\x%x", x)
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	case *big.Int:
+		return json.Number(x.String())
+	}
+	if _, err := json.Marshal(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return v
 }
 
 // ErrNoWarehouse is a query before anything was applied: there is no
@@ -91,8 +125,8 @@ func (w *Workspace) read(ctx context.Context, r engine.Rendered, problem func(q 
 }
 
 // Show reads a model's rows as env serves them: from its view when env
-// has the model, else (not applied there yet, or a virtual model read in
-// place) by running its rendered query, refs resolved to env's views: a
+// has this version of the model, else (not applied there yet, changed
+// since, or a virtual model read in place) by running its rendered query, refs resolved to env's views: a
 // preview (QueryResult.Preview). where, when set, is a SQL condition on
 // the model's columns; limit is as Query's.
 func (w *Workspace) Show(ctx context.Context, model, env, where string, limit int) (*QueryResult, error) {
@@ -109,7 +143,11 @@ func (w *Workspace) Show(ctx context.Context, model, env, where string, limit in
 		if err != nil {
 			return nil, err
 		}
-		_, applied = ptrs[model]
+		// The environment serves this version of the model only when it
+		// points at its fingerprint: a model changed since (on disk, or in
+		// an editor's buffer) is previewed from its query as it is now.
+		ptr, ok := ptrs[model]
+		applied = ok && info.Fingerprint != "" && ptr.Fingerprint == info.Fingerprint
 	}
 	wb, err := w.workbench()
 	if err != nil {

@@ -110,9 +110,10 @@ func (a *app) showCmd() *cobra.Command {
   efmesh show mart.orders --where "amount > 100" --json`,
 		Short: "Print a model's rows as an environment serves them",
 		Long: `Show prints a model's rows from its view in the environment (--env,
-default prod), read-only. A model the environment does not have yet (not
-applied there) is previewed: its query is run with its refs read from
-the environment's views, which stderr says.
+default prod), read-only. A model the environment does not have at this
+version (not applied there yet, or changed since) is previewed: its
+query is run with its refs read from the environment's views, which
+stderr says.
 
 Examples:
   efmesh show core.orders
@@ -161,17 +162,8 @@ func (a *app) printRows(res *workspace.QueryResult, f rowsFlags) error {
 	}
 	switch f.format {
 	case "json":
-		// Rows are arrays in the order of columns: a query may name two
-		// columns alike.
-		out := make([][]any, len(rows.Values))
-		for i, r := range rows.Values {
-			out[i] = make([]any, len(r))
-			for j, v := range r {
-				out[i][j] = jsonValue(v)
-			}
-		}
 		a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": f.env, "preview": res.Preview,
-			"columns": rows.Columns, "rows": out, "truncated": res.More})
+			"columns": rows.Columns, "rows": res.JSONRows(), "truncated": res.More})
 		return nil
 	case "csv":
 		cw := csv.NewWriter(a.stdout)
@@ -230,23 +222,6 @@ func cellText(v any, null string) string {
 		return string(b)
 	}
 	return fmt.Sprint(v)
-}
-
-// jsonValue is a value as JSON shows it: times in RFC 3339, bytes in hex,
-// others as encoding/json writes them (a value it cannot write as text).
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case []byte:
-		return fmt.Sprintf("\\x%x", x)
-	case time.Time:
-		return x.UTC().Format(time.RFC3339Nano)
-	case *big.Int:
-		return json.Number(x.String())
-	}
-	if _, err := json.Marshal(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return v
 }
 
 // tableCell keeps a cell on one line of the table: control characters
