@@ -25,14 +25,20 @@ func WithColumns(m *Model, cols []Column) ([]byte, error) {
 	var out []byte
 	if p, ok := m.Property("columns"); ok {
 		vs, ve := p.ValueRange.Start.Offset, p.ValueRange.End.Offset
+		comments := valueComments(m, vs, ve)
 		value := columnsValue(cols, "")
-		if bytes.IndexByte(src[vs:ve], '\n') >= 0 && len(m.Columns) > 0 {
-			first := m.Columns[0].Range.Start.Offset
-			value = columnsValue(cols, lineIndent(src, first))
+		if bytes.IndexByte(src[vs:ve], '\n') >= 0 || len(comments) > 0 {
+			indent := lineIndent(src, p.Range.Start.Offset) + "  "
+			if len(m.Columns) > 0 && m.Columns[0].Range.Start.Line != p.Range.Start.Line {
+				indent = lineIndent(src, m.Columns[0].Range.Start.Offset)
+			}
+			value = columnsLines(cols, comments, indent)
 			// The closing parenthesis stays where it was: on its own line
 			// or after the last column.
 			if closing := lineIndent(src, ve-1); strings.TrimSpace(lineText(src, ve-1)) == ")" {
 				value += "\n" + closing + ")"
+			} else if len(comments) > 0 {
+				value += "\n" + lineIndent(src, p.Range.Start.Offset) + ")"
 			} else {
 				value += ")"
 			}
@@ -83,6 +89,99 @@ func WithColumns(m *Model, cols []Column) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// comment is a comment inside a columns value: its text and the column
+// (lower case) it goes with — the one it follows on its line, else the
+// one it precedes; "" when neither is declared.
+type comment struct {
+	text     string
+	column   string
+	trailing bool
+}
+
+// valueComments lists the comments in src[vs:ve], the columns value of
+// m, in order.
+func valueComments(m *Model, vs, ve int) []comment {
+	src := m.Source
+	var out []comment
+	for i := vs; i < ve; i++ {
+		var end int
+		switch {
+		case src[i] == '\'' || src[i] == '"':
+			q := src[i]
+			for i++; i < ve && src[i] != q; i++ {
+			}
+			continue
+		case src[i] == '-' && i+1 < ve && src[i+1] == '-':
+			end = i
+			for end < ve && src[end] != '\n' {
+				end++
+			}
+		case src[i] == '/' && i+1 < ve && src[i+1] == '*':
+			e := bytes.Index(src[i+2:ve], []byte("*/"))
+			if e < 0 {
+				end = ve
+			} else {
+				end = i + 2 + e + 2
+			}
+		default:
+			continue
+		}
+		c := comment{text: strings.TrimRight(string(src[i:end]), " \t\r")}
+		line := PosAt(src, i).Line
+		for _, col := range m.Columns {
+			if col.Range.End.Offset <= i && col.Range.End.Line == line {
+				c.column, c.trailing = strings.ToLower(col.Name), true
+			}
+		}
+		if c.column == "" {
+			for _, col := range m.Columns {
+				if col.Range.Start.Offset >= end {
+					c.column = strings.ToLower(col.Name)
+					break
+				}
+			}
+		}
+		out = append(out, c)
+		i = end - 1
+	}
+	return out
+}
+
+// columnsLines writes cols one a line after indent, each with the
+// comments of the column of its name; comments of a column no longer
+// there come last, each on a line of its own. The caller closes.
+func columnsLines(cols []Column, comments []comment, indent string) string {
+	var b strings.Builder
+	b.WriteString("(")
+	kept := map[string]bool{}
+	for _, c := range cols {
+		kept[strings.ToLower(c.Name)] = true
+	}
+	for i, c := range cols {
+		name := strings.ToLower(c.Name)
+		for _, cm := range comments {
+			if cm.column == name && !cm.trailing {
+				b.WriteString("\n" + indent + cm.text)
+			}
+		}
+		b.WriteString("\n" + indent + columnName(c.Name) + " " + c.Type)
+		if i < len(cols)-1 {
+			b.WriteString(",")
+		}
+		for _, cm := range comments {
+			if cm.column == name && cm.trailing {
+				b.WriteString(" " + cm.text)
+			}
+		}
+	}
+	for _, cm := range comments {
+		if !kept[cm.column] {
+			b.WriteString("\n" + indent + cm.text)
+		}
+	}
+	return b.String()
 }
 
 // columnsValue writes cols as a columns value: on one line when indent is

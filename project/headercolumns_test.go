@@ -23,6 +23,12 @@ func TestWithColumns(t *testing.T) {
 		{"replaced one a line",
 			"MODEL (\n  name raw.a,\n  kind EXTERNAL (table s.t),\n  columns (\n    x INT,\n    y TEXT\n  )\n);\n",
 			"MODEL (\n  name raw.a,\n  kind EXTERNAL (table s.t),\n  columns (\n    id BIGINT,\n    amount DECIMAL(10,2),\n    \"my col\" VARCHAR\n  )\n);\n"},
+		{"replaced keeping the comments of the list",
+			"MODEL (\n  name raw.a,\n  kind EXTERNAL (table s.t),\n  columns (\n    -- the key\n    ID INT, -- from the source\n    gone TEXT /* dropped */\n  )\n);\n",
+			"MODEL (\n  name raw.a,\n  kind EXTERNAL (table s.t),\n  columns (\n    -- the key\n    id BIGINT, -- from the source\n    amount DECIMAL(10,2),\n    \"my col\" VARCHAR\n    /* dropped */\n  )\n);\n"},
+		{"a comment in a one-line list makes it one a line",
+			"MODEL (name raw.a, kind EXTERNAL (table s.t), columns (id INT /* key */));\n",
+			"MODEL (name raw.a, kind EXTERNAL (table s.t), columns (\n  id BIGINT, /* key */\n  amount DECIMAL(10,2),\n  \"my col\" VARCHAR\n));\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
