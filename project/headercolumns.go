@@ -26,7 +26,7 @@ func WithColumns(m *Model, cols []Column) ([]byte, error) {
 	if p, ok := m.Property("columns"); ok {
 		vs, ve := p.ValueRange.Start.Offset, p.ValueRange.End.Offset
 		comments := valueComments(m, vs, ve)
-		value := columnsValue(cols, "")
+		value := columnsValue(cols)
 		if bytes.IndexByte(src[vs:ve], '\n') >= 0 || len(comments) > 0 {
 			indent := lineIndent(src, p.Range.Start.Offset) + "  "
 			if len(m.Columns) > 0 && m.Columns[0].Range.Start.Line != p.Range.Start.Line {
@@ -62,7 +62,7 @@ func WithColumns(m *Model, cols []Column) ([]byte, error) {
 		}
 		rest := strings.TrimSpace(string(src[at:eol]))
 		ownLines := last.Range.Start.Line != m.Header.Start.Line
-		prop := "columns " + columnsValue(cols, "")
+		prop := "columns " + columnsValue(cols)
 		switch {
 		case !ownLines:
 			out = splice(src, at, at, comma+" "+prop)
@@ -184,17 +184,13 @@ func columnsLines(cols []Column, comments []comment, indent string) string {
 	return b.String()
 }
 
-// columnsValue writes cols as a columns value: on one line when indent is
-// empty, else one column a line, each after indent (the caller closes).
-func columnsValue(cols []Column, indent string) string {
+// columnsValue writes cols as a columns value on one line.
+func columnsValue(cols []Column) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		parts[i] = columnName(c.Name) + " " + c.Type
 	}
-	if indent == "" {
-		return "(" + strings.Join(parts, ", ") + ")"
-	}
-	return "(\n" + indent + strings.Join(parts, ",\n"+indent)
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // columnName quotes a column name that is not a plain identifier.
