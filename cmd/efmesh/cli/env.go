@@ -40,11 +40,7 @@ func (a *app) envListCmd() *cobra.Command {
 points at, when it was last applied and by whom, the span of the intervals
 computed for its incremental models, and the rows of the physical tables
 it points at where the engine estimates them (DuckDB). It only reads: a
-project never applied has no state store, and list says so.
-
-Examples:
-  efmesh env list
-  efmesh env list --json`,
+project never applied has no state store, and list says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := project.FindRoot(a.dir)
@@ -114,7 +110,7 @@ func (a *app) envDeleteCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "delete <env>",
 		Example: `  efmesh env delete dev
-  efmesh env delete dev --yes --json
+  efmesh env delete feature_x --yes
   efmesh env delete prod --force --yes`,
 		Short: "Drop an environment's views and schemas and free the storage only it used",
 		Long: `Delete removes an environment: its views, its schemas once empty, its
@@ -123,12 +119,7 @@ other environment uses are removed, as the janitor removes them. It takes
 the environment's lock first, as apply does.
 
 prod needs --force. At a terminal delete asks for confirmation; without a
-terminal and without --yes it asks nothing and exits 2.
-
-Examples:
-  efmesh env delete dev
-  efmesh env delete feature_x --yes
-  efmesh env delete prod --force --yes`,
+terminal and without --yes it asks nothing and exits 2.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := args[0]

@@ -25,12 +25,7 @@ existing columns list is replaced, else one is added after the last
 property. Every other byte of the file (other properties, comments, the
 body) is kept. --all does every EXTERNAL model; --dry-run prints the new
 headers and writes nothing. A source that is not there is the error plan
-gives, and then no file is written.
-
-Examples:
-  efmesh create-external raw.orders
-  efmesh create-external --all --dry-run
-  efmesh create-external --all --json`,
+gives, and then no file is written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case all && len(args) > 0:

@@ -71,12 +71,7 @@ reads the model as the environment (--env, default prod) serves it.
 
 Rows print as an aligned table at a terminal, as CSV otherwise; --format
 or --json choose. At most --limit rows are read (0: all); a cut result is
-said on stderr.
-
-Examples:
-  efmesh query "SELECT * FROM @ref(core.orders) WHERE amount > 100"
-  efmesh query "SELECT count(*) FROM @ref(mart.revenue)" --env dev
-  efmesh query "FROM @ref(core.customers)" --limit 0 --format json`,
+said on stderr.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(a); err != nil {
@@ -113,12 +108,7 @@ func (a *app) showCmd() *cobra.Command {
 default prod), read-only. A model the environment does not have at this
 version (not applied there yet, or changed since) is previewed: its
 query is run with its refs read from the environment's views, which
-stderr says.
-
-Examples:
-  efmesh show core.orders
-  efmesh show core.orders --env dev --where "amount > 100" --limit 5
-  efmesh show mart.revenue --json`,
+stderr says.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(a); err != nil {

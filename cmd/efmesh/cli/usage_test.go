@@ -31,6 +31,11 @@ func TestEveryCommandHasExamples(t *testing.T) {
 		if n < 2 || n > 4 {
 			t.Errorf("%q has %d example(s) in its Example (want 2 to 4 lines starting with \"efmesh \"):\n%s", c.CommandPath(), n, c.Example)
 		}
+		// cobra prints Example under its own "Examples:" heading; a
+		// second list in Long would show twice.
+		if strings.Contains(c.Long, "\nExamples:") {
+			t.Errorf("%q lists examples in its Long text too; keep them in Example only", c.CommandPath())
+		}
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
