@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,10 +46,27 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"scrub": scrub,
-			"exits": exits,
+			"scrub":  scrub,
+			"exits":  exits,
+			"shop32": shop32,
 		},
 	})
+}
+
+// shop32 writes the shared 32-model test project (testdata/projects/shop32.sh:
+// seeds, views, incrementals, marts, reports and unit tests five generations
+// deep) into the script's work folder, with its efmesh.yaml.
+func shop32(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: shop32")
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "projects", "shop32.sh"))
+	ts.Check(err)
+	cmd := exec.Command("sh", script)
+	cmd.Dir = ts.Getenv("WORK")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		ts.Fatalf("shop32: %v\n%s", err, out)
+	}
 }
 
 // exits runs a command, like exec, and fails unless it ends with the given
