@@ -1,0 +1,266 @@
+;;; e2e.el --- End-to-end test of efmesh-mode with eglot and the real server  -*- lexical-binding: t; -*-
+
+;; EFMESH_BIN=/path/to/efmesh EFMESH_PROJECT=/tmp/copy-of-hospital \
+;;   emacs --batch -l editors/emacs/test/e2e.el
+;;
+;; EFMESH_PROJECT must be a scratch copy of examples/hospital: the test
+;; writes an unknown column into a model there before opening it.  Prints
+;; one line per assertion and exits 1 when one fails.
+;;
+;; Batch Emacs is never idle, so idle timers (eglot's didChange, flymake's
+;; start) never fire by themselves: `efmesh-test--idle' runs them, as a
+;; pause of the user would.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+
+;; Batch Emacs loads site-start (Debian's adds its elpa-* packages) but no
+;; init file: eglot installed with package.el needs package-initialize.
+(unless (require 'eglot nil t)
+  (package-initialize))
+
+(defconst efmesh-test--dir
+  (file-name-directory (or load-file-name buffer-file-name)))
+(add-to-list 'load-path (expand-file-name ".." efmesh-test--dir))
+(require 'efmesh-mode)
+
+(defconst efmesh-test--bin (or (getenv "EFMESH_BIN") "efmesh"))
+(defconst efmesh-test--project (getenv "EFMESH_PROJECT"))
+(defconst efmesh-test--timeout 20.0)
+
+(defvar efmesh-test--passed 0)
+(defvar efmesh-test--failed 0)
+
+(defun efmesh-test--out (fmt &rest args)
+  (princ (concat (apply #'format fmt args) "\n")))
+
+(defun efmesh-test--check (ok what &optional detail)
+  (if ok
+      (progn (cl-incf efmesh-test--passed) (efmesh-test--out "ok   %s" what))
+    (cl-incf efmesh-test--failed)
+    (efmesh-test--out "FAIL %s" what)
+    (when detail
+      (efmesh-test--out "     %s"
+                        (replace-regexp-in-string
+                         "\n" "\n     "
+                         (if (stringp detail) detail (format "%S" detail))))))
+  ok)
+
+(defun efmesh-test--idle ()
+  "Run the idle timers that are due, as when the user pauses."
+  (dolist (timer (copy-sequence timer-idle-list))
+    (when (memq timer timer-idle-list)
+      (timer-event-handler timer))))
+
+(defun efmesh-test--wait (pred &optional timeout)
+  "Wait until PRED returns non-nil, at most TIMEOUT seconds; return its value."
+  (let ((deadline (+ (float-time) (or timeout efmesh-test--timeout)))
+        value)
+    (while (and (not (setq value (funcall pred)))
+                (< (float-time) deadline))
+      (accept-process-output nil 0.05)
+      (efmesh-test--idle))
+    value))
+
+(defun efmesh-test--line-col (pos)
+  "The 0-based line and character of POS, as a list."
+  (save-excursion
+    (goto-char pos)
+    (list (1- (line-number-at-pos)) (- pos (line-beginning-position)))))
+
+(defun efmesh-test--diag (needle)
+  "The flymake diagnostic of the current buffer whose text mentions NEEDLE."
+  (cl-find-if (lambda (d) (string-match-p (regexp-quote needle) (flymake-diagnostic-text d)))
+              (flymake-diagnostics)))
+
+;; Code actions, as eglot offers them.
+
+(defun efmesh-test--action (beg end pattern)
+  "The title of the code action between BEG and END matching PATTERN, or nil."
+  (cl-find-if (lambda (title) (string-match-p (regexp-quote pattern) title))
+              (mapcar (lambda (a) (plist-get a :title)) (eglot-code-actions beg end))))
+
+(defun efmesh-test--apply-action (beg end pattern expected)
+  "Pick the code action matching PATTERN from eglot's menu between BEG and END.
+Then check that the buffer holds EXPECTED."
+  (let* ((actions (eglot-code-actions beg end))
+         (titles (mapcar (lambda (a) (plist-get a :title)) actions))
+         (title (efmesh-test--action beg end pattern))
+         prompted)
+    (efmesh-test--check title (format "a code action offers %S" pattern) titles)
+    (when title
+      (goto-char beg)
+      ;; The interactive path: eglot asks which action to run (a
+      ;; completing-read, since the command came from the keyboard).
+      (let ((last-nonmenu-event ?a))
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (prompt collection &rest _)
+                     (setq prompted (cons prompt (mapcar #'car collection)))
+                     title)))
+          (eglot-code-actions beg end nil t)))
+      (efmesh-test--check (member title (cdr prompted)) (format "eglot's menu offers %S" title) prompted)
+      (efmesh-test--check (save-excursion
+                            (goto-char (point-min))
+                            (search-forward expected nil t))
+                          (format "applying it writes %s" expected)
+                          (buffer-string)))))
+
+(defun efmesh-test--run ()
+  (efmesh-test--check (and efmesh-test--project
+                           (file-exists-p (expand-file-name "efmesh.yaml" efmesh-test--project)))
+                      "EFMESH_PROJECT is an efmesh project" efmesh-test--project)
+  (efmesh-test--out "# GNU Emacs %s, eglot %s, efmesh lsp (%s) on %s"
+                    emacs-version
+                    (file-name-nondirectory
+                     (directory-file-name (file-name-directory (locate-library "eglot"))))
+                    efmesh-test--bin efmesh-test--project)
+  (setq efmesh-command (list efmesh-test--bin "lsp")
+        efmesh-environment "dev")
+
+  ;; A .sql file outside any project stays in sql-mode, without eglot.
+  (let ((outside (make-temp-file "efmesh-outside" nil ".sql" "SELECT 1\n")))
+    (with-current-buffer (find-file-noselect outside)
+      (efmesh-test--check (eq major-mode 'sql-mode) "a .sql file outside a project is in sql-mode" major-mode)
+      (kill-buffer))
+    (delete-file outside))
+
+  ;; The model, with an unknown column written into it on disk.
+  (let* ((rel "models/med/stays_by_dept.sql")
+         (file (expand-file-name rel efmesh-test--project))
+         (typo "hourz")
+         (good "s.hours"))
+    (with-temp-file file
+      (insert-file-contents file)
+      (goto-char (point-min))
+      (search-forward (concat "avg(" good ")"))
+      (replace-match (concat "avg(s." typo ")") t t))
+    (find-file file)
+    (efmesh-test--check (eq major-mode 'efmesh-mode) (concat rel " opens in efmesh-mode") major-mode)
+    (efmesh-test--check (derived-mode-p 'sql-mode) "efmesh-mode derives from sql-mode")
+    ;; eglot-ensure connects after the user's first command.
+    (run-hooks 'post-command-hook)
+    (let ((server (efmesh-test--wait (lambda () (and eglot--managed-mode (eglot-current-server))))))
+      (unless (efmesh-test--check server "eglot starts efmesh lsp and manages the buffer")
+        (error "no server"))
+      (efmesh-test--check (string= (file-name-as-directory (expand-file-name (project-root (eglot--project server))))
+                                   (file-name-as-directory (expand-file-name efmesh-test--project)))
+                          "the server's workspace is the folder holding efmesh.yaml"
+                          (project-root (eglot--project server)))
+      (efmesh-test--check (equal (process-command (jsonrpc--process server)) efmesh-command)
+                          "eglot runs the configured command" (process-command (jsonrpc--process server)))
+
+      ;; The diagnostic of the unknown column, at its exact range.
+      (let* ((expected-beg (save-excursion
+                             (goto-char (point-min))
+                             (search-forward (concat "avg(s." typo))
+                             (- (point) (length typo))))
+             (diag (efmesh-test--wait (lambda () (efmesh-test--diag typo)))))
+        (efmesh-test--check diag (concat "a diagnostic names the unknown column " typo) (flymake-diagnostics))
+        (when diag
+          (let ((beg (flymake-diagnostic-beg diag))
+                (end (flymake-diagnostic-end diag)))
+            (efmesh-test--out "     %s:%d:%d: %s" rel (1+ (car (efmesh-test--line-col beg)))
+                              (1+ (cadr (efmesh-test--line-col beg))) (flymake-diagnostic-text diag))
+            (efmesh-test--check (equal (efmesh-test--line-col beg) (efmesh-test--line-col expected-beg))
+                                (apply #'format "the diagnostic starts at line %d, column %d"
+                                       (mapcar #'1+ (efmesh-test--line-col expected-beg)))
+                                (efmesh-test--line-col beg))
+            (efmesh-test--check (equal (buffer-substring-no-properties beg end) typo)
+                                (concat "the diagnostic spans exactly " typo)
+                                (buffer-substring-no-properties beg end))
+            (efmesh-test--check (eq (flymake-diagnostic-type diag) 'eglot-error) "the diagnostic is an error"
+                                (flymake-diagnostic-type diag))
+            (efmesh-test--check (string-match-p "did you mean \"hours\"" (flymake-diagnostic-text diag))
+                                "the diagnostic suggests hours" (flymake-diagnostic-text diag))
+
+            ;; Its quick fix, when the server offers one; else the user types it.
+            (if (efmesh-test--action beg end "hours")
+                (efmesh-test--apply-action beg end "hours" (concat "avg(" good ")"))
+              (efmesh-test--out "--   no quick fix offered for the unknown column: fixed by typing")
+              (goto-char beg)
+              (delete-region (- beg 2) end)
+              (insert good))
+            (efmesh-test--check (efmesh-test--wait (lambda () (not (efmesh-test--diag typo))))
+                                "the column's diagnostic clears once fixed" (flymake-diagnostics)))))
+
+      ;; A typo in a model name, typed: its diagnostic, and its code action
+      ;; picked from eglot's menu and applied.
+      (goto-char (point-min))
+      (search-forward "@ref(ref.departments")
+      (let ((name-beg (- (point) (length "ref.departments"))))
+        (delete-char -5)
+        (insert "mnts")
+        (let ((diag (efmesh-test--wait (lambda () (efmesh-test--diag "ref.departmnts")))))
+          (efmesh-test--check diag "typing @ref(ref.departmnts) gets an unknown-model diagnostic" (flymake-diagnostics))
+          (when diag
+            (let ((beg (flymake-diagnostic-beg diag))
+                  (end (flymake-diagnostic-end diag)))
+              (efmesh-test--check (equal (buffer-substring-no-properties beg end) "ref.departmnts")
+                                  "the diagnostic spans exactly the model name"
+                                  (list (efmesh-test--line-col beg) (efmesh-test--line-col name-beg)
+                                        (buffer-substring-no-properties beg end)))
+              (efmesh-test--apply-action beg end "Change to ref.departments" "@ref(ref.departments)")
+              (efmesh-test--check (efmesh-test--wait (lambda () (not (efmesh-test--diag "ref.departmnts"))))
+                                  "the model's diagnostic clears after the fix" (flymake-diagnostics))))))
+
+      ;; Hover on @ref(med.stays), through eldoc's hover function.
+      (goto-char (point-min))
+      (search-forward "@ref(med.st")
+      (let* ((hover nil)
+             (started (eglot-hover-eldoc-function
+                       (lambda (info &rest _) (setq hover (or info ""))))))
+        (efmesh-test--check started "eglot asks for hover")
+        (efmesh-test--wait (lambda () hover))
+        (setq hover (or hover ""))
+        (efmesh-test--check (string-match-p (regexp-quote "med.stays") hover) "hover on @ref(med.stays) names the model" hover)
+        (let ((missing (cl-remove-if (lambda (c) (string-match-p (regexp-quote c) hover))
+                                     '("stay_id" "case_id" "dept" "started_at" "ended_at" "hours"))))
+          (efmesh-test--check (null missing) "hover lists the columns of med.stays" missing))
+        (dolist (l (split-string hover "\n"))
+          (efmesh-test--out "     %s" l)))
+
+      ;; Formatting, when the server offers it.
+      (if (not (eglot--server-capable :documentFormattingProvider))
+          (efmesh-test--out "--   the server does not advertise documentFormattingProvider: formatting not checked")
+        (let ((before (buffer-string)))
+          (eglot-format-buffer)
+          (let ((once (buffer-string)))
+            (efmesh-test--check (string-match-p (regexp-quote "@ref(med.stays)") once)
+                                "formatting keeps the model's @ref" once)
+            (efmesh-test--check (string-match-p (regexp-quote "Stays per department") once)
+                                "formatting keeps the header" once)
+            (efmesh-test--out "     formatted (%s)" (if (string= before once) "unchanged" "changed"))
+            (efmesh-test--idle)
+            (eglot-format-buffer)
+            (efmesh-test--check (string= once (buffer-string)) "formatting twice changes nothing"
+                                (buffer-string)))))
+
+      ;; Go to definition of @ref(med.stays): the parent model's file.
+      (goto-char (point-min))
+      (search-forward "@ref(med.st")
+      (let ((model-buffer (current-buffer)))
+        (call-interactively #'xref-find-definitions)
+        (efmesh-test--check (and buffer-file-name
+                                 (string-suffix-p "models/med/stays.sql" buffer-file-name))
+                            "definition of @ref(med.stays) opens models/med/stays.sql" buffer-file-name)
+        (efmesh-test--check (eq major-mode 'efmesh-mode) "the parent model opens in efmesh-mode" major-mode)
+        (efmesh-test--check (eq (eglot-current-server) server) "the parent model joins the same server")
+        (efmesh-test--check (save-excursion
+                              (beginning-of-line)
+                              (looking-at-p ".*med\\.stays"))
+                            "the cursor lands on the model's name"
+                            (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+        (switch-to-buffer model-buffer))
+
+      (with-current-buffer (current-buffer) (set-buffer-modified-p nil))
+      (eglot-shutdown server))))
+
+(condition-case err
+    (efmesh-test--run)
+  (error (efmesh-test--check nil "the test ran to its end" err)))
+(efmesh-test--out "\nemacs e2e: %d passed, %d failed" efmesh-test--passed efmesh-test--failed)
+(kill-emacs (if (> efmesh-test--failed 0) 1 0))
+
+;;; e2e.el ends here
