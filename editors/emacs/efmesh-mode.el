@@ -80,6 +80,58 @@ language server (`efmesh-command')."
 (add-to-list 'eglot-server-programs
              '((efmesh-mode :language-id "sql") . efmesh--contact))
 
+;;; Commands: what the protocol alone does not show (eglot draws no code
+;;; lenses).
+
+(defun efmesh--uri (file)
+  "The LSP URI of FILE."
+  (if (fboundp 'eglot-path-to-uri)
+      (eglot-path-to-uri file)
+    (eglot--path-to-uri file)))
+
+(defun efmesh-execute (command &rest args)
+  "Run the server's COMMAND about the current model; return its result.
+ARGS is a plist of the command's arguments besides the model's uri."
+  (let ((server (or (eglot-current-server)
+                    (user-error "No efmesh server manages this buffer (M-x eglot)"))))
+    (eglot-execute-command server command
+                           (vector (append (list :uri (efmesh--uri buffer-file-name)) args)))))
+
+(defun efmesh--read-env ()
+  (read-string (format "Environment (default %s): " efmesh-environment)
+               nil nil efmesh-environment))
+
+(defun efmesh--show (name text)
+  "Show TEXT in a read-only buffer NAME beside the current window; return it."
+  (let ((buf (get-buffer-create name)))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert text))
+      (goto-char (point-min))
+      (special-mode))
+    (display-buffer buf)
+    buf))
+
+(defun efmesh-render (env)
+  "Show the SQL the current model runs in environment ENV (unsaved edits included)."
+  (interactive (list (efmesh--read-env)))
+  (let ((sql (efmesh-execute 'efmesh.render :env env)))
+    (with-current-buffer (efmesh--show (format "*efmesh render %s (%s)*"
+                                               (file-name-base buffer-file-name) env)
+                                       sql)
+      (let ((inhibit-read-only t)) (sql-mode) (read-only-mode 1))
+      (current-buffer))))
+
+(defun efmesh-plan (env)
+  "Show what applying the project to environment ENV would do."
+  (interactive (list (efmesh--read-env)))
+  (let ((plan (efmesh-execute 'efmesh.plan :env env)))
+    (efmesh--show (format "*efmesh plan %s*" env) (plist-get plan :summary))))
+
+(define-key efmesh-mode-map (kbd "C-c C-e r") #'efmesh-render)
+(define-key efmesh-mode-map (kbd "C-c C-e p") #'efmesh-plan)
+
 ;;;###autoload
 (defun efmesh-mode-maybe ()
   "`efmesh-mode' for a .sql file inside an efmesh project, else `sql-mode'."

@@ -32,7 +32,11 @@ type editorServer struct {
 }
 
 // TestEditorConfigs checks the configuration snippets shipped for editors
-// that are not tested in their own client (Helix, Kakoune): each is parsed
+// that are not tested in their own client (Helix, Kakoune), and the
+// Neovim plugin's server configuration, which scripts/test-editors runs in
+// the Neovim installed (Debian's 0.7.2, the vim.lsp.start_client path)
+// while Neovim 0.8 and later give the same configuration to vim.lsp.start.
+// Each is parsed
 // as the editor parses it, and the exact command it gives is started (with
 // efmesh on PATH, as the snippets assume) and driven through initialize, a
 // model with an unknown column and its diagnostic, a plan of the configured
@@ -40,16 +44,17 @@ type editorServer struct {
 func TestEditorConfigs(t *testing.T) {
 	root := testkit.Root(t)
 	configs := map[string]func(t *testing.T, file string) editorServer{
-		"editors/helix/languages.toml": helixServer,
-		"editors/kakoune/kak-lsp.toml": kakLspServer,
-		"editors/kakoune/efmesh.kak":   kakouneLspServer,
+		"editors/helix/languages.toml":     helixServer,
+		"editors/kakoune/kak-lsp.toml":     kakLspServer,
+		"editors/kakoune/efmesh.kak":       kakouneLspServer,
+		"editors/nvim/lua/efmesh/init.lua": neovimServer,
 	}
 	// The test binary runs as efmesh under that name (TestMain).
 	if _, err := exec.LookPath("efmesh"); err != nil {
 		t.Fatalf("efmesh is not on PATH in the test: %v", err)
 	}
 	for _, rel := range slices.Sorted(maps.Keys(configs)) {
-		t.Run(filepath.Base(filepath.Dir(rel))+"/"+filepath.Base(rel), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(rel, "editors/"), func(t *testing.T) {
 			srv := configs[rel](t, filepath.Join(root, rel))
 			if srv.command != "efmesh" || !slices.Equal(srv.args, []string{"lsp"}) {
 				t.Errorf("%s runs %q %q, want efmesh lsp", rel, srv.command, srv.args)
@@ -160,6 +165,42 @@ func kakouneLspServer(t *testing.T, file string) editorServer {
 		t.Fatalf("%s: lsp_servers has no [efmesh]", file)
 	}
 	return k.server(t, file, k.RootGlobs)
+}
+
+// The Neovim plugin's defaults, and what it gives vim.lsp.start (0.8+) and
+// vim.lsp.start_client (0.7) alike.
+var (
+	nvimDefaults    = regexp.MustCompile(`(?s)\nlocal defaults = \{(.*?)\n\}`)
+	nvimCmd         = regexp.MustCompile(`\n\s*cmd = \{ '([^']*)', '([^']*)' \}`)
+	nvimEnvironment = regexp.MustCompile(`\n\s*environment = '([^']*)'`)
+)
+
+// neovimServer reads the server command and initialization options of the
+// Neovim plugin: its defaults, as client_config passes them on.
+func neovimServer(t *testing.T, file string) editorServer {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"vim.lsp.start(client_config(root)",
+		"vim.lsp.start_client(client_config(root))",
+		"cmd = c.cmd,",
+		"init_options = { environment = c.environment },",
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("%s: no %q", file, want)
+		}
+	}
+	d := nvimDefaults.FindSubmatch(src)
+	if d == nil {
+		t.Fatalf("%s: no `local defaults = {…}`", file)
+	}
+	c, e := nvimCmd.FindSubmatch(d[1]), nvimEnvironment.FindSubmatch(d[1])
+	if c == nil || e == nil {
+		t.Fatalf("%s: the defaults name no cmd = { '…', '…' } or environment = '…'", file)
+	}
+	return editorServer{command: string(c[1]), args: []string{string(c[2])}, initOptions: map[string]any{"environment": string(e[1])}}
 }
 
 func decodeTOML(t *testing.T, file string, v any) {

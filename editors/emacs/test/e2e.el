@@ -221,6 +221,24 @@ Then check that the buffer holds EXPECTED."
         (dolist (l (split-string hover "\n"))
           (efmesh-test--out "     %s" l)))
 
+      ;; The mode's commands: render and plan, through the server.
+      (let ((render (efmesh-render "dev")))
+        (efmesh-test--check (buffer-live-p render) "efmesh-render shows the rendered SQL")
+        (when (buffer-live-p render)
+          (let ((sql (with-current-buffer render (buffer-string))))
+            (efmesh-test--check (and (string-match-p (regexp-quote "\"dev__med\".\"stays\"") sql)
+                                     (not (string-match-p "@ref" sql)))
+                                "the rendered SQL reads the dev views instead of @ref" sql)
+            (efmesh-test--check (with-current-buffer render (and (derived-mode-p 'sql-mode) buffer-read-only))
+                                "the render buffer is read-only SQL"))))
+      (let ((plan (efmesh-plan "dev")))
+        (efmesh-test--check (and (buffer-live-p plan)
+                                 (string-match-p "Plan for environment dev" (with-current-buffer plan (buffer-string))))
+                            "efmesh-plan shows the plan of dev"
+                            (and (buffer-live-p plan) (with-current-buffer plan (buffer-string)))))
+      (efmesh-test--check (eq (lookup-key efmesh-mode-map (kbd "C-c C-e p")) #'efmesh-plan)
+                          "C-c C-e p runs efmesh-plan")
+
       ;; Formatting, when the server offers it.
       (if (not (eglot--server-capable :documentFormattingProvider))
           (efmesh-test--out "--   the server does not advertise documentFormattingProvider: formatting not checked")

@@ -75,6 +75,9 @@ local function run()
   check(project ~= nil and (vim.uv or vim.loop).fs_stat(project .. '/efmesh.yaml') ~= nil, 'EFMESH_PROJECT is an efmesh project', project)
   out('# Neovim ' .. tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch
     .. ', efmesh lsp (' .. bin .. ') on ' .. tostring(project))
+  -- Neovim 0.8 and later attach with vim.lsp.start, 0.7 with
+  -- vim.lsp.start_client and vim.lsp.buf_attach_client.
+  out('# attach path: ' .. (vim.lsp.start and 'vim.lsp.start (0.8+)' or 'vim.lsp.start_client + vim.lsp.buf_attach_client (0.7)'))
 
   local efmesh = require('efmesh')
 
