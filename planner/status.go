@@ -23,8 +23,8 @@ type Status struct {
 	// plan was a preview (WithPreview); the models' due intervals are
 	// those inside it. Nil: the project's whole history.
 	Preview *Preview
-	Models   []ModelStatus
-	Ticks    []state.Run // newest first
+	Models  []ModelStatus
+	Ticks   []state.Run // newest first
 	// Applied is false for an environment that was never applied: no
 	// applied plan and no pointers. That is a problem too.
 	Applied bool
