@@ -166,7 +166,13 @@ func RecordedPreview(ctx context.Context, st state.Reader, env string) (*Preview
 	if err != nil || len(cur) == 0 {
 		return nil, err
 	}
-	plans, err := st.Plans(ctx, env, 0)
+	// The last applied plan is nearly always among the newest few; the
+	// whole journal is read only when it is not.
+	const recent = 16
+	plans, err := st.Plans(ctx, env, recent)
+	if err == nil && len(plans) == recent && !slices.ContainsFunc(plans, func(r state.PlanRecord) bool { return r.Status == state.PlanApplied }) {
+		plans, err = st.Plans(ctx, env, 0)
+	}
 	if err != nil {
 		return nil, err
 	}
