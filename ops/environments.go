@@ -33,6 +33,9 @@ type EnvSummary struct {
 	// incremental models, from the earliest start to the latest end; nil
 	// when it points at none or none is computed.
 	Coverage *Coverage `json:"coverage"`
+	// Preview is the range the environment was applied to cover when it
+	// is shorter than the project's history (a preview); nil otherwise.
+	Preview *planner.Preview `json:"preview,omitempty"`
 	// Rows is the engine's estimate of the rows of the physical tables
 	// the environment points at; nil when the engine does not say.
 	Rows *int64 `json:"rows"`
@@ -80,6 +83,9 @@ func ListEnvironments(ctx context.Context, st state.Reader, wh engine.Engine) ([
 				s.AppliedBy, s.PlanID = p.AppliedBy, p.ID
 				break
 			}
+		}
+		if s.Preview, err = planner.RecordedPreview(ctx, st, name); err != nil {
+			return nil, err
 		}
 		fps := make([]string, 0, len(ptrs))
 		for _, p := range ptrs {

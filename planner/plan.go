@@ -62,6 +62,9 @@ type ModelPlan struct {
 	// Refill lists the restated models (WithRestate) a FULL model reads
 	// through its ancestors: apply refills its existing table after them.
 	Refill []string `json:"refill,omitempty"`
+	// RefillWhy is why: "restated" (WithRestate) or "preview" (the plan
+	// completes the intervals a preview left out; preview.go).
+	RefillWhy string `json:"refillWhy,omitempty"`
 	// Redacted lists the columns the environment's physics of the model
 	// leaves out (a redacted environment; redact.go).
 	Redacted []string `json:"redacted,omitempty"`
@@ -74,6 +77,12 @@ type ModelPlan struct {
 	// in the environment (this one reads it in place), which apply drops
 	// (presence.go finds it; promote.go drops it).
 	StaleView string `json:"staleView,omitempty"`
+	// Covered lists, on a model whose snapshot another environment built
+	// only in part (a preview), the ranges its ledger holds ([start, end)
+	// in RFC 3339); Backfill computes the rest. CoveredIn names the
+	// environments serving it.
+	Covered   [][]string `json:"covered,omitempty"`
+	CoveredIn []string   `json:"coveredIn,omitempty"`
 }
 
 // Plan is the difference between the project and an environment.
@@ -81,6 +90,9 @@ type Plan struct {
 	Env        string      `json:"env"`
 	HasChanges bool        `json:"hasChanges"`
 	Models     []ModelPlan `json:"models"`
+	// Preview is the range of history the environment covers when it is
+	// shorter than the project's (WithPreview); nil: all of it.
+	Preview *Preview `json:"preview,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer
@@ -119,6 +131,9 @@ type Plan struct {
 	// elsewhere maps the physical tables the other environments serve to
 	// those environments; loaded on first use (servedElsewhere).
 	elsewhere map[string][]string
+	// previewChanged: the plan's Preview differs from the one the
+	// environment recorded (preview.go).
+	previewChanged bool
 }
 
 // physicalFP is the fingerprint naming a model's physical relation.

@@ -13,8 +13,9 @@ import (
 
 // fillBackfill lists, for every incremental model of the plan, the ranges
 // its snapshot's ledger lacks between the model's start and now. A new
-// snapshot has an empty ledger: its whole history is due. Ranges to compute
-// are changes even when the model's version is not.
+// snapshot has an empty ledger: its whole history is due. A preview
+// (WithPreview) narrows the history to its range. Ranges to compute are
+// changes even when the model's version is not.
 func (p *Plan) fillBackfill(ctx context.Context, st state.Reader, now time.Time) error {
 	for i := range p.Models {
 		mp := &p.Models[i]
@@ -53,9 +54,14 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Reader, now time.Time)
 			mp.Explain = append(mp.Explain, "restated: "+r.String()+" is recomputed")
 		}
 		g := analysis.GrainOf(m)
-		for _, r := range g.Missing(start, now, done, m.Kind.Lookback) {
-			mp.Backfill = append(mp.Backfill, r.Pair())
-			mp.Intervals += g.Count(r)
+		if from, to, ok := p.clip(g, start, now); ok {
+			for _, r := range g.Missing(from, to, done, m.Kind.Lookback) {
+				mp.Backfill = append(mp.Backfill, r.Pair())
+				mp.Intervals += g.Count(r)
+			}
+		}
+		if err := p.noteCoverage(ctx, st, mp, done); err != nil {
+			return err
 		}
 		if len(mp.Backfill) > 0 {
 			p.HasChanges = true

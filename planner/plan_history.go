@@ -90,7 +90,7 @@ func (p *Plan) fillRefills() {
 		if !ok || mp.Change == Removed || mp.Build {
 			continue
 		}
-		mp.Refill = via
+		mp.Refill, mp.RefillWhy = via, RefillRestated
 		mp.Explain = append(mp.Explain, "restated: refilled after "+strings.Join(via, ", ")+", whose recomputed range(s) it reads")
 		p.HasChanges = true
 	}

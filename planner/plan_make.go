@@ -275,10 +275,14 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 		project.SortDiagnostics(sourceProblems)
 		return nil, &ProblemsError{Diagnostics: sourceProblems}
 	}
+	if err := p.resolvePreview(ctx, st, cfg.preview); err != nil {
+		return nil, err
+	}
 	if err := p.fillBackfill(ctx, st, cfg.now); err != nil {
 		return nil, err
 	}
 	p.fillRefills()
+	p.refillCompleted(p.previewChanged)
 	if cfg.backfillLimit > 0 && p.Intervals() > cfg.backfillLimit {
 		e := &LargeBackfillError{Intervals: p.Intervals(), Limit: cfg.backfillLimit}
 		for _, m := range p.Models {

@@ -15,6 +15,7 @@ type planConfig struct {
 	forwardOnly   map[string]bool
 	reclassify    map[string]Change
 	restate       []restateRequest
+	preview       *previewRequest // WithPreview; nil: the recorded range
 	rebuild       map[string]bool
 	backfillLimit int // 0: none
 	// checkWarehouse: compare the store with warehouse (WithWarehouse).

@@ -19,8 +19,12 @@ import (
 type Status struct {
 	Env      string
 	LastPlan *state.PlanRecord // nil when never applied
-	Models   []ModelStatus
-	Ticks    []state.Run // newest first
+	// Preview is the range the environment covers when its last applied
+	// plan was a preview (WithPreview); the models' due intervals are
+	// those inside it. Nil: the project's whole history.
+	Preview *Preview
+	Models  []ModelStatus
+	Ticks   []state.Run // newest first
 	// Applied is false for an environment that was never applied: no
 	// applied plan and no pointers. That is a problem too.
 	Applied bool
@@ -106,6 +110,9 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		return nil, err
 	}
 	s.Applied = s.LastPlan != nil || len(models) > 0
+	if s.Preview, err = RecordedPreview(ctx, st, env); err != nil {
+		return nil, err
+	}
 	if !s.Applied {
 		s.Problems = append(s.Problems, fmt.Sprintf("environment %s was never applied", env))
 	}
@@ -141,6 +148,20 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		g := m.grain()
 		ms := ModelStatus{Name: n, Fingerprint: m.snap.Fingerprint, Grain: g, DueThrough: g.Floor(now)}
 		start, serr := analysis.ModelStart(&project.Model{Name: n, Start: m.def.Start, Interval: string(g)}, cfg)
+		if serr == nil && s.Preview != nil {
+			// A preview: only its range is due.
+			if ps := g.Floor(s.Preview.Start); ps.After(start) {
+				start = ps
+			}
+			if !s.Preview.End.IsZero() {
+				if pe := g.Ceil(s.Preview.End); pe.Before(ms.DueThrough) {
+					ms.DueThrough = pe
+				}
+			}
+			if ms.DueThrough.Before(start) {
+				ms.DueThrough = start
+			}
+		}
 		if serr == nil {
 			ms.Start = start
 		}

@@ -30,10 +30,18 @@ func PlanText(p *planner.Plan) string {
 func WritePlan(w io.Writer, p *planner.Plan) {
 	defer writeWarnings(w, p)
 	if !p.HasChanges {
-		fmt.Fprintf(w, "No changes: environment %s is up to date (%d models).\n", p.Env, len(p.Models))
+		fmt.Fprintf(w, "No changes: environment %s is up to date (%d models", p.Env, len(p.Models))
+		if p.Preview != nil {
+			fmt.Fprintf(w, "; a preview of %s", p.Preview)
+		}
+		fmt.Fprintln(w, ").")
 		return
 	}
-	fmt.Fprintf(w, "Plan for environment %s:\n\n", p.Env)
+	fmt.Fprintf(w, "Plan for environment %s:\n", p.Env)
+	if p.Preview != nil {
+		fmt.Fprintf(w, "Preview: incremental models cover %s only.\n", p.Preview)
+	}
+	fmt.Fprintln(w)
 	width := 0
 	for _, m := range p.Models {
 		width = max(width, len(m.Name))
@@ -90,6 +98,12 @@ func modelLine(m planner.ModelPlan, width int) string {
 		action = "build " + m.PhysicalTable + ", copies history from " + m.CopiesHistoryFrom
 	case m.Build:
 		action = "build " + m.PhysicalTable
+	case len(m.Covered) > 0:
+		by := "covered so far"
+		if len(m.CoveredIn) > 0 {
+			by = strings.Join(m.CoveredIn, ", ") + " covered"
+		}
+		action = "reuse " + m.PhysicalTable + ", backfill " + planner.RangeText(m.Backfill) + " (" + by + " " + planner.RangeText(m.Covered) + ")"
 	case len(m.Backfill) > 0 && m.ReusedFrom != "":
 		action = "inherit " + m.PhysicalTable + ", compute new intervals"
 	case len(m.Backfill) > 0:
@@ -112,10 +126,12 @@ func modelLine(m planner.ModelPlan, width int) string {
 	if len(m.Cause) > 0 {
 		line += "  (via " + strings.Join(m.Cause, ", ") + ")"
 	}
-	if len(m.Backfill) > 0 {
+	if len(m.Backfill) > 0 && len(m.Covered) == 0 {
 		line += "  intervals " + BackfillText(m.Backfill)
 	}
-	if len(m.Refill) > 0 && !m.Build {
+	if len(m.Refill) > 0 && !m.Build && m.RefillWhy == planner.RefillPreview {
+		line += "  (after " + strings.Join(m.Refill, ", ") + ": intervals outside a preview)"
+	} else if len(m.Refill) > 0 && !m.Build {
 		line += "  (restated: " + strings.Join(m.Refill, ", ") + ")"
 	}
 	if m.RebuildsHistory {

@@ -90,6 +90,9 @@ project never applied has no state store, and list says so.`,
 				if e.Coverage != nil {
 					cov = rfc(e.Coverage.Start) + " → " + rfc(e.Coverage.End)
 				}
+				if e.Preview != nil {
+					cov += " (preview " + e.Preview.String() + ")"
+				}
 				rows := ""
 				if e.Rows != nil {
 					rows = "~" + strconv.FormatInt(*e.Rows, 10)

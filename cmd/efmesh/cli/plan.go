@@ -20,6 +20,7 @@ type changeFlags struct {
 	rebuildHistory []string
 	restate        string
 	from, to       string
+	start, end     string
 	allowLarge     bool
 }
 
@@ -30,6 +31,8 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.restate, "restate", "", "recompute [--from, --to) of this INCREMENTAL_BY_TIME_RANGE model and its incremental descendants, in the versions the plan promotes")
 	cmd.Flags().StringVar(&f.from, "from", "", "with --restate: start of the range (inclusive), UTC")
 	cmd.Flags().StringVar(&f.to, "to", "", "with --restate: end of the range (exclusive), UTC")
+	cmd.Flags().StringVar(&f.start, "start", "", "preview: compute incremental models only from this time on (not on prod; default the project's start)")
+	cmd.Flags().StringVar(&f.end, "end", "", "preview: compute incremental models only before this time (exclusive; not on prod)")
 	cmd.Flags().BoolVar(&f.allowLarge, "allow-large-backfill", false,
 		fmt.Sprintf("plan a backfill of more than %s intervals (without it, such a plan is refused)", planner.Thousands(planner.DefaultBackfillLimit)))
 }
@@ -71,6 +74,21 @@ func (f *changeFlags) options(now time.Time) ([]planner.PlanOption, error) {
 		}
 		opts = append(opts, planner.WithRestate(f.restate, from, to))
 	}
+	if f.start != "" || f.end != "" {
+		var start, end time.Time
+		var err error
+		if f.start != "" {
+			if start, err = parseBound("start", f.start); err != nil {
+				return nil, err
+			}
+		}
+		if f.end != "" {
+			if end, err = parseBound("end", f.end); err != nil {
+				return nil, err
+			}
+		}
+		opts = append(opts, planner.WithPreview(start, end))
+	}
 	return opts, nil
 }
 
@@ -81,7 +99,7 @@ func (a *app) planCmd() *cobra.Command {
 		Use: "plan <env>",
 		Example: `  efmesh plan dev
   efmesh plan prod --explain
-  efmesh plan dev --forward-only core.events
+  efmesh plan dev --start 2026-03-01 --end 2026-03-08
   efmesh plan dev --restate core.events --from 2026-03-01 --to 2026-03-08`,
 		Short: "Show what apply would change in an environment",
 		Args:  cobra.ExactArgs(1),
@@ -123,10 +141,11 @@ type planPayload struct {
 	Env        string              `json:"env"`
 	HasChanges bool                `json:"hasChanges"`
 	Models     []planner.ModelPlan `json:"models"`
+	Preview    *planner.Preview    `json:"preview,omitempty"`
 }
 
 func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models}
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models, Preview: p.Preview}
 }
 
 func (a *app) applyCmd() *cobra.Command {
@@ -140,6 +159,7 @@ func (a *app) applyCmd() *cobra.Command {
 		Use: "apply <env>",
 		Example: `  efmesh apply dev
   efmesh apply prod --yes --jobs 8
+  efmesh apply dev --yes --start 2026-03-01 --end 2026-03-08
   efmesh apply dev --yes --json --metrics /var/lib/node_exporter/efmesh.prom`,
 		Short: "Build what the plan needs and point the environment at it",
 		Long: `Apply shows the plan, asks for confirmation at a terminal, builds the

@@ -129,6 +129,7 @@ func statusJSON(s *planner.Status) map[string]any {
 	} else {
 		out["lastPlan"] = nil
 	}
+	out["preview"] = s.Preview
 	models := []map[string]any{}
 	for _, m := range s.Models {
 		failed := [][]string{}
@@ -156,6 +157,9 @@ func (a *app) printStatus(s *planner.Status) {
 		fmt.Fprintf(w, "  last plan  %s applied by %s at %s\n", p.ID, p.AppliedBy, rfc(p.CreatedAt))
 	} else {
 		fmt.Fprintln(w, "  last plan  none: never applied")
+	}
+	if s.Preview != nil {
+		fmt.Fprintf(w, "  preview    %s: incremental models are due inside this range only\n", s.Preview)
 	}
 	if len(s.Models) > 0 {
 		fmt.Fprintln(w, "\nIncremental models:")
