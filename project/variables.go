@@ -45,6 +45,38 @@ func WithVariables(p *Project, env string, overrides map[string]string) *Project
 	return &c
 }
 
+// VariableOrigin is the value a variable has in an environment and where
+// it is set.
+type VariableOrigin struct {
+	Value string
+	// Setting is where the value is set: "vars" (efmesh.yaml's top
+	// level), "environments.<env>.vars", or "--var".
+	Setting string
+	// Range is the entry in efmesh.yaml; zero for --var.
+	Range Range
+}
+
+// VariableSource says where the value of name comes from in env, given
+// cfg as parsed (not through WithVariables) and the command line's
+// overrides: the last of them to set it wins, as in EffectiveVariables.
+func VariableSource(cfg Config, env, name string, overrides map[string]string) (VariableOrigin, bool) {
+	name = strings.ToLower(name)
+	for k, v := range overrides {
+		if strings.ToLower(k) == name {
+			return VariableOrigin{Value: v, Setting: "--var"}, true
+		}
+	}
+	if e, ok := cfg.Environments[env]; ok {
+		if v, ok := e.Variables[name]; ok {
+			return VariableOrigin{Value: v, Setting: "environments." + env + ".vars", Range: e.VariableRanges[name]}, true
+		}
+	}
+	if v, ok := cfg.Variables[name]; ok {
+		return VariableOrigin{Value: v, Setting: "vars", Range: cfg.VariableRanges[name]}, true
+	}
+	return VariableOrigin{}, false
+}
+
 // ParseVarFlags reads --var name=value flags.
 func ParseVarFlags(flags []string) (map[string]string, error) {
 	out := map[string]string{}
