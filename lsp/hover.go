@@ -47,6 +47,14 @@ func varHover(snap *snapshot, name string) string {
 func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bool) {
 	m := d.f.model
 	if m == nil {
+		if a := d.f.audit; a != nil {
+			// An audit's @var has the value of the model it audits.
+			for _, mc := range a.Macros {
+				if mc.Kind == project.MacroVar && d.off >= mc.Start && d.off <= mc.End {
+					return varHover(d.w.snap, mc.Arg), mc.Start, mc.End, true
+				}
+			}
+		}
 		return "", 0, 0, false
 	}
 	w := d.w
