@@ -10,8 +10,10 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // awaitTimeout bounds how long a request waits for the check of the
@@ -40,7 +42,40 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		return nil, nil
 	}
 	start, end := f.Mapper().Offsets(p.Range)
-	return codeActions(&world{snap: res.snap, res: res}, d.rel, start, end), nil
+	w := &world{snap: res.snap, res: res}
+	out := codeActions(w, d.rel, start, end)
+	if a, ok := s.externalColumnsAction(wctx, d.v, w, f.model, start); ok {
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// externalColumnsAction offers, in the header of an EXTERNAL model whose
+// columns are missing or differ from what the engine infers for its
+// source, to write the inferred ones: what `efmesh create-external` writes
+// (workspace.CreateExternal, not writing: the client applies the edit). It
+// runs on the checker's workbench, so only in the header, where the user
+// asks for it, not at every cursor move in a body.
+func (s *Server) externalColumnsAction(ctx context.Context, v *view, w *world, m *project.Model, at int) (protocol.CodeAction, bool) {
+	if m == nil || m.Kind.Name != project.KindExternal || !inHeader(m, at) || w.res.analysis == nil || w.res.analysis.Models[m.Name] == nil {
+		return protocol.CodeAction{}, false
+	}
+	var cols []workspace.ExternalColumns
+	err := v.ck.do(ctx, func(wb analysis.Workbench) error {
+		var err error
+		cols, err = workspace.New(w.res.analysis, wb, s.workspaceOptions()).CreateExternal(ctx, []string{m.Name}, true)
+		return err
+	})
+	if err != nil || len(cols) != 1 || !cols[0].Changed {
+		// A source that is not there is the plan's diagnostic already.
+		return protocol.CodeAction{}, false
+	}
+	title := "Write inferred columns"
+	if m.Columns != nil {
+		title = "Write inferred columns (the declared ones differ from the source)"
+	}
+	edit := project.TextEdit{File: m.File, Start: m.Header.Start.Offset, End: m.Header.End.Offset, NewText: cols[0].Header}
+	return protocol.CodeAction{Title: title, Kind: protocol.QuickFix, Edit: w.workspaceEdit([]project.TextEdit{edit})}, true
 }
 
 // codeActions is the code action feature: the quick fixes of the

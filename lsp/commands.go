@@ -60,6 +60,11 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
+	if p.Command == cmdPlan || p.Command == cmdApply || p.Command == cmdPreview || p.Command == cmdRender && renderEnv != "" {
+		if err := sameVariables(v.snapshot(), a.Env); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+	}
 	switch p.Command {
 	case cmdRender:
 		a.Env = renderEnv
@@ -76,6 +81,28 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return s.previewCommand(ctx, v, a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
+}
+
+// sameVariables refuses a command about env when the editor's project,
+// loaded with the variables of its own environment, would render some
+// model otherwise in env: the command would answer about other versions
+// of the models than `efmesh plan env` sees.
+func sameVariables(snap *snapshot, env string) error {
+	if env == snap.env || snap.proj == nil {
+		return nil
+	}
+	want := project.EffectiveVariables(snap.cfg, env, nil)
+	var differ []string
+	for _, n := range project.UsedVariables(snap.proj) {
+		if want[n] != snap.proj.Config.Variables[n] {
+			differ = append(differ, n)
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	return fmt.Errorf("environment %s gives other values to %s than the editor's environment %s: set efmesh.environment to %s first",
+		env, strings.Join(differ, ", "), snap.env, env)
 }
 
 // commandView picks the project a command is about: the one holding uri or

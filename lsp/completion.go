@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -55,6 +57,79 @@ var (
 	}
 )
 
+// macroArgAt finds whether off is in the argument of macro (e.g. "@ref")
+// being typed: "@ref(" then a partial name; rs is where the name starts.
+func macroArgAt(src []byte, off int, macro string) (rs int, ok bool) {
+	rs = off
+	for rs > 0 && (sqlscan.IsIdentByte(src[rs-1]) || src[rs-1] == '.' || src[rs-1] == '"') {
+		rs--
+	}
+	j := rs
+	for j > 0 && (src[j-1] == ' ' || src[j-1] == '\t') {
+		j--
+	}
+	if j == 0 || src[j-1] != '(' {
+		return 0, false
+	}
+	j--
+	for j > 0 && (src[j-1] == ' ' || src[j-1] == '\t') {
+		j--
+	}
+	if j < len(macro) || !strings.EqualFold(string(src[j-len(macro):j]), macro) {
+		return 0, false
+	}
+	return rs, true
+}
+
+// completeVar completes the variable names inside @var(: those in force
+// in the editor's environment (efmesh.yaml's vars and the environment's
+// overrides), each with its value and where it is set.
+func completeVar(d *docPos, off int) ([]protocol.CompletionItem, bool) {
+	src := d.f.src
+	rs, ok := macroArgAt(src, off, "@var")
+	if !ok {
+		return nil, false
+	}
+	snap := d.w.snap
+	r := d.f.Mapper().Range(rs, off)
+	typed := strings.Trim(string(src[rs:off]), `"`)
+	names := map[string]bool{}
+	for n := range snap.cfg.Variables {
+		names[n] = true
+	}
+	for n := range snap.cfg.Environments[snap.env].Variables {
+		names[n] = true
+	}
+	items := []protocol.CompletionItem{}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if !fuzzyMatch(typed, n) {
+			continue
+		}
+		o, _ := snap.variable(n)
+		items = append(items, protocol.CompletionItem{
+			Label:    n,
+			Kind:     protocol.CompletionItemKindVariable,
+			Detail:   fmt.Sprintf("%q (%s)", o.Value, variableWhere(o)),
+			TextEdit: &protocol.TextEdit{Range: r, NewText: n},
+		})
+	}
+	return items, true
+}
+
+// variableWhere says where a variable's value is set, for hover and
+// completion: "efmesh.yaml vars, line 3" or "efmesh.yaml
+// environments.dev.vars, line 7, over the top-level vars".
+func variableWhere(o project.VariableOrigin) string {
+	if o.Setting == "--var" {
+		return "--var"
+	}
+	s := fmt.Sprintf("%s %s, line %d", project.ConfigFile, o.Setting, o.Range.Start.Line)
+	if o.Setting != "vars" {
+		s += ", over the top-level vars"
+	}
+	return s
+}
+
 // completeAt is the completion feature.
 func completeAt(d *docPos) []protocol.CompletionItem {
 	src, off := d.f.src, min(d.off, len(d.f.src))
@@ -63,6 +138,9 @@ func completeAt(d *docPos) []protocol.CompletionItem {
 		ws--
 	}
 	if items, ok := completeRef(d, off); ok {
+		return items
+	}
+	if items, ok := completeVar(d, off); ok {
 		return items
 	}
 	if items, ok := completeHeader(d, ws, off); ok {
@@ -84,22 +162,8 @@ func completeAt(d *docPos) []protocol.CompletionItem {
 // completeRef offers model names inside @ref( … ).
 func completeRef(d *docPos, off int) ([]protocol.CompletionItem, bool) {
 	src := d.f.src
-	rs := off
-	for rs > 0 && (sqlscan.IsIdentByte(src[rs-1]) || src[rs-1] == '.' || src[rs-1] == '"') {
-		rs--
-	}
-	j := rs
-	for j > 0 && (src[j-1] == ' ' || src[j-1] == '\t') {
-		j--
-	}
-	if j == 0 || src[j-1] != '(' {
-		return nil, false
-	}
-	j--
-	for j > 0 && (src[j-1] == ' ' || src[j-1] == '\t') {
-		j--
-	}
-	if j < 4 || !strings.EqualFold(string(src[j-4:j]), "@ref") {
+	rs, ok := macroArgAt(src, off, "@ref")
+	if !ok {
 		return nil, false
 	}
 	w := d.w

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -31,14 +32,35 @@ func (s *Server) hover(ctx context.Context, params json.RawMessage) (any, error)
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: text}, Range: &r}, nil
 }
 
+// varHover is the hover of @var(name): its value in the editor's
+// environment and where it is set.
+func varHover(snap *snapshot, name string) string {
+	o, ok := snap.variable(name)
+	if !ok {
+		return fmt.Sprintf("**@var(%s)**: not defined in %s for environment %s", name, project.ConfigFile, snap.env)
+	}
+	return fmt.Sprintf("**@var(%s)** = `%s` in environment %s\n\nset in %s", name, engine.QuoteString(o.Value), snap.env, variableWhere(o))
+}
+
 // hoverAt is the hover feature: markdown for what is at d.off, and the
 // span it is about.
 func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bool) {
 	m := d.f.model
 	if m == nil {
+		if a := d.f.audit; a != nil {
+			// An audit's @var has the value of the model it audits.
+			for _, mc := range a.Macros {
+				if mc.Kind == project.MacroVar && d.off >= mc.Start && d.off <= mc.End {
+					return varHover(d.w.snap, mc.Arg), mc.Start, mc.End, true
+				}
+			}
+		}
 		return "", 0, 0, false
 	}
 	w := d.w
+	if mc, found := macroAt(m, project.MacroVar, d.off); found {
+		return varHover(w.snap, mc.Arg), mc.Start, mc.End, true
+	}
 	if mc, found := refMacroAt(m, d.off); found {
 		if target := w.model(mc.Arg); target != nil {
 			return modelSummary(w, target), mc.Start, mc.End, true

@@ -193,8 +193,16 @@ func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessag
 	lenient(params, &p)
 	if env := p.Settings.Efmesh.Environment; env != "" && analysis.ValidateEnv(env) == nil {
 		s.mu.Lock()
+		changed := s.env != env
 		s.env = env
 		s.mu.Unlock()
+		if changed {
+			// The environment's vars are in force in every model: load
+			// the projects again with them.
+			for _, v := range s.allViews() {
+				v.reload()
+			}
+		}
 	}
 	return nil
 }

@@ -192,7 +192,7 @@ func TestBodyEditKeepsAuditErrors(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "efmesh.yaml"), []byte("name: t\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "models/a.sql"), []byte("MODEL (name m.a, audits (nope));\nSELECT 1 AS x"), 0o644)
-	s, err := loadSnapshot(1, root, os.ReadFile, nil)
+	s, err := loadSnapshot(1, root, "dev", os.ReadFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ var errNoConfig = errors.New("no " + project.ConfigFile)
 
 // loadSnapshot reads a whole project with the project's loader
 // (project.ReadFiles), keeping each file's parse so later edits reparse
-// one file only.
-func loadSnapshot(seq uint64, root string, read reader, open map[string]openDoc) (*snapshot, error) {
+// one file only. env is the editor's environment: its vars are in force.
+func loadSnapshot(seq uint64, root, env string, read reader, open map[string]openDoc) (*snapshot, error) {
 	extra := make([]string, 0, len(open))
 	for rel := range open {
 		extra = append(extra, rel)
@@ -33,6 +33,7 @@ func loadSnapshot(seq uint64, root string, read reader, open map[string]openDoc)
 	s := &snapshot{
 		seq:    seq,
 		root:   root,
+		env:    env,
 		config: &file{rel: project.ConfigFile, src: pf.ConfigSrc, diags: pf.ConfigDiagnostics},
 		cfg:    pf.Config,
 		files:  make(map[string]*file, len(pf.ByRel)),
@@ -41,7 +42,7 @@ func loadSnapshot(seq uint64, root string, read reader, open map[string]openDoc)
 	for rel, p := range pf.ByRel {
 		s.files[rel] = fileOf(p)
 	}
-	s.proj = pf.Project()
+	s.proj = project.WithVariables(pf.Project(), env, nil)
 	return s, nil
 }
 
@@ -63,7 +64,7 @@ func (s *snapshot) build() {
 	for rel, f := range s.files {
 		pf.ByRel[rel] = parseOf(f)
 	}
-	s.proj = pf.Project()
+	s.proj = project.WithVariables(pf.Project(), s.env, nil)
 }
 
 // withFile returns a snapshot in which the project file rel has contents
@@ -71,7 +72,7 @@ func (s *snapshot) build() {
 // globs do not match leaves the project as it is, but the new snapshot
 // still records open documents.
 func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, open map[string]openDoc) *snapshot {
-	n := &snapshot{seq: seq, root: s.root, config: s.config, cfg: s.cfg, files: s.files, proj: s.proj, open: open}
+	n := &snapshot{seq: seq, root: s.root, env: s.env, config: s.config, cfg: s.cfg, files: s.files, proj: s.proj, open: open}
 	_, had := s.files[rel]
 	kind := s.classify(rel)
 	switch {

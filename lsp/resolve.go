@@ -317,11 +317,16 @@ func sourceAt(q *query, off int) (src *source, start, end int) {
 // refMacroAt returns the @ref macro whose model name (or whole call) holds
 // off.
 func refMacroAt(m *project.Model, off int) (project.Macro, bool) {
+	return macroAt(m, project.MacroRef, off)
+}
+
+// macroAt returns the macro of kind k of m's source around off.
+func macroAt(m *project.Model, k project.MacroKind, off int) (project.Macro, bool) {
 	if m == nil {
 		return project.Macro{}, false
 	}
 	for _, mc := range m.Macros {
-		if mc.Kind == project.MacroRef && off >= mc.Start && off <= mc.End {
+		if mc.Kind == k && off >= mc.Start && off <= mc.End {
 			return mc, true
 		}
 	}

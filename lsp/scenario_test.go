@@ -44,6 +44,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	sql "STATEMENTS"             run on the warehouse (efmesh.duckdb), print the rows
 //	cat FILE                     print the client's text of a file
 //	messages                     print (and forget) messages and progress shown
+//	environment NAME             switch the editor's environment (its vars)
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txtar")
 	if len(files) == 0 {
@@ -322,6 +323,12 @@ func (r *scenario) run(line string) error {
 		for _, s := range syms {
 			r.printf("%s (%s) %s:%s\n", s.Name, s.ContainerName, r.rel(s.Location.URI), rangeText(s.Location.Range))
 		}
+	case "environment": // environment NAME: the editor's efmesh environment (settings)
+		if err := need(1); err != nil {
+			return err
+		}
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"efmesh": map[string]any{"environment": args[1]}}})
+		c.waitIdle()
 	case "env": // env NAME VALUE: the server's environment, e.g. its clock
 		if err := need(2); err != nil {
 			return err

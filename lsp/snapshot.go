@@ -21,7 +21,8 @@ import (
 type snapshot struct {
 	seq    uint64
 	root   string
-	config *file // efmesh.yaml
+	env    string // the editor's environment, whose vars proj has in force
+	config *file  // efmesh.yaml
 	cfg    project.Config
 	files  map[string]*file // model, test and audit files by slash path relative to root
 	proj   *project.Project
@@ -35,6 +36,12 @@ type snapshot struct {
 type openDoc struct {
 	uri     protocol.DocumentURI
 	version int32
+}
+
+// variable says where the value of @var(name) comes from in the
+// snapshot's environment.
+func (s *snapshot) variable(name string) (project.VariableOrigin, bool) {
+	return project.VariableSource(s.cfg, s.env, name, nil)
 }
 
 // file is one parsed file of a snapshot; immutable but for its lazily

@@ -60,7 +60,7 @@ func (r *checkResult) info(name string) *analysis.ModelInfo {
 func newView(s *Server, root string) *view {
 	v := &view{s: s, root: root, resCh: make(chan struct{})}
 	v.seq = 1
-	snap, err := loadSnapshot(v.seq, root, s.read, s.openUnder(root))
+	snap, err := loadSnapshot(v.seq, root, s.environment(), s.read, s.openUnder(root))
 	if err != nil {
 		snap = emptySnapshot(v.seq, root, s.openUnder(root))
 		if err != errNoConfig {
@@ -127,7 +127,7 @@ func (v *view) reload() {
 	defer v.updateMu.Unlock()
 	seq := v.nextSeq()
 	open := v.s.openUnder(v.root)
-	snap, err := loadSnapshot(seq, v.root, v.s.read, open)
+	snap, err := loadSnapshot(seq, v.root, v.s.environment(), v.s.read, open)
 	if err != nil {
 		if err != errNoConfig {
 			v.s.logf(protocol.MessageTypeWarning, "loading %s: %v", v.root, err)
@@ -144,7 +144,7 @@ func (v *view) touch() {
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
 	cur := v.snapshot()
-	n := &snapshot{seq: v.nextSeq(), root: cur.root, config: cur.config, cfg: cur.cfg, files: cur.files, proj: cur.proj, open: cur.open, full: true}
+	n := &snapshot{seq: v.nextSeq(), root: cur.root, env: cur.env, config: cur.config, cfg: cur.cfg, files: cur.files, proj: cur.proj, open: cur.open, full: true}
 	v.install(n)
 }
 

@@ -291,7 +291,8 @@ func (ad *auditor) query(au Audit, this string) (string, error) {
 }
 
 // renderCustom renders a custom audit's query: @this is the audited
-// relation, @ref(x) the relation of model x.
+// relation, @ref(x) the relation of model x, @var(name) the variable's value
+// as a literal, as in a model's body.
 func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, error) {
 	end := analysis.BodyEnd(c.Source, c.BodyStart)
 	var subs []engine.Substitution
@@ -317,6 +318,14 @@ func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, er
 				return "", fmt.Errorf("audit %s: %w", c.Name, err)
 			}
 			text = r + analysis.ImplicitAlias(mc, analysis.MacroText{})
+		case project.MacroVar:
+			// The model's own values: the project is loaded with the
+			// variables of the environment (and --var) in force.
+			v, ok := ad.proj.Config.Variables[mc.Arg]
+			if !ok {
+				return "", fmt.Errorf("audit %s: unknown variable %q", c.Name, mc.Arg)
+			}
+			text = ad.d.Literal(v)
 		default:
 			return "", fmt.Errorf("audit %s: @%s is not available in an audit", c.Name, mc.Kind)
 		}

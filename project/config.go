@@ -193,7 +193,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 				cfg.Janitor.TTL = d
 			})
 		case "vars":
-			cfg.Variables = p.variables(v, "vars")
+			cfg.Variables, cfg.VariableRanges = p.variables(v, "vars")
 		}
 	})
 	cfg.Vars = p.refs
@@ -326,7 +326,7 @@ func (p *configParser) environments(n ast.Node) (map[string]EnvConfig, time.Dura
 					env.Redacted = b
 				}
 			case "vars":
-				env.Variables = p.variables(v, "environments."+name+".vars")
+				env.Variables, env.VariableRanges = p.variables(v, "environments."+name+".vars")
 			}
 		})
 		out[name] = env
@@ -338,13 +338,14 @@ func (p *configParser) environments(n ast.Node) (map[string]EnvConfig, time.Dura
 // value is a scalar: a string, or a number or boolean taken as written
 // (it renders as a string literal either way); a list, a mapping or null
 // is an error on it, and a name that is not a valid identifier on the key.
-func (p *configParser) variables(n ast.Node, where string) map[string]string {
+func (p *configParser) variables(n ast.Node, where string) (map[string]string, map[string]Range) {
 	es, ok := entries(unwrap(n))
 	if !ok {
 		p.errorf(n, CodeConfig, "%s must be a mapping of variable names to values, found %s", where, describeNode(n))
-		return nil
+		return nil, nil
 	}
 	out := map[string]string{}
+	at := map[string]Range{}
 	for _, e := range es {
 		name := keyString(e.Key)
 		if !ValidNamePart(strings.ToLower(name)) {
@@ -358,9 +359,13 @@ func (p *configParser) variables(n ast.Node, where string) map[string]string {
 			out[strings.ToLower(name)] = v.GetToken().Value
 		default:
 			p.errorf(e.Value, CodeConfig, "variable %s in %s must be a string, a number or a boolean, found %s", name, where, describeNode(e.Value))
+			continue
 		}
+		start, _ := p.nodeRange(e.Key)
+		_, end := p.nodeRange(e.Value)
+		at[strings.ToLower(name)] = p.li.rng(start, end)
 	}
-	return out
+	return out, at
 }
 
 // ParseDuration reads a Go duration (168h, 90m) or a whole number of days

@@ -297,3 +297,35 @@ func TestParseVarFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestUnusedOverrides(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Variables = map[string]string{"country": "FR", "spare": "x"}
+	cfg.Environments = map[string]EnvConfig{"dev": {Variables: map[string]string{"region": "US"}}}
+	m, _ := ParseModel("models/a.sql", []byte("MODEL (name s.a);\nSELECT @var(country) AS c, @var(limit) AS l"))
+	p := Build("/root", cfg, []*Model{m}, nil)
+	got := UnusedOverrides(p, map[string]string{"country": "IT", "limit": "1", "spare": "y", "region": "EU", "contry": "DE", "zzz": "1"})
+	want := []UnusedVar{{Name: "contry", Suggestion: "country"}, {Name: "zzz"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("UnusedOverrides = %v, want %v", got, want)
+	}
+}
+
+func TestAuditVarDiagnostics(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Variables = map[string]string{"region": "EU"}
+	m, _ := ParseModel("models/a.sql", []byte("MODEL (name s.a);\nSELECT 1 AS x"))
+	good, _ := ParseAudit("audits/good.sql", []byte("AUDIT (name good);\nSELECT * FROM @this WHERE x = @var(region)"))
+	bad, _ := ParseAudit("audits/bad.sql", []byte("AUDIT (name bad);\nSELECT * FROM @this WHERE x = @var(regio)"))
+	p := Assemble("/root", cfg, []*Model{m}, nil, nil, []*CustomAudit{good, bad}, nil)
+	var got []string
+	for _, d := range p.Diagnostics {
+		got = append(got, fmt.Sprintf("%s:%d:%d: %s", d.File, d.Range.Start.Line, d.Range.Start.Column, d.Message))
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], `audits/bad.sql:2:31: unknown variable "regio"`) || !strings.Contains(got[0], `did you mean "region"`) {
+		t.Errorf("diagnostics = %q, want one unknown variable on audits/bad.sql:2:31", got)
+	}
+	if vs := UsedVariables(p); !reflect.DeepEqual(vs, []string{"regio", "region"}) {
+		t.Errorf("UsedVariables = %v", vs)
+	}
+}

@@ -401,6 +401,9 @@ func (p *Project) WithBody(m *Model, was, diags []Diagnostic) *Project {
 	n.Models = slices.Clone(p.Models)
 	n.Models[i] = m
 	n.Diagnostics = append(kept, diags...)
+	// A body may read a variable the project does not define: the one
+	// project-wide check a body has of its own.
+	n.Diagnostics = append(n.Diagnostics, unknownVars(&n, m.File, m.Source, m.Macros)...)
 	SortDiagnostics(n.Diagnostics)
 	return &n
 }

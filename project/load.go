@@ -87,6 +87,7 @@ func Assemble(root string, cfg Config, models []*Model, diags []Diagnostic, test
 	proj.Tests, proj.Audits = tests, audits
 	later = append(later, CheckTests(proj)...)
 	later = append(later, CheckAudits(proj)...)
+	later = append(later, auditVarDiagnostics(proj)...)
 	if len(later) > 0 {
 		proj.Diagnostics = append(proj.Diagnostics, later...)
 		SortDiagnostics(proj.Diagnostics)

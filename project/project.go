@@ -37,6 +37,9 @@ type Config struct {
 	// After WithVariables they are the effective ones of an environment
 	// and the command line.
 	Variables map[string]string `json:"vars,omitempty"`
+	// VariableRanges are where each top-level var is set in efmesh.yaml
+	// (as parsed: WithVariables leaves them).
+	VariableRanges map[string]Range `json:"-"`
 }
 
 // ModelDefaults are the efmesh.yaml defaults of model header properties.
@@ -79,6 +82,8 @@ type EnvConfig struct {
 	Redacted bool `json:"redacted,omitempty"`
 	// Variables override the top-level vars in this environment.
 	Variables map[string]string `json:"vars,omitempty"`
+	// VariableRanges are where each of Variables is set in efmesh.yaml.
+	VariableRanges map[string]Range `json:"-"`
 }
 
 // JanitorConfig configures removal of orphaned physical storage.

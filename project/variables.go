@@ -45,6 +45,38 @@ func WithVariables(p *Project, env string, overrides map[string]string) *Project
 	return &c
 }
 
+// VariableOrigin is the value a variable has in an environment and where
+// it is set.
+type VariableOrigin struct {
+	Value string
+	// Setting is where the value is set: "vars" (efmesh.yaml's top
+	// level), "environments.<env>.vars", or "--var".
+	Setting string
+	// Range is the entry in efmesh.yaml; zero for --var.
+	Range Range
+}
+
+// VariableSource says where the value of name comes from in env, given
+// cfg as parsed (not through WithVariables) and the command line's
+// overrides: the last of them to set it wins, as in EffectiveVariables.
+func VariableSource(cfg Config, env, name string, overrides map[string]string) (VariableOrigin, bool) {
+	name = strings.ToLower(name)
+	for k, v := range overrides {
+		if strings.ToLower(k) == name {
+			return VariableOrigin{Value: v, Setting: "--var"}, true
+		}
+	}
+	if e, ok := cfg.Environments[env]; ok {
+		if v, ok := e.Variables[name]; ok {
+			return VariableOrigin{Value: v, Setting: "environments." + env + ".vars", Range: e.VariableRanges[name]}, true
+		}
+	}
+	if v, ok := cfg.Variables[name]; ok {
+		return VariableOrigin{Value: v, Setting: "vars", Range: cfg.VariableRanges[name]}, true
+	}
+	return VariableOrigin{}, false
+}
+
 // ParseVarFlags reads --var name=value flags.
 func ParseVarFlags(flags []string) (map[string]string, error) {
 	out := map[string]string{}
@@ -59,28 +91,111 @@ func ParseVarFlags(flags []string) (map[string]string, error) {
 	return out, nil
 }
 
-// varDiagnostics reports each @var(name) of a model whose variable p does
-// not define, on the macro.
+// varDiagnostics reports each @var(name) of a model or an audit whose
+// variable p does not define, on the macro.
 func varDiagnostics(p *Project) []Diagnostic {
 	var diags []Diagnostic
-	known := slices.Sorted(maps.Keys(p.Config.Variables))
 	for _, m := range p.Models {
-		for _, mc := range m.Macros {
-			if mc.Kind != MacroVar {
-				continue
-			}
-			if _, ok := p.Config.Variables[mc.Arg]; ok {
-				continue
-			}
-			msg := fmt.Sprintf("unknown variable %q: define it under vars in %s or pass --var %s=…", mc.Arg, ConfigFile, mc.Arg)
-			d := Diagnostic{File: m.File, Range: RangeAt(m.Source, mc.Start, mc.End), Severity: SeverityError, Code: CodeUnknownVar}
-			if s, ok := DidYouMean(mc.Arg, known); ok {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-				d.Fixes = []Fix{{Title: "Change to " + s, Edits: []TextEdit{{File: m.File, Start: mc.ArgStart, End: mc.ArgEnd, NewText: s}}}}
-			}
-			d.Message = msg
-			diags = append(diags, d)
-		}
+		diags = append(diags, unknownVars(p, m.File, m.Source, m.Macros)...)
+	}
+	return append(diags, auditVarDiagnostics(p)...)
+}
+
+// auditVarDiagnostics is varDiagnostics of the audits alone: they are
+// assembled after the models.
+func auditVarDiagnostics(p *Project) []Diagnostic {
+	var diags []Diagnostic
+	for _, a := range p.Audits {
+		diags = append(diags, unknownVars(p, a.File, a.Source, a.Macros)...)
 	}
 	return diags
+}
+
+func unknownVars(p *Project, file string, src []byte, macros []Macro) []Diagnostic {
+	var diags []Diagnostic
+	for _, mc := range macros {
+		if mc.Kind != MacroVar {
+			continue
+		}
+		if _, ok := p.Config.Variables[mc.Arg]; ok {
+			continue
+		}
+		msg := fmt.Sprintf("unknown variable %q: define it under vars in %s or pass --var %s=…", mc.Arg, ConfigFile, mc.Arg)
+		d := Diagnostic{File: file, Range: RangeAt(src, mc.Start, mc.End), Severity: SeverityError, Code: CodeUnknownVar}
+		if s, ok := DidYouMean(mc.Arg, slices.Sorted(maps.Keys(p.Config.Variables))); ok {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+			d.Fixes = []Fix{{Title: "Change to " + s, Edits: []TextEdit{{File: file, Start: mc.ArgStart, End: mc.ArgEnd, NewText: s}}}}
+		}
+		d.Message = msg
+		diags = append(diags, d)
+	}
+	return diags
+}
+
+// UsedVariables are the names of the variables some model or audit of p
+// reads with @var, sorted.
+func UsedVariables(p *Project) []string {
+	seen := map[string]bool{}
+	for _, m := range p.Models {
+		for _, mc := range m.Macros {
+			if mc.Kind == MacroVar {
+				seen[mc.Arg] = true
+			}
+		}
+	}
+	for _, a := range p.Audits {
+		for _, mc := range a.Macros {
+			if mc.Kind == MacroVar {
+				seen[mc.Arg] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// UnusedOverrides names each override (--var) that no model or audit reads
+// and that efmesh.yaml does not define either: most likely a typo. Each
+// comes with the closest variable that is used or defined, when one is
+// close. Sorted by name.
+func UnusedOverrides(p *Project, overrides map[string]string) []UnusedVar {
+	used := UsedVariables(p)
+	known := slices.Clone(used)
+	for k := range p.Config.Variables {
+		if !slices.Contains(known, k) {
+			known = append(known, k)
+		}
+	}
+	for _, e := range p.Config.Environments {
+		for k := range e.Variables {
+			if !slices.Contains(known, k) {
+				known = append(known, k)
+			}
+		}
+	}
+	slices.Sort(known)
+	var out []UnusedVar
+	for _, k := range slices.Sorted(maps.Keys(overrides)) {
+		k = strings.ToLower(k)
+		if slices.Contains(known, k) {
+			continue
+		}
+		u := UnusedVar{Name: k}
+		u.Suggestion, _ = DidYouMean(k, known)
+		out = append(out, u)
+	}
+	return out
+}
+
+// UnusedVar is an override no model uses (UnusedOverrides).
+type UnusedVar struct {
+	Name       string
+	Suggestion string // "" when none is close
+}
+
+func (u UnusedVar) String() string {
+	s := fmt.Sprintf("--var %s: no model uses variable %q and %s does not define it", u.Name, u.Name, ConfigFile)
+	if u.Suggestion != "" {
+		s += fmt.Sprintf("; did you mean %q?", u.Suggestion)
+	}
+	return s
 }

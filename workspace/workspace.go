@@ -70,6 +70,9 @@ type Workspace struct {
 	// LeftAside are the problems of the files outside the scope Open was
 	// asked for: they did not stop it.
 	LeftAside []project.Diagnostic
+	// UnusedVars are the --var overrides Open was given that nothing
+	// reads (LoadFor).
+	UnusedVars []project.UnusedVar
 
 	opts    Options
 	ownWB   bool
@@ -98,6 +101,25 @@ func Analyze(ctx context.Context, p *project.Project, wb analysis.Workbench, log
 	return a, nil
 }
 
+// LoadFor finds the project holding dir and loads it with the variables in
+// force for env: efmesh.yaml's vars, then the environment's, then vars
+// (--var). It is the one place a front end resolves them, so that every
+// request about env (plan, status, show, audit, the editor) renders, checks
+// and fingerprints the models alike. unused are the overrides in vars that
+// no model or audit reads and efmesh.yaml does not define (typos, most
+// likely), for the front end to warn about.
+func LoadFor(dir, env string, vars map[string]string) (p *project.Project, unused []project.UnusedVar, err error) {
+	root, err := project.FindRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, err = Load(root, nil); err != nil {
+		return nil, nil, err
+	}
+	unused = project.UnusedOverrides(p, vars)
+	return project.WithVariables(p, env, vars), unused, nil
+}
+
 // OpenOptions say what Open reads of a project.
 type OpenOptions struct {
 	Options
@@ -114,15 +136,10 @@ type OpenOptions struct {
 // Open finds the project holding dir, loads and analyzes it. Problems in
 // the files the request reads come back as a *planner.ProblemsError.
 func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
-	root, err := project.FindRoot(dir)
+	p, unused, err := LoadFor(dir, o.Env, o.Vars)
 	if err != nil {
 		return nil, err
 	}
-	p, err := Load(root, nil)
-	if err != nil {
-		return nil, err
-	}
-	p = project.WithVariables(p, o.Env, o.Vars)
 	sc := project.AllFiles()
 	if o.Scope != nil {
 		sc = o.Scope(p)
@@ -134,7 +151,7 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Project: p, Workbench: wb, opts: o.Options, ownWB: true}
+	w := &Workspace{Project: p, Workbench: wb, UnusedVars: unused, opts: o.Options, ownWB: true}
 	if w.Analysis, err = Analyze(ctx, p, wb, o.logger()); err != nil {
 		w.Close()
 		return nil, err

@@ -122,3 +122,37 @@ func TestOpenScope(t *testing.T) {
 		t.Fatalf("lineage: %+v, %v", n, err)
 	}
 }
+
+// TestLoadFor: the variables in force are efmesh.yaml's, then the
+// environment's, then the overrides; an override nothing reads is
+// reported with the near name.
+func TestLoadFor(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":      "name: shop\nvars: {country: FR}\nenvironments:\n  dev:\n    vars: {country: DE}\n",
+		"models/local.sql": "MODEL (name shop.local, kind VIEW);\nSELECT @var(country) AS c\n",
+	})
+	for _, tc := range []struct {
+		env  string
+		vars map[string]string
+		want string
+	}{
+		{"prod", nil, "FR"},
+		{"dev", nil, "DE"},
+		{"dev", map[string]string{"country": "IT"}, "IT"},
+	} {
+		p, unused, err := LoadFor(filepath.Join(dir, "models"), tc.env, tc.vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Config.Variables["country"]; got != tc.want || len(unused) > 0 {
+			t.Errorf("%s %v: country = %q, unused %v; want %q", tc.env, tc.vars, got, unused, tc.want)
+		}
+	}
+	_, unused, err := LoadFor(dir, "dev", map[string]string{"contry": "IT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unused) != 1 || unused[0] != (project.UnusedVar{Name: "contry", Suggestion: "country"}) {
+		t.Errorf("unused = %v, want contry (did you mean country)", unused)
+	}
+}

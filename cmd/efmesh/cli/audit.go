@@ -30,7 +30,7 @@ as plan does (--model names them one by one).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := args[0]
-			proj, st, err := a.loadStore()
+			proj, st, err := a.loadStore(env)
 			if err != nil {
 				return err
 			}
@@ -76,6 +76,7 @@ as plan does (--model names them one by one).`,
 	}
 	cmd.Flags().StringSliceVar(&models, "model", nil, "audit only these models (repeat or separate with commas)")
 	sel.register(cmd)
+	a.registerVars(cmd)
 	return cmd
 }
 

@@ -62,8 +62,9 @@ type app struct {
 	log      *slog.Logger
 	// lockTimeout is --lock-timeout; nil: efmesh.yaml's or the default.
 	lockTimeout *time.Duration
-	// varEnv is the environment whose vars the project is loaded with
-	// (plan, apply, run, render --env); varFlags are --var name=value.
+	// varEnv is the environment whose vars load opens the project with
+	// (plan, apply, run, render --env, query and show --env); varFlags are
+	// --var name=value.
 	varEnv   string
 	varFlags []string
 }
@@ -227,6 +228,31 @@ func (a *app) writeJSON(v any) {
 	_ = enc.Encode(v)
 }
 
+// loadProject finds and loads the project with the variables in force for
+// env (workspace.LoadFor): efmesh.yaml's, env's overrides and --var. Every
+// command that reads the project goes through it or through load, so that
+// they all see the models plan and apply see.
+func (a *app) loadProject(env string) (*project.Project, error) {
+	vars, err := project.ParseVarFlags(a.varFlags)
+	if err != nil {
+		return nil, err
+	}
+	p, unused, err := workspace.LoadFor(a.dir, env, vars)
+	if err != nil {
+		return nil, err
+	}
+	a.warnUnusedVars(unused)
+	return p, nil
+}
+
+// warnUnusedVars tells on stderr about each --var that no model or audit
+// reads and efmesh.yaml does not define: most likely a typo.
+func (a *app) warnUnusedVars(unused []project.UnusedVar) {
+	for _, u := range unused {
+		fmt.Fprintf(a.stderr, "efmesh: warning: %s\n", u)
+	}
+}
+
 // load finds, loads and analyzes the project (workspace.Open), with its
 // store when withStore. Problems in the user's files come back as a
 // *planner.ProblemsError.
@@ -246,6 +272,7 @@ func (a *app) loadScoped(withStore bool, scope func(p *project.Project) project.
 	if err != nil {
 		return nil, err
 	}
+	a.warnUnusedVars(w.UnusedVars)
 	a.warnOutOfScope(w.LeftAside)
 	if withStore {
 		if _, err := w.OpenStore(a.ctx); err != nil {

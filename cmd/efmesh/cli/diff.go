@@ -40,7 +40,7 @@ Diff reads the state store and the warehouse and changes nothing.`,
 			if len(models) > 0 && !data {
 				return fmt.Errorf("--model needs --data")
 			}
-			proj, st, err := a.loadStore()
+			proj, st, err := a.loadStore("")
 			if err != nil {
 				return err
 			}

@@ -43,11 +43,7 @@ it points at where the engine estimates them (DuckDB). It only reads: a
 project never applied has no state store, and list says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := project.FindRoot(a.dir)
-			if err != nil {
-				return err
-			}
-			proj, err := project.Load(root)
+			proj, err := a.loadProject("")
 			if err != nil {
 				return err
 			}
@@ -129,11 +125,7 @@ terminal and without --yes it asks nothing and exits 2.`,
 			if err := analysis.ValidateEnv(env); err != nil {
 				return err
 			}
-			root, err := project.FindRoot(a.dir)
-			if err != nil {
-				return err
-			}
-			proj, err := project.Load(root)
+			proj, err := a.loadProject(env)
 			if err != nil {
 				return err
 			}

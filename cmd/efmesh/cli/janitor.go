@@ -37,7 +37,7 @@ never point an environment at storage the janitor removed: it stops and
 asks for a new plan instead. --dry-run lists what would go.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, st, err := a.loadStore()
+			proj, st, err := a.loadStore("")
 			if err != nil {
 				return err
 			}

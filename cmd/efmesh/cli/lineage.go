@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -34,7 +35,7 @@ It is the same function the editor's hover uses. With --select (and
 				return a.lineageSelected(&sel)
 			}
 			if len(args) == 0 {
-				return fmt.Errorf("lineage needs a model, model.column or --select")
+				return &usageError{cmd: cmd, err: errors.New("lineage needs a model, model.column or --select")}
 			}
 			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
 				name := args[0]
@@ -63,6 +64,7 @@ It is the same function the editor's hover uses. With --select (and
 		},
 	}
 	sel.register(cmd)
+	a.registerVars(cmd)
 	return cmd
 }
 

@@ -152,11 +152,7 @@ refs between them: +model draws a model's ancestors.`,
 			if sel.active() && len(args) > 0 {
 				return fmt.Errorf("graph takes model names or --select, not both")
 			}
-			root, err := project.FindRoot(a.dir)
-			if err != nil {
-				return err
-			}
-			p, err := project.Load(root)
+			p, err := a.loadProject("")
 			if err != nil {
 				return err
 			}

@@ -25,7 +25,7 @@ It reads the versions the environment points at and their ledgers; the
 model files on disk are not consulted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, st, err := a.loadStore()
+			proj, st, err := a.loadStore(args[0])
 			if err != nil {
 				return err
 			}

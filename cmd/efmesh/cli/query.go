@@ -77,6 +77,7 @@ said on stderr.`,
 			if err := f.check(a); err != nil {
 				return err
 			}
+			a.varEnv = f.env
 			w, err := a.load(false)
 			if err != nil {
 				return err
@@ -90,6 +91,7 @@ said on stderr.`,
 		},
 	}
 	f.add(cmd, 100)
+	a.registerVars(cmd)
 	return cmd
 }
 
@@ -114,6 +116,7 @@ stderr says.`,
 			if err := f.check(a); err != nil {
 				return err
 			}
+			a.varEnv = f.env
 			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
 				sc, _ := p.ScopeOf(args, nil)
 				return sc
@@ -134,6 +137,7 @@ stderr says.`,
 	}
 	f.add(cmd, 20)
 	cmd.Flags().StringVar(&where, "where", "", `keep the rows this SQL condition holds for, e.g. "amount > 100"`)
+	a.registerVars(cmd)
 	return cmd
 }
 

@@ -55,7 +55,7 @@ or hour).`,
 			if !f.Before(t) {
 				return fmt.Errorf("restate %s: --from %s is not before --to %s", model, f.Format(time.RFC3339), t.Format(time.RFC3339))
 			}
-			_, st, err := a.loadStore()
+			_, st, err := a.loadStore(args[0])
 			if err != nil {
 				return err
 			}
@@ -98,5 +98,6 @@ or hour).`,
 	cmd.Flags().StringVar(&from, "from", "", "start of the range (inclusive), UTC")
 	cmd.Flags().StringVar(&to, "to", "", "end of the range (exclusive), UTC")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be cleared, change nothing")
+	a.registerVars(cmd)
 	return cmd
 }

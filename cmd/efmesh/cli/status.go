@@ -16,15 +16,12 @@ import (
 	"github.com/efmesh/efmesh/workspace"
 )
 
-// loadStore finds the project and opens its state store, for commands that
-// read or change state without analyzing the models (status, restate): a
-// model with errors must not hide what the environment holds.
-func (a *app) loadStore() (*project.Project, state.Store, error) {
-	root, err := project.FindRoot(a.dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	proj, err := project.Load(root)
+// loadStore finds the project, loaded with the variables in force for env
+// (loadProject), and opens its state store, for commands that read or
+// change state without analyzing the models (status, restate): a model
+// with errors must not hide what the environment holds.
+func (a *app) loadStore(env string) (*project.Project, state.Store, error) {
+	proj, err := a.loadProject(env)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +54,7 @@ intervals, or a last tick that ended in error. Lag, awaiting-human and
 lock-held ticks are normal (exit 0).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, st, err := a.loadStore()
+			proj, st, err := a.loadStore(args[0])
 			if err != nil {
 				return err
 			}
@@ -97,6 +94,7 @@ lock-held ticks are normal (exit 0).`,
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "exit 1 when the environment is unhealthy")
 	cmd.Flags().IntVar(&ticks, "ticks", 10, "how many recent run ticks to show")
+	a.registerVars(cmd)
 	return cmd
 }
 

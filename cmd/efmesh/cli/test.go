@@ -80,6 +80,7 @@ warehouse or the state store. Exit 1 when a test fails. With --select (and
 		},
 	}
 	sel.register(cmd)
+	a.registerVars(cmd)
 	return cmd
 }
 

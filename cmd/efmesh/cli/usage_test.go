@@ -66,6 +66,7 @@ func TestUsageOnBadArgs(t *testing.T) {
 		{[]string{"diff", "dev"}, "accepts 2 arg(s), received 1", "efmesh diff <envA> <envB> [flags]"},
 		{[]string{"lineage", "a.b", "c.d"}, "accepts at most 1 arg(s), received 2", "efmesh lineage <model[.column]> | --select <selector> [flags]"},
 		{[]string{"show"}, "accepts 1 arg(s), received 0", "efmesh show <model> [flags]"},
+		{[]string{"lineage"}, "lineage needs a model, model.column or --select", "efmesh lineage <model[.column]> | --select <selector> [flags]"},
 		{[]string{"version", "extra"}, `unknown command "extra" for "efmesh version"`, "efmesh version [flags]"},
 		{[]string{"init", "a", "b"}, "accepts at most 1 arg(s), received 2", "efmesh init [dir] [flags]"},
 		{[]string{"status", "dev", "--bogus"}, "unknown flag: --bogus", "efmesh status <env> [flags]"},
