@@ -67,10 +67,11 @@ var ErrTestExists = errors.New("the test file exists")
 //
 // The sample is deterministic, so two runs on the same data write the
 // same bytes. Key columns: the model's unique key, else its grain, else
-// its first column. The first parent (first @ref of the body, embedded
-// models expanded as a test expands them) gives its first Limit rows
+// its first column. The sampled parent — the first parent (in order of
+// @ref in the body, embedded models expanded as a test expands them)
+// holding a key column, else the first parent — gives its first Limit rows
 // ordered by the key columns it has (else by its first column), then by
-// every column. Every other parent gives, when it has those key columns,
+// every column; it comes first in the file. Every other parent gives, when it has those key columns,
 // its rows matching the sampled keys, else its first rows in the same
 // order; at most Limit each. For an INCREMENTAL_BY_TIME_RANGE model the
 // test's interval is the environment's coverage of the model (its done
@@ -146,6 +147,13 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 	defer wh.Close()
 
 	key := sampleKey(m, info)
+	// The sampled parent is the first one holding a key column.
+	for i, p := range parents {
+		if pi := w.Analysis.Models[p]; pi != nil && slices.ContainsFunc(pi.Columns, func(c engine.Column) bool { return hasFold(key, c.Name) }) {
+			parents = append([]string{p}, slices.Delete(parents, i, i+1)...)
+			break
+		}
+	}
 	res := &CreatedTest{Model: model, Test: name, File: o.Out, Env: o.Env}
 	ut := &project.UnitTest{Name: name, File: o.Out, Model: model}
 	var first string // the first parent's sample, as a query

@@ -24,10 +24,11 @@ func (a *app) createTestCmd() *cobra.Command {
 fixtures are rows of the model's parents as the environment (--env,
 default prod) serves them, and whose expected rows are what the model
 returns for those fixtures — so efmesh test passes on it right away.
-The sample is deterministic: the first parent gives its first --limit
-rows ordered by the model's unique key (else its grain, else its first
-column) and then every column; the other parents give their rows with
-the sampled keys when they have the key columns, else their first rows.
+The sample is deterministic. The key is the model's unique key, else its
+grain, else its first column; the first parent holding a key column
+gives its first --limit rows ordered by the key and then every column;
+the other parents give their rows with the sampled keys when they have
+the key columns, else their first rows (at most --limit each).
 An incremental model by time range gets the environment's coverage as
 the test's interval. The file (--out, default tests/<model>.yaml,
 relative to the project root) is not overwritten without --force;
