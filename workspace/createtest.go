@@ -46,6 +46,9 @@ type CreatedTest struct {
 	// time range: the environment's coverage of the model.
 	Interval []string `json:"interval,omitempty"`
 	Written  bool     `json:"written"`
+	// Unread is true when File matches none of the tests globs of
+	// efmesh.yaml: efmesh test will not read it.
+	Unread bool `json:"unread,omitempty"`
 	// YAML is the file's text.
 	YAML string `json:"yaml"`
 }
@@ -98,6 +101,9 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 		o.Out = "tests/" + model + ".yaml"
 	}
 	o.Out = filepath.ToSlash(filepath.Clean(o.Out))
+	if filepath.IsAbs(o.Out) || o.Out == ".." || strings.HasPrefix(o.Out, "../") {
+		return nil, fmt.Errorf("--out %s: the test file goes inside the project, relative to its root", o.Out)
+	}
 	path := filepath.Join(w.Project.Root, filepath.FromSlash(o.Out))
 	if !o.Dry && !o.Force {
 		if _, err := os.Stat(path); err == nil {
@@ -105,8 +111,9 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 		}
 	}
 	name := "sampled_" + strings.ReplaceAll(model, ".", "_")
+	unread := !slices.ContainsFunc(w.Project.Config.Tests, func(g string) bool { return project.MatchGlob(g, o.Out) })
 	for _, t := range w.Project.Tests {
-		if t.Name == name && t.File != o.Out {
+		if t.Name == name && t.File != o.Out && !unread {
 			return nil, fmt.Errorf("%s already holds a test named %s", t.File, name)
 		}
 	}
@@ -154,7 +161,7 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 			break
 		}
 	}
-	res := &CreatedTest{Model: model, Test: name, File: o.Out, Env: o.Env}
+	res := &CreatedTest{Model: model, Test: name, File: o.Out, Env: o.Env, Unread: unread}
 	ut := &project.UnitTest{Name: name, File: o.Out, Model: model}
 	var first string // the first parent's sample, as a query
 	var firstKey []string

@@ -23,6 +23,8 @@ func TestCreateTestSamplingRule(t *testing.T) {
 			"SELECT * FROM (VALUES ('a', 1), ('b', 2), ('c', 3), ('e', 5)) AS t(code, v)\n",
 		"models/c.sql": "MODEL (name raw.c, kind FULL);\n" +
 			"SELECT * FROM (VALUES (30, 'z'), (10, 'x'), (20, 'y')) AS t(n, tag)\n",
+		"models/none.sql": "MODEL (name raw.none, kind FULL);\nSELECT 1 AS id WHERE false\n",
+		"models/e.sql":    "MODEL (name mart.e, kind FULL);\nSELECT n.id FROM @ref(raw.none) AS n\n",
 		"models/m.sql": "MODEL (name mart.m, kind FULL, grain (code));\n" +
 			"SELECT a.id, a.code, b.v, (SELECT min(n) FROM @ref(raw.c)) AS low\n" +
 			"FROM @ref(raw.a) AS a JOIN @ref(raw.b) AS b USING (code)\n",
@@ -65,6 +67,11 @@ sampled_mart_m:
 	b, err := os.ReadFile(filepath.Join(dir, "tests", "mart.m.yaml"))
 	if err != nil || string(b) != want {
 		t.Fatalf("file: %v\n%s", err, b)
+	}
+	// A parent without rows gives an empty fixture and expectation.
+	empty, err := w.CreateTest(ctx, "mart.e", CreateTestOptions{Dry: true})
+	if err != nil || !strings.HasSuffix(empty.YAML, "    raw.none: []\n  expect: []\n") {
+		t.Fatalf("empty parent: %v\n%v", err, empty)
 	}
 	if _, err := w.CreateTest(ctx, "mart.m", CreateTestOptions{}); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("overwrite without force: %v", err)

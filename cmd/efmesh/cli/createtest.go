@@ -53,6 +53,9 @@ relative to the project root) is not overwritten without --force;
 			if err != nil {
 				return phraseBusy(err)
 			}
+			if res.Unread {
+				fmt.Fprintf(a.stderr, "efmesh: %s matches none of the tests globs of efmesh.yaml: efmesh test will not read it\n", res.File)
+			}
 			if a.json {
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "dryRun": o.Dry, "test": res})
 				return nil
