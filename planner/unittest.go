@@ -87,115 +87,12 @@ func runTest(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *pro
 	if !info.Model.Kind.Name.HasBody() {
 		return fail("%s is a %s model: it has no query to test", t.Model, info.Model.Kind.Name)
 	}
-	d := wb.Dialect()
-	q := engine.QuoteIdent
-	if err := wb.Exec(ctx, "DROP SCHEMA IF EXISTS "+q(testSchema)+" CASCADE; CREATE SCHEMA "+q(testSchema)); err != nil {
-		return fail("%v", err)
-	}
-	fixtures := map[string]project.TestInput{}
-	for _, in := range t.Inputs {
-		fixtures[in.Model] = in
-	}
-	table := func(model string) string { return q(testSchema) + "." + q(strings.ReplaceAll(model, ".", "__")) }
-
-	// Fixture tables for every model the test's query reads, directly or
-	// through embedded models.
-	made := map[string]bool{}
-	var makeTables func(m *project.Model) error
-	makeTables = func(m *project.Model) error {
-		for _, r := range m.Refs() {
-			pi := a.Models[r]
-			if pi == nil || made[r] {
-				continue
-			}
-			made[r] = true
-			in, hasFixture := fixtures[r]
-			if pi.Model.Kind.Name == project.KindEmbedded && !hasFixture {
-				if err := makeTables(pi.Model); err != nil {
-					return err
-				}
-				continue
-			}
-			if pi.Columns == nil {
-				return fmt.Errorf("the columns of %s are unknown; declare them to use it in a test", r)
-			}
-			defs := make([]string, len(pi.Columns))
-			types := map[string]string{}
-			for i, c := range pi.Columns {
-				defs[i] = q(c.Name) + " " + c.Type
-				types[strings.ToLower(c.Name)] = c.Type
-			}
-			if err := wb.Exec(ctx, "CREATE TABLE "+table(r)+" ("+strings.Join(defs, ", ")+")"); err != nil {
-				return fmt.Errorf("fixture table for %s: %w", r, err)
-			}
-			for _, row := range in.Rows {
-				cols := make([]string, 0, len(row.Values))
-				vals := make([]string, 0, len(row.Values))
-				for _, v := range row.Values {
-					typ, ok := types[strings.ToLower(v.Column)]
-					if !ok {
-						return fmt.Errorf("%s:%d:%d: inputs of %s, row %d: no column %q", t.File, v.Range.Start.Line, v.Range.Start.Column, r, row.Index+1, v.Column)
-					}
-					cols = append(cols, q(v.Column))
-					vals = append(vals, "CAST("+literal(v.Value)+" AS "+typ+")")
-				}
-				if len(cols) == 0 {
-					if err := wb.Exec(ctx, "INSERT INTO "+table(r)+" DEFAULT VALUES"); err != nil {
-						return err
-					}
-					continue
-				}
-				stmt := "INSERT INTO " + table(r) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
-				if err := wb.Exec(ctx, stmt); err != nil {
-					return fmt.Errorf("%s:%d:%d: inputs of %s, row %d does not fit the model's columns: %s",
-						t.File, row.Range.Start.Line, row.Range.Start.Column, r, row.Index+1, analysis.FirstLine(analysis.ErrMessage(err)))
-				}
-			}
-		}
-		return nil
-	}
-	if err := makeTables(info.Model); err != nil {
-		return fail("%v", err)
-	}
-
-	startLit, endLit := d.TimestampLiteral("1970-01-01T00:00:00Z"), d.TimestampLiteral("9999-12-31T00:00:00Z")
-	for i, s := range t.Interval {
-		if s == "" {
-			continue
-		}
-		ts, err := project.ParseTime(s)
-		if err != nil {
-			return fail("interval bound %q: %v", s, err)
-		}
-		if i == 0 {
-			startLit = d.TimestampLiteral(ts.Format(time.RFC3339))
-		} else {
-			endLit = d.TimestampLiteral(ts.Format(time.RFC3339))
-		}
-	}
-	var render func(m *project.Model) string
-	render = func(m *project.Model) string {
-		r, _ := analysis.RenderBody(m, analysis.MacroText{
-			Ref: func(name string) (string, bool) {
-				pi := a.Models[name]
-				if _, fx := fixtures[name]; pi != nil && pi.Model.Kind.Name == project.KindEmbedded && !fx {
-					return "(\n" + render(pi.Model) + "\n)", true
-				}
-				return table(name), true
-			},
-			Start: startLit, End: endLit, This: "NULL",
-			Vars: a.Project.Config.Variables, Literal: d.Literal,
-		})
-		return r.SQL
-	}
-	actual := q(testSchema) + "." + q("__actual")
-	if err := wb.Exec(ctx, "CREATE TABLE "+actual+" AS "+render(info.Model)); err != nil {
-		return fail("the model's query failed on the fixtures: %s", analysis.FirstLine(analysis.ErrMessage(err)))
-	}
-	outCols, err := wb.Describe(ctx, "SELECT * FROM "+actual)
+	outCols, err := runOnFixtures(ctx, a, wb, t, info)
 	if err != nil {
 		return fail("%v", err)
 	}
+	q := engine.QuoteIdent
+	actual := q(testSchema) + "." + q("__actual")
 	types := map[string]engine.Column{}
 	for _, c := range outCols {
 		types[strings.ToLower(c.Name)] = c
@@ -270,6 +167,118 @@ func runTest(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *pro
 	res.Missing, res.Extra = compareRows(expected, got, t.Ordered)
 	res.Passed = len(res.Missing) == 0 && len(res.Extra) == 0
 	return res
+}
+
+// runOnFixtures makes a fresh test schema holding t's fixture tables, runs
+// the model of info over them into its table __actual, and describes it.
+func runOnFixtures(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *project.UnitTest, info *analysis.ModelInfo) ([]engine.Column, error) {
+	d := wb.Dialect()
+	q := engine.QuoteIdent
+	if err := wb.Exec(ctx, "DROP SCHEMA IF EXISTS "+q(testSchema)+" CASCADE; CREATE SCHEMA "+q(testSchema)); err != nil {
+		return nil, err
+	}
+	fixtures := map[string]project.TestInput{}
+	for _, in := range t.Inputs {
+		fixtures[in.Model] = in
+	}
+	table := func(model string) string { return q(testSchema) + "." + q(strings.ReplaceAll(model, ".", "__")) }
+
+	// Fixture tables for every model the test's query reads, directly or
+	// through embedded models.
+	made := map[string]bool{}
+	var makeTables func(m *project.Model) error
+	makeTables = func(m *project.Model) error {
+		for _, r := range m.Refs() {
+			pi := a.Models[r]
+			if pi == nil || made[r] {
+				continue
+			}
+			made[r] = true
+			in, hasFixture := fixtures[r]
+			if pi.Model.Kind.Name == project.KindEmbedded && !hasFixture {
+				if err := makeTables(pi.Model); err != nil {
+					return err
+				}
+				continue
+			}
+			if pi.Columns == nil {
+				return fmt.Errorf("the columns of %s are unknown; declare them to use it in a test", r)
+			}
+			defs := make([]string, len(pi.Columns))
+			types := map[string]string{}
+			for i, c := range pi.Columns {
+				defs[i] = q(c.Name) + " " + c.Type
+				types[strings.ToLower(c.Name)] = c.Type
+			}
+			if err := wb.Exec(ctx, "CREATE TABLE "+table(r)+" ("+strings.Join(defs, ", ")+")"); err != nil {
+				return fmt.Errorf("fixture table for %s: %w", r, err)
+			}
+			for _, row := range in.Rows {
+				cols := make([]string, 0, len(row.Values))
+				vals := make([]string, 0, len(row.Values))
+				for _, v := range row.Values {
+					typ, ok := types[strings.ToLower(v.Column)]
+					if !ok {
+						return fmt.Errorf("%s:%d:%d: inputs of %s, row %d: no column %q", t.File, v.Range.Start.Line, v.Range.Start.Column, r, row.Index+1, v.Column)
+					}
+					cols = append(cols, q(v.Column))
+					vals = append(vals, "CAST("+literal(v.Value)+" AS "+typ+")")
+				}
+				if len(cols) == 0 {
+					if err := wb.Exec(ctx, "INSERT INTO "+table(r)+" DEFAULT VALUES"); err != nil {
+						return err
+					}
+					continue
+				}
+				stmt := "INSERT INTO " + table(r) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
+				if err := wb.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("%s:%d:%d: inputs of %s, row %d does not fit the model's columns: %s",
+						t.File, row.Range.Start.Line, row.Range.Start.Column, r, row.Index+1, analysis.FirstLine(analysis.ErrMessage(err)))
+				}
+			}
+		}
+		return nil
+	}
+	if err := makeTables(info.Model); err != nil {
+		return nil, err
+	}
+
+	startLit, endLit := d.TimestampLiteral("1970-01-01T00:00:00Z"), d.TimestampLiteral("9999-12-31T00:00:00Z")
+	for i, s := range t.Interval {
+		if s == "" {
+			continue
+		}
+		ts, err := project.ParseTime(s)
+		if err != nil {
+			return nil, fmt.Errorf("interval bound %q: %v", s, err)
+		}
+		if i == 0 {
+			startLit = d.TimestampLiteral(ts.Format(time.RFC3339))
+		} else {
+			endLit = d.TimestampLiteral(ts.Format(time.RFC3339))
+		}
+	}
+	var render func(m *project.Model) string
+	render = func(m *project.Model) string {
+		r, _ := analysis.RenderBody(m, analysis.MacroText{
+			Ref: func(name string) (string, bool) {
+				pi := a.Models[name]
+				if _, fx := fixtures[name]; pi != nil && pi.Model.Kind.Name == project.KindEmbedded && !fx {
+					return "(\n" + render(pi.Model) + "\n)", true
+				}
+				return table(name), true
+			},
+			Start: startLit, End: endLit, This: "NULL",
+			Vars: a.Project.Config.Variables, Literal: d.Literal,
+		})
+		return r.SQL
+	}
+	actual := q(testSchema) + "." + q("__actual")
+	if err := wb.Exec(ctx, "CREATE TABLE "+actual+" AS "+render(info.Model)); err != nil {
+		return nil, fmt.Errorf("the model's query failed on the fixtures: %s", analysis.FirstLine(analysis.ErrMessage(err)))
+	}
+	return wb.Describe(ctx, "SELECT * FROM "+actual)
+
 }
 
 // compareRows matches expected rows (nil cells match anything) with actual
@@ -373,4 +382,58 @@ func literal(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return engine.QuoteString(fmt.Sprint(v))
+}
+
+// RunTest runs one unit test, t, which need not be one of the project's
+// (a test being written, checked before it is saved).
+func RunTest(ctx context.Context, a *analysis.Analysis, wbench analysis.Workbench, t *project.UnitTest) (TestResult, error) {
+	wb, ok := wbench.(engine.Engine)
+	if !ok {
+		return TestResult{}, fmt.Errorf("unit tests run on an embedded engine (DuckDB); %s projects cannot run them yet", wbench.Dialect().Name())
+	}
+	defer wb.Exec(ctx, "DROP SCHEMA IF EXISTS "+engine.QuoteIdent(testSchema)+" CASCADE")
+	return runTest(ctx, a, wb, t), nil
+}
+
+// FixtureOutput is what t's model returns on t's fixture rows (its
+// expectations are ignored), run exactly as a unit test runs it: its
+// columns, and each row's values as the engine writes them as text (nil
+// for NULL) — the text a unit test's expectation compares.
+func FixtureOutput(ctx context.Context, a *analysis.Analysis, wbench analysis.Workbench, t *project.UnitTest) ([]engine.Column, [][]*string, error) {
+	wb, ok := wbench.(engine.Engine)
+	if !ok {
+		return nil, nil, fmt.Errorf("unit tests run on an embedded engine (DuckDB); %s projects cannot run them yet", wbench.Dialect().Name())
+	}
+	info := a.Models[t.Model]
+	if info == nil || !info.Model.Kind.Name.HasBody() {
+		return nil, nil, fmt.Errorf("planner: %s has no query to run on fixtures", t.Model)
+	}
+	q := engine.QuoteIdent
+	defer wb.Exec(ctx, "DROP SCHEMA IF EXISTS "+q(testSchema)+" CASCADE")
+	cols, err := runOnFixtures(ctx, a, wb, t, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cols) == 0 {
+		return cols, nil, nil
+	}
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = "CAST(" + q(c.Name) + " AS VARCHAR)"
+	}
+	rows, err := wb.Query(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+q(testSchema)+"."+q("__actual"))
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([][]*string, len(rows.Values))
+	for i, r := range rows.Values {
+		out[i] = make([]*string, len(r))
+		for j, v := range r {
+			if v != nil {
+				s := fmt.Sprint(v)
+				out[i][j] = &s
+			}
+		}
+	}
+	return cols, out, nil
 }

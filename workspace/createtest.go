@@ -1,0 +1,526 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// CreateTestOptions say where CreateTest samples and what it writes.
+type CreateTestOptions struct {
+	Env   string // the environment whose views are sampled; default prod
+	Limit int    // rows sampled from the first parent; default 5
+	// Out is the file written, relative to the project root; default
+	// tests/<model>.yaml.
+	Out string
+	// Force overwrites an existing Out; Dry writes nothing.
+	Force, Dry bool
+}
+
+// CreatedTest is what CreateTest wrote (or, dry, would write).
+type CreatedTest struct {
+	Model string `json:"model"`
+	Test  string `json:"test"`
+	File  string `json:"file"`
+	Env   string `json:"env"`
+	// Key are the columns the first parent was sampled by.
+	Key    []string         `json:"key"`
+	Inputs []CreatedFixture `json:"inputs"`
+	// Expected is how many rows the model returns on the fixtures.
+	Expected int `json:"expected"`
+	// Interval is the test's [start, end) for an incremental model by
+	// time range: the environment's coverage of the model.
+	Interval []string `json:"interval,omitempty"`
+	Written  bool     `json:"written"`
+	// Unread is true when File matches none of the tests globs of
+	// efmesh.yaml: efmesh test will not read it.
+	Unread bool `json:"unread,omitempty"`
+	// YAML is the file's text.
+	YAML string `json:"yaml"`
+}
+
+// CreatedFixture is the sample of one parent.
+type CreatedFixture struct {
+	Model string `json:"model"`
+	Rows  int    `json:"rows"`
+}
+
+// ErrTestExists is CreateTest refusing to overwrite a file without Force.
+var ErrTestExists = errors.New("the test file exists")
+
+// CreateTest writes a unit test of model (the format `efmesh test` reads)
+// whose fixtures are rows of the model's parents as env serves them and
+// whose expectation is what the model returns for them, run through the
+// unit-test machinery (planner.FixtureOutput), so the written test passes;
+// it is run once more before it is written, to be sure.
+//
+// The sample is deterministic, so two runs on the same data write the
+// same bytes. Key columns: the model's unique key, else its grain, else
+// its first column. The sampled parent — the first parent (in order of
+// @ref in the body, embedded models expanded as a test expands them)
+// holding a key column, else the first parent — gives its first Limit rows
+// ordered by the key columns it has (else by its first column), then by
+// every column; it comes first in the file. Every other parent gives, when it has those key columns,
+// its rows matching the sampled keys, else its first rows in the same
+// order; at most Limit each. For an INCREMENTAL_BY_TIME_RANGE model the
+// test's interval is the environment's coverage of the model (its done
+// intervals), and parents holding the time column are sampled inside it.
+func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOptions) (*CreatedTest, error) {
+	if o.Env == "" {
+		o.Env = analysis.ProdEnv
+	}
+	if o.Limit <= 0 {
+		o.Limit = 5
+	}
+	if err := analysis.ValidateEnv(o.Env); err != nil {
+		return nil, err
+	}
+	info := w.Analysis.Models[model]
+	if info == nil {
+		return nil, fmt.Errorf("unknown model %q%s", model, analysis.DidYouMean(model, w.Analysis.Models))
+	}
+	m := info.Model
+	if !m.Kind.Name.HasBody() {
+		return nil, fmt.Errorf("%s is a %s model: it has no query to test", model, m.Kind.Name)
+	}
+	if o.Out == "" {
+		o.Out = "tests/" + model + ".yaml"
+	}
+	o.Out = filepath.ToSlash(filepath.Clean(o.Out))
+	if filepath.IsAbs(o.Out) || o.Out == ".." || strings.HasPrefix(o.Out, "../") {
+		return nil, fmt.Errorf("--out %s: the test file goes inside the project, relative to its root", o.Out)
+	}
+	path := filepath.Join(w.Project.Root, filepath.FromSlash(o.Out))
+	if !o.Dry && !o.Force {
+		if _, err := os.Stat(path); err == nil {
+			return nil, fmt.Errorf("%w: %s (give --force to overwrite it)", ErrTestExists, o.Out)
+		}
+	}
+	name := "sampled_" + strings.ReplaceAll(model, ".", "_")
+	unread := !slices.ContainsFunc(w.Project.Config.Tests, func(g string) bool { return project.MatchGlob(g, o.Out) })
+	for _, t := range w.Project.Tests {
+		if t.Name == name && t.File != o.Out && !unread {
+			return nil, fmt.Errorf("%s already holds a test named %s", t.File, name)
+		}
+	}
+
+	ptrs, err := w.environment(ctx, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := ptrs[model]; !ok {
+		return nil, fmt.Errorf("%s is not applied in environment %s: apply it there first (efmesh apply %s), then sample it", model, o.Env, o.Env)
+	}
+	parents := w.fixtureParents(m)
+	if len(parents) == 0 {
+		return nil, fmt.Errorf("%s reads no model: there is nothing to sample for its fixtures", model)
+	}
+	wb, err := w.workbench()
+	if err != nil {
+		return nil, err
+	}
+	d := wb.Dialect()
+	q := d.Quote
+
+	// The interval of an incremental model: what env covers of it.
+	var span [2]time.Time
+	if m.Kind.Name == project.KindIncrementalByTimeRange {
+		if span, err = w.coverage(ctx, ptrs[model].Fingerprint); err != nil {
+			return nil, err
+		}
+	}
+
+	wh, err := connect.ReadWarehouse(ctx, w.Project, w.opts.Warehouse...)
+	if err != nil {
+		return nil, err
+	}
+	if wh == nil {
+		return nil, ErrNoWarehouse
+	}
+	defer wh.Close()
+
+	key := sampleKey(m, info)
+	// The sampled parent is the first one holding a key column.
+	for i, p := range parents {
+		if pi := w.Analysis.Models[p]; pi != nil && slices.ContainsFunc(pi.Columns, func(c engine.Column) bool { return hasFold(key, c.Name) }) {
+			parents = append([]string{p}, slices.Delete(parents, i, i+1)...)
+			break
+		}
+	}
+	res := &CreatedTest{Model: model, Test: name, File: o.Out, Env: o.Env, Unread: unread}
+	ut := &project.UnitTest{Name: name, File: o.Out, Model: model}
+	var first string // the first parent's sample, as a query
+	var firstKey []string
+	for i, p := range parents {
+		pi := w.Analysis.Models[p]
+		if pi == nil || pi.Columns == nil {
+			return nil, fmt.Errorf("the columns of %s are unknown; declare them to sample it", p)
+		}
+		from, err := w.servedFrom(ptrs, pi, o.Env, wb)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, len(pi.Columns))
+		for j, c := range pi.Columns {
+			names[j] = c.Name
+		}
+		var where []string
+		if tc := m.Kind.TimeColumn; !span[0].IsZero() && hasFold(names, tc) {
+			col := q(columnFold(names, tc))
+			where = append(where, col+" >= "+d.TimestampLiteral(span[0].Format(time.RFC3339)), col+" < "+d.TimestampLiteral(span[1].Format(time.RFC3339)))
+		}
+		var order []string
+		if i == 0 {
+			for _, k := range key {
+				if hasFold(names, k) {
+					firstKey = append(firstKey, columnFold(names, k))
+				}
+			}
+			if len(firstKey) == 0 {
+				firstKey = []string{names[0]}
+			}
+			order = firstKey
+		} else {
+			shared := true
+			for _, k := range firstKey {
+				shared = shared && hasFold(names, k)
+			}
+			if shared {
+				conds := make([]string, len(firstKey))
+				for j, k := range firstKey {
+					conds[j] = "s." + q(k) + " = p." + q(columnFold(names, k))
+				}
+				where = append(where, "EXISTS (SELECT 1 FROM ("+first+") AS s WHERE "+strings.Join(conds, " AND ")+")")
+				for _, k := range firstKey {
+					order = append(order, columnFold(names, k))
+				}
+			} else {
+				order = []string{names[0]}
+			}
+		}
+		for _, n := range names {
+			if !slices.Contains(order, n) {
+				order = append(order, n)
+			}
+		}
+		quoted := func(ss []string, prefix string) string {
+			out := make([]string, len(ss))
+			for j, s := range ss {
+				out[j] = prefix + q(s)
+			}
+			return strings.Join(out, ", ")
+		}
+		sample := "SELECT " + quoted(names, "p.") + " FROM " + from + " AS p"
+		if len(where) > 0 {
+			sample += " WHERE " + strings.Join(where, " AND ")
+		}
+		sample += " ORDER BY " + quoted(order, "p.") + " LIMIT " + strconv.Itoa(o.Limit)
+		if i == 0 {
+			first = sample
+		}
+		text := make([]string, len(names))
+		for j, n := range names {
+			text[j] = "CAST(" + q(n) + " AS VARCHAR)"
+		}
+		rows, err := wh.Query(ctx, "SELECT "+strings.Join(text, ", ")+" FROM ("+sample+") AS sampled")
+		if err != nil {
+			return nil, fmt.Errorf("sample %s in %s: %s", p, o.Env, analysis.FirstLine(analysis.ErrMessage(err)))
+		}
+		in := project.TestInput{Model: p}
+		for r, row := range rows.Values {
+			tr := project.TestRow{Index: r}
+			for j, v := range row {
+				tv := project.TestValue{Column: names[j]}
+				if v != nil {
+					tv.Value = fmt.Sprint(v)
+				}
+				tr.Values = append(tr.Values, tv)
+			}
+			in.Rows = append(in.Rows, tr)
+		}
+		ut.Inputs = append(ut.Inputs, in)
+		res.Inputs = append(res.Inputs, CreatedFixture{Model: p, Rows: len(in.Rows)})
+	}
+	res.Key = firstKey
+	if !span[0].IsZero() {
+		ut.Interval = [2]string{timeText(span[0]), timeText(span[1])}
+		res.Interval = ut.Interval[:]
+	}
+
+	cols, out, err := planner.FixtureOutput(ctx, w.Analysis, wb, ut)
+	if err != nil {
+		return nil, fmt.Errorf("%s on its sampled fixtures: %w", model, err)
+	}
+	// A stable order of the expected rows: by their text, NULL first.
+	slices.SortFunc(out, func(a, b []*string) int {
+		for i := range a {
+			switch {
+			case a[i] == nil && b[i] == nil:
+			case a[i] == nil:
+				return -1
+			case b[i] == nil:
+				return 1
+			default:
+				if c := strings.Compare(*a[i], *b[i]); c != 0 {
+					return c
+				}
+			}
+		}
+		return 0
+	})
+	res.Expected = len(out)
+	res.YAML = testYAML(ut, m, cols, out, w.Analysis)
+
+	// The written text must be a test that passes: parse it and run it.
+	parsed, diags := project.ParseTests(o.Out, []byte(res.YAML))
+	if project.HasErrors(diags) || len(parsed) != 1 {
+		return nil, fmt.Errorf("workspace: create-test wrote a test file it cannot read: %v", diags)
+	}
+	r, err := planner.RunTest(ctx, w.Analysis, wb, parsed[0])
+	if err != nil {
+		return nil, err
+	}
+	if !r.Passed {
+		return nil, fmt.Errorf("the sampled test of %s does not pass on its own rows (a value that does not survive the YAML text?): %s%v%v", model, r.Error, r.Missing, r.Extra)
+	}
+	if o.Dry {
+		return res, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(res.YAML), 0o644); err != nil {
+		return nil, err
+	}
+	res.Written = true
+	return res, nil
+}
+
+// fixtureParents are the models a unit test of m needs fixtures for, in
+// order of first reference: m's refs, an embedded one replaced by its own.
+func (w *Workspace) fixtureParents(m *project.Model) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(m *project.Model)
+	walk = func(m *project.Model) {
+		for _, r := range m.Refs() {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			if pi := w.Analysis.Models[r]; pi != nil && pi.Model.Kind.Name == project.KindEmbedded {
+				walk(pi.Model)
+				continue
+			}
+			out = append(out, r)
+		}
+	}
+	walk(m)
+	return out
+}
+
+// servedFrom is the relation (or parenthesized query) that serves a
+// parent in env, as Show reads it: its view when env has this version,
+// else its rendered query, refs read from env's views.
+func (w *Workspace) servedFrom(ptrs map[string]state.Pointer, pi *analysis.ModelInfo, env string, wb analysis.Workbench) (string, error) {
+	d := wb.Dialect()
+	if !pi.Model.Kind.Name.Virtual() {
+		if ptr, ok := ptrs[pi.Model.Name]; ok && pi.Fingerprint != "" && ptr.Fingerprint == pi.Fingerprint {
+			return d.QuoteRelation(analysis.EnvRelation(d, env, pi.Model)), nil
+		}
+	}
+	sql, err := planner.Render(w.Analysis, wb, pi.Model.Name, env, w.opts.now())
+	if err != nil {
+		return "", err
+	}
+	return "(\n" + sql + "\n)", nil
+}
+
+// coverage is [first start, last end) of the done intervals of fp.
+func (w *Workspace) coverage(ctx context.Context, fp string) ([2]time.Time, error) {
+	var rd state.Reader = w.Reader
+	if rd == nil && w.Store != nil {
+		rd = w.Store
+	}
+	if rd == nil {
+		st, err := connect.ExistingStore(ctx, w.Project)
+		if err != nil || st == nil {
+			return [2]time.Time{}, err
+		}
+		defer st.Close()
+		rd = st
+	}
+	ivs, err := rd.Intervals(ctx, fp)
+	if err != nil {
+		return [2]time.Time{}, err
+	}
+	var span [2]time.Time
+	for _, iv := range ivs {
+		if iv.Status != state.IntervalDone {
+			continue
+		}
+		if span[0].IsZero() || iv.Start.Before(span[0]) {
+			span[0] = iv.Start
+		}
+		if iv.End.After(span[1]) {
+			span[1] = iv.End
+		}
+	}
+	return span, nil
+}
+
+// sampleKey are the columns a model's sample is keyed by: its unique key,
+// else its grain, else its first column.
+func sampleKey(m *project.Model, info *analysis.ModelInfo) []string {
+	switch {
+	case len(m.Kind.Key) > 0:
+		return m.Kind.Key
+	case len(m.Grain) > 0:
+		return m.Grain
+	case len(info.Columns) > 0:
+		return []string{info.Columns[0].Name}
+	}
+	return nil
+}
+
+func hasFold(ss []string, s string) bool { return columnFold(ss, s) != "" }
+
+func columnFold(ss []string, s string) string {
+	for _, x := range ss {
+		if strings.EqualFold(x, s) {
+			return x
+		}
+	}
+	return ""
+}
+
+func timeText(t time.Time) string {
+	t = t.UTC()
+	if t.Equal(t.Truncate(24 * time.Hour)) {
+		return t.Format(time.DateOnly)
+	}
+	return t.Format(time.RFC3339)
+}
+
+// testYAML writes the test file: fixtures and expected rows one flow
+// mapping a line, every value quoted text (or null) but integers and
+// booleans, so that what the engine wrote comes back as it was.
+func testYAML(t *project.UnitTest, m *project.Model, cols []engine.Column, out [][]*string, a *analysis.Analysis) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Sampled by efmesh create-test: rows of the parents of %s and what it returns for them.\n", t.Model)
+	fmt.Fprintf(&b, "%s:\n  model: %s\n", t.Name, t.Model)
+	if t.Interval[0] != "" {
+		fmt.Fprintf(&b, "  interval: [%s, %s]\n", yamlString(t.Interval[0]), yamlString(t.Interval[1]))
+	}
+	b.WriteString("  inputs:\n")
+	for _, in := range t.Inputs {
+		fmt.Fprintf(&b, "    %s:", yamlKey(in.Model))
+		if len(in.Rows) == 0 {
+			b.WriteString(" []\n")
+			continue
+		}
+		b.WriteString("\n")
+		types := map[string]string{}
+		for _, c := range a.Models[in.Model].Columns {
+			types[c.Name] = c.Type
+		}
+		for _, r := range in.Rows {
+			cells := make([]string, len(r.Values))
+			for i, v := range r.Values {
+				var s *string
+				if v.Value != nil {
+					x := v.Value.(string)
+					s = &x
+				}
+				cells[i] = yamlKey(v.Column) + ": " + yamlValue(s, types[v.Column])
+			}
+			fmt.Fprintf(&b, "      - {%s}\n", strings.Join(cells, ", "))
+		}
+	}
+	b.WriteString("  expect:")
+	if len(out) == 0 {
+		b.WriteString(" []\n")
+		return b.String()
+	}
+	b.WriteString("\n")
+	for _, r := range out {
+		cells := make([]string, len(r))
+		for i, v := range r {
+			cells[i] = yamlKey(cols[i].Name) + ": " + yamlValue(v, cols[i].Type)
+		}
+		fmt.Fprintf(&b, "    - {%s}\n", strings.Join(cells, ", "))
+	}
+	return b.String()
+}
+
+var (
+	plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+	plainInt = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
+)
+
+// yamlValue is one value: null, a bare integer or boolean where the
+// column's type is one, else a double-quoted string.
+func yamlValue(v *string, typ string) string {
+	if v == nil {
+		return "null"
+	}
+	switch engine.TypeFamily(typ) {
+	case "integer":
+		if plainInt.MatchString(*v) {
+			return *v
+		}
+	case "boolean":
+		if *v == "true" || *v == "false" {
+			return *v
+		}
+	}
+	return yamlString(*v)
+}
+
+func yamlKey(s string) string {
+	if plainKey.MatchString(s) && !slices.Contains([]string{"null", "true", "false", "y", "n", "yes", "no", "on", "off"}, strings.ToLower(s)) {
+		return s
+	}
+	return yamlString(s)
+}
+
+// yamlString double-quotes s, escaping what YAML's double-quoted style
+// needs; other characters (non-ASCII included) are written as they are.
+func yamlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
