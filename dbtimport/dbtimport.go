@@ -221,11 +221,11 @@ func (c *converter) run(opt Options) error {
 			continue
 		}
 		schema := ident(str(m.cfg["schema"]))
-		if schema == "" {
+		if schema == "" && filepath.Dir(m.under) != "." {
 			schema = ident(filepath.Base(filepath.Dir(m.under)))
 		}
-		if schema == "" || schema == "_" {
-			schema = c.res.Name
+		if schema == "" {
+			schema = c.res.Name // a model at the top of its model path
 		}
 		table := m.name
 		if a := str(m.cfg["alias"]); a != "" {
@@ -252,7 +252,7 @@ func (c *converter) run(opt Options) error {
 			return n, ok
 		},
 	}
-	usedVars := map[string]string{}
+	usedVars, varAt := map[string]string{}, map[string]Piece{}
 	for _, m := range models {
 		name, ok := c.names[m.name]
 		if !ok {
@@ -266,10 +266,13 @@ func (c *converter) run(opt Options) error {
 			if _, seen := usedVars[k]; !seen || v != "" {
 				usedVars[k] = v
 			}
+			if _, seen := varAt[k]; !seen {
+				varAt[k] = b.varAt[k]
+			}
 		}
 		c.model(m, name, b)
 	}
-	c.vars(usedVars)
+	c.vars(usedVars, varAt)
 	c.config(opt)
 	sort.Slice(c.res.Models, func(i, j int) bool { return c.res.Models[i].Name < c.res.Models[j].Name })
 	sort.SliceStable(c.res.Unconverted, func(i, j int) bool {
@@ -479,7 +482,7 @@ func (c *converter) seed(path, under string) error {
 
 // vars gives efmesh.yaml the dbt project's vars and the defaults of
 // var('x', default); a var with neither is reported.
-func (c *converter) vars(used map[string]string) {
+func (c *converter) vars(used map[string]string, at map[string]Piece) {
 	for k, v := range c.dp.Vars {
 		if _, nested := v.(map[string]any); nested {
 			c.res.Unconverted = append(c.res.Unconverted, Piece{File: "dbt_project.yml", Line: 1, Col: 1, Text: "vars: " + k,
@@ -501,8 +504,9 @@ func (c *converter) vars(used map[string]string) {
 			c.res.Vars[k] = used[k]
 			continue
 		}
-		c.res.Unconverted = append(c.res.Unconverted, Piece{File: "dbt_project.yml", Line: 1, Col: 1, Text: "var('" + k + "')",
-			Reason: "variable used by a model with no value in dbt_project.yml's vars and no default"})
+		p := at[k]
+		p.Reason = "variable with no value in dbt_project.yml's vars and no default"
+		c.res.Unconverted = append(c.res.Unconverted, p)
 	}
 }
 

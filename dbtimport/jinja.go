@@ -12,6 +12,7 @@ type tag struct {
 	kind       byte // '{' expression, '%' statement, '#' comment
 	start, end int  // [start, end) in the source, delimiters included
 	inner      string
+	closed     bool // false: no closing delimiter before the end of the text
 }
 
 // scanTags finds the Jinja tags of src in order. An opening delimiter without
@@ -32,9 +33,9 @@ func scanTags(src string) []tag {
 		if k != '{' {
 			closer = string(k) + "}"
 		}
-		j, quote := i+2, byte(0)
-		end := len(src)
-		for ; j+1 < len(src)+1 && j < len(src); j++ {
+		end, inner := len(src), src[i+2:] // unterminated: to the end
+		quote, closed := byte(0), false
+		for j := i + 2; j < len(src); j++ {
 			c := src[j]
 			if quote != 0 {
 				if c == quote {
@@ -47,16 +48,12 @@ func scanTags(src string) []tag {
 				continue
 			}
 			if strings.HasPrefix(src[j:], closer) {
-				end = j + 2
+				end, inner, closed = j+2, src[i+2:j], true
 				break
 			}
 		}
-		inner := src[i+2 : max(i+2, end-2)]
-		if end == len(src) && !strings.HasSuffix(src, closer) {
-			inner = src[i+2:]
-		}
 		inner = strings.TrimSpace(strings.Trim(inner, "-+"))
-		tags = append(tags, tag{kind: k, start: i, end: end, inner: inner})
+		tags = append(tags, tag{kind: k, start: i, end: end, inner: inner, closed: closed})
 		i = end - 1
 	}
 	return tags
@@ -84,12 +81,13 @@ type body struct {
 	incrAt  int    // offset of the is_incremental() block, -1 without one
 	refs    []string
 	vars    map[string]string // var name → default given in var('x', default)
+	varAt   map[string]Piece  // var name → its first use
 	pieces  []Piece
 }
 
 // resolver answers what a dbt name stands for in the efmesh project.
 type resolver struct {
-	model  func(name string) (string, bool)     // ref('x') → schema.x
+	model  func(name string) (string, bool)       // ref('x') → schema.x
 	source func(src, table string) (string, bool) // source('s','t') → s.t
 }
 
@@ -97,7 +95,7 @@ type resolver struct {
 // tag it does not recognise is kept as a SQL comment and listed, with its
 // position, in the result's pieces; nothing is guessed.
 func convertBody(file, src string, r resolver) body {
-	b := body{cfgAt: -1, incrAt: -1, vars: map[string]string{}}
+	b := body{cfgAt: -1, incrAt: -1, vars: map[string]string{}, varAt: map[string]Piece{}}
 	tags := scanTags(src)
 	var out strings.Builder
 	last := 0
@@ -110,6 +108,10 @@ func convertBody(file, src string, r resolver) body {
 		t := tags[i]
 		out.WriteString(src[last:t.start])
 		last = t.end
+		if !t.closed {
+			keep(t, "Jinja tag without its closing delimiter")
+			continue
+		}
 		if t.kind == '#' {
 			out.WriteString("/* " + strings.ReplaceAll(t.inner, "*/", "* /") + " */")
 			continue
@@ -139,6 +141,10 @@ func convertBody(file, src string, r resolver) body {
 			case reVar.MatchString(t.inner):
 				m := reVar.FindStringSubmatch(t.inner)
 				name := strings.ToLower(m[2])
+				if _, seen := b.varAt[name]; !seen {
+					line, col := position(src, t.start)
+					b.varAt[name] = Piece{File: file, Line: line, Col: col, Text: src[t.start:t.end]}
+				}
 				if _, seen := b.vars[name]; !seen || m[4] != "" {
 					b.vars[name] = unquote(m[4])
 				}
