@@ -113,6 +113,9 @@ input or when dir already holds an efmesh project or a file it would write
 			if fromDbt != "" {
 				return a.fromDbt(fromDbt, abs, dir, start)
 			}
+			if start != "" {
+				return &usageError{cmd: cmd, err: errors.New("--start goes with --from-dbt (the starter project has its own start)")}
+			}
 			name := strings.ToLower(filepath.Base(abs))
 			name = strings.Map(func(r rune) rune {
 				if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
