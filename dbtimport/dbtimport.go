@@ -20,6 +20,8 @@
 //     col >= @start AND col < @end; else INCREMENTAL_BY_UNIQUE_KEY when it
 //     has a unique_key (the block stays as a comment: efmesh merges the
 //     whole query by key); else FULL, reported as not converted.
+//   - Column tests unique, not_null and accepted_values (of text values)
+//     become audits, warn(…) with severity: warn; other tests are reported.
 package dbtimport
 
 import (
@@ -115,6 +117,11 @@ type yamlFile struct {
 	Models []struct {
 		Name        string `yaml:"name"`
 		Description string `yaml:"description"`
+		Columns     []struct {
+			Name      string `yaml:"name"`
+			Tests     []any  `yaml:"tests"`
+			DataTests []any  `yaml:"data_tests"`
+		} `yaml:"columns"`
 	} `yaml:"models"`
 }
 
@@ -151,7 +158,7 @@ func Convert(from, to string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	c := &converter{from: from, shown: shown, to: to, dp: dp, res: &Result{From: from, Root: to, Name: ident(dp.Name), Vars: map[string]string{}, Unconverted: []Piece{}},
-		names: map[string]string{}, sources: map[string]string{}, descr: map[string]string{}}
+		names: map[string]string{}, sources: map[string]string{}, descr: map[string]string{}, audits: map[string][]string{}}
 	if c.res.Name == "" {
 		c.res.Name = ident(filepath.Base(from))
 	}
@@ -167,10 +174,11 @@ type converter struct {
 	dp       dbtProject
 	res      *Result
 	out      []output
-	names    map[string]string // dbt model name → efmesh name
-	sources  map[string]string // "s.t" → efmesh name
-	descr    map[string]string // dbt model name → description
-	taken    map[string]string // efmesh name → dbt file, for duplicates
+	names    map[string]string   // dbt model name → efmesh name
+	sources  map[string]string   // "s.t" → efmesh name
+	descr    map[string]string   // dbt model name → description
+	audits   map[string][]string // dbt model name → efmesh audits from its column tests
+	taken    map[string]string   // efmesh name → dbt file, for duplicates
 }
 
 type dbtModel struct {
@@ -368,6 +376,9 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 		}
 		fmt.Fprintf(&h, ",\n  tags (%s)", strings.Join(tags, ", "))
 	}
+	if a := c.audits[m.name]; len(a) > 0 {
+		fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(a, ", "))
+	}
 	if d := c.descr[m.name]; d != "" {
 		fmt.Fprintf(&h, ",\n  description %s", sqlString(d))
 	}
@@ -384,9 +395,28 @@ func (c *converter) readSources(rel string) error {
 	if err := readYAML(c.from, c.shown, rel, &y); err != nil {
 		return err
 	}
-	for _, m := range y.Models {
+	var ast *yamlAST
+	for i, m := range y.Models {
 		if m.Description != "" {
 			c.descr[m.Name] = m.Description
+		}
+		for j, col := range m.Columns {
+			key, tests := "tests", col.Tests
+			if len(tests) == 0 {
+				key, tests = "data_tests", col.DataTests
+			}
+			for k, t := range tests {
+				if a, ok := auditOf(ident(col.Name), t); ok {
+					c.audits[m.Name] = append(c.audits[m.Name], a)
+					continue
+				}
+				if ast == nil {
+					ast = parseYAMLAST(filepath.Join(c.from, rel))
+				}
+				line, colN := ast.pos(fmt.Sprintf("$.models[%d].columns[%d].%s[%d]", i, j, key, k))
+				c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s.%s", testName(t), m.Name, col.Name),
+					Reason: "dbt test efmesh has no built-in audit for (unique, not_null and accepted_values convert)"})
+			}
 		}
 	}
 	for _, s := range y.Sources {

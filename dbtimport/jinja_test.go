@@ -128,3 +128,26 @@ func TestConvertBody(t *testing.T) {
 		})
 	}
 }
+
+func TestAuditOf(t *testing.T) {
+	tests := []struct {
+		test any
+		want string // "" when not converted
+	}{
+		{"unique", "unique(id)"},
+		{"not_null", "not_null(id)"},
+		{map[string]any{"not_null": map[string]any{"config": map[string]any{"severity": "warn"}}}, "warn(not_null(id))"},
+		{map[string]any{"unique": map[string]any{"severity": "error"}}, "unique(id)"},
+		{map[string]any{"accepted_values": map[string]any{"values": []any{"a", "it's"}}}, "accepted(id, 'a', 'it''s')"},
+		{map[string]any{"accepted_values": map[string]any{"values": []any{1, 2}, "quote": false}}, ""},
+		{map[string]any{"not_null": map[string]any{"where": "x > 1"}}, ""},
+		{map[string]any{"relationships": map[string]any{"to": "ref('b')", "field": "id"}}, ""},
+		{"dbt_utils.at_least_one", ""},
+	}
+	for _, tt := range tests {
+		got, ok := auditOf("id", tt.test)
+		if ok != (tt.want != "") || got != tt.want {
+			t.Errorf("auditOf(%v) = %q, %v; want %q", tt.test, got, ok, tt.want)
+		}
+	}
+}
