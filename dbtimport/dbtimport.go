@@ -82,7 +82,12 @@ func (p Piece) String() string {
 type ExistsError struct{ Paths []string }
 
 func (e *ExistsError) Error() string {
-	return "not overwriting " + strings.Join(e.Paths, ", ") + ": nothing was written"
+	paths := e.Paths
+	more := ""
+	if len(paths) > 5 {
+		paths, more = paths[:5], fmt.Sprintf(" and %d more", len(paths)-5)
+	}
+	return "not overwriting " + strings.Join(paths, ", ") + more + ": nothing was written"
 }
 
 type dbtProject struct {
