@@ -140,6 +140,7 @@ type Options struct {
 // output is one file to write.
 type output struct {
 	path, text string
+	optional   bool // kept as it is when it exists (a .gitignore)
 }
 
 // Convert reads the dbt project in from and writes the efmesh project into
@@ -389,7 +390,7 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 	}
 	h.WriteString("\n);\n\n" + b.sql + "\n")
 	file := "models/" + filepath.ToSlash(m.under)
-	c.out = append(c.out, output{file, h.String()})
+	c.out = append(c.out, output{path: file, text: h.String()})
 	c.res.Models = append(c.res.Models, Model{Name: name, Kind: kindName(kind), File: file, From: filepath.ToSlash(m.rel), Converted: len(pieces) == 0})
 	c.res.Unconverted = append(c.res.Unconverted, pieces...)
 }
@@ -482,7 +483,7 @@ func (c *converter) readSources(rel string) error {
 			}
 			h.WriteString("\n);\n")
 			file := "models/_sources/" + ident(s.Name) + "/" + ident(t.Name) + ".sql"
-			c.out = append(c.out, output{file, h.String()})
+			c.out = append(c.out, output{path: file, text: h.String()})
 			c.res.Models = append(c.res.Models, Model{Name: name, Kind: "EXTERNAL", File: file, From: filepath.ToSlash(rel), Converted: len(pieces) == 0})
 			c.res.Unconverted = append(c.res.Unconverted, pieces...)
 		}
@@ -509,8 +510,7 @@ func (c *converter) seed(path, under string) error {
 	}
 	csv := "seeds/" + filepath.ToSlash(under)
 	file := "models/_seeds/" + strings.TrimSuffix(filepath.ToSlash(under), ".csv") + ".sql"
-	c.out = append(c.out, output{csv, string(data)}, output{file,
-		fmt.Sprintf("-- Converted from dbt seed %s\nMODEL (\n  name %s,\n  kind SEED (path %s)\n);\n", filepath.ToSlash(c.rel(path)), name, sqlString(csv))})
+	c.out = append(c.out, output{path: csv, text: string(data)}, output{path: file, text: fmt.Sprintf("-- Converted from dbt seed %s\nMODEL (\n  name %s,\n  kind SEED (path %s)\n);\n", filepath.ToSlash(c.rel(path)), name, sqlString(csv))})
 	c.res.Models = append(c.res.Models, Model{Name: name, Kind: "SEED", File: file, From: filepath.ToSlash(c.rel(path)), Converted: true})
 	return nil
 }
@@ -563,7 +563,7 @@ func (c *converter) config(opt Options) {
 			fmt.Fprintf(&b, "  %s: %s\n", k, yamlString(c.res.Vars[k]))
 		}
 	}
-	c.out = append(c.out, output{project.ConfigFile, b.String()}, output{".gitignore", ".efmesh/\n*.duckdb\n*.duckdb.wal\n"})
+	c.out = append(c.out, output{path: project.ConfigFile, text: b.String()}, output{path: ".gitignore", text: ".efmesh/\n*.duckdb\n*.duckdb.wal\n", optional: true})
 }
 
 // write writes every output, after checking that none exists.
@@ -573,15 +573,20 @@ func (c *converter) write() error {
 		return &ExistsError{Paths: []string{filepath.Join(c.to, project.ConfigFile) + " (an efmesh project is already there)"}}
 	}
 	sort.Slice(c.out, func(i, j int) bool { return c.out[i].path < c.out[j].path })
+	var todo []output
 	for _, o := range c.out {
 		if _, err := os.Stat(filepath.Join(c.to, o.path)); err == nil {
-			exist = append(exist, filepath.Join(c.to, o.path))
+			if !o.optional {
+				exist = append(exist, filepath.Join(c.to, o.path))
+			}
+			continue
 		}
+		todo = append(todo, o)
 	}
 	if len(exist) > 0 {
 		return &ExistsError{Paths: exist}
 	}
-	for _, o := range c.out {
+	for _, o := range todo {
 		p := filepath.Join(c.to, filepath.FromSlash(o.path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err

@@ -40,9 +40,13 @@ func TestConvertChoices(t *testing.T) {
 		"models/deep/meta.sql":    "{{ config(materialized='view', meta={'x': 1}) }}\nselect 1 as a",
 		"models/deep/inner/w.sql": "{{ config(schema='other', materialized='table') }}\nselect * from {{ ref('t') }}",
 	})
+	write(t, to, map[string]string{".gitignore": "mine\n"})
 	res, err := Convert(from, to, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(to, ".gitignore")); string(b) != "mine\n" {
+		t.Errorf(".gitignore was rewritten: %q", b)
 	}
 	var got []string
 	for _, m := range res.Models {
