@@ -331,6 +331,11 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 		switch {
 		case b.timeCol != "":
 			kind = "INCREMENTAL_BY_TIME_RANGE (time_column " + b.timeCol + ")"
+			if !selects(b.sql, b.timeCol) {
+				line, col := position(m.src, b.incrAt)
+				report(Piece{File: m.rel, Line: line, Col: col, Text: "time_column " + b.timeCol,
+					Reason: "the is_incremental() filter's column is not visibly in the select list: check the model's time_column"})
+			}
 		case len(keys) > 0:
 			kind = "INCREMENTAL_BY_UNIQUE_KEY (key (" + strings.Join(keys, ", ") + "))"
 		default:
@@ -696,6 +701,22 @@ func formatOf(loc string) string {
 		return "json"
 	}
 	return ""
+}
+
+// selects tells whether the select list of sql (the text between its first
+// SELECT and the FROM after it) names col as a word, or is a star. A
+// lexical look, not a parse: a false answer is reported, never acted on.
+func selects(sql, col string) bool {
+	lower := strings.ToLower(sql)
+	at := regexp.MustCompile(`\bselect\b`).FindStringIndex(lower)
+	if at == nil {
+		return false
+	}
+	list := lower[at[1]:]
+	if end := regexp.MustCompile(`\bfrom\b`).FindStringIndex(list); end != nil {
+		list = list[:end[0]]
+	}
+	return strings.Contains(list, "*") || regexp.MustCompile(`\b`+regexp.QuoteMeta(col)+`\b`).MatchString(list)
 }
 
 func kindName(kind string) string {

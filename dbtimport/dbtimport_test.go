@@ -37,6 +37,7 @@ func TestConvertChoices(t *testing.T) {
 		"models/deep/inner/v.sql": "select * from {{ ref('top') }}",
 		"models/deep/t.sql":       "{{ config(alias='tee', materialized='incremental', full_refresh=false) }}\nselect * from {{ ref('v') }} where k = {{ var('k') }}",
 		"models/deep/snap.sql":    "{{ config(materialized='snapshot') }}\nselect 1 as a",
+		"models/deep/inc.sql":     "{{ config(materialized='incremental') }}\nselect id from {{ ref('v') }}\n{% if is_incremental() %}where ts > (select max(ts) from {{ this }}){% endif %}",
 		"models/deep/meta.sql":    "{{ config(materialized='view', meta={'x': 1}) }}\nselect 1 as a",
 		"models/deep/inner/w.sql": "{{ config(schema='other', materialized='table') }}\nselect * from {{ ref('t') }}",
 	})
@@ -53,6 +54,7 @@ func TestConvertChoices(t *testing.T) {
 		got = append(got, m.Name+" "+m.Kind+" "+m.File)
 	}
 	want := []string{
+		"core.inc INCREMENTAL_BY_TIME_RANGE models/deep/inc.sql",
 		"core.meta FULL models/deep/meta.sql",
 		"core.snap FULL models/deep/snap.sql",
 		"core.tee FULL models/deep/t.sql",
@@ -69,6 +71,7 @@ func TestConvertChoices(t *testing.T) {
 		pieces = append(pieces, p.String())
 	}
 	wantPieces := []string{
+		"models/deep/inc.sql:3:1: the is_incremental() filter's column is not visibly in the select list: check the model's time_column: time_column ts",
 		"models/deep/meta.sql:1:1: config(): meta: \"{'x':\" is not a literal efmesh reads (a string, number, boolean or list of strings): {{ config(materialized='view', meta={'x': 1}) }}",
 		"models/deep/snap.sql:1:1: materialization efmesh has no equivalent for: written as FULL: materialized='snapshot'",
 		"models/deep/t.sql:1:1: incremental model without a unique_key or a recognisable is_incremental() timestamp filter: written as FULL: materialized='incremental'",

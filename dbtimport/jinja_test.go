@@ -151,3 +151,21 @@ func TestAuditOf(t *testing.T) {
 		}
 	}
 }
+
+func TestSelects(t *testing.T) {
+	tests := []struct {
+		sql, col string
+		want     bool
+	}{
+		{"select o.id, o.ordered_at, p.paid from x", "ordered_at", true},
+		{"SELECT * FROM x WHERE ordered_at > 1", "ordered_at", true},
+		{"select id, ordered_at as at from x", "ordered_at", true}, // renamed: a lexical look cannot tell
+		{"select id, updated from x where ordered_at > 1", "ordered_at", false},
+		{"with a as (select 1) select id from a", "ordered_at", false},
+	}
+	for _, tt := range tests {
+		if got := selects(tt.sql, tt.col); got != tt.want {
+			t.Errorf("selects(%q, %q) = %v, want %v", tt.sql, tt.col, got, tt.want)
+		}
+	}
+}
