@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/dbtimport"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -69,13 +71,25 @@ ORDER BY spent DESC
 }
 
 func (a *app) initCmd() *cobra.Command {
-	return &cobra.Command{
+	var fromDbt, start string
+	cmd := &cobra.Command{
 		Use: "init [dir]",
 		Example: `  efmesh init
   efmesh init my-project
+  efmesh init shop --from-dbt ../jaffle_shop --start 2026-01-01
   efmesh init --json`,
-		Short: "Create a starter project",
-		Args:  cobra.MaximumNArgs(1),
+		Short: "Create a starter project, or convert a dbt project (--from-dbt)",
+		Long: `Init writes a starter project into dir (default: the current folder).
+
+With --from-dbt it converts the dbt project in that folder instead: models
+(ref, source, config, var, this), sources in YAML (EXTERNAL models), seeds
+(SEED models) and dbt_project.yml's folder configs and vars. What it cannot
+convert (macros, loops, adapter calls, …) stays in the model as a SQL
+comment and is listed with file:line:col. Exit codes: 0 when everything
+converted, 2 when pieces await a human (the files are written), 1 on bad
+input or when dir already holds an efmesh project or a file it would write
+(then nothing is written).`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := a.dir
 			if len(args) == 1 {
@@ -95,6 +109,12 @@ func (a *app) initCmd() *cobra.Command {
 				return fmt.Errorf("%s already holds a project (%s)", abs, project.ConfigFile)
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return err
+			}
+			if fromDbt != "" {
+				return a.fromDbt(fromDbt, abs, dir, start)
+			}
+			if start != "" {
+				return &usageError{cmd: cmd, err: errors.New("--start goes with --from-dbt (the starter project has its own start)")}
 			}
 			name := strings.ToLower(filepath.Base(abs))
 			name = strings.Map(func(r rune) rune {
@@ -129,4 +149,61 @@ func (a *app) initCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&fromDbt, "from-dbt", "", "convert the dbt project in this folder")
+	cmd.Flags().StringVar(&start, "start", "", "with --from-dbt: efmesh.yaml's start (YYYY-MM-DD), the first interval of incremental models")
+	return cmd
+}
+
+// fromDbt is init --from-dbt: convert, then report what was converted and
+// what awaits a human.
+func (a *app) fromDbt(from, abs, dir, start string) error {
+	if !filepath.IsAbs(from) && a.dir != "." {
+		from = filepath.Join(a.dir, from)
+	}
+	if start != "" {
+		if _, err := project.ParseTime(start); err != nil {
+			return fmt.Errorf("init: --start %q is not a date: write YYYY-MM-DD", start)
+		}
+	}
+	res, err := dbtimport.Convert(from, abs, dbtimport.Options{Start: start})
+	if err != nil {
+		return err
+	}
+	code := ExitOK
+	if len(res.Unconverted) > 0 {
+		code = ExitAwaiting
+	}
+	if a.json {
+		a.writeJSON(map[string]any{"apiVersion": APIVersion, "from": res.From, "root": res.Root, "name": res.Name,
+			"models": res.Models, "unconverted": res.Unconverted, "vars": res.Vars, "files": res.Files})
+	} else {
+		done := 0
+		for _, m := range res.Models {
+			if m.Converted {
+				done++
+			}
+		}
+		fmt.Fprintf(a.stdout, "Converted the dbt project in %s into %s: %d models, %d converted in full.\n\n", res.From, res.Root, len(res.Models), done)
+		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+		for _, m := range res.Models {
+			mark := " "
+			if !m.Converted {
+				mark = "!"
+			}
+			fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", mark, m.Name, m.Kind, m.File)
+		}
+		tw.Flush()
+		if len(res.Unconverted) > 0 {
+			fmt.Fprintf(a.stdout, "\nNot converted (left in the models as SQL comments; finish them by hand):\n")
+			for _, p := range res.Unconverted {
+				fmt.Fprintf(a.stdout, "  %s\n", p)
+			}
+		}
+		q := shellQuote(dir)
+		fmt.Fprintf(a.stdout, "\nNext: efmesh -C %s plan dev\n", q)
+	}
+	if code != ExitOK {
+		return &exitError{code: code}
+	}
+	return nil
 }

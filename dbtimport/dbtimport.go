@@ -1,0 +1,782 @@
+// Package dbtimport converts a dbt project into an efmesh project: models
+// with {{ ref }}, {{ source }}, {{ config }}, {{ var }} and {{ this }},
+// sources declared in YAML, seeds and dbt_project.yml's folder configs.
+//
+// It reads and writes files only; it knows no engine, state or plan. What it
+// cannot convert (other Jinja: macros, loops, adapter calls) is never
+// guessed: it stays in the model as a SQL comment and is listed, with its
+// file:line:col, in the Result.
+//
+// Choices where dbt and efmesh differ:
+//   - A model's schema is its schema config (config(schema=…) or
+//     +schema in dbt_project.yml, used as written, not prefixed with a
+//     target schema), else the folder that holds the file, else the dbt
+//     project's name. A source table s.t is the EXTERNAL model s.t; a seed
+//     takes its +schema, else its folder's name (seeds/x.csv is seeds.x).
+//   - materialized: view (dbt's default) → VIEW, table → FULL, ephemeral →
+//     EMBEDDED. incremental → INCREMENTAL_BY_TIME_RANGE when its
+//     {% if is_incremental() %} block is a recognisable timestamp filter
+//     (WHERE|AND col >[=] (SELECT max(col) FROM {{ this }})), which becomes
+//     col >= @start AND col < @end; else INCREMENTAL_BY_UNIQUE_KEY when it
+//     has a unique_key (the block stays as a comment: efmesh merges the
+//     whole query by key); else FULL, reported as not converted.
+//   - Column tests unique, not_null and accepted_values (of text values)
+//     become audits, warn(…) with severity: warn; other tests are reported.
+package dbtimport
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+// Result is what a conversion wrote.
+type Result struct {
+	From   string  `json:"from"`   // the dbt project folder
+	Root   string  `json:"root"`   // the efmesh project folder
+	Name   string  `json:"name"`   // the project's name
+	Models []Model `json:"models"` // every efmesh model written, by name
+	// Unconverted lists every piece left as a comment or reported, in file
+	// order; empty when everything converted.
+	Unconverted []Piece           `json:"unconverted"`
+	Vars        map[string]string `json:"vars,omitempty"`
+	Files       []string          `json:"files"` // written, relative to Root
+}
+
+// Model is one efmesh model written.
+type Model struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	File      string `json:"file"` // relative to Root
+	From      string `json:"from"` // the dbt file, relative to From
+	Converted bool   `json:"converted"`
+}
+
+// Piece is something of the dbt project that was not converted.
+type Piece struct {
+	File   string `json:"file"` // relative to the dbt project
+	Line   int    `json:"line"`
+	Col    int    `json:"col"`
+	Text   string `json:"text"`
+	Reason string `json:"reason"`
+
+	incremental bool // an is_incremental() block a unique key makes moot
+}
+
+func (p Piece) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s", p.File, p.Line, p.Col, p.Reason, oneLine(p.Text))
+}
+
+// ExistsError is returned when the destination already holds an efmesh
+// project or a file the conversion would write: nothing is written then.
+type ExistsError struct{ Paths []string }
+
+func (e *ExistsError) Error() string {
+	paths := e.Paths
+	more := ""
+	if len(paths) > 5 {
+		paths, more = paths[:5], fmt.Sprintf(" and %d more", len(paths)-5)
+	}
+	return "not overwriting " + strings.Join(paths, ", ") + more + ": nothing was written"
+}
+
+type dbtProject struct {
+	Name        string         `yaml:"name"`
+	ModelPaths  []string       `yaml:"model-paths"`
+	SourcePaths []string       `yaml:"source-paths"`
+	SeedPaths   []string       `yaml:"seed-paths"`
+	DataPaths   []string       `yaml:"data-paths"`
+	Vars        map[string]any `yaml:"vars"`
+	Models      map[string]any `yaml:"models"`
+	Seeds       map[string]any `yaml:"seeds"`
+}
+
+type yamlFile struct {
+	Sources []struct {
+		Name   string         `yaml:"name"`
+		Schema string         `yaml:"schema"`
+		Meta   map[string]any `yaml:"meta"`
+		Config map[string]any `yaml:"config"`
+		Tables []struct {
+			Name        string         `yaml:"name"`
+			Identifier  string         `yaml:"identifier"`
+			Description string         `yaml:"description"`
+			Meta        map[string]any `yaml:"meta"`
+			Config      map[string]any `yaml:"config"`
+			Columns     []struct {
+				Name     string `yaml:"name"`
+				DataType string `yaml:"data_type"`
+			} `yaml:"columns"`
+		} `yaml:"tables"`
+	} `yaml:"sources"`
+	Models []struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+		Columns     []struct {
+			Name      string `yaml:"name"`
+			Tests     []any  `yaml:"tests"`
+			DataTests []any  `yaml:"data_tests"`
+		} `yaml:"columns"`
+	} `yaml:"models"`
+}
+
+// Options tune a conversion.
+type Options struct {
+	// Start is efmesh.yaml's start (YYYY-MM-DD), the first interval of
+	// incremental models; empty writes none.
+	Start string
+}
+
+// output is one file to write.
+type output struct {
+	path, text string
+	optional   bool // kept as it is when it exists (a .gitignore)
+}
+
+// Convert reads the dbt project in from and writes the efmesh project into
+// to. It writes nothing when to already holds efmesh.yaml or any file it
+// would write (*ExistsError). Bad input (no dbt_project.yml, YAML that does
+// not parse) is an error naming the file, line and column.
+func Convert(from, to string, opt Options) (*Result, error) {
+	shown := from
+	from, err := filepath.Abs(from)
+	if err != nil {
+		return nil, err
+	}
+	if to, err = filepath.Abs(to); err != nil {
+		return nil, err
+	}
+	var dp dbtProject
+	if err := readYAML(from, shown, "dbt_project.yml", &dp); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not a dbt project: it has no dbt_project.yml", from)
+		}
+		return nil, err
+	}
+	c := &converter{from: from, shown: shown, to: to, dp: dp, res: &Result{From: from, Root: to, Name: ident(dp.Name), Vars: map[string]string{}, Unconverted: []Piece{}},
+		names: map[string]string{}, sources: map[string]string{}, descr: map[string]string{}, audits: map[string][]string{}}
+	if c.res.Name == "" {
+		c.res.Name = ident(filepath.Base(from))
+	}
+	if err := c.run(opt); err != nil {
+		return nil, err
+	}
+	return c.res, nil
+}
+
+type converter struct {
+	from, to string
+	shown    string // from as the user wrote it, for messages
+	dp       dbtProject
+	res      *Result
+	out      []output
+	names    map[string]string   // dbt model name → efmesh name
+	sources  map[string]string   // "s.t" → efmesh name
+	descr    map[string]string   // dbt model name → description
+	audits   map[string][]string // dbt model name → efmesh audits from its column tests
+	taken    map[string]string   // efmesh name → dbt file, for duplicates
+}
+
+type dbtModel struct {
+	rel   string // relative to the dbt project
+	under string // relative to its model path
+	src   string
+	name  string
+	cfg   map[string]any
+}
+
+func (c *converter) run(opt Options) error {
+	c.taken = map[string]string{}
+	modelPaths := orDefault(append(c.dp.ModelPaths, c.dp.SourcePaths...), "models")
+	seedPaths := orDefault(append(c.dp.SeedPaths, c.dp.DataPaths...), "seeds")
+
+	// YAML files first: sources and descriptions.
+	var models []*dbtModel
+	for _, mp := range modelPaths {
+		err := walk(filepath.Join(c.from, mp), func(path, under string) error {
+			rel := c.rel(path)
+			switch {
+			case strings.HasSuffix(path, ".yml") || strings.HasSuffix(path, ".yaml"):
+				return c.readSources(rel)
+			case strings.HasSuffix(path, ".sql"):
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				models = append(models, &dbtModel{rel: rel, under: under, src: string(b), name: strings.TrimSuffix(filepath.Base(path), ".sql")})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// Names need the configs (schema, alias): a first pass reads them.
+	for _, m := range models {
+		first := convertBody(m.rel, m.src, resolver{
+			model:  func(string) (string, bool) { return "", false },
+			source: func(string, string) (string, bool) { return "", false },
+		})
+		m.cfg = c.folderConfig(c.dp.Models, m.under)
+		for k, v := range first.config {
+			m.cfg[k] = v
+		}
+		if en, ok := m.cfg["enabled"].(bool); ok && !en {
+			continue
+		}
+		schema := ident(str(m.cfg["schema"]))
+		if schema == "" && filepath.Dir(m.under) != "." {
+			schema = ident(filepath.Base(filepath.Dir(m.under)))
+		}
+		if schema == "" {
+			schema = c.res.Name // a model at the top of its model path
+		}
+		table := m.name
+		if a := str(m.cfg["alias"]); a != "" {
+			table = a
+		}
+		c.names[m.name] = schema + "." + ident(table)
+	}
+	// Seeds are refs too: ref('countries') reads seeds/countries.csv.
+	for _, sp := range seedPaths {
+		err := walk(filepath.Join(c.from, sp), func(path, under string) error {
+			if !strings.HasSuffix(path, ".csv") {
+				return nil
+			}
+			return c.seed(path, under)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	r := resolver{
+		model: func(n string) (string, bool) { s, ok := c.names[n]; return s, ok },
+		source: func(s, t string) (string, bool) {
+			n, ok := c.sources[s+"."+t]
+			return n, ok
+		},
+	}
+	usedVars, varAt := map[string]string{}, map[string]Piece{}
+	for _, m := range models {
+		name, ok := c.names[m.name]
+		if !ok {
+			continue // enabled: false
+		}
+		if err := c.claim(name, m.rel); err != nil {
+			return err
+		}
+		b := convertBody(m.rel, m.src, r)
+		for k, v := range b.vars {
+			if _, seen := usedVars[k]; !seen || v != "" {
+				usedVars[k] = v
+			}
+			if _, seen := varAt[k]; !seen {
+				varAt[k] = b.varAt[k]
+			}
+		}
+		c.model(m, name, b)
+	}
+	c.vars(usedVars, varAt)
+	c.config(opt)
+	sort.Slice(c.res.Models, func(i, j int) bool { return c.res.Models[i].Name < c.res.Models[j].Name })
+	sort.SliceStable(c.res.Unconverted, func(i, j int) bool {
+		a, b := c.res.Unconverted[i], c.res.Unconverted[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	return c.write()
+}
+
+func (c *converter) claim(name, file string) error {
+	if prev, dup := c.taken[name]; dup {
+		return fmt.Errorf("%s and %s both become the efmesh model %s: give one a schema or alias config", prev, file, name)
+	}
+	c.taken[name] = file
+	return nil
+}
+
+// model writes one converted dbt model.
+func (c *converter) model(m *dbtModel, name string, b body) {
+	var pieces []Piece
+	var notes []string
+	report := func(p Piece) {
+		pieces = append(pieces, p)
+	}
+	kind := ""
+	mat := strings.ToLower(str(m.cfg["materialized"]))
+	keys := toList(m.cfg["unique_key"])
+	switch mat {
+	case "", "view":
+		kind = "VIEW"
+	case "table":
+		kind = "FULL"
+	case "ephemeral":
+		kind = "EMBEDDED"
+	case "incremental":
+		switch {
+		case b.timeCol != "":
+			kind = "INCREMENTAL_BY_TIME_RANGE (time_column " + b.timeCol + ")"
+			if !selects(b.sql, b.timeCol) {
+				line, col := position(m.src, b.incrAt)
+				report(Piece{File: m.rel, Line: line, Col: col, Text: "time_column " + b.timeCol,
+					Reason: "the is_incremental() filter's column is not visibly in the select list: check the model's time_column"})
+			}
+		case len(keys) > 0:
+			kind = "INCREMENTAL_BY_UNIQUE_KEY (key (" + strings.Join(keys, ", ") + "))"
+		default:
+			kind = "FULL"
+			report(Piece{File: m.rel, Line: 1, Col: 1, Text: "materialized='incremental'",
+				Reason: "incremental model without a unique_key or a recognisable is_incremental() timestamp filter: written as FULL"})
+		}
+	default:
+		kind = "FULL"
+		report(Piece{File: m.rel, Line: 1, Col: 1, Text: "materialized='" + mat + "'", Reason: "materialization efmesh has no equivalent for: written as FULL"})
+	}
+	for _, p := range b.pieces {
+		if p.incremental && strings.HasPrefix(kind, "INCREMENTAL_BY_UNIQUE_KEY") {
+			continue
+		}
+		report(p)
+	}
+	cfgKeys := make([]string, 0, len(m.cfg))
+	for k := range m.cfg {
+		cfgKeys = append(cfgKeys, k)
+	}
+	sort.Strings(cfgKeys)
+	line, col := 1, 1
+	if b.cfgAt >= 0 {
+		line, col = position(m.src, b.cfgAt)
+	}
+	for _, k := range cfgKeys {
+		switch k {
+		case "materialized", "unique_key", "schema", "alias", "tags", "enabled", "incremental_strategy", "on_schema_change", "docs", "persist_docs":
+			continue
+		}
+		text := fmt.Sprintf("%s=%v", k, m.cfg[k])
+		report(Piece{File: m.rel, Line: line, Col: col, Text: text, Reason: "config key efmesh has no equivalent for"})
+		notes = append(notes, "-- efmesh: not converted: dbt config "+oneLine(text))
+	}
+
+	var h strings.Builder
+	fmt.Fprintf(&h, "-- Converted from dbt %s\n", filepath.ToSlash(m.rel))
+	for _, n := range notes {
+		h.WriteString(n + "\n")
+	}
+	fmt.Fprintf(&h, "MODEL (\n  name %s,\n  kind %s", name, kind)
+	if strings.HasPrefix(kind, "INCREMENTAL_BY_TIME_RANGE") && len(keys) > 0 {
+		fmt.Fprintf(&h, ",\n  grain (%s)", strings.Join(keys, ", "))
+	}
+	if tags := toList(m.cfg["tags"]); len(tags) > 0 {
+		for i := range tags {
+			tags[i] = ident(tags[i])
+		}
+		fmt.Fprintf(&h, ",\n  tags (%s)", strings.Join(tags, ", "))
+	}
+	if a := c.audits[m.name]; len(a) > 0 {
+		fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(a, ", "))
+	}
+	if d := c.descr[m.name]; d != "" {
+		fmt.Fprintf(&h, ",\n  description %s", sqlString(d))
+	}
+	h.WriteString("\n);\n\n" + b.sql + "\n")
+	file := "models/" + filepath.ToSlash(m.under)
+	c.out = append(c.out, output{path: file, text: h.String()})
+	c.res.Models = append(c.res.Models, Model{Name: name, Kind: kindName(kind), File: file, From: filepath.ToSlash(m.rel), Converted: len(pieces) == 0})
+	c.res.Unconverted = append(c.res.Unconverted, pieces...)
+}
+
+// readSources reads the sources and model descriptions of one YAML file.
+func (c *converter) readSources(rel string) error {
+	var y yamlFile
+	if err := readYAML(c.from, c.shown, rel, &y); err != nil {
+		return err
+	}
+	var ast *yamlAST
+	for i, m := range y.Models {
+		if m.Description != "" {
+			c.descr[m.Name] = m.Description
+		}
+		for j, col := range m.Columns {
+			key, tests := "tests", col.Tests
+			if len(tests) == 0 {
+				key, tests = "data_tests", col.DataTests
+			}
+			for k, t := range tests {
+				if a, ok := auditOf(ident(col.Name), t); ok {
+					c.audits[m.Name] = append(c.audits[m.Name], a)
+					continue
+				}
+				if ast == nil {
+					ast = parseYAMLAST(filepath.Join(c.from, rel))
+				}
+				line, colN := ast.pos(fmt.Sprintf("$.models[%d].columns[%d].%s[%d]", i, j, key, k))
+				c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s.%s", testName(t), m.Name, col.Name),
+					Reason: "dbt test efmesh has no built-in audit for (unique, not_null and accepted_values convert)"})
+			}
+		}
+	}
+	for _, s := range y.Sources {
+		for _, t := range s.Tables {
+			name := ident(s.Name) + "." + ident(t.Name)
+			if err := c.claim(name, rel); err != nil {
+				return err
+			}
+			c.sources[s.Name+"."+t.Name] = name
+			ident0 := t.Identifier
+			if ident0 == "" {
+				ident0 = t.Name
+			}
+			loc := first(str(t.Config["external_location"]), str(t.Meta["external_location"]),
+				str(s.Config["external_location"]), str(s.Meta["external_location"]))
+			loc = strings.NewReplacer("{name}", t.Name, "{identifier}", ident0).Replace(loc)
+			var kind string
+			var pieces []Piece
+			if loc != "" {
+				path := loc
+				if !filepath.IsAbs(path) && !strings.Contains(path, "://") {
+					if r, err := filepath.Rel(c.to, filepath.Join(c.from, path)); err == nil {
+						path = filepath.ToSlash(r)
+					}
+				}
+				switch f := formatOf(loc); f {
+				case "csv":
+					kind = fmt.Sprintf("EXTERNAL (files %s, format csv, header true)", sqlString(path))
+				case "":
+					pieces = append(pieces, Piece{File: rel, Line: 1, Col: 1, Text: loc,
+						Reason: "external_location whose format efmesh cannot tell (.csv, .parquet, .json): read as a table"})
+				default:
+					kind = fmt.Sprintf("EXTERNAL (files %s, format %s)", sqlString(path), f)
+				}
+			}
+			if kind == "" {
+				schema := s.Schema
+				if schema == "" {
+					schema = s.Name
+				}
+				kind = fmt.Sprintf("EXTERNAL (table %s.%s)", ident(schema), ident(ident0))
+			}
+			var cols []string
+			for _, col := range t.Columns {
+				if col.DataType == "" {
+					cols = nil
+					break
+				}
+				cols = append(cols, ident(col.Name)+" "+col.DataType)
+			}
+			var h strings.Builder
+			fmt.Fprintf(&h, "-- Converted from dbt source %s.%s (%s)\nMODEL (\n  name %s,\n  kind %s", s.Name, t.Name, filepath.ToSlash(rel), name, kind)
+			if len(cols) > 0 {
+				fmt.Fprintf(&h, ",\n  columns (%s)", strings.Join(cols, ", "))
+			}
+			if t.Description != "" {
+				fmt.Fprintf(&h, ",\n  description %s", sqlString(t.Description))
+			}
+			h.WriteString("\n);\n")
+			file := "models/_sources/" + ident(s.Name) + "/" + ident(t.Name) + ".sql"
+			c.out = append(c.out, output{path: file, text: h.String()})
+			c.res.Models = append(c.res.Models, Model{Name: name, Kind: "EXTERNAL", File: file, From: filepath.ToSlash(rel), Converted: len(pieces) == 0})
+			c.res.Unconverted = append(c.res.Unconverted, pieces...)
+		}
+	}
+	return nil
+}
+
+// seed writes a SEED model over a copy of the CSV file.
+func (c *converter) seed(path, under string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	cfg := c.folderConfig(c.dp.Seeds, under)
+	schema := ident(str(cfg["schema"]))
+	if schema == "" {
+		schema = ident(filepath.Base(filepath.Dir(c.rel(path))))
+	}
+	base := strings.TrimSuffix(filepath.Base(path), ".csv")
+	name := schema + "." + ident(base)
+	c.names[base] = name
+	if err := c.claim(name, c.rel(path)); err != nil {
+		return err
+	}
+	csv := "seeds/" + filepath.ToSlash(under)
+	file := "models/_seeds/" + strings.TrimSuffix(filepath.ToSlash(under), ".csv") + ".sql"
+	c.out = append(c.out, output{path: csv, text: string(data)}, output{path: file, text: fmt.Sprintf("-- Converted from dbt seed %s\nMODEL (\n  name %s,\n  kind SEED (path %s)\n);\n", filepath.ToSlash(c.rel(path)), name, sqlString(csv))})
+	c.res.Models = append(c.res.Models, Model{Name: name, Kind: "SEED", File: file, From: filepath.ToSlash(c.rel(path)), Converted: true})
+	return nil
+}
+
+// vars gives efmesh.yaml the dbt project's vars and the defaults of
+// var('x', default); a var with neither is reported.
+func (c *converter) vars(used map[string]string, at map[string]Piece) {
+	for k, v := range c.dp.Vars {
+		if _, nested := v.(map[string]any); nested {
+			c.res.Unconverted = append(c.res.Unconverted, Piece{File: "dbt_project.yml", Line: 1, Col: 1, Text: "vars: " + k,
+				Reason: "package-scoped vars efmesh has no equivalent for"})
+			continue
+		}
+		c.res.Vars[strings.ToLower(k)] = fmt.Sprint(v)
+	}
+	names := make([]string, 0, len(used))
+	for k := range used {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if _, ok := c.res.Vars[k]; ok {
+			continue
+		}
+		if used[k] != "" {
+			c.res.Vars[k] = used[k]
+			continue
+		}
+		p := at[k]
+		p.Reason = "variable with no value in dbt_project.yml's vars and no default"
+		c.res.Unconverted = append(c.res.Unconverted, p)
+	}
+}
+
+func (c *converter) config(opt Options) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Converted from the dbt project %s by efmesh init --from-dbt.\nname: %s\nmodels: [\"models/**/*.sql\"]\ntests: [\"tests/**/*.yaml\"]\n", c.dp.Name, c.res.Name)
+	if opt.Start != "" {
+		fmt.Fprintf(&b, "start: %s\n", opt.Start)
+	}
+	b.WriteString("engine: {type: duckdb, path: efmesh.duckdb}\nstate: {type: sqlite, path: .efmesh/state.db}\n")
+	if len(c.res.Vars) > 0 {
+		keys := make([]string, 0, len(c.res.Vars))
+		for k := range c.res.Vars {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("vars:\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s: %s\n", k, yamlString(c.res.Vars[k]))
+		}
+	}
+	c.out = append(c.out, output{path: project.ConfigFile, text: b.String()}, output{path: ".gitignore", text: ".efmesh/\n*.duckdb\n*.duckdb.wal\n", optional: true})
+}
+
+// write writes every output, after checking that none exists.
+func (c *converter) write() error {
+	var exist []string
+	if _, err := os.Stat(filepath.Join(c.to, project.ConfigFile)); err == nil {
+		return &ExistsError{Paths: []string{filepath.Join(c.to, project.ConfigFile) + " (an efmesh project is already there)"}}
+	}
+	sort.Slice(c.out, func(i, j int) bool { return c.out[i].path < c.out[j].path })
+	var todo []output
+	for _, o := range c.out {
+		if _, err := os.Stat(filepath.Join(c.to, o.path)); err == nil {
+			if !o.optional {
+				exist = append(exist, filepath.Join(c.to, o.path))
+			}
+			continue
+		}
+		todo = append(todo, o)
+	}
+	if len(exist) > 0 {
+		return &ExistsError{Paths: exist}
+	}
+	for _, o := range todo {
+		p := filepath.Join(c.to, filepath.FromSlash(o.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(o.text), 0o644); err != nil {
+			return err
+		}
+		c.res.Files = append(c.res.Files, o.path)
+	}
+	return nil
+}
+
+// folderConfig is the dbt_project.yml config of a file under a model or
+// seed path: the project's level, then each folder's, deeper winning.
+func (c *converter) folderConfig(tree map[string]any, under string) map[string]any {
+	cfg := map[string]any{}
+	level, _ := tree[c.dp.Name].(map[string]any)
+	dirs := strings.Split(filepath.ToSlash(filepath.Dir(under)), "/")
+	for i := 0; level != nil; i++ {
+		for k, v := range level {
+			if _, folder := v.(map[string]any); folder && !strings.HasPrefix(k, "+") {
+				continue
+			}
+			cfg[strings.TrimPrefix(k, "+")] = v
+		}
+		if i >= len(dirs) || dirs[i] == "." {
+			break
+		}
+		level, _ = level[dirs[i]].(map[string]any)
+	}
+	return cfg
+}
+
+func (c *converter) rel(path string) string {
+	r, err := filepath.Rel(c.from, path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(r)
+}
+
+// walk calls fn for every file under root, in lexical order, with its path
+// relative to root; a missing root is no files.
+func walk(root string, fn func(path, under string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path == root {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		under, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		return fn(path, under)
+	})
+}
+
+// readYAML decodes dir/rel; a syntax or type error names the file (under
+// shown, the folder as the user wrote it) and its line:col.
+func readYAML(dir, shown, rel string, v any) error {
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		return err
+	}
+	if err := yaml.Unmarshal(b, v); err != nil {
+		var ye interface {
+			GetToken() *token.Token
+			GetMessage() string
+		}
+		if errors.As(err, &ye) && ye.GetToken() != nil {
+			pos := ye.GetToken().Position
+			return fmt.Errorf("%s:%d:%d: %s", filepath.ToSlash(filepath.Join(shown, rel)), pos.Line, pos.Column, ye.GetMessage())
+		}
+		return fmt.Errorf("%s: %v", filepath.ToSlash(filepath.Join(shown, rel)), err)
+	}
+	return nil
+}
+
+var nonIdent = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// ident makes s a valid efmesh name part: lower case, a-z0-9_, starting
+// with a letter.
+func ident(s string) string {
+	s = nonIdent.ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "_")
+	if s != "" && (s[0] < 'a' || s[0] > 'z') {
+		s = "m_" + s
+	}
+	return s
+}
+
+func formatOf(loc string) string {
+	l := strings.ToLower(loc)
+	for _, suf := range []string{".gz", ".zst"} {
+		l = strings.TrimSuffix(l, suf)
+	}
+	switch {
+	case strings.HasSuffix(l, ".csv"), strings.HasSuffix(l, ".tsv"):
+		return "csv"
+	case strings.HasSuffix(l, ".parquet"):
+		return "parquet"
+	case strings.HasSuffix(l, ".json"), strings.HasSuffix(l, ".ndjson"), strings.HasSuffix(l, ".jsonl"):
+		return "json"
+	}
+	return ""
+}
+
+// selects tells whether the select list of sql (the text between its first
+// SELECT and the FROM after it) names col as a word, or is a star. A
+// lexical look, not a parse: a false answer is reported, never acted on.
+func selects(sql, col string) bool {
+	lower := strings.ToLower(sql)
+	at := regexp.MustCompile(`\bselect\b`).FindStringIndex(lower)
+	if at == nil {
+		return false
+	}
+	list := lower[at[1]:]
+	if end := regexp.MustCompile(`\bfrom\b`).FindStringIndex(list); end != nil {
+		list = list[:end[0]]
+	}
+	return strings.Contains(list, "*") || regexp.MustCompile(`\b`+regexp.QuoteMeta(col)+`\b`).MatchString(list)
+}
+
+func kindName(kind string) string {
+	if i := strings.IndexByte(kind, ' '); i > 0 {
+		return kind[:i]
+	}
+	return kind
+}
+
+func str(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
+}
+
+// toList reads a string or list-of-strings config value.
+func toList(v any) []string {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return nil
+		}
+		return []string{v}
+	case []string:
+		return append([]string(nil), v...)
+	case []any:
+		var out []string
+		for _, x := range v {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	return nil
+}
+
+func orDefault(paths []string, def string) []string {
+	if len(paths) == 0 {
+		return []string{def}
+	}
+	return paths
+}
+
+func first(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func yamlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}

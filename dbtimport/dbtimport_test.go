@@ -1,0 +1,105 @@
+package dbtimport
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestConvertChoices covers what the end-to-end script does not: a source
+// read as a table with untyped columns, alias, enabled: false, folder
+// configs overridden by the file's, models outside any folder, and what is
+// reported (an incremental efmesh cannot tell, another materialization, an
+// unknown config key, a var without a value).
+func TestConvertChoices(t *testing.T) {
+	from, to := t.TempDir(), t.TempDir()
+	write(t, from, map[string]string{
+		"dbt_project.yml":         "name: Shop-App\nmodels:\n  Shop-App:\n    +materialized: table\n    legacy:\n      +enabled: false\n    deep:\n      +schema: core\n      inner:\n        materialized: view\n",
+		"models/src.yml":          "version: 2\nsources:\n  - name: erp\n    schema: raw_erp\n    tables:\n      - name: items\n        identifier: ITEMS_V2\n        columns:\n          - name: id\n            data_type: int\n          - name: label\n",
+		"models/top.sql":          "select * from {{ source('erp', 'items') }}",
+		"models/legacy/old.sql":   "select 1",
+		"models/deep/inner/v.sql": "select * from {{ ref('top') }}",
+		"models/deep/t.sql":       "{{ config(alias='tee', materialized='incremental', full_refresh=false) }}\nselect * from {{ ref('v') }} where k = {{ var('k') }}",
+		"models/deep/snap.sql":    "{{ config(materialized='snapshot') }}\nselect 1 as a",
+		"models/deep/inc.sql":     "{{ config(materialized='incremental') }}\nselect id from {{ ref('v') }}\n{% if is_incremental() %}where ts > (select max(ts) from {{ this }}){% endif %}",
+		"models/deep/meta.sql":    "{{ config(materialized='view', meta={'x': 1}) }}\nselect 1 as a",
+		"models/deep/inner/w.sql": "{{ config(schema='other', materialized='table') }}\nselect * from {{ ref('t') }}",
+	})
+	write(t, to, map[string]string{".gitignore": "mine\n"})
+	res, err := Convert(from, to, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(to, ".gitignore")); string(b) != "mine\n" {
+		t.Errorf(".gitignore was rewritten: %q", b)
+	}
+	var got []string
+	for _, m := range res.Models {
+		got = append(got, m.Name+" "+m.Kind+" "+m.File)
+	}
+	want := []string{
+		"core.inc INCREMENTAL_BY_TIME_RANGE models/deep/inc.sql",
+		"core.meta FULL models/deep/meta.sql",
+		"core.snap FULL models/deep/snap.sql",
+		"core.tee FULL models/deep/t.sql",
+		"core.v VIEW models/deep/inner/v.sql",
+		"erp.items EXTERNAL models/_sources/erp/items.sql",
+		"other.w FULL models/deep/inner/w.sql",
+		"shop_app.top FULL models/top.sql",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("models:\n got %q\nwant %q", got, want)
+	}
+	var pieces []string
+	for _, p := range res.Unconverted {
+		pieces = append(pieces, p.String())
+	}
+	wantPieces := []string{
+		"models/deep/inc.sql:3:1: the is_incremental() filter's column is not visibly in the select list: check the model's time_column: time_column ts",
+		"models/deep/meta.sql:1:1: config(): meta: \"{'x':\" is not a literal efmesh reads (a string, number, boolean or list of strings): {{ config(materialized='view', meta={'x': 1}) }}",
+		"models/deep/snap.sql:1:1: materialization efmesh has no equivalent for: written as FULL: materialized='snapshot'",
+		"models/deep/t.sql:1:1: incremental model without a unique_key or a recognisable is_incremental() timestamp filter: written as FULL: materialized='incremental'",
+		"models/deep/t.sql:1:1: config key efmesh has no equivalent for: full_refresh=false",
+		"models/deep/t.sql:2:40: variable with no value in dbt_project.yml's vars and no default: {{ var('k') }}",
+	}
+	if !reflect.DeepEqual(pieces, wantPieces) {
+		t.Errorf("unconverted:\n got %q\nwant %q", pieces, wantPieces)
+	}
+	src, err := os.ReadFile(filepath.Join(to, "models/_sources/erp/items.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "kind EXTERNAL (table raw_erp.items_v2)\n") || strings.Contains(string(src), "columns") {
+		t.Errorf("source model:\n%s", src)
+	}
+	w, err := os.ReadFile(filepath.Join(to, "models/deep/inner/w.sql"))
+	if err != nil || !strings.Contains(string(w), "select * from @ref(core.tee)") {
+		t.Errorf("w.sql (%v):\n%s", err, w)
+	}
+	if _, err := os.Stat(filepath.Join(to, "models/legacy/old.sql")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a disabled model was written: %v", err)
+	}
+
+	// A second conversion into the same folder writes nothing.
+	_, err = Convert(from, to, Options{})
+	var ee *ExistsError
+	if !errors.As(err, &ee) {
+		t.Fatalf("second conversion: %v, want an ExistsError", err)
+	}
+}
