@@ -81,6 +81,9 @@ type Plan struct {
 	Env        string      `json:"env"`
 	HasChanges bool        `json:"hasChanges"`
 	Models     []ModelPlan `json:"models"`
+	// LeftOut are the direct changes a plan of a selection did not take
+	// (selection.go): the environment keeps those models as they are.
+	LeftOut []LeftOut `json:"leftOut,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer

@@ -70,6 +70,9 @@ type Workspace struct {
 	// LeftAside are the problems of the files outside the scope Open was
 	// asked for: they did not stop it.
 	LeftAside []project.Diagnostic
+	// Selection is the part of the project Plan, Apply and Run act on
+	// (select.go); zero: all of it.
+	Selection Selection
 
 	opts    Options
 	ownWB   bool
