@@ -33,6 +33,8 @@ type LeftOut struct {
 // Narrowed is the project a plan of a selection is made from.
 type Narrowed struct {
 	Project *project.Project
+	// Selected are the models selected (Narrow's argument).
+	Selected map[string]bool
 	LeftOut []LeftOut
 	// Kept maps each left-out model the environment has to the own hash
 	// (the model alone, without parents) of the version it keeps: the
@@ -149,7 +151,7 @@ func Narrow(ctx context.Context, a *analysis.Analysis, st state.Reader, env stri
 	if err != nil {
 		return nil, err
 	}
-	out := &Narrowed{Kept: map[string]string{}}
+	out := &Narrowed{Selected: selected, Kept: map[string]string{}}
 	dropped := map[string]bool{} // left out of the environment: new unselected, or selected deletions
 	var models []*project.Model
 	for _, m := range a.Project.Models {

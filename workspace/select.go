@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
 )
@@ -78,4 +79,24 @@ func (w *Workspace) planSelected(ctx context.Context, st state.Reader, env strin
 		p.LeftOut = n.LeftOut
 	}
 	return p, nil
+}
+
+// Run is one scheduler tick of env (planner.Run) over w.Selection: a
+// change the selection leaves out does not block it, and only the
+// selected models' due intervals and refreshes are computed. A selection
+// that cannot be made (a selector mistake) is an error before the tick:
+// the result is then nil.
+func (w *Workspace) Run(ctx context.Context, env string, open func() (engine.Engine, error), opt planner.ApplyOptions) (*planner.RunResult, error) {
+	st, err := w.OpenStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, n, err := w.narrow(ctx, st, env)
+	if err != nil {
+		return nil, err
+	}
+	if n != nil {
+		opt.Only = n.Selected
+	}
+	return planner.Run(ctx, a, st, env, open, opt)
 }
