@@ -35,7 +35,7 @@ type Narrowed struct {
 	Project *project.Project
 	// Selected are the models selected (Narrow's argument).
 	Selected map[string]bool
-	LeftOut []LeftOut
+	LeftOut  []LeftOut
 	// Kept maps each left-out model the environment has to the own hash
 	// (the model alone, without parents) of the version it keeps: the
 	// narrowed project's analysis must give the same (CheckNarrowed). Its
