@@ -30,6 +30,10 @@ func PlanText(p *planner.Plan) string {
 func WritePlan(w io.Writer, p *planner.Plan) {
 	defer writeWarnings(w, p)
 	defer writeLeftOut(w, p)
+	if !p.HasChanges && len(p.LeftOut) > 0 {
+		fmt.Fprintf(w, "No changes in the selection: environment %s stays as it is (%d models).\n", p.Env, len(p.Models))
+		return
+	}
 	if !p.HasChanges {
 		fmt.Fprintf(w, "No changes: environment %s is up to date (%d models).\n", p.Env, len(p.Models))
 		return
