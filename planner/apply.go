@@ -44,6 +44,9 @@ type ApplyOptions struct {
 	// Lock is the environment's lock when the caller already holds it;
 	// nil makes Apply take it (and release it) itself.
 	Lock *Lock
+	// Only, for Run: the models whose due intervals and refreshes the
+	// tick computes (a selection); nil computes every model's.
+	Only map[string]bool
 }
 
 // ApplyResult reports what Apply did.

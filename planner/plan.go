@@ -93,6 +93,9 @@ type Plan struct {
 	// Preview is the range of history the environment covers when it is
 	// shorter than the project's (WithPreview); nil: all of it.
 	Preview *Preview `json:"preview,omitempty"`
+	// LeftOut are the direct changes a plan of a selection did not take
+	// (selection.go): the environment keeps those models as they are.
+	LeftOut []LeftOut `json:"leftOut,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -162,6 +163,12 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 			names = append(names, n)
 		}
 	}
+	return clearLedgers(ctx, st, models, names, from, to, opt)
+}
+
+// clearLedgers clears (or counts, in a dry run) the ledgers of the named
+// models over [from, to), as Restate says.
+func clearLedgers(ctx context.Context, st state.Store, models map[string]envModel, names []string, from, to time.Time, opt RestateOptions) ([]Restated, error) {
 	sort.Strings(names)
 	out := make([]Restated, 0, len(names))
 	for _, n := range names {
@@ -192,4 +199,64 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 		out = append(out, Restated{Name: n, Fingerprint: m.snap.Fingerprint, Range: r, Intervals: count, Rebuild: full})
 	}
 	return out, nil
+}
+
+// RestateSelected is Restate of the models a selection names (--select,
+// --exclude; project/selector.go), evaluated on env's models as their
+// stored snapshots define them: exactly those models, no descendant
+// unless the selection says so (core.events+). Selected models of a kind
+// without a ledger are passed over; a selection without an
+// INCREMENTAL_BY_TIME_RANGE or FULL model is an error, and so is a bound
+// not aligned to a selected incremental model's intervals.
+func RestateSelected(ctx context.Context, st state.Store, env string, selects, excludes []string, from, to time.Time, opt RestateOptions) ([]Restated, error) {
+	if err := analysis.ValidateEnv(env); err != nil {
+		return nil, err
+	}
+	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) {
+		return nil, &RestateRangeError{Model: strings.Join(selects, " "), From: from.Format(time.RFC3339), To: to.Format(time.RFC3339)}
+	}
+	if !opt.DryRun && opt.Lock == nil {
+		lk, err := AcquireLock(ctx, st, EnvLock(env), 0)
+		if err != nil {
+			return nil, err
+		}
+		defer lk.Release()
+	}
+	models, err := envModels(ctx, st, env)
+	if err != nil {
+		return nil, err
+	}
+	if len(models) == 0 {
+		return nil, fmt.Errorf("restate: environment %s has no models", env)
+	}
+	var restored []*project.Model
+	for _, m := range models {
+		if pm := restore(m.snap, ""); pm != nil {
+			restored = append(restored, pm)
+		}
+	}
+	chosen, err := project.Build("", project.Config{}, restored, nil).Select(selects, excludes)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, n := range chosen {
+		switch models[n].def.Kind.Name {
+		case project.KindIncrementalByTimeRange:
+			g := models[n].grain()
+			for _, b := range []time.Time{from, to} {
+				if !g.Aligned(b) {
+					return nil, &RestateBoundsError{Model: n, Grain: g, Bound: b}
+				}
+			}
+			names = append(names, n)
+		case project.KindFull:
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("restate: the selection holds no INCREMENTAL_BY_TIME_RANGE or FULL model of %s (it has %s)", env, strings.Join(chosen, ", "))
+	}
+	return clearLedgers(ctx, st, models, names, from, to, opt)
 }

@@ -127,8 +127,12 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 	if err != nil {
 		return err
 	}
+	p.only(opt.Only, due)
 	work := len(due)
 	for _, mp := range p.Models {
+		if opt.Only != nil && !opt.Only[mp.Name] {
+			continue
+		}
 		work += len(mp.Backfill)
 		if info := p.analysis.Models[mp.Name]; info != nil && refreshed(info.Model.Kind.Name) {
 			due[mp.Name] = true
@@ -151,6 +155,7 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 	if p, err = MakePlan(ctx, a, st, env, PlanAt(now()), WithWarehouse(wh)); err != nil {
 		return err
 	}
+	p.only(opt.Only, due)
 	for _, mp := range p.Models {
 		if mp.Missing {
 			res.BlockedBy = append(res.BlockedBy, fmt.Sprintf("%s: %s (efmesh apply %s rebuilds it)", mp.Name, mp.Reason, env))
@@ -196,4 +201,23 @@ func JournalFailure(ctx context.Context, st state.Store, env string, cause error
 	now := time.Now().UTC()
 	return st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: newID(now), Env: env, StartedAt: now, FinishedAt: now,
 		Outcome: state.RunError, Detail: detail})
+}
+
+// only narrows a tick's plan to the selected models (ApplyOptions.Only):
+// the others' due intervals and refreshes wait for another tick. A nil
+// selection keeps everything.
+func (p *Plan) only(sel map[string]bool, due map[string]bool) {
+	if sel == nil {
+		return
+	}
+	for i := range p.Models {
+		if !sel[p.Models[i].Name] {
+			p.Models[i].Backfill, p.Models[i].Intervals = nil, 0
+		}
+	}
+	for name := range due {
+		if !sel[name] {
+			delete(due, name)
+		}
+	}
 }

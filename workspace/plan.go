@@ -40,7 +40,7 @@ func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOp
 		defer wh.Close()
 	}
 	opts = append([]planner.PlanOption{planner.PlanAt(w.opts.now())}, opts...)
-	return planner.MakePlan(ctx, w.Analysis, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb))...)
+	return w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb)))
 }
 
 // Preview is the plan the editor's lenses and hints show while the user
@@ -67,7 +67,7 @@ func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.Pla
 		}
 		opts = append(opts, planner.WithWorkbench(wb))
 	}
-	return planner.MakePlan(ctx, w.Analysis, st, env, opts...)
+	return w.planSelected(ctx, st, env, opts)
 }
 
 // UncheckedStoreError is a warehouse that could not be opened to check the
@@ -143,7 +143,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	opts := append([]planner.PlanOption{planner.PlanAt(w.opts.now())}, req.Plan...)
-	p, err := planner.MakePlan(ctx, w.Analysis, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb))...)
+	p, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb)))
 	if err != nil {
 		return out, err
 	}

@@ -29,6 +29,11 @@ func PlanText(p *planner.Plan) string {
 // them, then the plan's warnings.
 func WritePlan(w io.Writer, p *planner.Plan) {
 	defer writeWarnings(w, p)
+	defer writeLeftOut(w, p)
+	if !p.HasChanges && len(p.LeftOut) > 0 {
+		fmt.Fprintf(w, "No changes in the selection: environment %s stays as it is (%d models).\n", p.Env, len(p.Models))
+		return
+	}
 	if !p.HasChanges {
 		fmt.Fprintf(w, "No changes: environment %s is up to date (%d models", p.Env, len(p.Models))
 		if p.Preview != nil {
@@ -76,6 +81,29 @@ func WritePlan(w io.Writer, p *planner.Plan) {
 		summary += fmt.Sprintf(", %d stale view(s) to drop", stale)
 	}
 	fmt.Fprintf(w, "\n%s.\n", summary)
+}
+
+// writeLeftOut lists the direct changes a plan of a selection did not
+// take: each model stays in the environment as it is.
+func writeLeftOut(w io.Writer, p *planner.Plan) {
+	if len(p.LeftOut) == 0 {
+		return
+	}
+	width := 0
+	for _, l := range p.LeftOut {
+		width = max(width, len(l.Name))
+	}
+	fmt.Fprintf(w, "\nLeft out (not selected; %s keeps them as they are):\n", p.Env)
+	for _, l := range p.LeftOut {
+		what := string(l.Change)
+		switch l.Change {
+		case planner.Added:
+			what = "added: not created"
+		case planner.Removed:
+			what = "removed: kept"
+		}
+		fmt.Fprintf(w, "  %-*s  %s\n", width, l.Name, what)
+	}
 }
 
 // modelLine is one model's line: its mark, name, category and action.

@@ -73,6 +73,9 @@ type Workspace struct {
 	// UnusedVars are the --var overrides Open was given that nothing
 	// reads (LoadFor).
 	UnusedVars []project.UnusedVar
+	// Selection is the part of the project Plan, Apply and Run act on
+	// (select.go); zero: all of it.
+	Selection Selection
 
 	opts    Options
 	ownWB   bool

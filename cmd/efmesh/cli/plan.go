@@ -95,14 +95,23 @@ func (f *changeFlags) options(now time.Time) ([]planner.PlanOption, error) {
 func (a *app) planCmd() *cobra.Command {
 	var explain bool
 	var cf changeFlags
+	var sel selection
 	cmd := &cobra.Command{
 		Use: "plan <env>",
 		Example: `  efmesh plan dev
-  efmesh plan prod --explain
   efmesh plan dev --start 2026-03-01 --end 2026-03-08
+  efmesh plan prod --explain --select 'core.orders+' --exclude tag:slow
   efmesh plan dev --restate core.events --from 2026-03-01 --to 2026-03-08`,
 		Short: "Show what apply would change in an environment",
-		Args:  cobra.ExactArgs(1),
+		Long: `Plan diffs the project against an environment and shows what apply would
+build and promote.
+
+With --select (and --exclude), the plan takes the direct changes of the
+selected models (a changed definition, a new model, a deletion) and what
+must be rebuilt below them; a direct change of an unselected model is left
+out and listed: that model stays at the version the environment has, and
+the selected models below it are built against that version.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.varEnv = args[0]
 			w, err := a.load(true)
@@ -110,6 +119,7 @@ func (a *app) planCmd() *cobra.Command {
 				return err
 			}
 			defer w.Close()
+			w.Selection = sel.workspace()
 			opts, err := cf.options(a.now())
 			if err != nil {
 				return err
@@ -132,6 +142,7 @@ func (a *app) planCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&explain, "explain", false, "say why each model got its category (the parse-tree paths that changed)")
 	a.registerVars(cmd)
 	cf.register(cmd)
+	sel.register(cmd)
 	return cmd
 }
 
@@ -142,14 +153,17 @@ type planPayload struct {
 	HasChanges bool                `json:"hasChanges"`
 	Models     []planner.ModelPlan `json:"models"`
 	Preview    *planner.Preview    `json:"preview,omitempty"`
+	// LeftOut: the direct changes a plan of a selection did not take.
+	LeftOut []planner.LeftOut `json:"leftOut,omitempty"`
 }
 
 func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models, Preview: p.Preview}
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut}
 }
 
 func (a *app) applyCmd() *cobra.Command {
 	var cf changeFlags
+	var sel selection
 	var (
 		yes     bool
 		retries int
@@ -158,14 +172,15 @@ func (a *app) applyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "apply <env>",
 		Example: `  efmesh apply dev
-  efmesh apply prod --yes --jobs 8
   efmesh apply dev --yes --start 2026-03-01 --end 2026-03-08
+  efmesh apply prod --yes --jobs 8 --select 'mart.*+'
   efmesh apply dev --yes --json --metrics /var/lib/node_exporter/efmesh.prom`,
 		Short: "Build what the plan needs and point the environment at it",
 		Long: `Apply shows the plan, asks for confirmation at a terminal, builds the
 snapshots it needs and swaps the environment's views.
 
-Without a terminal and without --yes, apply prints the plan and exits 2.`,
+Without a terminal and without --yes, apply prints the plan and exits 2.
+--select and --exclude apply a part of the plan, as efmesh plan shows it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.varEnv = args[0]
@@ -174,6 +189,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 				return err
 			}
 			defer w.Close()
+			w.Selection = sel.workspace()
 			opts, err := cf.options(a.now())
 			if err != nil {
 				return err
@@ -251,6 +267,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.`,
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
 	a.registerVars(cmd)
+	sel.register(cmd)
 	return a.withMetrics(cmd)
 }
 

@@ -23,11 +23,13 @@ func (a *app) restateCmd() *cobra.Command {
 	var (
 		model, from, to string
 		dryRun          bool
+		sel             selection
 	)
 	cmd := &cobra.Command{
-		Use: "restate <env> --model m --from t --to t",
+		Use: "restate <env> (--model m | --select s) --from t --to t",
 		Example: `  efmesh restate prod --model core.events --from 2026-03-01 --to 2026-03-08
-  efmesh restate dev --model core.events --from 2026-03-01 --to 2026-03-02 --dry-run`,
+  efmesh restate dev --model core.events --from 2026-03-01 --to 2026-03-02 --dry-run
+  efmesh restate prod --select 'tag:nightly' --exclude core.big --from 2026-03-01 --to 2026-03-02`,
 		Short: "Mark a past time range of a model and its descendants for recomputation",
 		Long: `Restate clears the computed intervals of an INCREMENTAL_BY_TIME_RANGE model
 and of its incremental descendants over [--from, --to), for the versions the
@@ -37,12 +39,20 @@ the next run rebuilds its whole table, whatever its cron says.
 Only the ledger changes, under the environment's lock; the warehouse is
 untouched until the recomputation replaces the rows.
 
+With --select (and --exclude) instead of --model, exactly the selected
+models are restated (no descendant unless the selection says so, as in
+core.events+), the selectors evaluated on the environment's models as they
+were applied; selected models of other kinds are passed over.
+
 Bounds are UTC and must be aligned to an incremental model's interval (day
 or hour).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if model == "" || from == "" || to == "" {
-				return fmt.Errorf("restate needs --model, --from and --to")
+			if model != "" && sel.active() {
+				return fmt.Errorf("restate takes --model or --select, not both")
+			}
+			if model == "" && !sel.active() || from == "" || to == "" {
+				return fmt.Errorf("restate needs --model (or --select), --from and --to")
 			}
 			f, err := parseBound("from", from)
 			if err != nil {
@@ -61,7 +71,12 @@ or hour).`,
 			}
 			defer st.Close()
 			env := args[0]
-			rs, err := planner.Restate(a.ctx, st, env, model, f, t, planner.RestateOptions{DryRun: dryRun})
+			var rs []planner.Restated
+			if sel.active() {
+				rs, err = planner.RestateSelected(a.ctx, st, env, sel.selects, sel.excludes, f, t, planner.RestateOptions{DryRun: dryRun})
+			} else {
+				rs, err = planner.Restate(a.ctx, st, env, model, f, t, planner.RestateOptions{DryRun: dryRun})
+			}
 			if err != nil {
 				return err
 			}
@@ -71,8 +86,13 @@ or hour).`,
 					models = append(models, map[string]any{"name": r.Name, "fingerprint": r.Fingerprint,
 						"from": rfc(r.Range.Start), "to": rfc(r.Range.End), "intervals": r.Intervals, "rebuild": r.Rebuild})
 				}
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": env, "model": model, "from": rfc(f), "to": rfc(t),
-					"dryRun": dryRun, "models": models})
+				payload := map[string]any{"apiVersion": APIVersion, "env": env, "model": model, "from": rfc(f), "to": rfc(t),
+					"dryRun": dryRun, "models": models}
+				if sel.active() {
+					delete(payload, "model")
+					payload["select"], payload["exclude"] = nonNil(sel.selects), nonNil(sel.excludes)
+				}
+				a.writeJSON(payload)
 				return nil
 			}
 			verb := "Cleared"
@@ -99,5 +119,6 @@ or hour).`,
 	cmd.Flags().StringVar(&to, "to", "", "end of the range (exclusive), UTC")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be cleared, change nothing")
 	a.registerVars(cmd)
+	sel.register(cmd)
 	return cmd
 }

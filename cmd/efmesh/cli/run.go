@@ -16,10 +16,11 @@ import (
 
 func (a *app) runCmd() *cobra.Command {
 	var retries, jobs int
+	var sel selection
 	cmd := &cobra.Command{
 		Use: "run <env>",
 		Example: `  efmesh run prod
-  efmesh run dev --jobs 2 --retries 3
+  efmesh run dev --jobs 2 --retries 3 --select 'tag:nightly'
   efmesh run prod --metrics /var/lib/node_exporter/efmesh.prom`,
 		Short: "One scheduler tick: compute the intervals that came due",
 		Long: `Run computes the intervals of incremental models that came due since the
@@ -37,6 +38,10 @@ Run shares the environment's lock with apply; a tick that meets it held
 computes nothing and exits 1 (outcome lock-held). Every tick is recorded in
 the runs journal (see efmesh status).
 
+With --select (and --exclude), the tick computes only the selected models'
+due intervals and refreshes, and a change of the project that the
+selection leaves out (as efmesh plan --select lists it) does not block it.
+
 Exit codes: 0 the tick ran (possibly with nothing due), 1 an error or a held
 lock, 2 awaiting a human (unapplied changes, missing relations), 130 interrupted (SIGINT or
 SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
@@ -53,9 +58,13 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				return err
 			}
 			defer w.Close()
+			w.Selection = sel.workspace()
 			open := func() (engine.Engine, error) { return a.warehouse(w.Project, false) }
-			res, err := planner.Run(a.ctx, w.Analysis, w.Store, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
+			res, err := w.Run(a.ctx, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
 				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed(), Progress: metricsOf(a.ctx).progressed(nil)})
+			if res == nil { // the selection could not be made; no tick ran
+				return err
+			}
 			metricsOf(a.ctx).setOutcome(res.Outcome)
 			code := ExitOK
 			switch res.Outcome {
@@ -120,6 +129,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 	}
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
+	sel.register(cmd)
 	a.registerVars(cmd)
 	return a.withMetrics(cmd)
 }

@@ -25,6 +25,11 @@ func (s *selection) register(cmd *cobra.Command) {
 // active reports whether the user selected or excluded anything.
 func (s *selection) active() bool { return len(s.selects) > 0 || len(s.excludes) > 0 }
 
+// workspace is the selection as plan, apply and run take it.
+func (s *selection) workspace() workspace.Selection {
+	return workspace.Selection{Selects: s.selects, Excludes: s.excludes}
+}
+
 // loadSelected loads the project scoped to the selected models (and their
 // ancestors, which they read) and returns them in topological order. A
 // selector mistake is returned as such, before any problem of the files.
