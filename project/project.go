@@ -37,6 +37,8 @@ type Config struct {
 	// After WithVariables they are the effective ones of an environment
 	// and the command line.
 	Variables map[string]string `json:"vars,omitempty"`
+	// Lint sets the severities of the linter's rules (lint: rules:).
+	Lint LintConfig `json:"lint,omitzero"`
 }
 
 // ModelDefaults are the efmesh.yaml defaults of model header properties.
