@@ -45,10 +45,18 @@ same findings (source efmesh-lint) with their quick fixes.`,
 				}
 			}
 			if a.json {
-				out := make([]diagnosticJSON, 0, len(ds))
+				type findingJSON struct {
+					diagnosticJSON
+					Fixes []project.Fix `json:"fixes"`
+				}
+				out := make([]findingJSON, 0, len(ds))
 				for _, d := range ds {
-					out = append(out, diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
-						EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
+					fixes := d.Fixes
+					if fixes == nil {
+						fixes = []project.Fix{}
+					}
+					out = append(out, findingJSON{diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
+						EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}, fixes})
 				}
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "findings": out, "errors": errs})
 			} else {
