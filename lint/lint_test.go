@@ -21,7 +21,7 @@ import (
 // struct and a quoted non-ASCII column, one sharing orders' key, and an
 // EXTERNAL source.
 var parents = map[string]string{
-	"efmesh.yaml": "name: t\nstart: 2026-01-01\n",
+	"efmesh.yaml": "name: t\nstart: 2026-01-01\nlint: {rules: {missing_columns_contract: warn}}\n",
 	"models/raw/orders.sql": `MODEL (name raw.orders, kind VIEW);
 SELECT 1 AS id, 7 AS customer_id, 10 AS amount, TIMESTAMP '2026-01-01 10:00:00' AS ts
 `,

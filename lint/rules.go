@@ -33,7 +33,9 @@ var Rules = []Rule{
 	{NoSelectStar, project.SeverityWarning, "SELECT * (or t.*) over a model that is not EXTERNAL: the output changes whenever the parent's does"},
 	{AmbiguousColumn, project.SeverityWarning, "an unqualified column in a query that reads several relations"},
 	{UnusedCTE, project.SeverityWarning, "a CTE no later part of the query reads"},
-	{MissingColumnsContract, project.SeverityWarning, "a FULL or incremental model without a columns (…) contract"},
+	// Off unless efmesh.yaml turns it on: a project without contracts
+	// would otherwise see it on every model.
+	{MissingColumnsContract, 0, "a FULL or incremental model without a columns (…) contract"},
 	{NondeterministicIncremental, project.SeverityError, "now(), random(), uuid() … in an incremental model: a re-run of an interval gives other rows"},
 	{ImplicitCrossJoin, project.SeverityError, "a comma join with no WHERE predicate linking the relations"},
 }
@@ -84,4 +86,21 @@ func Configure(cfg project.LintConfig) (Severities, []project.Diagnostic) {
 		}
 	}
 	return sev, diags
+}
+
+// IsRule reports whether id is a rule's id.
+func IsRule(id string) bool {
+	return slices.ContainsFunc(Rules, func(r Rule) bool { return r.ID == id })
+}
+
+// SeverityName spells a rule's severity as efmesh.yaml does: error, warn,
+// info or off.
+func SeverityName(s project.Severity) string {
+	switch s {
+	case 0:
+		return "off"
+	case project.SeverityWarning:
+		return "warn"
+	}
+	return s.String()
 }

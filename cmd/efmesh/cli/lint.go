@@ -88,13 +88,13 @@ func (a *app) lintRules() error {
 		}
 		out := []ruleJSON{}
 		for _, r := range lint.Rules {
-			out = append(out, ruleJSON{r.ID, r.Default.String(), r.Doc})
+			out = append(out, ruleJSON{r.ID, lint.SeverityName(r.Default), r.Doc})
 		}
 		a.writeJSON(map[string]any{"apiVersion": APIVersion, "rules": out})
 		return nil
 	}
 	for _, r := range lint.Rules {
-		fmt.Fprintf(a.stdout, "%-29s %-8s %s\n", r.ID, r.Default, r.Doc)
+		fmt.Fprintf(a.stdout, "%-29s %-6s %s\n", r.ID, lint.SeverityName(r.Default), r.Doc)
 	}
 	return nil
 }
