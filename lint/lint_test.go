@@ -243,6 +243,7 @@ func TestNondeterministicIncremental(t *testing.T) {
 		{name: "current_timestamp bare, random", src: incr + "SELECT id, CURRENT_TIMESTAMP::TIMESTAMP AS ts" + where + " AND random() < 2\n",
 			want: []string{"nondeterministic_incremental 2:12", "nondeterministic_incremental 2:106"}},
 		{name: "uuid in a CTE", src: incr + "WITH u AS (SELECT id, ts, uuid() AS k FROM @ref(raw.orders))\nSELECT id, ts FROM u WHERE ts >= @start AND ts < @end\n", want: []string{"nondeterministic_incremental 2:27"}},
+		{name: "bare current_date alone", src: incr + "SELECT id, ts" + where + " AND ts::DATE <= current_date\n", want: []string{"nondeterministic_incremental 2:86"}},
 		{name: "unique key", src: "MODEL (name t.m, kind INCREMENTAL_BY_UNIQUE_KEY (key id), columns (id INT, at TIMESTAMP));\nSELECT id, now()::TIMESTAMP AS at FROM @ref(raw.orders)\n", want: []string{"nondeterministic_incremental 2:12"}},
 		{name: "FULL may", src: full + "SELECT 1 AS x WHERE now() > TIMESTAMP '2000-01-01'\n", want: []string{}},
 		{name: "a column named like one", src: incr + "SELECT id, ts FROM (SELECT id, ts, 1 AS now FROM @ref(raw.orders)) WHERE now = 1 AND ts >= @start AND ts < @end\n", want: []string{}},

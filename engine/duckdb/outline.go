@@ -51,16 +51,29 @@ func Outline(canonical []byte) (*engine.Outline, error) {
 	})
 	slices.Sort(o.Windows)
 	walk(stmt, false, func(m map[string]any) bool {
-		if m["class"] == "FUNCTION" {
-			if name, _ := m["function_name"].(string); name != "" && !slices.Contains(o.Calls, strings.ToLower(name)) {
-				o.Calls = append(o.Calls, strings.ToLower(name))
+		name := ""
+		switch m["class"] {
+		case "FUNCTION":
+			name, _ = m["function_name"].(string)
+		case "COLUMN_REF":
+			// DuckDB parses a bare CURRENT_TIMESTAMP (CURRENT_DATE, …) as a
+			// column and binds it to the function when no column has
+			// the name.
+			if names := stringList(m["column_names"]); len(names) == 1 && slices.Contains(bareFunctions, strings.ToLower(names[0])) {
+				name = names[0]
 			}
+		}
+		if name = strings.ToLower(name); name != "" && !slices.Contains(o.Calls, name) {
+			o.Calls = append(o.Calls, name)
 		}
 		return true
 	})
 	slices.Sort(o.Calls)
 	return o, nil
 }
+
+// bareFunctions are the functions SQL calls without parens.
+var bareFunctions = []string{"current_timestamp", "current_date", "current_time", "localtimestamp", "localtime", "current_user", "current_role"}
 
 // outlineQuery converts a query node (SELECT_NODE, SET_OPERATION_NODE, …);
 // nil for none.
