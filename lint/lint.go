@@ -482,8 +482,14 @@ func (c *checker) crossJoins(p *place) {
 	rels := c.relations(p)
 	for k, s := range p.q.From[1:] {
 		sep := seps[k]
-		if s.Join != "cross" || !t.punct(sep, ",") {
+		if s.Join != "cross" || !t.punct(sep, ",") || t.kw(sep+1, "lateral") {
 			continue
+		}
+		if s.Query == nil && s.Table == "" {
+			continue // a table function (unnest(o.items), …) reads the rows before it
+		}
+		if s.Query != nil && correlated(s.Query, rels[:k+1]) {
+			continue // a lateral subquery: its WHERE is the join predicate
 		}
 		if c.linked(p, rels, k+1) {
 			continue
@@ -527,4 +533,41 @@ func (c *checker) linked(p *place, rels []relation, k int) bool {
 		}
 	}
 	return this && earlier
+}
+
+// correlated reports whether q (or a query below it) reads a column of one
+// of rels by its qualifier: a subquery joined laterally.
+func correlated(q *engine.Query, rels []relation) bool {
+	if q == nil {
+		return false
+	}
+	reads := func(refs []engine.ColumnRef) bool {
+		return slices.ContainsFunc(refs, func(r engine.ColumnRef) bool {
+			return r.Qualifier != "" && slices.ContainsFunc(rels, func(rel relation) bool { return strings.EqualFold(rel.src.Name(), r.Qualifier) })
+		})
+	}
+	if reads(q.Where) {
+		return true
+	}
+	for _, it := range q.Items {
+		if reads(it.Refs) {
+			return true
+		}
+	}
+	for _, s := range q.From {
+		if reads(s.On) || correlated(s.Query, rels) {
+			return true
+		}
+	}
+	for _, b := range q.Branches {
+		if correlated(b, rels) {
+			return true
+		}
+	}
+	for _, c := range q.CTEs {
+		if correlated(c.Query, rels) {
+			return true
+		}
+	}
+	return false
 }
