@@ -20,6 +20,10 @@ type Outline struct {
 	// statement (select items, QUALIFY, ORDER BY, subqueries) as the
 	// parser names them ("?" for a nameless one), sorted, without repeats.
 	Windows []string
+	// Calls names every function the statement calls anywhere (select
+	// items, WHERE, joins, subqueries, CTEs), lower-case, sorted, without
+	// repeats; window functions are in Windows.
+	Calls []string
 }
 
 // QueryKind says what a query is. A kind other than Select and
@@ -51,6 +55,8 @@ type Query struct {
 	From     []Source
 	Distinct bool // SELECT DISTINCT (or DISTINCT ON)
 	Grouped  bool // a GROUP BY clause, GROUP BY ALL included
+	// Where are the columns the WHERE clause reads, outside subqueries.
+	Where []ColumnRef
 	// Rest maps each part of the query outside the select list (the FROM
 	// clause, WHERE, GROUP BY, HAVING, QUALIFY, ORDER BY and LIMIT, CTEs,
 	// a set operation's branches, the statement's parameters) to a hash of
@@ -112,6 +118,14 @@ type Source struct {
 	Alias string
 	// Query is a subquery's; nil for a table.
 	Query *Query
+	// Join is how the relation joins those before it, lower-case: ""
+	// for the first, "regular" (ON or USING), "cross" (CROSS JOIN or a
+	// comma), "natural", "positional", "asof", … as the engine names it.
+	Join string
+	// Using are the columns of a USING clause; On the columns its ON
+	// condition reads.
+	Using []string
+	On    []ColumnRef
 }
 
 // Name is what the query calls the relation: its alias, or its table's

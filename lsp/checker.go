@@ -257,7 +257,7 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	}
 	c.prev, c.needFull = a, false
 	res.analysis = a
-	res.checked = a.Diagnostics
+	res.checked = withLint(a)
 	return res, true
 }
 

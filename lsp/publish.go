@@ -86,7 +86,7 @@ func protocolDiagnostic(m *Mapper, d project.Diagnostic) protocol.Diagnostic {
 		Range:    m.Range(d.Range.Start.Offset, d.Range.End.Offset),
 		Severity: protocol.DiagnosticSeverity(d.Severity),
 		Code:     d.Code,
-		Source:   "efmesh",
+		Source:   diagnosticSource(d),
 		Message:  d.Message,
 	}
 }

@@ -25,7 +25,7 @@ func DefaultConfig() Config {
 }
 
 var (
-	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach", "defaults", "vars"}
+	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach", "defaults", "vars", "lint"}
 	backendKeys = []string{"type", "path", "url"}
 	envKeys     = []string{"redacted", "vars"}
 	attachKeys  = []string{"type", "path"}
@@ -194,6 +194,8 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			})
 		case "vars":
 			cfg.Variables, cfg.VariableRanges = p.variables(v, "vars")
+		case "lint":
+			cfg.Lint = p.lint(v)
 		}
 	})
 	cfg.Vars = p.refs

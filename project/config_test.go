@@ -75,7 +75,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "name: x\nmodel: [a]\n",
-			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars)`},
+			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars, lint)`},
 		},
 		{
 			name: "unknown nested key",
@@ -145,7 +145,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			src:  "- a\n- b\n",
-			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars, found a list`},
+			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars, lint, found a list`},
 		},
 		{
 			name: "unknown key after non-ASCII text",

@@ -114,6 +114,7 @@ func TestConfigKeysComplete(t *testing.T) {
 		"defaults":            "defaults: {bogus: 1}\n",
 		"environments.<name>": "environments: {dev: {bogus: 1}}\n",
 		"attach.<name>":       "attach: {app: {path: x, bogus: 1}}\n",
+		"lint":                "lint: {bogus: 1}\n",
 	} {
 		_, diags := project.ParseConfig("efmesh.yaml", []byte(yaml))
 		var known []string
@@ -128,7 +129,7 @@ func TestConfigKeysComplete(t *testing.T) {
 			t.Errorf("%q: the parser knows %q, ConfigKeys says %q", where, known, want)
 		}
 	}
-	if len(keys) != 7 {
-		t.Errorf("ConfigKeys has %d sections; this test checks 7", len(keys))
+	if len(keys) != 8 {
+		t.Errorf("ConfigKeys has %d sections; this test checks 8", len(keys))
 	}
 }

@@ -40,6 +40,8 @@ type Config struct {
 	// VariableRanges are where each top-level var is set in efmesh.yaml
 	// (as parsed: WithVariables leaves them).
 	VariableRanges map[string]Range `json:"-"`
+	// Lint sets the severities of the linter's rules (lint: rules:).
+	Lint LintConfig `json:"lint,omitzero"`
 }
 
 // ModelDefaults are the efmesh.yaml defaults of model header properties.

@@ -33,5 +33,6 @@ func ConfigKeys() map[string][]string {
 		"defaults":            slices.Clone(defaultsKeys),
 		"environments.<name>": slices.Clone(envKeys),
 		"attach.<name>":       slices.Clone(attachKeys),
+		"lint":                slices.Clone(lintKeys),
 	}
 }

@@ -50,8 +50,30 @@ func Outline(canonical []byte) (*engine.Outline, error) {
 		return true
 	})
 	slices.Sort(o.Windows)
+	walk(stmt, false, func(m map[string]any) bool {
+		name := ""
+		switch m["class"] {
+		case "FUNCTION":
+			name, _ = m["function_name"].(string)
+		case "COLUMN_REF":
+			// DuckDB parses a bare CURRENT_TIMESTAMP (CURRENT_DATE, …) as a
+			// column and binds it to the function when no column has
+			// the name.
+			if names := stringList(m["column_names"]); len(names) == 1 && slices.Contains(bareFunctions, strings.ToLower(names[0])) {
+				name = names[0]
+			}
+		}
+		if name = strings.ToLower(name); name != "" && !slices.Contains(o.Calls, name) {
+			o.Calls = append(o.Calls, name)
+		}
+		return true
+	})
+	slices.Sort(o.Calls)
 	return o, nil
 }
+
+// bareFunctions are the functions SQL calls without parens.
+var bareFunctions = []string{"current_timestamp", "current_date", "current_time", "localtimestamp", "localtime", "current_user", "current_role"}
 
 // outlineQuery converts a query node (SELECT_NODE, SET_OPERATION_NODE, …);
 // nil for none.
@@ -91,6 +113,7 @@ func outlineQuery(node map[string]any) *engine.Query {
 		}
 		groups, _ := node["group_expressions"].([]any)
 		q.Grouped = len(groups) > 0 || node["aggregate_handling"] == "FORCE_AGGREGATES" // GROUP BY ALL
+		q.Where = columnRefs(node["where_clause"])
 	case "SET_OPERATION_NODE":
 		q.Kind = engine.SetOperation
 		for _, k := range []string{"left", "right"} {
@@ -125,7 +148,14 @@ func sources(t map[string]any) []engine.Source {
 	case "JOIN":
 		l, _ := t["left"].(map[string]any)
 		r, _ := t["right"].(map[string]any)
-		return append(sources(l), sources(r)...)
+		right := sources(r)
+		if len(right) > 0 {
+			ref, _ := t["ref_type"].(string)
+			right[0].Join = strings.ToLower(ref)
+			right[0].Using = stringList(t["using_columns"])
+			right[0].On = columnRefs(t["condition"])
+		}
+		return append(sources(l), right...)
 	}
 	return []engine.Source{{Alias: alias}}
 }
@@ -163,18 +193,9 @@ func outlineItem(v map[string]any) engine.Item {
 		}
 	}
 	// Column references and windows, outside subqueries.
+	it.Refs = columnRefs(v)
 	walk(v, true, func(m map[string]any) bool {
 		switch m["class"] {
-		case "COLUMN_REF":
-			if names := stringList(m["column_names"]); len(names) > 0 {
-				ref := engine.ColumnRef{Column: names[len(names)-1]}
-				if len(names) >= 2 {
-					ref.Qualifier = names[len(names)-2]
-					ref.Path = names
-				}
-				it.Refs = append(it.Refs, ref)
-			}
-			return false
 		case "WINDOW":
 			it.Windows = addName(it.Windows, m["function_name"])
 		}
@@ -193,6 +214,26 @@ func outlineItem(v map[string]any) engine.Item {
 		return true
 	})
 	return it
+}
+
+// columnRefs lists the columns an expression reads, outside subqueries.
+func columnRefs(v any) []engine.ColumnRef {
+	var refs []engine.ColumnRef
+	walk(v, true, func(m map[string]any) bool {
+		if m["class"] != "COLUMN_REF" {
+			return true
+		}
+		if names := stringList(m["column_names"]); len(names) > 0 {
+			ref := engine.ColumnRef{Column: names[len(names)-1]}
+			if len(names) >= 2 {
+				ref.Qualifier = names[len(names)-2]
+				ref.Path = names
+			}
+			refs = append(refs, ref)
+		}
+		return false
+	})
+	return refs
 }
 
 // walk calls f on every object of a decoded tree, parents first, keys in

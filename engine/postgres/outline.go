@@ -50,6 +50,21 @@ func (Parser) Outline(canonical []byte) (*engine.Outline, error) {
 		return true
 	})
 	slices.Sort(o.Windows)
+	visit(s.ProtoReflect(), true, func(m proto.Message) bool {
+		var name string
+		switch x := m.(type) {
+		case *pg_query.FuncCall:
+			name = lastName(x.Funcname)
+		case *pg_query.SQLValueFunction:
+			// CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIME, … written bare.
+			name = strings.TrimSuffix(strings.TrimPrefix(x.Op.String(), "SVFOP_"), "_N")
+		}
+		if name = strings.ToLower(name); name != "" && !slices.Contains(o.Calls, name) {
+			o.Calls = append(o.Calls, name)
+		}
+		return true
+	})
+	slices.Sort(o.Calls)
 	return o, nil
 }
 
@@ -93,9 +108,14 @@ func outlineQuery(s *pg_query.SelectStmt) *engine.Query {
 				q.Items = append(q.Items, outlineItem(rt))
 			}
 		}
-		for _, f := range s.FromClause {
-			q.From = append(q.From, sources(f)...)
+		for i, f := range s.FromClause {
+			src := sources(f)
+			if i > 0 && len(src) > 0 {
+				src[0].Join = "cross" // a comma
+			}
+			q.From = append(q.From, src...)
 		}
+		q.Where = columnRefs(s.WhereClause)
 		q.Distinct = len(s.DistinctClause) > 0
 		q.Grouped = len(s.GroupClause) > 0
 	}
@@ -132,13 +152,53 @@ func sources(n *pg_query.Node) []engine.Source {
 		rs := x.RangeSubselect
 		return []engine.Source{{Alias: rs.GetAlias().GetAliasname(), Query: outlineQuery(rs.Subquery.GetSelectStmt())}}
 	case *pg_query.Node_JoinExpr:
-		return append(sources(x.JoinExpr.Larg), sources(x.JoinExpr.Rarg)...)
+		j := x.JoinExpr
+		right := sources(j.Rarg)
+		if len(right) > 0 {
+			switch {
+			case j.IsNatural:
+				right[0].Join = "natural"
+			case j.Quals == nil && len(j.UsingClause) == 0:
+				right[0].Join = "cross"
+			default:
+				right[0].Join = "regular"
+			}
+			for _, u := range j.UsingClause {
+				if sv := u.GetString_(); sv != nil {
+					right[0].Using = append(right[0].Using, sv.Sval)
+				}
+			}
+			right[0].On = columnRefs(j.Quals)
+		}
+		return append(sources(j.Larg), right...)
 	case *pg_query.Node_RangeFunction:
 		return []engine.Source{{Alias: x.RangeFunction.GetAlias().GetAliasname()}}
 	case *pg_query.Node_RangeTableFunc:
 		return []engine.Source{{Alias: x.RangeTableFunc.GetAlias().GetAliasname()}}
 	}
 	return []engine.Source{{}}
+}
+
+// columnRefs lists the columns an expression reads, outside subqueries.
+func columnRefs(n *pg_query.Node) []engine.ColumnRef {
+	if n == nil {
+		return nil
+	}
+	var refs []engine.ColumnRef
+	visit(n.ProtoReflect(), false, func(m proto.Message) bool {
+		if x, ok := m.(*pg_query.ColumnRef); ok {
+			if qual, name := refParts(x); name != "" && !isStar(x) {
+				ref := engine.ColumnRef{Column: name}
+				if len(qual) > 0 {
+					ref.Qualifier = qual[len(qual)-1]
+				}
+				refs = append(refs, ref)
+			}
+			return false
+		}
+		return true
+	})
+	return refs
 }
 
 // outlineItem converts one target-list entry.

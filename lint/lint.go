@@ -1,0 +1,573 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
+)
+
+// Check runs the rules sev turns on over the named models of a (every
+// model when names is nil) and returns their findings, sorted by file and
+// position. A model whose query could not be read (a syntax error, a
+// broken parent) gets only the findings that need no query.
+func Check(a *analysis.Analysis, sev Severities, names []string) []project.Diagnostic {
+	if names == nil {
+		for _, m := range a.Project.Models {
+			names = append(names, m.Name)
+		}
+	}
+	var out []project.Diagnostic
+	for _, n := range names {
+		info := a.Models[n]
+		if info == nil || info.Model == nil {
+			continue
+		}
+		c := &checker{a: a, sev: sev, info: info, m: info.Model}
+		c.model()
+		out = append(out, c.out...)
+	}
+	project.SortDiagnostics(out)
+	return out
+}
+
+// checker lints one model.
+type checker struct {
+	a    *analysis.Analysis
+	sev  Severities
+	info *analysis.ModelInfo
+	m    *project.Model
+	t    *text
+	out  []project.Diagnostic
+}
+
+// report adds a finding of rule at the bytes [start, end) of the model's
+// file, unless the rule is off.
+func (c *checker) report(rule string, start, end int, msg string, fixes ...project.Fix) {
+	s := c.sev[rule]
+	if s == 0 {
+		return
+	}
+	d := project.NewDiagnostic(c.m.File, c.m.Source, start, end, s, rule, msg)
+	d.Fixes = fixes
+	c.out = append(c.out, d)
+}
+
+func (c *checker) edit(start, end int, text string) project.TextEdit {
+	return project.TextEdit{File: c.m.File, Start: start, End: end, NewText: text}
+}
+
+func (c *checker) model() {
+	c.contract()
+	if c.info.Canonical == nil || c.a.Outliner() == nil || !c.m.Kind.Name.HasBody() {
+		return
+	}
+	o, err := c.a.Outliner().Outline(c.info.Canonical)
+	if err != nil || o == nil || o.Query == nil {
+		return
+	}
+	c.t = newText(c.m.Source, c.m.BodyStart)
+	all := span{0, len(c.t.toks)}
+	for !all.empty() && c.t.punct(all.hi-1, ";") {
+		all.hi--
+	}
+	c.nondeterministic(o)
+	c.t.placeQuery(o.Query, all, nil, func(p *place) {
+		c.unusedCTEs(p)
+		if p.q.Kind != engine.Select {
+			return
+		}
+		c.selectStar(p)
+		c.ambiguous(p)
+		c.crossJoins(p)
+	})
+}
+
+// relation is what lint knows of one FROM source.
+type relation struct {
+	src   engine.Source
+	cols  []string // its columns; nil when unknown
+	model *project.Model
+}
+
+// relations resolves a Select query's FROM sources against the CTEs it
+// sees and the project's models.
+func (c *checker) relations(p *place) []relation {
+	out := make([]relation, len(p.q.From))
+	for i, s := range p.q.From {
+		r := relation{src: s}
+		switch {
+		case s.Query != nil:
+			r.cols = outputNames(s.Query)
+		case s.Schema == "" && cte(p.visible, s.Table) != nil:
+			r.cols = outputNames(cte(p.visible, s.Table))
+		default:
+			if info := c.a.Models[strings.ToLower(s.Schema+"."+s.Table)]; info != nil {
+				r.model = info.Model
+				for _, col := range info.Columns {
+					r.cols = append(r.cols, col.Name)
+				}
+			}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// cte is the query of the nearest visible CTE called name; nil for none.
+func cte(visible []engine.CTE, name string) *engine.Query {
+	for i := len(visible) - 1; i >= 0; i-- {
+		if strings.EqualFold(visible[i].Name, name) {
+			return visible[i].Query
+		}
+	}
+	return nil
+}
+
+// outputNames are the names of a query's output columns; nil when a star
+// or a nameless item makes them unknown here.
+func outputNames(q *engine.Query) []string {
+	if q == nil {
+		return nil
+	}
+	if q.Kind == engine.SetOperation && len(q.Branches) > 0 {
+		return outputNames(q.Branches[0])
+	}
+	var out []string
+	for _, it := range q.Items {
+		if it.Star || it.Name == "" {
+			return nil
+		}
+		out = append(out, it.Name)
+	}
+	return out
+}
+
+func hasName(names []string, n string) bool {
+	return slices.ContainsFunc(names, func(x string) bool { return strings.EqualFold(x, n) })
+}
+
+var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// ident spells a name for SQL: bare when plain lower case, quoted (keeping
+// its case) otherwise.
+func ident(n string) string {
+	if plainName.MatchString(n) {
+		return n
+	}
+	return engine.QuoteIdent(n)
+}
+
+// --- no_select_star ---
+
+func (c *checker) selectStar(p *place) {
+	t := c.t
+	base := -1
+	if !p.sel.empty() {
+		base = t.depth[p.sel.lo]
+	}
+	// The stars of the select list, in order: a bare * or the * of rel.*.
+	var stars []int
+	for i := p.sel.lo; i < p.sel.hi; i++ {
+		if t.depth[i] == base && t.op(i, "*") {
+			stars = append(stars, i)
+		}
+	}
+	rels := c.relations(p)
+	k := 0
+	for _, it := range p.q.Items {
+		if !it.Star {
+			continue
+		}
+		at := -1
+		if k < len(stars) {
+			at = stars[k]
+		}
+		k++
+		var covered []relation
+		for _, r := range rels {
+			if it.StarOf == "" || strings.EqualFold(r.src.Name(), it.StarOf) {
+				covered = append(covered, r)
+			}
+		}
+		var parents []string
+		for _, r := range covered {
+			if r.model != nil && r.model.Kind.Name != project.KindExternal {
+				parents = append(parents, r.model.Name)
+			}
+		}
+		if len(parents) == 0 || at < 0 {
+			continue
+		}
+		start, end := t.start(at), t.end(at)
+		if it.StarOf != "" && t.punct(at-1, ".") && at >= 2 {
+			start = t.start(at - 2)
+		}
+		msg := fmt.Sprintf("SELECT * over %s: list the columns, so that a change of the parent does not silently change this model", strings.Join(parents, ", "))
+		var fixes []project.Fix
+		if len(covered) == 1 && covered[0].cols != nil {
+			fixes = c.expandStar(at, start, end, it, covered[0])
+		}
+		c.report(NoSelectStar, start, end, msg, fixes...)
+	}
+}
+
+// expandStar replaces a star (and its EXCLUDE list) by the columns it
+// yields.
+func (c *checker) expandStar(at, start, end int, it engine.Item, r relation) []project.Fix {
+	t := c.t
+	i := at + 1
+	if t.kw(i, "exclude") {
+		switch {
+		case t.punct(i+1, "(") && t.match[i+1] > 0:
+			end = t.end(t.match[i+1])
+		case t.name(i+1) != "":
+			end = t.end(i + 1)
+		default:
+			return nil
+		}
+		i = -1
+	}
+	if i >= 0 && t.kwIn(i, "replace", "rename", "columns") {
+		return nil
+	}
+	qual := ""
+	if it.StarOf != "" {
+		qual = ident(it.StarOf) + "."
+	}
+	var cols []string
+	for _, col := range r.cols {
+		if !hasName(it.Exclude, col) {
+			cols = append(cols, qual+ident(col))
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	return []project.Fix{{Title: "Expand * to the columns of " + r.src.Name(), Edits: []project.TextEdit{c.edit(start, end, strings.Join(cols, ", "))}}}
+}
+
+// --- ambiguous_column ---
+
+func (c *checker) ambiguous(p *place) {
+	if len(p.q.From) < 2 {
+		return
+	}
+	var using []string
+	for _, s := range p.q.From {
+		if s.Join == "natural" {
+			return
+		}
+		using = append(using, s.Using...)
+	}
+	rels := c.relations(p)
+	t := c.t
+	// The unqualified names of the select list, in order.
+	var words []int
+	for i := p.sel.lo; i < p.sel.hi; i++ {
+		if t.name(i) != "" && !t.punct(i-1, ".") && !t.punct(i+1, ".") && !t.punct(i+1, "(") && !t.kw(i-1, "as") {
+			words = append(words, i)
+		}
+	}
+	used := map[int]bool{}
+	for _, it := range p.q.Items {
+		for _, ref := range it.Refs {
+			if ref.Qualifier != "" || len(ref.Path) > 0 || hasName(using, ref.Column) {
+				continue
+			}
+			var owners []relation
+			for _, r := range rels {
+				if hasName(r.cols, ref.Column) {
+					owners = append(owners, r)
+				}
+			}
+			if len(owners) == 0 {
+				continue // an alias of the select list, or a column lint cannot place
+			}
+			at := -1
+			for _, w := range words {
+				if !used[w] && t.isName(w, ref.Column) {
+					at = w
+					break
+				}
+			}
+			if at < 0 {
+				continue
+			}
+			used[at] = true
+			var names []string
+			var fixes []project.Fix
+			for _, r := range owners {
+				names = append(names, r.src.Name())
+				if r.model != nil && r.src.Alias == "" {
+					continue // a model is qualified by its alias only
+				}
+				q := ident(r.src.Name())
+				fixes = append(fixes, project.Fix{Title: "Qualify as " + q + "." + t.toks[at].Text(t.src),
+					Edits: []project.TextEdit{c.edit(t.start(at), t.start(at), q+".")}})
+			}
+			var msg string
+			if len(owners) == 1 {
+				msg = fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.toks[at].Text(t.src), len(rels), names[0])
+			} else {
+				msg = fmt.Sprintf("column %s is ambiguous: %s all have it", t.toks[at].Text(t.src), strings.Join(names, ", "))
+			}
+			c.report(AmbiguousColumn, t.start(at), t.end(at), msg, fixes...)
+		}
+	}
+}
+
+// --- unused_cte ---
+
+func (c *checker) unusedCTEs(p *place) {
+	t := c.t
+	for k, d := range p.ctes {
+		used := false
+		for i := d.close + 1; i < len(t.toks) && !used; i++ {
+			used = t.isName(i, d.cte.Name) && !t.kwIn(i-1, "as")
+		}
+		if used {
+			continue
+		}
+		// Delete the CTE with its comma; the WITH too when it is the only one.
+		var start, end int
+		switch {
+		case len(p.ctes) == 1:
+			start, end = t.start(p.withAt), skipBlanks(c.m.Source, t.end(d.close), true)
+		case !d.final:
+			start, end = t.start(d.name), t.start(p.ctes[k+1].name)
+		default:
+			start, end = t.end(p.ctes[k-1].close), t.end(d.close)
+		}
+		c.report(UnusedCTE, t.start(d.name), t.end(d.name), fmt.Sprintf("CTE %s is never read", t.toks[d.name].Text(t.src)),
+			project.Fix{Title: "Delete CTE " + t.toks[d.name].Text(t.src), Edits: []project.TextEdit{c.edit(start, end, "")}})
+	}
+}
+
+// skipBlanks moves past the spaces after end (and one line break when
+// whole) so that deleting a part leaves no blank gap.
+func skipBlanks(src []byte, end int, whole bool) int {
+	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
+		end++
+	}
+	if whole && end < len(src) && src[end] == '\n' {
+		end++
+	}
+	return end
+}
+
+// --- missing_columns_contract ---
+
+func (c *checker) contract() {
+	switch c.m.Kind.Name {
+	case project.KindFull, project.KindIncrementalByTimeRange, project.KindIncrementalByUniqueKey, project.KindSCDType2:
+	default:
+		return
+	}
+	if c.m.Columns != nil {
+		return
+	}
+	r := c.m.NameRange
+	if r.End.Offset <= r.Start.Offset {
+		r = c.m.Header
+	}
+	var fixes []project.Fix
+	if e, ok := c.declareColumns(); ok {
+		fixes = append(fixes, project.Fix{Title: "Declare columns (…) from the query", Edits: []project.TextEdit{e}})
+	}
+	c.report(MissingColumnsContract, r.Start.Offset, r.End.Offset,
+		fmt.Sprintf("%s model %s declares no columns (…): its schema is whatever its query yields today", c.m.Kind.Name, c.m.Name), fixes...)
+}
+
+// declareColumns adds `columns (...)` with the inferred schema as the last
+// header property.
+func (c *checker) declareColumns() (project.TextEdit, bool) {
+	m := c.m
+	cols := c.info.Inferred
+	if len(cols) == 0 || len(m.Properties) == 0 {
+		return project.TextEdit{}, false
+	}
+	entries := make([]string, len(cols))
+	for i, col := range cols {
+		entries[i] = ident(col.Name) + " " + col.Type
+	}
+	last := m.Properties[len(m.Properties)-1]
+	at := last.Range.End.Offset
+	sep := ", "
+	if bytes.Contains(m.Source[m.Header.Start.Offset:at], []byte("\n")) {
+		ls := bytes.LastIndexByte(m.Source[:last.Range.Start.Offset], '\n') + 1
+		sep = ",\n" + string(m.Source[ls:last.Range.Start.Offset])
+	}
+	return c.edit(at, at, sep+"columns ("+strings.Join(entries, ", ")+")"), true
+}
+
+// --- nondeterministic_incremental ---
+
+// nondeterministic are the functions whose result differs between two runs
+// over the same input, as the engines name them.
+var nondeterministic = []string{
+	"now", "current_timestamp", "get_current_timestamp", "transaction_timestamp", "statement_timestamp", "clock_timestamp",
+	"current_date", "current_time", "get_current_time", "localtimestamp", "localtime", "today",
+	"random", "uuid", "gen_random_uuid", "uuidv4", "uuidv7", "setseed",
+}
+
+// bareCalls are the nondeterministic functions SQL calls without parens.
+var bareCalls = []string{"current_timestamp", "current_date", "current_time", "localtimestamp", "localtime"}
+
+func (c *checker) nondeterministic(o *engine.Outline) {
+	switch c.m.Kind.Name {
+	case project.KindIncrementalByTimeRange, project.KindIncrementalByUniqueKey:
+	default:
+		return
+	}
+	var called []string
+	for _, f := range o.Calls {
+		if slices.Contains(nondeterministic, f) {
+			called = append(called, f)
+		}
+	}
+	if len(called) == 0 {
+		return
+	}
+	t := c.t
+	found := false
+	for i := range t.toks {
+		w := strings.ToLower(t.name(i))
+		if w == "" || t.toks[i].Kind != sqlscan.Ident || !slices.Contains(nondeterministic, w) || t.punct(i-1, ".") {
+			continue
+		}
+		if !t.punct(i+1, "(") && !slices.Contains(bareCalls, w) {
+			continue
+		}
+		found = true
+		call := t.toks[i].Text(t.src)
+		if t.punct(i+1, "(") {
+			call += "()"
+		}
+		c.report(NondeterministicIncremental, t.start(i), t.end(i),
+			fmt.Sprintf("%s in %s model %s: each interval is computed once, so a re-run or restatement yields other rows; use @start/@end or a column of the input", call, c.m.Kind.Name, c.m.Name))
+	}
+	if !found {
+		r := c.m.NameRange
+		c.report(NondeterministicIncremental, r.Start.Offset, r.End.Offset,
+			fmt.Sprintf("%s model %s calls %s: each interval is computed once, so a re-run or restatement yields other rows", c.m.Kind.Name, c.m.Name, strings.Join(called, ", ")))
+	}
+}
+
+// --- implicit_cross_join ---
+
+func (c *checker) crossJoins(p *place) {
+	if len(p.q.From) < 2 || p.from.empty() {
+		return
+	}
+	t := c.t
+	base := t.depth[p.from.lo]
+	// The separators of the FROM clause: a comma or a JOIN, one per
+	// relation after the first.
+	var seps []int
+	for i := p.from.lo; i < p.from.hi; i++ {
+		if t.depth[i] == base && (t.punct(i, ",") || t.kw(i, "join")) {
+			seps = append(seps, i)
+		}
+	}
+	if len(seps) != len(p.q.From)-1 {
+		return
+	}
+	rels := c.relations(p)
+	for k, s := range p.q.From[1:] {
+		sep := seps[k]
+		if s.Join != "cross" || !t.punct(sep, ",") || t.kw(sep+1, "lateral") {
+			continue
+		}
+		if s.Query == nil && s.Table == "" {
+			continue // a table function (unnest(o.items), …) reads the rows before it
+		}
+		if s.Query != nil && correlated(s.Query, rels[:k+1]) {
+			continue // a lateral subquery: its WHERE is the join predicate
+		}
+		if c.linked(p, rels, k+1) {
+			continue
+		}
+		var before []string
+		for _, r := range rels[:k+1] {
+			before = append(before, r.src.Name())
+		}
+		c.report(ImplicitCrossJoin, t.start(sep), t.end(min(sep+1, len(t.toks)-1)),
+			fmt.Sprintf("%s is joined to %s with a comma and no WHERE predicate links them: every row meets every row; write JOIN … ON, or CROSS JOIN if that is meant", s.Name(), strings.Join(before, ", ")),
+			project.Fix{Title: "Make it an explicit CROSS JOIN", Edits: []project.TextEdit{c.edit(t.start(sep), t.end(sep), " CROSS JOIN")}})
+	}
+}
+
+// linked reports whether the WHERE clause reads a column of relation k and
+// one of a relation before it.
+func (c *checker) linked(p *place, rels []relation, k int) bool {
+	owner := func(ref engine.ColumnRef) int {
+		if ref.Qualifier != "" {
+			for i, r := range rels {
+				if strings.EqualFold(r.src.Name(), ref.Qualifier) {
+					return i
+				}
+			}
+			return -1
+		}
+		for i, r := range rels {
+			if hasName(r.cols, ref.Column) {
+				return i
+			}
+		}
+		return -1
+	}
+	this, earlier := false, false
+	for _, ref := range p.q.Where {
+		switch i := owner(ref); {
+		case i == k:
+			this = true
+		case i >= 0 && i < k:
+			earlier = true
+		}
+	}
+	return this && earlier
+}
+
+// correlated reports whether q (or a query below it) reads a column of one
+// of rels by its qualifier: a subquery joined laterally.
+func correlated(q *engine.Query, rels []relation) bool {
+	if q == nil {
+		return false
+	}
+	reads := func(refs []engine.ColumnRef) bool {
+		return slices.ContainsFunc(refs, func(r engine.ColumnRef) bool {
+			return r.Qualifier != "" && slices.ContainsFunc(rels, func(rel relation) bool { return strings.EqualFold(rel.src.Name(), r.Qualifier) })
+		})
+	}
+	if reads(q.Where) {
+		return true
+	}
+	for _, it := range q.Items {
+		if reads(it.Refs) {
+			return true
+		}
+	}
+	for _, s := range q.From {
+		if reads(s.On) || correlated(s.Query, rels) {
+			return true
+		}
+	}
+	for _, b := range q.Branches {
+		if correlated(b, rels) {
+			return true
+		}
+	}
+	for _, c := range q.CTEs {
+		if correlated(c.Query, rels) {
+			return true
+		}
+	}
+	return false
+}

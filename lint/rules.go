@@ -1,0 +1,106 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+// A Rule is one check of the linter.
+type Rule struct {
+	ID string
+	// Default is the severity the rule has unless efmesh.yaml sets one.
+	Default project.Severity
+	// Doc says in one line what the rule finds.
+	Doc string
+}
+
+// Rule ids. They are stable: efmesh.yaml, editors and CI name them.
+const (
+	NoSelectStar                = "no_select_star"
+	AmbiguousColumn             = "ambiguous_column"
+	UnusedCTE                   = "unused_cte"
+	MissingColumnsContract      = "missing_columns_contract"
+	NondeterministicIncremental = "nondeterministic_incremental"
+	ImplicitCrossJoin           = "implicit_cross_join"
+)
+
+// Rules are the linter's rules, in the order findings of one place are
+// reported.
+var Rules = []Rule{
+	{NoSelectStar, project.SeverityWarning, "SELECT * (or t.*) over a model that is not EXTERNAL: the output changes whenever the parent's does"},
+	{AmbiguousColumn, project.SeverityWarning, "an unqualified column in a query that reads several relations"},
+	{UnusedCTE, project.SeverityWarning, "a CTE no later part of the query reads"},
+	// Off unless efmesh.yaml turns it on: a project without contracts
+	// would otherwise see it on every model.
+	{MissingColumnsContract, 0, "a FULL or incremental model without a columns (…) contract"},
+	{NondeterministicIncremental, project.SeverityError, "now(), random(), uuid() … in an incremental model: a re-run of an interval gives other rows"},
+	{ImplicitCrossJoin, project.SeverityError, "a comma join with no WHERE predicate linking the relations"},
+}
+
+// IDs are the rule ids, in Rules' order.
+func IDs() []string {
+	out := make([]string, len(Rules))
+	for i, r := range Rules {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// Severities are the effective severities of the rules under a project's
+// lint: settings; 0 means off.
+type Severities map[string]project.Severity
+
+// Configure applies efmesh.yaml's lint: rules: to the defaults. An unknown
+// rule id is an error diagnostic at its key in efmesh.yaml, with the
+// closest id as a fix.
+func Configure(cfg project.LintConfig) (Severities, []project.Diagnostic) {
+	sev := Severities{}
+	for _, r := range Rules {
+		sev[r.ID] = r.Default
+	}
+	var diags []project.Diagnostic
+	ids := IDs()
+	for _, s := range cfg.Rules {
+		if !slices.Contains(ids, s.ID) {
+			d := project.Diagnostic{File: project.ConfigFile, Range: s.Range, Severity: project.SeverityError, Code: project.CodeConfigUnknown,
+				Message: fmt.Sprintf("unknown lint rule %q (known: %s)", s.ID, strings.Join(ids, ", "))}
+			if best, ok := project.DidYouMean(s.ID, ids); ok {
+				d.Message += fmt.Sprintf("; did you mean %s?", best)
+				d.Fixes = []project.Fix{{Title: "Change to " + best, Edits: []project.TextEdit{{File: project.ConfigFile, Start: s.Start, End: s.End, NewText: best}}}}
+			}
+			diags = append(diags, d)
+			continue
+		}
+		switch s.Severity {
+		case "error":
+			sev[s.ID] = project.SeverityError
+		case "warn":
+			sev[s.ID] = project.SeverityWarning
+		case "info":
+			sev[s.ID] = project.SeverityInfo
+		case "off":
+			sev[s.ID] = 0
+		}
+	}
+	return sev, diags
+}
+
+// IsRule reports whether id is a rule's id.
+func IsRule(id string) bool {
+	return slices.ContainsFunc(Rules, func(r Rule) bool { return r.ID == id })
+}
+
+// SeverityName spells a rule's severity as efmesh.yaml does: error, warn,
+// info or off.
+func SeverityName(s project.Severity) string {
+	switch s {
+	case 0:
+		return "off"
+	case project.SeverityWarning:
+		return "warn"
+	}
+	return s.String()
+}
