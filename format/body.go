@@ -2,7 +2,6 @@ package format
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/efmesh/efmesh/sqlscan"
 )
@@ -34,14 +33,15 @@ type emitter struct {
 	// prevIndex is prev's index in toks.
 	prevIndex int
 	// header: toks are one header property, whose value's brackets follow
-	// a space (kind FULL (…), columns (…)).
-	header bool
+	// a space (kind FULL (…), columns (…)); kind: the property is the kind,
+	// whose option names are followed by a space too (key (id)).
+	header, kind bool
 }
 
 // isKeyword reports whether toks[i] is written as a keyword.
 func (e *emitter) isKeyword(i int) bool {
 	t := e.toks[i]
-	if t.Kind != sqlscan.Ident {
+	if t.Kind != sqlscan.Ident || e.header {
 		return false
 	}
 	w := strings.ToLower(t.text)
@@ -245,7 +245,6 @@ func (e *emitter) clause(i, j, indent int) {
 // fits reports whether toks[i:j] can be written on the current line: no
 // comment that breaks a line, no subquery, and short enough.
 func (e *emitter) fits(i, j int) bool {
-	w := e.p.col
 	for k := i; k < j; k++ {
 		t := e.toks[k]
 		if t.Kind == sqlscan.Comment && (t.nlBefore || t.nlAfter || strings.HasPrefix(t.text, "--")) {
@@ -254,12 +253,12 @@ func (e *emitter) fits(i, j int) bool {
 		if e.opensQuery(k) || strings.ContainsAny(t.text, "\n\r") {
 			return false
 		}
-		w += 1 + utf8.RuneCountInString(t.text)
-		if w > Width {
-			return false
-		}
 	}
-	return true
+	// Measure by writing the tokens on a scratch line.
+	scratch := *e
+	scratch.p = &printer{col: e.p.col, indent: e.p.indent, fresh: e.p.fresh}
+	scratch.flat(i, j)
+	return scratch.p.col <= Width
 }
 
 // list writes the comma-separated items of toks[i:j] one per line; for a
@@ -396,7 +395,7 @@ func (e *emitter) space(k int) bool {
 	case pv.Kind == sqlscan.Op && p == "::":
 		return false
 	case punct(&t, "("):
-		if e.header && e.depth(k) == 0 {
+		if e.header && pv.Kind == sqlscan.Ident && (e.depth(k) == 0 || e.kind && e.listHead(e.prevIndex)) {
 			return true
 		}
 		if n := next(e.toks, k); n < len(e.toks) && e.toks[n].is("where") {
@@ -417,6 +416,16 @@ func (e *emitter) space(k int) bool {
 		return false
 	}
 	return true
+}
+
+// listHead reports whether toks[k] is the first token of a bracketed list's
+// item (an option's name: key (id)).
+func (e *emitter) listHead(k int) bool {
+	m := k - 1
+	for m >= 0 && e.toks[m].Kind == sqlscan.Comment {
+		m--
+	}
+	return m >= 0 && e.toks[m].Kind == sqlscan.Punct && (e.toks[m].text == "(" || e.toks[m].text == ",")
 }
 
 // depth returns the number of brackets open around toks[k].

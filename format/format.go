@@ -33,7 +33,14 @@ const Width = 100
 
 // Source formats one model file (header and body) and returns its
 // canonical text.
-func Source(src []byte) ([]byte, error) {
+func Source(src []byte) (_ []byte, err error) {
+	defer func() {
+		// A layout bug must not take an editor or a command down: the file
+		// is then left as it is.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("format: internal error: %v", r)
+		}
+	}()
 	toks := lex(src)
 	p := &printer{fresh: true}
 	i := 0
@@ -44,7 +51,8 @@ func Source(src []byte) ([]byte, error) {
 	}
 	if i < len(toks) && toks[i].is("model") && i+1 < len(toks) && toks[i+1].text == "(" {
 		i = formatHeader(p, toks, i)
-		body := rebase(toks[i:], i)
+		body := append([]tok(nil), toks[i:]...)
+		rematch(body)
 		if len(body) > 0 {
 			p.newline(0)
 			p.blank()
@@ -58,19 +66,6 @@ func Source(src []byte) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// rebase copies toks, the tail of a token list from index base on, with
-// their bracket matches counted from the tail's start.
-func rebase(toks []tok, base int) []tok {
-	out := make([]tok, len(toks))
-	for i, t := range toks {
-		if t.match >= 0 {
-			t.match -= base
-		}
-		out[i] = t
-	}
-	return out
 }
 
 // tok is a token with what the layout needs of its surroundings.
@@ -106,7 +101,16 @@ func lex(src []byte) []tok {
 		out = append(out, tok{Token: t, text: t.Text(src), nlBefore: nl, match: -1})
 		prevEnd = t.End
 	}
+	rematch(out)
+	return out
+}
+
+// rematch sets the bracket matches of toks, counted within toks.
+func rematch(out []tok) {
 	var stack []int
+	for i := range out {
+		out[i].match = -1
+	}
 	for i, t := range out {
 		if t.Kind != sqlscan.Punct {
 			continue
@@ -121,7 +125,6 @@ func lex(src []byte) []tok {
 			}
 		}
 	}
-	return out
 }
 
 // formatHeader writes MODEL ( … ) and the ; after it, and returns the index
@@ -172,9 +175,11 @@ func formatHeader(p *printer, toks []tok, i int) int {
 		if !wrote || p.brk {
 			p.newline(2)
 		}
-		normalizeProperty(prop)
-		e := &emitter{p: p, toks: prop, indent: 4, header: true}
-		e.flat(0, len(prop))
+		prop = append([]tok(nil), prop...)
+		rematch(prop)
+		kind := normalizeProperty(prop)
+		e := &emitter{p: p, toks: prop, indent: 4, header: true, kind: kind}
+		e.property()
 		if k < len(props)-1 {
 			p.punct(",")
 		}
@@ -198,8 +203,9 @@ func formatHeader(p *printer, toks []tok, i int) int {
 }
 
 // normalizeProperty lower-cases a property's name and, for kind, upper-cases
-// the kind's name and lower-cases its option names. Values are kept.
-func normalizeProperty(prop []tok) {
+// the kind's name and lower-cases its option names. Values are kept. It
+// reports whether the property is the kind.
+func normalizeProperty(prop []tok) bool {
 	first := -1
 	for i, t := range prop {
 		if t.Kind != sqlscan.Comment {
@@ -208,20 +214,20 @@ func normalizeProperty(prop []tok) {
 		}
 	}
 	if first < 0 || prop[first].Kind != sqlscan.Ident {
-		return
+		return false
 	}
 	prop[first].text = strings.ToLower(prop[first].text)
 	if prop[first].text != "kind" {
-		return
+		return false
 	}
 	k := next(prop, first)
 	if k >= len(prop) || prop[k].Kind != sqlscan.Ident {
-		return
+		return true
 	}
 	prop[k].text = strings.ToUpper(prop[k].text)
 	o := next(prop, k)
 	if o >= len(prop) || prop[o].text != "(" {
-		return
+		return true
 	}
 	depth := 0
 	wantName := true
@@ -244,6 +250,28 @@ func normalizeProperty(prop []tok) {
 		}
 		wantName = false
 	}
+	return true
+}
+
+// property writes a header property on its line; when it does not fit or
+// holds a line comment, the items of its first bracket go one per line.
+func (e *emitter) property() {
+	n := len(e.toks)
+	if e.fits(0, n) {
+		e.flat(0, n)
+		return
+	}
+	for k, t := range e.toks {
+		if t.text == "(" && t.Kind == sqlscan.Punct && t.match > k {
+			e.flat(0, k+1)
+			e.list(k+1, t.match, 4, true)
+			e.p.newline(2)
+			e.prev = nil
+			e.flat(t.match, n)
+			return
+		}
+	}
+	e.flat(0, n)
 }
 
 // next returns the index of the first non-comment token after i.

@@ -121,8 +121,9 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 }
 
 // fingerprints analyzes p on a fresh workbench and returns each model's
-// own hash and fingerprint (its canonical form when it is broken), keyed
-// by model name.
+// own hash and canonical form, keyed by model name. A fingerprint is the own
+// hash combined with the parents' fingerprints, so a file whose own hash
+// stays keeps its fingerprint and its children's, whatever else is written.
 func fingerprints(ctx context.Context, p *project.Project) (map[string]string, error) {
 	wb, err := connect.Workbench(p)
 	if err != nil {
@@ -138,7 +139,7 @@ func fingerprints(ctx context.Context, p *project.Project) (map[string]string, e
 		if info.OwnHash == "" && len(info.Canonical) == 0 {
 			continue
 		}
-		out[name] = info.OwnHash + "/" + info.Fingerprint + "/" + string(info.Canonical)
+		out[name] = info.OwnHash + "/" + string(info.Canonical)
 	}
 	return out, nil
 }
