@@ -61,7 +61,15 @@ func Source(src []byte) (_ []byte, err error) {
 	} else {
 		formatBody(p, toks[i:])
 	}
+	if p.len() > 0 {
+		p.newline(0)
+	}
 	out := p.bytes()
+	// An open string or comment at the end would swallow the last line
+	// break.
+	if n := len(toks); n > 0 && toks[n-1].Unterminated {
+		out = []byte(strings.TrimRight(string(out), "\n"))
+	}
 	if err := sameTokens(src, out); err != nil {
 		return nil, err
 	}
