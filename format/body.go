@@ -52,7 +52,7 @@ func (e *emitter) isKeyword(i int) bool {
 		return false
 	}
 	switch w {
-	case "left", "right", "full", "first", "last", "nulls", "ordinality", "semi", "anti", "asof", "positional":
+	case "left", "right", "full", "first", "last", "nulls", "ordinality", "semi", "anti", "asof", "positional", "grouping", "sets":
 		// Join words and NULLS FIRST: only where they are one.
 		n := next(e.toks, i)
 		if n >= len(e.toks) || e.toks[n].text == "(" {
@@ -66,6 +66,10 @@ func (e *emitter) isKeyword(i int) bool {
 			return m.is("first") || m.is("last")
 		case "ordinality":
 			return i > 0 && e.toks[i-1].is("with")
+		case "grouping":
+			return e.toks[n].is("sets")
+		case "sets":
+			return i > 0 && e.toks[i-1].is("grouping")
 		}
 		return e.joinAt(i) > 0
 	}
@@ -114,7 +118,7 @@ func (e *emitter) clauseAt(i int) int {
 		return 0
 	}
 	switch strings.ToLower(t.text) {
-	case "select", "from", "where", "having", "qualify", "window", "limit", "offset", "with", "values":
+	case "select", "from", "where", "having", "qualify", "window", "limit", "with", "values":
 		return 1
 	case "union", "except", "intersect":
 		n := 1
@@ -325,7 +329,18 @@ func (e *emitter) betweenAnd(i, k int) bool {
 }
 
 // comment writes the comment toks[i].
-func (e *emitter) comment(i int) { e.p.comment(e.toks[i]) }
+func (e *emitter) comment(i int) {
+	e.breakLine()
+	e.p.comment(e.toks[i])
+}
+
+// breakLine starts the line a line comment asked for, indented as a
+// continuation of the clause.
+func (e *emitter) breakLine() {
+	if e.p.brk {
+		e.p.newline(e.indent)
+	}
+}
 
 // flat writes toks[i:j] with the canonical spaces between tokens; a
 // bracket holding a query is laid out as a query, indented.
@@ -359,6 +374,7 @@ func (e *emitter) write(k int) {
 	if t.Kind == sqlscan.Ident {
 		text = e.word(k)
 	}
+	e.breakLine()
 	e.p.text(text, e.space(k))
 	e.prev = &e.toks[k]
 	e.prevIndex = k
