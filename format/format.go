@@ -166,9 +166,11 @@ func formatHeader(p *printer, toks []tok, i int) int {
 	}
 	for k, prop := range props {
 		// Leading comments: after the previous comma, or on their own lines.
-		wrote := false
+		// A comment on its own line right before the property stays on the
+		// property's line (/* why */ grain (id)).
+		before := false
 		for len(prop) > 0 && prop[0].Kind == sqlscan.Comment {
-			wrote = true
+			before = prop[0].nlBefore || k == 0
 			if !prop[0].nlBefore && k > 0 {
 				p.comment(prop[0])
 			} else {
@@ -180,7 +182,7 @@ func formatHeader(p *printer, toks []tok, i int) int {
 		if len(prop) == 0 {
 			continue
 		}
-		if !wrote || p.brk {
+		if !before || p.brk {
 			p.newline(2)
 		}
 		prop = append([]tok(nil), prop...)

@@ -100,7 +100,13 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 		if !f.Changed {
 			continue
 		}
-		if b, a := before[f.Model], after[f.Model]; b == "" || a != b {
+		b, a := before[f.Model], after[f.Model]
+		if b == "" {
+			f.Problem = "the model does not parse, so its fingerprint cannot be checked; fix it first"
+			f.Formatted = nil
+			continue
+		}
+		if a != b {
 			f.Problem = "the layout would change the model's fingerprint; left as it is"
 			f.Formatted = nil
 			continue

@@ -35,10 +35,14 @@ format exits 1 when there are any.`,
 				failed = failed || f.Problem != "" || check && f.Changed
 			}
 			if a.json {
-				if files == nil {
-					files = []workspace.FormattedFile{}
+				// The files that changed, would change or were left alone.
+				listed := []workspace.FormattedFile{}
+				for _, f := range files {
+					if f.Changed || f.Problem != "" {
+						listed = append(listed, f)
+					}
 				}
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "check": check, "files": files})
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "check": check, "models": len(files), "files": listed})
 			} else {
 				for _, f := range files {
 					switch {
