@@ -83,15 +83,17 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 	if len(overlay) == 0 {
 		return out, nil
 	}
-	before, err := fingerprints(ctx, p)
-	if err != nil {
-		return nil, err
-	}
 	q, err := Load(root, overlay)
 	if err != nil {
 		return nil, err
 	}
-	after, err := fingerprints(ctx, q)
+	var names []string
+	for _, f := range out {
+		if f.Changed {
+			names = append(names, f.Model)
+		}
+	}
+	problems, err := LayoutProblems(ctx, p, q, names)
 	if err != nil {
 		return nil, err
 	}
@@ -100,15 +102,8 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 		if !f.Changed {
 			continue
 		}
-		b, a := before[f.Model], after[f.Model]
-		if b == "" {
-			f.Problem = "the model does not parse, so its fingerprint cannot be checked; fix it first"
-			f.Formatted = nil
-			continue
-		}
-		if a != b {
-			f.Problem = "the layout would change the model's fingerprint; left as it is"
-			f.Formatted = nil
+		if pr := problems[f.Model]; pr != "" {
+			f.Problem, f.Formatted = pr, nil
 			continue
 		}
 		if write {
@@ -126,17 +121,47 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 	return out, nil
 }
 
-// fingerprints analyzes p on a fresh workbench and returns each model's
-// own hash and canonical form, keyed by model name. A fingerprint is the own
-// hash combined with the parents' fingerprints, so a file whose own hash
-// stays keeps its fingerprint and its children's, whatever else is written.
-func fingerprints(ctx context.Context, p *project.Project) (map[string]string, error) {
+// LayoutProblems says, for each of the named models, why its file in after
+// (the same project as before with some files laid out anew) may not be
+// written: its fingerprint cannot be computed, or would change. Both are
+// computed by the analysis a plan makes, each on a fresh workbench, reading
+// (never writing) the project's check cache. A model missing from the
+// result may be written. A fingerprint is the own hash combined with the
+// parents' fingerprints, so a file whose own hash stays keeps its
+// fingerprint and its children's, whatever else is written.
+func LayoutProblems(ctx context.Context, before, after *project.Project, models []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(models) == 0 {
+		return out, nil
+	}
+	b, err := ownHashes(ctx, before)
+	if err != nil {
+		return nil, err
+	}
+	a, err := ownHashes(ctx, after)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range models {
+		switch {
+		case b[m] == "":
+			out[m] = "the model does not parse, so its fingerprint cannot be checked; fix it first"
+		case a[m] != b[m]:
+			out[m] = "the layout would change the model's fingerprint; left as it is"
+		}
+	}
+	return out, nil
+}
+
+// ownHashes analyzes p on a fresh workbench and returns each model's own
+// hash and canonical form, keyed by model name.
+func ownHashes(ctx context.Context, p *project.Project) (map[string]string, error) {
 	wb, err := connect.Workbench(p)
 	if err != nil {
 		return nil, err
 	}
 	defer wb.Close()
-	a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{})
+	a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: analysis.OpenFileCache(connect.CachePath(p))})
 	if err != nil {
 		return nil, err
 	}
