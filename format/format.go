@@ -20,6 +20,7 @@
 package format
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -102,7 +103,7 @@ func lex(src []byte) []tok {
 			}
 			break
 		}
-		nl := len(out) == 0 || strings.ContainsAny(string(src[prevEnd:t.Start]), "\n\r")
+		nl := len(out) == 0 || bytes.ContainsAny(src[prevEnd:t.Start], "\n\r")
 		if n := len(out); n > 0 {
 			out[n-1].nlAfter = nl
 		}
@@ -373,7 +374,7 @@ func (p *printer) newline(n int) {
 
 // blank ends the current line with an empty line after it.
 func (p *printer) blank() {
-	if len(p.b) > 0 && !strings.HasSuffix(string(p.b), "\n\n") {
+	if len(p.b) > 0 && !bytes.HasSuffix(p.b, []byte("\n\n")) {
 		p.b = append(p.b, '\n')
 	}
 }
@@ -385,7 +386,9 @@ func (p *printer) text(s string, space bool) {
 		p.newline(p.indent)
 	}
 	if p.fresh {
-		p.b = append(p.b, strings.Repeat(" ", p.indent)...)
+		for range p.indent {
+			p.b = append(p.b, ' ')
+		}
 		p.col = p.indent
 		p.fresh = false
 	} else if space {

@@ -79,7 +79,7 @@ func changed(old, new []byte) (start, end int, text string) {
 	for start < len(old) && start < len(new) && old[start] == new[start] {
 		start++
 	}
-	for start > 0 && !utf8.RuneStart(old[start]) {
+	for start > 0 && start < len(old) && !utf8.RuneStart(old[start]) {
 		start--
 	}
 	n := 0
