@@ -143,3 +143,35 @@ func fingerprintsOf(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// TestLayoutProblemsRefuses: a new text of a model that means something
+// else (what a layout bug would write) is refused with the reason, and one
+// that only moves blanks is let through.
+func TestLayoutProblemsRefuses(t *testing.T) {
+	dir := testkit.WriteProject(t, features)
+	p, err := workspace.Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.ByName["core.tags"]
+	path := filepath.Join(dir, filepath.FromSlash(m.File))
+	for _, c := range []struct {
+		body string
+		want string
+	}{
+		{"model(name core.tags, kind view)\nselect id,\n  unnest(tags) as tag, 'Grüße -- kein Kommentar /* auch nicht */' as note\nfrom @ref(raw.people)\n", ""},
+		{"model(name core.tags, kind view)\nselect id, unnest(tags) as tag, 'Grüsse' as note from @ref(raw.people)\n", "the layout would change the model's fingerprint; left as it is"},
+	} {
+		q, err := workspace.Load(dir, map[string][]byte{path: []byte(c.body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := workspace.LayoutProblems(context.Background(), p, q, []string{"core.tags"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["core.tags"] != c.want {
+			t.Errorf("%q: problem %q, want %q", c.body, got["core.tags"], c.want)
+		}
+	}
+}
