@@ -283,7 +283,10 @@ func (e *emitter) list(i, j, indent int, perLine bool) {
 		if k < end {
 			// An item starts its own line, after any comment that follows
 			// the previous comma on its line.
-			for k < end && e.toks[k].Kind == sqlscan.Comment && !e.toks[k].nlBefore {
+			for k < end && e.toks[k].Kind == sqlscan.Comment {
+				if e.toks[k].nlBefore {
+					e.p.newline(indent)
+				}
 				e.comment(k)
 				k++
 			}
@@ -398,6 +401,10 @@ func (e *emitter) space(k int) bool {
 		return false
 	}
 	switch {
+	case pv.Kind == sqlscan.Macro && strings.Contains(p, "(") && !strings.HasSuffix(p, ")"):
+		// An open @ref(name would take what is glued to it; an open @ref(
+		// without a name would take the blanks.
+		return !strings.HasSuffix(p, "(")
 	case t.Kind == sqlscan.Punct && (c == "," || c == ";" || c == ")" || c == "]" || c == "}"):
 		return false
 	case punct(pv, "(") || punct(pv, "[") || punct(pv, "{"):
@@ -405,7 +412,9 @@ func (e *emitter) space(k int) bool {
 	case punct(&t, ".") && (wordish(pv) || punct(pv, ")") || punct(pv, "]")):
 		return false
 	case punct(pv, "."):
-		return false
+		// 1. then 5 stays apart: glued, they would be the number 1.5.
+		b := e.prevIndex - 1
+		return b >= 0 && e.toks[b].Kind == sqlscan.Number && t.Kind == sqlscan.Number
 	case t.Kind == sqlscan.Op && (c == "::" || c == ":"):
 		return false
 	case pv.Kind == sqlscan.Op && p == "::":

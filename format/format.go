@@ -60,19 +60,22 @@ func Source(src []byte) (_ []byte, err error) {
 		}
 		formatBody(p, body)
 	} else {
-		formatBody(p, toks[i:])
+		body := append([]tok(nil), toks[i:]...)
+		rematch(body)
+		formatBody(p, body)
 	}
 	if p.len() > 0 {
 		p.newline(0)
 	}
 	out := p.bytes()
-	// An open string or comment at the end would swallow the last line
-	// break.
-	if n := len(toks); n > 0 && toks[n-1].Unterminated {
-		out = []byte(strings.TrimRight(string(out), "\n"))
-	}
 	if err := sameTokens(src, out); err != nil {
-		return nil, err
+		// An open string, comment or @ref( at the end swallows the last
+		// line break: leave it out.
+		trimmed := bytes.TrimSuffix(out, []byte("\n"))
+		if sameTokens(src, trimmed) != nil {
+			return nil, err
+		}
+		out = trimmed
 	}
 	return out, nil
 }
@@ -128,7 +131,8 @@ func rematch(out []tok) {
 		case "(", "[", "{":
 			stack = append(stack, i)
 		case ")", "]", "}":
-			if n := len(stack); n > 0 {
+			pair := map[string]string{")": "(", "]": "[", "}": "{"}[t.text]
+			if n := len(stack); n > 0 && out[stack[n-1]].text == pair {
 				out[stack[n-1]].match, out[i].match = i, stack[n-1]
 				stack = stack[:n-1]
 			}
@@ -162,7 +166,7 @@ func formatHeader(p *printer, toks []tok, i int) int {
 			j = t.match
 		}
 	}
-	if len(cur) > 0 {
+	if len(cur) > 0 || len(props) > 0 {
 		props = append(props, cur)
 	}
 	for k, prop := range props {
@@ -181,6 +185,10 @@ func formatHeader(p *printer, toks []tok, i int) int {
 			prop = prop[1:]
 		}
 		if len(prop) == 0 {
+			// An empty property (a stray comma) keeps its comma.
+			if k < len(props)-1 {
+				p.punct(",")
+			}
 			continue
 		}
 		if !before || p.brk {
@@ -199,7 +207,7 @@ func formatHeader(p *printer, toks []tok, i int) int {
 		return end
 	}
 	p.newline(0)
-	p.punct(")")
+	p.punct(toks[end].text)
 	j := end + 1
 	if j < len(toks) && toks[j].text == ";" {
 		p.punct(";")

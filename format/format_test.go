@@ -96,3 +96,29 @@ func TestKeepsTokens(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSource: any text formats without error to the same tokens (checked
+// inside Source), and formatting the result again changes nothing.
+func FuzzSource(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, x := range ar.Files {
+			f.Add(string(x.Data))
+		}
+	}
+	f.Add("select a -- c\n, b from t where x between 1 and 2 and y or z")
+	f.Fuzz(func(t *testing.T, src string) {
+		got, err := Source([]byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		again, err := Source(got)
+		if err != nil || string(again) != string(got) {
+			t.Fatalf("%q: not idempotent:\n%s\nthen\n%s (%v)", src, got, again, err)
+		}
+	})
+}
