@@ -124,8 +124,8 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 // LayoutProblems says, for each of the named models, why its file in after
 // (the same project as before with some files laid out anew) may not be
 // written: its fingerprint cannot be computed, or would change. Both are
-// computed by the analysis a plan makes, each on a fresh workbench, reading
-// (never writing) the project's check cache. A model missing from the
+// computed by the analysis a plan makes, each on a fresh workbench, through
+// the project's check cache. A model missing from the
 // result may be written. A fingerprint is the own hash combined with the
 // parents' fingerprints, so a file whose own hash stays keeps its
 // fingerprint and its children's, whatever else is written.
@@ -134,14 +134,19 @@ func LayoutProblems(ctx context.Context, before, after *project.Project, models 
 	if len(models) == 0 {
 		return out, nil
 	}
-	b, err := ownHashes(ctx, before)
+	// One cache for both: the two texts differ in a few files only, so the
+	// second analysis checks just those. It is saved (atomically, as every
+	// analysis saves it) so that the next format starts warm.
+	cache := analysis.OpenFileCache(connect.CachePath(before))
+	b, err := ownHashes(ctx, before, cache)
 	if err != nil {
 		return nil, err
 	}
-	a, err := ownHashes(ctx, after)
+	a, err := ownHashes(ctx, after, cache)
 	if err != nil {
 		return nil, err
 	}
+	_ = cache.Save() // a cache that cannot be saved only costs time
 	for _, m := range models {
 		switch {
 		case b[m] == "":
@@ -155,13 +160,13 @@ func LayoutProblems(ctx context.Context, before, after *project.Project, models 
 
 // ownHashes analyzes p on a fresh workbench and returns each model's own
 // hash and canonical form, keyed by model name.
-func ownHashes(ctx context.Context, p *project.Project) (map[string]string, error) {
+func ownHashes(ctx context.Context, p *project.Project, cache *analysis.FileCache) (map[string]string, error) {
 	wb, err := connect.Workbench(p)
 	if err != nil {
 		return nil, err
 	}
 	defer wb.Close()
-	a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: analysis.OpenFileCache(connect.CachePath(p))})
+	a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: cache})
 	if err != nil {
 		return nil, err
 	}
