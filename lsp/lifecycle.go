@@ -123,7 +123,9 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			CodeActionProvider: &protocol.CodeActionOptions{
 				CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix},
 			},
-			CodeLensProvider: &protocol.CodeLensOptions{},
+			CodeLensProvider:                &protocol.CodeLensOptions{},
+			DocumentFormattingProvider:      true,
+			DocumentRangeFormattingProvider: true,
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{
 				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest, cmdPreview},
 			},

@@ -37,6 +37,8 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	diags                        wait for the checks, print every diagnostic
 //	hover|def|refs|complete FILE MARKER
 //	rename FILE MARKER NAME
+//	format FILE [MARKER MARKER]  textDocument/formatting (rangeFormatting
+//	                             between the markers), applied to the buffer
 //	actions FILE MARKER          code actions at the cursor
 //	fix FILE MARKER TITLE        apply the code action whose title starts with TITLE
 //	symbols FILE | wsymbols QUERY | lens FILE
@@ -283,6 +285,32 @@ func (r *scenario) run(line string) error {
 			return nil
 		}
 		r.edit(edit)
+	case "format":
+		if len(args) != 2 && len(args) != 4 {
+			return fmt.Errorf("bad arguments")
+		}
+		c.waitIdle()
+		var edits []protocol.TextEdit
+		doc := map[string]any{"uri": c.uri(args[1])}
+		var err error
+		if len(args) == 4 {
+			rng := protocol.Range{Start: c.position(args[1], args[2]), End: c.position(args[1], args[3])}
+			err = c.call("textDocument/rangeFormatting", map[string]any{"textDocument": doc, "range": rng, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+		} else {
+			err = c.call("textDocument/formatting", map[string]any{"textDocument": doc, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+		}
+		if err != nil {
+			r.printf("error: %v\n", err)
+			return nil
+		}
+		if len(edits) == 0 {
+			r.printf("no edits\n")
+			return nil
+		}
+		for _, e := range edits {
+			r.printf("edit %s\n", rangeText(e.Range))
+		}
+		r.apply(&protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{c.uri(args[1]): edits}})
 	case "actions", "fix":
 		if args[0] == "actions" && len(args) != 3 || args[0] == "fix" && len(args) != 4 {
 			return fmt.Errorf("bad arguments")

@@ -134,7 +134,7 @@ flight is rolled back, the lock released, the journal says interrupted).`,
 	root.PersistentFlags().Var(durationFlag{&a.lockTimeout}, "lock-timeout",
 		"how long to wait for a DuckDB warehouse another process is writing, e.g. 30s or 0s (default: engine lock_timeout in efmesh.yaml, else 10s)")
 	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
-		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd(), a.passportCmd(), a.scheduleCmd(), a.compactCmd(), a.queryCmd(), a.showCmd(), a.envCmd(), a.createExternalCmd(), a.createTestCmd(), a.lintCmd())
+		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd(), a.passportCmd(), a.scheduleCmd(), a.compactCmd(), a.queryCmd(), a.showCmd(), a.envCmd(), a.createExternalCmd(), a.createTestCmd(), a.lintCmd(), a.formatCmd())
 	// --version prints what efmesh version prints.
 	root.Version = Version
 	root.SetVersionTemplate(versionLine() + "\n")

@@ -1,0 +1,428 @@
+// Package format decides the one canonical layout of a model file: the
+// MODEL header one property per line with a two-space indent, kind names
+// upper case and their option names lower case; the body with keywords
+// upper case, clause keywords at the start of a line, subqueries and CTEs
+// indented, and one select column per line once the list does not fit the
+// width.
+//
+// It reads SQL only through sqlscan (no second tokenizer) and works on
+// tokens: strings, quoted identifiers, numbers and @-macros are copied
+// byte for byte, every comment is kept where it was (on its own line or
+// after the token it followed), and only the blanks between tokens and the
+// case of keywords change. Before returning, it checks that the result
+// holds the same tokens as the input (keywords compared without case) and
+// refuses otherwise; the layout is idempotent: formatting the result again
+// gives the result.
+//
+// Whether the model's fingerprint is unchanged is not decided here (it
+// needs the engine's canonical form): the workspace checks it before a
+// file is written. This package knows nothing of projects or engines.
+package format
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/efmesh/efmesh/sqlscan"
+)
+
+// Width is the line width past which a select list is written one column
+// per line, and a condition broken before its top-level AND and OR.
+const Width = 100
+
+// Source formats one model file (header and body) and returns its
+// canonical text.
+func Source(src []byte) (_ []byte, err error) {
+	defer func() {
+		// A layout bug must not take an editor or a command down: the file
+		// is then left as it is.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("format: internal error: %v", r)
+		}
+	}()
+	toks := lex(src)
+	p := &printer{fresh: true}
+	i := 0
+	// Comments before the header stay before it, each on its own line.
+	for i < len(toks) && toks[i].Kind == sqlscan.Comment {
+		p.comment(toks[i])
+		i++
+	}
+	if i < len(toks) && toks[i].is("model") && i+1 < len(toks) && toks[i+1].text == "(" {
+		i = formatHeader(p, toks, i)
+		body := append([]tok(nil), toks[i:]...)
+		rematch(body)
+		if len(body) > 0 {
+			p.newline(0)
+			p.blank()
+		}
+		formatBody(p, body)
+	} else {
+		body := append([]tok(nil), toks[i:]...)
+		rematch(body)
+		formatBody(p, body)
+	}
+	if p.len() > 0 {
+		p.newline(0)
+	}
+	out := p.bytes()
+	if err := sameTokens(src, out); err != nil {
+		// An open string, comment or @ref( at the end swallows the last
+		// line break: leave it out.
+		trimmed := bytes.TrimSuffix(out, []byte("\n"))
+		if sameTokens(src, trimmed) != nil {
+			return nil, err
+		}
+		out = trimmed
+	}
+	return out, nil
+}
+
+// tok is a token with what the layout needs of its surroundings.
+type tok struct {
+	sqlscan.Token
+	text string
+	// nlBefore and nlAfter: a line break separates the token from the one
+	// before (or it starts the file) and from the one after. Only comments
+	// use them: an own-line comment stays on its own line.
+	nlBefore, nlAfter bool
+	// match is the index of the matching bracket, -1 for other tokens.
+	match int
+}
+
+func (t tok) is(kw string) bool { return t.Kind == sqlscan.Ident && strings.EqualFold(t.text, kw) }
+
+func lex(src []byte) []tok {
+	var out []tok
+	s := sqlscan.NewScanner(src, 0)
+	prevEnd := 0
+	for {
+		t := s.Next()
+		if t.Kind == sqlscan.EOF {
+			if n := len(out); n > 0 {
+				out[n-1].nlAfter = true
+			}
+			break
+		}
+		nl := len(out) == 0 || bytes.ContainsAny(src[prevEnd:t.Start], "\n\r")
+		if n := len(out); n > 0 {
+			out[n-1].nlAfter = nl
+		}
+		out = append(out, tok{Token: t, text: t.Text(src), nlBefore: nl, match: -1})
+		prevEnd = t.End
+	}
+	rematch(out)
+	return out
+}
+
+// rematch sets the bracket matches of toks, counted within toks.
+func rematch(out []tok) {
+	var stack []int
+	for i := range out {
+		out[i].match = -1
+	}
+	for i, t := range out {
+		if t.Kind != sqlscan.Punct {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			stack = append(stack, i)
+		case ")", "]", "}":
+			pair := map[string]string{")": "(", "]": "[", "}": "{"}[t.text]
+			if n := len(stack); n > 0 && out[stack[n-1]].text == pair {
+				out[stack[n-1]].match, out[i].match = i, stack[n-1]
+				stack = stack[:n-1]
+			}
+		}
+	}
+}
+
+// formatHeader writes MODEL ( … ) and the ; after it, and returns the index
+// of the first token after the header.
+func formatHeader(p *printer, toks []tok, i int) int {
+	p.word("MODEL")
+	p.text(" (", false)
+	open := i + 1
+	end := toks[open].match
+	if end < 0 {
+		end = len(toks)
+	}
+	// Properties are separated by the commas directly inside the header.
+	var props [][]tok
+	cur := []tok{}
+	for j := open + 1; j < end; j++ {
+		t := toks[j]
+		if t.text == "," && t.Kind == sqlscan.Punct {
+			props = append(props, cur)
+			cur = []tok{}
+			continue
+		}
+		cur = append(cur, t)
+		if t.match > j {
+			cur = append(cur, toks[j+1:t.match+1]...)
+			j = t.match
+		}
+	}
+	if len(cur) > 0 || len(props) > 0 {
+		props = append(props, cur)
+	}
+	for k, prop := range props {
+		// Leading comments: after the previous comma, or on their own lines.
+		// A comment on its own line right before the property stays on the
+		// property's line (/* why */ grain (id)).
+		before := false
+		for len(prop) > 0 && prop[0].Kind == sqlscan.Comment {
+			before = prop[0].nlBefore || k == 0
+			if !prop[0].nlBefore && k > 0 {
+				p.comment(prop[0])
+			} else {
+				p.newline(2)
+				p.comment(prop[0])
+			}
+			prop = prop[1:]
+		}
+		if len(prop) == 0 {
+			// An empty property (a stray comma) keeps its comma.
+			if k < len(props)-1 {
+				p.punct(",")
+			}
+			continue
+		}
+		if !before || p.brk {
+			p.newline(2)
+		}
+		prop = append([]tok(nil), prop...)
+		rematch(prop)
+		kind := normalizeProperty(prop)
+		e := &emitter{p: p, toks: prop, indent: 4, header: true, kind: kind}
+		e.property()
+		if k < len(props)-1 {
+			p.punct(",")
+		}
+	}
+	if end >= len(toks) {
+		return end
+	}
+	p.newline(0)
+	p.punct(toks[end].text)
+	j := end + 1
+	if j < len(toks) && toks[j].text == ";" {
+		p.punct(";")
+		j++
+	}
+	// A comment after the header on the same line stays there.
+	for j < len(toks) && toks[j].Kind == sqlscan.Comment && !toks[j].nlBefore {
+		p.comment(toks[j])
+		j++
+	}
+	return j
+}
+
+// normalizeProperty lower-cases a property's name and, for kind, upper-cases
+// the kind's name and lower-cases its option names. Values are kept. It
+// reports whether the property is the kind.
+func normalizeProperty(prop []tok) bool {
+	first := -1
+	for i, t := range prop {
+		if t.Kind != sqlscan.Comment {
+			first = i
+			break
+		}
+	}
+	if first < 0 || prop[first].Kind != sqlscan.Ident {
+		return false
+	}
+	prop[first].text = strings.ToLower(prop[first].text)
+	if prop[first].text != "kind" {
+		return false
+	}
+	k := next(prop, first)
+	if k >= len(prop) || prop[k].Kind != sqlscan.Ident {
+		return true
+	}
+	prop[k].text = strings.ToUpper(prop[k].text)
+	o := next(prop, k)
+	if o >= len(prop) || prop[o].text != "(" {
+		return true
+	}
+	depth := 0
+	wantName := true
+	for j := o; j < len(prop); j++ {
+		t := prop[j]
+		switch {
+		case t.Kind == sqlscan.Comment:
+			continue
+		case t.text == "(" || t.text == "[" || t.text == "{":
+			depth++
+			wantName = depth == 1
+			continue
+		case t.text == ")" || t.text == "]" || t.text == "}":
+			depth--
+		case depth == 1 && t.text == ",":
+			wantName = true
+			continue
+		case depth == 1 && wantName && t.Kind == sqlscan.Ident:
+			prop[j].text = strings.ToLower(t.text)
+		}
+		wantName = false
+	}
+	return true
+}
+
+// property writes a header property on its line; when it does not fit or
+// holds a line comment, the items of its first bracket go one per line.
+func (e *emitter) property() {
+	n := len(e.toks)
+	if e.fits(0, n) {
+		e.flat(0, n)
+		return
+	}
+	for k, t := range e.toks {
+		if t.text == "(" && t.Kind == sqlscan.Punct && t.match > k {
+			e.flat(0, k+1)
+			e.list(k+1, t.match, 4, true)
+			e.p.newline(2)
+			e.prev = nil
+			e.flat(t.match, n)
+			return
+		}
+	}
+	e.flat(0, n)
+}
+
+// next returns the index of the first non-comment token after i.
+func next(toks []tok, i int) int {
+	for i++; i < len(toks) && toks[i].Kind == sqlscan.Comment; i++ {
+	}
+	return i
+}
+
+// formatBody writes the statements of a body, a blank line between them.
+func formatBody(p *printer, toks []tok) {
+	start := 0
+	e := &emitter{p: p, toks: toks}
+	for i := 0; i <= len(toks); i++ {
+		if i < len(toks) && !(toks[i].text == ";" && toks[i].Kind == sqlscan.Punct) {
+			if toks[i].match > i {
+				i = toks[i].match
+			}
+			continue
+		}
+		if start < i {
+			e.query(start, i, 0)
+		}
+		if i < len(toks) {
+			p.punct(";")
+			// Comments after the ; on its line stay there.
+			for i+1 < len(toks) && toks[i+1].Kind == sqlscan.Comment && !toks[i+1].nlBefore {
+				i++
+				p.comment(toks[i])
+			}
+			if i+1 < len(toks) {
+				p.newline(0)
+				p.blank()
+			}
+		}
+		start = i + 1
+	}
+	if p.len() > 0 {
+		p.newline(0)
+	}
+}
+
+// sameTokens checks that out holds src's tokens in the same order:
+// identifiers compared without case, everything else byte for byte.
+func sameTokens(src, out []byte) error {
+	a, b := sqlscan.NewScanner(src, 0), sqlscan.NewScanner(out, 0)
+	for {
+		x, y := a.Next(), b.Next()
+		tx, ty := x.Text(src), y.Text(out)
+		same := x.Kind == y.Kind && (tx == ty || x.Kind == sqlscan.Ident && strings.EqualFold(tx, ty))
+		if !same {
+			return fmt.Errorf("format: the layout would change the token %q at byte %d into %q", tx, x.Start, ty)
+		}
+		if x.Kind == sqlscan.EOF {
+			return nil
+		}
+	}
+}
+
+// printer builds the output text line by line.
+type printer struct {
+	b      []byte
+	col    int  // runes on the current line
+	indent int  // indent of the current line
+	fresh  bool // the current line holds nothing yet
+	// brk: a line comment ended the last token, so the next one starts a
+	// new line.
+	brk bool
+}
+
+func (p *printer) bytes() []byte { return p.b }
+func (p *printer) len() int      { return len(p.b) }
+
+// newline starts a new line indented by n spaces, unless the current line
+// is still empty (then it only takes the new indent).
+func (p *printer) newline(n int) {
+	p.brk = false
+	if len(p.b) == 0 {
+		p.indent, p.fresh = n, true
+		return
+	}
+	if p.fresh {
+		p.indent = n
+		return
+	}
+	p.b = append(p.b, '\n')
+	p.col, p.indent, p.fresh = 0, n, true
+}
+
+// blank ends the current line with an empty line after it.
+func (p *printer) blank() {
+	if len(p.b) > 0 && !bytes.HasSuffix(p.b, []byte("\n\n")) {
+		p.b = append(p.b, '\n')
+	}
+}
+
+// text writes s, after a space when space is set and the line is not
+// empty.
+func (p *printer) text(s string, space bool) {
+	if p.brk {
+		p.newline(p.indent)
+	}
+	if p.fresh {
+		for range p.indent {
+			p.b = append(p.b, ' ')
+		}
+		p.col = p.indent
+		p.fresh = false
+	} else if space {
+		p.b = append(p.b, ' ')
+		p.col++
+	}
+	p.b = append(p.b, s...)
+	if k := strings.LastIndexAny(s, "\n\r"); k >= 0 {
+		p.col = utf8.RuneCountInString(s[k+1:])
+	} else {
+		p.col += utf8.RuneCountInString(s)
+	}
+}
+
+func (p *printer) word(s string)  { p.text(s, true) }
+func (p *printer) punct(s string) { p.text(s, false) }
+
+// comment writes a comment where it was: on its own line when it stood on
+// its own line, else after what precedes it; a line comment, or one a line
+// break followed, ends its line.
+func (p *printer) comment(t tok) {
+	if t.nlBefore && !p.fresh {
+		p.newline(p.indent)
+	}
+	p.text(t.text, true)
+	if strings.HasPrefix(t.text, "--") || t.nlAfter {
+		p.brk = true
+	}
+}

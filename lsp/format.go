@@ -1,0 +1,93 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"unicode/utf8"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/format"
+	"github.com/efmesh/efmesh/workspace"
+)
+
+// codeRequestFailed is LSP's RequestFailed: the request was valid but
+// could not be done (the layout would change the model's fingerprint).
+const codeRequestFailed jsonrpc2.Code = -32803
+
+func (s *Server) formatting(ctx context.Context, params json.RawMessage) (any, error) {
+	var p protocol.DocumentFormattingParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	d, ok := s.document(p.TextDocument.URI)
+	if !ok || d.f.model == nil {
+		return nil, nil
+	}
+	return formatEdits(ctx, d)
+}
+
+// rangeFormatting formats the whole model, whatever the range: the layout
+// is one for the file (a clause's line depends on the query around it), so
+// formatting a part could leave text a whole format would change again.
+func (s *Server) rangeFormatting(ctx context.Context, params json.RawMessage) (any, error) {
+	var p protocol.DocumentRangeFormattingParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	d, ok := s.document(p.TextDocument.URI)
+	if !ok || d.f.model == nil {
+		return nil, nil
+	}
+	return formatEdits(ctx, d)
+}
+
+// formatEdits is the formatting feature: the model file of d laid out by
+// format, as one edit spanning what changed, refused when the model's
+// fingerprint would change (checked as efmesh format checks it).
+func formatEdits(ctx context.Context, d *docPos) ([]protocol.TextEdit, error) {
+	src := d.f.src
+	got, err := format.Source(src)
+	if err != nil {
+		return nil, jsonrpc2.NewError(codeRequestFailed, err.Error())
+	}
+	if bytes.Equal(got, src) {
+		return []protocol.TextEdit{}, nil
+	}
+	snap := d.w.snap
+	if snap.proj == nil {
+		return nil, nil
+	}
+	after := snap.withFile(snap.seq, d.rel, got, true, snap.open)
+	name := d.f.model.Name
+	problems, err := workspace.LayoutProblems(ctx, snap.proj, after.proj, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	if pr := problems[name]; pr != "" {
+		return nil, jsonrpc2.NewError(codeRequestFailed, d.rel+": "+pr)
+	}
+	start, end, text := changed(src, got)
+	return []protocol.TextEdit{{Range: d.f.Mapper().Range(start, end), NewText: text}}, nil
+}
+
+// changed returns the span of old that differs from new (after their
+// common prefix and suffix, on character boundaries) and its replacement.
+func changed(old, new []byte) (start, end int, text string) {
+	for start < len(old) && start < len(new) && old[start] == new[start] {
+		start++
+	}
+	for start > 0 && start < len(old) && !utf8.RuneStart(old[start]) {
+		start--
+	}
+	n := 0
+	for n < len(old)-start && n < len(new)-start && old[len(old)-1-n] == new[len(new)-1-n] {
+		n++
+	}
+	for n > 0 && !utf8.RuneStart(old[len(old)-n]) {
+		n--
+	}
+	return start, len(old) - n, string(new[start : len(new)-n])
+}

@@ -1,0 +1,177 @@
+package workspace_test
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/format"
+	"github.com/efmesh/efmesh/internal/testkit"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
+)
+
+// features is a project written the way people write SQL, untidily, with
+// what the layout must keep: windows, QUALIFY, GROUP BY ALL, EXCLUDE,
+// structs, unnest, non-ASCII names and strings, comments everywhere.
+var features = map[string]string{
+	"efmesh.yaml": "name: features\nstart: 2024-01-01\nengine: {type: duckdb, path: efmesh.duckdb}\nstate: {type: sqlite, path: .efmesh/state.db}\n",
+	"models/raw/people.sql": `-- people, as the CRM exports them
+model (name raw.people, kind full, /* no contract */ description 'Leute – people')
+select * from (values
+  (1, 'Jörg', {'first': 'Jörg', 'last': 'Müller'}, ['a', 'b'], timestamp '2024-01-01 10:00', 1.5),
+  (2, 'Ana', {'first': 'Ana', 'last': 'Lima'}, ['b'], timestamp '2024-01-02 11:00', -2.5)
+) as v(id, "Käufer", name_parts, tags, ts, amount)
+`,
+	"models/core/ranked.sql": `MODEL (name core.ranked, kind INCREMENTAL_BY_TIME_RANGE (time_column ts), grain (id));
+/* ranks within a day */ select id, ts, "Käufer", name_parts.first as first_name, name_parts['last'] as last_name,
+  row_number() over (partition by ts::date order by amount desc nulls last, id) as rn, -- the rank
+  sum(amount) over (order by ts rows between unbounded preceding and current row) as running
+from @ref(raw.people) -- the source
+where ts >= @start and ts < @end
+qualify rn <= 10
+`,
+	"models/core/tags.sql": `model(name core.tags, kind view)
+-- one row per tag
+select id, unnest(tags) as tag, 'Grüße -- kein Kommentar /* auch nicht */' as note from @ref(raw.people)
+`,
+	"models/mart/summary.sql": `MODEL (name mart.summary, kind FULL, columns (tag TEXT, people BIGINT, names TEXT[], "Größe" DOUBLE))
+with t as (select * exclude (note) from @ref(core.tags)), p as (select * from @ref(raw.people) where amount > -10 and "Käufer" <> 'x')
+select t.tag, count(distinct t.id) as people, list(p."Käufer" order by p."Käufer") as names, coalesce(sum(p.amount), 0)::double as "Größe"
+from t join p using (id)
+group by all
+having count(*) > 0 or sum(p.amount) between -1 and 1
+order by 1
+`,
+}
+
+// TestFormatKeepsFingerprints formats every model of the examples, of
+// testdata/corpus and of a project with windows, QUALIFY, GROUP BY ALL,
+// EXCLUDE, structs, unnest, non-ASCII names and comments: no model's
+// fingerprint changes (computed by the analysis a plan makes, before and
+// after), every file is written, and formatting again changes nothing.
+func TestFormatKeepsFingerprints(t *testing.T) {
+	root := testkit.Root(t)
+	projects := map[string]string{
+		"hospital":  testkit.Example(t, "hospital"),
+		"eventlake": testkit.Example(t, "eventlake"),
+		"corpus":    testkit.CopyProject(t, filepath.Join(root, "testdata", "corpus")),
+		"features":  testkit.WriteProject(t, features),
+	}
+	for name, dir := range projects {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			before := fingerprintsOf(t, dir)
+			files, err := workspace.Format(ctx, dir, nil, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := 0
+			for _, f := range files {
+				if f.Problem != "" {
+					t.Errorf("%s: %s", f.File, f.Problem)
+				}
+				if f.Changed {
+					changed++
+					if !f.Written {
+						t.Errorf("%s: changed but not written", f.File)
+					}
+				}
+				src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.File)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				again, err := format.Source(src)
+				if err != nil || string(again) != string(src) {
+					t.Errorf("%s: not idempotent (%v):\n%s", f.File, err, again)
+				}
+			}
+			if changed == 0 && name == "features" {
+				t.Error("the untidy project was left as it was")
+			}
+			after := fingerprintsOf(t, dir)
+			if len(before) == 0 || !maps.Equal(before, after) {
+				for _, m := range slices.Sorted(maps.Keys(before)) {
+					if before[m] != after[m] {
+						t.Errorf("%s: fingerprint %s became %s", m, before[m], after[m])
+					}
+				}
+			}
+			again, err := workspace.Format(ctx, dir, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range again {
+				if f.Changed || f.Problem != "" {
+					t.Errorf("%s: a second format would change it (%s)", f.File, f.Problem)
+				}
+			}
+			t.Logf("%d models, %d reformatted", len(files), changed)
+		})
+	}
+}
+
+func fingerprintsOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	p, err := workspace.Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if project.HasErrors(p.Diagnostics) {
+		t.Fatalf("the project does not load: %v", p.Diagnostics)
+	}
+	wb, err := connect.Workbench(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	a, err := analysis.AnalyzeWith(context.Background(), p, wb, analysis.AnalyzeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for name, info := range a.Models {
+		if info.Fingerprint == "" {
+			t.Errorf("%s has no fingerprint: %v", name, info.Diagnostics)
+		}
+		out[name] = info.Fingerprint
+	}
+	return out
+}
+
+// TestLayoutProblemsRefuses: a new text of a model that means something
+// else (what a layout bug would write) is refused with the reason, and one
+// that only moves blanks is let through.
+func TestLayoutProblemsRefuses(t *testing.T) {
+	dir := testkit.WriteProject(t, features)
+	p, err := workspace.Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.ByName["core.tags"]
+	path := filepath.Join(dir, filepath.FromSlash(m.File))
+	for _, c := range []struct {
+		body string
+		want string
+	}{
+		{"model(name core.tags, kind view)\nselect id,\n  unnest(tags) as tag, 'Grüße -- kein Kommentar /* auch nicht */' as note\nfrom @ref(raw.people)\n", ""},
+		{"model(name core.tags, kind view)\nselect id, unnest(tags) as tag, 'Grüsse' as note from @ref(raw.people)\n", "the layout would change the model's fingerprint; left as it is"},
+	} {
+		q, err := workspace.Load(dir, map[string][]byte{path: []byte(c.body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := workspace.LayoutProblems(context.Background(), p, q, []string{"core.tags"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["core.tags"] != c.want {
+			t.Errorf("%q: problem %q, want %q", c.body, got["core.tags"], c.want)
+		}
+	}
+}
