@@ -124,6 +124,10 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix},
 			},
 			CodeLensProvider: &protocol.CodeLensOptions{},
+			SemanticTokensProvider: map[string]any{
+				"legend": semanticLegend(),
+				"full":   true,
+			},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{
 				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest, cmdPreview},
 			},

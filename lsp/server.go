@@ -273,6 +273,7 @@ func init() {
 		protocol.MethodTextDocumentCodeAction:     {fn: (*Server).codeAction, async: true},
 		protocol.MethodTextDocumentCodeLens:       {fn: (*Server).codeLens, async: true},
 		protocol.MethodWorkspaceExecuteCommand:    {fn: (*Server).executeCommand, async: true},
+		protocol.MethodSemanticTokensFull:         {fn: (*Server).semanticTokensFull},
 	}
 }
 
