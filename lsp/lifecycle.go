@@ -62,6 +62,9 @@ const (
 	cmdLineage = "efmesh.lineage"
 	cmdTest    = "efmesh.test"
 	cmdPreview = "efmesh.preview"
+	// The editor's trees.
+	cmdModels       = "efmesh.models"
+	cmdEnvironments = "efmesh.environments"
 )
 
 func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
@@ -129,7 +132,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				"full":   true,
 			},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{
-				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest, cmdPreview},
+				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest, cmdPreview, cmdModels, cmdEnvironments},
 			},
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
