@@ -58,19 +58,26 @@ type semToken struct {
 	typ, mods  int
 }
 
-// semanticTokens lists the tokens of a model file, sorted by start, with no
-// two overlapping (the first written wins: header, macros, then columns).
-// An unreadable file or a non-model file has none.
+// semanticTokens lists the tokens of a model or audit file, sorted by
+// start, with no two overlapping (the first written wins: header, macros,
+// then columns). An unreadable file or another file has none.
 func semanticTokens(f *file) []semToken {
-	m := f.model
-	if m == nil {
-		return nil
-	}
 	var toks []semToken
 	add := func(start, end, typ, mods int) {
 		if start >= 0 && end > start && end <= len(f.src) {
 			toks = append(toks, semToken{start, end, typ, mods})
 		}
+	}
+	if a := f.audit; a != nil {
+		if a.NameRange.End.Offset > a.NameRange.Start.Offset {
+			add(a.NameRange.Start.Offset, a.NameRange.End.Offset, semModel, modDeclaration)
+		}
+		macroTokens(a.Macros, add)
+		return sorted(toks)
+	}
+	m := f.model
+	if m == nil {
+		return nil
 	}
 	if m.NameRange.End.Offset > m.NameRange.Start.Offset {
 		add(m.NameRange.Start.Offset, m.NameRange.End.Offset, semModel, modDeclaration)
@@ -93,18 +100,7 @@ func semanticTokens(f *file) []semToken {
 			}
 		}
 	}
-	for _, mc := range m.Macros {
-		if mc.Kind == project.MacroRef && mc.ArgEnd > mc.ArgStart {
-			add(mc.Start, mc.Start+len("@ref"), semMacro, 0)
-			add(mc.ArgStart, mc.ArgEnd, semModel, 0)
-			continue
-		}
-		end := mc.Start + 1 + len(mc.Kind)
-		if end > mc.End {
-			end = mc.End
-		}
-		add(mc.Start, end, semMacro, 0)
-	}
+	macroTokens(m.Macros, add)
 	var walk func(q *query)
 	walk = func(q *query) {
 		if q == nil {
@@ -132,7 +128,24 @@ func semanticTokens(f *file) []semToken {
 		}
 	}
 	walk(f.query())
+	return sorted(toks)
+}
 
+// macroTokens adds the tokens of a body's macros: the @name, and for a ref
+// the model it names.
+func macroTokens(macros []project.Macro, add func(start, end, typ, mods int)) {
+	for _, mc := range macros {
+		if mc.Kind == project.MacroRef && mc.ArgEnd > mc.ArgStart {
+			add(mc.Start, mc.Start+len("@ref"), semMacro, 0)
+			add(mc.ArgStart, mc.ArgEnd, semModel, 0)
+			continue
+		}
+		add(mc.Start, min(mc.Start+1+len(mc.Kind), mc.End), semMacro, 0)
+	}
+}
+
+// sorted orders toks by start and drops a token that overlaps an earlier one.
+func sorted(toks []semToken) []semToken {
 	sort.SliceStable(toks, func(i, j int) bool { return toks[i].start < toks[j].start })
 	out := toks[:0]
 	last := -1
