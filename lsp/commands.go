@@ -79,6 +79,10 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return s.testCommand(ctx, v, a)
 	case cmdPreview:
 		return s.previewCommand(ctx, v, a)
+	case cmdModels:
+		return s.modelsCommand(ctx, v, a)
+	case cmdEnvironments:
+		return s.environmentsCommand(ctx, v, a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }

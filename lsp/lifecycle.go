@@ -62,6 +62,9 @@ const (
 	cmdLineage = "efmesh.lineage"
 	cmdTest    = "efmesh.test"
 	cmdPreview = "efmesh.preview"
+	// The editor's trees.
+	cmdModels       = "efmesh.models"
+	cmdEnvironments = "efmesh.environments"
 )
 
 func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
@@ -126,8 +129,12 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			CodeLensProvider:                &protocol.CodeLensOptions{},
 			DocumentFormattingProvider:      true,
 			DocumentRangeFormattingProvider: true,
+			SemanticTokensProvider: map[string]any{
+				"legend": semanticLegend(),
+				"full":   true,
+			},
 			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{
-				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest, cmdPreview},
+				Commands: []string{cmdRender, cmdPlan, cmdApply, cmdLineage, cmdTest, cmdPreview, cmdModels, cmdEnvironments},
 			},
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},

@@ -140,7 +140,7 @@ func (r *scenario) run(line string) error {
 		return nil
 	}
 	switch args[0] {
-	case "open", "close", "save", "symbols", "lens", "cat", "rm":
+	case "open", "close", "save", "symbols", "lens", "cat", "rm", "tokens":
 		if err := need(1); err != nil {
 			return err
 		}
@@ -164,6 +164,10 @@ func (r *scenario) run(line string) error {
 			for _, l := range lenses {
 				r.printf("%s %q -> %s\n", rangeText(l.Range), l.Command.Title, l.Command.Command)
 			}
+		case "tokens":
+			var toks protocol.SemanticTokens
+			c.mustCall("textDocument/semanticTokens/full", map[string]any{"textDocument": map[string]any{"uri": c.uri(args[1])}}, &toks)
+			r.semanticTokens(c.text(args[1]), c.initResult, toks.Data)
 		case "rm":
 			if err := os.Remove(filepath.Join(c.root, filepath.FromSlash(args[1]))); err != nil {
 				return err
@@ -437,6 +441,46 @@ func (r *scenario) diags() {
 			sev := map[protocol.DiagnosticSeverity]string{1: "error", 2: "warning", 3: "info", 4: "hint"}[d.Severity]
 			r.printf("%s:%s%s %s %v: %s\n", rel, rangeText(d.Range), version, sev, d.Code, d.Message)
 		}
+	}
+}
+
+// semanticTokens decodes the wire form with the legend the server
+// advertised in initialize and prints one token a line: position, text,
+// type and modifiers.
+func (r *scenario) semanticTokens(src []byte, init json.RawMessage, data []uint32) {
+	var caps struct {
+		Capabilities struct {
+			SemanticTokensProvider struct {
+				Legend protocol.SemanticTokensLegend `json:"legend"`
+				Full   bool                          `json:"full"`
+			} `json:"semanticTokensProvider"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(init, &caps); err != nil || !caps.Capabilities.SemanticTokensProvider.Full {
+		r.printf("semanticTokensProvider with full is not advertised\n")
+		return
+	}
+	legend := caps.Capabilities.SemanticTokensProvider.Legend
+	mp := NewMapper(src)
+	var line, char uint32
+	for i := 0; i+4 < len(data); i += 5 {
+		if data[i] > 0 {
+			char = 0
+		}
+		line += data[i]
+		char += data[i+1]
+		start := mp.Offset(protocol.Position{Line: line, Character: char})
+		end := mp.Offset(protocol.Position{Line: line, Character: char + data[i+2]})
+		typ := "?"
+		if int(data[i+3]) < len(legend.TokenTypes) {
+			typ = string(legend.TokenTypes[data[i+3]])
+		}
+		for b, m := range legend.TokenModifiers {
+			if data[i+4]&(1<<b) != 0 {
+				typ += "+" + string(m)
+			}
+		}
+		r.printf("%d:%d %q %s\n", line+1, char+1, src[start:end], typ)
 	}
 }
 

@@ -275,6 +275,7 @@ func init() {
 		protocol.MethodWorkspaceExecuteCommand:     {fn: (*Server).executeCommand, async: true},
 		protocol.MethodTextDocumentFormatting:      {fn: (*Server).formatting, async: true},
 		protocol.MethodTextDocumentRangeFormatting: {fn: (*Server).rangeFormatting, async: true},
+		protocol.MethodSemanticTokensFull:          {fn: (*Server).semanticTokensFull},
 	}
 }
 

@@ -48,14 +48,16 @@ function planLines(plan: PlanResult): string[] {
   return lines;
 }
 
-export async function plan(session: Session, given?: CommandArgs): Promise<PlanResult | undefined> {
+/** plan plans an environment and logs it; it returns the plan and the arguments it was made with. */
+export async function plan(session: Session, given?: CommandArgs): Promise<{ plan: PlanResult; args: CommandArgs } | undefined> {
   const target = given?.uri || given?.root ? { args: given } : await session.target();
   if (!target) return undefined;
   const env = given?.env || (await pickEnvironment(session, 'Plan which environment?'));
   if (!env) return undefined;
-  const result = await session.withProgress<PlanResult>(`efmesh: plan ${env}`, 'efmesh.plan', { ...target.args, env });
+  const args = { ...target.args, env };
+  const result = await session.withProgress<PlanResult>(`efmesh: plan ${env}`, 'efmesh.plan', args);
   session.log([`[${stamp()}] plan ${env}`, ...planLines(result), '']);
-  return result;
+  return { plan: result, args };
 }
 
 export async function apply(session: Session, given?: CommandArgs): Promise<void> {

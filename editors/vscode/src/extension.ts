@@ -9,9 +9,12 @@ import * as vscode from 'vscode';
 import { Middleware, State } from 'vscode-languageclient/node';
 import { apply, pickEnvironment, plan, runTests } from './deploy';
 import { LineagePanel } from './lineage';
+import { PlanPanel } from './planview';
 import { openRender, RENDER_SCHEME, RenderProvider } from './render';
 import { CONFIG_FILE, createClient, findProjects, INSTALL_HINT, projectOf, resolveBinary } from './server';
 import { CommandArgs, messageOf, PROD, Session } from './session';
+import { UnitTests } from './testing';
+import { EnvironmentsTree, ModelsTree } from './trees';
 
 let session: Session | undefined;
 
@@ -24,7 +27,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = vscode.window.createStatusBarItem('efmesh.environment', vscode.StatusBarAlignment.Left, 10);
   status.name = 'efmesh environment';
   status.command = 'efmesh.selectEnvironment';
-  context.subscriptions.push(output, serverLog, render, status);
+  const modelsTree = new ModelsTree(s);
+  const envsTree = new EnvironmentsTree(s);
+  const unitTests = new UnitTests(s);
+  context.subscriptions.push(output, serverLog, render, status, unitTests);
+  const refreshTrees = () => {
+    modelsTree.refresh();
+    envsTree.refresh();
+  };
+  // showPlan plans (asking for what is missing) and opens the plan view.
+  const showPlan = async (given?: CommandArgs) => {
+    const planned = await plan(s, given);
+    if (planned) PlanPanel.show(s, context.extensionUri, planned.args, planned.plan, refreshTrees);
+  };
 
   const updateStatus = () => {
     const env = s.environment();
@@ -60,9 +75,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           case 'efmesh.render':
             return openRender(s, a.uri ? vscode.Uri.parse(a.uri) : undefined, a.env ?? s.environment());
           case 'efmesh.plan':
-            return plan(s, a);
+            return showPlan(a);
           case 'efmesh.apply':
-            return apply(s, a);
+            await apply(s, a);
+            return refreshTrees();
           case 'efmesh.lineage':
             return LineagePanel.show(s, context.extensionUri, a, a.uri ? projectOf(s.roots, vscode.Uri.parse(a.uri)) : undefined);
           default:
@@ -104,6 +120,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     try {
       await client.start();
       void vscode.commands.executeCommand('setContext', 'efmesh.active', true);
+      refreshTrees();
+      void unitTests.discover();
     } catch (err) {
       s.client = undefined;
       vscode.window.showErrorMessage(`efmesh: could not start "${s.binary} lsp": ${messageOf(err)}. ${INSTALL_HINT}`);
@@ -117,8 +135,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('efmesh.renderModel', guarded(async (arg?: unknown) => {
       await openRender(s, uriArg(arg), s.environment());
     })),
-    vscode.commands.registerCommand('efmesh.planEnvironment', guarded(async () => plan(s))),
-    vscode.commands.registerCommand('efmesh.applyEnvironment', guarded(async () => apply(s))),
+    vscode.window.registerTreeDataProvider('efmesh.models', modelsTree),
+    vscode.window.registerTreeDataProvider('efmesh.environments', envsTree),
+    vscode.commands.registerCommand('efmesh.planEnvironment', guarded(async () => showPlan())),
+    vscode.commands.registerCommand('efmesh.applyEnvironment', guarded(async () => {
+      await apply(s);
+      refreshTrees();
+    })),
+    vscode.commands.registerCommand('efmesh.refreshTrees', () => refreshTrees()),
+    vscode.commands.registerCommand('efmesh.openModel', guarded(async (uri?: unknown) => {
+      if (typeof uri === 'string') await vscode.window.showTextDocument(vscode.Uri.parse(uri));
+    })),
+    vscode.commands.registerCommand('efmesh.useEnvironment', guarded(async (node?: unknown) => {
+      const env = (node as { env?: { name?: string } } | undefined)?.env?.name;
+      if (!env) return;
+      const target = vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      await vscode.workspace.getConfiguration('efmesh').update('environment', env, target);
+    })),
     vscode.commands.registerCommand('efmesh.showLineage', guarded(async (arg?: unknown) => {
       const t = await s.target(uriArg(arg));
       if (!t) return;
@@ -156,11 +189,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.affectsConfiguration('efmesh.environment')) {
         updateStatus();
         render.refresh();
+        refreshTrees();
       }
       if (e.affectsConfiguration('efmesh.path')) void restart();
     }),
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (projectOf(s.roots, e.document.uri)) render.refresh();
+    }),
+    vscode.workspace.onDidSaveTextDocument((d) => {
+      if (projectOf(s.roots, d.uri)) refreshTrees();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void restart()),
     { dispose: () => void stop() },

@@ -32,6 +32,9 @@ export interface PlanResult {
     name: string;
     change: string;
     build: boolean;
+    intervals?: number;
+    reusedFrom?: string;
+    cause?: string[];
     kind?: string;
     fingerprint?: string;
     physicalTable?: string;

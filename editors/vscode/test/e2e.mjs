@@ -142,9 +142,12 @@ async function main() {
   const caps = init.capabilities;
   check(caps.hoverProvider === true, 'initialize: hover provider');
   const commands = caps.executeCommandProvider?.commands ?? [];
-  for (const c of ['efmesh.render', 'efmesh.plan', 'efmesh.apply', 'efmesh.lineage']) {
+  for (const c of ['efmesh.render', 'efmesh.plan', 'efmesh.apply', 'efmesh.lineage', 'efmesh.test', 'efmesh.models', 'efmesh.environments']) {
     check(commands.includes(c), `initialize: command ${c}`, JSON.stringify(commands));
   }
+  const legend = caps.semanticTokensProvider?.legend;
+  check(caps.semanticTokensProvider?.full === true && ['macro', 'class', 'property', 'enumMember', 'variable'].every((t) => legend?.tokenTypes?.includes(t)),
+    'initialize: semantic tokens (full) with their legend', JSON.stringify(caps.semanticTokensProvider));
   check(caps.textDocumentSync?.change === lsp.TextDocumentSyncKind.Incremental, 'initialize: incremental sync');
   conn.sendNotification(lsp.InitializedNotification.type, {});
 
@@ -225,6 +228,31 @@ async function main() {
   const plan = await command('efmesh.plan', { uri, env: 'dev' }, { workDoneToken: 'e2e-plan' });
   check(plan?.env === 'dev' && plan.hasChanges === true && Array.isArray(plan.models) && typeof plan.summary === 'string', 'efmesh.plan returns the plan and its summary', JSON.stringify(plan));
   check(await waitFor(() => progress.some((p) => p.kind === 'end')), 'efmesh.plan reports progress on the given token', JSON.stringify(progress));
+
+  // Semantic tokens of the open model, decoded with the legend.
+  const st = await request(lsp.SemanticTokensRequest.type, { textDocument: { uri } }, 'semanticTokens');
+  const lines = text.split('\n');
+  const toks = [];
+  for (let i = 0, line = 0, ch = 0; st && i + 4 < st.data.length; i += 5) {
+    if (st.data[i] > 0) ch = 0;
+    line += st.data[i];
+    ch += st.data[i + 1];
+    toks.push({ text: lines[line].slice(ch, ch + st.data[i + 2]), type: legend?.tokenTypes?.[st.data[i + 3]] });
+  }
+  const has = (t, type) => toks.some((x) => x.text === t && x.type === type);
+  check(has('name', 'property') && has('kind', 'property'), 'semantic tokens: header properties', JSON.stringify(toks.slice(0, 12)));
+  check(has('@ref', 'macro') && has('med.stays', 'class'), 'semantic tokens: @ref and the model it names', JSON.stringify(toks));
+  check(toks.some((x) => x.type === 'variable'), 'semantic tokens: columns', JSON.stringify(toks));
+
+  // The side bar's trees and the Test Explorer's source.
+  const models = await command('efmesh.models', { uri, env: 'dev' });
+  const stays = (models?.models ?? []).find((m) => m.name === 'med.stays_by_dept');
+  check(stays?.schema === 'med' && stays.uri === uri && typeof stays.change === 'string', 'efmesh.models: the models by schema with their status', JSON.stringify(stays));
+  const envs = await command('efmesh.environments', { uri });
+  check(Array.isArray(envs) && envs.some((e) => e.name === 'dev' && e.current === true), 'efmesh.environments: the active environment is listed', JSON.stringify(envs));
+  const tests = await command('efmesh.test', { uri });
+  check(Array.isArray(tests?.tests) && tests.tests.every((t) => typeof t.name === 'string' && typeof t.file === 'string' && typeof t.passed === 'boolean'),
+    'efmesh.test: results with name, file and outcome', JSON.stringify(tests));
 
   // efmesh.apply: never prod without confirm.
   let refused = '';

@@ -74,6 +74,44 @@ check(!(pkg.contributes?.languages ?? []).some((l) => (l.extensions ?? []).inclu
 check(/RelativePattern\(root, glob\)/.test(read('src/server.ts')) && read('src/server.ts').includes("'**/*.sql'"),
   'the document selector is .sql below each project root');
 
+// The grammar, snippets, icon and views.
+const grammars = pkg.contributes?.grammars ?? [];
+const main = grammars.find((g) => g.scopeName === 'source.efmesh');
+const injection = grammars.find((g) => g.scopeName === 'efmesh.injection');
+const json = (p) => {
+  try {
+    return JSON.parse(read(p));
+  } catch {
+    return undefined;
+  }
+};
+check(main && json(main.path)?.scopeName === 'source.efmesh', 'the efmesh grammar is contributed with its scope name', main?.path);
+check(JSON.stringify(json(main?.path ?? '')?.patterns ?? []).includes('"source.sql"'), 'the model body is embedded SQL (includes source.sql)');
+check(injection && (injection.injectTo ?? []).includes('source.sql') && json(injection.path)?.injectionSelector?.includes('source.sql'),
+  'the header and macros are injected into VS Code\'s SQL grammar', injection?.path);
+check((pkg.contributes?.languages ?? []).some((l) => l.id === main?.language && !(l.extensions ?? []).length), 'the efmesh language claims no file extension');
+const snippets = pkg.contributes?.snippets ?? [];
+check(snippets.some((sn) => sn.language === 'sql'), 'snippets are offered in .sql files');
+const sn = json(snippets[0]?.path ?? '') ?? {};
+for (const kind of ['FULL', 'VIEW', 'INCREMENTAL_BY_TIME_RANGE', 'INCREMENTAL_BY_UNIQUE_KEY', 'SCD_TYPE_2', 'SEED', 'EXTERNAL', 'EMBEDDED']) {
+  check(Object.values(sn).some((x) => x.body.join('\n').includes(`kind ${kind}`)), `a snippet makes a ${kind} model`);
+}
+check(Object.values(sn).every((x) => /^MODEL \(/.test(x.body[0]) && x.body.includes(');') && /name \$\{1:/.test(x.body[1])),
+  'every snippet is a MODEL header whose name comes first');
+const icon = fs.existsSync(path.join(dir, pkg.icon ?? '-')) ? fs.readFileSync(path.join(dir, pkg.icon)) : Buffer.alloc(0);
+check(icon.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) && icon.readUInt32BE(16) >= 128,
+  'the icon is a PNG of at least 128 px', pkg.icon);
+const container = (pkg.contributes?.viewsContainers?.activitybar ?? []).find((c) => c.id === 'efmesh');
+check(container && fs.existsSync(path.join(dir, container.icon)), 'an efmesh side bar with its own icon');
+const views = (pkg.contributes?.views?.efmesh ?? []).map((v) => v.id);
+for (const v of ['efmesh.models', 'efmesh.environments']) {
+  check(views.includes(v), `view ${v} is contributed`);
+  check(allSrc.includes(`registerTreeDataProvider('${v}'`), `view ${v} has a tree data provider`);
+}
+check(allSrc.includes("createTestController('efmesh'"), 'unit tests go to the Test Explorer');
+check(read('src/testing.ts').includes("'efmesh.test'"), 'the Test Explorer runs the server\'s efmesh.test');
+check(read('src/planview.ts').includes("'efmesh.plan'") && read('media/plan.js').includes("type: 'apply'"), 'the plan view plans and applies');
+
 // Packaging.
 check(pkg.main === './out/extension.js' && fs.existsSync(path.join(dir, pkg.main)), 'main is the compiled out/extension.js');
 check(/^\^?9\./.test(pkg.dependencies?.['vscode-languageclient'] ?? ''), 'depends on vscode-languageclient@9');

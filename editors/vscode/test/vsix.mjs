@@ -61,7 +61,9 @@ check(fs.existsSync(file), `${path.basename(file)} exists`);
 if (fs.existsSync(file)) {
   const names = zipEntries(fs.readFileSync(file));
   const ext = names.filter((n) => n.startsWith('extension/')).map((n) => n.slice('extension/'.length));
-  for (const f of ['package.json', 'out/extension.js', 'out/server.js', 'media/lineage.js', 'media/lineage.css', 'readme.md', 'license.txt']) {
+  for (const f of ['package.json', 'out/extension.js', 'out/server.js', 'media/lineage.js', 'media/lineage.css', 'readme.md', 'license.txt',
+    'out/planview.js', 'out/planpage.js', 'out/trees.js', 'out/testing.js', 'media/plan.js', 'media/plan.css', 'media/icon.png', 'media/efmesh.svg',
+    'syntaxes/efmesh.tmlanguage.json', 'syntaxes/efmesh-injection.tmlanguage.json', 'snippets/efmesh.code-snippets', 'language-configuration.json']) {
     check(ext.some((n) => n.toLowerCase() === f), `the .vsix holds ${f}`);
   }
   check(!ext.some((n) => /^(src|test)\//.test(n) || n.endsWith('.ts') || n === 'tsconfig.json'), 'no sources, tests or tsconfig');
