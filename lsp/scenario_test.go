@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,6 +40,8 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	rename FILE MARKER NAME
 //	actions FILE MARKER          code actions at the cursor
 //	fix FILE MARKER TITLE        apply the code action whose title starts with TITLE
+//	sources FILE ONLY            source actions (ONLY: kinds, comma-separated, or -)
+//	source FILE KIND             run the one source action of KIND
 //	symbols FILE | wsymbols QUERY | lens FILE
 //	command NAME JSON            workspace/executeCommand
 //	sql "STATEMENTS"             run on the warehouse (efmesh.duckdb), print the rows
@@ -296,6 +299,9 @@ func (r *scenario) run(line string) error {
 			"context":      map[string]any{"diagnostics": []any{}},
 		}, &actions)
 		if args[0] == "actions" {
+			// The source actions (render, plan, apply) are on every
+			// model; the sources command shows them.
+			actions = slices.DeleteFunc(actions, func(a protocol.CodeAction) bool { return strings.HasPrefix(string(a.Kind), "source.") })
 			if len(actions) == 0 {
 				r.printf("none\n")
 			}
@@ -313,6 +319,50 @@ func (r *scenario) run(line string) error {
 			}
 		}
 		return fmt.Errorf("no action %q among %d", args[3], len(actions))
+	case "sources", "source": // sources FILE ONLY: the source actions of a file; source FILE KIND: run one
+		if err := need(2); err != nil {
+			return err
+		}
+		var only []string
+		if args[0] == "sources" && args[2] != "-" {
+			only = strings.Split(args[2], ",")
+		}
+		if args[0] == "source" {
+			only = []string{args[2]}
+		}
+		var actions []protocol.CodeAction
+		c.mustCall("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": c.uri(args[1])},
+			"range":        protocol.Range{},
+			"context":      map[string]any{"diagnostics": []any{}, "only": only},
+		}, &actions)
+		if args[0] == "sources" {
+			if len(actions) == 0 {
+				r.printf("none\n")
+			}
+			for _, a := range actions {
+				b, _ := json.Marshal(a.Command.Arguments)
+				r.printf("%s [%s] -> %s %s\n", a.Title, a.Kind, a.Command.Command, r.mask(string(b)))
+			}
+			return nil
+		}
+		if len(actions) != 1 || actions[0].Command == nil {
+			return fmt.Errorf("want one action of kind %s, got %d", args[2], len(actions))
+		}
+		var res json.RawMessage
+		if err := c.call("workspace/executeCommand", map[string]any{"command": actions[0].Command.Command, "arguments": actions[0].Command.Arguments}, &res); err != nil {
+			r.printf("error: %v\n", err)
+			return nil
+		}
+		var s string
+		if json.Unmarshal(res, &s) == nil {
+			r.printf("%s\n", s)
+			return nil
+		}
+		var v any
+		_ = json.Unmarshal(res, &v)
+		b, _ := json.MarshalIndent(v, "", "  ")
+		r.printf("%s\n", b)
 	case "wsymbols":
 		query := ""
 		if len(args) > 1 {
