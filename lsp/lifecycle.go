@@ -118,6 +118,9 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			CompletionProvider: &protocol.CompletionOptions{
 				TriggerCharacters: []string{"(", ".", " ", ","},
 			},
+			SignatureHelpProvider: &protocol.SignatureHelpOptions{
+				TriggerCharacters: []string{"(", ","},
+			},
 			DocumentSymbolProvider:  true,
 			WorkspaceSymbolProvider: true,
 			CodeActionProvider: &protocol.CodeActionOptions{

@@ -37,6 +37,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	rm FILE                      delete from disk and send a watched-file event
 //	diags                        wait for the checks, print every diagnostic
 //	hover|def|refs|complete FILE MARKER
+//	sig FILE MARKER              signature help (> the active signature, [the active parameter])
 //	rename FILE MARKER NAME
 //	actions FILE MARKER          code actions at the cursor
 //	fix FILE MARKER TITLE        apply the code action whose title starts with TITLE
@@ -273,6 +274,37 @@ func (r *scenario) run(line string) error {
 				r.printf(" (%s)", it.Detail)
 			}
 			r.printf("\n")
+		}
+	case "sig": // sig FILE MARKER: signature help, the active signature and parameter marked
+		if err := need(2); err != nil {
+			return err
+		}
+		var h *protocol.SignatureHelp
+		c.mustCall("textDocument/signatureHelp", c.docPos(args[1], args[2]), &h)
+		if h == nil {
+			r.printf("none\n")
+			return nil
+		}
+		for i, si := range h.Signatures {
+			mark := " "
+			if uint32(i) == h.ActiveSignature {
+				mark = ">"
+			}
+			var ps []string
+			for j, p := range si.Parameters {
+				if uint32(j) == si.ActiveParameter {
+					p.Label = "[" + p.Label + "]"
+				}
+				ps = append(ps, p.Label)
+			}
+			r.printf("%s %s {%s}", mark, si.Label, strings.Join(ps, ", "))
+			if doc, ok := si.Documentation.(string); ok && doc != "" {
+				r.printf(" -- %s", doc)
+			}
+			r.printf("\n")
+		}
+		if len(h.Signatures) > 0 {
+			r.printf("active parameter %d\n", h.ActiveParameter)
 		}
 	case "rename":
 		if err := need(3); err != nil {

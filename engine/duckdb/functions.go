@@ -33,7 +33,7 @@ func (d *DB) Functions(ctx context.Context) ([]engine.Function, error) {
        parameters, parameter_types, coalesce(varargs, '')
 FROM duckdb_functions()
 WHERE function_type IN ('scalar', 'aggregate', 'macro', 'table', 'table_macro')
-ORDER BY function_name, function_type, len(parameters)`)
+ORDER BY function_name, function_type, len(parameters), array_to_string(parameter_types, ','), return_type, description`)
 	if err != nil {
 		return nil, fmt.Errorf("duckdb: functions: %w", err)
 	}
