@@ -242,6 +242,22 @@ local function run()
     return noted('applied to dev') ~= nil
   end, 100), ':EfmeshApply dev applies', notes)
 
+  -- Render, plan and apply are code actions too (Neovim shows no lenses
+  -- by default): vim.lsp.buf.code_action's request, kinds source.efmesh.*.
+  local aparams = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+    context = { diagnostics = {}, only = { 'source' } },
+  }
+  local kinds = {}
+  for _, r in pairs(vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', aparams, TIMEOUT) or {}) do
+    for _, a in ipairs(r.result or {}) do
+      table.insert(kinds, a.kind .. ' -> ' .. (a.command and a.command.command or '?'))
+    end
+  end
+  check(table.concat(kinds, ', ') == 'source.efmesh.render -> efmesh.render, source.efmesh.plan -> efmesh.plan, source.efmesh.apply -> efmesh.apply',
+    'render, plan and apply are offered as source code actions', kinds)
+
   -- :EfmeshPreview: the first rows of the model as dev serves it, in a
   -- scratch buffer laid out as a table.
   vim.cmd('EfmeshPreview')
