@@ -108,14 +108,35 @@ func thisHover() string {
 	return "**@this** is only valid in audits, where it names the audited model's relation"
 }
 
+// hoverPlanWait bounds how long a hover, answered on the connection's
+// reading goroutine, waits for a plan the code lenses have not made yet;
+// the plan is made on, and cached for the next hover.
+const hoverPlanWait = time.Second
+
 // modelPlan is the model's entry of the plan the code lenses show (nil
-// when there is none yet).
+// when there is none, or it is not ready within hoverPlanWait).
 func modelPlan(ctx context.Context, d *docPos, env, name string) *planner.ModelPlan {
-	if d.w.res == nil || d.w.res.analysis == nil {
+	res := d.w.res
+	if res == nil || res.analysis == nil {
 		return nil
 	}
-	plan, err := d.v.planFor(ctx, d.w.res, env)
-	if err != nil {
+	done := make(chan *planner.Plan, 1)
+	d.v.s.goSafe("the plan of a hover", func() {
+		plan, err := d.v.planFor(context.WithoutCancel(ctx), res, env)
+		if err != nil {
+			plan = nil
+		}
+		done <- plan
+	})
+	t := time.NewTimer(hoverPlanWait)
+	defer t.Stop()
+	var plan *planner.Plan
+	select {
+	case plan = <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	if plan == nil {
 		return nil
 	}
 	for i := range plan.Models {
