@@ -29,17 +29,22 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	if !ok || d.f.model == nil {
 		return nil, nil
 	}
+	source := sourceActions(d, s.environment())
+	if onlySource(p.Context.Only) {
+		// No fix is asked for: answer without waiting for a check.
+		return onlyKinds(source, p.Context.Only), nil
+	}
 	wctx, cancel := context.WithTimeout(ctx, awaitTimeout)
 	defer cancel()
 	res := d.v.await(wctx, d.w.snap.seq)
 	if res == nil {
-		return nil, nil
+		return onlyKinds(source, p.Context.Only), nil
 	}
 	// Fixes are byte edits of the text that was checked: offer them only
 	// when that is the text the client has.
 	f := res.snap.file(d.rel)
 	if f == nil || !bytes.Equal(f.src, d.f.src) {
-		return nil, nil
+		return onlyKinds(source, p.Context.Only), nil
 	}
 	start, end := f.Mapper().Offsets(p.Range)
 	w := &world{snap: res.snap, res: res}
@@ -47,7 +52,7 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	if a, ok := s.externalColumnsAction(wctx, d.v, w, f.model, start); ok {
 		out = append(out, a)
 	}
-	return out, nil
+	return onlyKinds(append(out, source...), p.Context.Only), nil
 }
 
 // externalColumnsAction offers, in the header of an EXTERNAL model whose

@@ -14,7 +14,7 @@ import (
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
-func (s *Server) completion(_ context.Context, params json.RawMessage) (any, error) {
+func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, error) {
 	var p protocol.CompletionParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
@@ -24,6 +24,9 @@ func (s *Server) completion(_ context.Context, params json.RawMessage) (any, err
 		return nil, nil
 	}
 	items := completeAt(d)
+	if items == nil {
+		items = s.completeBodyWord(ctx, d)
+	}
 	if items == nil {
 		return nil, nil
 	}

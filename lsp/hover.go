@@ -53,6 +53,9 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 				if mc.Kind == project.MacroVar && d.off >= mc.Start && d.off <= mc.End {
 					return varHover(d.w.snap, mc.Arg), mc.Start, mc.End, true
 				}
+				if mc.Kind == project.MacroThis && d.off >= mc.Start && d.off <= mc.End && d.w.res != nil {
+					return auditThisHover(d.w, a, d.v.s.environment()), mc.Start, mc.End, true
+				}
 			}
 		}
 		return "", 0, 0, false
@@ -60,6 +63,9 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 	w := d.w
 	if mc, found := macroAt(m, project.MacroVar, d.off); found {
 		return varHover(w.snap, mc.Arg), mc.Start, mc.End, true
+	}
+	if mc, found := timeMacroAt(m, d.off); found {
+		return timeMacroHover(ctx, d, mc, d.v.s.environment()), mc.Start, mc.End, true
 	}
 	if mc, found := refMacroAt(m, d.off); found {
 		if target := w.model(mc.Arg); target != nil {
@@ -94,6 +100,9 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 			return "", 0, 0, false // EXTRACT(year FROM …), not a column
 		}
 		return refHover(w, scope, ref, src, name), ref.start, ref.end, true
+	}
+	if c, i := cteColumnAt(q, d.off); c != nil {
+		return cteColumnHover(w, c, i), c.cols[i].start, c.cols[i].end, true
 	}
 	if scope, it := itemAt(q, d.off); it != nil {
 		return itemHover(w, m, q, scope, it), it.nameStart, it.nameEnd, true

@@ -121,10 +121,13 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			CompletionProvider: &protocol.CompletionOptions{
 				TriggerCharacters: []string{"(", ".", " ", ","},
 			},
+			SignatureHelpProvider: &protocol.SignatureHelpOptions{
+				TriggerCharacters: []string{"(", ","},
+			},
 			DocumentSymbolProvider:  true,
 			WorkspaceSymbolProvider: true,
 			CodeActionProvider: &protocol.CodeActionOptions{
-				CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix},
+				CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.RefactorRewrite, kindRender, kindPlan, kindApply},
 			},
 			CodeLensProvider:                &protocol.CodeLensOptions{},
 			DocumentFormattingProvider:      true,

@@ -22,6 +22,7 @@ type cte struct {
 	name               string
 	nameStart, nameEnd int
 	q                  *query
+	cols               []cteColumn // name(col, …): they rename the query's outputs in order
 }
 
 type selectItem struct {
@@ -155,7 +156,7 @@ func (p *qparser) ctes(q *query) {
 		p.next()
 		c := &cte{name: identName(t), nameStart: t.start, nameEnd: t.end}
 		if p.peek().isPunct("(") { // name(col, …)
-			p.skipParens()
+			c.cols = p.cteColumns()
 		}
 		if p.peek().is("as") {
 			p.next()
@@ -167,6 +168,7 @@ func (p *qparser) ctes(q *query) {
 			p.next()
 			sub := p.query(q)
 			c.q = &sub.query
+			renameOutputs(c.q, c.cols)
 			q.subs = append(q.subs, c.q)
 			if p.peek().isPunct(")") {
 				p.next()

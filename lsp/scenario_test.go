@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,11 +37,14 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	rm FILE                      delete from disk and send a watched-file event
 //	diags                        wait for the checks, print every diagnostic
 //	hover|def|refs|complete FILE MARKER
+//	sig FILE MARKER              signature help (> the active signature, [the active parameter])
 //	rename FILE MARKER NAME
 //	format FILE [MARKER MARKER]  textDocument/formatting (rangeFormatting
 //	                             between the markers), applied to the buffer
 //	actions FILE MARKER          code actions at the cursor
 //	fix FILE MARKER TITLE        apply the code action whose title starts with TITLE
+//	sources FILE ONLY            source actions (ONLY: kinds, comma-separated, or -)
+//	source FILE KIND             run the one source action of KIND
 //	symbols FILE | wsymbols QUERY | lens FILE
 //	command NAME JSON            workspace/executeCommand
 //	sql "STATEMENTS"             run on the warehouse (efmesh.duckdb), print the rows
@@ -277,6 +281,37 @@ func (r *scenario) run(line string) error {
 			}
 			r.printf("\n")
 		}
+	case "sig": // sig FILE MARKER: signature help, the active signature and parameter marked
+		if err := need(2); err != nil {
+			return err
+		}
+		var h *protocol.SignatureHelp
+		c.mustCall("textDocument/signatureHelp", c.docPos(args[1], args[2]), &h)
+		if h == nil {
+			r.printf("none\n")
+			return nil
+		}
+		for i, si := range h.Signatures {
+			mark := " "
+			if uint32(i) == h.ActiveSignature {
+				mark = ">"
+			}
+			var ps []string
+			for j, p := range si.Parameters {
+				if uint32(j) == si.ActiveParameter {
+					p.Label = "[" + p.Label + "]"
+				}
+				ps = append(ps, p.Label)
+			}
+			r.printf("%s %s {%s}", mark, si.Label, strings.Join(ps, ", "))
+			if doc, ok := si.Documentation.(string); ok && doc != "" {
+				r.printf(" -- %s", doc)
+			}
+			r.printf("\n")
+		}
+		if len(h.Signatures) > 0 {
+			r.printf("active parameter %d\n", h.ActiveParameter)
+		}
 	case "rename":
 		if err := need(3); err != nil {
 			return err
@@ -328,6 +363,9 @@ func (r *scenario) run(line string) error {
 			"context":      map[string]any{"diagnostics": []any{}},
 		}, &actions)
 		if args[0] == "actions" {
+			// The source actions (render, plan, apply) are on every
+			// model; the sources command shows them.
+			actions = slices.DeleteFunc(actions, func(a protocol.CodeAction) bool { return strings.HasPrefix(string(a.Kind), "source.") })
 			if len(actions) == 0 {
 				r.printf("none\n")
 			}
@@ -345,6 +383,50 @@ func (r *scenario) run(line string) error {
 			}
 		}
 		return fmt.Errorf("no action %q among %d", args[3], len(actions))
+	case "sources", "source": // sources FILE ONLY: the source actions of a file; source FILE KIND: run one
+		if err := need(2); err != nil {
+			return err
+		}
+		var only []string
+		if args[0] == "sources" && args[2] != "-" {
+			only = strings.Split(args[2], ",")
+		}
+		if args[0] == "source" {
+			only = []string{args[2]}
+		}
+		var actions []protocol.CodeAction
+		c.mustCall("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": c.uri(args[1])},
+			"range":        protocol.Range{},
+			"context":      map[string]any{"diagnostics": []any{}, "only": only},
+		}, &actions)
+		if args[0] == "sources" {
+			if len(actions) == 0 {
+				r.printf("none\n")
+			}
+			for _, a := range actions {
+				b, _ := json.Marshal(a.Command.Arguments)
+				r.printf("%s [%s] -> %s %s\n", a.Title, a.Kind, a.Command.Command, r.mask(string(b)))
+			}
+			return nil
+		}
+		if len(actions) != 1 || actions[0].Command == nil {
+			return fmt.Errorf("want one action of kind %s, got %d", args[2], len(actions))
+		}
+		var res json.RawMessage
+		if err := c.call("workspace/executeCommand", map[string]any{"command": actions[0].Command.Command, "arguments": actions[0].Command.Arguments}, &res); err != nil {
+			r.printf("error: %v\n", err)
+			return nil
+		}
+		var s string
+		if json.Unmarshal(res, &s) == nil {
+			r.printf("%s\n", s)
+			return nil
+		}
+		var v any
+		_ = json.Unmarshal(res, &v)
+		b, _ := json.MarshalIndent(v, "", "  ")
+		r.printf("%s\n", b)
 	case "wsymbols":
 		query := ""
 		if len(args) > 1 {

@@ -270,6 +270,7 @@ func init() {
 		protocol.MethodTextDocumentDocumentSymbol:  {fn: (*Server).documentSymbol},
 		protocol.MethodWorkspaceSymbol:             {fn: (*Server).workspaceSymbol},
 		protocol.MethodTextDocumentCompletion:      {fn: (*Server).completion},
+		protocol.MethodTextDocumentSignatureHelp:   {fn: (*Server).signatureHelp},
 		protocol.MethodTextDocumentCodeAction:      {fn: (*Server).codeAction, async: true},
 		protocol.MethodTextDocumentCodeLens:        {fn: (*Server).codeLens, async: true},
 		protocol.MethodWorkspaceExecuteCommand:     {fn: (*Server).executeCommand, async: true},

@@ -92,7 +92,7 @@ local function run()
 
   efmesh.setup({ cmd = { bin, 'lsp' }, environment = 'dev' })
   check(vim.fn.exists(':EfmeshRender') == 2 and vim.fn.exists(':EfmeshPlan') == 2 and vim.fn.exists(':EfmeshApply') == 2
-    and vim.fn.exists(':EfmeshLineage') == 2, 'setup defines :EfmeshRender, :EfmeshPlan, :EfmeshApply, :EfmeshLineage')
+    and vim.fn.exists(':EfmeshLineage') == 2 and vim.fn.exists(':EfmeshPreview') == 2, 'setup defines :EfmeshRender, :EfmeshPlan, :EfmeshApply, :EfmeshLineage, :EfmeshPreview')
 
   -- A file outside any project gets no client.
   local outside = vim.fn.tempname() .. '.sql'
@@ -241,6 +241,46 @@ local function run()
   check(vim.wait(60000, function()
     return noted('applied to dev') ~= nil
   end, 100), ':EfmeshApply dev applies', notes)
+
+  -- Render, plan and apply are code actions too (Neovim shows no lenses
+  -- by default): vim.lsp.buf.code_action's request, kinds source.efmesh.*.
+  local aparams = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+    context = { diagnostics = {}, only = { 'source' } },
+  }
+  local kinds = {}
+  for _, r in pairs(vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', aparams, TIMEOUT) or {}) do
+    for _, a in ipairs(r.result or {}) do
+      table.insert(kinds, a.kind .. ' -> ' .. (a.command and a.command.command or '?'))
+    end
+  end
+  check(table.concat(kinds, ', ') == 'source.efmesh.render -> efmesh.render, source.efmesh.plan -> efmesh.plan, source.efmesh.apply -> efmesh.apply',
+    'render, plan and apply are offered as source code actions', kinds)
+
+  -- :EfmeshPreview: the first rows of the model as dev serves it, in a
+  -- scratch buffer laid out as a table.
+  vim.cmd('EfmeshPreview')
+  local preview
+  check(vim.wait(TIMEOUT, function()
+    preview = buffer_named('^efmesh://preview/med%.stays_by_dept %(dev%)$')
+    return preview ~= nil
+  end, 50), ':EfmeshPreview opens the rows of the model in a scratch buffer', notes)
+  if preview then
+    local lines = vim.api.nvim_buf_get_lines(preview, 0, -1, false)
+    check(lines[1] ~= nil and lines[1]:find('^%-%- med%.stays_by_dept in dev: %d+ rows?') ~= nil, 'the preview names the model, the environment and the row count', lines[1])
+    check(lines[2] ~= nil and lines[2]:find('dept', 1, true) ~= nil and lines[4] ~= nil and lines[4]:find('^%-+%-%+%-') ~= nil,
+      'the preview has a header of column names and a rule', lines)
+    check(#lines > 4, 'the preview shows rows', lines)
+    check(vim.bo[preview].buftype == 'nofile' and not vim.bo[preview].modifiable, 'the preview buffer is a read-only scratch buffer')
+    for _, l in ipairs(lines) do
+      out('     | ' .. l)
+    end
+  end
+  vim.cmd('EfmeshPreview med.nope')
+  check(vim.wait(TIMEOUT, function()
+    return noted('efmesh.preview: .*med%.nope') ~= nil
+  end, 50), ':EfmeshPreview of an unknown model says so', notes)
 
   -- :EfmeshApply prod: shows the plan and asks; "Cancel" applies nothing.
   asked, answers = {}, { 2 }

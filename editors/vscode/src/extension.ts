@@ -10,6 +10,7 @@ import { Middleware, State } from 'vscode-languageclient/node';
 import { apply, pickEnvironment, plan, runTests } from './deploy';
 import { LineagePanel } from './lineage';
 import { PlanPanel } from './planview';
+import { PreviewPanel } from './preview';
 import { openRender, RENDER_SCHEME, RenderProvider } from './render';
 import { CONFIG_FILE, createClient, findProjects, INSTALL_HINT, projectOf, resolveBinary } from './server';
 import { CommandArgs, messageOf, PROD, Session } from './session';
@@ -81,6 +82,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             return refreshTrees();
           case 'efmesh.lineage':
             return LineagePanel.show(s, context.extensionUri, a, a.uri ? projectOf(s.roots, vscode.Uri.parse(a.uri)) : undefined);
+          case 'efmesh.preview':
+            return PreviewPanel.show(s, a);
           default:
             return next(command, args);
         }
@@ -171,6 +174,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         }
       }
       await LineagePanel.show(s, context.extensionUri, args, t.root);
+    })),
+    vscode.commands.registerCommand('efmesh.previewModel', guarded(async (arg?: unknown) => {
+      const t = await s.target(uriArg(arg));
+      if (t) await PreviewPanel.show(s, t.args);
     })),
     vscode.commands.registerCommand('efmesh.runTests', guarded(async (arg?: unknown) => {
       s.running();

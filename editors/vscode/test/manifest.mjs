@@ -23,7 +23,7 @@ function check(ok, what, detail) {
 // The commands the server executes: vscode-languageclient registers them
 // under their own ids, so ours must differ, and the extension intercepts
 // them (the server's code lenses run them) in its middleware.
-const SERVER_COMMANDS = ['efmesh.render', 'efmesh.plan', 'efmesh.apply', 'efmesh.lineage'];
+const SERVER_COMMANDS = ['efmesh.render', 'efmesh.plan', 'efmesh.apply', 'efmesh.lineage', 'efmesh.preview'];
 
 const src = read('src/extension.ts');
 const out = read('out/extension.js');

@@ -460,6 +460,72 @@ function M.lineage(column)
   end)
 end
 
+local function cell(v)
+  if v == nil or v == vim.NIL then
+    return 'NULL'
+  end
+  if type(v) == 'table' then
+    return vim.fn.json_encode(v)
+  end
+  return (tostring(v):gsub('\n', '\\n'))
+end
+
+--- preview_lines lays a preview result (efmesh.preview) out as a text
+--- table: a title, the column names and types, a rule, one line per row.
+function M.preview_lines(r)
+  local cols = r.columns or {}
+  local header, types, rows, width = {}, {}, {}, {}
+  for i, c in ipairs(cols) do
+    header[i], types[i] = c.name, c.type
+    width[i] = math.max(vim.fn.strdisplaywidth(c.name), vim.fn.strdisplaywidth(c.type or ''))
+  end
+  for _, row in ipairs(r.rows or {}) do
+    local cells = {}
+    for i = 1, #cols do
+      cells[i] = cell(row[i])
+      width[i] = math.max(width[i], vim.fn.strdisplaywidth(cells[i]))
+    end
+    table.insert(rows, cells)
+  end
+  local function line(cells)
+    local parts = {}
+    for i = 1, #cols do
+      parts[i] = cells[i] .. string.rep(' ', width[i] - vim.fn.strdisplaywidth(cells[i]))
+    end
+    return (table.concat(parts, ' | '):gsub('%s+$', ''))
+  end
+  local n = #rows
+  local title = string.format('-- %s in %s: %d row%s', r.model, r.env, n, n == 1 and '' or 's')
+  if r.truncated then
+    title = title .. ' (more not shown)'
+  end
+  if r.preview then
+    title = title .. ', computed from this version (not built in ' .. r.env .. ')'
+  end
+  local rule = {}
+  for i = 1, #cols do
+    rule[i] = string.rep('-', width[i])
+  end
+  local lines = { title, line(header), line(types), table.concat(rule, '-+-') }
+  for _, cells in ipairs(rows) do
+    table.insert(lines, line(cells))
+  end
+  return lines
+end
+
+--- preview shows the first rows of a model (default: the current buffer's)
+--- as the environment serves them, in a scratch buffer.
+function M.preview(model, limit)
+  model = model and vim.trim(model) or ''
+  local args = { env = M.config.environment, limit = limit }
+  if model ~= '' then
+    args.model = model
+  end
+  M.execute('efmesh.preview', args, function(r)
+    scratch(string.format('efmesh://preview/%s (%s)', r.model, r.env), M.preview_lines(r), nil)
+  end)
+end
+
 --- test runs the project's unit tests (`efmesh test`) and shows the output.
 function M.test(names)
   local _, root = M.client(0)
@@ -552,6 +618,9 @@ function M.setup(opts)
   cmd('EfmeshLineage', function(a)
     M.lineage(a.args)
   end, { nargs = '?', desc = 'efmesh: lineage of this model, or of one of its columns' })
+  cmd('EfmeshPreview', function(a)
+    M.preview(a.args)
+  end, { nargs = '?', desc = 'efmesh: the first rows of this model (or of the model named) in the environment' })
   cmd('EfmeshTest', function(a)
     M.test(a.fargs)
   end, { nargs = '*', desc = 'efmesh: run the unit tests' })
