@@ -190,9 +190,11 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 		This:  "NULL",
 		Vars:  c.a.Project.Config.Variables, Literal: c.d.Literal,
 	})
-	cols, err := c.eng.Describe(ctx, r.SQL)
-	if err != nil {
-		c.sqlDiag(m, r, err)
+	cols, errs := describeAll(ctx, c.eng, r.SQL)
+	if errs != nil {
+		for _, err := range errs {
+			c.sqlDiag(m, r, err)
+		}
 		info.Broken = true
 		return
 	}
