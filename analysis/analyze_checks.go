@@ -232,7 +232,7 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	var extra []string
 	for _, g := range got {
 		if !declBy[strings.ToLower(g.Name)] {
-			extra = append(extra, g.Name+" "+g.Type)
+			extra = append(extra, spellName(g.Name)+" "+g.Type)
 		}
 	}
 	if len(extra) > 0 {
