@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
@@ -30,7 +33,7 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 		cols, err := eng.Describe(ctx, cur)
 		if err == nil {
 			if errs != nil {
-				return nil, errs
+				return nil, inTextOrder(errs)
 			}
 			return cols, nil
 		}
@@ -48,12 +51,27 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 		}
 		errs = append(errs, &e)
 		if !ok {
-			return nil, errs
+			return nil, inTextOrder(errs)
 		}
 		cur = cur[:start] + with + cur[end:]
 		edits = append(edits, sqlEdit{at: start, oldLen: end - start, newLen: len(with)})
 	}
-	return nil, errs
+	return nil, inTextOrder(errs)
+}
+
+// inTextOrder sorts errors by position (the binder's order is its own:
+// FROM, WHERE, then the select list); unpositioned ones keep their place
+// at the end.
+func inTextOrder(errs []error) []error {
+	pos := func(err error) int {
+		var se *engine.SQLError
+		if errors.As(err, &se) && se.Position >= 0 {
+			return se.Position
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(pos(a), pos(b)) })
+	return errs
 }
 
 // unqualifiedCandidates binds sql with the qualified reference at
