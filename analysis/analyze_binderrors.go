@@ -41,6 +41,10 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 		if !errors.As(err, &se) {
 			return nil, append(errs, err)
 		}
+		if len(edits) > 0 && se.Type == "Parser" {
+			// Our replacement broke the text: what is left is unknown.
+			return nil, inTextOrder(errs)
+		}
 		e := *se
 		start, end, with, ok := rebindable(cur, &e)
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
@@ -116,13 +120,13 @@ func rebindable(sql string, e *engine.SQLError) (start, end int, with string, ok
 	src := []byte(sql)
 	switch e.Subtype {
 	case engine.SubtypeColumnNotFound, engine.SubtypeNotGrouped:
-		if e.Position < 0 || e.Position >= len(src) {
+		if e.Position < 0 || e.Position >= len(src) || !nameAt(src, e.Position) {
 			return 0, 0, "", false
 		}
 		_, end = lastPartAt(src, e.Position)
 		return e.Position, end, "NULL", true
 	case engine.SubtypeAmbiguousColumn:
-		if e.Position < 0 || e.Position >= len(src) {
+		if e.Position < 0 || e.Position >= len(src) || !nameAt(src, e.Position) {
 			return 0, 0, "", false
 		}
 		_, end = lastPartAt(src, e.Position)
@@ -163,6 +167,11 @@ func fieldRef(src []byte, name string) (start, end int, ok bool) {
 		return toks[j].Start, t.End, true
 	}
 	return 0, 0, false
+}
+
+// nameAt reports whether a name (bare or quoted) starts at off.
+func nameAt(src []byte, off int) bool {
+	return src[off] == '"' || sqlscan.IsIdentStart(src, off)
 }
 
 func isName(t sqlscan.Token) bool { return t.Kind == sqlscan.Ident || t.Kind == sqlscan.QuotedIdent }

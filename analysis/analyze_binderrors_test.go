@@ -54,3 +54,25 @@ func TestUnshift(t *testing.T) {
 		}
 	}
 }
+
+// TestUngroupedColumns: every column beside an aggregate that is neither
+// grouped nor aggregated is named at its token, inside expressions too,
+// and nothing else is reported.
+func TestUngroupedColumns(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 'x' AS v, 2 AS n",
+		"models/m.sql":   "MODEL (name a.m);\nSELECT upper(v) AS u, sum(id) AS total, n + 1 AS k FROM @ref(a.src) GROUP BY id",
+	})
+	m := a.Project.ByName["a.m"]
+	var got []string
+	for _, d := range a.Diagnostics {
+		got = append(got, fmt.Sprintf("%s: %s", m.Source[d.Range.Start.Offset:d.Range.End.Offset], d.Message))
+	}
+	want := []string{
+		`v: column "v" is neither grouped nor aggregated: cannot mix aggregates and non-aggregates; add it to GROUP BY or aggregate it`,
+		`n: column "n" is neither grouped nor aggregated: cannot mix aggregates and non-aggregates; add it to GROUP BY or aggregate it`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
