@@ -251,11 +251,12 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	}
 }
 
-// ColumnList names cols, comma-separated, for messages.
+// ColumnList names cols, comma-separated, for messages: a name that is
+// not plain lower case is quoted, so it keeps its case ("Käufer").
 func ColumnList(cols []engine.Column) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
-		names[i] = c.Name
+		names[i] = spellName(c.Name)
 	}
 	return strings.Join(names, ", ")
 }
