@@ -202,7 +202,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	if cols != nil {
 		if dup := duplicateColumn(cols); dup != "" {
 			c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeBinder,
-				fmt.Sprintf("the query yields column %s twice; give each column its own name (AS …)", dup))
+				fmt.Sprintf("the query yields column %s twice; give each column its own name (AS …)", engine.QuoteIdent(dup)))
 			info.Broken = true
 			info.Fingerprint = ""
 			return nil

@@ -190,9 +190,11 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 		This:  "NULL",
 		Vars:  c.a.Project.Config.Variables, Literal: c.d.Literal,
 	})
-	cols, err := c.eng.Describe(ctx, r.SQL)
-	if err != nil {
-		c.sqlDiag(m, r, err)
+	cols, errs := describeAll(ctx, c.eng, r.SQL)
+	if errs != nil {
+		for _, err := range errs {
+			c.sqlDiag(m, r, err)
+		}
 		info.Broken = true
 		return
 	}
@@ -230,7 +232,7 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	var extra []string
 	for _, g := range got {
 		if !declBy[strings.ToLower(g.Name)] {
-			extra = append(extra, g.Name+" "+g.Type)
+			extra = append(extra, spellName(g.Name)+" "+g.Type)
 		}
 	}
 	if len(extra) > 0 {
@@ -249,11 +251,12 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	}
 }
 
-// ColumnList names cols, comma-separated, for messages.
+// ColumnList names cols, comma-separated, for messages: a name that is
+// not plain lower case is quoted, so it keeps its case ("Käufer").
 func ColumnList(cols []engine.Column) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
-		names[i] = c.Name
+		names[i] = spellName(c.Name)
 	}
 	return strings.Join(names, ", ")
 }

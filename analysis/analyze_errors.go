@@ -42,21 +42,15 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		if !strings.HasPrefix(msg, "syntax error") {
 			msg = "syntax error: " + msg
 		}
-	case se.Subtype == engine.SubtypeColumnNotFound:
-		code = project.CodeUnknownColumn
+	case se.Subtype == engine.SubtypeColumnNotFound || se.Subtype == engine.SubtypeFieldNotFound ||
+		se.Subtype == engine.SubtypeAmbiguousColumn || se.Subtype == engine.SubtypeNotGrouped:
 		if se.Name != "" { // t.x: the engine points at t; point at x
 			start, end = lastPartAt(m.Source, start)
 		}
-		name := se.Name
-		if name == "" {
-			name = string(m.Source[start:end])
+		if d, ok := referenceDiag(m, se, start, end); ok {
+			c.add(m, d)
+			return
 		}
-		msg = fmt.Sprintf("unknown column %q", name)
-		if len(se.Candidates) > 0 {
-			msg += fmt.Sprintf("; did you mean %s?", quoteList(se.Candidates))
-		}
-	case se.Subtype == engine.SubtypeAmbiguousColumn && se.Name != "":
-		start, end = lastPartAt(m.Source, start)
 	case se.Type == "Catalog":
 		code = project.CodeUnknownTable
 		name := strings.ToLower(qualifiedNameAt(m.Source, start))

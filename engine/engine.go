@@ -70,8 +70,16 @@ const (
 	// Candidates are the engine's suggestions, if any.
 	SubtypeColumnNotFound = "COLUMN_NOT_FOUND"
 	// SubtypeAmbiguousColumn: a column reference several relations in
-	// scope match. Name is set when the reference is qualified.
+	// scope match. Name is the column; Candidates, when the engine says,
+	// are the qualified references (t.a, u.a) that would resolve it.
 	SubtypeAmbiguousColumn = "AMBIGUOUS_COLUMN"
+	// SubtypeFieldNotFound: a struct field (s.key) the struct does not
+	// have. Name is the key; Candidates are the struct's keys; Position
+	// may be -1 (the caller finds the reference in the text).
+	SubtypeFieldNotFound = "FIELD_NOT_FOUND"
+	// SubtypeNotGrouped: a column neither grouped nor aggregated in a
+	// query that aggregates. Name is the column; Position points at it.
+	SubtypeNotGrouped = "NOT_GROUPED"
 	// SubtypeNotAQuery: the text is a statement but not a query (SELECT):
 	// nothing a model body may be. Message says what to write instead.
 	SubtypeNotAQuery = "NOT_A_QUERY"

@@ -198,9 +198,11 @@ func declareColumns(w *world, m *project.Model) (project.TextEdit, bool) {
 	return project.TextEdit{File: m.File, Start: at, End: at, NewText: sep + "columns (" + strings.Join(entries, ", ") + ")"}, true
 }
 
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
-// columnName spells a column name for the header: quoted unless plain.
+// columnName spells a column name for the header and hovers: quoted
+// unless plain and lower-case, so a quoted name keeps its case ("Käufer",
+// "MixedCase") on every engine.
 func columnName(n string) string {
 	if plainName.MatchString(n) {
 		return n

@@ -99,7 +99,7 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 		if src == nil && isDatePart(name) {
 			return "", 0, 0, false // EXTRACT(year FROM …), not a column
 		}
-		return refHover(w, scope, ref, src, name), ref.start, ref.end, true
+		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name)), ref.start, ref.end, true
 	}
 	if c, i := cteColumnAt(q, d.off); c != nil {
 		return cteColumnHover(w, c, i), c.cols[i].start, c.cols[i].end, true
@@ -221,7 +221,7 @@ func short(fp string) string {
 // declaredColumnHover compares a declared column with what the query
 // yields.
 func declaredColumnHover(w *world, m *project.Model, c project.Column) string {
-	text := fmt.Sprintf("**%s** `%s` · declared column of %s", c.Name, c.Type, m.Name)
+	text := fmt.Sprintf("**%s** `%s` · declared column of %s", columnName(c.Name), c.Type, m.Name)
 	for _, g := range inferredColumns(w.res, m.Name) {
 		if strings.EqualFold(g.Name, c.Name) && !strings.EqualFold(g.Type, c.Type) {
 			text += fmt.Sprintf("\n\nthe query yields `%s`", g.Type)
@@ -231,10 +231,10 @@ func declaredColumnHover(w *world, m *project.Model, c project.Column) string {
 }
 
 // refHover describes a column reference: its type and where it comes from.
-func refHover(w *world, scope *query, ref colRef, src *source, name string) string {
+func refHover(w *world, scope *query, ref colRef, src *source, name, shown string) string {
 	typ := w.refType(scope, ref, 0)
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", name)
+	fmt.Fprintf(&b, "**%s**", shown)
 	if typ != "" {
 		fmt.Fprintf(&b, " `%s`", typ)
 	}
@@ -267,7 +267,7 @@ func refHover(w *world, scope *query, ref colRef, src *source, name string) stri
 func columnsText(cs []modelColumn) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
-		parts[i] = c.Model + "." + c.Column
+		parts[i] = c.Model + "." + columnName(c.Column)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -275,7 +275,7 @@ func columnsText(cs []modelColumn) string {
 // itemHover describes an output column of a query.
 func itemHover(w *world, m *project.Model, top, scope *query, it *selectItem) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", it.name)
+	fmt.Fprintf(&b, "**%s**", writtenName(m.Source, it.nameStart, it.nameEnd, it.name))
 	if scope == top {
 		for _, c := range inferredColumns(w.res, m.Name) {
 			if strings.EqualFold(c.Name, it.name) {
@@ -335,26 +335,26 @@ func lineageList(w *world, parents []modelColumn) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s.%s", p.Model, p.Column)
+		b.WriteString(w.shownColumn(p))
 	}
 	var raw []string
 	for _, p := range parents {
 		for _, r := range w.rawSources(p) {
-			if s := r.Model + "." + r.Column; !slices.Contains(raw, s) {
+			if s := w.shownColumn(r); !slices.Contains(raw, s) {
 				raw = append(raw, s)
 			}
 		}
 	}
-	if len(raw) > 0 && !(len(raw) == len(parents) && sameColumns(raw, parents)) {
+	if len(raw) > 0 && !(len(raw) == len(parents) && sameColumns(w, raw, parents)) {
 		b.WriteString("\n\nraw sources: " + strings.Join(raw, ", "))
 	}
 	b.WriteString("\n")
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func sameColumns(raw []string, ps []modelColumn) bool {
+func sameColumns(w *world, raw []string, ps []modelColumn) bool {
 	for _, p := range ps {
-		if !slices.Contains(raw, p.Model+"."+p.Column) {
+		if !slices.Contains(raw, w.shownColumn(p)) {
 			return false
 		}
 	}

@@ -99,8 +99,27 @@ func classifyMessage(e *engine.SQLError) {
 		e.Subtype = engine.SubtypeColumnNotFound
 		e.Name = between(e.Message, `column named "`, `"`)
 		e.Candidates = quotedAfter(e.Message, "Candidate bindings:")
+	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Values list "`) && strings.Contains(e.Message, "does not have a column named"):
+		// v.c of a VALUES list v(a, b): like a table's, without candidates.
+		e.Subtype = engine.SubtypeColumnNotFound
+		e.Name = between(e.Message, `column named "`, `"`)
 	case e.Subtype == "" && strings.HasPrefix(e.Message, "Referenced column"):
 		e.Subtype = engine.SubtypeColumnNotFound
+	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Ambiguous reference to column name"):
+		// `Ambiguous reference to column name "a" (use: "t.a" or "u.a")`.
+		e.Subtype = engine.SubtypeAmbiguousColumn
+		e.Name = between(e.Message, `column name "`, `"`)
+		e.Candidates = quotedAfter(e.Message, "(use:")
+	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Could not find key"):
+		// `Could not find key "frist" in struct` with `Candidate
+		// Entries: "first", "last"`; DuckDB gives no position.
+		e.Subtype = engine.SubtypeFieldNotFound
+		e.Name = between(e.Message, `key "`, `"`)
+		e.Candidates = quotedAfter(e.Message, "Candidate Entries:")
+	case e.Type == "Binder" && strings.Contains(e.Message, "must appear in the GROUP BY clause or must be part of an aggregate function"):
+		// The position is the column's.
+		e.Subtype = engine.SubtypeNotGrouped
+		e.Name = between(e.Message, `column "`, `"`)
 	}
 }
 

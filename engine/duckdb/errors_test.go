@@ -64,3 +64,31 @@ func TestStructuredErrors(t *testing.T) {
 		t.Errorf("PIVOT in a batch: %#v", errs)
 	}
 }
+
+// The binder errors DuckDB reports only in its message text get a subtype,
+// a name and candidates: an ambiguous column, a VALUES list's missing
+// column, a struct key typo, a column neither grouped nor aggregated.
+func TestClassifiedBinderErrors(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if err := db.Exec(ctx, `CREATE TABLE t (a INT, bcd INT, np STRUCT(first VARCHAR, last VARCHAR)); CREATE TABLE u (a INT, z INT)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query, subtype, name string
+		cands                []string
+		pos                  int
+	}{
+		{"SELECT a FROM t JOIN u ON t.bcd = u.z", engine.SubtypeAmbiguousColumn, "a", []string{"t.a", "u.a"}, 7},
+		{"SELECT v.c FROM (VALUES (1, 2)) v(a, b)", engine.SubtypeColumnNotFound, "c", nil, 7},
+		{"SELECT np.frist FROM t", engine.SubtypeFieldNotFound, "frist", []string{"first", "last"}, -1},
+		{"SELECT bcd, a + sum(bcd) FROM t", engine.SubtypeNotGrouped, "bcd", nil, 7},
+	} {
+		_, err := db.Describe(ctx, c.query)
+		var se *engine.SQLError
+		if !errors.As(err, &se) || se.Subtype != c.subtype || se.Name != c.name ||
+			strings.Join(se.Candidates, ",") != strings.Join(c.cands, ",") || se.Position != c.pos {
+			t.Errorf("%s: %#v", c.query, err)
+		}
+	}
+}

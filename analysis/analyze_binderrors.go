@@ -1,0 +1,286 @@
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
+)
+
+// maxBinderErrors bounds the re-binds of one body: past it, the rest of
+// the typos wait for the next check.
+const maxBinderErrors = 32
+
+// describeAll describes sql and, where the engine stops at a reference it
+// cannot bind (an unknown column or struct field, an ambiguous or
+// ungrouped column), replaces that reference and binds again, so a body
+// with N typos yields N errors, not the first one only. The errors'
+// positions are in sql's coordinates; the columns are nil when any error
+// was found.
+func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.Column, []error) {
+	var errs []error
+	var edits []sqlEdit
+	cur := sql
+	for range maxBinderErrors {
+		cols, err := eng.Describe(ctx, cur)
+		if err == nil {
+			if errs != nil {
+				return nil, inTextOrder(errs)
+			}
+			return cols, nil
+		}
+		var se *engine.SQLError
+		if !errors.As(err, &se) {
+			return nil, append(errs, err)
+		}
+		if len(edits) > 0 && se.Type == "Parser" {
+			// Our replacement broke the text: what is left is unknown.
+			return nil, inTextOrder(errs)
+		}
+		e := *se
+		start, end, with, ok := rebindable(cur, &e)
+		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
+			e.Candidates = unqualifiedCandidates(ctx, eng, cur, start, end)
+		}
+		if e.Position >= 0 {
+			e.Position = unshift(edits, e.Position)
+		}
+		errs = append(errs, &e)
+		if !ok {
+			return nil, inTextOrder(errs)
+		}
+		cur = cur[:start] + with + cur[end:]
+		edits = append(edits, sqlEdit{at: start, oldLen: end - start, newLen: len(with)})
+	}
+	return nil, inTextOrder(errs)
+}
+
+// inTextOrder sorts errors by position (the binder's order is its own:
+// FROM, WHERE, then the select list); unpositioned ones keep their place
+// at the end.
+func inTextOrder(errs []error) []error {
+	pos := func(err error) int {
+		var se *engine.SQLError
+		if errors.As(err, &se) && se.Position >= 0 {
+			return se.Position
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(pos(a), pos(b)) })
+	return errs
+}
+
+// unqualifiedCandidates binds sql with the qualified reference at
+// [start, end) written without its qualifier, for the candidates the
+// engine gives only for an unqualified one (a CTE's or VALUES list's
+// columns).
+func unqualifiedCandidates(ctx context.Context, eng engine.Engine, sql string, start, end int) []string {
+	last, _ := lastPartAt([]byte(sql), start)
+	if last <= start {
+		return nil
+	}
+	_, err := eng.Describe(ctx, sql[:start]+sql[last:end]+sql[end:])
+	var se *engine.SQLError
+	if errors.As(err, &se) && se.Subtype == engine.SubtypeColumnNotFound && se.Position == start {
+		return se.Candidates
+	}
+	return nil
+}
+
+// A sqlEdit replaced oldLen bytes at at with newLen bytes.
+type sqlEdit struct{ at, oldLen, newLen int }
+
+// unshift maps an offset of the edited text back to the original's.
+func unshift(edits []sqlEdit, p int) int {
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		switch {
+		case p >= e.at+e.newLen:
+			p += e.oldLen - e.newLen
+		case p >= e.at:
+			p = e.at
+		}
+	}
+	return p
+}
+
+// rebindable returns the range of the reference e is about in sql and
+// the text that lets the binder go past it; ok is false when e is not
+// about one reference. A struct field error without a position gets the
+// position of the reference that names the field.
+func rebindable(sql string, e *engine.SQLError) (start, end int, with string, ok bool) {
+	src := []byte(sql)
+	switch e.Subtype {
+	case engine.SubtypeColumnNotFound, engine.SubtypeNotGrouped:
+		if e.Position < 0 || e.Position >= len(src) || !nameAt(src, e.Position) {
+			return 0, 0, "", false
+		}
+		_, end = lastPartAt(src, e.Position)
+		return e.Position, end, "NULL", true
+	case engine.SubtypeAmbiguousColumn:
+		if e.Position < 0 || e.Position >= len(src) || !nameAt(src, e.Position) {
+			return 0, 0, "", false
+		}
+		_, end = lastPartAt(src, e.Position)
+		with = "NULL"
+		if len(e.Candidates) > 0 {
+			with = spellPath(e.Candidates[0])
+		}
+		return e.Position, end, with, true
+	case engine.SubtypeFieldNotFound:
+		start, end, ok = fieldRef(src, e.Name)
+		if !ok {
+			return 0, 0, "", false
+		}
+		if e.Position < 0 {
+			e.Position = start
+		}
+		return start, end, "NULL", true
+	}
+	return 0, 0, "", false
+}
+
+// fieldRef finds a dotted reference (s.key, t.s.key) whose last part is
+// the field name, outside strings and comments: the range of the whole
+// reference.
+func fieldRef(src []byte, name string) (start, end int, ok bool) {
+	toks := sqlscan.Tokens(src, 0)
+	for i, t := range toks {
+		if i < 2 || !names(src, t, name) || toks[i-1].Text(src) != "." {
+			continue
+		}
+		j := i - 2
+		for j >= 2 && toks[j-1].Text(src) == "." && isName(toks[j-2]) {
+			j -= 2
+		}
+		if !isName(toks[j]) {
+			continue
+		}
+		return toks[j].Start, t.End, true
+	}
+	return 0, 0, false
+}
+
+// nameAt reports whether a name (bare or quoted) starts at off.
+func nameAt(src []byte, off int) bool {
+	return src[off] == '"' || sqlscan.IsIdentStart(src, off)
+}
+
+func isName(t sqlscan.Token) bool { return t.Kind == sqlscan.Ident || t.Kind == sqlscan.QuotedIdent }
+
+// names reports whether t is an identifier spelling name: quoted exactly,
+// bare without case.
+func names(src []byte, t sqlscan.Token, name string) bool {
+	switch t.Kind {
+	case sqlscan.QuotedIdent:
+		return t.Value(src) == name
+	case sqlscan.Ident:
+		return strings.EqualFold(t.Text(src), name)
+	}
+	return false
+}
+
+var bareName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// spellName writes a name as SQL: bare when it is lower-case and plain,
+// else quoted, so a quoted identifier keeps its case ("Käufer").
+func spellName(n string) string {
+	if bareName.MatchString(n) {
+		return n
+	}
+	return engine.QuoteIdent(n)
+}
+
+// spellPath writes a dotted name (t.a) part by part.
+func spellPath(p string) string {
+	parts := strings.Split(p, ".")
+	for i, s := range parts {
+		parts[i] = spellName(s)
+	}
+	return strings.Join(parts, ".")
+}
+
+// lastParts returns the last dotted part of each candidate (t.a → a).
+func lastParts(cands []string) []string {
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c[strings.LastIndexByte(c, '.')+1:]
+	}
+	return out
+}
+
+// referenceDiag is the diagnostic of an engine error about one reference,
+// at [start, end) (its last part), with the fixes that apply: the nearest
+// name in scope for an unknown column or field, one qualification per
+// relation for an ambiguous column. ok is false for other errors.
+func referenceDiag(m *project.Model, se *engine.SQLError, start, end int) (project.Diagnostic, bool) {
+	written := string(m.Source[start:end])
+	var code, msg string
+	var fixes []project.Fix
+	change := func(s string) {
+		fixes = append(fixes, project.Fix{Title: "Change to " + spellName(s),
+			Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: spellName(s)}}})
+	}
+	switch se.Subtype {
+	case engine.SubtypeColumnNotFound, engine.SubtypeFieldNotFound:
+		code = project.CodeUnknownColumn
+		name := se.Name
+		if name == "" {
+			name = unquoted(written)
+		}
+		what := "column"
+		if se.Subtype == engine.SubtypeFieldNotFound {
+			what = "struct field"
+		}
+		msg = fmt.Sprintf("unknown %s %s", what, engine.QuoteIdent(name))
+		cands := lastParts(se.Candidates)
+		if s, ok := project.DidYouMean(name, cands); ok {
+			msg += fmt.Sprintf("; did you mean %s?", engine.QuoteIdent(s))
+			change(s)
+		} else if len(cands) > 0 {
+			msg += fmt.Sprintf("; did you mean %s?", quoteList(cands))
+		}
+	case engine.SubtypeAmbiguousColumn:
+		code = project.CodeBinder
+		name := se.Name
+		if name == "" {
+			name = unquoted(written)
+		}
+		msg = fmt.Sprintf("ambiguous column %s: more than one relation in scope has it", engine.QuoteIdent(name))
+		if len(se.Candidates) > 0 {
+			msg += "; qualify it as " + strings.Join(se.Candidates, " or ")
+		}
+		for _, c := range se.Candidates {
+			fixes = append(fixes, project.Fix{Title: "Qualify as " + spellPath(c),
+				Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: spellPath(c)}}})
+		}
+	case engine.SubtypeNotGrouped:
+		code = project.CodeBinder
+		name := se.Name
+		if name == "" {
+			name = unquoted(written)
+		}
+		msg = fmt.Sprintf("column %s is neither grouped nor aggregated: cannot mix aggregates and non-aggregates; add it to GROUP BY or aggregate it", engine.QuoteIdent(name))
+	default:
+		return project.Diagnostic{}, false
+	}
+	d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
+	d.Fixes = fixes
+	return d, true
+}
+
+// unquoted is a name as written, without its double quotes.
+func unquoted(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	}
+	return s
+}

@@ -1,0 +1,78 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestEveryBinderError: a body with several bad references yields one
+// diagnostic per reference, each on its own token, in every clause, after
+// replacements of other lengths and non-ASCII text; each unknown column
+// carries the fix to the nearest column in scope, an ambiguous one a fix
+// per qualifier.
+func TestEveryBinderError(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 'x' AS \"Käufer\", {'first': 'a'} AS np",
+		"models/oth.sql": "MODEL (name a.oth);\nSELECT 1 AS id, 2 AS qty",
+		"models/m.sql": "MODEL (name a.m);\n" +
+			"SELECT 'ä' AS x, s.idd, \"Kaufer\", s.np.frist, id, qtty\n" +
+			"FROM @ref(a.src) AS s JOIN @ref(a.oth) AS o ON s.id = o.id\n" +
+			"WHERE s.xid > 0 GROUP BY ALL",
+	})
+	m := a.Project.ByName["a.m"]
+	var got []string
+	for _, d := range a.Diagnostics {
+		line := fmt.Sprintf("%s: %s", m.Source[d.Range.Start.Offset:d.Range.End.Offset], d.Message)
+		for _, f := range d.Fixes {
+			for _, e := range f.Edits {
+				line += fmt.Sprintf(" [%s: %q]", f.Title, e.NewText)
+			}
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		`idd: unknown column "idd"; did you mean "id"? [Change to id: "id"]`,
+		`"Kaufer": unknown column "Kaufer"; did you mean "Käufer"? [Change to "Käufer": "\"Käufer\""]`,
+		`frist: unknown struct field "frist"; did you mean "first"? [Change to first: "first"]`,
+		`id: ambiguous column "id": more than one relation in scope has it; qualify it as s.id or o.id [Qualify as s.id: "s.id"] [Qualify as o.id: "o.id"]`,
+		`qtty: unknown column "qtty"; did you mean "qty"? [Change to qty: "qty"]`,
+		`xid: unknown column "xid"; did you mean "id"? [Change to id: "id"]`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// unshift maps offsets of an edited text back through every edit.
+func TestUnshift(t *testing.T) {
+	// "SELECT ab, c.de FROM t" → "SELECT NULL, c.de FROM t" → "SELECT NULL, NULL FROM t"
+	edits := []sqlEdit{{at: 7, oldLen: 2, newLen: 4}, {at: 13, oldLen: 4, newLen: 4}}
+	for _, c := range [][2]int{{0, 0}, {7, 7}, {9, 7}, {11, 9}, {13, 11}, {19, 17}} {
+		if got := unshift(edits, c[0]); got != c[1] {
+			t.Errorf("unshift(%d) = %d, want %d", c[0], got, c[1])
+		}
+	}
+}
+
+// TestUngroupedColumns: every column beside an aggregate that is neither
+// grouped nor aggregated is named at its token, inside expressions too,
+// and nothing else is reported.
+func TestUngroupedColumns(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 'x' AS v, 2 AS n",
+		"models/m.sql":   "MODEL (name a.m);\nSELECT upper(v) AS u, sum(id) AS total, n + 1 AS k FROM @ref(a.src) GROUP BY id",
+	})
+	m := a.Project.ByName["a.m"]
+	var got []string
+	for _, d := range a.Diagnostics {
+		got = append(got, fmt.Sprintf("%s: %s", m.Source[d.Range.Start.Offset:d.Range.End.Offset], d.Message))
+	}
+	want := []string{
+		`v: column "v" is neither grouped nor aggregated: cannot mix aggregates and non-aggregates; add it to GROUP BY or aggregate it`,
+		`n: column "n" is neither grouped nor aggregated: cannot mix aggregates and non-aggregates; add it to GROUP BY or aggregate it`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
