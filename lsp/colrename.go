@@ -145,7 +145,7 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 		for _, c := range w.columns(child) {
 			for _, s := range analysis.ColumnSources(w.res.analysis, child, c.Name) {
 				if s.Model == x && strings.EqualFold(s.Column, imp.column) {
-					imp.refuse("%s reads %s.%s (for its column %s) where the name cannot be edited safely", cf.rel, x, imp.column, strings.ToLower(c.Name))
+					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, strings.ToLower(c.Name))
 				}
 			}
 		}

@@ -85,6 +85,7 @@ func renameColumn(d *docPos, newName string) (*renameWorkspaceEdit, error) {
 	if newName == column {
 		return &renameWorkspaceEdit{}, nil
 	}
+	model = w.definingModel(model, column)
 	origin, err := w.columnOrigin(model, column, newName)
 	if err != nil {
 		return nil, err
@@ -100,6 +101,40 @@ func renameColumn(d *docPos, newName string) (*renameWorkspaceEdit, error) {
 	return w.annotatedEdit(imp.spans, newName, label), nil
 }
 
+// definingModel follows a column up the models that pass it on by `*`
+// to the model whose SELECT names it: renaming at a use renames the
+// column where it is defined.
+func (w *world) definingModel(model, column string) string {
+	for range maxDepth {
+		parent := w.starParent(w.fileOf(model).query(), column, 0)
+		if parent == "" || w.model(parent) == nil {
+			return model
+		}
+		model = parent
+	}
+	return model
+}
+
+// starParent is the model q takes its output column col from through
+// `*` (also inside its CTEs and subqueries); "" when q names it itself.
+func (w *world) starParent(q *query, col string, depth int) string {
+	if q == nil || depth > maxDepth {
+		return ""
+	}
+	_, s := w.outputItem(q, col, depth)
+	switch {
+	case s == nil || len(s.colAliases) > 0:
+		return ""
+	case s.model != "":
+		return s.model
+	case s.cte != nil:
+		return w.starParent(s.cte.q, col, depth+1)
+	case s.sub != nil:
+		return w.starParent(s.sub, col, depth+1)
+	}
+	return ""
+}
+
 // columnOrigin is the edit of the select item that names a model's
 // column: its alias, or an alias added after a bare reference (so the
 // model's own parents keep their names). nil when the body does not name
@@ -111,7 +146,7 @@ func (w *world) columnOrigin(model, column, newName string) (*nameSpan, error) {
 	}
 	switch m.Kind.Name {
 	case project.KindExternal, project.KindSeed:
-		return nil, fmt.Errorf("cannot rename %s.%s: the columns of a %s model are the names of its source; rename them there", model, column, m.Kind.Name)
+		return nil, fmt.Errorf("cannot rename %s.%s: the columns of %s (%s) are the names of its source; rename them there", model, column, model, m.Kind.Name)
 	}
 	q := w.fileOf(model).query()
 	if q == nil {

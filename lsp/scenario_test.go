@@ -36,7 +36,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	rm FILE                      delete from disk and send a watched-file event
 //	diags                        wait for the checks, print every diagnostic
 //	hover|def|refs|complete FILE MARKER
-//	rename FILE MARKER NAME
+//	rename FILE MARKER NAME [apply]   apply: edit the client's buffers
 //	actions FILE MARKER          code actions at the cursor
 //	fix FILE MARKER TITLE        apply the code action whose title starts with TITLE
 //	symbols FILE | wsymbols QUERY | lens FILE
@@ -272,8 +272,10 @@ func (r *scenario) run(line string) error {
 			r.printf("\n")
 		}
 	case "rename":
-		if err := need(3); err != nil {
-			return err
+		if len(args) != 5 || args[4] != "apply" {
+			if err := need(3); err != nil {
+				return err
+			}
 		}
 		p := c.docPos(args[1], args[2])
 		p["newName"] = args[3]
@@ -283,6 +285,9 @@ func (r *scenario) run(line string) error {
 			return nil
 		}
 		r.edit(edit)
+		if len(args) > 4 && args[4] == "apply" && edit != nil {
+			r.apply(edit)
+		}
 	case "actions", "fix":
 		if args[0] == "actions" && len(args) != 3 || args[0] == "fix" && len(args) != 4 {
 			return fmt.Errorf("bad arguments")
@@ -437,6 +442,9 @@ func (r *scenario) edit(e *protocol.WorkspaceEdit) {
 		for _, te := range e.Changes[protocol.DocumentURI(u)] {
 			r.printf("  %s:%s -> %q\n", r.rel(protocol.DocumentURI(u)), rangeText(te.Range), te.NewText)
 		}
+	}
+	for _, a := range e.ChangeAnnotations {
+		r.printf("  (annotated: %s)\n", a.Label)
 	}
 }
 
