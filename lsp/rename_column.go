@@ -72,7 +72,7 @@ func (w *world) annotatedEdit(spans []nameSpan, newText, label string) *renameWo
 // models, audits and unit tests — as one edit, or an error that says why
 // it cannot be renamed safely.
 func renameColumn(d *docPos, newName string) (*renameWorkspaceEdit, error) {
-	model, column, _, ok := columnAt(d)
+	model, column, ok := renameTarget(d)
 	if !ok {
 		return nil, fmt.Errorf("only a model name or a column can be renamed here")
 	}
@@ -99,6 +99,20 @@ func renameColumn(d *docPos, newName string) (*renameWorkspaceEdit, error) {
 	}
 	label := fmt.Sprintf("Rename column %s.%s to %s", model, column, newName)
 	return w.annotatedEdit(imp.spans, newName, label), nil
+}
+
+// renameTarget names the column a rename at d.off renames: on a bare
+// select item of the model's own SELECT (SELECT a.id), the model's output
+// column, which the rename gives an alias; elsewhere the column columnAt
+// names.
+func renameTarget(d *docPos) (model, column string, ok bool) {
+	if q := d.f.query(); q != nil && !inHeader(d.f.model, d.off) {
+		if scope, it := itemAt(q, d.off); it != nil && scope == q && bareRef(it) {
+			return d.f.model.Name, it.name, true
+		}
+	}
+	model, column, _, ok = columnAt(d)
+	return model, column, ok
 }
 
 // definingModel follows a column up the models that pass it on by `*`
