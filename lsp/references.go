@@ -40,6 +40,9 @@ func referencesAt(d *docPos, includeDecl bool) []protocol.Location {
 	if includeDecl && decl != nil {
 		out = append(out, *decl)
 	}
+	// A column passed on by `*` is its defining model's: its uses are
+	// the same wherever the search starts.
+	model = w.definingModel(model, column)
 	for _, sp := range sortedSpans(w.columnImpact(model, column, "").spans) {
 		l := w.location(sp.rel, sp.start, sp.end)
 		if decl == nil || l != *decl {
