@@ -24,8 +24,9 @@ func (s *Server) definition(_ context.Context, params json.RawMessage) (any, err
 }
 
 // definitionAt is the definition feature: a ref goes to the model's
-// header, a column to where its parent defines it (the declared column,
-// else the select item), an alias to where it is bound.
+// header, a column to where its parent defines it (the select item that
+// produces it, across `*`, else the declared column), an alias to where
+// it is bound.
 func definitionAt(d *docPos) (protocol.Location, bool) {
 	m, w := d.f.model, d.w
 	if m == nil {
@@ -82,7 +83,9 @@ func sourceDefinition(w *world, rel string, src *source) protocol.Location {
 }
 
 // columnDefinition locates column name of a source: in the parent model's
-// file for a ref, in this file (rel) for a CTE or subquery.
+// file for a ref (the projection that produces it, through `*` chains
+// into the grandparents; the declared column when no projection names
+// it), in this file (rel) for a CTE or subquery.
 func (w *world) columnDefinition(rel string, src *source, name string, depth int) (protocol.Location, bool) {
 	if depth > maxDepth {
 		return protocol.Location{}, false
@@ -94,10 +97,19 @@ func (w *world) columnDefinition(rel string, src *source, name string, depth int
 		if t == nil {
 			return protocol.Location{}, false
 		}
-		if start, end, ok := declaredColumnName(w, t.File, name); ok {
-			return w.location(t.File, start, end), true
-		}
 		rel, q = t.File, w.snap.files[t.File].query()
+		// A model without a body (EXTERNAL, SEED) or whose body does not
+		// name the column defines it in its `columns`.
+		var it *selectItem
+		var starSrc *source
+		if q != nil {
+			it, starSrc = w.outputItem(q, name, depth)
+		}
+		if starSrc == nil && (it == nil || it.nameEnd <= it.nameStart) {
+			if start, end, ok := declaredColumnName(w, t.File, name); ok {
+				return w.location(t.File, start, end), true
+			}
+		}
 	case src.cte != nil:
 		q = src.cte.q
 	case src.sub != nil:

@@ -3,13 +3,9 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"maps"
-	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/efmesh/efmesh/project"
 )
 
 func (s *Server) references(_ context.Context, params json.RawMessage) (any, error) {
@@ -24,9 +20,10 @@ func (s *Server) references(_ context.Context, params json.RawMessage) (any, err
 	return referencesAt(d, p.Context.IncludeDeclaration), nil
 }
 
-// referencesAt is the references feature: on a model name, every @ref of
-// it in the project; on a column of a model, every reference to it in the
-// models that ref the model.
+// referencesAt is the references feature: on a model name, every place
+// the project names it; on a column of a model, every use of it
+// downstream (columnImpact: models, audits and unit tests, through `*`
+// chains and bare pass-throughs).
 func referencesAt(d *docPos, includeDecl bool) []protocol.Location {
 	m, w := d.f.model, d.w
 	if m == nil || w.snap.proj == nil {
@@ -43,39 +40,26 @@ func referencesAt(d *docPos, includeDecl bool) []protocol.Location {
 	if includeDecl && decl != nil {
 		out = append(out, *decl)
 	}
-	for _, child := range w.snap.proj.Children[model] {
-		cf := w.fileOf(child)
-		walkQueries(cf.query(), func(scope *query) {
-			refs := slices.Clone(scope.refs)
-			for _, it := range scope.items {
-				refs = append(refs, it.refs...)
-			}
-			for _, r := range refs {
-				if src, n := w.resolveRef(scope, r); src != nil && src.model == model && n == column {
-					out = append(out, w.location(cf.rel, r.start, r.end))
-				}
-			}
-		})
+	// A column passed on by `*` is its defining model's: its uses are
+	// the same wherever the search starts.
+	model = w.definingModel(model, column)
+	for _, sp := range sortedSpans(w.columnImpact(model, column, "").spans) {
+		l := w.location(sp.rel, sp.start, sp.end)
+		if decl == nil || l != *decl {
+			out = append(out, l)
+		}
 	}
 	return out
 }
 
-// modelReferences lists every @ref(name) of the project.
+// modelReferences lists every place the project names a model.
 func modelReferences(w *world, name string, includeDecl bool) []protocol.Location {
 	var out []protocol.Location
 	if t := w.model(name); t != nil && includeDecl {
 		out = append(out, w.location(t.File, t.NameRange.Start.Offset, t.NameRange.End.Offset))
 	}
-	for _, rel := range slices.Sorted(maps.Keys(w.snap.files)) {
-		f := w.snap.files[rel]
-		if f.model == nil {
-			continue
-		}
-		for _, mc := range f.model.Macros {
-			if mc.Kind == project.MacroRef && mc.Arg == name {
-				out = append(out, w.location(rel, mc.ArgStart, mc.ArgEnd))
-			}
-		}
+	for _, sp := range modelSpans(w, name) {
+		out = append(out, w.location(sp.rel, sp.start, sp.end))
 	}
 	return out
 }

@@ -25,7 +25,9 @@ func (s *Server) prepareRename(_ context.Context, params json.RawMessage) (any, 
 	}
 	name, start, end, ok := modelNameAt(d.f.model, d.off)
 	if !ok || d.w.model(name) == nil {
-		return nil, nil
+		if start, end, name, ok = columnPrepare(d); !ok {
+			return nil, nil
+		}
 	}
 	return struct {
 		Range       protocol.Range `json:"range"`
@@ -42,6 +44,13 @@ func (s *Server) rename(_ context.Context, params json.RawMessage) (any, error) 
 	if !ok || d.f.model == nil {
 		return nil, nil
 	}
+	if _, _, _, onModel := modelNameAt(d.f.model, d.off); !onModel {
+		edit, err := renameColumn(d, p.NewName)
+		if err != nil {
+			return nil, jsonrpc2.NewError(requestFailed, err.Error())
+		}
+		return edit, nil
+	}
 	edit, err := renameModel(d, p.NewName)
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
@@ -49,9 +58,14 @@ func (s *Server) rename(_ context.Context, params json.RawMessage) (any, error) 
 	return edit, nil
 }
 
+// requestFailed is LSP's RequestFailed: the request was valid but cannot
+// be carried out (a rename that would break the project).
+const requestFailed jsonrpc2.Code = -32803
+
 // renameModel is the rename feature: the model named at d.off gets a new
-// name in its header and in every @ref across the project, as one edit.
-func renameModel(d *docPos, newName string) (*protocol.WorkspaceEdit, error) {
+// name in its header and wherever the project names it (modelSpans), as
+// one edit.
+func renameModel(d *docPos, newName string) (*renameWorkspaceEdit, error) {
 	w := d.w
 	old, _, _, ok := modelNameAt(d.f.model, d.off)
 	if !ok {
@@ -68,30 +82,48 @@ func renameModel(d *docPos, newName string) (*protocol.WorkspaceEdit, error) {
 		return nil, err
 	}
 	if newName == old {
-		return &protocol.WorkspaceEdit{}, nil
+		return &renameWorkspaceEdit{}, nil
 	}
 	if w.model(newName) != nil {
 		return nil, fmt.Errorf("a model named %s already exists", newName)
 	}
-	changes := map[protocol.DocumentURI][]protocol.TextEdit{}
-	add := func(rel string, start, end int) {
-		f := w.snap.files[rel]
-		uri := w.snap.uri(rel)
-		changes[uri] = append(changes[uri], protocol.TextEdit{Range: f.Mapper().Range(start, end), NewText: newName})
-	}
-	add(target.File, target.NameRange.Start.Offset, target.NameRange.End.Offset)
+	spans := append([]nameSpan{{rel: target.File, start: target.NameRange.Start.Offset, end: target.NameRange.End.Offset}}, modelSpans(w, old)...)
+	return w.annotatedEdit(spans, newName, fmt.Sprintf("Rename model %s to %s", old, newName)), nil
+}
+
+// modelSpans lists where the project names a model outside its header:
+// @ref in model bodies and custom audits, and the `model:` and input keys
+// of unit tests.
+func modelSpans(w *world, name string) []nameSpan {
+	var out []nameSpan
 	for _, rel := range slices.Sorted(maps.Keys(w.snap.files)) {
 		f := w.snap.files[rel]
-		if f.model == nil {
-			continue
+		var macros []project.Macro
+		switch {
+		case f.model != nil:
+			macros = f.model.Macros
+		case f.audit != nil:
+			macros = f.audit.Macros
 		}
-		for _, mc := range f.model.Macros {
-			if mc.Kind == project.MacroRef && mc.Arg == old {
-				add(rel, mc.ArgStart, mc.ArgEnd)
+		for _, mc := range macros {
+			if mc.Kind == project.MacroRef && mc.Arg == name {
+				out = append(out, nameSpan{rel: rel, start: mc.ArgStart, end: mc.ArgEnd, use: true})
+			}
+		}
+		for _, t := range f.tests {
+			if t.Model == name {
+				s, e := unquoted(f.src, t.ModelRange.Start.Offset, t.ModelRange.End.Offset)
+				out = append(out, nameSpan{rel: rel, start: s, end: e, use: true})
+			}
+			for _, in := range t.Inputs {
+				if in.Model == name {
+					s, e := unquoted(f.src, in.Range.Start.Offset, in.Range.End.Offset)
+					out = append(out, nameSpan{rel: rel, start: s, end: e, use: true})
+				}
 			}
 		}
 	}
-	return &protocol.WorkspaceEdit{Changes: changes}, nil
+	return out
 }
 
 // validModelName checks a new model name: schema.table, lower case.

@@ -38,7 +38,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	diags                        wait for the checks, print every diagnostic
 //	hover|def|refs|complete FILE MARKER
 //	sig FILE MARKER              signature help (> the active signature, [the active parameter])
-//	rename FILE MARKER NAME
+//	rename FILE MARKER NAME [apply]   apply: edit the client's buffers
 //	format FILE [MARKER MARKER]  textDocument/formatting (rangeFormatting
 //	                             between the markers), applied to the buffer
 //	actions FILE MARKER          code actions at the cursor
@@ -313,8 +313,10 @@ func (r *scenario) run(line string) error {
 			r.printf("active parameter %d\n", h.ActiveParameter)
 		}
 	case "rename":
-		if err := need(3); err != nil {
-			return err
+		if len(args) != 5 || args[4] != "apply" {
+			if err := need(3); err != nil {
+				return err
+			}
 		}
 		p := c.docPos(args[1], args[2])
 		p["newName"] = args[3]
@@ -324,6 +326,9 @@ func (r *scenario) run(line string) error {
 			return nil
 		}
 		r.edit(edit)
+		if len(args) > 4 && args[4] == "apply" && edit != nil {
+			r.apply(edit)
+		}
 	case "format":
 		if len(args) != 2 && len(args) != 4 {
 			return fmt.Errorf("bad arguments")
@@ -591,6 +596,9 @@ func (r *scenario) edit(e *protocol.WorkspaceEdit) {
 		for _, te := range e.Changes[protocol.DocumentURI(u)] {
 			r.printf("  %s:%s -> %q\n", r.rel(protocol.DocumentURI(u)), rangeText(te.Range), te.NewText)
 		}
+	}
+	for _, a := range e.ChangeAnnotations {
+		r.printf("  (annotated: %s)\n", a.Label)
 	}
 }
 

@@ -1,0 +1,345 @@
+package lsp
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/project"
+)
+
+// A column of a model is the same column in every model that passes it
+// on under its name: through `*`, or through a bare reference without an
+// alias (SELECT v.c). Renaming it renames it in all of them, so the
+// impact of a column is computed over those carriers, generation by
+// generation. Where a use is found comes from the scope-aware outline of
+// each body (query.go, resolved by resolve.go); which children compute
+// from the column is checked against the engine's column lineage
+// (analysis.ColumnSources), so a use the outline could not place is a
+// refusal, never a silent miss.
+
+// columnImpact is what renaming a model's column touches.
+type columnImpact struct {
+	model, column string // the column renamed, lower case
+	newName       string // "" when only the uses are wanted
+	// carriers are the models whose output column `column` is the
+	// renamed one, the origin first.
+	carriers []string
+	// spans are the places the name is written, each edited once.
+	spans []nameSpan
+	// refusals say why the rename cannot be done safely.
+	refusals []string
+}
+
+// nameSpan is one place a column's name is written. text replaces the
+// span when set (an inserted alias), else the new name does.
+type nameSpan struct {
+	rel        string
+	start, end int
+	text       string
+	use        bool // a use (for references), not the renamed definition itself
+}
+
+func (imp *columnImpact) add(rel string, start, end int, use bool) {
+	for _, s := range imp.spans {
+		if s.rel == rel && s.start == start && s.end == end {
+			return
+		}
+	}
+	imp.spans = append(imp.spans, nameSpan{rel: rel, start: start, end: end, use: use})
+}
+
+func (imp *columnImpact) refuse(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !slices.Contains(imp.refusals, msg) {
+		imp.refusals = append(imp.refusals, msg)
+	}
+}
+
+// columnImpact finds every place column of model is written in the
+// models, audits and unit tests downstream of it, following `*` chains.
+// newName, when not empty, is also checked for collisions.
+func (w *world) columnImpact(model, column, newName string) *columnImpact {
+	imp := &columnImpact{model: model, column: strings.ToLower(column), newName: newName}
+	if w.snap.proj == nil {
+		return imp
+	}
+	seen := map[string]bool{model: true}
+	queue := []string{model}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		imp.carriers = append(imp.carriers, x)
+		if newName != "" && w.hasOutput(x, newName) {
+			imp.refuse("%s already has a column named %s", x, newName)
+		}
+		w.headerUses(imp, x)
+		w.testUses(imp, x)
+		w.auditUses(imp, x)
+		for _, child := range w.snap.proj.Children[x] {
+			if w.childUses(imp, x, child) && !seen[child] {
+				seen[child] = true
+				queue = append(queue, child)
+			}
+		}
+	}
+	return imp
+}
+
+// hasOutput reports whether a model has an output column named col.
+func (w *world) hasOutput(model, col string) bool {
+	for _, c := range w.columns(model) {
+		if strings.EqualFold(c.Name, col) {
+			return true
+		}
+	}
+	if q := w.fileOf(model).query(); q != nil {
+		outs, _ := w.outputs(q, 0)
+		return slices.Contains(outs, strings.ToLower(col))
+	}
+	return false
+}
+
+// childUses records the uses of column of x in child's body, and reports
+// whether child passes the column on under its name.
+func (w *world) childUses(imp *columnImpact, x, child string) bool {
+	cf := w.fileOf(child)
+	q := cf.query()
+	if q == nil {
+		return false
+	}
+	want := modelColumn{Model: x, Column: imp.column}
+	found := false
+	walkQueries(q, func(scope *query) {
+		refs := slices.Clone(scope.refs)
+		for _, it := range scope.items {
+			refs = append(refs, it.refs...)
+			if it.star && slices.Contains(it.exclude, imp.column) && w.starReaches(scope, it, want) {
+				imp.refuse("%s: `* EXCLUDE (%s)` names the column; rename it there by hand first", cf.rel, imp.column)
+				found = true
+			}
+		}
+		for _, r := range refs {
+			if r.name != imp.column {
+				continue
+			}
+			src, name := w.resolveRef(scope, r)
+			if !w.sameColumn(src, name, want, 0) {
+				continue
+			}
+			found = true
+			imp.add(cf.rel, r.start, r.end, true)
+			if r.qual == "" && imp.newName != "" {
+				w.checkAmbiguous(imp, cf.rel, scope, src)
+			}
+		}
+	})
+	passes := w.carries(q, want)
+	if !found && !passes && w.res != nil && w.res.analysis != nil {
+		// The engine's lineage says the child computes from the column,
+		// but no use of it could be placed: its name is written where
+		// efmesh cannot edit it.
+		for _, c := range w.columns(child) {
+			for _, s := range analysis.ColumnSources(w.res.analysis, child, c.Name) {
+				if s.Model == x && strings.EqualFold(s.Column, imp.column) {
+					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, strings.ToLower(c.Name))
+				}
+			}
+		}
+	}
+	return passes
+}
+
+// checkAmbiguous refuses a rename that would make an unqualified
+// reference ambiguous: another relation in scope has the new name.
+func (w *world) checkAmbiguous(imp *columnImpact, rel string, scope *query, src *source) {
+	for s := scope; s != nil; s = s.parent {
+		for _, other := range s.sources {
+			if other == src {
+				continue
+			}
+			if cols, ok := w.sourceColumns(other, 0); ok && slices.Contains(cols, imp.newName) {
+				imp.refuse("%s: %s would be ambiguous there (%s also has a column %s)", rel, imp.newName, other.alias, imp.newName)
+			}
+		}
+	}
+}
+
+// starReaches reports whether a star item of scope takes want from one of
+// its sources.
+func (w *world) starReaches(scope *query, it *selectItem, want modelColumn) bool {
+	for _, s := range scope.sources {
+		if it.starQual != "" && s.alias != it.starQual {
+			continue
+		}
+		if w.sameColumn(s, want.Column, want, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameColumn reports whether column name of source s is want itself,
+// passed on unchanged through CTEs and subqueries (by `*` or a bare
+// reference without an alias).
+func (w *world) sameColumn(s *source, name string, want modelColumn, depth int) bool {
+	if s == nil || depth > maxDepth || name != want.Column || len(s.colAliases) > 0 {
+		return false
+	}
+	var q *query
+	switch {
+	case s.model != "":
+		return s.model == want.Model
+	case s.cte != nil:
+		q = s.cte.q
+	case s.sub != nil:
+		q = s.sub
+	default:
+		return false
+	}
+	return w.carries(q, want) && depth < maxDepth
+}
+
+// carries reports whether q's output column want.Column is want itself.
+func (w *world) carries(q *query, want modelColumn) bool {
+	if q == nil {
+		return false
+	}
+	it, starSrc := w.outputItem(q, want.Column, 0)
+	if starSrc != nil {
+		return w.sameColumn(starSrc, want.Column, want, 1)
+	}
+	if it == nil || !bareRef(it) {
+		return false
+	}
+	src, name := w.resolveRef(q, it.refs[0])
+	return w.sameColumn(src, name, want, 1)
+}
+
+// bareRef reports whether a select item is one column reference whose
+// name is also its output name (no alias written).
+func bareRef(it *selectItem) bool {
+	return it.plain && len(it.refs) == 1 && it.nameStart == it.refs[0].start
+}
+
+// headerUses records where a carrier's header names the column: its
+// `columns` contract, and the grain, kind, audits and redact properties.
+func (w *world) headerUses(imp *columnImpact, x string) {
+	m := w.model(x)
+	if m == nil {
+		return
+	}
+	f := w.snap.files[m.File]
+	if f == nil {
+		return
+	}
+	use := x != imp.model
+	if s, e, ok := declaredColumnName(w, m.File, imp.column); ok {
+		imp.add(m.File, s, e, use)
+	}
+	for _, p := range m.Properties {
+		switch p.Name {
+		case "grain", "kind", "audits", "redact":
+		default:
+			continue
+		}
+		for _, t := range scanSQL(f.src, p.ValueRange.Start.Offset, p.ValueRange.End.Offset) {
+			if t.kind == tkIdent && t.val == imp.column {
+				imp.add(m.File, t.start, t.end, true)
+			}
+		}
+	}
+}
+
+// testUses records the keys of unit-test rows that name the column of a
+// carrier: expected rows of its tests, fixture rows of its inputs.
+func (w *world) testUses(imp *columnImpact, x string) {
+	for _, rel := range slices.Sorted(maps.Keys(w.snap.files)) {
+		for _, t := range w.snap.files[rel].tests {
+			var rows []project.TestRow
+			if t.Model == x {
+				rows = append(rows, t.Expect...)
+			}
+			for _, in := range t.Inputs {
+				if in.Model == x {
+					rows = append(rows, in.Rows...)
+				}
+			}
+			for _, r := range rows {
+				for _, v := range r.Values {
+					if strings.EqualFold(v.Column, imp.column) {
+						s, e := unquoted(t.Source, v.Range.Start.Offset, v.Range.End.Offset)
+						imp.add(rel, s, e, true)
+					}
+				}
+			}
+		}
+	}
+}
+
+// auditUses records the uses of the column in custom audit files that
+// @ref a carrier, and refuses where an audit the carrier runs reads a
+// column of that name from @this: the audit file is shared by every model
+// that names it, so it cannot follow one model's rename.
+func (w *world) auditUses(imp *columnImpact, x string) {
+	m := w.model(x)
+	want := modelColumn{Model: x, Column: imp.column}
+	for _, rel := range slices.Sorted(maps.Keys(w.snap.files)) {
+		a := w.snap.files[rel].audit
+		if a == nil {
+			continue
+		}
+		q := parseBody(a.Source, a.BodyStart)
+		runs := m != nil && runsAudit(m.Audits, a.Name)
+		walkQueries(q, func(scope *query) {
+			refs := slices.Clone(scope.refs)
+			for _, it := range scope.items {
+				refs = append(refs, it.refs...)
+			}
+			for _, r := range refs {
+				if r.name != imp.column {
+					continue
+				}
+				src, name := w.resolveRef(scope, r)
+				switch {
+				case w.sameColumn(src, name, want, 0):
+					imp.add(rel, r.start, r.end, true)
+				case runs && (src == nil || src.model == ""):
+					imp.refuse("%s: the audit %s reads %s of @this and is shared by every model that runs it; rename it there by hand", rel, a.Name, imp.column)
+				}
+			}
+		})
+	}
+}
+
+func runsAudit(calls []project.AuditCall, name string) bool {
+	for _, c := range calls {
+		if strings.EqualFold(c.Name, name) || c.Inner != nil && runsAudit([]project.AuditCall{*c.Inner}, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// unquoted shrinks a span of a YAML scalar to the text inside its quotes.
+func unquoted(src []byte, s, e int) (int, int) {
+	if e-s >= 2 && e <= len(src) && (src[s] == '\'' || src[s] == '"') && src[e-1] == src[s] {
+		return s + 1, e - 1
+	}
+	return s, e
+}
+
+// sortedSpans orders spans by file and position.
+func sortedSpans(spans []nameSpan) []nameSpan {
+	out := slices.Clone(spans)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].rel != out[j].rel {
+			return out[i].rel < out[j].rel
+		}
+		return out[i].start < out[j].start
+	})
+	return out
+}
