@@ -287,8 +287,11 @@ func (c *checker) ambiguous(p *place) {
 					owners = append(owners, r)
 				}
 			}
-			if len(owners) == 0 {
-				continue // an alias of the select list, or a column lint cannot place
+			if len(owners) != 1 {
+				// None: an alias of the select list, or a column lint cannot
+				// place. Several: the engine's binder refuses the query and the
+				// check reports it as an error with one fix per qualifier.
+				continue
 			}
 			at := -1
 			for _, w := range words {
@@ -312,12 +315,7 @@ func (c *checker) ambiguous(p *place) {
 				fixes = append(fixes, project.Fix{Title: "Qualify as " + q + "." + t.toks[at].Text(t.src),
 					Edits: []project.TextEdit{c.edit(t.start(at), t.start(at), q+".")}})
 			}
-			var msg string
-			if len(owners) == 1 {
-				msg = fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.toks[at].Text(t.src), len(rels), names[0])
-			} else {
-				msg = fmt.Sprintf("column %s is ambiguous: %s all have it", t.toks[at].Text(t.src), strings.Join(names, ", "))
-			}
+			msg := fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.toks[at].Text(t.src), len(rels), names[0])
 			c.report(AmbiguousColumn, t.start(at), t.end(at), msg, fixes...)
 		}
 	}
