@@ -125,7 +125,7 @@ func print(rows []result) {
 }
 
 // profile writes a CPU profile of one step when $EFMESH_BENCH_PROFILE is
-// "<step>:<file>" (steps: cold, apply, noop).
+// "<step>:<file>" (steps: cold, apply, noop, promote).
 func profile(step string) (stop func()) {
 	want, file, ok := strings.Cut(os.Getenv("EFMESH_BENCH_PROFILE"), ":")
 	if !ok || want != step {
@@ -250,11 +250,13 @@ func measure(n int) (result, error) {
 	if err != nil {
 		return r, err
 	}
+	stop = profile("promote")
 	t = time.Now()
 	if _, err := planner.Apply(ctx, pp, wh, st, planner.ApplyOptions{}); err != nil {
 		return r, err
 	}
 	r.Promote = since(t)
+	stop()
 	r.PromoteFloor, err = promoteFloor(ctx, pp, wh)
 	return r, err
 }
