@@ -16,7 +16,7 @@ import (
 // instant. Every model holds one row: v = 1 in c_00 and c_01, v = k in c_k.
 func chainProject(t *testing.T) string {
 	files := map[string]string{
-		"efmesh.yaml": "name: chain\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+		"efmesh.yaml":     "name: chain\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
 		"models/c_00.sql": "MODEL (name chain.c_00, kind FULL);\nSELECT CAST(1 AS BIGINT) AS v\n",
 		"models/c_01.sql": "MODEL (name chain.c_01, kind FULL);\n" +
 			"SELECT CAST(v + (SELECT sum(i) FROM range(0, 100000000) AS t(i)) - 4999999950000000 AS BIGINT) AS v\nFROM @ref(chain.c_00)\n",
