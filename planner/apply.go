@@ -44,6 +44,13 @@ type ApplyOptions struct {
 	// Lock is the environment's lock when the caller already holds it;
 	// nil makes Apply take it (and release it) itself.
 	Lock *Lock
+	// RecordEvery and RecordWithin bound a batch of the store records of
+	// built models (built marks, refreshes), written in one transaction:
+	// at most RecordEvery models (default 256), the oldest recorded at
+	// most RecordWithin ago (default 1s). A crash loses at most one
+	// batch's records, never data: those models are built again.
+	RecordEvery  int
+	RecordWithin time.Duration
 	// Only, for Run: the models whose due intervals and refreshes the
 	// tick computes (a selection); nil computes every model's.
 	Only map[string]bool
@@ -249,6 +256,8 @@ func (b *builder) physFP(info *analysis.ModelInfo) string {
 // intervals, and — forward-only — gains the new columns with ALTER, so
 // history reads NULL in them.
 func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.Time) error {
+	var snaps []state.Snapshot
+	var recs []state.BuildRecord
 	for _, mp := range p.Models {
 		old, ok := p.reuse[mp.Name]
 		if !ok {
@@ -260,29 +269,25 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 				return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
 			}
 		}
-		if err := st.PutSnapshot(ctx, b.snapshot(info)); err != nil {
-			return err
-		}
+		snaps = append(snaps, b.snapshot(info))
 		done, err := st.Intervals(ctx, old)
 		if err != nil {
 			return err
 		}
-		var marks []state.Interval
+		rec := state.BuildRecord{Fingerprint: info.Fingerprint, At: now.UTC(), Built: true}
 		for _, iv := range done {
 			if iv.Status == state.IntervalDone {
-				marks = append(marks, iv)
+				rec.Done = append(rec.Done, iv)
 			}
 		}
-		if len(marks) > 0 {
-			if err := st.MarkIntervals(ctx, info.Fingerprint, marks, state.IntervalDone, now.UTC()); err != nil {
-				return err
-			}
-		}
-		if err := st.MarkBuilt(ctx, info.Fingerprint, now.UTC()); err != nil {
-			return err
-		}
+		recs = append(recs, rec)
 	}
-	return nil
+	// Two store transactions for all of them: the records, then the
+	// inherited ledgers and built marks.
+	if err := st.PutSnapshots(ctx, snaps); err != nil {
+		return err
+	}
+	return st.RecordBuilds(ctx, recs)
 }
 
 // rollback takes back what a failed apply recorded of snapshots it did not

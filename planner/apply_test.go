@@ -122,3 +122,78 @@ func TestRollbackKeepsWhatAnotherEnvironmentPromoted(t *testing.T) {
 		t.Fatalf("prod's core.b = %s", got)
 	}
 }
+
+// TestFailedBuildKeepsTheBatchBefore: the store records of the models
+// built before a failing one are written although their batch was not
+// full, so the failed apply's rollback keeps them and the next plan
+// builds only what failed — whatever the batch size.
+func TestFailedBuildKeepsTheBatchBefore(t *testing.T) {
+	files := map[string]string{
+		"models/a.sql": "MODEL (name core.a, kind FULL);\nSELECT 1 AS id\n",
+		"models/b.sql": "MODEL (name core.b, kind FULL);\nSELECT id + 1 AS id FROM @ref(core.a)\n",
+		"models/c.sql": "MODEL (name core.c, kind FULL);\nSELECT id + 1 AS id FROM @ref(core.b)\n",
+		// Checks (the cast is typed), fails when run.
+		"models/d.sql": "MODEL (name core.d, kind FULL);\nSELECT CAST('x' || id AS INTEGER) AS id FROM @ref(core.c)\n",
+	}
+	for _, every := range []int{1, 2, 256} {
+		t.Run(fmt.Sprint(every), func(t *testing.T) {
+			ctx := context.Background()
+			a := analyzeFiles(t, files)
+			mustClean(t, a)
+			wh, err := duckdb.Open("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer wh.Close()
+			st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			p, err := MakePlan(ctx, a, st, "dev")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Apply(ctx, p, wh, st, ApplyOptions{RecordEvery: every, RecordWithin: time.Hour})
+			if err == nil {
+				t.Fatal("the apply of a failing model succeeded")
+			}
+			if fmt.Sprint(res.Built) != "[core.a core.b core.c]" {
+				t.Fatalf("built %v", res.Built)
+			}
+			fixed := map[string]string{}
+			for k, v := range files {
+				fixed[k] = v
+			}
+			fixed["models/d.sql"] = "MODEL (name core.d, kind FULL);\nSELECT id + 1 AS id FROM @ref(core.c)\n"
+			a = analyzeFiles(t, fixed)
+			mustClean(t, a)
+			p, err = MakePlan(ctx, a, st, "dev")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var build []string
+			for _, mp := range p.Models {
+				if mp.Build {
+					build = append(build, mp.Name)
+				}
+			}
+			if fmt.Sprint(build) != "[core.d]" {
+				t.Fatalf("after the failed apply, the plan builds %v; want [core.d]", build)
+			}
+			for _, name := range []string{"core.a", "core.b", "core.c"} {
+				ivs, err := st.Intervals(ctx, a.Models[name].Fingerprint)
+				if err != nil || len(ivs) != 1 {
+					t.Errorf("ledger of %s: %v, %v; want one refresh", name, ivs, err)
+				}
+			}
+			if _, err := Apply(ctx, p, wh, st, ApplyOptions{RecordEvery: every, RecordWithin: time.Hour}); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := wh.Query(ctx, `SELECT id FROM dev__core.d`)
+			if err != nil || fmt.Sprint(rows.Values) != "[[4]]" {
+				t.Fatalf("dev__core.d = %v, %v", rows, err)
+			}
+		})
+	}
+}

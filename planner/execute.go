@@ -20,8 +20,8 @@ import (
 // FULL model has its table refilled. Apply passes the FULL descendants of
 // a restate (Plan.refilled); other models it merges and fills only when it
 // builds them. Every FULL model computed records
-// its refresh in the ledger (see markRefreshed).
-func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool) error {
+// its refresh in the ledger (see recordRefresh).
+func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool) (err error) {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
@@ -67,6 +67,15 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		bo.retryDelay = 500 * time.Millisecond
 	}
 	var mu sync.Mutex // guards res and the progress count
+	// The store records of the models built are written in batches; what
+	// is pending when the builds end (failed or not) is written then, so
+	// a failed apply's rollback sees every model it built.
+	records := newRecorder(st, opt)
+	defer func() {
+		if ferr := records.flush(ctx); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
 	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
 		info := p.analysis.Models[mp.Name]
 		start := time.Now()
@@ -105,15 +114,16 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		if err := b.auditBuilt(ctx, info, log); err != nil {
 			return err
 		}
-		if mp.Build {
-			if err := st.MarkBuilt(ctx, info.Fingerprint, now().UTC()); err != nil {
-				return err
-			}
-		}
+		rec := state.BuildRecord{Fingerprint: info.Fingerprint, At: now().UTC(), Built: mp.Build}
 		if info.Model.Kind.Name == project.KindFull {
 			// A snapshot this apply recorded has no earlier refresh to clear.
 			first := !p.stored[info.Fingerprint] && p.reuse[mp.Name] == ""
-			if err := markRefreshed(ctx, st, p.analysis.Project.Config, info, now(), first); err != nil {
+			if err := recordRefresh(p.analysis.Project.Config, info, &rec, first); err != nil {
+				return err
+			}
+		}
+		if rec.Built || len(rec.Done) > 0 {
+			if err := records.add(ctx, rec); err != nil {
 				return err
 			}
 		}

@@ -29,20 +29,20 @@ import (
 // allTime spans every record a ledger can hold.
 var allTime = analysis.Range{Start: time.Unix(0, 0).UTC(), End: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
 
-// markRefreshed records that info's FULL table was computed at at,
-// replacing the older records (first: the snapshot is new, it has none).
-func markRefreshed(ctx context.Context, st state.Store, cfg project.Config, info *analysis.ModelInfo, at time.Time, first bool) error {
+// recordRefresh adds to r that info's FULL table was computed at r.At,
+// replacing the older records (first: the snapshot is new, it has none):
+// one done record [r.At, the cron's next time).
+func recordRefresh(cfg project.Config, info *analysis.ModelInfo, r *state.BuildRecord, first bool) error {
 	c, err := project.ParseCron(cfg.CronOf(info.Model))
 	if err != nil {
 		return fmt.Errorf("%s: cron %w", info.Model.Name, err)
 	}
-	at = at.UTC()
+	at := r.At.UTC()
 	if !first {
-		if _, err := st.ClearIntervals(ctx, info.Fingerprint, allTime.Start, at); err != nil {
-			return err
-		}
+		r.ClearFrom, r.ClearTo = allTime.Start, at
 	}
-	return st.MarkIntervals(ctx, info.Fingerprint, []state.Interval{{Start: at, End: c.Next(at)}}, state.IntervalDone, at)
+	r.Done = append(r.Done, state.Interval{Start: at, End: c.Next(at)})
+	return nil
 }
 
 // lastRefresh returns when a FULL snapshot was last computed, and false

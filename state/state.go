@@ -84,6 +84,20 @@ type SnapshotUsage struct {
 // Built reports whether the snapshot's physical relation is complete.
 func (s Snapshot) Built() bool { return !s.BuiltAt.IsZero() }
 
+// BuildRecord is what computing one snapshot adds to the store
+// (Store.RecordBuilds), in this order: the ledger records overlapping
+// [ClearFrom, ClearTo) are deleted (none when ClearTo is not after
+// ClearFrom), each range of Done is recorded done (replacing a record of
+// the same start), and, when Built, the snapshot is marked built. Times
+// are At (now when zero).
+type BuildRecord struct {
+	Fingerprint        string
+	At                 time.Time
+	Built              bool
+	ClearFrom, ClearTo time.Time
+	Done               []Interval
+}
+
 // Pointer is an environment's pointer to a snapshot of one model.
 type Pointer struct {
 	Model       string
@@ -219,6 +233,11 @@ type Store interface {
 	// MarkBuilt records that the snapshot's physical relation is complete.
 	// An unknown fingerprint is an error wrapping ErrNotFound.
 	MarkBuilt(ctx context.Context, fp string, at time.Time) error
+	// RecordBuilds writes what each model an apply computed adds to the
+	// store, every record of bs in one transaction: all or none. An apply
+	// writes the records of many models at once instead of a transaction
+	// per model. An unknown fingerprint is an error wrapping ErrNotFound.
+	RecordBuilds(ctx context.Context, bs []BuildRecord) error
 	// UpdateDefinition replaces the stored definition of a snapshot: a
 	// metadata-only change (description, owner, tags, audits, cron) keeps
 	// the fingerprint and the data. A missing snapshot wraps ErrNotFound.

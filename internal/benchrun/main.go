@@ -42,8 +42,14 @@ type result struct {
 	Promote      float64 `json:"promoteMs"`
 	PromoteFloor float64 `json:"promoteFloorMs"`
 	PeakMB       float64 `json:"peakMB"`
-	CheckedCold  int     `json:"checkedCold"`
-	CheckedNoop  int     `json:"checkedNoop"`
+	// CPU time (user + system, every thread) of the same steps: on a
+	// shared machine the ratios of CPU times hold where wall times do not.
+	ApplyCPU        float64 `json:"applyCPUMs"`
+	ApplyFloorCPU   float64 `json:"applyFloorCPUMs"`
+	PromoteCPU      float64 `json:"promoteCPUMs"`
+	PromoteFloorCPU float64 `json:"promoteFloorCPUMs"`
+	CheckedCold     int     `json:"checkedCold"`
+	CheckedNoop     int     `json:"checkedNoop"`
 }
 
 func main() {
@@ -120,12 +126,14 @@ func print(rows []result) {
 	line("promote to prod, views only", func(r result) string { return ms(r.Promote) })
 	line("  floor: same views on DuckDB", func(r result) string { return ms(r.PromoteFloor) })
 	line("  promote / floor (≤ 1.3×)", func(r result) string { return fmt.Sprintf("%.2f×", r.Promote/r.PromoteFloor) })
+	line("  CPU time: apply / floor", func(r result) string { return fmt.Sprintf("%.2f×", r.ApplyCPU/r.ApplyFloorCPU) })
+	line("  CPU time: promote / floor", func(r result) string { return fmt.Sprintf("%.2f×", r.PromoteCPU/r.PromoteFloorCPU) })
 	line("peak memory, MB (≤ 150)", func(r result) string { return strconv.FormatFloat(r.PeakMB, 'f', 0, 64) })
 	line("models checked: cold / no-op", func(r result) string { return fmt.Sprintf("%d / %d", r.CheckedCold, r.CheckedNoop) })
 }
 
 // profile writes a CPU profile of one step when $EFMESH_BENCH_PROFILE is
-// "<step>:<file>" (steps: cold, apply, noop).
+// "<step>:<file>" (steps: cold, apply, noop, promote).
 func profile(step string) (stop func()) {
 	want, file, ok := strings.Cut(os.Getenv("EFMESH_BENCH_PROFILE"), ":")
 	if !ok || want != step {
@@ -147,6 +155,15 @@ func fail(err error) {
 }
 
 func since(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// cpu is the CPU time the process has used so far, in milliseconds.
+func cpu() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+}
 
 // measure runs every step once on a fresh project of n models.
 func measure(n int) (result, error) {
@@ -222,14 +239,14 @@ func measure(n int) (result, error) {
 	r.CachedPlan = since(t)
 
 	stop = profile("apply")
-	t = time.Now()
+	t, c := time.Now(), cpu()
 	if _, err := planner.Apply(ctx, p, wh, st, planner.ApplyOptions{}); err != nil {
 		return r, err
 	}
-	r.Apply = since(t)
+	r.Apply, r.ApplyCPU = since(t), cpu()-c
 	stop()
 
-	if r.ApplyFloor, err = applyFloor(ctx, p, wh); err != nil {
+	if r.ApplyFloor, r.ApplyFloorCPU, err = applyFloor(ctx, p, wh); err != nil {
 		return r, err
 	}
 
@@ -250,19 +267,21 @@ func measure(n int) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	t = time.Now()
+	stop = profile("promote")
+	t, c = time.Now(), cpu()
 	if _, err := planner.Apply(ctx, pp, wh, st, planner.ApplyOptions{}); err != nil {
 		return r, err
 	}
-	r.Promote = since(t)
-	r.PromoteFloor, err = promoteFloor(ctx, pp, wh)
+	r.Promote, r.PromoteCPU = since(t), cpu()-c
+	stop()
+	r.PromoteFloor, r.PromoteFloorCPU, err = promoteFloor(ctx, pp, wh)
 	return r, err
 }
 
 // applyFloor runs the statements the apply ran on the warehouse — the
 // CREATE of every table and view it built, then the environment's views in
 // one transaction — on a fresh DuckDB.
-func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, error) {
+func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (ms, cpuMs float64, err error) {
 	var stmts []string
 	d := wh.Dialect()
 	stmts = append(stmts, d.CreateSchema(analysis.PhysicalSchema))
@@ -272,7 +291,7 @@ func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, e
 		}
 		q, err := planner.Render(p.Analysis(), wh, mp.Name, "", time.Now())
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		s, t, _ := strings.Cut(mp.PhysicalTable, ".")
 		rel := engine.Relation{Schema: s, Name: t}
@@ -300,23 +319,23 @@ func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, e
 	}
 	db, err := duckdb.Open("")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer db.Close()
-	t := time.Now()
+	t, c := time.Now(), cpu()
 	for _, s := range stmts {
 		if err := db.Exec(ctx, s); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	if err := db.Tx(ctx, views); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return since(t), nil
+	return since(t), cpu() - c, nil
 }
 
 // promoteFloor creates the same views again, in one transaction.
-func promoteFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64, error) {
+func promoteFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (ms, cpuMs float64, err error) {
 	d := wh.Dialect()
 	var stmts []string
 	schemas := map[string]bool{}
@@ -333,9 +352,9 @@ func promoteFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (float64,
 		ps, pt, _ := strings.Cut(mp.PhysicalTable, ".")
 		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(engine.Relation{Schema: ps, Name: pt})))
 	}
-	t := time.Now()
+	t, c := time.Now(), cpu()
 	if err := wh.Tx(ctx, stmts); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return since(t), nil
+	return since(t), cpu() - c, nil
 }

@@ -94,3 +94,70 @@ func (s *Store) ClearIntervals(ctx context.Context, fp string, from, to time.Tim
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+// RecordBuilds writes the records of bs in one transaction and one round
+// trip for the writes.
+func (s *Store) RecordBuilds(ctx context.Context, bs []state.BuildRecord) error {
+	if len(bs) == 0 {
+		return nil
+	}
+	fps := make([]string, 0, len(bs))
+	var b pgx.Batch
+	for _, r := range bs {
+		fps = append(fps, r.Fingerprint)
+		at := nowIfZero(r.At)
+		if r.ClearTo.After(r.ClearFrom) {
+			b.Queue(s.q(`DELETE FROM {s}.intervals WHERE fingerprint = $1 AND "start" < $2 AND "end" > $3`),
+				r.Fingerprint, r.ClearTo, r.ClearFrom)
+		}
+		for _, iv := range r.Done {
+			start, end := iv.Start.Truncate(time.Microsecond).UTC(), iv.End.Truncate(time.Microsecond).UTC()
+			if !end.After(start) {
+				return fmt.Errorf("state store: record build %s: empty interval [%s, %s)", r.Fingerprint,
+					iv.Start.UTC().Format(time.RFC3339Nano), iv.End.UTC().Format(time.RFC3339Nano))
+			}
+			b.Queue(s.q(`
+				INSERT INTO {s}.intervals (fingerprint, "start", "end", status, updated_at) VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (fingerprint, "start") DO UPDATE
+				SET "end" = excluded."end", status = excluded.status, updated_at = excluded.updated_at`),
+				r.Fingerprint, start, end, state.IntervalDone, at)
+		}
+		if r.Built {
+			b.Queue(s.q(`UPDATE {s}.snapshots SET built_at = $1 WHERE fingerprint = $2`), at, r.Fingerprint)
+		}
+	}
+	fps = state.Unique(fps)
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, s.q(`SELECT count(*) FROM {s}.snapshots WHERE fingerprint = ANY($1)`), fps).Scan(&n); err != nil {
+			return err
+		}
+		if n != len(fps) {
+			rows, err := tx.Query(ctx, s.q(`SELECT fingerprint FROM {s}.snapshots WHERE fingerprint = ANY($1)`), fps)
+			if err != nil {
+				return err
+			}
+			have, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return err
+			}
+			known := map[string]bool{}
+			for _, fp := range have {
+				known[fp] = true
+			}
+			for _, fp := range fps {
+				if !known[fp] {
+					return fmt.Errorf("%s: snapshot %w", fp, state.ErrNotFound)
+				}
+			}
+		}
+		if b.Len() == 0 {
+			return nil
+		}
+		return tx.SendBatch(ctx, &b).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("state store: record builds: %w", err)
+	}
+	return nil
+}

@@ -103,3 +103,85 @@ func (s *Store) ClearIntervals(ctx context.Context, fp string, from, to time.Tim
 	}
 	return int(n), nil
 }
+
+// RecordBuilds writes the records of bs in one transaction.
+func (s *Store) RecordBuilds(ctx context.Context, bs []state.BuildRecord) error {
+	if len(bs) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("state store: record builds: %w", err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	var clear, mark, built *sql.Stmt
+	prepare := func(to **sql.Stmt, query string) error {
+		if *to != nil {
+			return nil
+		}
+		st, err := tx.PrepareContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		*to = st
+		return nil
+	}
+	defer func() {
+		for _, st := range []*sql.Stmt{clear, mark, built} {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+	exists, err := tx.PrepareContext(ctx, `SELECT 1 FROM snapshots WHERE fingerprint = ?`)
+	if err != nil {
+		return fmt.Errorf("state store: record builds: %w", err)
+	}
+	defer exists.Close()
+	for _, b := range bs {
+		fail := func(err error) error { return fmt.Errorf("state store: record build %s: %w", b.Fingerprint, err) }
+		var one int
+		err := exists.QueryRowContext(ctx, b.Fingerprint).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fail(fmt.Errorf("snapshot %w", state.ErrNotFound))
+		}
+		if err != nil {
+			return fail(err)
+		}
+		when := formatTime(nowIfZero(b.At))
+		if b.ClearTo.After(b.ClearFrom) {
+			if err := prepare(&clear, `DELETE FROM intervals WHERE fingerprint = ? AND "start" < ? AND "end" > ?`); err != nil {
+				return fail(err)
+			}
+			if _, err := clear.ExecContext(ctx, b.Fingerprint, formatTime(b.ClearTo), formatTime(b.ClearFrom)); err != nil {
+				return fail(err)
+			}
+		}
+		for _, iv := range b.Done {
+			if !iv.End.After(iv.Start) {
+				return fail(fmt.Errorf("empty interval [%s, %s)", formatTime(iv.Start), formatTime(iv.End)))
+			}
+			if err := prepare(&mark, `
+				INSERT INTO intervals (fingerprint, "start", "end", status, updated_at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (fingerprint, "start") DO UPDATE
+				SET "end" = excluded."end", status = excluded.status, updated_at = excluded.updated_at`); err != nil {
+				return fail(err)
+			}
+			if _, err := mark.ExecContext(ctx, b.Fingerprint, formatTime(iv.Start), formatTime(iv.End), state.IntervalDone, when); err != nil {
+				return fail(err)
+			}
+		}
+		if b.Built {
+			if err := prepare(&built, `UPDATE snapshots SET built_at = ? WHERE fingerprint = ?`); err != nil {
+				return fail(err)
+			}
+			if _, err := built.ExecContext(ctx, when, b.Fingerprint); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("state store: record builds: %w", err)
+	}
+	return nil
+}

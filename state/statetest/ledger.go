@@ -245,3 +245,67 @@ func testConcurrentTryLock(t *testing.T, s state.Store) {
 		t.Errorf("%d holders won the lock: %v", len(wins), wins)
 	}
 }
+
+// testRecordBuilds: the records of many builds in one call, each cleared,
+// marked and built in that order; an unknown fingerprint or a bad interval
+// anywhere leaves the store as it was.
+func testRecordBuilds(t *testing.T, s state.Store) {
+	put(t, s, snapshot("a", 1), snapshot("b", 1), snapshot("c", 1))
+	mark(t, s, fp("a", 1), state.IntervalDone, day(0), day(1), day(5))
+	at := t0.Add(time.Hour)
+	err := s.RecordBuilds(t.Context(), []state.BuildRecord{
+		// a: the records before day 3 go, day 3 is added; not built.
+		{Fingerprint: fp("a", 1), At: at, ClearFrom: day(0).Start, ClearTo: day(3).Start, Done: []state.Interval{day(3)}},
+		{Fingerprint: fp("b", 1), At: at, Built: true, Done: []state.Interval{day(0), day(1)}},
+		// The same snapshot twice: in order, the second clears the first's.
+		{Fingerprint: fp("c", 1), At: at, Done: []state.Interval{day(0)}},
+		{Fingerprint: fp("c", 1), At: at, Built: true, ClearFrom: day(0).Start, ClearTo: day(9).Start, Done: []state.Interval{day(2)}},
+	})
+	if err != nil {
+		t.Fatalf("RecordBuilds: %v", err)
+	}
+	for f, want := range map[string]string{
+		fp("a", 1): "01-04..01-05:done 01-06..01-07:done ",
+		fp("b", 1): "01-01..01-02:done 01-02..01-03:done ",
+		fp("c", 1): "01-03..01-04:done ",
+	} {
+		if got := ledger(t, s, f); got != want {
+			t.Errorf("ledger of %s = %q, want %q", f, got, want)
+		}
+	}
+	ivs, err := s.Intervals(t.Context(), fp("b", 1))
+	if err != nil || len(ivs) != 2 || !ivs[0].UpdatedAt.Equal(at) {
+		t.Errorf("Intervals(b1) = %+v, %v; want updated at %v", ivs, err, at)
+	}
+	got := get(t, s, fp("a", 1), fp("b", 1), fp("c", 1))
+	if got[fp("a", 1)].Built() || !got[fp("b", 1)].BuiltAt.Equal(at) || !got[fp("c", 1)].BuiltAt.Equal(at) {
+		t.Errorf("built marks: a %v, b %v, c %v; want a unbuilt, b and c at %v",
+			got[fp("a", 1)].BuiltAt, got[fp("b", 1)].BuiltAt, got[fp("c", 1)].BuiltAt, at)
+	}
+
+	// All or none: an unknown fingerprint after a good record.
+	put(t, s, snapshot("d", 1))
+	err = s.RecordBuilds(t.Context(), []state.BuildRecord{
+		{Fingerprint: fp("d", 1), At: at, Built: true, Done: []state.Interval{day(0)}},
+		{Fingerprint: "missing", At: at, Built: true},
+	})
+	if !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("RecordBuilds(unknown) = %v, want ErrNotFound", err)
+	}
+	empty := state.Interval{Start: day(4).Start, End: day(4).Start}
+	if err := s.RecordBuilds(t.Context(), []state.BuildRecord{
+		{Fingerprint: fp("d", 1), At: at, Built: true, Done: []state.Interval{day(0)}},
+		{Fingerprint: fp("a", 1), At: at, Done: []state.Interval{empty}},
+	}); err == nil {
+		t.Error("an empty interval was accepted")
+	}
+	if got := ledger(t, s, fp("d", 1)); got != "" {
+		t.Errorf("a rejected batch left records: %q", got)
+	}
+	if get(t, s, fp("d", 1))[fp("d", 1)].Built() {
+		t.Error("a rejected batch marked a snapshot built")
+	}
+	if err := s.RecordBuilds(t.Context(), nil); err != nil {
+		t.Errorf("RecordBuilds(nil) = %v", err)
+	}
+}

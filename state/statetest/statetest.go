@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"MarkIntervalsReplaces", testMarkIntervalsReplaces},
 		{"MarkIntervalsUnknownSnapshot", testMarkIntervalsUnknown},
 		{"ClearIntervals", testClearIntervals},
+		{"RecordBuildsAllOrNone", testRecordBuilds},
 		{"Runs", testRuns},
 		{"LockExcludes", testLockExcludes},
 		{"LockExpires", testLockExpires},
