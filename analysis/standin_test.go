@@ -14,7 +14,7 @@ import (
 // standInProject is four models: two chains' heads of one shape, a child
 // of each, and a leaf with a type the engine does not know.
 var standInProject = map[string]string{
-	"efmesh.yaml": "name: t\nstart: 2026-01-01\n",
+	"efmesh.yaml":  "name: t\nstart: 2026-01-01\n",
 	"models/a.sql": "MODEL (name s.a, kind FULL, columns (id BIGINT, v TEXT));\nSELECT 1::BIGINT AS id, 'x' AS v\n",
 	"models/b.sql": "MODEL (name s.b, kind FULL, columns (id BIGINT, v TEXT));\nSELECT 2::BIGINT AS id, 'y' AS v\n",
 	"models/c.sql": "MODEL (name s.c, kind FULL);\nSELECT a.id, b.v FROM @ref(s.a) AS a JOIN @ref(s.b) AS b USING (id)\n",
