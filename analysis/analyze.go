@@ -91,8 +91,12 @@ type Analysis struct {
 	// outliner reads canonical forms (this analysis's and stored
 	// snapshots') for lineage, categories and warnings.
 	outliner engine.Outliner
-	// standIns names the models whose stand-in exists in the workbench.
+	// standIns names the models whose stand-in exists in the workbench,
+	// with the model's current columns.
 	standIns map[string]bool
+	// standInTables names the stand-in tables the workbench's catalog
+	// holds (standInTable), shared by the models of one shape.
+	standInTables map[string]bool
 	// boundInEngine: the bodies were bound by the engine itself, against
 	// stand-ins with the parents' types, so what the analysis inferred is
 	// what the warehouse says (not a static binder's approximation).
@@ -219,6 +223,10 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 	a := &Analysis{Project: p, Models: make(map[string]*ModelInfo, len(p.Models)), standIns: make(map[string]bool, len(prev.standIns)), dialect: wb.Dialect(), outliner: wb}
 	for k, v := range prev.standIns {
 		a.standIns[k] = v
+	}
+	a.standInTables = make(map[string]bool, len(prev.standInTables))
+	for k, v := range prev.standInTables {
+		a.standInTables[k] = v
 	}
 	a.Diagnostics = append(a.Diagnostics, p.Diagnostics...)
 	broken := map[string]bool{}

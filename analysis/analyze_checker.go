@@ -3,6 +3,8 @@ package analysis
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -12,14 +14,10 @@ import (
 	"github.com/efmesh/efmesh/project"
 )
 
-func (c *checker) dropStandIn(ctx context.Context, name string) error {
+// dropStandIn forgets name's stand-in. The table stays: stand-ins are
+// named by their columns (standInKey), and another model may share it.
+func (c *checker) dropStandIn(_ context.Context, name string) error {
 	delete(c.a.standIns, name)
-	if c.eng == nil {
-		return nil
-	}
-	if err := c.eng.Exec(ctx, c.scratch.DropScratchTable(c.catalog, standInRelation(name))); err != nil {
-		return fmt.Errorf("drop stand-in %s: %w", name, err)
-	}
 	return nil
 }
 
@@ -38,8 +36,8 @@ func newChecker(wb Workbench, root string, a *Analysis) *checker {
 }
 
 type checker struct {
-	// schemas holds the stand-in schemas created by this checker.
-	schemas map[string]bool
+	// types memoizes typeOK: whether the engine takes a column type.
+	types map[string]bool
 	// precanon holds canonical forms parsed ahead in one batch.
 	precanon map[*project.Model]precanonical
 	// catalog is the workbench catalog holding this checker's stand-ins
@@ -82,15 +80,24 @@ func (c *checker) add(m *project.Model, d project.Diagnostic) {
 	c.a.Diagnostics = append(c.a.Diagnostics, d)
 }
 
+// standIn is the relation model name's refs bind against: the stand-in
+// table of its columns. Bodies reach a ref only through its alias (the one
+// they write or the implicit one), so models of one shape share a table and
+// a project of N models costs as many tables as it has distinct shapes.
 func (c *checker) standIn(name string) string {
-	return c.scratch.ScratchRelation(c.catalog, standInRelation(name))
+	return c.scratch.ScratchRelation(c.catalog, standInTable(c.a.Models[name].Columns))
 }
 
-// standInRelation is the relation of a model's stand-in in the checker's
-// catalog (checkRelation).
-func standInRelation(name string) engine.Relation {
-	s, t := checkRelation(name)
-	return engine.Relation{Schema: s, Name: t}
+// standInTable names the stand-in of a column list by its content.
+func standInTable(cols []engine.Column) engine.Relation {
+	h := sha256.New()
+	for _, col := range cols {
+		h.Write([]byte(col.Name))
+		h.Write([]byte{0})
+		h.Write([]byte(col.Type))
+		h.Write([]byte{0})
+	}
+	return engine.Relation{Schema: "main", Name: "standin_" + hex.EncodeToString(h.Sum(nil)[:12])}
 }
 
 // checkRelation is the schema and table a model is checked under: the
@@ -214,7 +221,58 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	if cols == nil {
 		return nil
 	}
-	return c.createStandIn(ctx, m, cols)
+	return c.deferStandIn(ctx, m, cols)
+}
+
+// deferStandIn records that m's stand-in is due without creating it: a
+// stand-in costs the engine a table (most of a model's check), and only a
+// model some other model reads needs one, which ensureParents creates when
+// the first child is checked. Each column type is tried once per checker
+// (a one-column table per distinct type): a model with a type the engine
+// refuses gets its stand-in at once, so its diagnostics are the eager
+// creation's, in the same place.
+func (c *checker) deferStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {
+	if c.eng == nil {
+		return c.createStandIn(ctx, m, cols)
+	}
+	// A stand-in of an earlier analysis (Reanalyze) has the old columns:
+	// forget it, so ensureParents replaces it before a child binds.
+	delete(c.a.standIns, m.Name)
+	if c.a.standInTables[standInTable(cols).Name] && c.a.standIns != nil {
+		c.a.standIns[m.Name] = true // a model of the same shape made it
+		return nil
+	}
+	for _, col := range cols {
+		ok, err := c.typeOK(ctx, col.Type)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return c.createStandIn(ctx, m, cols)
+		}
+	}
+	return nil
+}
+
+// typeProbe is the scratch table typeOK creates to try a column type.
+var typeProbe = engine.Relation{Schema: "main", Name: "__efmesh_type_probe"}
+
+// typeOK reports whether the engine accepts typ as a stand-in column's
+// type, trying each distinct spelling once.
+func (c *checker) typeOK(ctx context.Context, typ string) (bool, error) {
+	if ok, seen := c.types[typ]; seen {
+		return ok, nil
+	}
+	err := c.eng.Exec(ctx, c.scratch.ReplaceScratchTable(c.catalog, typeProbe, []engine.Column{{Name: "c", Type: typ}}))
+	var se *engine.SQLError
+	if err != nil && !errors.As(err, &se) {
+		return false, fmt.Errorf("workbench: column type %s: %w", typ, err)
+	}
+	if c.types == nil {
+		c.types = map[string]bool{}
+	}
+	c.types[typ] = err == nil
+	return err == nil, nil
 }
 
 // emptyFile reports whether the file at path holds nothing but blanks.
@@ -241,41 +299,41 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 	if c.a.standIns == nil {
 		c.a.standIns = map[string]bool{}
 	}
-	c.a.standIns[m.Name] = true
 	if c.eng == nil {
+		c.a.standIns[m.Name] = true
 		return nil // a binder reads parents' columns from the analysis
 	}
-	stmt := c.scratch.ReplaceScratchTable(c.catalog, standInRelation(m.Name), cols)
-	if !c.schemas[m.Schema] {
-		stmt = c.scratch.CreateScratchSchema(c.catalog, m.Schema) + "; " + stmt
+	rel := standInTable(cols)
+	if c.a.standInTables[rel.Name] {
+		c.a.standIns[m.Name] = true
+		return nil
 	}
-	err := c.eng.Exec(ctx, stmt)
+	err := c.eng.Exec(ctx, c.scratch.ReplaceScratchTable(c.catalog, rel, cols))
 	if err == nil {
-		if c.schemas == nil {
-			c.schemas = map[string]bool{}
+		if c.a.standInTables == nil {
+			c.a.standInTables = map[string]bool{}
 		}
-		c.schemas[m.Schema] = true
+		c.a.standInTables[rel.Name] = true
+		c.a.standIns[m.Name] = true
+		return nil
 	}
-	if err != nil {
-		// A declared type the engine does not know: point at the column.
-		var se *engine.SQLError
-		if errors.As(err, &se) {
-			for _, col := range m.Columns {
-				if strings.Contains(se.Message, col.Type) || strings.Contains(strings.ToLower(se.Message), strings.ToLower(strings.Fields(col.Type)[0])) {
-					c.diag(m, col.Range.Start.Offset, col.Range.End.Offset, project.CodeBadValue, "unknown column type: "+se.Message)
-					c.a.Models[m.Name].Broken = true
-					c.a.Models[m.Name].Fingerprint = ""
-					return nil
-				}
+	// A declared type the engine does not know: point at the column.
+	var se *engine.SQLError
+	if errors.As(err, &se) {
+		for _, col := range m.Columns {
+			if strings.Contains(se.Message, col.Type) || strings.Contains(strings.ToLower(se.Message), strings.ToLower(strings.Fields(col.Type)[0])) {
+				c.diag(m, col.Range.Start.Offset, col.Range.End.Offset, project.CodeBadValue, "unknown column type: "+se.Message)
+				c.a.Models[m.Name].Broken = true
+				c.a.Models[m.Name].Fingerprint = ""
+				return nil
 			}
-			c.propDiag(m, "columns", project.CodeBadValue, "bad columns: "+se.Message)
-			c.a.Models[m.Name].Broken = true
-			c.a.Models[m.Name].Fingerprint = ""
-			return nil
 		}
-		return fmt.Errorf("stand-in for %s: %w", m.Name, err)
+		c.propDiag(m, "columns", project.CodeBadValue, "bad columns: "+se.Message)
+		c.a.Models[m.Name].Broken = true
+		c.a.Models[m.Name].Fingerprint = ""
+		return nil
 	}
-	return nil
+	return fmt.Errorf("stand-in for %s: %w", m.Name, err)
 }
 
 // canonicalRender renders a body for its canonical form: refs by name,

@@ -114,6 +114,7 @@ func CheckRedacted(ctx context.Context, v, base *Analysis, wb Workbench, env str
 	}
 	ck.catalog = redactedCatalog
 	v.standIns = map[string]bool{} // the variant's own, in its catalog
+	v.standInTables = map[string]bool{}
 	if err := ck.reset(ctx); err != nil {
 		return nil, err
 	}

@@ -227,7 +227,7 @@ func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption)
 		if err != nil {
 			return nil, err
 		}
-		if err := tune(ctx, db, p.Config.Engine); err != nil {
+		if err := tune(ctx, db, p.Config.Engine, WarehousePath(p)); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -344,6 +344,14 @@ func Workbench(p *project.Project) (analysis.Workbench, error) {
 		if err != nil {
 			return nil, err
 		}
+		limit := WorkbenchMemoryLimit
+		if l := p.Config.Engine.MemoryLimit; l != "" {
+			limit = l
+		}
+		if err := setMemoryLimit(context.Background(), db, limit); err != nil {
+			db.Close()
+			return nil, err
+		}
 		return db, nil
 	case "postgres":
 		return pgWorkbench{}, nil
@@ -363,17 +371,41 @@ var (
 	_ analysis.Binder    = pgWorkbench{}
 )
 
+// DefaultMemoryLimit caps the buffer pool of a DuckDB warehouse file when
+// efmesh.yaml names no engine memory_limit: past it DuckDB evicts to the
+// file and spills to its temp directory instead of growing the process. An
+// in-memory warehouse cannot evict, so it keeps DuckDB's own default (80%
+// of RAM).
+const DefaultMemoryLimit = "1GB"
+
+// WorkbenchMemoryLimit caps the in-memory workbench (models are checked
+// in it against empty stand-ins; compaction and parquet targets move data
+// through it); engine memory_limit in efmesh.yaml replaces it.
+const WorkbenchMemoryLimit = DefaultMemoryLimit
+
 // tune applies the engine settings of efmesh.yaml to a DuckDB warehouse.
-func tune(ctx context.Context, db *duckdb.DB, c project.EngineConfig) error {
-	if c.MemoryLimit != "" {
-		if err := db.Exec(ctx, "SET memory_limit = "+engine.QuoteString(c.MemoryLimit)); err != nil {
-			return fmt.Errorf("engine memory_limit %q: %w", c.MemoryLimit, err)
+func tune(ctx context.Context, db *duckdb.DB, c project.EngineConfig, path string) error {
+	limit := c.MemoryLimit
+	if limit == "" && path != ":memory:" {
+		limit = DefaultMemoryLimit
+	}
+	if limit != "" {
+		if err := setMemoryLimit(ctx, db, limit); err != nil {
+			return err
 		}
 	}
 	if c.Threads > 0 {
 		if err := db.Exec(ctx, fmt.Sprintf("SET threads = %d", c.Threads)); err != nil {
 			return fmt.Errorf("engine threads %d: %w", c.Threads, err)
 		}
+	}
+	return nil
+}
+
+// setMemoryLimit caps db's buffer pool at limit (a DuckDB size).
+func setMemoryLimit(ctx context.Context, db *duckdb.DB, limit string) error {
+	if err := db.Exec(ctx, "SET memory_limit = "+engine.QuoteString(limit)); err != nil {
+		return fmt.Errorf("engine memory_limit %q: %w", limit, err)
 	}
 	return nil
 }
