@@ -108,8 +108,8 @@ func measureLSP(ctx context.Context, bin string, n int) (*lspRes, error) {
 	res.EditP50Ms, res.EditP95Ms = pct(edits, 0.50), pct(edits, 0.95)
 
 	text := c.texts[edited]
-	hoverAt := strings.Index(text, goodCol) + 2 // inside "amount"
-	completeAt := strings.Index(text, ", grp") + len(", g") // a parent's column
+	hoverAt := strings.Index(text, goodCol) + 2               // inside "amount"
+	completeAt := strings.Index(text, "@ref(") + len("@ref(") // model names
 	var hovers, completes []time.Duration
 	for range 30 {
 		t := time.Now()
