@@ -93,7 +93,7 @@ func main() {
 		start := time.Now()
 		r, err := measure(context.Background(), abs, n, !*skipLSP)
 		if err != nil {
-			fail(fmt.Errorf("N = %d: %w", n, err))
+			fail(fmt.Errorf("size %d: %w", n, err))
 		}
 		r.TotalSec = time.Since(start).Seconds()
 		r.Load = loadAvg()
