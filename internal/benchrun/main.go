@@ -1,21 +1,28 @@
-// Command benchrun measures plan, apply and promotion on generated projects
-// and prints one table; scripts/bench runs it. Each size runs in its own
-// process so peak memory is that size's alone.
+// Command benchrun measures efmesh the way a user meets it: whole processes
+// of the real efmesh binary on a generated project (N FULL models in chains
+// of five over one 1,000-row parquet source, DuckDB in a file, SQLite
+// state), next to the floor — the same SQL run directly on DuckDB through
+// the same driver, in one process of its own — and the language server
+// driven over a pipe as an editor drives it. scripts/bench builds both
+// binaries and runs it; see its header for profiling.
 //
-// The steps are the library calls the CLI makes, in-process, on an
-// in-memory DuckDB with the state store in a temporary SQLite file (the
-// shape of DESIGN.md §9), plus the floor: the same statements run directly
-// on DuckDB.
+//	benchrun -efmesh <binary> [-json file] [-skip-lsp] [N …]
+//
+// Every step of one size runs in one run, in order: cold plan from a fresh
+// clone (no .efmesh, no warehouse), apply, no-op plan, promotion to prod,
+// the two floors, then the editor: open → every diagnostic without and with
+// the check cache, 30 edits, 30 hovers and 30 completions.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,44 +38,48 @@ import (
 	"github.com/efmesh/efmesh/state/sqlite"
 )
 
-// result is one size's measurements, in milliseconds and megabytes.
+// step is one whole process: its wall time and peak resident memory.
+type step struct {
+	Ms     float64 `json:"ms"`
+	PeakMB float64 `json:"peakMB"`
+}
+
+// result is one size's measurements.
 type result struct {
 	N            int     `json:"n"`
-	ColdPlan     float64 `json:"coldPlanMs"`
-	CachedPlan   float64 `json:"cachedPlanMs"`
-	Apply        float64 `json:"applyMs"`
-	ApplyFloor   float64 `json:"applyFloorMs"`
-	NoopPlan     float64 `json:"noopPlanMs"`
-	Promote      float64 `json:"promoteMs"`
-	PromoteFloor float64 `json:"promoteFloorMs"`
-	PeakMB       float64 `json:"peakMB"`
-	// CPU time (user + system, every thread) of the same steps: on a
-	// shared machine the ratios of CPU times hold where wall times do not.
-	ApplyCPU        float64 `json:"applyCPUMs"`
-	ApplyFloorCPU   float64 `json:"applyFloorCPUMs"`
-	PromoteCPU      float64 `json:"promoteCPUMs"`
-	PromoteFloorCPU float64 `json:"promoteFloorCPUMs"`
-	CheckedCold     int     `json:"checkedCold"`
-	CheckedNoop     int     `json:"checkedNoop"`
+	ColdPlan     step    `json:"coldPlan"`
+	Apply        step    `json:"apply"`
+	ApplyFloor   step    `json:"applyFloor"`
+	NoopPlan     step    `json:"noopPlan"`
+	Promote      step    `json:"promote"`
+	PromoteFloor step    `json:"promoteFloor"`
+	LSP          *lspRes `json:"lsp,omitempty"`
+	TotalSec     float64 `json:"totalSeconds"`
+	Load         string  `json:"loadAverage"`
 }
 
 func main() {
-	if len(os.Args) == 3 && os.Args[1] == "-one" {
-		n, err := strconv.Atoi(os.Args[2])
-		if err != nil {
+	if len(os.Args) > 1 && os.Args[1] == "-floor" {
+		if err := floorChild(os.Args[2:]); err != nil {
 			fail(err)
 		}
-		r, err := measure(n)
-		if err != nil {
-			fail(err)
-		}
-		json.NewEncoder(os.Stdout).Encode(r)
 		return
 	}
-	sizes := []int{100, 500, 2000}
-	if len(os.Args) > 1 {
+	bin := flag.String("efmesh", "", "the efmesh binary to measure (required)")
+	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
+	skipLSP := flag.Bool("skip-lsp", false, "leave out the language server's section")
+	flag.Parse()
+	if *bin == "" {
+		fail(errors.New("-efmesh <binary> is required"))
+	}
+	abs, err := filepath.Abs(*bin)
+	if err != nil {
+		fail(err)
+	}
+	sizes := []int{2000}
+	if flag.NArg() > 0 {
 		sizes = nil
-		for _, a := range os.Args[1:] {
+		for _, a := range flag.Args() {
 			n, err := strconv.Atoi(a)
 			if err != nil || n < 1 {
 				fail(fmt.Errorf("sizes are positive integers, got %q", a))
@@ -78,75 +89,24 @@ func main() {
 	}
 	var rows []result
 	for _, n := range sizes {
-		fmt.Fprintf(os.Stderr, "measuring N = %d …\n", n)
-		cmd := exec.Command(os.Args[0], "-one", strconv.Itoa(n))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
+		fmt.Fprintf(os.Stderr, "measuring N = %d (load average %s) …\n", n, loadAvg())
+		start := time.Now()
+		r, err := measure(context.Background(), abs, n, !*skipLSP)
 		if err != nil {
 			fail(fmt.Errorf("size %d: %w", n, err))
 		}
-		var r result
-		if err := json.Unmarshal(out, &r); err != nil {
-			fail(err)
-		}
-		r.PeakMB = peakOf(cmd)
+		r.TotalSec = time.Since(start).Seconds()
+		r.Load = loadAvg()
 		rows = append(rows, r)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].N < rows[j].N })
-	print(rows)
-}
-
-func peakOf(cmd *exec.Cmd) float64 {
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return float64(ru.Maxrss) / 1024 // KiB on Linux
-	}
-	return 0
-}
-
-func print(rows []result) {
-	fmt.Printf("%-34s", "step (ms; budget at N=2000)")
-	for _, r := range rows {
-		fmt.Printf("%12s", "N="+strconv.Itoa(r.N))
-	}
-	fmt.Println()
-	line := func(name string, f func(r result) string) {
-		fmt.Printf("%-34s", name)
-		for _, r := range rows {
-			fmt.Printf("%12s", f(r))
+	printTable(os.Stdout, rows)
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+			fail(err)
 		}
-		fmt.Println()
 	}
-	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	line("cold plan, no check cache", func(r result) string { return ms(r.ColdPlan) })
-	line("cold plan, check cache (≤ 200)", func(r result) string { return ms(r.CachedPlan) })
-	line("apply, build all", func(r result) string { return ms(r.Apply) })
-	line("  floor: same SQL on DuckDB", func(r result) string { return ms(r.ApplyFloor) })
-	line("  apply / floor (≤ 1.3×)", func(r result) string { return fmt.Sprintf("%.2f×", r.Apply/r.ApplyFloor) })
-	line("no-op plan (≤ 10)", func(r result) string { return ms(r.NoopPlan) })
-	line("promote to prod, views only", func(r result) string { return ms(r.Promote) })
-	line("  floor: same views on DuckDB", func(r result) string { return ms(r.PromoteFloor) })
-	line("  promote / floor (≤ 1.3×)", func(r result) string { return fmt.Sprintf("%.2f×", r.Promote/r.PromoteFloor) })
-	line("  CPU time: apply / floor", func(r result) string { return fmt.Sprintf("%.2f×", r.ApplyCPU/r.ApplyFloorCPU) })
-	line("  CPU time: promote / floor", func(r result) string { return fmt.Sprintf("%.2f×", r.PromoteCPU/r.PromoteFloorCPU) })
-	line("peak memory, MB (≤ 150)", func(r result) string { return strconv.FormatFloat(r.PeakMB, 'f', 0, 64) })
-	line("models checked: cold / no-op", func(r result) string { return fmt.Sprintf("%d / %d", r.CheckedCold, r.CheckedNoop) })
-}
-
-// profile writes a CPU profile of one step when $EFMESH_BENCH_PROFILE is
-// "<step>:<file>" (steps: cold, apply, noop, promote).
-func profile(step string) (stop func()) {
-	want, file, ok := strings.Cut(os.Getenv("EFMESH_BENCH_PROFILE"), ":")
-	if !ok || want != step {
-		return func() {}
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		fail(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		fail(err)
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 func fail(err error) {
@@ -154,207 +114,262 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-func since(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
-
-// cpu is the CPU time the process has used so far, in milliseconds.
-func cpu() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+// loadAvg is the machine's 1-, 5- and 15-minute load: the machine is
+// shared, so a table says under which load it was taken.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
 	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
-// measure runs every step once on a fresh project of n models.
-func measure(n int) (result, error) {
-	r := result{N: n}
-	ctx := context.Background()
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// peakMB is a finished child's peak resident memory (wait4's rusage).
+func peakMB(ps *os.ProcessState) float64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
+	return 0
+}
+
+// run times one whole process of name args in dir.
+func run(dir, name string, args ...string) (step, string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	t := time.Now()
+	err := cmd.Run()
+	s := step{Ms: ms(time.Since(t))}
+	if cmd.ProcessState != nil {
+		s.PeakMB = peakMB(cmd.ProcessState)
+	}
+	if err != nil {
+		return s, out.String(), fmt.Errorf("%s %s: %w\n%s%s", filepath.Base(name), strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return s, out.String(), nil
+}
+
+// project writes a fresh clone of the benchmark project of n models into
+// a new temporary folder: the sources only, no .efmesh and no warehouse.
+func writeProject(ctx context.Context, n int) (string, error) {
 	dir, err := os.MkdirTemp("", "efmesh-bench-")
 	if err != nil {
-		return r, err
+		return "", err
 	}
-	defer os.RemoveAll(dir)
-	if _, err := gen.Write(dir, gen.Options{Models: n}); err != nil {
-		return r, err
-	}
-	st, err := sqlite.Open(ctx, filepath.Join(dir, ".efmesh", "state.db"))
-	if err != nil {
-		return r, err
-	}
-	defer st.Close()
-	wh, err := duckdb.Open("")
-	if err != nil {
-		return r, err
-	}
-	defer wh.Close()
-	cachePath := filepath.Join(dir, ".efmesh", "cache", "check.gob")
-
-	// plan is what `efmesh plan` does: load, check (with the cache), diff.
-	plan := func(env string, cache bool) (*planner.Plan, *analysis.Analysis, error) {
-		p, err := project.Load(dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		wb, err := duckdb.Open("")
-		if err != nil {
-			return nil, nil, err
-		}
-		defer wb.Close()
-		opt := analysis.AnalyzeOptions{}
-		var fc *analysis.FileCache
-		if cache {
-			fc = analysis.OpenFileCache(cachePath)
-			opt.Cache = fc
-		}
-		a, err := analysis.AnalyzeWith(ctx, p, wb, opt)
-		if err != nil {
-			return nil, nil, err
-		}
-		if fc != nil {
-			if err := fc.Save(); err != nil {
-				return nil, nil, err
-			}
-		}
-		pl, err := planner.MakePlan(ctx, a, st, env)
-		return pl, a, err
-	}
-
-	stop := profile("cold")
-	t := time.Now()
-	_, a, err := plan("dev", false)
-	if err != nil {
-		return r, err
-	}
-	r.ColdPlan = since(t)
-	stop()
-	r.CheckedCold = len(a.Checked)
-	if _, _, err := plan("dev", true); err != nil { // fills the cache
-		return r, err
-	}
-	t = time.Now()
-	p, _, err := plan("dev", true)
-	if err != nil {
-		return r, err
-	}
-	r.CachedPlan = since(t)
-
-	stop = profile("apply")
-	t, c := time.Now(), cpu()
-	if _, err := planner.Apply(ctx, p, wh, st, planner.ApplyOptions{}); err != nil {
-		return r, err
-	}
-	r.Apply, r.ApplyCPU = since(t), cpu()-c
-	stop()
-
-	if r.ApplyFloor, r.ApplyFloorCPU, err = applyFloor(ctx, p, wh); err != nil {
-		return r, err
-	}
-
-	stop = profile("noop")
-	t = time.Now()
-	p, a, err = plan("dev", true)
-	if err != nil {
-		return r, err
-	}
-	r.NoopPlan = since(t)
-	stop()
-	r.CheckedNoop = len(a.Checked)
-	if p.HasChanges {
-		return r, fmt.Errorf("the no-op plan has changes")
-	}
-
-	pp, _, err := plan("prod", true)
-	if err != nil {
-		return r, err
-	}
-	stop = profile("promote")
-	t, c = time.Now(), cpu()
-	if _, err := planner.Apply(ctx, pp, wh, st, planner.ApplyOptions{}); err != nil {
-		return r, err
-	}
-	r.Promote, r.PromoteCPU = since(t), cpu()-c
-	stop()
-	r.PromoteFloor, r.PromoteFloorCPU, err = promoteFloor(ctx, pp, wh)
-	return r, err
-}
-
-// applyFloor runs the statements the apply ran on the warehouse — the
-// CREATE of every table and view it built, then the environment's views in
-// one transaction — on a fresh DuckDB.
-func applyFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (ms, cpuMs float64, err error) {
-	var stmts []string
-	d := wh.Dialect()
-	stmts = append(stmts, d.CreateSchema(analysis.PhysicalSchema))
-	for _, mp := range p.Models {
-		if !mp.Build {
-			continue
-		}
-		q, err := planner.Render(p.Analysis(), wh, mp.Name, "", time.Now())
-		if err != nil {
-			return 0, 0, err
-		}
-		s, t, _ := strings.Cut(mp.PhysicalTable, ".")
-		rel := engine.Relation{Schema: s, Name: t}
-		if mp.Kind == string(project.KindView) {
-			stmts = append(stmts, d.ReplaceView(rel, q))
-		} else {
-			stmts = append(stmts, d.ReplaceTableAs(rel, q)...)
-		}
-	}
-	// The environment's views, in one transaction, as apply promotes.
-	var views []string
-	schemas := map[string]bool{}
-	for _, mp := range p.Models {
-		if project.KindName(mp.Kind).Virtual() {
-			continue // read in place: no view
-		}
-		s, t, _ := strings.Cut(mp.Name, ".")
-		rel := engine.Relation{Schema: analysis.EnvSchema(d, p.Env, s), Name: t}
-		if !schemas[rel.Schema] {
-			schemas[rel.Schema] = true
-			views = append(views, d.CreateSchema(rel.Schema))
-		}
-		ps, pt, _ := strings.Cut(mp.PhysicalTable, ".")
-		views = append(views, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(engine.Relation{Schema: ps, Name: pt})))
+	if _, err := gen.Write(dir, gen.Options{Models: n, Warehouse: "efmesh.duckdb", Parquet: true}); err != nil {
+		return dir, err
 	}
 	db, err := duckdb.Open("")
 	if err != nil {
-		return 0, 0, err
+		return dir, err
 	}
 	defer db.Close()
-	t, c := time.Now(), cpu()
-	for _, s := range stmts {
-		if err := db.Exec(ctx, s); err != nil {
-			return 0, 0, err
-		}
+	csv, pq := filepath.Join(dir, gen.CSVData), filepath.Join(dir, gen.ParquetData)
+	copySQL := fmt.Sprintf("COPY (SELECT * FROM read_csv(%s, header = true, columns = {'id': 'BIGINT', 'grp': 'INTEGER', 'amount': 'DOUBLE', 'label': 'TEXT', 'ts': 'TIMESTAMP'})) TO %s (FORMAT parquet)",
+		engine.QuoteString(csv), engine.QuoteString(pq))
+	if err := db.Exec(ctx, copySQL); err != nil {
+		return dir, err
 	}
-	if err := db.Tx(ctx, views); err != nil {
-		return 0, 0, err
-	}
-	return since(t), cpu() - c, nil
+	return dir, os.Remove(csv)
 }
 
-// promoteFloor creates the same views again, in one transaction.
-func promoteFloor(ctx context.Context, p *planner.Plan, wh *duckdb.DB) (ms, cpuMs float64, err error) {
-	d := wh.Dialect()
-	var stmts []string
-	schemas := map[string]bool{}
-	for _, mp := range p.Models {
-		if project.KindName(mp.Kind).Virtual() {
+// measure runs every step of one size once, in order.
+func measure(ctx context.Context, bin string, n int, withLSP bool) (result, error) {
+	r := result{N: n}
+	dir, err := writeProject(ctx, n)
+	defer os.RemoveAll(dir)
+	if err != nil {
+		return r, err
+	}
+	say := func(what string, s step) {
+		fmt.Fprintf(os.Stderr, "  %-28s %9.1f ms %6.0f MB\n", what, s.Ms, s.PeakMB)
+	}
+	if r.ColdPlan, _, err = run(dir, bin, "plan", "dev"); err != nil {
+		return r, err
+	}
+	say("cold plan (fresh clone)", r.ColdPlan)
+	if r.Apply, _, err = run(dir, bin, "apply", "dev", "--yes"); err != nil {
+		return r, err
+	}
+	say("apply dev", r.Apply)
+	var out string
+	if r.NoopPlan, out, err = run(dir, bin, "plan", "dev"); err != nil {
+		return r, err
+	}
+	if !strings.HasPrefix(out, "No changes") {
+		return r, fmt.Errorf("the no-op plan has changes:\n%s", out)
+	}
+	say("no-op plan", r.NoopPlan)
+	if r.Promote, _, err = run(dir, bin, "apply", "prod", "--yes"); err != nil {
+		return r, err
+	}
+	say("promote to prod", r.Promote)
+
+	build, views, err := floorStatements(ctx, dir)
+	if err != nil {
+		return r, err
+	}
+	floorDB := filepath.Join(dir, "floor.duckdb")
+	self, err := os.Executable()
+	if err != nil {
+		return r, err
+	}
+	if r.ApplyFloor, err = runFloor(dir, self, floorDB, build, views("dev")); err != nil {
+		return r, err
+	}
+	say("floor: apply's SQL", r.ApplyFloor)
+	if r.PromoteFloor, err = runFloor(dir, self, floorDB, nil, views("prod")); err != nil {
+		return r, err
+	}
+	say("floor: promotion's views", r.PromoteFloor)
+
+	if withLSP {
+		if r.LSP, err = measureLSP(ctx, bin, n); err != nil {
+			return r, fmt.Errorf("language server: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// floorStatements are the statements an apply of the project issues on the
+// warehouse, rendered by the library: the physical schema and every
+// model's CREATE TABLE … AS in DAG order (the plan's order), and, per
+// environment, its schemas and views.
+func floorStatements(ctx context.Context, dir string) (build []string, views func(env string) []string, err error) {
+	p, err := project.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	wb, err := duckdb.Open("")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer wb.Close()
+	a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	stDir, err := os.MkdirTemp("", "efmesh-bench-state-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(stDir)
+	st, err := sqlite.Open(ctx, filepath.Join(stDir, "state.db"))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.Close()
+	pl, err := planner.MakePlan(ctx, a, st, "dev")
+	if err != nil {
+		return nil, nil, err
+	}
+	d := wb.Dialect()
+	rel := func(qualified string) engine.Relation {
+		s, t, _ := strings.Cut(qualified, ".")
+		return engine.Relation{Schema: s, Name: t}
+	}
+	build = append(build, d.CreateSchema(analysis.PhysicalSchema))
+	now := time.Now()
+	for _, mp := range pl.Models {
+		if !mp.Build {
 			continue
 		}
-		s, t, _ := strings.Cut(mp.Name, ".")
-		rel := engine.Relation{Schema: "floor__" + s, Name: t}
-		if !schemas[rel.Schema] {
-			schemas[rel.Schema] = true
-			stmts = append(stmts, d.CreateSchema(rel.Schema))
+		q, err := planner.Render(pl.Analysis(), wb, mp.Name, "", now)
+		if err != nil {
+			return nil, nil, err
 		}
-		ps, pt, _ := strings.Cut(mp.PhysicalTable, ".")
-		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(engine.Relation{Schema: ps, Name: pt})))
+		if mp.Kind == string(project.KindView) {
+			build = append(build, d.ReplaceView(rel(mp.PhysicalTable), q))
+		} else {
+			build = append(build, d.ReplaceTableAs(rel(mp.PhysicalTable), q)...)
+		}
 	}
-	t, c := time.Now(), cpu()
-	if err := wh.Tx(ctx, stmts); err != nil {
-		return 0, 0, err
+	views = func(env string) []string {
+		var out []string
+		schemas := map[string]bool{}
+		for _, mp := range pl.Models {
+			if project.KindName(mp.Kind).Virtual() {
+				continue // read in place: no view
+			}
+			v := rel(mp.Name)
+			v.Schema = analysis.EnvSchema(d, env, v.Schema)
+			if !schemas[v.Schema] {
+				schemas[v.Schema] = true
+				out = append(out, d.CreateSchema(v.Schema))
+			}
+			out = append(out, d.ReplaceView(v, "SELECT * FROM "+d.QuoteRelation(rel(mp.PhysicalTable))))
+		}
+		return out
 	}
-	return since(t), cpu() - c, nil
+	return build, views, nil
+}
+
+// floorScript is what the floor's child process runs: build one statement
+// at a time, then tx in one transaction.
+type floorScript struct {
+	DB    string   `json:"db"`
+	Build []string `json:"build"`
+	Tx    []string `json:"tx"`
+}
+
+// runFloor runs a floor script in a child process of its own, so that it
+// is timed and measured as a whole process like efmesh's steps.
+func runFloor(dir, self, db string, build, tx []string) (step, error) {
+	b, err := json.Marshal(floorScript{DB: db, Build: build, Tx: tx})
+	if err != nil {
+		return step{}, err
+	}
+	f, err := os.CreateTemp(dir, "floor-*.json")
+	if err != nil {
+		return step{}, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return step{}, err
+	}
+	f.Close()
+	s, _, err := run(dir, self, "-floor", f.Name())
+	return s, err
+}
+
+// floorChild is the floor's process: open the DuckDB file, run the script
+// through the same driver efmesh uses, close (checkpoint) it.
+func floorChild(args []string) error {
+	if len(args) != 1 {
+		return errors.New("-floor <script.json>")
+	}
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		return err
+	}
+	var sc floorScript
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	db, err := duckdb.Open(sc.DB)
+	if err != nil {
+		return err
+	}
+	for _, s := range sc.Build {
+		if err := db.Exec(ctx, s); err != nil {
+			db.Close()
+			return err
+		}
+	}
+	if len(sc.Tx) > 0 {
+		if err := db.Tx(ctx, sc.Tx); err != nil {
+			db.Close()
+			return err
+		}
+	}
+	return db.Close()
 }

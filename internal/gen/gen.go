@@ -18,7 +18,18 @@ type Options struct {
 	// Warehouse is the engine path written to efmesh.yaml; default
 	// ":memory:" so benchmarks measure efmesh, not the disk.
 	Warehouse string
+	// Parquet makes the source read data/events.parquet instead of
+	// data/events.csv (the shape of the issue's benchmark). gen knows no
+	// engine, so it still writes the CSV: the caller converts it
+	// (CSVData into ParquetData) before the first plan.
+	Parquet bool
 }
+
+// The source files a Parquet project reads and the CSV they are made from.
+const (
+	CSVData     = "data/events.csv"
+	ParquetData = "data/events.parquet"
+)
 
 // Write creates the project in dir (which must exist) and returns the
 // model names in creation order, the source first.
@@ -35,10 +46,14 @@ func Write(dir string, o Options) ([]string, error) {
 	for i := 0; i < 1000; i++ {
 		fmt.Fprintf(&csv, "%d,%d,%d.%02d,label %d,2026-01-%02d 10:00:00\n", i, i%17, i%500, i%100, i%31, 1+i%28)
 	}
-	files["data/events.csv"] = csv.String()
+	files[CSVData] = csv.String()
+	source := "files '" + CSVData + "', format csv, header true"
+	if o.Parquet {
+		source = "files '" + ParquetData + "', format parquet"
+	}
 	files["models/raw/events.sql"] = `MODEL (
   name raw.events,
-  kind EXTERNAL (files 'data/events.csv', format csv, header true),
+  kind EXTERNAL (` + source + `),
   columns (id BIGINT, grp INTEGER, amount DOUBLE, label TEXT, ts TIMESTAMP)
 );
 `
