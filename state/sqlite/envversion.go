@@ -21,8 +21,8 @@ var _ state.EnvVersioned = (*Store)(nil)
 func (s *Store) EnvironmentVersion(ctx context.Context, env string) (string, error) {
 	var (
 		promo, plans, ptrs, snaps, snapMax, built, intervals int64
-		ptrAt, builtAt, intervalAt                    sql.NullString
-		fpMin, fpMax                                  sql.NullInt64
+		ptrAt, builtAt, intervalAt                           sql.NullString
+		fpMin, fpMax                                         sql.NullInt64
 	)
 	err := s.db.QueryRowContext(ctx, `
 		SELECT
