@@ -127,6 +127,7 @@ the selected models below it are built against that version.`,
 				}
 				req = workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
 				if hit, ok := workspace.QuickPlan(a.ctx, a.dir, req); ok {
+					a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
 					a.warnUnusedVars(hit.UnusedVars)
 					a.printPlan(hit.Plan, false)
 					return nil
