@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,7 +31,7 @@ import (
 // state store, without parsing a file, decoding a snapshot or opening
 // DuckDB.
 //
-// It is a local file (.efmesh/cache/noop/<env>.json) keyed by the state
+// It is a local file (.efmesh/cache/noop/<env>.digest) keyed by the state
 // store's token of the environment (state.EnvVersioned): another machine's
 // apply, a run, a janitor or a migration moves the token, so the digest
 // stops answering. It holds, as they were read by the plan:
@@ -46,7 +47,7 @@ import (
 //     engine's versions;
 //   - the warehouse file's size and mtime, which the plan checks the store
 //     against;
-//   - the plan itself, to print it again.
+//   - the plan itself, to print it again (in gob, decoded on a hit only).
 //
 // Anything else (another selection, a preview, a restatement, verdicts)
 // is not a plain plan: the front end asks for the full path.
@@ -94,29 +95,30 @@ type NoopHit struct {
 
 // stamp is one file as a plan saw it: Missing when it did not exist.
 type stamp struct {
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	ModTime int64  `json:"mtime"`
-	Hash    string `json:"hash,omitempty"`
-	Missing bool   `json:"missing,omitempty"`
+	Path    string
+	Size    int64
+	ModTime int64
+	Hash    string
+	Missing bool
 }
 
 type noopDigest struct {
-	Format     int                 `json:"format"`
-	Request    string              `json:"request"`
-	Now        time.Time           `json:"now"`
-	Binary     stamp               `json:"binary"`
-	Globs      [3][]string         `json:"globs"`
-	Listed     []string            `json:"listed"`
-	Files      []stamp             `json:"files"`
-	Warehouse  []stamp             `json:"warehouse,omitempty"`
-	Store      string              `json:"store"`
-	UnusedVars []project.UnusedVar `json:"unusedVars,omitempty"`
-	Plan       json.RawMessage     `json:"plan"`
+	Format     int
+	Request    string
+	Now        time.Time
+	Binary     stamp
+	Globs      [3][]string
+	Listed     []string
+	Files      []stamp
+	Warehouse  []stamp
+	Store      string
+	UnusedVars []project.UnusedVar
 }
 
+// The digest's file is a gob stream of two values: the stamps, decoded on
+// every plan, then the plan's JSON, decoded only when the stamps hold.
 func noopPath(root, env string) string {
-	return filepath.Join(root, ".efmesh", "cache", "noop", env+".json")
+	return filepath.Join(root, ".efmesh", "cache", "noop", env+".digest")
 }
 
 // recorder stamps every file the loader reads: stat before the read,
@@ -243,8 +245,9 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 	if err != nil {
 		return hit, false
 	}
+	dec := gob.NewDecoder(bytes.NewReader(raw))
 	var d noopDigest
-	if json.Unmarshal(raw, &d) != nil || d.Format != noopFormat || d.Request != req.key() {
+	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
 		return hit, false
 	}
 	if req.Now.Before(d.Now) || !req.Now.Before(hourEnd(d.Now)) {
@@ -285,7 +288,8 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 		return hit, false
 	}
 	var plan planner.Plan
-	if json.Unmarshal(d.Plan, &plan) != nil || plan.HasChanges || plan.Env != req.Env {
+	var planJSON []byte
+	if dec.Decode(&planJSON) != nil || json.Unmarshal(planJSON, &plan) != nil || plan.HasChanges || plan.Env != req.Env {
 		return hit, false
 	}
 	if touched { // stat-only next time
@@ -294,7 +298,7 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 				d.Files[i] = now
 			}
 		}
-		_ = writeDigest(path, &d)
+		_ = writeDigest(path, &d, &plan)
 	}
 	return NoopHit{Plan: &plan, UnusedVars: d.UnusedVars}, true
 }
@@ -366,10 +370,6 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 	if err != nil {
 		return nil
 	}
-	plan, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
 	cfg := w.Project.Config
 	d := &noopDigest{
 		Format:     noopFormat,
@@ -382,16 +382,25 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		Warehouse:  b.warehouse,
 		Store:      b.store,
 		UnusedVars: w.UnusedVars,
-		Plan:       plan,
 	}
-	return writeDigest(path, d)
+	return writeDigest(path, d, p)
 }
 
 // writeDigest writes d atomically (a rename), so a concurrent QuickPlan
 // reads the old digest or the new one.
-func writeDigest(path string, d *noopDigest) error {
+func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(d); err != nil {
+	enc := gob.NewEncoder(&buf)
+	if err := enc.Encode(d); err != nil {
+		return err
+	}
+	// The plan in JSON, its own format: gob would not keep an empty
+	// slice apart from a nil one, which the plan's JSON tells apart.
+	planJSON, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := enc.Encode(planJSON); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

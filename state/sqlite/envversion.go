@@ -11,18 +11,21 @@ import (
 var _ state.EnvVersioned = (*Store)(nil)
 
 // EnvironmentVersion is one read of aggregates over what a plan of env
-// reads. Each write the store makes moves one of them: a promotion adds a
-// promotions row; an apply of env, finished or failed, a plans row (so a
-// definition rewritten by an apply that failed before promoting counts); pointers are rewritten with a new updated_at (a
-// fingerprint migration changes the snapshots' versions); a built mark, a
-// definition or a new snapshot moves the snapshots' count, maximum rowid,
-// built marks or versions; the janitor's deletions the counts; every
-// interval write a count or the latest updated_at.
+// reads, each cheap (no column behind a snapshot's blobs is read). Each
+// write that matters moves one of them: a promotion of env adds a
+// promotions row and rewrites the pointers with a new updated_at; an apply
+// of env, finished or failed, adds a plans row (so a definition or a built
+// mark written by an apply that failed before promoting counts); a new
+// snapshot moves the snapshots' count and maximum rowid, the janitor's
+// deletions the count, a fingerprint migration that renames snapshots the
+// maximum rowid; every interval write (apply, run, restate) the intervals'
+// count or latest updated_at. Not seen: a migration that only restamps the
+// fingerprint version of snapshots it keeps; it comes with another efmesh
+// binary, which a cache of a plan must stamp itself.
 func (s *Store) EnvironmentVersion(ctx context.Context, env string) (string, error) {
 	var (
-		promo, plans, ptrs, snaps, snapMax, built, intervals int64
-		ptrAt, builtAt, intervalAt                           sql.NullString
-		fpMin, fpMax                                         sql.NullInt64
+		promo, plans, ptrs, snaps, snapMax, intervals int64
+		ptrAt, intervalAt                             sql.NullString
 	)
 	err := s.db.QueryRowContext(ctx, `
 		SELECT
@@ -32,16 +35,11 @@ func (s *Store) EnvironmentVersion(ctx context.Context, env string) (string, err
 			(SELECT max(updated_at) FROM environments WHERE env = ?1),
 			(SELECT count(*) FROM snapshots),
 			(SELECT coalesce(max(rowid), 0) FROM snapshots),
-			(SELECT count(built_at) FROM snapshots),
-			(SELECT max(built_at) FROM snapshots),
-			(SELECT min(fingerprint_version) FROM snapshots),
-			(SELECT max(fingerprint_version) FROM snapshots),
 			(SELECT count(*) FROM intervals),
 			(SELECT max(updated_at) FROM intervals)`, env).
-		Scan(&promo, &plans, &ptrs, &ptrAt, &snaps, &snapMax, &built, &builtAt, &fpMin, &fpMax, &intervals, &intervalAt)
+		Scan(&promo, &plans, &ptrs, &ptrAt, &snaps, &snapMax, &intervals, &intervalAt)
 	if err != nil {
 		return "", fmt.Errorf("state: version of environment %s: %w", env, err)
 	}
-	return fmt.Sprintf("sqlite/%d/%d/%d/%s/%d/%d/%d/%s/%d-%d/%d/%s", promo, plans, ptrs, ptrAt.String, snaps, snapMax, built,
-		builtAt.String, fpMin.Int64, fpMax.Int64, intervals, intervalAt.String), nil
+	return fmt.Sprintf("sqlite/%d/%d/%d/%s/%d/%d/%d/%s", promo, plans, ptrs, ptrAt.String, snaps, snapMax, intervals, intervalAt.String), nil
 }
