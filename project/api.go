@@ -21,6 +21,9 @@ package project
 //       each parsed on its own (ParseFile); Files.Project assembles them.
 //       LoadWith is ReadFiles then Project; the language server keeps the
 //       parses and reparses only the file an edit changed.
+//   func ListFiles(root string, cfg Config) []string
+//       the files ReadFiles would read besides efmesh.yaml, listing folders
+//       only (the no-op plan's check that no file came or went).
 //   func ParseFile(kind FileKind, rel string, src []byte) *FileParse
 //       one model, test or audit file; Config.KindOf says which it is.
 //   func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Project

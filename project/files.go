@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -130,20 +129,13 @@ func ReadFiles(root string, read ReadFunc, extra []string) (*Files, error) {
 	if cfg.Name == "" {
 		cfg.Name = filepath.Base(root)
 	}
-	fsys := os.DirFS(root)
-	var rels []string
-	seen := map[string]bool{}
-	for _, globs := range [][]string{cfg.Models, cfg.Tests, cfg.Audits} {
-		files, problems := expandGlobs(fsys, globs)
-		for _, pr := range problems {
-			diags = append(diags, fileError(pr.name, fmt.Sprintf("cannot read: %v", pr.err)))
-		}
-		for _, rel := range files {
-			if !seen[rel] {
-				seen[rel] = true
-				rels = append(rels, rel)
-			}
-		}
+	rels, problems := listFiles(root, cfg)
+	for _, pr := range problems {
+		diags = append(diags, fileError(pr.name, fmt.Sprintf("cannot read: %v", pr.err)))
+	}
+	seen := make(map[string]bool, len(rels))
+	for _, rel := range rels {
+		seen[rel] = true
 	}
 	for _, rel := range extra {
 		if !seen[rel] && cfg.KindOf(rel) != NotProjectFile {

@@ -28,6 +28,7 @@ func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOp
 		}
 		st = opened
 	}
+	w.watchPlan(ctx, st, env)
 	wb, err := w.workbench()
 	if err != nil {
 		return nil, err

@@ -80,6 +80,10 @@ type Workspace struct {
 	opts    Options
 	ownWB   bool
 	ownStor bool
+	// loaded stamps the files Open read, and before what the last plan saw
+	// of the store and the warehouse, for the no-op digest (noop.go).
+	loaded *loadedFiles
+	before *noopBefore
 }
 
 // Load reads the project at root with the project's own loader; overlay
@@ -112,11 +116,24 @@ func Analyze(ctx context.Context, p *project.Project, wb analysis.Workbench, log
 // no model or audit reads and efmesh.yaml does not define (typos, most
 // likely), for the front end to warn about.
 func LoadFor(dir, env string, vars map[string]string) (p *project.Project, unused []project.UnusedVar, err error) {
+	return loadFor(dir, env, vars, nil)
+}
+
+// loadFor is LoadFor, reading through rec when it is not nil.
+func loadFor(dir, env string, vars map[string]string, rec *recorder) (p *project.Project, unused []project.UnusedVar, err error) {
 	root, err := project.FindRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p, err = Load(root, nil); err != nil {
+	if rec == nil {
+		p, err = Load(root, nil)
+	} else {
+		var f *project.Files
+		if f, err = project.ReadFiles(root, rec.read, nil); err == nil {
+			p = f.Project()
+		}
+	}
+	if err != nil {
 		return nil, nil, err
 	}
 	unused = project.UnusedOverrides(p, vars)
@@ -139,10 +156,12 @@ type OpenOptions struct {
 // Open finds the project holding dir, loads and analyzes it. Problems in
 // the files the request reads come back as a *planner.ProblemsError.
 func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
-	p, unused, err := LoadFor(dir, o.Env, o.Vars)
+	rec := &recorder{}
+	p, unused, err := loadFor(dir, o.Env, o.Vars, rec)
 	if err != nil {
 		return nil, err
 	}
+	loaded := rec.loaded(p)
 	sc := project.AllFiles()
 	if o.Scope != nil {
 		sc = o.Scope(p)
@@ -154,7 +173,7 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Project: p, Workbench: wb, UnusedVars: unused, opts: o.Options, ownWB: true}
+	w := &Workspace{Project: p, Workbench: wb, UnusedVars: unused, opts: o.Options, ownWB: true, loaded: loaded}
 	if w.Analysis, err = Analyze(ctx, p, wb, o.logger()); err != nil {
 		w.Close()
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
 )
 
@@ -114,13 +115,31 @@ the selected models below it are built against that version.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.varEnv = args[0]
+			now := a.now()
+			// A plain plan of an unchanged project is answered from the
+			// environment's no-op digest (workspace/noop.go).
+			plain := cf.plain() && !sel.active() && !explain
+			var req workspace.NoopRequest
+			if plain {
+				vars, err := project.ParseVarFlags(a.varFlags)
+				if err != nil {
+					return err
+				}
+				req = workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
+				if hit, ok := workspace.QuickPlan(a.ctx, a.dir, req); ok {
+					a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+					a.warnUnusedVars(hit.UnusedVars)
+					a.printPlan(hit.Plan, false)
+					return nil
+				}
+			}
 			w, err := a.load(true)
 			if err != nil {
 				return err
 			}
 			defer w.Close()
 			w.Selection = sel.workspace()
-			opts, err := cf.options(a.now())
+			opts, err := cf.options(now)
 			if err != nil {
 				return err
 			}
@@ -128,14 +147,12 @@ the selected models below it are built against that version.`,
 			if err != nil {
 				return confirmHint(phraseBusy(err), cmd, args[0])
 			}
-			if a.json {
-				a.writeJSON(planJSON(p))
-				return nil
+			if plain {
+				if err := w.RememberNoop(req, p); err != nil {
+					a.log.Debug("could not save the no-op digest", "err", err)
+				}
 			}
-			workspace.WritePlan(a.stdout, p)
-			if explain {
-				workspace.WriteExplain(a.stdout, p)
-			}
+			a.printPlan(p, explain)
 			return nil
 		},
 	}
@@ -144,6 +161,25 @@ the selected models below it are built against that version.`,
 	cf.register(cmd)
 	sel.register(cmd)
 	return cmd
+}
+
+// plain reports whether the flags ask for nothing but the plan: no
+// verdicts, restatement or preview.
+func (f *changeFlags) plain() bool {
+	return len(f.forwardOnly) == 0 && len(f.reclassify) == 0 && len(f.rebuildHistory) == 0 &&
+		f.restate == "" && f.from == "" && f.to == "" && f.start == "" && f.end == ""
+}
+
+// printPlan writes p as efmesh plan does.
+func (a *app) printPlan(p *planner.Plan, explain bool) {
+	if a.json {
+		a.writeJSON(planJSON(p))
+		return
+	}
+	workspace.WritePlan(a.stdout, p)
+	if explain {
+		workspace.WriteExplain(a.stdout, p)
+	}
 }
 
 // planPayload is the --json shape of a plan.

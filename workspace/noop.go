@@ -1,0 +1,469 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+)
+
+// The no-op digest: what a project looked like when a plan of an
+// environment found nothing to change, so that the next plan of an
+// unchanged project is recognised by stat calls and one small read of the
+// state store, without parsing a file, decoding a snapshot or opening
+// DuckDB.
+//
+// It is a local file (.efmesh/cache/noop/<env>.digest) keyed by the state
+// store's token of the environment (state.EnvVersioned): another machine's
+// apply, a run, a janitor or a migration moves the token, so the digest
+// stops answering. It holds, as they were read by the plan:
+//
+//   - every file the plan read (efmesh.yaml, model, test and audit files,
+//     seed data) with its size, mtime and content hash: a file whose
+//     mtime moved but whose content hash did not is still unchanged;
+//   - the list of the files the globs match (a new or removed file);
+//   - the request: environment, --var overrides (the vars of efmesh.yaml
+//     are in its hash), and the clock, valid until the next hour boundary
+//     (no interval, daily or hourly, can fall due before it);
+//   - the efmesh binary (size, mtime), which stands for efmesh's and the
+//     engine's versions;
+//   - the warehouse file's size and mtime, which the plan checks the store
+//     against;
+//   - the plan itself, to print it again (in gob, decoded on a hit only).
+//
+// Anything else (another selection, a preview, a restatement, verdicts)
+// is not a plain plan: the front end asks for the full path.
+
+// noopFormat names the digest's layout; bump it when the layout changes.
+const noopFormat = 1
+
+// NoopRequest is a plain plan request (no selection, preview, restatement
+// or verdicts) whose no-op answer a digest may give: the environment, the
+// --var overrides and the plan's clock.
+type NoopRequest struct {
+	Env  string
+	Vars map[string]string
+	Now  time.Time
+}
+
+// key hashes what of the request a digest must match besides the clock.
+func (r NoopRequest) key() string {
+	h := sha256.New()
+	w := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{0})
+		h.Write([]byte(s))
+	}
+	w(r.Env)
+	names := make([]string, 0, len(r.Vars))
+	for n := range r.Vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w(n)
+		w(r.Vars[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// NoopHit is a no-op plan answered from the digest.
+type NoopHit struct {
+	Plan *planner.Plan
+	// UnusedVars are the --var overrides nothing reads, as the full path
+	// found them.
+	UnusedVars []project.UnusedVar
+}
+
+// stamp is one file as a plan saw it: Missing when it did not exist.
+type stamp struct {
+	Path    string
+	Size    int64
+	ModTime int64
+	Hash    string
+	Missing bool
+}
+
+type noopDigest struct {
+	Format     int
+	Request    string
+	Now        time.Time
+	Binary     stamp
+	Globs      [3][]string
+	Listed     []string
+	Files      []stamp
+	Warehouse  []stamp
+	Store      string
+	UnusedVars []project.UnusedVar
+}
+
+// The digest's file is a gob stream of two values: the stamps, decoded on
+// every plan, then the plan's JSON, decoded only when the stamps hold.
+func noopPath(root, env string) string {
+	return filepath.Join(root, ".efmesh", "cache", "noop", env+".digest")
+}
+
+// recorder stamps every file the loader reads: stat before the read,
+// hash of the bytes read. A file written after its stat has another stamp
+// on the next check, and a content other than what was hashed.
+type recorder struct {
+	mu    sync.Mutex
+	files []stamp
+}
+
+func (r *recorder) read(abs string) ([]byte, error) {
+	fi, statErr := os.Stat(abs)
+	src, err := os.ReadFile(abs)
+	if err != nil || statErr != nil {
+		return src, errors.Join(err, statErr)
+	}
+	sum := sha256.Sum256(src)
+	r.mu.Lock()
+	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Hash: hex.EncodeToString(sum[:])})
+	r.mu.Unlock()
+	return src, nil
+}
+
+// stampFile stamps path now; hash says whether to hash its content.
+func stampFile(path string, hash bool) (stamp, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return stamp{Path: path, Missing: true}, nil
+	}
+	if err != nil {
+		return stamp{}, err
+	}
+	s := stamp{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	if hash {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return stamp{}, err
+		}
+		sum := sha256.Sum256(src)
+		s.Hash = hex.EncodeToString(sum[:])
+	}
+	return s, nil
+}
+
+// same reports whether the file at s.Path is still what s says: the same
+// size and mtime, or else the same content hash (touched, not changed:
+// touched is then set, to refresh the digest).
+func (s stamp) same(touched *bool) bool {
+	now, err := stampFile(s.Path, false)
+	if err != nil || now.Missing != s.Missing || now.Size != s.Size {
+		return false
+	}
+	if now.ModTime == s.ModTime || s.Missing {
+		return true
+	}
+	if s.Hash == "" {
+		return false
+	}
+	now, err = stampFile(s.Path, true)
+	if err != nil || now.Hash != s.Hash {
+		return false
+	}
+	*touched = true
+	return true
+}
+
+func binaryStamp() (stamp, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return stamp{}, err
+	}
+	return stampFile(exe, false)
+}
+
+// warehouseStamps are the DuckDB warehouse's files; ok is false for a
+// warehouse the digest cannot watch (PostgreSQL).
+func warehouseStamps(p *project.Project) ([]stamp, bool) {
+	if connect.EngineType(p) != "duckdb" {
+		return nil, false
+	}
+	path := connect.WarehousePath(p)
+	if path == ":memory:" {
+		return nil, true // empty in every process
+	}
+	var out []stamp
+	for _, f := range []string{path, path + ".wal"} {
+		s, err := stampFile(f, false)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+func storeToken(ctx context.Context, st state.Reader, env string) (string, bool) {
+	v, ok := st.(state.EnvVersioned)
+	if !ok {
+		return "", false
+	}
+	tok, err := v.EnvironmentVersion(ctx, env)
+	return tok, err == nil
+}
+
+// hourEnd is the end of the hour holding t: no interval (hourly or daily)
+// falls due between t and it.
+func hourEnd(t time.Time) time.Time { return t.UTC().Truncate(time.Hour).Add(time.Hour) }
+
+// QuickPlan answers a plain plan request from the environment's no-op
+// digest when the project holding dir, the state store and the warehouse
+// are as they were when a plan last found nothing to change: ok is false
+// otherwise, and the caller makes the full plan. It never errors: any
+// doubt is a miss.
+func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, ok bool) {
+	if analysis.ValidateEnv(req.Env) != nil {
+		return hit, false
+	}
+	root, err := project.FindRoot(dir)
+	if err != nil {
+		return hit, false
+	}
+	path := noopPath(root, req.Env)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return hit, false
+	}
+	dec := gob.NewDecoder(bytes.NewReader(raw))
+	var d noopDigest
+	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
+		return hit, false
+	}
+	if req.Now.Before(d.Now) || !req.Now.Before(hourEnd(d.Now)) {
+		return hit, false
+	}
+	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
+		return hit, false
+	}
+	touched := false
+	for _, s := range d.Files {
+		if !s.same(&touched) {
+			return hit, false
+		}
+	}
+	cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
+	if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
+		return hit, false
+	}
+	// efmesh.yaml is unchanged (it is the first file): its settings say
+	// where the store and the warehouse are.
+	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
+	if err != nil {
+		return hit, false
+	}
+	p := &project.Project{Root: root}
+	p.Config, _ = project.ParseConfig(project.ConfigFile, src)
+	wh, watchable := warehouseStamps(p)
+	if !watchable || !slices.Equal(wh, d.Warehouse) {
+		return hit, false
+	}
+	st, err := connect.ExistingStore(ctx, p)
+	if err != nil || st == nil {
+		return hit, false
+	}
+	tok, ok := storeToken(ctx, st, req.Env)
+	st.Close()
+	if !ok || tok != d.Store {
+		return hit, false
+	}
+	var plan planner.Plan
+	var planJSON []byte
+	if dec.Decode(&planJSON) != nil || json.Unmarshal(planJSON, &plan) != nil || plan.HasChanges || plan.Env != req.Env {
+		return hit, false
+	}
+	if touched { // stat-only next time
+		for i, s := range d.Files {
+			if now, err := stampFile(s.Path, true); err == nil && now.Hash == s.Hash {
+				d.Files[i] = now
+			}
+		}
+		_ = writeDigest(path, &d, &plan)
+	}
+	return NoopHit{Plan: &plan, UnusedVars: d.UnusedVars}, true
+}
+
+// noopBefore is what a plan of the workspace saw before it read the store
+// and the warehouse: a digest of the plan takes these, not what is there
+// after it (another writer may have moved them meanwhile).
+type noopBefore struct {
+	env       string
+	store     string
+	warehouse []stamp
+}
+
+// watchPlan records, before a plan of env reads anything, the store's
+// token and the warehouse's stamps, for RememberNoop. It does nothing for
+// a workspace whose files were not stamped (not loaded by Open) or a store
+// or warehouse the digest cannot watch.
+func (w *Workspace) watchPlan(ctx context.Context, st state.Reader, env string) {
+	w.before = nil
+	if w.loaded == nil {
+		return
+	}
+	tok, ok := storeToken(ctx, st, env)
+	if !ok {
+		return
+	}
+	wh, ok := warehouseStamps(w.Project)
+	if !ok {
+		return
+	}
+	w.before = &noopBefore{env: env, store: tok, warehouse: wh}
+}
+
+// RememberNoop saves p, the plan of a plain request, as the environment's
+// no-op digest when it changes nothing, so that the next plain plan of an
+// unchanged project is answered by QuickPlan. A plan with changes removes
+// the digest. A project whose plan depends on what the digest cannot
+// watch (a PostgreSQL warehouse or store, an EXTERNAL model whose columns
+// come from its files) is not remembered.
+func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
+	path := noopPath(w.Project.Root, req.Env)
+	b := w.before
+	if p.HasChanges || len(p.LeftOut) > 0 || p.Preview != nil || w.Selection.Active() || w.loaded == nil || b == nil || b.env != req.Env {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	files := slices.Clone(w.loaded.files)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	// efmesh.yaml first: QuickPlan reads it once the stamps held.
+	cfgPath := filepath.Join(w.Project.Root, project.ConfigFile)
+	slices.SortStableFunc(files, func(a, b stamp) int {
+		switch {
+		case a.Path == cfgPath && b.Path != cfgPath:
+			return -1
+		case b.Path == cfgPath && a.Path != cfgPath:
+			return 1
+		}
+		return 0
+	})
+	files = append(files, w.loaded.seeds...)
+	for _, m := range w.Project.Models {
+		if m.Kind.Name == project.KindExternal && m.Columns == nil {
+			return os.Remove(path)
+		}
+	}
+	bin, err := binaryStamp()
+	if err != nil {
+		return nil
+	}
+	cfg := w.Project.Config
+	d := &noopDigest{
+		Format:     noopFormat,
+		Request:    req.key(),
+		Now:        req.Now.UTC(),
+		Binary:     bin,
+		Globs:      [3][]string{cfg.Models, cfg.Tests, cfg.Audits},
+		Listed:     w.loaded.listed,
+		Files:      files,
+		Warehouse:  b.warehouse,
+		Store:      b.store,
+		UnusedVars: w.UnusedVars,
+	}
+	return writeDigest(path, d, p)
+}
+
+// writeDigest writes d atomically (a rename), so a concurrent QuickPlan
+// reads the old digest or the new one.
+func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
+	var buf bytes.Buffer
+	enc := gob.NewEncoder(&buf)
+	if err := enc.Encode(d); err != nil {
+		return err
+	}
+	// The plan in JSON, its own format: gob would not keep an empty
+	// slice apart from a nil one, which the plan's JSON tells apart.
+	planJSON, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := enc.Encode(planJSON); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".noop-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// loadedFiles are the stamps of what Open read: the project's files as the
+// loader read them, the glob's listing and the seeds' data files (stamped
+// before the analysis read them).
+type loadedFiles struct {
+	files  []stamp
+	listed []string
+	seeds  []stamp
+}
+
+// loaded turns what the loader read into the project's stamps, and stamps
+// the seeds' data files, which the analysis reads next.
+func (r *recorder) loaded(p *project.Project) *loadedFiles {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := &loadedFiles{files: slices.Clone(r.files)}
+	cfgPath := filepath.Join(p.Root, project.ConfigFile)
+	for _, s := range l.files {
+		if s.Path == cfgPath {
+			continue
+		}
+		if rel, err := filepath.Rel(p.Root, s.Path); err == nil {
+			l.listed = append(l.listed, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(l.listed)
+	for _, m := range p.Models {
+		if m.Kind.Name != project.KindSeed {
+			continue
+		}
+		path := analysis.AbsPath(p.Root, m.Kind.Path)
+		if strings.Contains(path, "://") {
+			return nil // remote data: not watched
+		}
+		s, err := stampFile(path, true)
+		if err != nil {
+			return nil
+		}
+		l.seeds = append(l.seeds, s)
+	}
+	return l
+}
