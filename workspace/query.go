@@ -13,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
 
@@ -93,7 +94,37 @@ func (w *Workspace) Query(ctx context.Context, sql, env string, limit int) (*Que
 	if _, err := wb.Canonicalize(r.SQL); err != nil {
 		return nil, planner.QueryProblem(QueryFile, src, r, err)
 	}
+	if err := w.refsApplied(ctx, src, env); err != nil {
+		return nil, err
+	}
 	return w.read(ctx, r, func(q engine.Rendered, err error) error { return planner.QueryProblem(QueryFile, src, q, err) }, limit)
+}
+
+// refsApplied positions, in src, each @ref to a model that env has no
+// view of (not applied there yet): the engine would only say that a table
+// does not exist. Virtual models are read in place and need no view.
+// Before any apply (no state store) the warehouse's absence is the error.
+func (w *Workspace) refsApplied(ctx context.Context, src []byte, env string) error {
+	ptrs, err := w.environment(ctx, env)
+	if err != nil || ptrs == nil {
+		return err
+	}
+	macros, _ := project.ScanMacros(QueryFile, src, 0)
+	var diags []project.Diagnostic
+	for _, mc := range macros {
+		info := w.Analysis.Models[mc.Arg]
+		if mc.Kind != project.MacroRef || info == nil || info.Model.Kind.Name.Virtual() {
+			continue
+		}
+		if _, ok := ptrs[mc.Arg]; !ok {
+			msg := fmt.Sprintf("%s is not applied in %s: apply it (efmesh apply %s), or preview it with efmesh show %s --env %s", mc.Arg, env, env, mc.Arg, env)
+			diags = append(diags, project.NewDiagnostic(QueryFile, src, mc.ArgStart, mc.ArgEnd, project.SeverityError, planner.CodeQuery, msg))
+		}
+	}
+	if len(diags) > 0 {
+		return &planner.ProblemsError{Diagnostics: diags}
+	}
+	return nil
 }
 
 // read runs r under limit on the warehouse opened read-only; problem

@@ -14,7 +14,7 @@ import (
 
 // The command tree's shared behaviour: what every command gets without
 // saying so — the usage line on a bad argument or flag, and dynamic shell
-// completion of model, environment and unit test names. It is applied by
+// completion of model, environment and unit test names and of selectors. It is applied by
 // walking the tree after it is built, so a command added later gets it too.
 
 // usageError is a wrong number of arguments or a bad flag: printed with
@@ -29,6 +29,15 @@ func (e *usageError) Unwrap() error { return e.err }
 
 // usage is the hint printed under a usage error.
 func (e *usageError) usage() string {
+	if e.cmd.HasParent() && e.cmd.HasAvailableSubCommands() {
+		var subs []string
+		for _, c := range e.cmd.Commands() {
+			if c.IsAvailableCommand() && c.Name() != "help" {
+				subs = append(subs, c.Name())
+			}
+		}
+		return fmt.Sprintf("usage: %s <%s>\nrun '%s --help' for examples", e.cmd.CommandPath(), strings.Join(subs, "|"), e.cmd.CommandPath())
+	}
 	return fmt.Sprintf("usage: %s\nrun '%s --help' for examples", e.cmd.UseLine(), e.cmd.CommandPath())
 }
 
@@ -38,8 +47,25 @@ func (a *app) decorate(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{cmd: cmd, err: err}
 	})
+	// cobra adds its completion command only when it executes: added now,
+	// it is decorated like the others. Its scripts go to the writer the
+	// root has when it is added.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.InitDefaultCompletionCmd()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
+		if !c.Runnable() && c.HasSubCommands() && c.HasParent() {
+			// A group (env, completion) runs its subcommands only: cobra
+			// would print its help and exit 0 on a misspelt one.
+			c.Args = func(cmd *cobra.Command, as []string) error {
+				if len(as) > 0 {
+					return fmt.Errorf("unknown command %q for %q", as[0], cmd.CommandPath())
+				}
+				return nil
+			}
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
 		if args := c.Args; args != nil {
 			c.Args = func(cmd *cobra.Command, as []string) error {
 				if err := args(cmd, as); err != nil {
@@ -77,6 +103,7 @@ const (
 	nameModel
 	nameEnv
 	nameTest
+	nameSelector // a --select or --exclude value: terms of the grammar
 )
 
 // completedFlags are the flags whose values are names efmesh knows.
@@ -86,6 +113,8 @@ var completedFlags = map[string]nameKind{
 	"restate":         nameModel,
 	"forward-only":    nameModel,
 	"rebuild-history": nameModel,
+	"select":          nameSelector,
+	"exclude":         nameSelector,
 }
 
 // argKinds reads what each positional argument names from the command's
@@ -139,6 +168,9 @@ func (a *app) completeArgs(kinds []nameKind) cobra.CompletionFunc {
 // completeFlag completes a flag's value.
 func (a *app) completeFlag(kind nameKind) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if kind == nameSelector {
+			return a.completeSelector(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+		}
 		return a.completeNames(cmd.Context(), kind, nil), cobra.ShellCompDirectiveNoFileComp
 	}
 }
@@ -183,4 +215,19 @@ func (a *app) completeNames(ctx context.Context, kind nameKind, given []string) 
 	slices.Sort(names)
 	names = slices.Compact(names)
 	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(given, n) })
+}
+
+// completeSelector completes the selector typed so far in the project of
+// -C (project.CompleteSelector); a project it cannot read completes
+// nothing.
+func (a *app) completeSelector(typed string) []cobra.Completion {
+	root, err := project.FindRoot(a.dir)
+	if err != nil {
+		return nil
+	}
+	p, err := project.Load(root)
+	if err != nil {
+		return nil
+	}
+	return project.CompleteSelector(p, typed)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -187,28 +188,8 @@ terminal and without --yes it asks nothing and exits 2.`,
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "deleted": res})
 				return nil
 			}
-			w := a.stdout
-			fmt.Fprintf(w, "Deleted environment %s (%d model(s)): dropped %d view(s)", env, res.Models, len(res.DroppedViews))
-			if len(res.DroppedSchemas) > 0 {
-				fmt.Fprintf(w, " and schema(s) %s", strings.Join(res.DroppedSchemas, ", "))
-			}
-			fmt.Fprintln(w, ".")
-			if len(res.Freed) == 0 && res.FreeError == "" {
-				fmt.Fprintln(w, "No physical relation to free: other environments use them all.")
-			}
-			for _, r := range res.Freed {
-				line := fmt.Sprintf("  freed %s  (%s)", r.PhysicalTable, r.Model)
-				if r.Lake != "" {
-					line += "  and " + r.Lake
-				}
-				if r.Error != "" {
-					line += "\n    failed: " + r.Error
-				}
-				fmt.Fprintln(w, line)
-			}
-			if res.FreeError != "" {
-				fmt.Fprintf(w, "Its storage was not freed now (%s); the janitor frees it later.\n", res.FreeError)
-			}
+			fmt.Fprintf(a.stdout, "Deleted environment %s (%d model(s)): ", env, res.Models)
+			printDeletion(a.stdout, res)
 			return nil
 		},
 	}
@@ -233,4 +214,30 @@ func (a *app) checkConfig(proj *project.Project) error {
 	}
 	a.printDiagnostics(ds)
 	return &exitError{code: ExitError}
+}
+
+// printDeletion ends the line that names a deleted environment with what
+// was dropped, then lists the relations it freed, one a line.
+func printDeletion(w io.Writer, res *ops.EnvDeletion) {
+	fmt.Fprintf(w, "dropped %d view(s)", len(res.DroppedViews))
+	if len(res.DroppedSchemas) > 0 {
+		fmt.Fprintf(w, " and schema(s) %s", strings.Join(res.DroppedSchemas, ", "))
+	}
+	fmt.Fprintln(w, ".")
+	if len(res.Freed) == 0 && res.FreeError == "" {
+		fmt.Fprintln(w, "No physical relation to free: other environments use them all.")
+	}
+	for _, r := range res.Freed {
+		line := fmt.Sprintf("  freed %s  (%s)", r.PhysicalTable, r.Model)
+		if r.Lake != "" {
+			line += "  and " + r.Lake
+		}
+		if r.Error != "" {
+			line += "\n    failed: " + r.Error
+		}
+		fmt.Fprintln(w, line)
+	}
+	if res.FreeError != "" {
+		fmt.Fprintf(w, "Its storage was not freed now (%s); the janitor frees it later.\n", res.FreeError)
+	}
 }

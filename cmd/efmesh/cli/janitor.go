@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,6 +80,10 @@ asks for a new plan instead. --dry-run lists what would go.`,
 			if res, err = ops.Janitor(a.ctx, st, wh, opt); err != nil {
 				return err
 			}
+			// The text lists what an expired environment freed under it;
+			// the JSON's removed holds both.
+			orphans := *res
+			orphans.Removed = slices.Clone(res.Removed)
 			for _, e := range expired {
 				if e.Deleted != nil {
 					res.Removed = append(res.Removed, e.Deleted.Freed...)
@@ -102,7 +107,7 @@ asks for a new plan instead. --dry-run lists what would go.`,
 					"environmentsTtl": durationJSON(proj.Config.EnvironmentsTTL), "expired": expired})
 			} else {
 				printExpired(a, expired, res.DryRun, proj.Config.EnvironmentsTTL)
-				printJanitor(a, res, opt.TTL)
+				printJanitor(a, &orphans, opt.TTL)
 			}
 			if failed > 0 {
 				return &exitError{code: ExitError}
@@ -156,8 +161,9 @@ func printExpired(a *app, expired []ops.EnvExpiry, dryRun bool, ttl time.Duratio
 		case dryRun:
 			fmt.Fprintf(a.stdout, "Would expire environment %s: last applied %s, idle longer than %s.\n", e.Env, rfc(e.LastApplied), days(ttl))
 		default:
-			fmt.Fprintf(a.stdout, "Expired environment %s: last applied %s, idle longer than %s; dropped %d view(s).\n",
-				e.Env, rfc(e.LastApplied), days(ttl), len(e.Deleted.DroppedViews))
+			fmt.Fprintf(a.stdout, "Expired environment %s: last applied %s, idle longer than %s; ",
+				e.Env, rfc(e.LastApplied), days(ttl))
+			printDeletion(a.stdout, e.Deleted)
 		}
 	}
 }

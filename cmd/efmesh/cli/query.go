@@ -129,7 +129,9 @@ stderr says.`,
 			if err != nil {
 				return phraseBusy(err)
 			}
-			if res.Preview {
+			// A virtual model (EXTERNAL, EMBEDDED) is read in place in every
+			// environment: running its query is what the environment serves.
+			if info := w.Analysis.Models[args[0]]; res.Preview && (info == nil || !info.Model.Kind.Name.Virtual()) {
 				fmt.Fprintf(a.stderr, "efmesh: %s is not applied in %s: a preview of its query, refs read from %s's views\n", args[0], f.env, f.env)
 			}
 			return a.printRows(res, f)
