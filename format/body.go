@@ -202,6 +202,10 @@ func (e *emitter) clause(i, j, indent int) {
 	if i >= j {
 		return
 	}
+	if e.p.brk {
+		// The clause starts the line after its comments, at its indent.
+		e.p.newline(indent)
+	}
 	n := e.clauseAt(i)
 	if n == 0 {
 		e.indent = indent + 2
@@ -378,6 +382,7 @@ func (e *emitter) write(k int) {
 		text = e.word(k)
 	}
 	e.breakLine()
+	e.p.keepBlank(t)
 	e.p.text(text, e.space(k))
 	e.prev = &e.toks[k]
 	e.prevIndex = k
