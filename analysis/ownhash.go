@@ -3,8 +3,8 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/efmesh/efmesh/engine"
