@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,4 +45,34 @@ func BenchmarkLayoutCheck2000(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/model")
+}
+
+// BenchmarkFormatCheck2000 is efmesh format --check over every model of
+// a 2,000-model project whose files all change: one load, one workbench,
+// the own hashes of every file before and after in one batch.
+func BenchmarkFormatCheck2000(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := gen.Write(dir, gen.Options{Models: 2000, Wide: true}); err != nil {
+		b.Fatal(err)
+	}
+	files := 0
+	for b.Loop() {
+		out, err := workspace.Format(context.Background(), dir, nil, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = 0
+		for _, f := range out {
+			if f.Problem != "" {
+				b.Fatalf("%s: %s", f.File, f.Problem)
+			}
+			if f.Changed {
+				files++
+			}
+		}
+	}
+	if files == 0 {
+		b.Fatal("no file would change")
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N)/float64(files), "ms/changed-file")
 }
