@@ -408,7 +408,10 @@ func (e *emitter) space(k int) bool {
 	switch {
 	case pv.Kind == sqlscan.Macro && strings.Contains(p, "(") && !strings.HasSuffix(p, ")"):
 		// An open @ref(name would take what is glued to it; an open @ref(
-		// without a name would take the blanks.
+		// without a name would take the blanks (and holds those it took).
+		if strings.TrimRight(p, " \t\r\n") != p {
+			return false
+		}
 		return !strings.HasSuffix(p, "(")
 	case t.Kind == sqlscan.Punct && (c == "," || c == ";" || c == ")" || c == "]" || c == "}"):
 		return false
