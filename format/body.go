@@ -202,6 +202,10 @@ func (e *emitter) clause(i, j, indent int) {
 	if i >= j {
 		return
 	}
+	if e.p.brk {
+		// The clause starts the line after its comments, at its indent.
+		e.p.newline(indent)
+	}
 	n := e.clauseAt(i)
 	if n == 0 {
 		e.indent = indent + 2
@@ -378,6 +382,7 @@ func (e *emitter) write(k int) {
 		text = e.word(k)
 	}
 	e.breakLine()
+	e.p.keepBlank(t)
 	e.p.text(text, e.space(k))
 	e.prev = &e.toks[k]
 	e.prevIndex = k
@@ -403,7 +408,10 @@ func (e *emitter) space(k int) bool {
 	switch {
 	case pv.Kind == sqlscan.Macro && strings.Contains(p, "(") && !strings.HasSuffix(p, ")"):
 		// An open @ref(name would take what is glued to it; an open @ref(
-		// without a name would take the blanks.
+		// without a name would take the blanks (and holds those it took).
+		if strings.TrimRight(p, " \t\r\n") != p {
+			return false
+		}
 		return !strings.HasSuffix(p, "(")
 	case t.Kind == sqlscan.Punct && (c == "," || c == ";" || c == ")" || c == "]" || c == "}"):
 		return false

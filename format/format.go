@@ -50,7 +50,7 @@ func Source(src []byte) (_ []byte, err error) {
 		p.comment(toks[i])
 		i++
 	}
-	if i < len(toks) && toks[i].is("model") && i+1 < len(toks) && toks[i+1].text == "(" {
+	if i < len(toks) && (toks[i].is("model") || toks[i].is("audit")) && i+1 < len(toks) && toks[i+1].text == "(" {
 		i = formatHeader(p, toks, i)
 		body := append([]tok(nil), toks[i:]...)
 		rematch(body)
@@ -58,10 +58,12 @@ func Source(src []byte) (_ []byte, err error) {
 			p.newline(0)
 			p.blank()
 		}
+		p.keepBlanks = true
 		formatBody(p, body)
 	} else {
 		body := append([]tok(nil), toks[i:]...)
 		rematch(body)
+		p.keepBlanks = true
 		formatBody(p, body)
 	}
 	if p.len() > 0 {
@@ -88,6 +90,9 @@ type tok struct {
 	// before (or it starts the file) and from the one after. Only comments
 	// use them: an own-line comment stays on its own line.
 	nlBefore, nlAfter bool
+	// blankBefore: an empty line separates the token from the one before.
+	// In a body it is kept where the layout starts a line with the token.
+	blankBefore bool
 	// match is the index of the matching bracket, -1 for other tokens.
 	match int
 }
@@ -106,11 +111,13 @@ func lex(src []byte) []tok {
 			}
 			break
 		}
-		nl := len(out) == 0 || bytes.ContainsAny(src[prevEnd:t.Start], "\n\r")
+		gap := src[prevEnd:t.Start]
+		nl := len(out) == 0 || bytes.ContainsAny(gap, "\n\r")
 		if n := len(out); n > 0 {
 			out[n-1].nlAfter = nl
 		}
-		out = append(out, tok{Token: t, text: t.Text(src), nlBefore: nl, match: -1})
+		blank := len(out) > 0 && (bytes.Count(gap, []byte("\n")) >= 2 || !bytes.Contains(gap, []byte("\n")) && bytes.Count(gap, []byte("\r")) >= 2)
+		out = append(out, tok{Token: t, text: t.Text(src), nlBefore: nl, blankBefore: blank, match: -1})
 		prevEnd = t.End
 	}
 	rematch(out)
@@ -143,7 +150,7 @@ func rematch(out []tok) {
 // formatHeader writes MODEL ( … ) and the ; after it, and returns the index
 // of the first token after the header.
 func formatHeader(p *printer, toks []tok, i int) int {
-	p.word("MODEL")
+	p.word(strings.ToUpper(toks[i].text))
 	p.text(" (", false)
 	open := i + 1
 	end := toks[open].match
@@ -359,6 +366,9 @@ type printer struct {
 	// brk: a line comment ended the last token, so the next one starts a
 	// new line.
 	brk bool
+	// keepBlanks: an empty line before a token that starts a line is kept
+	// (in a body; at most one).
+	keepBlanks bool
 }
 
 func (p *printer) bytes() []byte { return p.b }
@@ -421,8 +431,23 @@ func (p *printer) comment(t tok) {
 	if t.nlBefore && !p.fresh {
 		p.newline(p.indent)
 	}
+	p.keepBlank(t)
 	p.text(t.text, true)
 	if strings.HasPrefix(t.text, "--") || t.nlAfter {
 		p.brk = true
+	}
+}
+
+// keepBlank writes the empty line that stood before t when t starts a line
+// of a body (after a line comment, or where the layout broke the line).
+func (p *printer) keepBlank(t tok) {
+	if !t.blankBefore || !p.keepBlanks {
+		return
+	}
+	if p.brk {
+		p.newline(p.indent)
+	}
+	if p.fresh {
+		p.blank()
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/format"
 	"github.com/efmesh/efmesh/workspace"
 )
@@ -23,7 +24,7 @@ func (s *Server) formatting(ctx context.Context, params json.RawMessage) (any, e
 		return nil, err
 	}
 	d, ok := s.document(p.TextDocument.URI)
-	if !ok || d.f.model == nil {
+	if !ok || d.f.model == nil && d.f.audit == nil {
 		return nil, nil
 	}
 	return formatEdits(ctx, d)
@@ -38,15 +39,18 @@ func (s *Server) rangeFormatting(ctx context.Context, params json.RawMessage) (a
 		return nil, err
 	}
 	d, ok := s.document(p.TextDocument.URI)
-	if !ok || d.f.model == nil {
+	if !ok || d.f.model == nil && d.f.audit == nil {
 		return nil, nil
 	}
 	return formatEdits(ctx, d)
 }
 
-// formatEdits is the formatting feature: the model file of d laid out by
-// format, as one edit spanning what changed, refused when the model's
-// fingerprint would change (checked as efmesh format checks it).
+// formatEdits is the formatting feature: the model or audit file of d laid
+// out by format, as one edit spanning what changed, refused when the
+// model's fingerprint (the audit's query) would change. The check is
+// efmesh format's (workspace.LayoutProblems): the file's own text parsed
+// before and after on the view's workbench, between checks, so it costs
+// the file, not the project.
 func formatEdits(ctx context.Context, d *docPos) ([]protocol.TextEdit, error) {
 	src := d.f.src
 	got, err := format.Source(src)
@@ -60,13 +64,15 @@ func formatEdits(ctx context.Context, d *docPos) ([]protocol.TextEdit, error) {
 	if snap.proj == nil {
 		return nil, nil
 	}
-	after := snap.withFile(snap.seq, d.rel, got, true, snap.open)
-	name := d.f.model.Name
-	problems, err := workspace.LayoutProblems(ctx, snap.proj, after.proj, []string{name})
+	var problems map[string]string
+	err = d.v.ck.do(ctx, func(wb analysis.Workbench) error {
+		problems = workspace.LayoutProblems(snap.proj, wb, map[string][]byte{d.rel: got})
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return nil, jsonrpc2.NewError(codeRequestFailed, d.rel+": the layout cannot be checked: "+err.Error())
 	}
-	if pr := problems[name]; pr != "" {
+	if pr := problems[d.rel]; pr != "" {
 		return nil, jsonrpc2.NewError(codeRequestFailed, d.rel+": "+pr)
 	}
 	start, end, text := changed(src, got)

@@ -146,32 +146,89 @@ func fingerprintsOf(t *testing.T, dir string) map[string]string {
 
 // TestLayoutProblemsRefuses: a new text of a model that means something
 // else (what a layout bug would write) is refused with the reason, and one
-// that only moves blanks is let through.
+// that only moves blanks is let through; likewise for an audit file.
 func TestLayoutProblemsRefuses(t *testing.T) {
-	dir := testkit.WriteProject(t, features)
+	files := maps.Clone(features)
+	files["audits/no_negative.sql"] = "AUDIT (name no_negative, blocking false);\nselect * from @this where amount < 0\n"
+	files["efmesh.yaml"] = features["efmesh.yaml"] + "audits: [audits/*.sql]\n"
+	dir := testkit.WriteProject(t, files)
 	p, err := workspace.Load(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := p.ByName["core.tags"]
-	path := filepath.Join(dir, filepath.FromSlash(m.File))
+	if len(p.Audits) != 1 {
+		t.Fatalf("the audit did not load: %v", p.Diagnostics)
+	}
+	wb, err := connect.Workbench(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	const refused = "the layout would change the model's fingerprint; left as it is"
 	for _, c := range []struct {
-		body string
-		want string
+		file, text, want string
 	}{
-		{"model(name core.tags, kind view)\nselect id,\n  unnest(tags) as tag, 'Grüße -- kein Kommentar /* auch nicht */' as note\nfrom @ref(raw.people)\n", ""},
-		{"model(name core.tags, kind view)\nselect id, unnest(tags) as tag, 'Grüsse' as note from @ref(raw.people)\n", "the layout would change the model's fingerprint; left as it is"},
+		{"models/core/tags.sql", "model(name core.tags, kind view)\nselect id,\n  unnest(tags) as tag, 'Grüße -- kein Kommentar /* auch nicht */' as note\nfrom @ref(raw.people)\n", ""},
+		{"models/core/tags.sql", "model(name core.tags, kind view)\nselect id, unnest(tags) as tag, 'Grüsse' as note from @ref(raw.people)\n", refused},
+		{"models/core/tags.sql", "model(name core.tags, kind full)\nselect id, unnest(tags) as tag, 'Grüße -- kein Kommentar /* auch nicht */' as note from @ref(raw.people)\n", refused},
+		{"models/core/tags.sql", "model(name core.tags, kind view)\nselect id, unnest(tags) as tag, 'Grüße -- kein Kommentar /* auch nicht */' as note from @ref(raw.other)\n", refused},
+		{"models/core/tags.sql", "model(name core.tags, kind view)\nselect id, unnest(tags) as tag, from from @ref(raw.people)\n", refused},
+		{"audits/no_negative.sql", "AUDIT (\n  name no_negative,\n  blocking false\n);\n\nSELECT *\nFROM @this\nWHERE amount < 0\n", ""},
+		{"audits/no_negative.sql", "AUDIT (name no_negative, blocking false);\nselect * from @this where amount <= 0\n", "the layout would change the audit; left as it is"},
+		{"audits/no_negative.sql", "AUDIT (name no_negative, blocking true);\nselect * from @this where amount < 0\n", "the layout would change the audit; left as it is"},
 	} {
-		q, err := workspace.Load(dir, map[string][]byte{path: []byte(c.body)})
-		if err != nil {
-			t.Fatal(err)
+		got := workspace.LayoutProblems(p, wb, map[string][]byte{c.file: []byte(c.text)})
+		if got[c.file] != c.want {
+			t.Errorf("%q: problem %q, want %q", c.text, got[c.file], c.want)
 		}
-		got, err := workspace.LayoutProblems(context.Background(), p, q, []string{"core.tags"})
-		if err != nil {
-			t.Fatal(err)
+	}
+}
+
+// TestFormatAuditsAndSkips: efmesh format lays out audit files as it does
+// model files (checked, written, idempotent), and a path naming a
+// unit-test file or a file outside the project's globs is reported as
+// skipped, never dropped silently.
+func TestFormatAuditsAndSkips(t *testing.T) {
+	files := maps.Clone(features)
+	files["audits/no_negative.sql"] = "audit (name no_negative, blocking false);\nselect * from @this\n\n\nwhere amount < 0\n"
+	files["tests/people.yaml"] = "test_people:\n  model: raw.people\n  outputs:\n    query:\n      rows: []\n"
+	files["notes.txt"] = "not sql\n"
+	files["efmesh.yaml"] = features["efmesh.yaml"] + "audits: [audits/*.sql]\ntests: [tests/*.yaml]\n"
+	dir := testkit.WriteProject(t, files)
+	ctx := context.Background()
+	got, err := workspace.Format(ctx, dir, []string{
+		filepath.Join(dir, "audits"), filepath.Join(dir, "tests", "people.yaml"), filepath.Join(dir, "notes.txt"),
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFile := map[string]workspace.FormattedFile{}
+	for _, f := range got {
+		byFile[f.File] = f
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d files: %+v", len(got), got)
+	}
+	a := byFile["audits/no_negative.sql"]
+	if a.Audit != "no_negative" || !a.Written || a.Problem != "" {
+		t.Errorf("the audit: %+v", a)
+	}
+	want := "AUDIT (\n  name no_negative,\n  blocking false\n);\n\nSELECT *\nFROM @this\n\nWHERE amount < 0\n"
+	if b, _ := os.ReadFile(filepath.Join(dir, "audits", "no_negative.sql")); string(b) != want {
+		t.Errorf("the audit was written as\n%s", b)
+	}
+	for _, f := range []string{"tests/people.yaml", "notes.txt"} {
+		if byFile[f].Skipped == "" || byFile[f].Changed {
+			t.Errorf("%s: %+v, want skipped", f, byFile[f])
 		}
-		if got["core.tags"] != c.want {
-			t.Errorf("%q: problem %q, want %q", c.body, got["core.tags"], c.want)
+	}
+	again, err := workspace.Format(ctx, dir, []string{filepath.Join(dir, "audits")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range again {
+		if f.Changed || f.Problem != "" || f.Skipped != "" {
+			t.Errorf("second format: %s %+v", f.File, f)
 		}
 	}
 }

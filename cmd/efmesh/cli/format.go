@@ -16,15 +16,17 @@ func (a *app) formatCmd() *cobra.Command {
   efmesh format models/mart
   efmesh format --check
   efmesh format --check --json`,
-		Short: "Lay out model files in the one canonical layout",
-		Long: `Format rewrites model files (all of the project's, or those in the given
-files and folders) in one canonical layout: the MODEL header one property
-per line, keywords upper case, each clause on its own line, one select
-column per line past 100 characters. Comments, macros, strings and quoted
-identifiers are kept as written. A file whose model fingerprint the layout
-would change is never written: it is reported and format exits 1. With
---check nothing is written; the files that would change are listed and
-format exits 1 when there are any.`,
+		Short: "Lay out model and audit files in the one canonical layout",
+		Long: `Format rewrites model and audit files (all of the project's, or those in
+the given files and folders) in one canonical layout: the MODEL (AUDIT)
+header one property per line, keywords upper case, each clause on its own
+line, one select column per line past 100 characters, blank lines of a
+query kept (at most one). Comments, macros, strings and quoted identifiers
+are kept as written. A file whose model fingerprint (audit query) the
+layout would change is never written: it is reported and format exits 1.
+A named file that is not formatted (a unit-test file) is reported as
+skipped. With --check nothing is written; the files that would change are
+listed and format exits 1 when there are any.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, err := workspace.Format(a.ctx, a.dir, args, !check)
 			if err != nil {
@@ -38,7 +40,7 @@ format exits 1 when there are any.`,
 				// The files that changed, would change or were left alone.
 				listed := []workspace.FormattedFile{}
 				for _, f := range files {
-					if f.Changed || f.Problem != "" {
+					if f.Changed || f.Problem != "" || f.Skipped != "" {
 						listed = append(listed, f)
 					}
 				}
@@ -48,6 +50,8 @@ format exits 1 when there are any.`,
 					switch {
 					case f.Problem != "":
 						fmt.Fprintf(a.stderr, "%s: %s\n", f.File, f.Problem)
+					case f.Skipped != "":
+						fmt.Fprintf(a.stderr, "%s: skipped: %s\n", f.File, f.Skipped)
 					case check && f.Changed:
 						fmt.Fprintf(a.stdout, "would format %s\n", f.File)
 					case f.Written:
