@@ -96,6 +96,9 @@ type Plan struct {
 	// LeftOut are the direct changes a plan of a selection did not take
 	// (selection.go): the environment keeps those models as they are.
 	LeftOut []LeftOut `json:"leftOut,omitempty"`
+	// LeftOutFrom is the environment whose versions the left-out models
+	// keep when it is not Env: prod, for an environment not yet created.
+	LeftOutFrom string `json:"leftOutFrom,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer

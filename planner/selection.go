@@ -36,6 +36,10 @@ type Narrowed struct {
 	// Selected are the models selected (Narrow's argument).
 	Selected map[string]bool
 	LeftOut  []LeftOut
+	// From is the environment whose versions the left-out models keep:
+	// the planned one, or prod for an environment not yet created
+	// (Baseline).
+	From string
 	// Kept maps each left-out model the environment has to the own hash
 	// (the model alone, without parents) of the version it keeps: the
 	// narrowed project's analysis must give the same (CheckNarrowed). Its
@@ -72,7 +76,7 @@ func (e *UnrestorableError) Error() string {
 // models env has that the project deleted (written back from the state
 // store), so that a selector can name a deletion.
 func Universe(ctx context.Context, a *analysis.Analysis, st state.Reader, env string) (*project.Project, error) {
-	cur, err := st.Environment(ctx, env)
+	cur, _, err := Baseline(ctx, st, env)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +86,23 @@ func Universe(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 	}
 	models := append(append([]*project.Model{}, a.Project.Models...), restored...)
 	return project.Build(a.Project.Root, a.Project.Config, models, nil), nil
+}
+
+// Baseline is what a plan of a selection leaves the unselected models of
+// env at: env's own pointers, or, for an environment not yet created
+// (no pointers), prod's — a new environment starts as a copy of prod, so a
+// selection in it changes what was selected and serves the rest as prod
+// does. from names the environment the pointers come from.
+func Baseline(ctx context.Context, st state.Reader, env string) (cur map[string]state.Pointer, from string, err error) {
+	cur, err = st.Environment(ctx, env)
+	if err != nil || len(cur) > 0 || env == analysis.ProdEnv {
+		return cur, env, err
+	}
+	prod, err := st.Environment(ctx, analysis.ProdEnv)
+	if err != nil || len(prod) == 0 {
+		return cur, env, err
+	}
+	return prod, analysis.ProdEnv, nil
 }
 
 // restoreRemoved writes back the models cur has and a's project lacks,
@@ -139,7 +160,7 @@ func Narrow(ctx context.Context, a *analysis.Analysis, st state.Reader, env stri
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
-	cur, err := st.Environment(ctx, env)
+	cur, from, err := Baseline(ctx, st, env)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +172,7 @@ func Narrow(ctx context.Context, a *analysis.Analysis, st state.Reader, env stri
 	if err != nil {
 		return nil, err
 	}
-	out := &Narrowed{Selected: selected, Kept: map[string]string{}}
+	out := &Narrowed{Selected: selected, Kept: map[string]string{}, From: from}
 	dropped := map[string]bool{} // left out of the environment: new unselected, or selected deletions
 	var models []*project.Model
 	for _, m := range a.Project.Models {
@@ -173,11 +194,11 @@ func Narrow(ctx context.Context, a *analysis.Analysis, st state.Reader, env stri
 			continue
 		}
 		if !ok {
-			return nil, &UnrestorableError{Model: m.Name, Env: env, Reason: "is not in the state store"}
+			return nil, &UnrestorableError{Model: m.Name, Env: from, Reason: "is not in the state store"}
 		}
 		old := restore(prev, m.File)
 		if old == nil {
-			return nil, &UnrestorableError{Model: m.Name, Env: env, Reason: "has a stored definition that does not load"}
+			return nil, &UnrestorableError{Model: m.Name, Env: from, Reason: "has a stored definition that does not load"}
 		}
 		out.LeftOut = append(out.LeftOut, LeftOut{Name: m.Name, Change: change, Previous: ptr.Fingerprint})
 		out.Kept[m.Name] = prev.OwnHash

@@ -77,6 +77,9 @@ func (w *Workspace) planSelected(ctx context.Context, st state.Reader, env strin
 	}
 	if n != nil {
 		p.LeftOut = n.LeftOut
+		if n.From != env {
+			p.LeftOutFrom = n.From
+		}
 	}
 	return p, nil
 }

@@ -93,7 +93,11 @@ func writeLeftOut(w io.Writer, p *planner.Plan) {
 	for _, l := range p.LeftOut {
 		width = max(width, len(l.Name))
 	}
-	fmt.Fprintf(w, "\nLeft out (not selected; %s keeps them as they are):\n", p.Env)
+	if p.LeftOutFrom != "" {
+		fmt.Fprintf(w, "\nLeft out (not selected; the new environment %s takes them as %s has them):\n", p.Env, p.LeftOutFrom)
+	} else {
+		fmt.Fprintf(w, "\nLeft out (not selected; %s keeps them as they are):\n", p.Env)
+	}
 	for _, l := range p.LeftOut {
 		what := string(l.Change)
 		switch l.Change {

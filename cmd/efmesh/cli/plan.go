@@ -191,10 +191,13 @@ type planPayload struct {
 	Preview    *planner.Preview    `json:"preview,omitempty"`
 	// LeftOut: the direct changes a plan of a selection did not take.
 	LeftOut []planner.LeftOut `json:"leftOut,omitempty"`
+	// LeftOutFrom: the environment the left-out models are taken from when
+	// it is not env (prod, for a new environment).
+	LeftOutFrom string `json:"leftOutFrom,omitempty"`
 }
 
 func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut}
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom}
 }
 
 func (a *app) applyCmd() *cobra.Command {
