@@ -50,15 +50,21 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 	if lc.byModel == nil || !maps.Equal(sev, lc.sev) {
 		lc.sev, lc.byModel = sev, map[string]lintEntry{}
 	}
+	// One walk: the findings still valid, and the models to lint. Their
+	// order does not matter: each model's findings are in its own file,
+	// and the sort below is by file.
+	n := len(out)
 	var stale []string
 	for _, m := range a.Project.Models {
-		if e, ok := lc.byModel[m.Name]; !ok || e.info != a.Models[m.Name] {
+		if e, ok := lc.byModel[m.Name]; ok && e.info == a.Models[m.Name] {
+			out = append(out, e.found...)
+		} else {
 			stale = append(stale, m.Name)
 		}
 	}
 	if len(lc.byModel) > 2*len(a.Project.Models)+64 {
 		lc.byModel = map[string]lintEntry{} // forget removed models now and then
-		stale = stale[:0]
+		out, stale = out[:n], stale[:0]
 		for _, m := range a.Project.Models {
 			stale = append(stale, m.Name)
 		}
@@ -72,13 +78,8 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 		for _, name := range stale {
 			if info := a.Models[name]; info != nil && info.Model != nil {
 				lc.byModel[name] = lintEntry{info: info, found: byFile[info.Model.File]}
+				out = append(out, byFile[info.Model.File]...)
 			}
-		}
-	}
-	n := len(out)
-	for _, m := range a.Project.Models {
-		if e, ok := lc.byModel[m.Name]; ok && e.info == a.Models[m.Name] {
-			out = append(out, e.found...)
 		}
 	}
 	project.SortDiagnostics(out[n:])
