@@ -185,3 +185,97 @@ func TestCheckCache(t *testing.T) {
 		t.Fatalf("after a shape change checked %v", a.Checked)
 	}
 }
+
+// TestReanalyzeReachesOnlyWhatChanged edits a model's body in place (the
+// editor's path: Project.WithBody, every other model shared) and checks
+// which models are checked again: a column changing type re-checks the
+// grandchild that reads it through a child, an edit that leaves the schema
+// as it was re-checks no child, and a model the edit cannot reach keeps
+// its very ModelInfo. Each result equals a fresh analysis.
+func TestReanalyzeReachesOnlyWhatChanged(t *testing.T) {
+	files := map[string]string{
+		"efmesh.yaml":  "name: t\n",
+		"models/a.sql": "MODEL (name m.a);\nSELECT 1 AS id, 2 AS amount",
+		"models/b.sql": "MODEL (name m.b);\nSELECT * FROM @ref(m.a)",
+		"models/c.sql": "MODEL (name m.c);\nSELECT amount + 1 AS next FROM @ref(m.b)",
+		"models/z.sql": "MODEL (name m.z);\nSELECT 'z' AS other",
+		"models/y.sql": "MODEL (name m.y);\nSELECT other FROM @ref(m.z)",
+	}
+	dir := t.TempDir()
+	for name, body := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	wb, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	fresh, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	prev, err := Analyze(ctx, p, wb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.Errors() {
+		t.Fatalf("the project has errors: %v", prev.Diagnostics)
+	}
+	for _, st := range []struct {
+		name, body string
+		checked    string
+		cBroken    bool // the grandchild's amount + 1 fails on text
+	}{
+		{"amount becomes text", "MODEL (name m.a);\nSELECT 1 AS id, 'two' AS amount", "[m.a m.b m.c]", true},
+		{"same schema, other rows", "MODEL (name m.a);\nSELECT 1 AS id, 'tw' || 'o' AS amount", "[m.a]", true},
+		{"amount is an integer again", "MODEL (name m.a);\nSELECT 1 AS id, 2 AS amount", "[m.a m.b m.c]", false},
+	} {
+		old := prev.Project.ByName["m.a"]
+		m, diags := project.ParseModel(old.File, []byte(st.body))
+		_, was := project.ParseModel(old.File, old.Source)
+		np := prev.Project.WithBody(m, was, diags)
+		if np == nil {
+			t.Fatalf("%s: WithBody declined the edit", st.name)
+		}
+		next, err := Reanalyze(ctx, prev, np, wb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(next.Checked); got != st.checked {
+			t.Errorf("%s: checked %s, want %s", st.name, got, st.checked)
+		}
+		for _, name := range []string{"m.z", "m.y"} {
+			if next.Models[name] != prev.Models[name] {
+				t.Errorf("%s: %s was visited, though the edit cannot reach it", st.name, name)
+			}
+		}
+		full, err := Analyze(ctx, np, fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := summary(next), summary(full); got != want {
+			t.Fatalf("%s: incremental analysis differs from a fresh one:\n--- incremental\n%s--- fresh\n%s", st.name, got, want)
+		}
+		// The child is not checked again on a same-shape edit, but its
+		// fingerprint follows its parent's.
+		if next.Models["m.b"].Fingerprint == prev.Models["m.b"].Fingerprint {
+			t.Errorf("%s: the child's fingerprint did not move", st.name)
+		}
+		if got := len(next.Models["m.c"].Diagnostics) > 0; got != st.cBroken {
+			t.Errorf("%s: the grandchild reports %v, want an error: %v", st.name, next.Models["m.c"].Diagnostics, st.cBroken)
+		}
+		prev = next
+	}
+}

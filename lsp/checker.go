@@ -43,6 +43,7 @@ type checker struct {
 	cache     *analysis.FileCache
 	wbErr     string // the last workbench failure logged
 	published map[string]published
+	lint      lintCache // each model's lint findings, by the ModelInfo linted
 
 	mu       sync.Mutex
 	inflight context.CancelFunc // cancels the running whole-project check
@@ -257,7 +258,7 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	}
 	c.prev, c.needFull = a, false
 	res.analysis = a
-	res.checked = withLint(a)
+	res.checked = c.lint.withLint(a)
 	return res, true
 }
 

@@ -1,12 +1,12 @@
 package lsp
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/lint"
 	"github.com/efmesh/efmesh/project"
-	"github.com/efmesh/efmesh/workspace"
 )
 
 // lintSource is the source of the linter's diagnostics, so that a client
@@ -15,14 +15,74 @@ const lintSource = "efmesh-lint"
 
 // withLint is what a check found: the analysis' diagnostics and the
 // linter's findings (code = rule id, quick fixes as code actions), by
-// file and position.
-func withLint(a *analysis.Analysis) []project.Diagnostic {
-	found := workspace.Lint(a, nil)
+// file and position. Only the models whose ModelInfo is new since the
+// last check are linted again (see lintCache).
+func (lc *lintCache) withLint(a *analysis.Analysis) []project.Diagnostic {
+	found := lc.lint(a)
 	if len(found) == 0 {
 		return a.Diagnostics
 	}
 	out := slices.Concat(a.Diagnostics, found)
 	project.SortDiagnostics(out)
+	return out
+}
+
+// lintCache keeps each model's lint findings with the ModelInfo they were
+// found on. A finding depends on the model's text, canonical form and
+// inferred columns and on its parents' columns; analysis.Reanalyze gives a
+// model a new ModelInfo whenever one of these moves (a parent's new shape
+// re-checks the child) and shares the old one otherwise, so an unchanged
+// pointer means unchanged findings. Checker goroutine only.
+type lintCache struct {
+	sev     lint.Severities
+	byModel map[string]lintEntry
+}
+
+type lintEntry struct {
+	info  *analysis.ModelInfo
+	found []project.Diagnostic
+}
+
+// lint returns the findings of every model of a (and of the lint
+// configuration), sorted, linting only the models it has no findings for.
+func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
+	sev, out := lint.Configure(a.Project.Config.Lint)
+	if lc.byModel == nil || !maps.Equal(sev, lc.sev) {
+		lc.sev, lc.byModel = sev, map[string]lintEntry{}
+	}
+	// One walk: the findings still valid, and the models to lint. Their
+	// order does not matter: each model's findings are in its own file,
+	// and the sort below is by file.
+	n := len(out)
+	var stale []string
+	for _, m := range a.Project.Models {
+		if e, ok := lc.byModel[m.Name]; ok && e.info == a.Models[m.Name] {
+			out = append(out, e.found...)
+		} else {
+			stale = append(stale, m.Name)
+		}
+	}
+	if len(lc.byModel) > 2*len(a.Project.Models)+64 {
+		lc.byModel = map[string]lintEntry{} // forget removed models now and then
+		out, stale = out[:n], stale[:0]
+		for _, m := range a.Project.Models {
+			stale = append(stale, m.Name)
+		}
+	}
+	if len(stale) > 0 {
+		// A model's findings are all in its own file.
+		byFile := map[string][]project.Diagnostic{}
+		for _, d := range lint.Check(a, sev, stale) {
+			byFile[d.File] = append(byFile[d.File], d)
+		}
+		for _, name := range stale {
+			if info := a.Models[name]; info != nil && info.Model != nil {
+				lc.byModel[name] = lintEntry{info: info, found: byFile[info.Model.File]}
+				out = append(out, byFile[info.Model.File]...)
+			}
+		}
+	}
+	project.SortDiagnostics(out[n:])
 	return out
 }
 
