@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -29,6 +30,12 @@ type commandArgs struct {
 	Env     string `json:"env"`     // default: the server's environment (dev)
 	Confirm bool   `json:"confirm"` // apply to prod
 	Limit   int    `json:"limit"`   // preview: at most this many rows (default previewLimit)
+	// Range, for preview, is the selected query text of uri (a model or
+	// any .sql file of the project) to run instead of the model.
+	Range *protocol.Range `json:"range"`
+	// Text, for preview, is a query text to run, positioned from its own
+	// line 1 (a buffer the server does not hold).
+	Text string `json:"text"`
 }
 
 func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
@@ -428,12 +435,16 @@ const previewLimit = 20
 // previewResult is what efmesh.preview returns: `efmesh show --json`'s
 // shape, with the model.
 type previewResult struct {
-	Model string `json:"model"`
+	Model string `json:"model,omitempty"`
 	Env   string `json:"env"`
 	// Preview is true when env does not have the model (not applied there
 	// yet, or a virtual model): its query was run, refs read from env's
 	// views.
-	Preview   bool            `json:"preview"`
+	Preview bool `json:"preview"`
+	// Selection is true when a query text (the editor's selection) was
+	// run, not the model; Model is then the model whose file holds it,
+	// if any.
+	Selection bool            `json:"selection,omitempty"`
 	Columns   []engine.Column `json:"columns"`
 	Rows      [][]any         `json:"rows"`
 	Truncated bool            `json:"truncated"`
@@ -455,6 +466,9 @@ func (s *Server) previewCommand(ctx context.Context, v *view, a commandArgs) (an
 	res, err := s.currentResult(ctx, v)
 	if err != nil {
 		return nil, err
+	}
+	if a.Range != nil || a.Text != "" {
+		return s.previewSelection(ctx, res, a, limit)
 	}
 	model := a.Model // an unknown name is Show's error, with its suggestion
 	if model == "" {
@@ -480,6 +494,57 @@ func (s *Server) previewCommand(ctx context.Context, v *view, a commandArgs) (an
 		cols = []engine.Column{}
 	}
 	return &previewResult{Model: model, Env: a.Env, Preview: r.Preview, Columns: cols, Rows: r.JSONRows(), Truncated: r.More}, nil
+}
+
+// previewSelection runs a query text of the editor, the range of uri's
+// buffer (or a.Text), through the same core as `efmesh query`
+// (workspace.QuerySelection): rendered as a body is, refs read from env's
+// views, and its problems positioned in the buffer's coordinates.
+func (s *Server) previewSelection(ctx context.Context, res *checkResult, a commandArgs, limit int) (any, error) {
+	file, src := workspace.QueryFile, []byte(a.Text)
+	start, end := 0, len(src)
+	if a.Range != nil {
+		if a.URI == "" {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: a range needs the uri of its file", cmdPreview)
+		}
+		path, err := pathOf(protocol.DocumentURI(a.URI))
+		if err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+		rel, ok := res.snap.rel(path)
+		if !ok {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s is not in the project at %s", a.URI, res.snap.root)
+		}
+		var m *Mapper
+		if f := res.snap.file(rel); f != nil {
+			src, m = f.src, f.Mapper()
+		} else {
+			// A .sql file the project does not load (a scratch query):
+			// as saved.
+			if src, err = os.ReadFile(path); err != nil {
+				return nil, fmt.Errorf("%s: %w", cmdPreview, err)
+			}
+			m = NewMapper(src)
+		}
+		file = rel
+		start, end = m.Offsets(*a.Range)
+		if strings.TrimSpace(string(src[start:end])) == "" {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: the selection is empty: select a query", cmdPreview)
+		}
+	}
+	model, _ := modelOf(res, commandArgs{URI: a.URI})
+	// A query reads no state: only the warehouse, opened read-only.
+	w := workspace.New(res.analysis, nil, s.workspaceOptions())
+	defer w.Close()
+	r, err := w.QuerySelection(ctx, file, src, start, end, a.Env, limit)
+	if err != nil {
+		return nil, problemsText(err)
+	}
+	cols := r.Rows.Columns
+	if cols == nil {
+		cols = []engine.Column{}
+	}
+	return &previewResult{Model: model, Env: a.Env, Preview: true, Selection: true, Columns: cols, Rows: r.JSONRows(), Truncated: r.More}, nil
 }
 
 // workspaceOptions are the editor's: its clock and its log.

@@ -77,6 +77,52 @@ var ErrNoWarehouse = errors.New("there is no warehouse yet: apply an environment
 // refused before the warehouse is opened; the engine's errors come back as
 // a *planner.ProblemsError positioned in sql (file QueryFile).
 func (w *Workspace) Query(ctx context.Context, sql, env string, limit int) (*QueryResult, error) {
+	return w.query(ctx, QueryFile, []byte(sql), env, limit)
+}
+
+// QuerySelection is Query for the text src[start:end) of file, a file of
+// the project as the caller has it (an editor's buffer): the selected
+// text is rendered as a body is (@ref through env's views, @var, @start
+// and @end) and run under limit, and its problems are positioned in file,
+// in src's coordinates.
+func (w *Workspace) QuerySelection(ctx context.Context, file string, src []byte, start, end int, env string, limit int) (*QueryResult, error) {
+	if start < 0 || end > len(src) || start > end {
+		return nil, fmt.Errorf("selection [%d, %d) is outside %s (%d bytes)", start, end, file, len(src))
+	}
+	res, err := w.query(ctx, file, src[start:end], env, limit)
+	var pe *planner.ProblemsError
+	if errors.As(err, &pe) {
+		return nil, &planner.ProblemsError{Diagnostics: shiftDiagnostics(pe.Diagnostics, file, src, start)}
+	}
+	return res, err
+}
+
+// shiftDiagnostics positions diagnostics of a text that starts at byte
+// base of src (file) in src: offsets moved by base, lines and columns
+// counted in src.
+func shiftDiagnostics(ds []project.Diagnostic, file string, src []byte, base int) []project.Diagnostic {
+	out := make([]project.Diagnostic, len(ds))
+	for i, d := range ds {
+		d.File = file
+		d.Range = project.RangeAt(src, base+d.Range.Start.Offset, base+d.Range.End.Offset)
+		fixes := make([]project.Fix, len(d.Fixes))
+		for j, f := range d.Fixes {
+			edits := make([]project.TextEdit, len(f.Edits))
+			for k, e := range f.Edits {
+				edits[k] = project.TextEdit{File: file, Start: base + e.Start, End: base + e.End, NewText: e.NewText}
+			}
+			fixes[j] = project.Fix{Title: f.Title, Edits: edits}
+		}
+		if d.Fixes != nil {
+			d.Fixes = fixes
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// query is Query of src, positioned as file.
+func (w *Workspace) query(ctx context.Context, file string, src []byte, env string, limit int) (*QueryResult, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
@@ -84,32 +130,31 @@ func (w *Workspace) Query(ctx context.Context, sql, env string, limit int) (*Que
 	if err != nil {
 		return nil, err
 	}
-	src := []byte(sql)
-	r, err := planner.RenderQuery(w.Analysis, wb, QueryFile, src, env, w.opts.now())
+	r, err := planner.RenderQuery(w.Analysis, wb, file, src, env, w.opts.now())
 	if err != nil {
 		return nil, err
 	}
 	// Parsed first on the workbench: a statement that is not a query is
 	// refused, and a syntax error positioned, without the warehouse.
 	if _, err := wb.Canonicalize(r.SQL); err != nil {
-		return nil, planner.QueryProblem(QueryFile, src, r, err)
+		return nil, planner.QueryProblem(file, src, r, err)
 	}
-	if err := w.refsApplied(ctx, src, env); err != nil {
+	if err := w.refsApplied(ctx, file, src, env); err != nil {
 		return nil, err
 	}
-	return w.read(ctx, r, func(q engine.Rendered, err error) error { return planner.QueryProblem(QueryFile, src, q, err) }, limit)
+	return w.read(ctx, r, func(q engine.Rendered, err error) error { return planner.QueryProblem(file, src, q, err) }, limit)
 }
 
 // refsApplied positions, in src, each @ref to a model that env has no
 // view of (not applied there yet): the engine would only say that a table
 // does not exist. Virtual models are read in place and need no view.
 // Before any apply (no state store) the warehouse's absence is the error.
-func (w *Workspace) refsApplied(ctx context.Context, src []byte, env string) error {
+func (w *Workspace) refsApplied(ctx context.Context, file string, src []byte, env string) error {
 	ptrs, err := w.environment(ctx, env)
 	if err != nil || ptrs == nil {
 		return err
 	}
-	macros, _ := project.ScanMacros(QueryFile, src, 0)
+	macros, _ := project.ScanMacros(file, src, 0)
 	var diags []project.Diagnostic
 	for _, mc := range macros {
 		info := w.Analysis.Models[mc.Arg]
@@ -118,7 +163,7 @@ func (w *Workspace) refsApplied(ctx context.Context, src []byte, env string) err
 		}
 		if _, ok := ptrs[mc.Arg]; !ok {
 			msg := fmt.Sprintf("%s is not applied in %s: apply it (efmesh apply %s), or preview it with efmesh show %s --env %s", mc.Arg, env, env, mc.Arg, env)
-			diags = append(diags, project.NewDiagnostic(QueryFile, src, mc.ArgStart, mc.ArgEnd, project.SeverityError, planner.CodeQuery, msg))
+			diags = append(diags, project.NewDiagnostic(file, src, mc.ArgStart, mc.ArgEnd, project.SeverityError, planner.CodeQuery, msg))
 		}
 	}
 	if len(diags) > 0 {

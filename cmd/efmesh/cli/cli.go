@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -198,6 +199,64 @@ type diagnosticJSON struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
+	// Fixes are the quick fixes the editor offers for the diagnostic, so
+	// that a CI bot can suggest them too.
+	Fixes []fixJSON `json:"fixes,omitempty"`
+}
+
+// fixJSON is the --json shape of a quick fix: its edits positioned by
+// line and column (1-based, in characters, as the diagnostic's) and by
+// byte offset.
+type fixJSON struct {
+	Title string     `json:"title"`
+	Edits []editJSON `json:"edits"`
+}
+
+type editJSON struct {
+	File    string  `json:"file"`
+	Start   posJSON `json:"start"`
+	End     posJSON `json:"end"`
+	NewText string  `json:"newText"`
+}
+
+type posJSON struct {
+	Line   int `json:"line"`
+	Col    int `json:"col"`
+	Offset int `json:"offset"`
+}
+
+// fixesJSON positions the edits of fixes in their files as they are on
+// disk under the project root (root "": found from the working folder);
+// nil when there are none. An edit of a file that cannot be read keeps
+// its offsets, with line and column 0.
+func (a *app) fixesJSON(root string, fixes []project.Fix) []fixJSON {
+	if len(fixes) == 0 {
+		return nil
+	}
+	if root == "" {
+		root, _ = project.FindRoot(a.dir)
+	}
+	srcs := map[string][]byte{}
+	out := make([]fixJSON, 0, len(fixes))
+	for _, f := range fixes {
+		fj := fixJSON{Title: f.Title, Edits: make([]editJSON, 0, len(f.Edits))}
+		for _, e := range f.Edits {
+			src, ok := srcs[e.File]
+			if !ok && root != "" {
+				src, _ = os.ReadFile(filepath.Join(root, filepath.FromSlash(e.File)))
+				srcs[e.File] = src
+			}
+			ej := editJSON{File: e.File, NewText: e.NewText, Start: posJSON{Offset: e.Start}, End: posJSON{Offset: e.End}}
+			if src != nil && e.Start <= e.End && e.End <= len(src) {
+				r := project.RangeAt(src, e.Start, e.End)
+				ej.Start = posJSON{Line: r.Start.Line, Col: r.Start.Column, Offset: e.Start}
+				ej.End = posJSON{Line: r.End.Line, Col: r.End.Column, Offset: e.End}
+			}
+			fj.Edits = append(fj.Edits, ej)
+		}
+		out = append(out, fj)
+	}
+	return out
 }
 
 func (a *app) printDiagnostics(ds []project.Diagnostic) {
@@ -205,7 +264,8 @@ func (a *app) printDiagnostics(ds []project.Diagnostic) {
 		out := make([]diagnosticJSON, 0, len(ds))
 		for _, d := range ds {
 			out = append(out, diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
-				EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
+				EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
+				Fixes: a.fixesJSON("", d.Fixes)})
 		}
 		a.writeJSON(map[string]any{"apiVersion": APIVersion, "diagnostics": out})
 		return

@@ -47,13 +47,13 @@ same findings (source efmesh-lint) with their quick fixes.`,
 			if a.json {
 				type findingJSON struct {
 					diagnosticJSON
-					Fixes []project.Fix `json:"fixes"`
+					Fixes []fixJSON `json:"fixes"`
 				}
 				out := make([]findingJSON, 0, len(ds))
 				for _, d := range ds {
-					fixes := d.Fixes
+					fixes := a.fixesJSON(w.Project.Root, d.Fixes)
 					if fixes == nil {
-						fixes = []project.Fix{}
+						fixes = []fixJSON{}
 					}
 					out = append(out, findingJSON{diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
 						EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}, fixes})

@@ -277,6 +277,40 @@ local function run()
       out('     | ' .. l)
     end
   end
+
+  -- :'<,'>EfmeshPreview on a linewise visual selection: the rows of the
+  -- selected query (here the model's whole SELECT), refs through dev's views.
+  vim.fn.win_gotoid(vim.fn.bufwinid(buf))
+  check(vim.api.nvim_get_current_buf() == buf, 'back in the model')
+  local sel = find(buf, 'SELECT s.dept') + 1
+  local group = find(buf, 'GROUP BY ALL') + 1
+  vim.cmd('normal! ' .. sel .. 'GV' .. group .. 'G\27')
+  vim.cmd("'<,'>EfmeshPreview")
+  local selbuf
+  check(vim.wait(TIMEOUT, function()
+    selbuf = buffer_named('^efmesh://preview/selection %(dev%)$')
+    return selbuf ~= nil
+  end, 50), ":'<,'>EfmeshPreview opens the rows of the selected query in a scratch buffer", notes)
+  if selbuf then
+    local lines = vim.api.nvim_buf_get_lines(selbuf, 0, -1, false)
+    check(lines[1] ~= nil and lines[1]:find('^%-%- selection of med%.stays_by_dept in dev: %d+ rows?') ~= nil, 'the selection preview says what it shows', lines[1])
+    check(lines[2] ~= nil and lines[2]:find('department', 1, true) ~= nil and #lines > 4, 'the selection preview has the columns and rows', lines)
+    for _, l in ipairs(lines) do
+      out('     | ' .. l)
+    end
+  end
+  -- A characterwise selection that leaves the join out: the engine's
+  -- error comes back at d.name's place in the file, not in the selection.
+  vim.fn.win_gotoid(vim.fn.bufwinid(buf))
+  local from = find(buf, 'FROM @ref(med.stays) AS s') + 1
+  vim.cmd('normal! ' .. sel .. 'G0v' .. from .. 'G$\27')
+  vim.cmd("'<,'>EfmeshPreview")
+  local _, dcol = find(buf, 'd.name')
+  local want = 'stays_by_dept%.sql:' .. sel .. ':' .. (dcol + 1) .. ': error: Binder Error'
+  check(vim.wait(TIMEOUT, function()
+    return noted(want) ~= nil
+  end, 50), "a bad selection's error is positioned in the file (" .. want .. ')', notes)
+
   vim.cmd('EfmeshPreview med.nope')
   check(vim.wait(TIMEOUT, function()
     return noted('efmesh.preview: .*med%.nope') ~= nil

@@ -3,9 +3,10 @@
 
 /** efmesh.preview's result: a model's first rows as the environment serves them. */
 export interface PreviewResult {
-  model: string;
+  model?: string; // for a selection: the model whose file holds it, if any
   env: string;
   preview: boolean; // computed from this version: the environment does not serve it yet
+  selection?: boolean; // the rows of a selected query text, not of the model
   columns: { name: string; type: string }[];
   rows: unknown[][];
   truncated: boolean;
@@ -25,15 +26,49 @@ export function cellText(v: unknown): string {
   return String(v);
 }
 
+/** An LSP position and range (VS Code's are the same, in UTF-16 units). */
+export interface Position {
+  line: number;
+  character: number;
+}
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/**
+ * selectionArgs is what efmesh.preview is asked for the editor's selection:
+ * the range of a file the server holds (its errors come back at their place
+ * in the file), else the selected text itself; undefined when nothing is
+ * selected (the model's preview).
+ */
+export function selectionArgs(sel: { range: Range; text: string }, inProject: boolean): { range?: Range; text?: string } | undefined {
+  const { start, end } = sel.range;
+  if (start.line === end.line && start.character === end.character) return undefined;
+  if (sel.text.trim() === '') return undefined;
+  return inProject ? { range: sel.range } : { text: sel.text };
+}
+
+/** previewTitle names what the rows are of, where, and how many. */
+export function previewTitle(r: PreviewResult): string {
+  const n = r.rows.length;
+  const what = r.selection ? `Selected query${r.model ? ` of ${r.model}` : ''}` : (r.model ?? '');
+  let title = `${what} in ${r.env}: ${n} row${n === 1 ? '' : 's'}`;
+  if (r.truncated) title += ' (more not shown)';
+  return title;
+}
+
 /**
  * previewHtml is the whole page. It runs no script: the CSP allows only
  * the inline style of this page (by nonce) and nothing else.
  */
 export function previewHtml(r: PreviewResult, nonce: string): string {
-  const n = r.rows.length;
-  let title = `${r.model} in ${r.env}: ${n} row${n === 1 ? '' : 's'}`;
-  if (r.truncated) title += ' (more not shown)';
-  const note = r.preview ? `<p class="note">Computed from this version: ${escapeHtml(r.env)} does not serve it yet.</p>` : '';
+  const title = previewTitle(r);
+  const note = r.selection
+    ? `<p class="note">The selected query, its refs read from ${escapeHtml(r.env)}'s views.</p>`
+    : r.preview
+      ? `<p class="note">Computed from this version: ${escapeHtml(r.env)} does not serve it yet.</p>`
+      : '';
   const head = r.columns
     .map((c) => `<th scope="col"><span class="name">${escapeHtml(c.name)}</span><span class="type">${escapeHtml(c.type)}</span></th>`)
     .join('');

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const { previewHtml } = require(path.join(dir, 'out/previewTable.js'));
+const { previewHtml, selectionArgs } = require(path.join(dir, 'out/previewTable.js'));
 
 let passed = 0;
 let failed = 0;
@@ -49,15 +49,22 @@ const result = {
     ['Käufer', null, { k: 1 }],
   ],
 };
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'efmesh-preview-'));
-const file = path.join(tmp, 'preview.html');
-fs.writeFileSync(file, previewHtml(result, 'TESTNONCE'));
-const dom = execFileSync(browser, ['--headless', '--no-sandbox', '--disable-gpu', '--dump-dom', `file://${file}`], {
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'ignore'],
-  timeout: 60000,
-});
-fs.rmSync(tmp, { recursive: true, force: true });
+// dump renders a page in headless Chromium and returns its DOM.
+function dump(html) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'efmesh-preview-'));
+  const file = path.join(tmp, 'preview.html');
+  fs.writeFileSync(file, html);
+  try {
+    return execFileSync(browser, ['--headless', '--no-sandbox', '--disable-gpu', '--dump-dom', `file://${file}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 60000,
+    });
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+const dom = dump(previewHtml(result, 'TESTNONCE'));
 
 const cells = (tag) => [...dom.matchAll(new RegExp(`<${tag}[^>]*>(.*?)</${tag}>`, 'gs'))].map((m) => m[1]);
 const rows = [...dom.matchAll(/<tbody>(.*?)<\/tbody>/gs)].flatMap((m) => [...m[1].matchAll(/<tr>/g)]);
@@ -74,6 +81,18 @@ check(/<td class="null">NULL<\/td>/.test(dom), 'NULL is shown as NULL, marked', 
 check(dom.includes('mart.revenue in dev: 2 rows (more not shown)'), 'the title names the model, the environment and that more rows exist');
 check(dom.includes('does not serve it yet'), 'a preview of an unbuilt version says so');
 check(!/<script/i.test(dom) && dom.includes("default-src 'none'"), 'the page runs no script, under a CSP that allows none');
+
+// The selected query's rows: titled as such, with its model.
+const sel = dump(previewHtml({ model: 'mart.revenue', env: 'dev', preview: true, selection: true, truncated: false, columns: [{ name: 'n', type: 'BIGINT' }], rows: [[3]] }, 'TESTNONCE'));
+check(sel.includes('Selected query of mart.revenue in dev: 1 row'), "a selection's page says it shows the selected query", sel.match(/<h1>(.*?)<\/h1>/s)?.[1]);
+check(sel.includes("its refs read from dev's views") && !sel.includes('does not serve it yet'), "a selection's page says where its refs read from");
+
+// The command's wiring: what efmesh.preview is asked for a selection.
+const range = { start: { line: 3, character: 2 }, end: { line: 4, character: 0 } };
+check(JSON.stringify(selectionArgs({ range, text: 'SELECT 1\n' }, true)) === JSON.stringify({ range }), 'a selection in a project file is sent as its range');
+check(JSON.stringify(selectionArgs({ range, text: 'SELECT 1\n' }, false)) === JSON.stringify({ text: 'SELECT 1\n' }), 'a selection in another buffer is sent as its text');
+check(selectionArgs({ range: { start: range.start, end: range.start }, text: '' }, true) === undefined, 'no selection: the model is previewed');
+check(selectionArgs({ range, text: '  \n' }, true) === undefined, 'a blank selection: the model is previewed');
 
 console.log(`\nvscode preview page: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

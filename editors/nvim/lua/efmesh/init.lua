@@ -526,6 +526,52 @@ function M.preview(model, limit)
   end)
 end
 
+--- selection returns the LSP range and the text of lines line1..line2 of
+--- buf (1-based): the whole lines, or, when the last visual selection was
+--- characterwise on exactly those lines, its columns.
+local function selection(buf, line1, line2)
+  local lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
+  local first, last = lines[1] or '', lines[#lines] or ''
+  local s, e = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if vim.fn.visualmode() == 'v' and s[2] == line1 and e[2] == line2 then
+    -- Byte columns: '< at the first selected byte, '> at the start of the
+    -- last selected character (or past the line's end after $).
+    local scol = math.min(s[3] - 1, #first)
+    local ecol = math.min(e[3] - 1, #last)
+    ecol = ecol + #vim.fn.strpart(last, ecol, 1, 1)
+    if #lines == 1 then
+      lines[1] = first:sub(scol + 1, ecol)
+    else
+      lines[1], lines[#lines] = first:sub(scol + 1), last:sub(1, ecol)
+    end
+    local _, sc = vim.str_utfindex(first, scol)
+    local _, ec = vim.str_utfindex(last, ecol)
+    return { start = { line = line1 - 1, character = sc }, ['end'] = { line = line2 - 1, character = ec } }, table.concat(lines, '\n')
+  end
+  -- Whole lines: up to the start of the next one (the server clamps past
+  -- the end of the buffer).
+  return { start = { line = line1 - 1, character = 0 }, ['end'] = { line = line2, character = 0 } }, table.concat(lines, '\n') .. '\n'
+end
+
+--- preview_selection shows the first rows of the query text on lines
+--- line1..line2 of the current buffer (a visual selection: :'<,'>EfmeshPreview)
+--- as the environment would serve them: @ref read through its views. A
+--- file of the project is read by the server from its buffer, so its errors
+--- come back at their place in the file; another buffer sends its text.
+function M.preview_selection(line1, line2, limit)
+  local buf = vim.api.nvim_get_current_buf()
+  local range, text = selection(buf, line1, line2)
+  local args = { env = M.config.environment, limit = limit, range = range }
+  local _, root = M.client(buf)
+  if not root or not is_project_file(root, normalize(vim.api.nvim_buf_get_name(buf))) then
+    args.range, args.text = nil, text
+  end
+  M.execute('efmesh.preview', args, function(r)
+    local lines = M.preview_lines(vim.tbl_extend('force', r, { model = 'selection' .. (r.model and (' of ' .. r.model) or ''), preview = false }))
+    scratch(string.format('efmesh://preview/selection (%s)', r.env), lines, nil)
+  end, buf)
+end
+
 --- test runs the project's unit tests (`efmesh test`) and shows the output.
 function M.test(names)
   local _, root = M.client(0)
@@ -619,8 +665,12 @@ function M.setup(opts)
     M.lineage(a.args)
   end, { nargs = '?', desc = 'efmesh: lineage of this model, or of one of its columns' })
   cmd('EfmeshPreview', function(a)
-    M.preview(a.args)
-  end, { nargs = '?', desc = 'efmesh: the first rows of this model (or of the model named) in the environment' })
+    if a.range > 0 then
+      M.preview_selection(a.line1, a.line2)
+    else
+      M.preview(a.args)
+    end
+  end, { nargs = '?', range = true, desc = 'efmesh: the first rows of this model (or of the model named, or of the selected query) in the environment' })
   cmd('EfmeshTest', function(a)
     M.test(a.fargs)
   end, { nargs = '*', desc = 'efmesh: run the unit tests' })
