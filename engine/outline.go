@@ -83,6 +83,11 @@ type Item struct {
 	Star    bool
 	StarOf  string
 	Exclude []string
+	// StarShape identifies a star's canonical form without its EXCLUDE
+	// list: two stars with equal shapes differ at most in the columns they
+	// exclude. "" when the engine does not say (then no reader may assume
+	// anything of two stars but by Hash).
+	StarShape string
 	// Refs are the columns the expression reads, outside subqueries.
 	Refs []ColumnRef
 	// Calls are the functions the expression calls outside window calls

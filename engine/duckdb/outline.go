@@ -166,6 +166,13 @@ func outlineItem(v map[string]any) engine.Item {
 	if v["class"] == "STAR" {
 		it.Star = true
 		it.StarOf, _ = v["relation_name"].(string)
+		shape := make(map[string]any, len(v))
+		for k, x := range v {
+			if k != "exclude_list" && k != "qualified_exclude_list" {
+				shape[k] = x
+			}
+		}
+		it.StarShape = hashJSON(shape)
 		excl, _ := v["exclude_list"].([]any)
 		for _, e := range excl {
 			switch x := e.(type) {
