@@ -174,6 +174,8 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 				v := categorize(prevDef, analysis.DefinitionOfInfo(info), prev.Canonical, info.Canonical, a.Outliner())
 				mp.Change = v.change
 				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
+				mp.Paths = v.paths
+				mp.Diff = analysis.ClauseDiff(prevDef.Body, m.Body)
 				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {
 					if verdict == NonBreaking && v.dropsColumns {
 						return nil, &ReclassifyError{Model: m.Name, Reason: "the change drops or reorders existing columns (" + strings.Join(v.paths, ", ") + ")"}
