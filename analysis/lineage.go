@@ -37,6 +37,12 @@ type LineageNode struct {
 // unnest (in the select list or FROM, lateral or not) to the list it
 // expands; anything it cannot follow is left out rather than guessed.
 func Lineage(a *Analysis, model, column string) (*LineageNode, error) {
+	return FieldLineage(a, model, column, "")
+}
+
+// FieldLineage is Lineage of one struct field of a column (the whole
+// column when field is "").
+func FieldLineage(a *Analysis, model, column, field string) (*LineageNode, error) {
 	info := a.Models[model]
 	if info == nil {
 		return nil, fmt.Errorf("unknown model %q%s", model, DidYouMean(model, a.Models))
@@ -44,7 +50,7 @@ func Lineage(a *Analysis, model, column string) (*LineageNode, error) {
 	if column != "" && !hasColumn(info, column) {
 		return nil, fmt.Errorf("model %s has no column %q (it has %s)", model, column, strings.Join(columnNames(info), ", "))
 	}
-	return lineage(a, ColumnRef{Model: model, Column: column}, map[ColumnRef]bool{}), nil
+	return lineage(a, ColumnRef{Model: model, Column: column, Field: field}, map[ColumnRef]bool{}), nil
 }
 
 func lineage(a *Analysis, ref ColumnRef, seen map[ColumnRef]bool) *LineageNode {
@@ -376,4 +382,36 @@ func (a *Analysis) WindowFunctions(canonical []byte) []string {
 		return o.Windows
 	}
 	return nil
+}
+
+// ReferenceSources returns what a column reference in the top-level query
+// of a model reads (qualifier may be ""): the parent columns behind the
+// relation of its FROM clause that binds it, e.g. the list an unnest in
+// FROM expands. Sorted as ColumnSources; nil when it cannot be told.
+func ReferenceSources(a *Analysis, model, qualifier, column string) []ColumnRef {
+	info := a.Models[model]
+	if info == nil {
+		return nil
+	}
+	o := a.outline(info.Canonical)
+	if o == nil || o.Query == nil || o.Query.Kind != engine.Select {
+		return nil
+	}
+	lt := &lineageTracer{a: a}
+	scope := cteScope{}
+	for _, c := range o.Query.CTEs {
+		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+	}
+	var rels []relation
+	for _, src := range o.Query.From {
+		rels = append(rels, lt.relation(src, scope, rels))
+	}
+	out := resolveName(engine.ColumnRef{Qualifier: qualifier, Column: column}, "", rels)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Model != out[j].Model {
+			return out[i].Model < out[j].Model
+		}
+		return out[i].Column < out[j].Column
+	})
+	return out
 }
