@@ -104,7 +104,7 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 				return text, ref.start, ref.end, true
 			}
 		}
-		if src != nil && src.table != "" && scope == q {
+		if src != nil && src.table != "" && src.cte == nil && src.sub == nil && src.model == "" && scope == q {
 			if text := tableFunctionHover(w, m, src, name, writtenName(m.Source, ref.start, ref.end, name)); text != "" {
 				return text, ref.start, ref.end, true
 			}
