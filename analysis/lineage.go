@@ -12,6 +12,9 @@ import (
 type ColumnRef struct {
 	Model  string `json:"model"`
 	Column string `json:"column"`
+	// Field is the struct field of Column that is read (name_parts.first),
+	// "" for the whole column.
+	Field string `json:"field,omitempty"`
 }
 
 // LineageNode is a model (or one of its columns) with what it is computed
@@ -19,6 +22,7 @@ type ColumnRef struct {
 type LineageNode struct {
 	Model   string         `json:"model"`
 	Column  string         `json:"column,omitempty"`
+	Field   string         `json:"field,omitempty"`
 	Kind    string         `json:"kind"`
 	File    string         `json:"file"`
 	Sources []*LineageNode `json:"sources"`
@@ -27,9 +31,18 @@ type LineageNode struct {
 // Lineage traces a model, or one of its columns when column is not empty,
 // to its raw sources. Column lineage reads the engine's outline of the
 // canonical form: select items, aliases, CTEs, subqueries, joins, set
-// operations and `*` (with EXCLUDE) are followed; anything it cannot follow
-// is left out rather than guessed.
+// operations and `*` (with EXCLUDE) are followed, struct fields
+// (s.f, s['f'], struct_extract) to the field's value where a model builds
+// the struct ({'f': …}, struct_pack) and to the struct column elsewhere,
+// unnest (in the select list or FROM, lateral or not) to the list it
+// expands; anything it cannot follow is left out rather than guessed.
 func Lineage(a *Analysis, model, column string) (*LineageNode, error) {
+	return FieldLineage(a, model, column, "")
+}
+
+// FieldLineage is Lineage of one struct field of a column (the whole
+// column when field is "").
+func FieldLineage(a *Analysis, model, column, field string) (*LineageNode, error) {
 	info := a.Models[model]
 	if info == nil {
 		return nil, fmt.Errorf("unknown model %q%s", model, DidYouMean(model, a.Models))
@@ -37,17 +50,18 @@ func Lineage(a *Analysis, model, column string) (*LineageNode, error) {
 	if column != "" && !hasColumn(info, column) {
 		return nil, fmt.Errorf("model %s has no column %q (it has %s)", model, column, strings.Join(columnNames(info), ", "))
 	}
-	return lineage(a, model, column, map[ColumnRef]bool{}), nil
+	return lineage(a, ColumnRef{Model: model, Column: column, Field: field}, map[ColumnRef]bool{}), nil
 }
 
-func lineage(a *Analysis, model, column string, seen map[ColumnRef]bool) *LineageNode {
+func lineage(a *Analysis, ref ColumnRef, seen map[ColumnRef]bool) *LineageNode {
+	model, column := ref.Model, ref.Column
 	info := a.Models[model]
-	n := &LineageNode{Model: model, Column: column, Sources: []*LineageNode{}}
+	n := &LineageNode{Model: model, Column: column, Field: ref.Field, Sources: []*LineageNode{}}
 	if info == nil {
 		return n
 	}
 	n.Kind, n.File = string(info.Model.Kind.Name), info.Model.File
-	key := ColumnRef{model, column}
+	key := ref
 	if seen[key] {
 		return n
 	}
@@ -55,12 +69,12 @@ func lineage(a *Analysis, model, column string, seen map[ColumnRef]bool) *Lineag
 	defer delete(seen, key)
 	if column == "" {
 		for _, r := range info.Model.Refs() {
-			n.Sources = append(n.Sources, lineage(a, r, "", seen))
+			n.Sources = append(n.Sources, lineage(a, ColumnRef{Model: r}, seen))
 		}
 		return n
 	}
-	for _, src := range ColumnSources(a, model, column) {
-		n.Sources = append(n.Sources, lineage(a, src.Model, src.Column, seen))
+	for _, src := range FieldSources(a, model, column, ref.Field) {
+		n.Sources = append(n.Sources, lineage(a, src, seen))
 	}
 	return n
 }
@@ -68,6 +82,14 @@ func lineage(a *Analysis, model, column string, seen map[ColumnRef]bool) *Lineag
 // ColumnSources returns the parent columns a model's column is computed
 // from directly (one step up), sorted.
 func ColumnSources(a *Analysis, model, column string) []ColumnRef {
+	return FieldSources(a, model, column, "")
+}
+
+// FieldSources returns what a model's column, or one field of it when
+// field is not empty, is computed from directly, sorted. A field of a
+// struct the model builds comes from that field's value; a field of a
+// struct the model passes through comes from the same field upstream.
+func FieldSources(a *Analysis, model, column, field string) []ColumnRef {
 	info := a.Models[model]
 	if info == nil {
 		return nil
@@ -80,7 +102,7 @@ func ColumnSources(a *Analysis, model, column string) []ColumnRef {
 	set := map[ColumnRef]bool{}
 	for _, out := range lt.outputs(o.Query, nil) {
 		if strings.EqualFold(out.name, column) {
-			for _, s := range out.srcs {
+			for _, s := range out.field(field) {
 				set[s] = true
 			}
 		}
@@ -93,7 +115,10 @@ func ColumnSources(a *Analysis, model, column string) []ColumnRef {
 		if out[i].Model != out[j].Model {
 			return out[i].Model < out[j].Model
 		}
-		return out[i].Column < out[j].Column
+		if out[i].Column != out[j].Column {
+			return out[i].Column < out[j].Column
+		}
+		return out[i].Field < out[j].Field
 	})
 	return out
 }
@@ -131,6 +156,35 @@ func columnNames(info *ModelInfo) []string {
 type outCol struct {
 	name string
 	srcs []ColumnRef
+	// pass: the column is another's value unchanged (a bare reference),
+	// so a field of it is the same field of its source.
+	pass bool
+	// fields: the sources of each field of a struct the item builds,
+	// by lower-case name.
+	fields map[string][]ColumnRef
+}
+
+// field is where a field of the column comes from ("" for the whole
+// column): the built field's value, the same field of a passed-through
+// column, or else the whole column's sources.
+func (c outCol) field(f string) []ColumnRef {
+	if f == "" {
+		return c.srcs
+	}
+	if fs, ok := c.fields[strings.ToLower(f)]; ok {
+		return fs
+	}
+	if !c.pass {
+		return c.srcs
+	}
+	out := make([]ColumnRef, len(c.srcs))
+	for i, s := range c.srcs {
+		if s.Field == "" {
+			s.Field = f
+		}
+		out[i] = s
+	}
+	return out
 }
 
 type relation struct {
@@ -184,7 +238,7 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 	}
 	var rels []relation
 	for _, src := range q.From {
-		rels = append(rels, lt.relation(src, scope))
+		rels = append(rels, lt.relation(src, scope, rels))
 	}
 	var outs []outCol
 	for _, item := range q.Items {
@@ -196,15 +250,50 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 		for _, ref := range item.Refs {
 			srcs = append(srcs, resolveColumn(ref, rels)...)
 		}
-		outs = append(outs, outCol{name: item.Name, srcs: srcs})
+		oc := outCol{name: item.Name, srcs: srcs, pass: item.Plain}
+		for _, f := range item.Fields {
+			if oc.fields == nil {
+				oc.fields = map[string][]ColumnRef{}
+			}
+			var fs []ColumnRef
+			for _, ref := range f.Refs {
+				fs = append(fs, resolveColumn(ref, rels)...)
+			}
+			oc.fields[strings.ToLower(f.Name)] = fs
+		}
+		outs = append(outs, oc)
 	}
 	return outs
 }
 
 // relation is what one FROM source binds: a model's columns, a CTE's or a
-// subquery's outputs, or a name without known columns.
-func (lt *lineageTracer) relation(src engine.Source, ctes cteScope) relation {
+// subquery's outputs, a table function's columns (unnest's from the list
+// it expands, read in the relations before it), or a name without known
+// columns.
+func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []relation) relation {
 	name := src.Name()
+	if src.Function != "" {
+		var srcs []ColumnRef
+		for _, ref := range src.Args {
+			srcs = append(srcs, resolveColumn(ref, before)...)
+		}
+		names := src.Columns
+		if len(names) == 0 {
+			// Unaliased, the column is named after the relation.
+			names = []string{name}
+			if src.Alias == "" {
+				names = []string{src.Function}
+			}
+		}
+		r := relation{name: name}
+		if src.Alias == "" {
+			r.name = src.Function
+		}
+		for _, n := range names {
+			r.cols = append(r.cols, outCol{name: n, srcs: srcs})
+		}
+		return r
+	}
 	if src.Query != nil {
 		return relation{name: name, cols: lt.outputs(src.Query, ctes)}
 	}
@@ -223,7 +312,7 @@ func (lt *lineageTracer) relation(src engine.Source, ctes cteScope) relation {
 	}
 	cols := make([]outCol, len(info.Columns))
 	for i, c := range info.Columns {
-		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}}
+		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}, pass: true}
 	}
 	return relation{name: name, cols: cols}
 }
@@ -251,19 +340,24 @@ func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
 	// A dotted name is read as the binder reads it: the most qualified
 	// reading that names a column in scope (s.t.c, then t.c.field, then
 	// c.field.field).
+	// The part after the column, if any, is the struct field read.
 	for k := len(ref.Path) - 1; k >= 0; k-- {
 		r := engine.ColumnRef{Column: ref.Path[k]}
 		if k > 0 {
 			r.Qualifier = ref.Path[k-1]
 		}
-		if out := resolveName(r, rels); len(out) > 0 {
+		field := ""
+		if k+1 < len(ref.Path) {
+			field = ref.Path[k+1]
+		}
+		if out := resolveName(r, field, rels); len(out) > 0 {
 			return out
 		}
 	}
-	return resolveName(ref, rels)
+	return resolveName(ref, "", rels)
 }
 
-func resolveName(ref engine.ColumnRef, rels []relation) []ColumnRef {
+func resolveName(ref engine.ColumnRef, field string, rels []relation) []ColumnRef {
 	var out []ColumnRef
 	for _, r := range rels {
 		if ref.Qualifier != "" && !strings.EqualFold(ref.Qualifier, r.name) {
@@ -271,7 +365,7 @@ func resolveName(ref engine.ColumnRef, rels []relation) []ColumnRef {
 		}
 		for _, c := range r.cols {
 			if strings.EqualFold(c.name, ref.Column) {
-				out = append(out, c.srcs...)
+				out = append(out, c.field(field)...)
 			}
 		}
 		if ref.Qualifier == "" && len(out) > 0 {
@@ -288,4 +382,36 @@ func (a *Analysis) WindowFunctions(canonical []byte) []string {
 		return o.Windows
 	}
 	return nil
+}
+
+// ReferenceSources returns what a column reference in the top-level query
+// of a model reads (qualifier may be ""): the parent columns behind the
+// relation of its FROM clause that binds it, e.g. the list an unnest in
+// FROM expands. Sorted as ColumnSources; nil when it cannot be told.
+func ReferenceSources(a *Analysis, model, qualifier, column string) []ColumnRef {
+	info := a.Models[model]
+	if info == nil {
+		return nil
+	}
+	o := a.outline(info.Canonical)
+	if o == nil || o.Query == nil || o.Query.Kind != engine.Select {
+		return nil
+	}
+	lt := &lineageTracer{a: a}
+	scope := cteScope{}
+	for _, c := range o.Query.CTEs {
+		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+	}
+	var rels []relation
+	for _, src := range o.Query.From {
+		rels = append(rels, lt.relation(src, scope, rels))
+	}
+	out := resolveName(engine.ColumnRef{Qualifier: qualifier, Column: column}, "", rels)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Model != out[j].Model {
+			return out[i].Model < out[j].Model
+		}
+		return out[i].Column < out[j].Column
+	})
+	return out
 }

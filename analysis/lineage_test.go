@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -37,7 +38,7 @@ SELECT u.name, u.amount FROM @ref(raw.u) AS u`,
 		{"m.c", "name", "[{raw.s name} {raw.u name}]"},
 		{"m.c", "amount", "[{raw.s amount} {raw.u amount}]"},
 	} {
-		got := fmt.Sprint(ColumnSources(a, tc.model, tc.col))
+		got := refsText(ColumnSources(a, tc.model, tc.col))
 		if got != tc.want {
 			t.Errorf("%s.%s: got %s, want %s", tc.model, tc.col, got, tc.want)
 		}
@@ -63,4 +64,67 @@ SELECT u.name, u.amount FROM @ref(raw.u) AS u`,
 	if _, err := Lineage(a, "m.b", "nope"); err == nil {
 		t.Error("unknown column accepted")
 	}
+}
+
+// TestStructAndUnnestLineage: a struct field is traced to the value a
+// parent built it from; a subscript and struct_extract read the same
+// field; an unnested column (select list, FROM, lateral) to the list.
+func TestStructAndUnnestLineage(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"seeds/p.csv":  "id,fn,ln\n1,Ada,Lovelace\n",
+		"models/p.sql": `MODEL (name raw.p, kind SEED (path 'seeds/p.csv'), columns (id INTEGER, fn TEXT, ln TEXT));`,
+		"models/s.sql": `MODEL (name stg.p, kind VIEW);
+SELECT a.id, {'first': a.fn, 'last': a.ln} AS name_parts, struct_pack(first := a.fn) AS short, [a.fn, a.ln] AS names
+FROM @ref(raw.p) AS a`,
+		"models/v.sql": `MODEL (name stg.v, kind VIEW);
+SELECT id, name_parts, names FROM @ref(stg.p)`,
+		"models/x.sql": `MODEL (name mart.x);
+SELECT p.id, p.name_parts.first || ' ' || p.name_parts['last'] AS full_name, struct_extract(p.name_parts, 'first') AS first_name,
+  unnest(p.names) AS one_name, u.n AS lateral_name
+FROM @ref(stg.v) AS p, unnest(p.names) AS u(n)`,
+	})
+	mustClean(t, a)
+	for _, tc := range []struct{ model, col, field, want string }{
+		{"mart.x", "full_name", "", "[{stg.v name_parts first} {stg.v name_parts last}]"},
+		{"mart.x", "first_name", "", "[{stg.v name_parts first}]"},
+		{"stg.v", "name_parts", "first", "[{stg.p name_parts first}]"},
+		{"stg.p", "name_parts", "first", "[{raw.p fn}]"},
+		{"stg.p", "name_parts", "last", "[{raw.p ln}]"},
+		{"stg.p", "short", "first", "[{raw.p fn}]"},
+		{"mart.x", "one_name", "", "[{stg.v names}]"},
+		{"mart.x", "lateral_name", "", "[{stg.v names}]"},
+	} {
+		got := refsText(FieldSources(a, tc.model, tc.col, tc.field))
+		if got != tc.want {
+			t.Errorf("%s.%s.%s: got %s, want %s", tc.model, tc.col, tc.field, got, tc.want)
+		}
+	}
+	n, err := Lineage(a, "mart.x", "full_name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaves []string
+	var walk func(*LineageNode)
+	walk = func(n *LineageNode) {
+		if len(n.Sources) == 0 {
+			leaves = append(leaves, n.Model+"."+n.Column)
+		}
+		for _, s := range n.Sources {
+			walk(s)
+		}
+	}
+	walk(n)
+	if fmt.Sprint(leaves) != "[raw.p.fn raw.p.ln]" {
+		t.Errorf("leaves = %v", leaves)
+	}
+}
+
+// refsText prints refs as {model column} or {model column field}.
+func refsText(refs []ColumnRef) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = strings.TrimSpace(fmt.Sprintf("{%s %s %s", r.Model, r.Column, r.Field)) + "}"
+		parts[i] = strings.Replace(parts[i], " }", "}", 1)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }

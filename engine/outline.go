@@ -83,6 +83,11 @@ type Item struct {
 	Star    bool
 	StarOf  string
 	Exclude []string
+	// StarShape identifies a star's canonical form without its EXCLUDE
+	// list: two stars with equal shapes differ at most in the columns they
+	// exclude. "" when the engine does not say (then no reader may assume
+	// anything of two stars but by Hash).
+	StarShape string
 	// Refs are the columns the expression reads, outside subqueries.
 	Refs []ColumnRef
 	// Calls are the functions the expression calls outside window calls
@@ -91,6 +96,13 @@ type Item struct {
 	// order fixed by the canonical form.
 	Calls   []string
 	Windows []string
+	// Fields are the fields of a struct the item builds at its top
+	// ({'first': a.c}, struct_pack(first := a.c)), each with the columns
+	// its value reads; nil for any other expression.
+	Fields []Field
+	// Plain is an item that is a bare column reference: its value is the
+	// column's, struct fields included.
+	Plain bool
 	// Hash identifies the item's canonical form (expression and name):
 	// equal items of two versions have equal hashes.
 	Hash string
@@ -102,10 +114,19 @@ type Item struct {
 // t.c.field, c.field): which part names the column depends on the
 // sources in scope, so a reader tries the parts from the most qualified
 // reading (Qualifier, Column are the last two parts) to the least.
+//
+// A struct field read by subscript (c['f'], struct_extract(c, 'f')) is
+// given as the dotted name would be: Path c, f.
 type ColumnRef struct {
 	Qualifier string
 	Column    string
 	Path      []string
+}
+
+// A Field is one field of a struct an item builds.
+type Field struct {
+	Name string
+	Refs []ColumnRef
 }
 
 // A Source is one relation of a FROM clause.
@@ -126,6 +147,13 @@ type Source struct {
 	// condition reads.
 	Using []string
 	On    []ColumnRef
+	// Function is a table function's name, lower-case (unnest,
+	// read_parquet, …); Args the columns its arguments read (a lateral
+	// call reads the relations before it); Columns the names the query
+	// gives its output columns (AS u(x)).
+	Function string
+	Args     []ColumnRef
+	Columns  []string
 }
 
 // Name is what the query calls the relation: its alias, or its table's

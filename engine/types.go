@@ -224,3 +224,34 @@ func scalarFamily(base string) string {
 func Compatible(declared, inferred Family) bool {
 	return declared == inferred || inferred == "null"
 }
+
+// StructFieldType is the type of a field of a STRUCT type text
+// (STRUCT("first" VARCHAR, last INTEGER)), as written there; the field's
+// name is compared without case. ok is false for another type or a field
+// the struct does not have.
+func StructFieldType(typ, field string) (string, bool) {
+	p := &typeParser{s: typ}
+	if base := strings.ToUpper(p.word()); base != "STRUCT" && base != "ROW" || p.peek() != '(' {
+		return "", false
+	}
+	p.pos++
+	for {
+		if c := p.peek(); c == ')' || c == 0 {
+			return "", false
+		}
+		name := p.word()
+		if name == "" {
+			return "", false
+		}
+		p.skipSpace()
+		start := p.pos
+		p.parse()
+		if strings.EqualFold(name, field) {
+			return strings.TrimSpace(p.s[start:p.pos]), true
+		}
+		if p.peek() != ',' {
+			return "", false
+		}
+		p.pos++
+	}
+}

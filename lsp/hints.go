@@ -13,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // Plan hints are a job of their own beside the checker: after each check
@@ -247,15 +248,20 @@ func planHints(plan *planner.Plan, res *checkResult, env string) []hint {
 		if len(rebuilt) == 0 {
 			continue
 		}
-		var paths []string
-		for _, e := range mp.Explain {
-			if !strings.Contains(e, " ") || strings.HasSuffix(e, "(added)") || strings.HasSuffix(e, "(removed)") {
-				paths = append(paths, e)
-			}
-		}
 		msg := fmt.Sprintf("breaking change against %s: rebuilds %d downstream model%s (%s)", env, len(rebuilt), plural(len(rebuilt)), strings.Join(rebuilt, ", "))
-		if len(paths) > 0 {
-			msg += "; changed: " + strings.Join(paths, ", ")
+		switch {
+		case len(mp.Diff) > 0:
+			// The edit as SQL, one clause a line, the parse-tree paths as
+			// the detail (the same as plan --explain).
+			var b strings.Builder
+			workspace.WriteClauseDiff(&b, "", mp.Diff)
+			msg += "\n" + b.String()
+			if len(mp.Paths) > 0 {
+				msg += "detail (parse tree): " + strings.Join(mp.Paths, ", ")
+			}
+			msg = strings.TrimSuffix(msg, "\n")
+		case len(mp.Paths) > 0:
+			msg += "; changed: " + strings.Join(mp.Paths, ", ")
 		}
 		out = append(out, hint{model: mp.Name, msg: msg})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -77,9 +76,11 @@ func TestOnePublishPerEdit(t *testing.T) {
 	}
 	c.replace("models/a.sql", "1 AS x", "10 AS x")
 	c.waitIdle()
-	want := "breaking change against dev: rebuilds 1 downstream model (s.b)"
-	if h := hint(); !strings.HasPrefix(h, want) {
-		t.Fatalf("hint = %q, want %q…", h, want)
+	// The edit as SQL, old and new, the parse-tree path as the detail.
+	want := "breaking change against dev: rebuilds 1 downstream model (s.b)\n" +
+		"- SELECT 1 AS x, 2 AS y\n+ SELECT 10 AS x, 2 AS y\ndetail (parse tree): select_list[0]"
+	if h := hint(); h != want {
+		t.Fatalf("hint = %q, want %q", h, want)
 	}
 
 	first := hint()
@@ -94,8 +95,10 @@ func TestOnePublishPerEdit(t *testing.T) {
 	if n != 1 {
 		t.Errorf("version 3 of models/a.sql was published %d times, want once", n)
 	}
-	if h := hint(); !strings.HasPrefix(h, want) {
-		t.Fatalf("hint after the second edit = %q, want %q…", h, want)
+	want = "breaking change against dev: rebuilds 1 downstream model (s.b)\n" +
+		"- SELECT 1 AS x, 2 AS y\n+ SELECT 10 AS x, 2 AS y, 3 AS z\ndetail (parse tree): select_list[0], select_list[2] (added)"
+	if h := hint(); h != want {
+		t.Fatalf("hint after the second edit = %q, want %q", h, want)
 	}
 
 	// Another process applies the buffer's content: the model is no

@@ -114,7 +114,7 @@ func (w *world) directSources(model, column string) []modelColumn {
 	}
 	var out []modelColumn
 	for _, r := range analysis.ColumnSources(w.res.analysis, model, column) {
-		out = append(out, modelColumn{Model: r.Model, Column: r.Column})
+		out = appendUnique(out, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
 	}
 	return out
 }
@@ -125,7 +125,7 @@ func (w *world) rawSources(mc modelColumn) []modelColumn {
 	if w.res == nil || w.res.analysis == nil {
 		return nil
 	}
-	tree, err := w.lineageTree(mc.Model, strings.ToLower(mc.Column))
+	tree, err := analysis.FieldLineage(w.res.analysis, mc.Model, strings.ToLower(mc.Column), mc.Field)
 	if err != nil {
 		return nil
 	}
@@ -133,7 +133,7 @@ func (w *world) rawSources(mc modelColumn) []modelColumn {
 	var walk func(n *analysis.LineageNode)
 	walk = func(n *analysis.LineageNode) {
 		if len(n.Sources) == 0 {
-			out = appendUnique(out, modelColumn{Model: n.Model, Column: n.Column})
+			out = appendUnique(out, modelColumn{Model: n.Model, Column: n.Column, Field: n.Field})
 		}
 		for _, s := range n.Sources {
 			walk(s)

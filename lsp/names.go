@@ -24,5 +24,8 @@ func (w *world) shownColumn(c modelColumn) string {
 			break
 		}
 	}
+	if c.Field != "" {
+		return c.Model + "." + columnName(name) + "." + columnName(c.Field)
+	}
 	return c.Model + "." + columnName(name)
 }

@@ -41,6 +41,9 @@ type colRef struct {
 	qualStart, qualEnd int
 	name               string // lower case
 	start, end         int    // the column name
+	// outer is the part before qual (p in p.s.f, where s may be a struct
+	// column and f its field), lower case; "" when none.
+	outer string
 }
 
 type source struct {
@@ -491,6 +494,9 @@ func columnRefs(toks []sqlToken) []colRef {
 		if len(chain) >= 2 {
 			q := chain[len(chain)-2]
 			r.qual, r.qualStart, r.qualEnd = identName(q), q.start, q.end
+		}
+		if len(chain) >= 3 {
+			r.outer = identName(chain[len(chain)-3])
 		}
 		out = append(out, r)
 	}

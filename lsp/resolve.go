@@ -161,6 +161,8 @@ func (w *world) outputItem(q *query, col string, depth int) (*selectItem, *sourc
 type modelColumn struct {
 	Model  string `json:"model"`
 	Column string `json:"column"`
+	// Field is a struct field of the column; "" for the whole column.
+	Field string `json:"field,omitempty"`
 }
 
 // upstream returns the model columns that q's output column col is

@@ -90,6 +90,9 @@ func categorize(oldDef, newDef analysis.Definition, oldCanon, newCanon []byte, o
 		listPaths = append(listPaths, fmt.Sprintf("select_list[%d] (added)", i))
 	}
 	all := append(paths, listPaths...)
+	if len(paths) == 0 && len(listPaths) > 0 && onlyExcludes(oq.Items, nq.Items) && sameSchema(oldDef.Schema, newDef.Schema) {
+		return verdict{change: NonBreaking, paths: all, reason: "only the EXCLUDE list of a * changed, and the query yields the same columns (names and types) as before: it drops nothing the query yields"}
+	}
 	switch {
 	case len(paths) > 0:
 		return verdict{change: Breaking, paths: all, reason: "the query changed outside the select list"}
@@ -108,6 +111,47 @@ func categorize(oldDef, newDef analysis.Definition, oldCanon, newCanon []byte, o
 		return verdict{change: Breaking, paths: []string{"definition"}, reason: "the model's definition changed"}
 	}
 	return verdict{change: Breaking, paths: all, reason: "existing columns were changed, dropped or reordered"}
+}
+
+// onlyExcludes reports two select lists of one length whose items are
+// equal but for stars that differ at most in their EXCLUDE lists.
+//
+// The rule (an edit whose output is provably identical is not breaking):
+// a star's EXCLUDE list only removes columns from what the star yields.
+// When the rest of the query is equal (the same FROM, so the star reads
+// the same relations) and the query's output schema — names, order and
+// types, as the checker inferred it for both versions — is identical,
+// the changed EXCLUDE entries name nothing the star yields, so every row
+// and every column is what it was. When either schema is unknown, or a
+// changed entry drops a column that was yielded (the schema differs),
+// the edit stays breaking.
+func onlyExcludes(a, b []engine.Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Hash == b[i].Hash {
+			continue
+		}
+		if !a[i].Star || !b[i].Star || a[i].StarShape == "" || a[i].StarShape != b[i].StarShape {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSchema reports two known output schemas with the same columns in
+// the same order, names compared exactly and types by their normal form.
+func sameSchema(a, b []engine.Column) bool {
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || analysis.NormalizeType(a[i].Type) != analysis.NormalizeType(b[i].Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // diffRest names the parts outside the select list that differ, sorted.

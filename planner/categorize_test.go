@@ -59,7 +59,7 @@ SELECT s.id, s.name FROM @ref(raw.s) AS s`
 			after := analyzeFiles(t, files(body))
 			mustClean(t, after)
 			nw := after.Models["m.mid"]
-			v := categorize(analysis.DefinitionOf(old.Model), analysis.DefinitionOf(nw.Model), old.Canonical, nw.Canonical, after.Outliner())
+			v := categorize(analysis.DefinitionOfInfo(old), analysis.DefinitionOfInfo(nw), old.Canonical, nw.Canonical, after.Outliner())
 			if v.change != tc.want {
 				t.Fatalf("change = %s (%v: %s), want %s", v.change, v.paths, v.reason, tc.want)
 			}
@@ -69,6 +69,51 @@ SELECT s.id, s.name FROM @ref(raw.s) AS s`
 			}
 			if !found {
 				t.Fatalf("paths %v lack %q", v.paths, tc.path)
+			}
+		})
+	}
+}
+
+// TestCategorizeExcludeNothing: an EXCLUDE entry that names no column the
+// star yields leaves the output identical, so it is not breaking; one that
+// drops a column a child reads stays breaking.
+func TestCategorizeExcludeNothing(t *testing.T) {
+	files := func(body string) map[string]string {
+		return map[string]string{
+			"seeds/s.csv":    "id,name,note\n1,a,x\n",
+			"seeds/u.csv":    "id,extra\n1,y\n",
+			"models/s.sql":   `MODEL (name raw.s, kind SEED (path 'seeds/s.csv'), columns (id INTEGER, name TEXT, note TEXT));`,
+			"models/u.sql":   `MODEL (name raw.u, kind SEED (path 'seeds/u.csv'), columns (id INTEGER, extra TEXT));`,
+			"models/mid.sql": "MODEL (name m.mid);\n" + body,
+			"models/top.sql": "MODEL (name m.top, kind VIEW);\nSELECT id, note FROM @ref(m.mid)",
+		}
+	}
+	// USING (id) merges the two ids into one column: t.id is not a
+	// column of its own in what the star yields.
+	const base = "SELECT * FROM @ref(raw.s) AS s JOIN @ref(raw.u) AS t USING (id)"
+	for _, tc := range []struct {
+		name, to string
+		want     Change
+	}{
+		{"exclude a column the query does not yield", "SELECT * EXCLUDE (t.id) FROM @ref(raw.s) AS s JOIN @ref(raw.u) AS t USING (id)", NonBreaking},
+		{"exclude a column a child reads", "SELECT * EXCLUDE (note) FROM @ref(raw.s) AS s JOIN @ref(raw.u) AS t USING (id)", Breaking},
+		{"exclude a column that moves another", "SELECT * EXCLUDE (s.id) FROM @ref(raw.s) AS s JOIN @ref(raw.u) AS t USING (id)", Breaking},
+		{"replace a column", "SELECT * REPLACE (upper(name) AS name) FROM @ref(raw.s) AS s JOIN @ref(raw.u) AS t USING (id)", Breaking},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := analyzeFiles(t, files(base))
+			mustClean(t, before)
+			after := analyzeFiles(t, files(tc.to))
+			if tc.want == NonBreaking {
+				mustClean(t, after)
+			}
+			old, nw := before.Models["m.mid"], after.Models["m.mid"]
+			v := categorize(analysis.DefinitionOfInfo(old), analysis.DefinitionOfInfo(nw), old.Canonical, nw.Canonical, after.Outliner())
+			if v.change != tc.want {
+				t.Fatalf("change = %s (%v: %s), want %s", v.change, v.paths, v.reason, tc.want)
+			}
+			if v.change == NonBreaking && !strings.Contains(v.reason, "EXCLUDE") {
+				t.Fatalf("reason %q does not name the rule", v.reason)
 			}
 		})
 	}

@@ -42,6 +42,12 @@ type ModelPlan struct {
 	// Cause names the changed ancestors that moved an indirect change.
 	Cause   []string `json:"cause,omitempty"`
 	Explain []string `json:"explain"`
+	// Diff is a directly changed model's edit as SQL: the clauses of its
+	// query whose text differs from the previous snapshot's definition.
+	// Paths are the parse-tree parts the category was decided on (also in
+	// Explain), the detail behind the diff.
+	Diff  []analysis.ClauseChange `json:"diff,omitempty"`
+	Paths []string                `json:"paths,omitempty"`
 	// ReusedFrom is the snapshot whose physical relation and done
 	// intervals this one takes over (physics reuse, forward-only).
 	ReusedFrom string `json:"reusedFrom,omitempty"`

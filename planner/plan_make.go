@@ -171,9 +171,11 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 			} else if ok {
 				var prevDef analysis.Definition
 				_ = json.Unmarshal(prev.Definition, &prevDef)
-				v := categorize(prevDef, analysis.DefinitionOf(m), prev.Canonical, info.Canonical, a.Outliner())
+				v := categorize(prevDef, analysis.DefinitionOfInfo(info), prev.Canonical, info.Canonical, a.Outliner())
 				mp.Change = v.change
 				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
+				mp.Paths = v.paths
+				mp.Diff = analysis.ClauseDiff(prevDef.Body, m.Body)
 				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {
 					if verdict == NonBreaking && v.dropsColumns {
 						return nil, &ReclassifyError{Model: m.Name, Reason: "the change drops or reorders existing columns (" + strings.Join(v.paths, ", ") + ")"}

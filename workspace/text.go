@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 )
@@ -205,16 +206,44 @@ func BackfillText(rs [][]string) string {
 	return b.String()
 }
 
-// WriteExplain writes why each model got its category: the parse-tree
-// paths that changed.
+// WriteExplain writes why each model got its category. A directly
+// changed model's edit comes first as SQL, the changed clauses old (-)
+// and new (+); the parse-tree paths the category was decided on follow as
+// one detail line. A model without such a diff lists its paths as
+// written.
 func WriteExplain(w io.Writer, p *planner.Plan) {
 	for _, m := range p.Models {
 		if len(m.Explain) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s (%s):\n", m.Name, m.Change)
+		WriteClauseDiff(w, "    ", m.Diff)
+		path := map[string]bool{}
+		if len(m.Diff) > 0 {
+			for _, p := range m.Paths {
+				path[p] = true
+			}
+		}
 		for _, e := range m.Explain {
-			fmt.Fprintf(w, "  - %s\n", e)
+			if !path[e] {
+				fmt.Fprintf(w, "  - %s\n", e)
+			}
+		}
+		if len(path) > 0 {
+			fmt.Fprintf(w, "  - detail (parse tree): %s\n", strings.Join(m.Paths, ", "))
+		}
+	}
+}
+
+// WriteClauseDiff writes changed clauses as a diff, each line after
+// indent: "- old" for the previous text, "+ new" for the text now.
+func WriteClauseDiff(w io.Writer, indent string, diff []analysis.ClauseChange) {
+	for _, c := range diff {
+		if c.Old != "" {
+			fmt.Fprintf(w, "%s- %s\n", indent, c.Old)
+		}
+		if c.New != "" {
+			fmt.Fprintf(w, "%s+ %s\n", indent, c.New)
 		}
 	}
 }

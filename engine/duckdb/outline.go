@@ -145,6 +145,10 @@ func sources(t map[string]any) []engine.Source {
 		sq, _ := t["subquery"].(map[string]any)
 		sub, _ := sq["node"].(map[string]any)
 		return []engine.Source{{Alias: alias, Query: outlineQuery(sub)}}
+	case "TABLE_FUNCTION":
+		fn, _ := t["function"].(map[string]any)
+		name, _ := fn["function_name"].(string)
+		return []engine.Source{{Alias: alias, Function: strings.ToLower(name), Args: columnRefs(fn["children"]), Columns: stringList(t["column_name_alias"])}}
 	case "JOIN":
 		l, _ := t["left"].(map[string]any)
 		r, _ := t["right"].(map[string]any)
@@ -166,6 +170,13 @@ func outlineItem(v map[string]any) engine.Item {
 	if v["class"] == "STAR" {
 		it.Star = true
 		it.StarOf, _ = v["relation_name"].(string)
+		shape := make(map[string]any, len(v))
+		for k, x := range v {
+			if k != "exclude_list" && k != "qualified_exclude_list" {
+				shape[k] = x
+			}
+		}
+		it.StarShape = hashJSON(shape)
 		excl, _ := v["exclude_list"].([]any)
 		for _, e := range excl {
 			switch x := e.(type) {
@@ -194,6 +205,16 @@ func outlineItem(v map[string]any) engine.Item {
 	}
 	// Column references and windows, outside subqueries.
 	it.Refs = columnRefs(v)
+	it.Plain = v["class"] == "COLUMN_REF"
+	if fn, _ := v["function_name"].(string); v["class"] == "FUNCTION" && (fn == "struct_pack" || fn == "row") {
+		kids, _ := v["children"].([]any)
+		for _, k := range kids {
+			km, _ := k.(map[string]any)
+			if name, _ := km["alias"].(string); name != "" {
+				it.Fields = append(it.Fields, engine.Field{Name: name, Refs: columnRefs(km)})
+			}
+		}
+	}
 	walk(v, true, func(m map[string]any) bool {
 		switch m["class"] {
 		case "WINDOW":
@@ -220,6 +241,12 @@ func outlineItem(v map[string]any) engine.Item {
 func columnRefs(v any) []engine.ColumnRef {
 	var refs []engine.ColumnRef
 	walk(v, true, func(m map[string]any) bool {
+		if names, field := subscript(m); field != "" {
+			// c['f'] or struct_extract(c, 'f'): read as c.f.
+			path := append(names, field)
+			refs = append(refs, engine.ColumnRef{Qualifier: path[len(path)-2], Column: field, Path: path})
+			return false
+		}
 		if m["class"] != "COLUMN_REF" {
 			return true
 		}
@@ -234,6 +261,33 @@ func columnRefs(v any) []engine.ColumnRef {
 		return false
 	})
 	return refs
+}
+
+// subscript reads a struct field access by name: c['f'] (ARRAY_EXTRACT,
+// which DuckDB binds to struct_extract on a struct) or struct_extract(c,
+// 'f'), on a column reference. It returns the column's names and the
+// field; "" for anything else.
+func subscript(m map[string]any) ([]string, string) {
+	fn, _ := m["function_name"].(string)
+	if m["type"] != "ARRAY_EXTRACT" && !(m["class"] == "FUNCTION" && strings.EqualFold(fn, "struct_extract")) {
+		return nil, ""
+	}
+	kids, _ := m["children"].([]any)
+	if len(kids) != 2 {
+		return nil, ""
+	}
+	col, _ := kids[0].(map[string]any)
+	key, _ := kids[1].(map[string]any)
+	if col["class"] != "COLUMN_REF" || key["class"] != "CONSTANT" {
+		return nil, ""
+	}
+	val, _ := key["value"].(map[string]any)
+	typ, _ := val["type"].(map[string]any)
+	field, _ := val["value"].(string)
+	if typ["id"] != "VARCHAR" {
+		return nil, ""
+	}
+	return stringList(col["column_names"]), field
 }
 
 // walk calls f on every object of a decoded tree, parents first, keys in

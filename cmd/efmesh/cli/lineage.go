@@ -98,6 +98,9 @@ func printLineage(w io.Writer, n *analysis.LineageNode, indent string) {
 	if n.Column != "" {
 		name += "." + n.Column
 	}
+	if n.Field != "" {
+		name += "." + n.Field // a struct field of the column
+	}
 	fmt.Fprintf(w, "%s%s (%s)\n", indent, name, n.Kind)
 	for _, s := range n.Sources {
 		printLineage(w, s, indent+"  ")
