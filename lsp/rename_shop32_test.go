@@ -2,11 +2,10 @@ package lsp
 
 import (
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/internal/testkit"
 	"go.lsp.dev/protocol"
 )
 
@@ -15,16 +14,7 @@ import (
 // applies the edits and checks that the project still checks clean and
 // that its unit tests still pass.
 func TestRenameColumnShop32(t *testing.T) {
-	root := t.TempDir()
-	script, err := filepath.Abs(filepath.Join("..", "cmd", "efmesh", "cli", "testdata", "projects", "shop32.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", script)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("shop32.sh: %v\n%s", err, out)
-	}
+	root := testkit.Shop32(t)
 	c := newTestClient(t, root, clientOptions{})
 	c.open("models/staging/s_0.sql")
 	c.open("models/core/c_0.sql")
@@ -103,7 +93,7 @@ func TestRenameColumnShop32(t *testing.T) {
 	c.open("models/raw/src_0.sql")
 	p := c.docPos("models/raw/src_0.sql", "columns (i|d")
 	p["newName"] = "key"
-	err = c.call("textDocument/rename", p, nil)
+	err := c.call("textDocument/rename", p, nil)
 	if err == nil || !strings.Contains(err.Error(), "SEED") {
 		t.Errorf("renaming a seed's column: %v, want a refusal naming SEED", err)
 	}

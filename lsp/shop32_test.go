@@ -2,11 +2,10 @@ package lsp
 
 import (
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/internal/testkit"
 	"go.lsp.dev/protocol"
 )
 
@@ -15,16 +14,7 @@ import (
 // from one; @start's hover has the model's interval and backfill; the
 // engine's functions complete and their signatures follow the cursor.
 func TestShop32EditorActions(t *testing.T) {
-	root := t.TempDir()
-	script, err := filepath.Abs(filepath.Join("..", "cmd", "efmesh", "cli", "testdata", "projects", "shop32.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", script)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("shop32.sh: %v\n%s", err, out)
-	}
+	root := testkit.Shop32(t)
 	t.Setenv("EFMESH_NOW", "2026-03-01T00:00:00Z")
 	c := newTestClient(t, root, clientOptions{})
 	defer c.shutdown()

@@ -1,11 +1,10 @@
 package lsp
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/internal/testkit"
 	"go.lsp.dev/protocol"
 )
 
@@ -14,16 +13,7 @@ import (
 // environment, and every model file's semantic tokens name the model and
 // each model it refs.
 func TestShop32Editor(t *testing.T) {
-	root := t.TempDir()
-	script, err := filepath.Abs(filepath.Join("..", "cmd", "efmesh", "cli", "testdata", "projects", "shop32.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", script)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("shop32.sh: %v\n%s", err, out)
-	}
+	root := testkit.Shop32(t)
 	c := newTestClient(t, root, clientOptions{})
 	c.waitIdle()
 

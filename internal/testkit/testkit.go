@@ -93,6 +93,21 @@ func Example(t testing.TB, name string) string {
 	return CopyProject(t, filepath.Join(Root(t), "examples", name))
 }
 
+// Shop32 writes the shared 32-model test project
+// (cmd/efmesh/cli/testdata/projects/shop32.sh: seeds, views, incrementals,
+// marts, reports and unit tests five generations deep) into a new
+// temporary folder and returns it.
+func Shop32(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("sh", filepath.Join(Root(t), "cmd", "efmesh", "cli", "testdata", "projects", "shop32.sh"))
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("shop32.sh: %v\n%s", err, out)
+	}
+	return dir
+}
+
 // Root is the repository's root: the folder of go.mod.
 func Root(t testing.TB) string {
 	t.Helper()

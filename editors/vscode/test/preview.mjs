@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { findChromium } from './chromium.mjs';
 import { fileURLToPath } from 'node:url';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,18 +22,7 @@ function check(ok, what, detail) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${!ok && detail ? `\n     ${detail}` : ''}`);
 }
 
-const browser = ['chromium', 'chromium-browser', 'google-chrome'].find((b) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${b}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (!browser) {
-  console.log('FAIL headless Chromium is required (apt-get install chromium)');
-  process.exit(1);
-}
+const browser = findChromium('vscode preview page');
 
 const result = {
   model: 'mart.revenue',

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { findChromium } from './chromium.mjs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,18 +24,7 @@ function check(ok, what, detail) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${!ok && detail ? `\n     ${detail}` : ''}`);
 }
 
-const chromium = process.env.CHROMIUM || ['chromium', 'chromium-browser', 'google-chrome'].find((b) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${b}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (!chromium) {
-  console.log('FAIL chromium is installed (apt-get install chromium)\n\nwebview: 0 passed, 1 failed');
-  process.exit(1);
-}
+const chromium = findChromium('webview');
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'efmesh-webview-'));
 process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
