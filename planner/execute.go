@@ -12,6 +12,32 @@ import (
 	"github.com/efmesh/efmesh/state"
 )
 
+// computes reports whether apply (due: the models a run tick or a refill
+// computes again) builds mp's snapshot or computes into its table.
+func (p *Plan) computes(mp ModelPlan, due map[string]bool) bool {
+	if mp.Change == Removed {
+		return false
+	}
+	k := p.analysis.Models[mp.Name].Model.Kind.Name
+	// A refreshed model that takes over an older table merges into it
+	// now: the environment's version reads its new parents from here on.
+	return mp.Build || len(mp.Backfill) > 0 || due[mp.Name] || mp.ReusedFrom != "" && refreshed(k)
+}
+
+// Computes counts the models apply computes without building a new
+// snapshot for them: a reused snapshot's missing intervals, a FULL model
+// refilled after a restate or a preview, a refreshed model merging into
+// the table it takes over. Apply reports them built, with Builds.
+func (p *Plan) Computes() int {
+	due, n := p.refilled(), 0
+	for _, mp := range p.Models {
+		if !mp.Build && p.computes(mp, due) {
+			n++
+		}
+	}
+	return n
+}
+
 // execute builds the snapshots the plan marks Build and computes the
 // ranges it lists, parents before children. It promotes nothing.
 //
@@ -26,15 +52,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	if now == nil {
 		now = time.Now
 	}
-	work := func(mp ModelPlan) bool {
-		if mp.Change == Removed {
-			return false
-		}
-		k := p.analysis.Models[mp.Name].Model.Kind.Name
-		// A refreshed model that takes over an older table merges into it
-		// now: the environment's version reads its new parents from here on.
-		return mp.Build || len(mp.Backfill) > 0 || due[mp.Name] || mp.ReusedFrom != "" && refreshed(k)
-	}
+	work := func(mp ModelPlan) bool { return p.computes(mp, due) }
 	total := 0
 	var snaps []state.Snapshot
 	for _, mp := range p.Models {

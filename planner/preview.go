@@ -261,6 +261,24 @@ func (p *Plan) noteCoverage(ctx context.Context, st state.Reader, mp *ModelPlan,
 	if mp.Build || len(mp.Backfill) == 0 || p.current[mp.Name].Fingerprint == mp.Fingerprint || !p.stored[mp.Fingerprint] {
 		return nil
 	}
+	// A snapshot that is only behind (every interval it lacks comes after
+	// the last it has) is an ordinary catch-up, not a partial build.
+	var last time.Time
+	for _, iv := range done {
+		if iv.End.After(last) {
+			last = iv.End
+		}
+	}
+	behind := true
+	for _, b := range mp.Backfill {
+		if r, err := analysis.RangeOfPair(b); err != nil || r.Start.Before(last) {
+			behind = false
+			break
+		}
+	}
+	if behind {
+		return nil
+	}
 	sorted := slices.Clone(done)
 	slices.SortFunc(sorted, func(a, b state.Interval) int { return a.Start.Compare(b.Start) })
 	var covered [][]string

@@ -74,7 +74,11 @@ func WritePlan(w io.Writer, p *planner.Plan) {
 			stale++
 		}
 	}
-	summary := fmt.Sprintf("%d to build, %d to promote", p.Builds(), promote)
+	summary := fmt.Sprintf("%d to build", p.Builds())
+	if c := p.Computes(); c > 0 {
+		summary += fmt.Sprintf(", %d to compute", c)
+	}
+	summary += fmt.Sprintf(", %d to promote", promote)
 	if remove > 0 {
 		summary += fmt.Sprintf(", %d to remove", remove)
 	}
