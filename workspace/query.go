@@ -12,6 +12,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -162,6 +163,9 @@ func (w *Workspace) refsApplied(ctx context.Context, file string, src []byte, en
 			continue
 		}
 		if _, ok := ptrs[mc.Arg]; !ok {
+			if err := w.unknownEnv(ctx, env, ptrs); err != nil {
+				return err
+			}
 			msg := fmt.Sprintf("%s is not applied in %s: apply it (efmesh apply %s), or preview it with efmesh show %s --env %s", mc.Arg, env, env, mc.Arg, env)
 			diags = append(diags, project.NewDiagnostic(file, src, mc.ArgStart, mc.ArgEnd, project.SeverityError, planner.CodeQuery, msg))
 		}
@@ -234,6 +238,21 @@ func (w *Workspace) Show(ctx context.Context, model, env, where string, limit in
 	if applied {
 		from = d.QuoteRelation(analysis.EnvRelation(d, env, info.Model))
 	} else {
+		// A preview reads its parents from env's views.
+		for _, r := range info.Model.Refs() {
+			if pi := w.Analysis.Models[r]; pi != nil && !pi.Model.Kind.Name.Virtual() {
+				ptrs, err := w.environment(ctx, env)
+				if err != nil {
+					return nil, err
+				}
+				if _, ok := ptrs[r]; !ok && ptrs != nil {
+					if err := w.unknownEnv(ctx, env, ptrs); err != nil {
+						return nil, err
+					}
+					return nil, fmt.Errorf("show %s: it reads %s, which is not applied in %s: apply it (efmesh apply %s)", model, r, env, env)
+				}
+			}
+		}
 		q, err := planner.Render(w.Analysis, wb, model, env, w.opts.now())
 		if err != nil {
 			return nil, err
@@ -253,6 +272,21 @@ func (w *Workspace) Show(ctx context.Context, model, env, where string, limit in
 	}
 	res.Preview = !applied
 	return res, nil
+}
+
+// unknownEnv is the error of a read through env's views when env, other
+// than prod, holds nothing (ptrs): never applied, or deleted. Its views do
+// not exist, which the engine would only say of the first table it misses.
+func (w *Workspace) unknownEnv(ctx context.Context, env string, ptrs map[string]state.Pointer) error {
+	if len(ptrs) > 0 || env == analysis.ProdEnv {
+		return nil
+	}
+	var known []string
+	if st, err := connect.ExistingStore(ctx, w.Project); err == nil && st != nil {
+		known, _ = st.Environments(ctx)
+		st.Close()
+	}
+	return &ops.UnknownEnvError{Env: env, Known: known}
 }
 
 // environment reads env's pointers from the Reader, or from the state

@@ -25,6 +25,7 @@ type rowsFlags struct {
 	env    string
 	limit  int
 	format string
+	model  string // show's model, named in its JSON
 }
 
 func (f *rowsFlags) add(cmd *cobra.Command, limit int) {
@@ -125,6 +126,7 @@ stderr says.`,
 				return err
 			}
 			defer w.Close()
+			f.model = args[0]
 			res, err := w.Show(a.ctx, args[0], f.env, where, f.limit)
 			if err != nil {
 				return phraseBusy(err)
@@ -158,8 +160,12 @@ func (a *app) printRows(res *workspace.QueryResult, f rowsFlags) error {
 	}
 	switch f.format {
 	case "json":
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": f.env, "preview": res.Preview,
-			"columns": rows.Columns, "rows": res.JSONRows(), "truncated": res.More})
+		out := map[string]any{"apiVersion": APIVersion, "env": f.env, "preview": res.Preview,
+			"columns": rows.Columns, "rows": res.JSONRows(), "truncated": res.More}
+		if f.model != "" {
+			out["model"] = f.model
+		}
+		a.writeJSON(out)
 		return nil
 	case "csv":
 		cw := csv.NewWriter(a.stdout)
