@@ -41,15 +41,20 @@ type nameSpan struct {
 	start, end int
 	text       string
 	use        bool // a use (for references), not the renamed definition itself
+	yaml       bool // a unit-test row key: written as YAML, not SQL
 }
 
 func (imp *columnImpact) add(rel string, start, end int, use bool) {
+	imp.addSpan(nameSpan{rel: rel, start: start, end: end, use: use})
+}
+
+func (imp *columnImpact) addSpan(n nameSpan) {
 	for _, s := range imp.spans {
-		if s.rel == rel && s.start == start && s.end == end {
+		if s.rel == n.rel && s.start == n.start && s.end == n.end {
 			return
 		}
 	}
-	imp.spans = append(imp.spans, nameSpan{rel: rel, start: start, end: end, use: use})
+	imp.spans = append(imp.spans, n)
 }
 
 func (imp *columnImpact) refuse(format string, args ...any) {
@@ -351,7 +356,7 @@ func (w *world) testUses(imp *columnImpact, x string) {
 				for _, v := range r.Values {
 					if strings.EqualFold(v.Column, imp.column) {
 						s, e := unquoted(t.Source, v.Range.Start.Offset, v.Range.End.Offset)
-						imp.add(rel, s, e, true)
+						imp.addSpan(nameSpan{rel: rel, start: s, end: e, use: true, yaml: true})
 					}
 				}
 			}
