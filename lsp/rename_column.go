@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -139,16 +140,10 @@ func columnNameTyped(s string) (string, error) {
 // itself unquoted (lower case ASCII letters, digits and _, not a
 // keyword), else quoted, so its case and letters are kept.
 func sqlIdent(name string) string {
-	plain := name != "" && !isKeyword(name)
-	for i, r := range name {
-		if !(r == '_' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
-			plain = false
-		}
+	if isKeyword(name) {
+		return engine.QuoteIdent(name)
 	}
-	if plain {
-		return name
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+	return columnName(name)
 }
 
 // yamlKey writes a column name as a unit-test row key at start: inside
