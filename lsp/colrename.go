@@ -41,15 +41,20 @@ type nameSpan struct {
 	start, end int
 	text       string
 	use        bool // a use (for references), not the renamed definition itself
+	yaml       bool // a unit-test row key: written as YAML, not SQL
 }
 
 func (imp *columnImpact) add(rel string, start, end int, use bool) {
+	imp.addSpan(nameSpan{rel: rel, start: start, end: end, use: use})
+}
+
+func (imp *columnImpact) addSpan(n nameSpan) {
 	for _, s := range imp.spans {
-		if s.rel == rel && s.start == start && s.end == end {
+		if s.rel == n.rel && s.start == n.start && s.end == n.end {
 			return
 		}
 	}
-	imp.spans = append(imp.spans, nameSpan{rel: rel, start: start, end: end, use: use})
+	imp.spans = append(imp.spans, n)
 }
 
 func (imp *columnImpact) refuse(format string, args ...any) {
@@ -73,7 +78,12 @@ func (w *world) columnImpact(model, column, newName string) *columnImpact {
 		x := queue[0]
 		queue = queue[1:]
 		imp.carriers = append(imp.carriers, x)
-		if newName != "" && w.hasOutput(x, newName) {
+		if x == model {
+			w.aliasUses(imp, x)
+		}
+		// A case-only rename (id to "ID") keeps the name the engine
+		// matches, so the column does not collide with itself.
+		if newName != "" && newName != imp.column && w.hasOutput(x, newName) {
 			imp.refuse("%s already has a column named %s", x, newName)
 		}
 		w.headerUses(imp, x)
@@ -101,6 +111,80 @@ func (w *world) hasOutput(model, col string) bool {
 		return slices.Contains(outs, strings.ToLower(col))
 	}
 	return false
+}
+
+// aliasUses records the uses of the renamed column's alias in its own
+// model's query: the engine resolves a select alias in WHERE, GROUP BY,
+// HAVING, QUALIFY, WINDOW, ORDER BY and in later select items, where no
+// column of a source has that name. A use that could be either the alias
+// or a source's column is refused: which one the engine picks depends on
+// the clause (ORDER BY prefers the alias, GROUP BY the column), so the
+// rename cannot keep its meaning for certain. A bare reference that
+// passes a parent's column on (SELECT id … ORDER BY id) keeps reading
+// that column after the rename gives it an alias, so it is not a use.
+func (w *world) aliasUses(imp *columnImpact, model string) {
+	f := w.fileOf(model)
+	q := f.query()
+	if q == nil {
+		return
+	}
+	def, starSrc := w.outputItem(q, imp.column, 0)
+	if def == nil || starSrc != nil || bareRef(def) {
+		return
+	}
+	refs := slices.Clone(q.refs)
+	for _, it := range q.items {
+		if it != def {
+			refs = append(refs, it.refs...)
+		}
+	}
+	uses := 0
+	for _, r := range refs {
+		if r.qual != "" || r.name != imp.column {
+			continue
+		}
+		at := f.Mapper().Position(r.start)
+		if src, known := w.scopeColumn(q, r.name); src != nil || !known {
+			what := "a column of a source whose columns are unknown"
+			if src != nil {
+				what = "the column of " + sourceName(src)
+			}
+			imp.refuse("%s:%d:%d: %s could be the alias or %s; qualify it or rename the alias by hand", f.rel, at.Line+1, at.Character+1, r.name, what)
+			continue
+		}
+		uses++
+		imp.add(f.rel, r.start, r.end, true)
+	}
+	if uses > 0 && imp.newName != "" && imp.newName != imp.column {
+		if src, _ := w.scopeColumn(q, imp.newName); src != nil {
+			imp.refuse("%s: %s is also a column of %s there, which the renamed uses of the alias would read instead", f.rel, imp.newName, sourceName(src))
+		}
+	}
+}
+
+// sourceName names a source in a message: its model, else its alias.
+func sourceName(s *source) string {
+	if s.model != "" && s.aliasStart == s.aliasEnd {
+		return s.model
+	}
+	return s.alias
+}
+
+// scopeColumn finds the source of q (or of an enclosing query) that has
+// a column named col; known is false when some source's columns are not
+// known, so a miss proves nothing.
+func (w *world) scopeColumn(q *query, col string) (src *source, known bool) {
+	known = true
+	for s := q; s != nil; s = s.parent {
+		for _, x := range s.sources {
+			cols, ok := w.sourceColumns(x, 0)
+			if slices.Contains(cols, col) {
+				return x, true
+			}
+			known = known && ok
+		}
+	}
+	return nil, known
 }
 
 // childUses records the uses of column of x in child's body, and reports
@@ -272,7 +356,7 @@ func (w *world) testUses(imp *columnImpact, x string) {
 				for _, v := range r.Values {
 					if strings.EqualFold(v.Column, imp.column) {
 						s, e := unquoted(t.Source, v.Range.Start.Offset, v.Range.End.Offset)
-						imp.add(rel, s, e, true)
+						imp.addSpan(nameSpan{rel: rel, start: s, end: e, use: true, yaml: true})
 					}
 				}
 			}

@@ -243,6 +243,16 @@ func declaredColumnHover(w *world, m *project.Model, c project.Column) string {
 // refHover describes a column reference: its type and where it comes from.
 func refHover(w *world, scope *query, ref colRef, src *source, name, shown string) string {
 	typ := w.refType(scope, ref, 0)
+	if src != nil && src.model != "" {
+		// The engine matches names case-insensitively: show the column as
+		// the parent yields it, whatever case the reference is written in.
+		for _, c := range w.columns(src.model) {
+			if strings.EqualFold(c.Name, name) {
+				shown = columnName(c.Name)
+				break
+			}
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**", shown)
 	if typ != "" {

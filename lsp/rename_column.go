@@ -2,10 +2,13 @@ package lsp
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -77,28 +80,108 @@ func renameColumn(d *docPos, newName string) (*renameWorkspaceEdit, error) {
 		return nil, fmt.Errorf("only a model name or a column can be renamed here")
 	}
 	w := d.w
-	newName = strings.TrimSpace(newName)
-	if !project.ValidNamePart(strings.ToLower(newName)) {
-		return nil, fmt.Errorf("invalid column name %q: use a letter then letters, digits and _", newName)
-	}
-	newName = strings.ToLower(newName)
-	if newName == column {
-		return &renameWorkspaceEdit{}, nil
-	}
-	model = w.definingModel(model, column)
-	origin, err := w.columnOrigin(model, column, newName)
+	name, err := columnNameTyped(newName)
 	if err != nil {
 		return nil, err
 	}
-	imp := w.columnImpact(model, column, newName)
+	model = w.definingModel(model, column)
+	written := sqlIdent(name)
+	old := w.spelling(model, column)
+	if written == old {
+		return &renameWorkspaceEdit{}, nil
+	}
+	origin, err := w.columnOrigin(model, column, written)
+	if err != nil {
+		return nil, err
+	}
+	// Names are compared as the engine compares them, case-insensitively;
+	// they are written as typed.
+	imp := w.columnImpact(model, column, strings.ToLower(name))
 	if len(imp.refusals) > 0 {
-		return nil, fmt.Errorf("cannot rename %s.%s: %s", model, column, strings.Join(imp.refusals, "; "))
+		return nil, fmt.Errorf("cannot rename %s.%s: %s", model, old, strings.Join(imp.refusals, "; "))
 	}
 	if origin != nil {
 		imp.spans = append(imp.spans, *origin)
 	}
-	label := fmt.Sprintf("Rename column %s.%s to %s", model, column, newName)
-	return w.annotatedEdit(imp.spans, newName, label), nil
+	for i, s := range imp.spans {
+		if s.text == "" && s.yaml {
+			imp.spans[i].text = yamlKey(w.snap.file(s.rel).src, s.start, name)
+		}
+	}
+	label := fmt.Sprintf("Rename column %s.%s to %s", model, old, written)
+	return w.annotatedEdit(imp.spans, written, label), nil
+}
+
+// columnNameTyped is the column name a user typed as a rename's new name:
+// a "quoted name" (any text, "" for a quote), or letters (of any script
+// and case), digits and _, not starting with a digit.
+func columnNameTyped(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		inner := s[1 : len(s)-1]
+		name := strings.ReplaceAll(inner, `""`, `"`)
+		if name == "" || strings.Count(inner, `"`) != 2*strings.Count(name, `"`) || strings.ContainsFunc(name, unicode.IsControl) {
+			return "", fmt.Errorf("invalid column name %s: a quoted name is not empty, has no control characters and doubles a \" inside", s)
+		}
+		return name, nil
+	}
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return "", fmt.Errorf("invalid column name %q: use a letter then letters, digits and _, or a \"quoted name\"", s)
+		}
+	}
+	if s == "" {
+		return "", fmt.Errorf("invalid column name: empty")
+	}
+	return s, nil
+}
+
+// sqlIdent writes a column name in SQL: bare when it reads back as
+// itself unquoted (lower case ASCII letters, digits and _, not a
+// keyword), else quoted, so its case and letters are kept.
+func sqlIdent(name string) string {
+	if isKeyword(name) {
+		return engine.QuoteIdent(name)
+	}
+	return columnName(name)
+}
+
+// yamlKey writes a column name as a unit-test row key at start: inside
+// the quotes the key already has, bare when plain, else double-quoted.
+func yamlKey(src []byte, start int, name string) string {
+	if start > 0 {
+		switch src[start-1] {
+		case '\'':
+			return strings.ReplaceAll(name, "'", "''")
+		case '"':
+			q := strconv.Quote(name)
+			return q[1 : len(q)-1]
+		}
+	}
+	for i, r := range name {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return strconv.Quote(name)
+		}
+	}
+	return name
+}
+
+// spelling is a model's column as its definition writes it (the alias
+// or the declared name, quotes and case kept), for messages.
+func (w *world) spelling(model, column string) string {
+	f := w.fileOf(model)
+	if f == nil {
+		return column
+	}
+	if q := f.query(); q != nil {
+		if it, star := w.outputItem(q, column, 0); it != nil && star == nil && it.nameEnd > it.nameStart {
+			return string(f.src[it.nameStart:it.nameEnd])
+		}
+	}
+	if s, e, ok := declaredColumnName(w, f.rel, column); ok {
+		return string(f.src[s:e])
+	}
+	return column
 }
 
 // renameTarget names the column a rename at d.off renames: on a bare
@@ -183,7 +266,8 @@ func (w *world) columnOrigin(model, column, newName string) (*nameSpan, error) {
 }
 
 // columnPrepare answers prepareRename on a column: the span of its name
-// under the cursor and the column's name.
+// under the cursor and the name as written there (quotes and case kept),
+// which a rename accepts back.
 func columnPrepare(d *docPos) (start, end int, name string, ok bool) {
 	_, column, _, found := columnAt(d)
 	if !found {
@@ -193,16 +277,16 @@ func columnPrepare(d *docPos) (start, end int, name string, ok bool) {
 	for _, c := range m.Columns {
 		if d.off >= c.Range.Start.Offset && d.off <= c.Range.End.Offset {
 			if s, e, ok := declaredColumnName(d.w, d.rel, column); ok {
-				return s, e, column, true
+				return s, e, string(d.f.src[s:e]), true
 			}
 		}
 	}
 	q := d.f.query()
 	if scope, ref, onQual, ok := refAt(q, d.off); ok && !onQual && scope != nil {
-		return ref.start, ref.end, column, true
+		return ref.start, ref.end, string(d.f.src[ref.start:ref.end]), true
 	}
-	if _, it := itemAt(q, d.off); it != nil {
-		return it.nameStart, it.nameEnd, column, true
+	if _, it := itemAt(q, d.off); it != nil && it.nameEnd > it.nameStart {
+		return it.nameStart, it.nameEnd, string(d.f.src[it.nameStart:it.nameEnd]), true
 	}
 	return 0, 0, "", false
 }

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +98,64 @@ func TestRenameColumnShop32(t *testing.T) {
 	err := c.call("textDocument/rename", p, nil)
 	if err == nil || !strings.Contains(err.Error(), "SEED") {
 		t.Errorf("renaming a seed's column: %v, want a refusal naming SEED", err)
+	}
+}
+
+// TestRenameAliasShop32 renames, on the shared 32-model project with one
+// more report, select aliases that their own query uses (QUALIFY, ORDER
+// BY) to names typed in another case and script, and a parent's column
+// read through @ref: every use follows and the project checks clean.
+func TestRenameAliasShop32(t *testing.T) {
+	root := testkit.Shop32(t)
+	top := "models/mart/reports/top.sql"
+	src := "MODEL (name report.top, kind VIEW, tags (report));\n" +
+		"SELECT d.id, row_number() OVER (ORDER BY d.delta DESC) AS rn, d.delta AS gap\n" +
+		"FROM @ref(report.r_0) AS d\nQUALIFY rn <= 3\nORDER BY gap\n"
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(top)), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, root, clientOptions{})
+	c.open(top)
+	c.open("models/mart/reports/r_0.sql")
+	c.waitIdle()
+	rename := func(rel, marker, newName string) {
+		t.Helper()
+		p := c.docPos(rel, marker)
+		p["newName"] = newName
+		var edit protocol.WorkspaceEdit
+		c.mustCall("textDocument/rename", p, &edit)
+		for u, edits := range edit.Changes {
+			path, err := pathOf(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := relPath(root, path)
+			c.mu.Lock()
+			_, open := c.texts[rel]
+			c.mu.Unlock()
+			if !open {
+				c.open(rel)
+			}
+			c.edit(rel, edits)
+		}
+		c.waitIdle()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for rel, d := range c.diags {
+			for _, x := range d.Diagnostics {
+				if x.Severity == protocol.DiagnosticSeverityError {
+					t.Errorf("after renaming to %s: %s:%d: %s", newName, rel, x.Range.Start.Line+1, x.Message)
+				}
+			}
+		}
+	}
+	rename(top, "AS r|n", "Rang")
+	rename(top, "AS g|ap", "Lücke")
+	rename("models/mart/reports/r_0.sql", "AS del|ta", `"Delta €"`)
+	want := "MODEL (name report.top, kind VIEW, tags (report));\n" +
+		`SELECT d.id, row_number() OVER (ORDER BY d."Delta €" DESC) AS "Rang", d."Delta €" AS "Lücke"` + "\n" +
+		"FROM @ref(report.r_0) AS d\nQUALIFY \"Rang\" <= 3\nORDER BY \"Lücke\"\n"
+	if got := string(c.text(top)); got != want {
+		t.Errorf("report.top after the renames:\n%s\nwant:\n%s", got, want)
 	}
 }
