@@ -128,6 +128,8 @@ type yamlFile struct {
 	Models []struct {
 		Name        string `yaml:"name"`
 		Description string `yaml:"description"`
+		Tests       []any  `yaml:"tests"`
+		DataTests   []any  `yaml:"data_tests"`
 		Columns     []struct {
 			Name      string `yaml:"name"`
 			Tests     []any  `yaml:"tests"`
@@ -416,6 +418,18 @@ func (c *converter) readSources(rel string) error {
 	for i, m := range y.Models {
 		if m.Description != "" {
 			c.descr[m.Name] = m.Description
+		}
+		key, tests := "tests", m.Tests
+		if len(tests) == 0 {
+			key, tests = "data_tests", m.DataTests
+		}
+		for k, t := range tests {
+			if ast == nil {
+				ast = parseYAMLAST(filepath.Join(c.from, rel))
+			}
+			line, colN := ast.pos(fmt.Sprintf("$.models[%d].%s[%d]", i, key, k))
+			c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s", testName(t), m.Name),
+				Reason: "dbt table test: efmesh converts column tests only (write it as a custom audit)"})
 		}
 		for j, col := range m.Columns {
 			key, tests := "tests", col.Tests
