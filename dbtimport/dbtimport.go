@@ -114,14 +114,22 @@ type yamlFile struct {
 			Meta        map[string]any `yaml:"meta"`
 			Config      map[string]any `yaml:"config"`
 			Columns     []struct {
-				Name     string `yaml:"name"`
-				DataType string `yaml:"data_type"`
+				Name      string `yaml:"name"`
+				DataType  string `yaml:"data_type"`
+				Tests     []any  `yaml:"tests"`
+				DataTests []any  `yaml:"data_tests"`
 			} `yaml:"columns"`
+			// Tests on the whole table (dbt_utils and the like): none
+			// converts, each is reported.
+			Tests     []any `yaml:"tests"`
+			DataTests []any `yaml:"data_tests"`
 		} `yaml:"tables"`
 	} `yaml:"sources"`
 	Models []struct {
 		Name        string `yaml:"name"`
 		Description string `yaml:"description"`
+		Tests       []any  `yaml:"tests"`
+		DataTests   []any  `yaml:"data_tests"`
 		Columns     []struct {
 			Name      string `yaml:"name"`
 			Tests     []any  `yaml:"tests"`
@@ -411,6 +419,18 @@ func (c *converter) readSources(rel string) error {
 		if m.Description != "" {
 			c.descr[m.Name] = m.Description
 		}
+		key, tests := "tests", m.Tests
+		if len(tests) == 0 {
+			key, tests = "data_tests", m.DataTests
+		}
+		for k, t := range tests {
+			if ast == nil {
+				ast = parseYAMLAST(filepath.Join(c.from, rel))
+			}
+			line, colN := ast.pos(fmt.Sprintf("$.models[%d].%s[%d]", i, key, k))
+			c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s", testName(t), m.Name),
+				Reason: "dbt table test: efmesh converts column tests only (write it as a custom audit)"})
+		}
 		for j, col := range m.Columns {
 			key, tests := "tests", col.Tests
 			if len(tests) == 0 {
@@ -430,9 +450,43 @@ func (c *converter) readSources(rel string) error {
 			}
 		}
 	}
-	for _, s := range y.Sources {
-		for _, t := range s.Tables {
+	posOf := func(path string) (int, int) {
+		if ast == nil {
+			ast = parseYAMLAST(filepath.Join(c.from, rel))
+		}
+		return ast.pos(path)
+	}
+	for si, s := range y.Sources {
+		for ti, t := range s.Tables {
 			name := ident(s.Name) + "." + ident(t.Name)
+			// Column tests become audits of the EXTERNAL model (its
+			// audits read the source in place); the rest is reported.
+			var audits []string
+			var testPieces []Piece
+			for j, col := range t.Columns {
+				key, tests := "tests", col.Tests
+				if len(tests) == 0 {
+					key, tests = "data_tests", col.DataTests
+				}
+				for k, tt := range tests {
+					if a, ok := auditOf(ident(col.Name), tt); ok {
+						audits = append(audits, a)
+						continue
+					}
+					line, colN := posOf(fmt.Sprintf("$.sources[%d].tables[%d].columns[%d].%s[%d]", si, ti, j, key, k))
+					testPieces = append(testPieces, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on source %s.%s.%s", testName(tt), s.Name, t.Name, col.Name),
+						Reason: "dbt test efmesh has no built-in audit for (unique, not_null and accepted_values convert)"})
+				}
+			}
+			key, tests := "tests", t.Tests
+			if len(tests) == 0 {
+				key, tests = "data_tests", t.DataTests
+			}
+			for k, tt := range tests {
+				line, colN := posOf(fmt.Sprintf("$.sources[%d].tables[%d].%s[%d]", si, ti, key, k))
+				testPieces = append(testPieces, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on source %s.%s", testName(tt), s.Name, t.Name),
+					Reason: "dbt table test: efmesh converts column tests only (write it as a custom audit)"})
+			}
 			if err := c.claim(name, rel); err != nil {
 				return err
 			}
@@ -483,6 +537,9 @@ func (c *converter) readSources(rel string) error {
 			if len(cols) > 0 {
 				fmt.Fprintf(&h, ",\n  columns (%s)", strings.Join(cols, ", "))
 			}
+			if len(audits) > 0 {
+				fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(audits, ", "))
+			}
 			if t.Description != "" {
 				fmt.Fprintf(&h, ",\n  description %s", sqlString(t.Description))
 			}
@@ -491,6 +548,7 @@ func (c *converter) readSources(rel string) error {
 			c.out = append(c.out, output{path: file, text: h.String()})
 			c.res.Models = append(c.res.Models, Model{Name: name, Kind: "EXTERNAL", File: file, From: filepath.ToSlash(rel), Converted: len(pieces) == 0})
 			c.res.Unconverted = append(c.res.Unconverted, pieces...)
+			c.res.Unconverted = append(c.res.Unconverted, testPieces...)
 		}
 	}
 	return nil

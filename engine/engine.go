@@ -83,6 +83,10 @@ const (
 	// SubtypeNotAQuery: the text is a statement but not a query (SELECT):
 	// nothing a model body may be. Message says what to write instead.
 	SubtypeNotAQuery = "NOT_A_QUERY"
+	// SubtypeStatementCount: the text holds no statement or more than
+	// one. Name is the number of statements found; Message speaks of a
+	// model body (a caller reading another kind of text rewords it).
+	SubtypeStatementCount = "STATEMENT_COUNT"
 )
 
 func (e *SQLError) Error() string {

@@ -29,9 +29,9 @@ type EnvSummary struct {
 	LastApplied time.Time `json:"lastApplied"`
 	AppliedBy   string    `json:"appliedBy"`
 	PlanID      string    `json:"planId,omitempty"`
-	// Coverage is the span of the done intervals of the environment's
-	// incremental models, from the earliest start to the latest end; nil
-	// when it points at none or none is computed.
+	// Coverage is what every incremental model of the environment has
+	// computed: the ranges of time all of them have done, holes left out;
+	// nil when it points at none or they have no range in common.
 	Coverage *Coverage `json:"coverage"`
 	// Preview is the range the environment was applied to cover when it
 	// is shorter than the project's history (a preview); nil otherwise.
@@ -41,10 +41,75 @@ type EnvSummary struct {
 	Rows *int64 `json:"rows"`
 }
 
-// Coverage is a span [Start, End) of computed intervals.
+// Coverage is the computed ranges of an environment: Ranges, in order,
+// disjoint and not adjacent, each [Start, End); Start and End are the
+// first range's start and the last one's end, and Contiguous says whether
+// there is no hole between them.
 type Coverage struct {
+	Start      time.Time   `json:"start"`
+	End        time.Time   `json:"end"`
+	Contiguous bool        `json:"contiguous"`
+	Ranges     []TimeRange `json:"ranges"`
+}
+
+// TimeRange is a range [Start, End) of time.
+type TimeRange struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
+}
+
+// doneRanges merges the done intervals of one snapshot into ranges.
+func doneRanges(ivs []state.Interval) []TimeRange {
+	var done []TimeRange
+	for _, iv := range ivs {
+		if iv.Status == state.IntervalDone && iv.End.After(iv.Start) {
+			done = append(done, TimeRange{Start: iv.Start.UTC(), End: iv.End.UTC()})
+		}
+	}
+	sort.Slice(done, func(i, j int) bool { return done[i].Start.Before(done[j].Start) })
+	var out []TimeRange
+	for _, r := range done {
+		if n := len(out); n > 0 && !r.Start.After(out[n-1].End) {
+			if r.End.After(out[n-1].End) {
+				out[n-1].End = r.End
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// intersectRanges is the time both a and b (each sorted and disjoint)
+// cover.
+func intersectRanges(a, b []TimeRange) []TimeRange {
+	var out []TimeRange
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		start, end := a[i].Start, a[i].End
+		if b[j].Start.After(start) {
+			start = b[j].Start
+		}
+		if b[j].End.Before(end) {
+			end = b[j].End
+		}
+		if end.After(start) {
+			out = append(out, TimeRange{Start: start, End: end})
+		}
+		if a[i].End.Before(b[j].End) {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
+}
+
+// coverageOf is the Coverage of ranges; nil when there are none.
+func coverageOf(ranges []TimeRange) *Coverage {
+	if len(ranges) == 0 {
+		return nil
+	}
+	return &Coverage{Start: ranges[0].Start, End: ranges[len(ranges)-1].End, Contiguous: len(ranges) == 1, Ranges: ranges}
 }
 
 // TableRowCounter is an engine that estimates the rows of its tables
@@ -97,6 +162,9 @@ func ListEnvironments(ctx context.Context, st state.Reader, wh engine.Engine) ([
 		}
 		var total int64
 		tables := map[string]bool{}
+		// covered is what the incremental models seen so far all have.
+		var covered []TimeRange
+		incremental := 0
 		for _, fp := range state.Unique(fps) {
 			sn, ok := snaps[fp]
 			if !ok {
@@ -114,22 +182,15 @@ func ListEnvironments(ctx context.Context, st state.Reader, wh engine.Engine) ([
 			if err != nil {
 				return nil, err
 			}
-			for _, iv := range ivs {
-				if iv.Status != state.IntervalDone {
-					continue
-				}
-				if s.Coverage == nil {
-					s.Coverage = &Coverage{Start: iv.Start.UTC(), End: iv.End.UTC()}
-					continue
-				}
-				if iv.Start.Before(s.Coverage.Start) {
-					s.Coverage.Start = iv.Start.UTC()
-				}
-				if iv.End.After(s.Coverage.End) {
-					s.Coverage.End = iv.End.UTC()
-				}
+			r := doneRanges(ivs)
+			if incremental == 0 {
+				covered = r
+			} else {
+				covered = intersectRanges(covered, r)
 			}
+			incremental++
 		}
+		s.Coverage = coverageOf(covered)
 		if rowsOf != nil {
 			s.Rows = &total
 		}

@@ -39,3 +39,36 @@ func TestIdleEnvironments(t *testing.T) {
 		t.Fatalf("ttl 0 expired %+v", idle)
 	}
 }
+
+// TestCoverageRanges: a model's done intervals merge into ranges, and an
+// environment covers only what all its incremental models have, holes
+// kept.
+func TestCoverageRanges(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	iv := func(a, b int) state.Interval {
+		return state.Interval{Start: day(a), End: day(b), Status: state.IntervalDone}
+	}
+	a := doneRanges([]state.Interval{iv(3, 4), iv(1, 2), iv(2, 3), iv(10, 12),
+		{Start: day(5), End: day(6), Status: state.IntervalFailed}})
+	if len(a) != 2 || !a[0].Start.Equal(day(1)) || !a[0].End.Equal(day(4)) || !a[1].Start.Equal(day(10)) || !a[1].End.Equal(day(12)) {
+		t.Fatalf("doneRanges = %v", a)
+	}
+	b := doneRanges([]state.Interval{iv(2, 11)})
+	got := intersectRanges(a, b)
+	want := []TimeRange{{day(2), day(4)}, {day(10), day(11)}}
+	if len(got) != len(want) {
+		t.Fatalf("intersectRanges = %v, want %v", got, want)
+	}
+	for i := range want {
+		if !got[i].Start.Equal(want[i].Start) || !got[i].End.Equal(want[i].End) {
+			t.Fatalf("intersectRanges = %v, want %v", got, want)
+		}
+	}
+	c := coverageOf(got)
+	if c.Contiguous || !c.Start.Equal(day(2)) || !c.End.Equal(day(11)) {
+		t.Errorf("coverageOf = %+v", c)
+	}
+	if coverageOf(nil) != nil {
+		t.Error("coverageOf(nil) is not nil")
+	}
+}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -120,9 +121,21 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 		groups = kept
 	}
 	res.Waiting = waiting
+	parquet, err := parquetSnapshots(ctx, st, groups)
+	if err != nil {
+		return nil, err
+	}
+	lakeOf := func(g orphanGroup) string {
+		for _, u := range g.snaps {
+			if parquet[u.Fingerprint] {
+				return opt.Lake
+			}
+		}
+		return ""
+	}
 	if opt.DryRun {
 		for _, g := range groups {
-			res.Removed = append(res.Removed, g.removal(opt.Lake))
+			res.Removed = append(res.Removed, g.removal(lakeOf(g)))
 		}
 		return res, nil
 	}
@@ -163,7 +176,7 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 			log.Info("janitor: kept, in use again", "table", g.table)
 			continue
 		}
-		r := g.removal(opt.Lake)
+		r := g.removal(lakeOf(g))
 		s, t := analysis.SplitName(g.table)
 		rel := engine.Relation{Schema: s, Name: t}
 		var derr error
@@ -190,6 +203,33 @@ func Janitor(ctx context.Context, st state.Store, wh engine.Engine, opt JanitorO
 	}
 	sort.Slice(res.Removed, func(i, j int) bool { return res.Removed[i].PhysicalTable < res.Removed[j].PhysicalTable })
 	return res, nil
+}
+
+// parquetSnapshots are the fingerprints, among the groups', of snapshots
+// whose model writes its data to the lake (target parquet): only they have
+// a parquet prefix to remove.
+func parquetSnapshots(ctx context.Context, st state.Store, groups []orphanGroup) (map[string]bool, error) {
+	var fps []string
+	for _, g := range groups {
+		for _, u := range g.snaps {
+			fps = append(fps, u.Fingerprint)
+		}
+	}
+	out := map[string]bool{}
+	if len(fps) == 0 {
+		return out, nil
+	}
+	snaps, err := st.Snapshots(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	for fp, s := range snaps {
+		var d analysis.Definition
+		if len(s.Definition) > 0 && json.Unmarshal(s.Definition, &d) == nil && d.Target == "parquet" {
+			out[fp] = true
+		}
+	}
+	return out, nil
 }
 
 // orphanGroup is the snapshots sharing one physical relation.

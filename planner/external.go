@@ -21,7 +21,7 @@ import (
 // gives, positioned at the model's kind.
 func SourceColumns(ctx context.Context, a *analysis.Analysis, wb analysis.Workbench, wh engine.Engine, m *project.Model) ([]engine.Column, error) {
 	if m.Kind.Name != project.KindExternal {
-		return nil, fmt.Errorf("%s is a %s model, not an EXTERNAL one", m.Name, m.Kind.Name)
+		return nil, fmt.Errorf("%s is %s model, not an EXTERNAL one", m.Name, m.Kind.Name.WithArticle())
 	}
 	if m.Kind.Files != "" {
 		return fileSourceColumns(ctx, a, wb, m)

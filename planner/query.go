@@ -60,6 +60,9 @@ func QueryProblem(file string, src []byte, r engine.Rendered, err error) error {
 		return &ProblemsError{Diagnostics: []project.Diagnostic{
 			project.NewDiagnostic(file, src, 0, 0, project.SeverityError, CodeQuery, msg)}}
 	}
+	if se.Subtype == engine.SubtypeStatementCount {
+		msg = "a query must be exactly one SELECT statement, found " + se.Name
+	}
 	if se.Type != "" {
 		msg = se.Type + " Error: " + msg
 	}

@@ -85,7 +85,7 @@ func runTest(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *pro
 		return fail("unknown model %q", t.Model)
 	}
 	if !info.Model.Kind.Name.HasBody() {
-		return fail("%s is a %s model: it has no query to test", t.Model, info.Model.Kind.Name)
+		return fail("%s is %s model: it has no query to test", t.Model, info.Model.Kind.Name.WithArticle())
 	}
 	outCols, err := runOnFixtures(ctx, a, wb, t, info)
 	if err != nil {

@@ -300,7 +300,7 @@ func (p *headerParser) checkBody(from int) {
 		if k == KindExternal {
 			what = "it reads an existing table or files"
 		}
-		p.errorf(first.start, end, CodeSyntax, "a %s model has no SELECT body: %s", k, what)
+		p.errorf(first.start, end, CodeSyntax, "%s model has no SELECT body: %s", k.WithArticle(), what)
 	}
 }
 

@@ -538,7 +538,7 @@ func TestParseModelErrors(t *testing.T) {
 		{
 			name: "external with a body",
 			src:  "MODEL (name a.b, kind EXTERNAL (table x.y));\n\nSELECT 1\n\n",
-			want: []string{`3:1: syntax-error: a EXTERNAL model has no SELECT body: it reads an existing table or files`},
+			want: []string{`3:1: syntax-error: an EXTERNAL model has no SELECT body: it reads an existing table or files`},
 		},
 		{
 			name: "macros in the body",

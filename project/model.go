@@ -14,6 +14,22 @@ const (
 	KindEmbedded               KindName = "EMBEDDED"
 )
 
+// WithArticle is the kind after its indefinite article, as a message
+// reads it: "an INCREMENTAL_BY_TIME_RANGE", "an SCD_TYPE_2", "a FULL".
+func (k KindName) WithArticle() string {
+	if k == "" {
+		return "a"
+	}
+	switch k[0] {
+	case 'A', 'E', 'I', 'O', 'U':
+		return "an " + string(k)
+	}
+	if k == KindSCDType2 {
+		return "an " + string(k)
+	}
+	return "a " + string(k)
+}
+
 // Kind is a model's kind with its arguments. Only the fields of the given
 // Name are meaningful.
 type Kind struct {

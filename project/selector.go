@@ -199,12 +199,26 @@ func atomMatches(t selectorTerm, m *Model) bool {
 // column only; the caller fills in the flag and line.
 func parseSelector(expr string) ([]selectorTerm, *SelectorError) {
 	var terms []selectorTerm
+	// emptyAt is the column of a comma with no term before it (or after
+	// it, at the end): an empty term, reported once the expression is
+	// known not to be empty altogether.
+	emptyAt := 0
 	i := 0
 	for {
+		comma := -1
 		for i < len(expr) && (expr[i] == ' ' || expr[i] == ',' || expr[i] == '\t') {
+			if expr[i] == ',' {
+				if (comma >= 0 || len(terms) == 0) && emptyAt == 0 {
+					emptyAt = i + 1
+				}
+				comma = i
+			}
 			i++
 		}
 		if i == len(expr) {
+			if comma >= 0 && len(terms) > 0 && emptyAt == 0 {
+				emptyAt = comma + 1
+			}
 			break
 		}
 		j := i
@@ -221,6 +235,9 @@ func parseSelector(expr string) ([]selectorTerm, *SelectorError) {
 	if len(terms) == 0 {
 		return nil, &SelectorError{Col: 1, Message: "empty selector: expected a model name, a glob, tag:, path: or kind:"}
 	}
+	if emptyAt > 0 {
+		return nil, &SelectorError{Col: emptyAt, Message: "empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"}
+	}
 	return terms, nil
 }
 
@@ -231,6 +248,9 @@ func parseTerm(s string, col int) (selectorTerm, *SelectorError) {
 		return &SelectorError{Col: col + off, Message: fmt.Sprintf(format, args...)}
 	}
 	i := 0
+	if s[0] == '-' {
+		return t, errAt(0, "unexpected '-' at the start of a selector: write n+model for n generations of ancestors, and use --exclude to leave models out")
+	}
 	// [depth] "+"
 	d := 0
 	for d < len(s) && s[d] >= '0' && s[d] <= '9' {

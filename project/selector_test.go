@@ -174,6 +174,12 @@ func TestSelectErrors(t *testing.T) {
 		{[]string{"0+core.c_1"}, nil, "--select:1:1: depth 0: must be between 1 and 9999"},
 		{[]string{"+"}, nil, "--select:1:2: + needs a model name or a selector beside it"},
 		{[]string{"core.c_1 ++"}, nil, "--select:1:11: + needs a model name or a selector beside it"},
+		{[]string{"-1+core.c_1"}, nil, "--select:1:1: unexpected '-' at the start of a selector: write n+model for n generations of ancestors, and use --exclude to leave models out"},
+		{[]string{"core.c_1 -core.c_2"}, nil, "--select:1:10: unexpected '-' at the start of a selector: write n+model for n generations of ancestors, and use --exclude to leave models out"},
+		{[]string{"tag:core,,core.c_1"}, nil, "--select:1:10: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
+		{[]string{"tag:core, ,core.c_1"}, nil, "--select:1:11: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
+		{[]string{",core.c_1"}, nil, "--select:1:1: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
+		{[]string{"core.c_1,"}, nil, "--select:1:9: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
 		{[]string{"core.c_1+x"}, nil, `--select:1:10: expected a depth after +, found "x"`},
 		{[]string{"core.c_1+2+"}, nil, `--select:1:9: unexpected + inside "core.c_1+2"`},
 		{[]string{"core.c_1, core$"}, nil, `--select:1:15: unexpected '$' in a model name or glob`},
@@ -195,5 +201,22 @@ func TestSelectErrors(t *testing.T) {
 				t.Errorf("Select(%q, %q) error\n  %s\nwant\n  %s", tc.selects, tc.excludes, err, tc.want)
 			}
 		})
+	}
+}
+
+func TestKindWithArticle(t *testing.T) {
+	for k, want := range map[KindName]string{
+		KindIncrementalByTimeRange: "an INCREMENTAL_BY_TIME_RANGE",
+		KindIncrementalByUniqueKey: "an INCREMENTAL_BY_UNIQUE_KEY",
+		KindExternal:               "an EXTERNAL",
+		KindEmbedded:               "an EMBEDDED",
+		KindSCDType2:               "an SCD_TYPE_2",
+		KindFull:                   "a FULL",
+		KindView:                   "a VIEW",
+		KindSeed:                   "a SEED",
+	} {
+		if got := k.WithArticle(); got != want {
+			t.Errorf("%s.WithArticle() = %q, want %q", k, got, want)
+		}
 	}
 }

@@ -95,7 +95,7 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 	}
 	m := info.Model
 	if !m.Kind.Name.HasBody() {
-		return nil, fmt.Errorf("%s is a %s model: it has no query to test", model, m.Kind.Name)
+		return nil, fmt.Errorf("%s is %s model: it has no query to test", model, m.Kind.Name.WithArticle())
 	}
 	if o.Out == "" {
 		o.Out = "tests/" + model + ".yaml"

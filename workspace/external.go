@@ -57,7 +57,7 @@ func (w *Workspace) CreateExternal(ctx context.Context, names []string, dry bool
 			return nil, fmt.Errorf("unknown model %q%s", n, analysis.DidYouMean(n, w.Analysis.Models))
 		}
 		if info.Model.Kind.Name != project.KindExternal {
-			return nil, fmt.Errorf("%s is a %s model: only an EXTERNAL model reads a source whose columns can be written", n, info.Model.Kind.Name)
+			return nil, fmt.Errorf("%s is %s model: only an EXTERNAL model reads a source whose columns can be written", n, info.Model.Kind.Name.WithArticle())
 		}
 		models = append(models, w.Project.ByName[n])
 	}

@@ -104,7 +104,7 @@ func canonicalOf(raw, sql string) ([]byte, error) {
 	}
 	body := raw[len(prefix) : len(raw)-2]
 	if n := topLevelItems(body); n != 1 {
-		return nil, &engine.SQLError{Type: "Parser", Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(n), Position: -1}
+		return nil, &engine.SQLError{Type: "Parser", Subtype: engine.SubtypeStatementCount, Name: strconv.Itoa(n), Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(n), Position: -1}
 	}
 	return stripLocations([]byte(body)), nil
 }

@@ -71,7 +71,7 @@ func (Parser) Bind(sql string, relations map[string][]engine.Column) ([]engine.C
 		return nil, parseError(err, sql)
 	}
 	if len(tree.Stmts) != 1 {
-		return nil, &engine.SQLError{Type: "Parser", Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(len(tree.Stmts)), Position: -1}
+		return nil, &engine.SQLError{Type: "Parser", Subtype: engine.SubtypeStatementCount, Name: strconv.Itoa(len(tree.Stmts)), Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(len(tree.Stmts)), Position: -1}
 	}
 	stmt := tree.Stmts[0].GetStmt()
 	sel := stmt.GetSelectStmt()

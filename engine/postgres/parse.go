@@ -50,7 +50,7 @@ func (Parser) Canonicalize(sql string) ([]byte, error) {
 		return nil, &engine.SQLError{Type: "Parser", Message: "unreadable parse tree: " + err.Error(), Position: -1}
 	}
 	if len(res.Stmts) != 1 {
-		return nil, &engine.SQLError{Type: "Parser", Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(len(res.Stmts)), Position: -1}
+		return nil, &engine.SQLError{Type: "Parser", Subtype: engine.SubtypeStatementCount, Name: strconv.Itoa(len(res.Stmts)), Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(len(res.Stmts)), Position: -1}
 	}
 	stmt := res.Stmts[0].Stmt
 	if _, ok := stmt["SelectStmt"]; !ok || len(stmt) != 1 {

@@ -85,7 +85,11 @@ project never applied has no state store, and list says so.`,
 			for _, e := range envs {
 				cov := "—"
 				if e.Coverage != nil {
-					cov = rfc(e.Coverage.Start) + " → " + rfc(e.Coverage.End)
+					parts := make([]string, len(e.Coverage.Ranges))
+					for i, r := range e.Coverage.Ranges {
+						parts[i] = rfc(r.Start) + " → " + rfc(r.End)
+					}
+					cov = strings.Join(parts, ", ")
 				}
 				if e.Preview != nil {
 					cov += " (preview " + e.Preview.String() + ")"
