@@ -44,7 +44,11 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		}
 	case se.Subtype == engine.SubtypeColumnNotFound || se.Subtype == engine.SubtypeFieldNotFound ||
 		se.Subtype == engine.SubtypeAmbiguousColumn || se.Subtype == engine.SubtypeNotGrouped:
-		if se.Name != "" { // t.x: the engine points at t; point at x
+		switch {
+		case start < len(m.Source) && m.Source[start] == '\'':
+			// s['f']: the string that names the field.
+			end = sqlscan.NewScanner(m.Source, start).Next().End
+		case se.Name != "": // t.x: the engine points at t; point at x
 			start, end = lastPartAt(m.Source, start)
 		}
 		if d, ok := referenceDiag(m, se, start, end); ok {
