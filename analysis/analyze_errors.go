@@ -114,14 +114,6 @@ func FirstLine(s string) string {
 	return s
 }
 
-func quoteList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", strings.Trim(s, `"`))
-	}
-	return strings.Join(q, ", ")
-}
-
 // tokenEnd returns the end of the identifier, quoted name or single
 // character at off.
 func tokenEnd(src []byte, off int) int {
