@@ -52,6 +52,9 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 			// the user's text: what is left is unknown.
 			return nil, inTextOrder(errs)
 		}
+		if e.Subtype == engine.SubtypeNotGrouped && e.Position < 0 {
+			havingRef(ctx, eng, cur, &e)
+		}
 		start, end, with, ok := rebindable(cur, &e)
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
 			e.Candidates = unqualifiedCandidates(ctx, eng, cur, start, end)
@@ -110,6 +113,28 @@ func unqualifiedCandidates(ctx context.Context, eng engine.Engine, sql string, s
 		return se.Candidates
 	}
 	return nil
+}
+
+// havingRef positions a not-grouped error the engine gives without a
+// position (a name in HAVING) at the name, and tells an unknown name from
+// a column that is not grouped: aggregated, a known column binds, an
+// unknown one is reported with its candidates.
+func havingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLError) {
+	src := []byte(sql)
+	toks := sqlscan.Tokens(src, 0)
+	for i, t := range toks {
+		if !names(src, t, e.Name) || i > 0 && toks[i-1].Text(src) == "." || clauseAt(src, t.Start) != "HAVING" {
+			continue
+		}
+		const agg = "any_value("
+		_, err := eng.Describe(ctx, sql[:t.Start]+agg+sql[t.Start:t.End]+")"+sql[t.End:])
+		var se *engine.SQLError
+		if errors.As(err, &se) && se.Subtype == engine.SubtypeColumnNotFound && se.Position == t.Start+len(agg) {
+			e.Subtype, e.Candidates = engine.SubtypeColumnNotFound, se.Candidates
+		}
+		e.Position = t.Start
+		return
+	}
 }
 
 // inEdit reports whether offset p of the edited text falls in the text
