@@ -33,6 +33,7 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 		cols, err := eng.Describe(ctx, cur)
 		if err == nil {
 			if errs != nil {
+				withAliases([]byte(sql), errs, cols)
 				return nil, inTextOrder(errs)
 			}
 			return cols, nil
@@ -46,9 +47,28 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 			return nil, inTextOrder(errs)
 		}
 		e := *se
+		if len(edits) > 0 && e.Position >= 0 && inEdit(edits, e.Position) {
+			// The error is about our replacement (ORDER BY NULL), not
+			// the user's text: what is left is unknown.
+			return nil, inTextOrder(errs)
+		}
+		if e.Subtype == engine.SubtypeNotGrouped && e.Position < 0 {
+			havingRef(ctx, eng, cur, &e)
+		}
 		start, end, with, ok := rebindable(cur, &e)
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
 			e.Candidates = unqualifiedCandidates(ctx, eng, cur, start, end)
+		}
+		if ok && e.Subtype == engine.SubtypeColumnNotFound {
+			switch clauseAt([]byte(cur), start) {
+			case "ORDER":
+				with = "1" // ORDER BY NULL is refused as a constant
+			case "GROUP":
+				// GROUP BY NULL would leave every column ungrouped; ALL
+				// groups by the select list (a parser error, and the end,
+				// where it is not the only item).
+				with = "ALL"
+			}
 		}
 		if e.Position >= 0 {
 			e.Position = unshift(edits, e.Position)
@@ -95,6 +115,94 @@ func unqualifiedCandidates(ctx context.Context, eng engine.Engine, sql string, s
 	return nil
 }
 
+// havingRef positions a not-grouped error the engine gives without a
+// position (a name in HAVING) at the name, and tells an unknown name from
+// a column that is not grouped: aggregated, a known column binds, an
+// unknown one is reported with its candidates.
+func havingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLError) {
+	src := []byte(sql)
+	toks := sqlscan.Tokens(src, 0)
+	for i, t := range toks {
+		if !names(src, t, e.Name) || i > 0 && toks[i-1].Text(src) == "." || clauseAt(src, t.Start) != "HAVING" {
+			continue
+		}
+		const agg = "any_value("
+		_, err := eng.Describe(ctx, sql[:t.Start]+agg+sql[t.Start:t.End]+")"+sql[t.End:])
+		var se *engine.SQLError
+		if errors.As(err, &se) && se.Subtype == engine.SubtypeColumnNotFound && se.Position == t.Start+len(agg) {
+			e.Subtype, e.Candidates = engine.SubtypeColumnNotFound, se.Candidates
+		}
+		e.Position = t.Start
+		return
+	}
+}
+
+// inEdit reports whether offset p of the edited text falls in the text
+// one of the edits wrote.
+func inEdit(edits []sqlEdit, p int) bool {
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		switch {
+		case p >= e.at+e.newLen:
+			p += e.oldLen - e.newLen
+		case p >= e.at:
+			return true
+		}
+	}
+	return false
+}
+
+// withAliases adds the output columns of the query (its select list's
+// names) to the candidates of an unknown column where the engine resolves
+// a select list alias: in the top-level ORDER BY, GROUP BY, HAVING and
+// QUALIFY.
+func withAliases(sql []byte, errs []error, cols []engine.Column) {
+	for _, err := range errs {
+		var se *engine.SQLError
+		if !errors.As(err, &se) || se.Subtype != engine.SubtypeColumnNotFound || se.Position < 0 {
+			continue
+		}
+		switch clauseAt(sql, se.Position) {
+		case "ORDER", "GROUP", "HAVING", "QUALIFY":
+		default:
+			continue
+		}
+		for _, c := range cols {
+			if !slices.Contains(lastParts(se.Candidates), c.Name) {
+				se.Candidates = append(se.Candidates, c.Name)
+			}
+		}
+	}
+}
+
+// clauseAt names the clause of the top-level query that offset off is in
+// (SELECT, FROM, WHERE, GROUP, HAVING, QUALIFY, WINDOW, ORDER, LIMIT), ""
+// when off is inside parentheses (a subquery, a CTE, a call).
+func clauseAt(sql []byte, off int) string {
+	depth, clause := 0, ""
+	for _, t := range sqlscan.Tokens(sql, 0) {
+		if t.Start >= off {
+			break
+		}
+		switch {
+		case t.Kind == sqlscan.Punct && t.Text(sql) == "(":
+			depth++
+		case t.Kind == sqlscan.Punct && t.Text(sql) == ")":
+			depth--
+		case depth == 0 && t.Kind == sqlscan.Ident:
+			for _, kw := range []string{"SELECT", "FROM", "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT"} {
+				if t.Is(sql, kw) {
+					clause = kw
+				}
+			}
+		}
+	}
+	if depth != 0 {
+		return ""
+	}
+	return clause
+}
+
 // A sqlEdit replaced oldLen bytes at at with newLen bytes.
 type sqlEdit struct{ at, oldLen, newLen int }
 
@@ -137,11 +245,21 @@ func rebindable(sql string, e *engine.SQLError) (start, end int, with string, ok
 		return e.Position, end, with, true
 	case engine.SubtypeFieldNotFound:
 		start, end, ok = fieldRef(src, e.Name)
+		if ok {
+			if e.Position < 0 {
+				e.Position = start
+			}
+			return start, end, "NULL", true
+		}
+		// s['f'] or struct_extract(s, 'f'): the error is at the string
+		// that names the field; the whole access is replaced.
+		var at int
+		at, start, end, ok = fieldString(src, e.Name)
 		if !ok {
 			return 0, 0, "", false
 		}
 		if e.Position < 0 {
-			e.Position = start
+			e.Position = at
 		}
 		return start, end, "NULL", true
 	}
@@ -167,6 +285,48 @@ func fieldRef(src []byte, name string) (start, end int, ok bool) {
 		return toks[j].Start, t.End, true
 	}
 	return 0, 0, false
+}
+
+// fieldString finds a struct field named by a string, outside comments:
+// s['name'] (the access runs from the dotted name before the bracket to
+// the bracket's end) or struct_extract(s, 'name') (the whole call). at is
+// the string's offset, [start, end) the access's range.
+func fieldString(src []byte, name string) (at, start, end int, ok bool) {
+	toks := sqlscan.Tokens(src, 0)
+	punct := func(i int, p string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sqlscan.Punct && toks[i].Text(src) == p
+	}
+	for i, t := range toks {
+		if t.Kind != sqlscan.String || !strings.EqualFold(t.Value(src), name) {
+			continue
+		}
+		if punct(i-1, "[") && punct(i+1, "]") && i >= 2 && isName(toks[i-2]) {
+			j := i - 2
+			for j >= 2 && toks[j-1].Text(src) == "." && isName(toks[j-2]) {
+				j -= 2
+			}
+			return t.Start, toks[j].Start, toks[i+1].End, true
+		}
+		if !punct(i-1, ",") || !punct(i+1, ")") {
+			continue
+		}
+		// Back to the call's open parenthesis.
+		depth := 0
+		for j := i - 1; j >= 1; j-- {
+			switch {
+			case punct(j, ")") || punct(j, "]"):
+				depth++
+			case (punct(j, "(") || punct(j, "[")) && depth > 0:
+				depth--
+			case punct(j, "("):
+				if toks[j-1].Is(src, "struct_extract") {
+					return t.Start, toks[j-1].Start, toks[i+1].End, true
+				}
+				j = 0
+			}
+		}
+	}
+	return 0, 0, 0, false
 }
 
 // nameAt reports whether a name (bare or quoted) starts at off.
@@ -226,8 +386,12 @@ func referenceDiag(m *project.Model, se *engine.SQLError, start, end int) (proje
 	var code, msg string
 	var fixes []project.Fix
 	change := func(s string) {
-		fixes = append(fixes, project.Fix{Title: "Change to " + spellName(s),
-			Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: spellName(s)}}})
+		text := spellName(s)
+		if strings.HasPrefix(written, "'") { // s['f'], struct_extract(s, 'f')
+			text = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+		}
+		fixes = append(fixes, project.Fix{Title: "Change to " + text,
+			Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: text}}})
 	}
 	switch se.Subtype {
 	case engine.SubtypeColumnNotFound, engine.SubtypeFieldNotFound:
@@ -242,11 +406,11 @@ func referenceDiag(m *project.Model, se *engine.SQLError, start, end int) (proje
 		}
 		msg = fmt.Sprintf("unknown %s %s", what, engine.QuoteIdent(name))
 		cands := lastParts(se.Candidates)
+		// Only a close name is suggested: no suggestion is better than
+		// a far one.
 		if s, ok := project.DidYouMean(name, cands); ok {
 			msg += fmt.Sprintf("; did you mean %s?", engine.QuoteIdent(s))
 			change(s)
-		} else if len(cands) > 0 {
-			msg += fmt.Sprintf("; did you mean %s?", quoteList(cands))
 		}
 	case engine.SubtypeAmbiguousColumn:
 		code = project.CodeBinder

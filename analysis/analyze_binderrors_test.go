@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,46 @@ func TestUngroupedColumns(t *testing.T) {
 	want := []string{
 		`v: column "v" is neither grouped nor aggregated: cannot mix aggregates and non-aggregates; add it to GROUP BY or aggregate it`,
 		`n: column "n" is neither grouped nor aggregated: cannot mix aggregates and non-aggregates; add it to GROUP BY or aggregate it`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestFieldStringsAndAliases: a struct field named by a string (s['f'],
+// struct_extract(s, 'f')) is reported at the string, each one, with a fix
+// that writes a string, and the errors after it are found; a far name gets
+// no suggestion; ORDER BY and GROUP BY suggest the select list's aliases.
+func TestFieldStringsAndAliases(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 2 AS amount, {'first': 'a', 'last': 'b'} AS np, ['x'] AS l",
+		"models/m.sql": "MODEL (name a.m);\n" +
+			"SELECT s.np['frst'], struct_extract(s.np, 'lastt') AS b, u.vv, fn FROM @ref(a.src) s, unnest(s.l) AS u(v)",
+		"models/o.sql": "MODEL (name a.o);\n" +
+			"SELECT id AS key, count(*) AS cnt FROM @ref(a.src) GROUP BY kye ORDER BY cnnt",
+	})
+	var got []string
+	for _, d := range a.Diagnostics {
+		src := a.Project.ByName["a.m"].Source
+		if strings.HasSuffix(d.File, "o.sql") {
+			src = a.Project.ByName["a.o"].Source
+		}
+		line := fmt.Sprintf("%s: %s", src[d.Range.Start.Offset:d.Range.End.Offset], d.Message)
+		for _, f := range d.Fixes {
+			for _, e := range f.Edits {
+				line += fmt.Sprintf(" [%q]", e.NewText)
+			}
+		}
+		got = append(got, line)
+	}
+	slices.Sort(got)
+	want := []string{
+		`'frst': unknown struct field "frst"; did you mean "first"? ["'first'"]`,
+		`'lastt': unknown struct field "lastt"; did you mean "last"? ["'last'"]`,
+		`cnnt: unknown column "cnnt"; did you mean "cnt"? ["cnt"]`,
+		`fn: unknown column "fn"`,
+		`kye: unknown column "kye"; did you mean "key"? ["key"]`,
+		`vv: unknown column "vv"; did you mean "v"? ["v"]`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -44,7 +44,11 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		}
 	case se.Subtype == engine.SubtypeColumnNotFound || se.Subtype == engine.SubtypeFieldNotFound ||
 		se.Subtype == engine.SubtypeAmbiguousColumn || se.Subtype == engine.SubtypeNotGrouped:
-		if se.Name != "" { // t.x: the engine points at t; point at x
+		switch {
+		case start < len(m.Source) && m.Source[start] == '\'':
+			// s['f']: the string that names the field.
+			end = sqlscan.NewScanner(m.Source, start).Next().End
+		case se.Name != "": // t.x: the engine points at t; point at x
 			start, end = lastPartAt(m.Source, start)
 		}
 		if d, ok := referenceDiag(m, se, start, end); ok {
@@ -108,14 +112,6 @@ func FirstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func quoteList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", strings.Trim(s, `"`))
-	}
-	return strings.Join(q, ", ")
 }
 
 // tokenEnd returns the end of the identifier, quoted name or single

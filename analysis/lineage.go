@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
 )
 
 // ColumnRef names a column of a model.
@@ -50,7 +52,102 @@ func FieldLineage(a *Analysis, model, column, field string) (*LineageNode, error
 	if column != "" && !hasColumn(info, column) {
 		return nil, fmt.Errorf("model %s has no column %q (it has %s)", model, column, strings.Join(columnNames(info), ", "))
 	}
+	if field != "" {
+		if err := checkField(info, model, column, field); err != nil {
+			return nil, err
+		}
+	}
 	return lineage(a, ColumnRef{Model: model, Column: column, Field: field}, map[ColumnRef]bool{}), nil
+}
+
+// checkField checks that a struct column has the field path field
+// (first, or a.b for a struct in a struct).
+func checkField(info *ModelInfo, model, column, field string) error {
+	typ := ""
+	for _, c := range info.Columns {
+		if strings.EqualFold(c.Name, column) {
+			typ = c.Type
+		}
+	}
+	in := column
+	for _, f := range strings.Split(field, ".") {
+		names := engine.StructFields(typ)
+		if names == nil {
+			return fmt.Errorf("model %s: %s is not a struct (it is %s), so it has no field %s", model, in, typ, f)
+		}
+		t, ok := engine.StructFieldType(typ, f)
+		if !ok {
+			msg := fmt.Sprintf("model %s has no field %s in %s", model, f, in)
+			if s, ok := project.DidYouMean(f, names); ok {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else {
+				msg += fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
+			}
+			return errors.New(msg)
+		}
+		typ, in = t, in+"."+f
+	}
+	return nil
+}
+
+// ParseColumnPath reads a lineage argument as the lineage output prints
+// it: model, model.column or model.column.field (field may go deeper,
+// a.b); a part may be double-quoted ("Käufer"). The model is the longest
+// leading run of parts the analysis has as a model; without one, the whole
+// name is returned as the (unknown) model, so the error suggests the model
+// meant. An empty part (a trailing dot) is an error.
+func ParseColumnPath(a *Analysis, name string) (model, column, field string, err error) {
+	parts, err := splitPath(name)
+	if err != nil {
+		return "", "", "", err
+	}
+	for i := len(parts); i >= 1; i-- {
+		m := strings.Join(parts[:i], ".")
+		if a.Models[m] == nil {
+			continue
+		}
+		if i < len(parts) {
+			column = parts[i]
+		}
+		if i+1 < len(parts) {
+			field = strings.Join(parts[i+1:], ".")
+		}
+		return m, column, field, nil
+	}
+	return name, "", "", nil
+}
+
+// splitPath splits a dotted name outside double quotes, unquoting the
+// quoted parts.
+func splitPath(name string) ([]string, error) {
+	var parts []string
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '"' && quoted && i+1 < len(name) && name[i+1] == '"':
+			b.WriteByte('"')
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == '.' && !quoted:
+			parts = append(parts, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("%s: a double quote is not closed", name)
+	}
+	parts = append(parts, b.String())
+	for _, p := range parts {
+		if p == "" {
+			return nil, fmt.Errorf("%s: an empty name part (write model, model.column or model.column.field, without a leading, trailing or double dot)", name)
+		}
+	}
+	return parts, nil
 }
 
 func lineage(a *Analysis, ref ColumnRef, seen map[ColumnRef]bool) *LineageNode {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -127,4 +128,23 @@ func refsText(refs []ColumnRef) string {
 		parts[i] = strings.Replace(parts[i], " }", "}", 1)
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func TestSplitPath(t *testing.T) {
+	for name, want := range map[string][]string{
+		`x.structs.name_parts.first`: {"x", "structs", "name_parts", "first"},
+		`x.uni2."Käufer"`:            {"x", "uni2", "Käufer"},
+		`x.t."a.b"`:                  {"x", "t", "a.b"},
+		`x.t."say ""hi"""`:           {"x", "t", `say "hi"`},
+	} {
+		got, err := splitPath(name)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("splitPath(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	for _, bad := range []string{"x.comma.", ".x.comma", "x..comma", `x."open`} {
+		if got, err := splitPath(bad); err == nil {
+			t.Errorf("splitPath(%s) = %q, want an error", bad, got)
+		}
+	}
 }

@@ -255,3 +255,29 @@ func StructFieldType(typ, field string) (string, bool) {
 		p.pos++
 	}
 }
+
+// StructFields lists the field names of a STRUCT type text, in order; nil
+// for another type.
+func StructFields(typ string) []string {
+	p := &typeParser{s: typ}
+	if base := strings.ToUpper(p.word()); base != "STRUCT" && base != "ROW" || p.peek() != '(' {
+		return nil
+	}
+	p.pos++
+	var out []string
+	for {
+		if c := p.peek(); c == ')' || c == 0 {
+			return out
+		}
+		name := p.word()
+		if name == "" {
+			return out
+		}
+		out = append(out, name)
+		p.parse()
+		if p.peek() != ',' {
+			return out
+		}
+		p.pos++
+	}
+}

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestTypeFamily(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -54,5 +57,18 @@ func TestRenderSourceMap(t *testing.T) {
 	s, e := r.SourceSpan(20, 25)
 	if s != refAt || e != refAt+len("@ref(m.x)") {
 		t.Errorf("span = %d,%d", s, e)
+	}
+}
+
+func TestStructFields(t *testing.T) {
+	for typ, want := range map[string][]string{
+		`STRUCT("first" VARCHAR, last INTEGER)`:            {"first", "last"},
+		`STRUCT(a STRUCT(b INT, c INT), "Käufer" VARCHAR)`: {"a", "Käufer"},
+		`INTEGER`:   nil,
+		`VARCHAR[]`: nil,
+	} {
+		if got := StructFields(typ); !slices.Equal(got, want) {
+			t.Errorf("StructFields(%s) = %q, want %q", typ, got, want)
+		}
 	}
 }

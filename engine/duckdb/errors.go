@@ -120,6 +120,12 @@ func classifyMessage(e *engine.SQLError) {
 		// The position is the column's.
 		e.Subtype = engine.SubtypeNotGrouped
 		e.Name = between(e.Message, `column "`, `"`)
+	case e.Type == "Binder" && strings.HasPrefix(e.Message, "column ") && strings.HasSuffix(e.Message, " must appear in the GROUP BY clause or be used in an aggregate function"):
+		// A name in HAVING: `column x must appear in the GROUP BY clause
+		// or be used in an aggregate function`, without a position, for a
+		// column that is not grouped and for a name no relation has alike.
+		e.Subtype = engine.SubtypeNotGrouped
+		e.Name = strings.TrimSuffix(strings.TrimPrefix(e.Message, "column "), " must appear in the GROUP BY clause or be used in an aggregate function")
 	}
 }
 

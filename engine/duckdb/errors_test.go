@@ -83,6 +83,8 @@ func TestClassifiedBinderErrors(t *testing.T) {
 		{"SELECT v.c FROM (VALUES (1, 2)) v(a, b)", engine.SubtypeColumnNotFound, "c", nil, 7},
 		{"SELECT np.frist FROM t", engine.SubtypeFieldNotFound, "frist", []string{"first", "last"}, -1},
 		{"SELECT bcd, a + sum(bcd) FROM t", engine.SubtypeNotGrouped, "bcd", nil, 7},
+		// In HAVING, DuckDB words it otherwise and gives no position.
+		{"SELECT a, count(*) FROM t GROUP BY a HAVING bcd > 1", engine.SubtypeNotGrouped, "bcd", nil, -1},
 	} {
 		_, err := db.Describe(ctx, c.query)
 		var se *engine.SQLError

@@ -10,13 +10,12 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
-	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) lineageCmd() *cobra.Command {
 	var sel selection
 	cmd := &cobra.Command{
-		Use: "lineage <model[.column]> | --select <selector>",
+		Use: "lineage <model[.column[.field]]> | --select <selector>",
 		Example: `  efmesh lineage mart.daily_metrics
   efmesh lineage mart.daily_metrics.revenue
   efmesh lineage core.events --json
@@ -38,11 +37,15 @@ It is the same function the editor's hover uses. With --select (and
 				return &usageError{cmd: cmd, err: errors.New("lineage needs a model, model.column or --select")}
 			}
 			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
+				// The longest leading run of parts that is a model.
 				name := args[0]
-				if p.ByName[strings.ToLower(name)] == nil {
-					if i := strings.LastIndexByte(name, '.'); i > 0 {
-						name = name[:i] // model.column
+				for name != "" && p.ByName[strings.ToLower(name)] == nil {
+					i := strings.LastIndexByte(name, '.')
+					if i <= 0 {
+						name = args[0]
+						break
 					}
+					name = name[:i]
 				}
 				sc, _ := p.ScopeOf([]string{name}, nil)
 				return sc
@@ -51,7 +54,11 @@ It is the same function the editor's hover uses. With --select (and
 				return err
 			}
 			defer w.Close()
-			n, err := w.Lineage(workspace.SplitColumn(w.Analysis, args[0]))
+			model, column, field, err := analysis.ParseColumnPath(w.Analysis, args[0])
+			if err != nil {
+				return err
+			}
+			n, err := analysis.FieldLineage(w.Analysis, model, column, field)
 			if err != nil {
 				return err
 			}
