@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -29,21 +28,6 @@ func (w *Workspace) Render(model, env string, now time.Time) (string, error) {
 // to the models that read no other model.
 func (w *Workspace) Lineage(model, column string) (*analysis.LineageNode, error) {
 	return analysis.Lineage(w.Analysis, model, column)
-}
-
-// SplitColumn reads "schema.table" or "schema.table.column": a name the
-// project has as a model is a model, else the last part is a column.
-func SplitColumn(a *analysis.Analysis, name string) (model, column string) {
-	if a.Models[name] != nil {
-		return name, ""
-	}
-	// model.column only when the part before the last dot is a model;
-	// else the whole name is the (unknown) model, so its error suggests
-	// the model meant (s.ctee → s.cte), not a column of a model "s".
-	if i := strings.LastIndexByte(name, '.'); i > 0 && a.Models[name[:i]] != nil {
-		return name[:i], name[i+1:]
-	}
-	return name, ""
 }
 
 // TestReport is the outcome of a test run.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -117,7 +118,11 @@ func TestOpenScope(t *testing.T) {
 	if err != nil || !strings.Contains(sql, `"dev__raw"."orders"`) {
 		t.Fatalf("render: %q, %v", sql, err)
 	}
-	n, err := w.Lineage(SplitColumn(w.Analysis, "mart.top.customer"))
+	model, column, _, err := analysis.ParseColumnPath(w.Analysis, "mart.top.customer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := w.Lineage(model, column)
 	if err != nil || n.Model != "mart.top" || n.Column != "customer" || len(n.Sources) != 1 || n.Sources[0].Model != "raw.orders" {
 		t.Fatalf("lineage: %+v, %v", n, err)
 	}
