@@ -207,6 +207,11 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 		if err := ck.model(ctx, info); err != nil {
 			return nil, err
 		}
+		// A check cut short (an edit supersedes it) says nothing of the
+		// model: an engine error of a cancelled statement is no finding.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if key != "" {
 			opt.Cache.Put(key, cachedOf(info))
 		}
@@ -327,6 +332,11 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 				return nil, err
 			}
 			if err := ck.model(ctx, info); err != nil {
+				return nil, err
+			}
+			// A check cut short (an edit supersedes it) says nothing of the
+			// model: an engine error of a cancelled statement is no finding.
+			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			if old == nil || !SameColumns(old.Columns, info.Columns) || (old.Fingerprint == "") != (info.Fingerprint == "") {

@@ -317,6 +317,9 @@ func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []en
 		c.a.standIns[m.Name] = true
 		return nil
 	}
+	if ctx.Err() != nil {
+		return ctx.Err() // cancelled, not refused
+	}
 	// A declared type the engine does not know: point at the column.
 	var se *engine.SQLError
 	if errors.As(err, &se) {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,54 @@ func TestStandInAfterEdit(t *testing.T) {
 	}
 	if got := b.Models["s.f"].Columns; len(got) != 2 || got[1].Name != "w" {
 		t.Errorf("s.f columns = %v", got)
+	}
+}
+
+// cancelling is the real workbench, whose first statement is cut short by
+// its caller's cancellation (as an edit cancels the editor's check).
+type cancelling struct {
+	*duckdb.DB
+	cancel context.CancelFunc
+}
+
+func (c *cancelling) Exec(ctx context.Context, q string) error {
+	c.cancel()
+	return c.DB.Exec(ctx, q)
+}
+
+// A stand-in whose creation was cancelled is no finding of the model (its
+// error's text once read as an "unknown column type": "con-text"): the
+// check returns the cancellation and reports nothing.
+func TestCancelledStandInIsNoDiagnostic(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range standInProject {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := Analyze(ctx, p, &cancelling{DB: db, cancel: cancel})
+	if !errors.Is(err, context.Canceled) {
+		var diags []string
+		if a != nil {
+			for _, d := range a.Diagnostics {
+				diags = append(diags, d.Message)
+			}
+		}
+		t.Fatalf("Analyze = %v (diagnostics %q), want context.Canceled", err, diags)
 	}
 }

@@ -1,6 +1,7 @@
 package duckdb
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -55,6 +56,11 @@ func byteOffset(s string, n int) int {
 func convertError(err error, shift int) error {
 	if err == nil {
 		return nil
+	}
+	// A cancelled statement was not refused by DuckDB: no SQLError, whose
+	// message a caller would read as the statement's fault.
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
 	}
 	msg := err.Error()
 	i := strings.IndexByte(msg, '{')
