@@ -3,31 +3,21 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/internal/testkit"
 	"github.com/efmesh/efmesh/project"
 )
 
 // analyzeFiles writes a project into a temporary folder and analyzes it.
 func analyzeFiles(t *testing.T, files map[string]string) *Analysis {
 	t.Helper()
-	dir := t.TempDir()
 	if _, ok := files["efmesh.yaml"]; !ok {
 		files["efmesh.yaml"] = "name: t\nstart: 2026-01-01\n"
 	}
-	for name, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testkit.WriteProject(t, files)
 	p, err := project.Load(dir)
 	if err != nil {
 		t.Fatal(err)

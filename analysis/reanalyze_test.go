@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/internal/testkit"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -201,16 +202,7 @@ func TestReanalyzeReachesOnlyWhatChanged(t *testing.T) {
 		"models/z.sql": "MODEL (name m.z);\nSELECT 'z' AS other",
 		"models/y.sql": "MODEL (name m.y);\nSELECT other FROM @ref(m.z)",
 	}
-	dir := t.TempDir()
-	for name, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testkit.WriteProject(t, files)
 	p, err := project.Load(dir)
 	if err != nil {
 		t.Fatal(err)

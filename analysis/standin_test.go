@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/internal/testkit"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -25,16 +26,7 @@ var standInProject = map[string]string{
 
 func analyzeIn(t *testing.T, files map[string]string) (*Analysis, *duckdb.DB) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testkit.WriteProject(t, files)
 	p, err := project.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -143,16 +135,7 @@ func (c *cancelling) Exec(ctx context.Context, q string) error {
 // error's text once read as an "unknown column type": "con-text"): the
 // check returns the cancellation and reports nothing.
 func TestCancelledStandInIsNoDiagnostic(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range standInProject {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testkit.WriteProject(t, standInProject)
 	p, err := project.Load(dir)
 	if err != nil {
 		t.Fatal(err)
