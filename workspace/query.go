@@ -223,6 +223,13 @@ func (w *Workspace) Show(ctx context.Context, model, env, where string, limit in
 		if err != nil {
 			return nil, err
 		}
+		if ptrs != nil {
+			// A name no apply created is a typo more often than a wish
+			// for a preview: say so rather than preview in its name.
+			if err := w.unknownEnv(ctx, env, ptrs); err != nil {
+				return nil, err
+			}
+		}
 		// The environment serves this version of the model only when it
 		// points at its fingerprint: a model changed since (on disk, or in
 		// an editor's buffer) is previewed from its query as it is now.
@@ -246,9 +253,6 @@ func (w *Workspace) Show(ctx context.Context, model, env, where string, limit in
 					return nil, err
 				}
 				if _, ok := ptrs[r]; !ok && ptrs != nil {
-					if err := w.unknownEnv(ctx, env, ptrs); err != nil {
-						return nil, err
-					}
 					return nil, fmt.Errorf("show %s: it reads %s, which is not applied in %s: apply it (efmesh apply %s)", model, r, env, env)
 				}
 			}
@@ -285,6 +289,9 @@ func (w *Workspace) unknownEnv(ctx context.Context, env string, ptrs map[string]
 	if st, err := connect.ExistingStore(ctx, w.Project); err == nil && st != nil {
 		known, _ = st.Environments(ctx)
 		st.Close()
+	}
+	if len(known) == 0 {
+		return nil // nothing applied anywhere: the warehouse's absence says it
 	}
 	return &ops.UnknownEnvError{Env: env, Known: known}
 }
