@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
@@ -22,6 +23,10 @@ type DB struct {
 	db   *sql.DB
 	conn *duckdb.Connector
 	path string
+	// binders is DescribeMany's pool: connections of the same database
+	// with the optimizer off, opened on first use.
+	bindersOnce sync.Once
+	binders     *sql.DB
 }
 
 var (
@@ -161,6 +166,9 @@ func (d *DB) Tx(ctx context.Context, stmts []string) error {
 
 // Close closes the database.
 func (d *DB) Close() error {
+	if d.binders != nil {
+		d.binders.Close()
+	}
 	err := d.db.Close()
 	if cerr := d.conn.Close(); err == nil {
 		err = cerr
