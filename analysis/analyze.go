@@ -180,42 +180,65 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 		names = modelNames(p)
 	}
 	ck.precanonicalize(p, opt.Cache)
-	for _, m := range p.Models {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if p.ByName[m.Name] != m {
-			continue // a duplicate: reported by the loader
-		}
-		info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File], def: new(definitionMemo)}
-		a.Models[m.Name] = info
-		key := ""
-		if opt.Cache != nil {
-			key = ck.cacheKey(info, names)
-		}
-		if key != "" {
-			if cc, ok := opt.Cache.Get(key); ok {
-				cc.fill(info, a)
-				a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
-				continue
+	// Along the DAG's levels, so that the bodies of a level whose parents
+	// are all known are bound in one batch (predescribe); each model's
+	// diagnostics are gathered in the project's order, as they stood
+	// right after its check.
+	diags := make([][]project.Diagnostic, len(p.Models))
+	checked := make([]bool, len(p.Models))
+	for _, wave := range ck.waves(p) {
+		var misses []int
+		keys := map[int]string{}
+		for _, i := range wave {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
+			m := p.Models[i]
+			info := &ModelInfo{Model: m, Parents: map[string]string{}, Broken: broken[m.File], loadBroken: broken[m.File], def: new(definitionMemo)}
+			a.Models[m.Name] = info
+			key := ""
+			if opt.Cache != nil {
+				key = ck.cacheKey(info, names)
+			}
+			if key != "" {
+				if cc, ok := opt.Cache.Get(key); ok {
+					cc.fill(info, a)
+					diags[i] = info.Diagnostics
+					continue
+				}
+			}
+			keys[i] = key
+			misses = append(misses, i)
 		}
-		if err := ck.ensureParents(ctx, m); err != nil {
+		if err := ck.predescribe(ctx, p, misses); err != nil {
 			return nil, err
 		}
-		a.Checked = append(a.Checked, m.Name)
-		if err := ck.model(ctx, info); err != nil {
-			return nil, err
+		for _, i := range misses {
+			m := p.Models[i]
+			info := a.Models[m.Name]
+			if err := ck.ensureParents(ctx, m); err != nil {
+				return nil, err
+			}
+			checked[i] = true
+			if err := ck.model(ctx, info); err != nil {
+				return nil, err
+			}
+			// A check cut short (an edit supersedes it) says nothing of the
+			// model: an engine error of a cancelled statement is no finding.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if key := keys[i]; key != "" {
+				opt.Cache.Put(key, cachedOf(info))
+			}
+			diags[i] = info.Diagnostics
 		}
-		// A check cut short (an edit supersedes it) says nothing of the
-		// model: an engine error of a cancelled statement is no finding.
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	}
+	for i, m := range p.Models {
+		if checked[i] {
+			a.Checked = append(a.Checked, m.Name)
 		}
-		if key != "" {
-			opt.Cache.Put(key, cachedOf(info))
-		}
-		a.Diagnostics = append(a.Diagnostics, info.Diagnostics...)
+		a.Diagnostics = append(a.Diagnostics, diags[i]...)
 	}
 	a.setOrder(nil)
 	a.Diagnostics = append(a.Diagnostics, checkTests(a)...)

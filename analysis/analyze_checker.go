@@ -40,6 +40,8 @@ type checker struct {
 	types map[string]bool
 	// precanon holds canonical forms parsed ahead in one batch.
 	precanon map[*project.Model]precanonical
+	// predesc holds bodies bound ahead in one batch (predescribe).
+	predesc map[*project.Model]predescribed
 	// catalog is the workbench catalog holding this checker's stand-ins
 	// (standInCatalog; another one for a redacted environment's variant,
 	// whose parents have other columns).

@@ -183,14 +183,15 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 	if c.eng == nil {
 		return
 	}
-	r, _ := RenderBody(m, MacroText{
-		Ref:   func(n string) (string, bool) { return c.standIn(n), true },
-		Start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
-		End:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
-		This:  "NULL",
-		Vars:  c.a.Project.Config.Variables, Literal: c.d.Literal,
-	})
-	cols, errs := describeAll(ctx, c.eng, r.SQL)
+	r := c.bindRender(m)
+	var cols []engine.Column
+	var errs []error
+	if pre, ok := c.predesc[m]; ok && pre.sql == r.SQL {
+		cols = pre.cols
+	} else {
+		cols, errs = describeAll(ctx, c.eng, r.SQL)
+	}
+	delete(c.predesc, m)
 	if errs != nil {
 		for _, err := range errs {
 			c.sqlDiag(m, r, err)

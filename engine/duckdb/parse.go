@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -34,49 +36,63 @@ func (d *DB) Canonicalize(sql string) ([]byte, error) {
 
 // CanonicalizeAll canonicalizes many statements in one query per chunk: the
 // fixed cost of a statement dominates a small parse, and a project's first
-// check parses every model.
+// check parses every model. Chunks run at once over one connection per
+// core (DescribeMany's).
 func (d *DB) CanonicalizeAll(sqls []string) ([][]byte, []error) {
 	out := make([][]byte, len(sqls))
 	errs := make([]error, len(sqls))
-	const chunk = 500
+	if len(sqls) == 0 {
+		return out, errs
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), maxBinders))
+	chunk := min(250, max(50, (len(sqls)+workers-1)/workers))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
 	for lo := 0; lo < len(sqls); lo += chunk {
 		hi := min(lo+chunk, len(sqls))
-		var b strings.Builder
-		b.WriteString("SELECT i, json_serialize_sql(q)::VARCHAR FROM (VALUES ")
-		for i := lo; i < hi; i++ {
-			if i > lo {
-				b.WriteString(", ")
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if !d.canonicalizeChunk(sqls, lo, hi, out, errs) {
+				// One bad literal spoils the batch: fall back to one by one.
+				for i := lo; i < hi; i++ {
+					out[i], errs[i] = d.Canonicalize(sqls[i])
+				}
 			}
-			fmt.Fprintf(&b, "(%d, %s)", i, engine.QuoteString(sqls[i]))
-		}
-		b.WriteString(") AS t(i, q)")
-		rows, err := d.Query(context.Background(), b.String())
-		if err != nil {
-			// One bad literal spoils the batch: fall back to one by one.
-			for i := lo; i < hi; i++ {
-				out[i], errs[i] = d.Canonicalize(sqls[i])
-			}
-			continue
-		}
-		for _, r := range rows.Values {
-			i := int(toInt(r[0]))
-			raw, _ := r[1].(string)
-			out[i], errs[i] = canonicalOf(raw, sqls[i])
-		}
+		})
 	}
+	wg.Wait()
 	return out, errs
 }
 
-func toInt(v any) int64 {
-	switch x := v.(type) {
-	case int32:
-		return int64(x)
-	case int64:
-		return x
-	case int:
-		return int64(x)
+// canonicalizeChunk canonicalizes sqls[lo:hi] in one query, reporting
+// false when the query itself failed.
+func (d *DB) canonicalizeChunk(sqls []string, lo, hi int, out [][]byte, errs []error) bool {
+	var b strings.Builder
+	b.WriteString("SELECT i, json_serialize_sql(q)::VARCHAR FROM (VALUES ")
+	for i := lo; i < hi; i++ {
+		if i > lo {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(%d, %s)", i, engine.QuoteString(sqls[i]))
 	}
-	return -1
+	b.WriteString(") AS t(i, q)")
+	rows, err := d.binderPool().QueryContext(context.Background(), b.String())
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var i int64
+		var raw string
+		if err := rows.Scan(&i, &raw); err != nil || i < int64(lo) || i >= int64(hi) {
+			return false
+		}
+		out[i], errs[i] = canonicalOf(raw, sqls[i])
+		seen++
+	}
+	return rows.Err() == nil && seen == hi-lo
 }
 
 // canonicalOf reads json_serialize_sql's envelope of sql: the one
