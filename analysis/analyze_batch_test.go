@@ -39,15 +39,15 @@ func (c counted) DescribeMany(ctx context.Context, qs []string) ([][]engine.Colu
 // broken model, children of models of every shape.
 func batchProject() map[string]string {
 	files := map[string]string{
-		"efmesh.yaml":  "name: t\nstart: 2026-01-01\n",
-		"models/r.sql": "MODEL (name s.r, kind FULL, columns (id BIGINT, v TEXT, ts TIMESTAMP));\nSELECT 1::BIGINT AS id, 'x' AS v, TIMESTAMP '2026-01-01' AS ts\n",
-		"models/bad_col.sql": "MODEL (name s.bad_col, kind FULL);\nSELECT idd, v FROM @ref(s.r)\n",
+		"efmesh.yaml":             "name: t\nstart: 2026-01-01\n",
+		"models/r.sql":            "MODEL (name s.r, kind FULL, columns (id BIGINT, v TEXT, ts TIMESTAMP));\nSELECT 1::BIGINT AS id, 'x' AS v, TIMESTAMP '2026-01-01' AS ts\n",
+		"models/bad_col.sql":      "MODEL (name s.bad_col, kind FULL);\nSELECT idd, v FROM @ref(s.r)\n",
 		"models/bad_contract.sql": "MODEL (name s.bad_contract, kind FULL, columns (id TEXT, w TEXT));\nSELECT id, v FROM @ref(s.r)\n",
-		"models/bad_syntax.sql": "MODEL (name s.bad_syntax, kind FULL);\nSELECT id, FROM FROM @ref(s.r)\n",
-		"models/dup.sql": "MODEL (name s.dup, kind FULL);\nSELECT id, id FROM @ref(s.r)\n",
-		"models/child_bad.sql": "MODEL (name s.child_bad, kind FULL);\nSELECT * FROM @ref(s.bad_col)\n",
-		"models/inc.sql": "MODEL (name s.inc, kind INCREMENTAL_BY_TIME_RANGE (time_column ts));\nSELECT id, v, ts FROM @ref(s.r) WHERE ts BETWEEN @start AND @end\n",
-		"models/two.sql": "MODEL (name s.two, kind FULL);\nSELECT a.id, b.n FROM @ref(s.g0) AS a JOIN @ref(s.g1) AS b USING (id)\n",
+		"models/bad_syntax.sql":   "MODEL (name s.bad_syntax, kind FULL);\nSELECT id, FROM FROM @ref(s.r)\n",
+		"models/dup.sql":          "MODEL (name s.dup, kind FULL);\nSELECT id, id FROM @ref(s.r)\n",
+		"models/child_bad.sql":    "MODEL (name s.child_bad, kind FULL);\nSELECT * FROM @ref(s.bad_col)\n",
+		"models/inc.sql":          "MODEL (name s.inc, kind INCREMENTAL_BY_TIME_RANGE (time_column ts));\nSELECT id, v, ts FROM @ref(s.r) WHERE ts BETWEEN @start AND @end\n",
+		"models/two.sql":          "MODEL (name s.two, kind FULL);\nSELECT a.id, b.n FROM @ref(s.g0) AS a JOIN @ref(s.g1) AS b USING (id)\n",
 	}
 	for i := range 6 {
 		files[fmt.Sprintf("models/g%d.sql", i)] = fmt.Sprintf("MODEL (name s.g%d, kind FULL);\nSELECT id, v, id * %d AS n FROM @ref(s.r)\n", i, i)
