@@ -45,7 +45,7 @@ func (d *DB) CanonicalizeAll(sqls []string) ([][]byte, []error) {
 		return out, errs
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), maxBinders))
-	chunk := min(250, max(50, (len(sqls)+workers-1)/workers))
+	chunk := min(100, max(50, (len(sqls)+workers-1)/workers))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, workers)
 	for lo := 0; lo < len(sqls); lo += chunk {
