@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/lint"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -237,6 +239,10 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 		if c.cache == nil {
 			c.cache = analysis.OpenFileCache(connect.CachePath(snap.proj))
 		}
+		c.checkOpenFirst(ctx, snap)
+		if h := c.v.s.beforeWholeCheck; h != nil {
+			h(snap.open)
+		}
 		a, err = analysis.AnalyzeWith(ctx, snap.proj, c.wb, analysis.AnalyzeOptions{Cache: c.cache})
 		if err == nil {
 			if serr := c.cache.Save(); serr != nil {
@@ -260,6 +266,75 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	res.analysis = a
 	res.checked = c.lint.withLint(a)
 	return res, true
+}
+
+// checkOpenFirst checks the models of the open files, with their
+// ancestors and nothing else, and publishes the open files' diagnostics:
+// the files the user looks at are answered before the rest of a large
+// project is checked. The whole-project check that follows publishes
+// again what differs (a plain table name that is a model elsewhere in the
+// project, plan hints). Nothing is cached from this partial check: its
+// keys would name a smaller project.
+func (c *checker) checkOpenFirst(ctx context.Context, snap *snapshot) {
+	p := snap.proj
+	keep := map[string]bool{}
+	var files, names []string
+	var walk func(name string)
+	walk = func(name string) {
+		m := p.ByName[name]
+		if m == nil || keep[name] {
+			return
+		}
+		keep[name] = true
+		for _, r := range m.Refs() {
+			walk(r)
+		}
+	}
+	for rel := range snap.open {
+		f := snap.files[rel]
+		if f == nil || f.model == nil {
+			continue
+		}
+		if m := p.ByName[f.model.Name]; m != nil && m.File == rel {
+			files = append(files, rel)
+			names = append(names, m.Name)
+			walk(m.Name)
+		}
+	}
+	if len(files) == 0 || len(keep) >= len(p.Models) {
+		return // nothing open, or the whole project anyway
+	}
+	inFile := map[string]bool{}
+	models := make([]*project.Model, 0, len(keep))
+	for _, m := range p.Models {
+		if keep[m.Name] && p.ByName[m.Name] == m {
+			models = append(models, m)
+			inFile[m.File] = true
+		}
+	}
+	var loadDiags []project.Diagnostic
+	for _, d := range p.Diagnostics {
+		if inFile[d.File] {
+			loadDiags = append(loadDiags, d)
+		}
+	}
+	sub := project.Build(p.Root, p.Config, models, loadDiags)
+	a, err := analysis.AnalyzeWith(ctx, sub, c.wb, analysis.AnalyzeOptions{})
+	if err != nil {
+		return // cancelled, or the whole check reports it
+	}
+	sev, _ := lint.Configure(p.Config.Lint)
+	found := slices.Concat(a.Diagnostics, lint.Check(a, sev, names))
+	byFile := map[string][]project.Diagnostic{}
+	for _, d := range found {
+		byFile[d.File] = append(byFile[d.File], d)
+	}
+	slices.Sort(files)
+	for _, rel := range files {
+		ds := byFile[rel]
+		project.SortDiagnostics(ds)
+		c.publishFile(snap, rel, ds)
+	}
 }
 
 // workbench returns the checker's workbench for p's engine (connect opens

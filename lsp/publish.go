@@ -37,29 +37,35 @@ func (c *checker) publish(res *checkResult) {
 		}
 	}
 	for _, rel := range rels {
-		uri := snap.uri(rel)
-		pds := protocolDiagnostics(snap, rel, byFile[rel])
-		old, had := c.published[rel]
-		if had && old.uri != uri {
-			c.send(old.uri, 0, []protocol.Diagnostic{})
-			had = false
+		c.publishFile(snap, rel, byFile[rel])
+	}
+}
+
+// publishFile publishes the diagnostics ds of one file unless they are
+// what was published last; none clears what was.
+func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnostic) {
+	uri := snap.uri(rel)
+	pds := protocolDiagnostics(snap, rel, ds)
+	old, had := c.published[rel]
+	if had && old.uri != uri {
+		c.send(old.uri, 0, []protocol.Diagnostic{})
+		had = false
+		delete(c.published, rel)
+	}
+	if len(pds) == 0 {
+		if had {
+			c.send(uri, snap.version(rel), []protocol.Diagnostic{})
 			delete(c.published, rel)
 		}
-		if len(pds) == 0 {
-			if had {
-				c.send(uri, snap.version(rel), []protocol.Diagnostic{})
-				delete(c.published, rel)
-			}
-			continue
-		}
-		b, _ := json.Marshal(pds)
-		key := string(b)
-		if had && old.key == key {
-			continue
-		}
-		c.published[rel] = published{uri: uri, key: key}
-		c.send(uri, snap.version(rel), pds)
+		return
 	}
+	b, _ := json.Marshal(pds)
+	key := string(b)
+	if had && old.key == key {
+		return
+	}
+	c.published[rel] = published{uri: uri, key: key}
+	c.send(uri, snap.version(rel), pds)
 }
 
 // send publishes the diagnostics of one document; version 0 (a file that
