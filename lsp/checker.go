@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -264,7 +265,15 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	}
 	c.prev, c.needFull = a, false
 	res.analysis = a
+	if full {
+		c.openLintDisk(snap.proj)
+	}
 	res.checked = c.lint.withLint(a)
+	if full {
+		if serr := c.lint.disk.save(); serr != nil {
+			c.v.s.log.Debug("could not save the lint cache", "err", serr)
+		}
+	}
 	return res, true
 }
 
@@ -334,6 +343,21 @@ func (c *checker) checkOpenFirst(ctx context.Context, snap *snapshot) {
 		ds := byFile[rel]
 		project.SortDiagnostics(ds)
 		c.publishFile(snap, rel, ds)
+	}
+}
+
+// openLintDisk opens the lint cache beside p's check cache, again when
+// the engine changed.
+func (c *checker) openLintDisk(p *project.Project) {
+	version := ""
+	if vw, ok := c.wb.(interface {
+		Version(context.Context) (string, error)
+	}); ok {
+		version, _ = vw.Version(c.ctx)
+	}
+	version = c.wbEngine + " " + version
+	if c.lint.disk == nil || c.lint.disk.engine != version {
+		c.lint.disk = openLintDisk(filepath.Join(filepath.Dir(connect.CachePath(p)), "lint.gob"), version)
 	}
 }
 
