@@ -78,6 +78,7 @@ func BenchmarkInitialize(b *testing.B) {
 					c.waitIdle()
 					c.shutdown()
 				}
+				stop := profileOpens(b)
 				b.ResetTimer()
 				for range b.N {
 					if mode == "cold" {
@@ -94,10 +95,17 @@ func BenchmarkInitialize(b *testing.B) {
 					b.StartTimer()
 				}
 				b.StopTimer()
+				stop()
 				reportPeakRSS(b)
 			})
 		}
 	}
+}
+
+// profileOpens is profileEdits for the opens of BenchmarkInitialize
+// ($EFMESH_OPEN_PROFILE): the warm mode's first, cold, session is left out.
+func profileOpens(b *testing.B) func() {
+	return profileTo(b, os.Getenv("EFMESH_OPEN_PROFILE"))
 }
 
 // BenchmarkEdit measures one edit → its diagnostics, debounce included:
@@ -137,7 +145,12 @@ func BenchmarkEdit(b *testing.B) {
 // project left out, unlike -cpuprofile) when $EFMESH_EDIT_PROFILE names a
 // file; the returned function stops it.
 func profileEdits(b *testing.B) func() {
-	path := os.Getenv("EFMESH_EDIT_PROFILE")
+	return profileTo(b, os.Getenv("EFMESH_EDIT_PROFILE"))
+}
+
+// profileTo starts a CPU profile into path, when it is not empty; the
+// returned function stops it.
+func profileTo(b *testing.B, path string) func() {
 	if path == "" {
 		return func() {}
 	}
