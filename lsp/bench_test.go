@@ -135,6 +135,7 @@ func BenchmarkEdit(b *testing.B) {
 			}
 			b.StopTimer()
 			stop()
+			writeHeap(b)
 			reportPercentiles(b, times)
 			reportPeakRSS(b)
 		})
@@ -146,6 +147,26 @@ func BenchmarkEdit(b *testing.B) {
 // file; the returned function stops it.
 func profileEdits(b *testing.B) func() {
 	return profileTo(b, os.Getenv("EFMESH_EDIT_PROFILE"))
+}
+
+// writeHeap writes what the heap holds (after a collection) to
+// $EFMESH_HEAP_PROFILE when it is set: the server is still running, so the
+// profile is what it keeps between edits (-memprofile is written after
+// the server ended).
+func writeHeap(b *testing.B) {
+	path := os.Getenv("EFMESH_HEAP_PROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // profileTo starts a CPU profile into path, when it is not empty; the
