@@ -20,9 +20,9 @@ import (
 
 // CheckCache remembers what checking a model concluded, across processes.
 // A check is a pure function of the model's file, its parents' shapes, the
-// set of model names (a plain table name that is a model is a finding) and,
-// for seeds, the data file: the key covers all of them, so a hit is exactly
-// what checking again would produce.
+// set of model names (a plain table name that is a model is a finding),
+// the engine's version and, for seeds, the data file: the key covers all
+// of them, so a hit is exactly what checking again would produce.
 type CheckCache interface {
 	Get(key string) (*CachedCheck, bool)
 	Put(key string, c *CachedCheck)
@@ -59,6 +59,7 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 	w(strconv.Itoa(checkCacheVersion))
 	w(strconv.Itoa(FingerprintVersion))
 	w(c.d.Name())
+	w(engineVersion(c.wb))
 	w(m.File)
 	w(string(m.Source))
 	w(strconv.FormatBool(info.loadBroken))
@@ -99,6 +100,36 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// versioned is a workbench that names the version of the engine library
+// that checks (DuckDB's version(), the Postgres parser's release).
+type versioned interface {
+	Version(ctx context.Context) (string, error)
+}
+
+// engineVersions memoizes each dialect's engine version: the library is
+// linked into the process, so its version is asked once.
+var engineVersions sync.Map // dialect name → version
+
+// engineVersion is the version of the engine library behind wb, part of
+// every cache key so that an upgraded engine never reuses the checks of
+// the old one; "" when the workbench cannot say.
+func engineVersion(wb Workbench) string {
+	name := wb.Dialect().Name()
+	if v, ok := engineVersions.Load(name); ok {
+		return v.(string)
+	}
+	vw, ok := wb.(versioned)
+	if !ok {
+		return ""
+	}
+	v, err := vw.Version(context.Background())
+	if err != nil {
+		return "" // not memoized: asked again next time
+	}
+	engineVersions.Store(name, v)
+	return v
 }
 
 // modelNames is a hash of the sorted model names: every key covers it,

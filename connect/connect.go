@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -365,6 +366,20 @@ type pgWorkbench struct{ postgres.Parser }
 
 func (pgWorkbench) Dialect() engine.Dialect { return postgres.Dialect{} }
 func (pgWorkbench) Close() error            { return nil }
+
+// Version names the parser library that checks (analysis keys its check
+// cache by it): a pg_query upgrade changes what the binder sees.
+func (pgWorkbench) Version(context.Context) (string, error) {
+	const mod = "github.com/pganalyze/pg_query_go/v6"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == mod {
+				return "pg_query " + d.Version, nil
+			}
+		}
+	}
+	return "pg_query v6", nil
+}
 
 var (
 	_ analysis.Workbench = pgWorkbench{}

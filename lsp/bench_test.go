@@ -78,6 +78,7 @@ func BenchmarkInitialize(b *testing.B) {
 					c.waitIdle()
 					c.shutdown()
 				}
+				stop := profileOpens(b)
 				b.ResetTimer()
 				for range b.N {
 					if mode == "cold" {
@@ -94,10 +95,17 @@ func BenchmarkInitialize(b *testing.B) {
 					b.StartTimer()
 				}
 				b.StopTimer()
+				stop()
 				reportPeakRSS(b)
 			})
 		}
 	}
+}
+
+// profileOpens is profileEdits for the opens of BenchmarkInitialize
+// ($EFMESH_OPEN_PROFILE): the warm mode's first, cold, session is left out.
+func profileOpens(b *testing.B) func() {
+	return profileTo(b, os.Getenv("EFMESH_OPEN_PROFILE"))
 }
 
 // BenchmarkEdit measures one edit → its diagnostics, debounce included:
@@ -127,6 +135,7 @@ func BenchmarkEdit(b *testing.B) {
 			}
 			b.StopTimer()
 			stop()
+			writeHeap(b)
 			reportPercentiles(b, times)
 			reportPeakRSS(b)
 		})
@@ -137,7 +146,32 @@ func BenchmarkEdit(b *testing.B) {
 // project left out, unlike -cpuprofile) when $EFMESH_EDIT_PROFILE names a
 // file; the returned function stops it.
 func profileEdits(b *testing.B) func() {
-	path := os.Getenv("EFMESH_EDIT_PROFILE")
+	return profileTo(b, os.Getenv("EFMESH_EDIT_PROFILE"))
+}
+
+// writeHeap writes what the heap holds (after a collection) to
+// $EFMESH_HEAP_PROFILE when it is set: the server is still running, so the
+// profile is what it keeps between edits (-memprofile is written after
+// the server ended).
+func writeHeap(b *testing.B) {
+	path := os.Getenv("EFMESH_HEAP_PROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// profileTo starts a CPU profile into path, when it is not empty; the
+// returned function stops it.
+func profileTo(b *testing.B, path string) func() {
 	if path == "" {
 		return func() {}
 	}

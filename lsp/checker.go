@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/lint"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -237,6 +240,10 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 		if c.cache == nil {
 			c.cache = analysis.OpenFileCache(connect.CachePath(snap.proj))
 		}
+		c.checkOpenFirst(ctx, snap)
+		if h := c.v.s.beforeWholeCheck; h != nil {
+			h(snap.open)
+		}
 		a, err = analysis.AnalyzeWith(ctx, snap.proj, c.wb, analysis.AnalyzeOptions{Cache: c.cache})
 		if err == nil {
 			if serr := c.cache.Save(); serr != nil {
@@ -258,8 +265,100 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	}
 	c.prev, c.needFull = a, false
 	res.analysis = a
+	if full {
+		c.openLintDisk(snap.proj)
+	}
 	res.checked = c.lint.withLint(a)
+	if full {
+		if serr := c.lint.disk.save(); serr != nil {
+			c.v.s.log.Debug("could not save the lint cache", "err", serr)
+		}
+	}
 	return res, true
+}
+
+// checkOpenFirst checks the models of the open files, with their
+// ancestors and nothing else, and publishes the open files' diagnostics:
+// the files the user looks at are answered before the rest of a large
+// project is checked. The whole-project check that follows publishes
+// again what differs (a plain table name that is a model elsewhere in the
+// project, plan hints). Nothing is cached from this partial check: its
+// keys would name a smaller project.
+func (c *checker) checkOpenFirst(ctx context.Context, snap *snapshot) {
+	p := snap.proj
+	keep := map[string]bool{}
+	var files, names []string
+	var walk func(name string)
+	walk = func(name string) {
+		m := p.ByName[name]
+		if m == nil || keep[name] {
+			return
+		}
+		keep[name] = true
+		for _, r := range m.Refs() {
+			walk(r)
+		}
+	}
+	for rel := range snap.open {
+		f := snap.files[rel]
+		if f == nil || f.model == nil {
+			continue
+		}
+		if m := p.ByName[f.model.Name]; m != nil && m.File == rel {
+			files = append(files, rel)
+			names = append(names, m.Name)
+			walk(m.Name)
+		}
+	}
+	if len(files) == 0 || len(keep) >= len(p.Models) {
+		return // nothing open, or the whole project anyway
+	}
+	inFile := map[string]bool{}
+	models := make([]*project.Model, 0, len(keep))
+	for _, m := range p.Models {
+		if keep[m.Name] && p.ByName[m.Name] == m {
+			models = append(models, m)
+			inFile[m.File] = true
+		}
+	}
+	var loadDiags []project.Diagnostic
+	for _, d := range p.Diagnostics {
+		if inFile[d.File] {
+			loadDiags = append(loadDiags, d)
+		}
+	}
+	sub := project.Build(p.Root, p.Config, models, loadDiags)
+	a, err := analysis.AnalyzeWith(ctx, sub, c.wb, analysis.AnalyzeOptions{})
+	if err != nil {
+		return // cancelled, or the whole check reports it
+	}
+	sev, _ := lint.Configure(p.Config.Lint)
+	found := slices.Concat(a.Diagnostics, lint.Check(a, sev, names))
+	byFile := map[string][]project.Diagnostic{}
+	for _, d := range found {
+		byFile[d.File] = append(byFile[d.File], d)
+	}
+	slices.Sort(files)
+	for _, rel := range files {
+		ds := byFile[rel]
+		project.SortDiagnostics(ds)
+		c.publishFile(snap, rel, ds)
+	}
+}
+
+// openLintDisk opens the lint cache beside p's check cache, again when
+// the engine changed.
+func (c *checker) openLintDisk(p *project.Project) {
+	version := ""
+	if vw, ok := c.wb.(interface {
+		Version(context.Context) (string, error)
+	}); ok {
+		version, _ = vw.Version(c.ctx)
+	}
+	version = c.wbEngine + " " + version
+	if c.lint.disk == nil || c.lint.disk.engine != version {
+		c.lint.disk = openLintDisk(filepath.Join(filepath.Dir(connect.CachePath(p)), "lint.gob"), version)
+	}
 }
 
 // workbench returns the checker's workbench for p's engine (connect opens

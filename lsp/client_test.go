@@ -55,6 +55,9 @@ type testClient struct {
 type clientOptions struct {
 	initOptions map[string]any
 	progress    bool // the client supports window/workDoneProgress
+	// beforeWholeCheck is the server's hook between the open files' check
+	// and the whole project's.
+	beforeWholeCheck func(open map[string]openDoc)
 }
 
 func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
@@ -70,6 +73,7 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	}
 	ctx := context.Background()
 	c.srv = newServer(ctx, Options{})
+	c.srv.beforeWholeCheck = opts.beforeWholeCheck
 	go func() { c.done <- c.srv.serve(ctx, b) }()
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(a))
 	c.conn.Go(ctx, c.handle)

@@ -36,6 +36,8 @@ func (lc *lintCache) withLint(a *analysis.Analysis) []project.Diagnostic {
 type lintCache struct {
 	sev     lint.Severities
 	byModel map[string]lintEntry
+	disk    *lintDisk // findings of earlier sessions; nil when not opened
+	linted  int       // the models the last call linted through the engine
 }
 
 type lintEntry struct {
@@ -69,6 +71,22 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 			stale = append(stale, m.Name)
 		}
 	}
+	if len(stale) > 0 && lc.disk != nil {
+		// Findings of an earlier session on the same inputs.
+		live := stale[:0]
+		for _, name := range stale {
+			info := a.Models[name]
+			key := lc.disk.key(a, info, sev)
+			if found, ok := lc.disk.get(key); ok {
+				lc.byModel[name] = lintEntry{info: info, found: found}
+				out = append(out, found...)
+				continue
+			}
+			live = append(live, name)
+		}
+		stale = live
+	}
+	lc.linted = len(stale)
 	if len(stale) > 0 {
 		// A model's findings are all in its own file.
 		byFile := map[string][]project.Diagnostic{}
@@ -78,6 +96,9 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 		for _, name := range stale {
 			if info := a.Models[name]; info != nil && info.Model != nil {
 				lc.byModel[name] = lintEntry{info: info, found: byFile[info.Model.File]}
+				if lc.disk != nil {
+					lc.disk.put(lc.disk.key(a, info, sev), byFile[info.Model.File])
+				}
 				out = append(out, byFile[info.Model.File]...)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 
 	"go.lsp.dev/protocol"
@@ -15,6 +16,10 @@ import (
 type published struct {
 	uri protocol.DocumentURI
 	key string // the encoded diagnostics
+	// What they were made of: the same file of a snapshot with equal
+	// diagnostics encodes to the same key, so it is not encoded again.
+	f  *file
+	ds []project.Diagnostic
 }
 
 // publish sends the diagnostics of a check, file by file, skipping files
@@ -37,29 +42,40 @@ func (c *checker) publish(res *checkResult) {
 		}
 	}
 	for _, rel := range rels {
-		uri := snap.uri(rel)
-		pds := protocolDiagnostics(snap, rel, byFile[rel])
-		old, had := c.published[rel]
-		if had && old.uri != uri {
-			c.send(old.uri, 0, []protocol.Diagnostic{})
-			had = false
+		c.publishFile(snap, rel, byFile[rel])
+	}
+}
+
+// publishFile publishes the diagnostics ds of one file unless they are
+// what was published last; none clears what was.
+func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnostic) {
+	uri := snap.uri(rel)
+	old, had := c.published[rel]
+	f := snap.file(rel)
+	if had && len(ds) > 0 && old.uri == uri && f != nil && old.f == f && reflect.DeepEqual(old.ds, ds) {
+		return
+	}
+	pds := protocolDiagnostics(snap, rel, ds)
+	if had && old.uri != uri {
+		c.send(old.uri, 0, []protocol.Diagnostic{})
+		had = false
+		delete(c.published, rel)
+	}
+	if len(pds) == 0 {
+		if had {
+			c.send(uri, snap.version(rel), []protocol.Diagnostic{})
 			delete(c.published, rel)
 		}
-		if len(pds) == 0 {
-			if had {
-				c.send(uri, snap.version(rel), []protocol.Diagnostic{})
-				delete(c.published, rel)
-			}
-			continue
-		}
-		b, _ := json.Marshal(pds)
-		key := string(b)
-		if had && old.key == key {
-			continue
-		}
-		c.published[rel] = published{uri: uri, key: key}
-		c.send(uri, snap.version(rel), pds)
+		return
 	}
+	b, _ := json.Marshal(pds)
+	key := string(b)
+	if had && old.key == key {
+		c.published[rel] = published{uri: uri, key: key, f: f, ds: ds}
+		return
+	}
+	c.published[rel] = published{uri: uri, key: key, f: f, ds: ds}
+	c.send(uri, snap.version(rel), pds)
 }
 
 // send publishes the diagnostics of one document; version 0 (a file that

@@ -66,6 +66,11 @@ type Server struct {
 	docs     map[string]*document // open documents by absolute path
 	views    map[string]*view     // projects by root
 	inflight map[jsonrpc2.ID]context.CancelFunc
+
+	// beforeWholeCheck, when set (by tests, before the session starts),
+	// runs on a checker's goroutine after the open files were checked and
+	// published and before the rest of the project is.
+	beforeWholeCheck func(open map[string]openDoc)
 }
 
 // clientInfo is what the server remembers of the client's capabilities.

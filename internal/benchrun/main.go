@@ -72,6 +72,7 @@ func main() {
 	bin := flag.String("efmesh", "", "the efmesh binary to measure (required)")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	skipLSP := flag.Bool("skip-lsp", false, "leave out the language server's section")
+	lspOnly := flag.Bool("lsp-only", false, "measure the language server's section alone")
 	flag.Parse()
 	if *bin == "" {
 		fail(errors.New("-efmesh <binary> is required"))
@@ -95,7 +96,14 @@ func main() {
 	for _, n := range sizes {
 		fmt.Fprintf(os.Stderr, "measuring N = %d (load average %s) …\n", n, loadAvg())
 		start := time.Now()
-		r, err := measure(context.Background(), abs, n, !*skipLSP)
+		var r result
+		var err error
+		if *lspOnly {
+			r.N = n
+			r.LSP, err = measureLSP(context.Background(), abs, n)
+		} else {
+			r, err = measure(context.Background(), abs, n, !*skipLSP)
+		}
 		if err != nil {
 			fail(fmt.Errorf("size %d: %w", n, err))
 		}

@@ -1,0 +1,152 @@
+package lsp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/lint"
+	"github.com/efmesh/efmesh/project"
+)
+
+// lintDiskVersion names the layout of the lint cache's keys and values and
+// the rules' behaviour: bump it when either changes.
+const lintDiskVersion = 1
+
+// lintDisk keeps the linter's findings across sessions (in
+// .efmesh/cache/lint.gob, beside the check cache), so that opening a
+// project checked before lints only what changed: linting reads each
+// model's query through the engine, which costs as much as checking it.
+// A key covers everything a model's findings depend on — its file, its
+// canonical form, its columns, its parents' columns, the rules'
+// severities and the engine's version — and a model the check found
+// anything in is never cached (a plain table name that is a model is read
+// for columns the key does not cover). Checker goroutine only.
+type lintDisk struct {
+	path   string
+	engine string // the engine library's version
+	old    map[string][]project.Diagnostic
+	used   map[string][]project.Diagnostic
+	added  bool
+}
+
+// openLintDisk reads the lint cache at path; a missing or unreadable file
+// is an empty cache.
+func openLintDisk(path, engine string) *lintDisk {
+	d := &lintDisk{path: path, engine: engine, old: map[string][]project.Diagnostic{}, used: map[string][]project.Diagnostic{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return d
+	}
+	var m map[string][]project.Diagnostic
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&m) == nil {
+		d.old = m
+	}
+	return d
+}
+
+// key keys the findings of info, or "" when they are not cached.
+func (d *lintDisk) key(a *analysis.Analysis, info *analysis.ModelInfo, sev lint.Severities) string {
+	if info == nil || info.Model == nil || len(info.Diagnostics) > 0 || info.Broken {
+		return ""
+	}
+	m := info.Model
+	h := sha256.New()
+	w := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{0})
+		h.Write([]byte(s))
+	}
+	w(strconv.Itoa(lintDiskVersion))
+	w(d.engine)
+	for _, rule := range slices.Sorted(maps.Keys(sev)) {
+		w(rule + "=" + strconv.Itoa(int(sev[rule])))
+	}
+	w(strconv.FormatBool(a.Outliner() != nil))
+	w(m.File)
+	w(string(m.Source))
+	w(string(info.Canonical))
+	cols := func(cs []engine.Column) {
+		w(strconv.Itoa(len(cs)))
+		for _, c := range cs {
+			w(c.Name)
+			w(c.Type)
+		}
+	}
+	cols(info.Columns)
+	cols(info.Inferred)
+	for _, r := range m.Refs() {
+		w(r)
+		if pi := a.Models[r]; pi != nil {
+			cols(pi.Columns)
+		} else {
+			w("missing")
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (d *lintDisk) get(key string) ([]project.Diagnostic, bool) {
+	if key == "" {
+		return nil, false
+	}
+	found, ok := d.old[key]
+	if !ok {
+		found, ok = d.used[key]
+	}
+	if ok {
+		d.used[key] = found
+	}
+	return found, ok
+}
+
+func (d *lintDisk) put(key string, found []project.Diagnostic) {
+	if key == "" {
+		return
+	}
+	d.used[key] = found
+	d.added = true
+}
+
+// save writes the findings the last whole check used, when they differ
+// from what was read, and starts the next round from them.
+func (d *lintDisk) save() error {
+	if !d.added && len(d.used) == len(d.old) {
+		d.used = map[string][]project.Diagnostic{}
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(d.used); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(d.path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(d.path), ".lint-*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), d.path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	d.old, d.used, d.added = d.used, map[string][]project.Diagnostic{}, false
+	return nil
+}
