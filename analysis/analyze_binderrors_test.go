@@ -117,3 +117,57 @@ func TestFieldStringsAndAliases(t *testing.T) {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestEveryClauseEveryTypo: several unknown names in one list of every
+// clause (GROUP BY items and expressions, HAVING, QUALIFY, ORDER BY, a
+// window's PARTITION BY and ORDER BY inline or named, USING (…), a chain
+// of ON conditions) are each reported at their token with the nearest
+// column in scope; replacing a GROUP BY item does not report the columns
+// it leaves ungrouped.
+func TestEveryClauseEveryTypo(t *testing.T) {
+	cases := []struct{ name, query, want string }{
+		{"group list", "SELECT id, name, count(*) AS c FROM @ref(a.src) GROUP BY idd, amout, nme",
+			"idd→id amout→amount nme→name"},
+		{"group expressions", "SELECT count(*) AS c FROM @ref(a.src) GROUP BY upper(nme), idd + 1, amout",
+			"nme→name idd→id amout→amount"},
+		{"group in a subquery", "SELECT * FROM (SELECT id, name, count(*) AS c FROM @ref(a.src) GROUP BY idd, nme) AS q",
+			"idd→id nme→name"},
+		{"having", "SELECT id, count(*) AS c FROM @ref(a.src) GROUP BY id HAVING sum(amout) > 0 AND max(nme) > 'a'",
+			"amout→amount nme→name"},
+		{"qualify", "SELECT id FROM @ref(a.src) QUALIFY row_number() OVER (PARTITION BY idd, nme ORDER BY amout) = 1",
+			"idd→id nme→name amout→amount"},
+		{"order", "SELECT id FROM @ref(a.src) ORDER BY idd, amout DESC, nme",
+			"idd→id amout→amount nme→name"},
+		{"window", "SELECT id, sum(amount) OVER (PARTITION BY idd, nme ORDER BY amout) AS w FROM @ref(a.src)",
+			"idd→id nme→name amout→amount"},
+		{"named window", "SELECT id, sum(amount) OVER w AS x FROM @ref(a.src) WINDOW w AS (PARTITION BY idd, nme ORDER BY amout)",
+			"idd→id nme→name amout→amount"},
+		{"using", "SELECT s.id FROM @ref(a.src) AS s JOIN @ref(a.oth) AS o USING (idd, qtty)",
+			"idd→id qtty→qty"},
+		{"using, one item", "SELECT s.id, amout FROM @ref(a.src) AS s JOIN @ref(a.oth) AS o USING (idd)",
+			"amout→amount idd→id"},
+		{"on chain", "SELECT s.id FROM @ref(a.src) AS s JOIN @ref(a.oth) AS o ON s.idd = o.idd AND s.nme = o.qtty JOIN @ref(a.oth) AS p ON p.idd = s.id",
+			"idd→id idd→id nme→name qtty→qty idd→id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := analyzeFiles(t, map[string]string{
+				"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 2.0 AS amount, 'n' AS name",
+				"models/oth.sql": "MODEL (name a.oth);\nSELECT 1 AS id, 2 AS qty",
+				"models/m.sql":   "MODEL (name a.m);\n" + c.query,
+			})
+			src := a.Project.ByName["a.m"].Source
+			var got []string
+			for _, d := range a.Diagnostics {
+				if len(d.Fixes) != 1 || len(d.Fixes[0].Edits) != 1 {
+					t.Errorf("%s: %s: fixes %v", src[d.Range.Start.Offset:d.Range.End.Offset], d.Message, d.Fixes)
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s→%s", src[d.Range.Start.Offset:d.Range.End.Offset], d.Fixes[0].Edits[0].NewText))
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("got  %s\nwant %s", strings.Join(got, " "), c.want)
+			}
+		})
+	}
+}
