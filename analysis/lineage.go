@@ -486,21 +486,35 @@ func (a *Analysis) WindowFunctions(canonical []byte) []string {
 // relation of its FROM clause that binds it, e.g. the list an unnest in
 // FROM expands. Sorted as ColumnSources; nil when it cannot be told.
 func ReferenceSources(a *Analysis, model, qualifier, column string) []ColumnRef {
+	return ReferenceSourcesIn(a, model, "", qualifier, column)
+}
+
+// ReferenceSourcesIn is ReferenceSources for a reference in the body of
+// the query's CTE named cte (the query itself when cte is "").
+func ReferenceSourcesIn(a *Analysis, model, cte, qualifier, column string) []ColumnRef {
 	info := a.Models[model]
 	if info == nil {
 		return nil
 	}
 	o := a.outline(info.Canonical)
-	if o == nil || o.Query == nil || o.Query.Kind != engine.Select {
+	if o == nil || o.Query == nil {
 		return nil
 	}
 	lt := &lineageTracer{a: a}
 	scope := cteScope{}
+	q := o.Query
 	for _, c := range o.Query.CTEs {
+		if cte != "" && strings.EqualFold(c.Name, cte) {
+			q = c.Query
+			break
+		}
 		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
 	}
+	if q == nil || q.Kind != engine.Select || cte != "" && q == o.Query {
+		return nil
+	}
 	var rels []relation
-	for _, src := range o.Query.From {
+	for _, src := range q.From {
 		rels = append(rels, lt.relation(src, scope, rels))
 	}
 	out := resolveName(engine.ColumnRef{Qualifier: qualifier, Column: column}, "", rels)

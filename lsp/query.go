@@ -44,6 +44,9 @@ type colRef struct {
 	// outer is the part before qual (p in p.s.f, where s may be a struct
 	// column and f its field), lower case; "" when none.
 	outer string
+	// path is every part of the dotted name, lower case (p, s, a, b in
+	// p.s.a.b).
+	path []string
 }
 
 type source struct {
@@ -497,6 +500,9 @@ func columnRefs(toks []sqlToken) []colRef {
 		}
 		if len(chain) >= 3 {
 			r.outer = identName(chain[len(chain)-3])
+		}
+		for _, c := range chain {
+			r.path = append(r.path, identName(c))
 		}
 		out = append(out, r)
 	}
