@@ -216,6 +216,9 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 			}
 			found = true
 			imp.add(cf.rel, r.start, r.end, true)
+			if r.qual == "" {
+				w.checkUnknown(imp, cf, scope, src, r)
+			}
 			if r.qual == "" && imp.newName != "" {
 				w.checkAmbiguous(imp, cf.rel, scope, src)
 			}
@@ -235,6 +238,27 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 		}
 	}
 	return passes
+}
+
+// checkUnknown refuses a rename of an unqualified reference r that
+// resolves to src when a relation at least as near (in r's scope or one
+// between it and src's) has columns efmesh does not know: the engine may
+// bind r to that relation instead.
+func (w *world) checkUnknown(imp *columnImpact, f *file, scope *query, src *source, r colRef) {
+	for s := scope; s != nil; s = s.parent {
+		for _, other := range s.sources {
+			if other == src {
+				continue
+			}
+			if _, ok := w.sourceColumns(other, 0); !ok {
+				at := f.Mapper().Position(r.start)
+				imp.refuse("%s:%d:%d: %s could also be a column of %s, whose columns are not known; qualify it", f.rel, at.Line+1, at.Character+1, r.name, other.alias)
+			}
+		}
+		if slices.Contains(s.sources, src) {
+			return
+		}
+	}
 }
 
 // checkAmbiguous refuses a rename that would make an unqualified
@@ -284,23 +308,28 @@ func (w *world) sameColumn(s *source, name string, want modelColumn, depth int) 
 	default:
 		return false
 	}
-	return w.carries(q, want) && depth < maxDepth
+	return depth < maxDepth && w.carriesAt(q, want, depth+1)
 }
 
 // carries reports whether q's output column want.Column is want itself.
-func (w *world) carries(q *query, want modelColumn) bool {
-	if q == nil {
+func (w *world) carries(q *query, want modelColumn) bool { return w.carriesAt(q, want, 0) }
+
+// carriesAt is carries at depth of a walk through sources, which ends at
+// maxDepth whatever the text (a name that resolves back to the query
+// reading it).
+func (w *world) carriesAt(q *query, want modelColumn, depth int) bool {
+	if q == nil || depth > maxDepth {
 		return false
 	}
-	it, starSrc := w.outputItem(q, want.Column, 0)
+	it, starSrc := w.outputItem(q, want.Column, depth)
 	if starSrc != nil {
-		return w.sameColumn(starSrc, want.Column, want, 1)
+		return w.sameColumn(starSrc, want.Column, want, depth+1)
 	}
 	if it == nil || !bareRef(it) {
 		return false
 	}
 	src, name := w.resolveRef(q, it.refs[0])
-	return w.sameColumn(src, name, want, 1)
+	return w.sameColumn(src, name, want, depth+1)
 }
 
 // bareRef reports whether a select item is one column reference whose
