@@ -198,7 +198,7 @@ func usingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLE
 		var se *engine.SQLError
 		if errors.As(err, &se) && se.Subtype == engine.SubtypeColumnNotFound {
 			for _, c := range se.Candidates {
-				if !strings.EqualFold(lastParts([]string{c})[0], e.Name) {
+				if !sqlscan.SameName(lastParts([]string{c})[0], e.Name) {
 					e.Candidates = append(e.Candidates, c)
 				}
 			}
@@ -478,7 +478,7 @@ func fieldString(src []byte, name string) (at, start, end int, ok bool) {
 		return i >= 0 && i < len(toks) && toks[i].Kind == sqlscan.Punct && toks[i].Text(src) == p
 	}
 	for i, t := range toks {
-		if t.Kind != sqlscan.String || !strings.EqualFold(t.Value(src), name) {
+		if t.Kind != sqlscan.String || !sqlscan.SameName(t.Value(src), name) {
 			continue
 		}
 		if punct(i-1, "[") && punct(i+1, "]") && i >= 2 && isName(toks[i-2]) {
@@ -517,14 +517,14 @@ func nameAt(src []byte, off int) bool {
 
 func isName(t sqlscan.Token) bool { return t.Kind == sqlscan.Ident || t.Kind == sqlscan.QuotedIdent }
 
-// names reports whether t is an identifier spelling name: quoted exactly,
-// bare without case.
+// names reports whether t is an identifier the engine binds to name:
+// quoted or bare, equal but for ASCII case (sqlscan.FoldName).
 func names(src []byte, t sqlscan.Token, name string) bool {
 	switch t.Kind {
 	case sqlscan.QuotedIdent:
-		return t.Value(src) == name
+		return sqlscan.SameName(t.Value(src), name)
 	case sqlscan.Ident:
-		return strings.EqualFold(t.Text(src), name)
+		return sqlscan.SameName(t.Text(src), name)
 	}
 	return false
 }

@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
 )
 
 // TestEveryBinderError: a body with several bad references yields one
@@ -169,5 +172,55 @@ func TestEveryClauseEveryTypo(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", strings.Join(got, " "), c.want)
 			}
 		})
+	}
+}
+
+// TestNonASCIINamesAgreeWithEngine: DuckDB folds only ASCII letters when
+// it compares names (Käufer is käufer, not KÄUFER; straße is STRAßE, not
+// STRASSE; no Turkish or Greek special cases). For every spelling, what
+// the engine binds is not flagged, and what it refuses is reported at the
+// name, with the column meant as the fix where the names differ in case
+// only.
+func TestNonASCIINamesAgreeWithEngine(t *testing.T) {
+	parent := `SELECT 1 AS "Käufer", 2 AS "straße", 3 AS "ıd", 4 AS "ΣΟΦΟΣ", 5 AS "İx", 6 AS "Ωmega"`
+	spellings := []string{"Käufer", "käufer", `"käufer"`, "KÄUFER", `"KÄUFER"`, "straße", "STRAßE", "STRASSE", "straẞe",
+		"ıd", "ID", "ΣΟΦΟΣ", "σοφος", "σοφοσ", "İx", "İX", "ix", "ωmega", "ΩMEGA"}
+	wb, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wb.Close() })
+	files := map[string]string{"models/src.sql": "MODEL (name a.src);\n" + parent}
+	for i, s := range spellings {
+		files[fmt.Sprintf("models/m%02d.sql", i)] = fmt.Sprintf("MODEL (name a.m%02d);\nSELECT %s AS c FROM @ref(a.src)", i, s)
+	}
+	a := analyzeFiles(t, files)
+	refused := 0
+	for i, s := range spellings {
+		_, engineErr := wb.Describe(context.Background(), "SELECT "+s+" AS c FROM ("+parent+")")
+		m := a.Project.ByName[fmt.Sprintf("a.m%02d", i)]
+		var diags []string
+		for _, d := range a.Diagnostics {
+			if d.File == m.File {
+				diags = append(diags, fmt.Sprintf("%s: %s", m.Source[d.Range.Start.Offset:d.Range.End.Offset], d.Message))
+			}
+		}
+		switch {
+		case engineErr == nil && len(diags) > 0:
+			t.Errorf("%s: the engine binds it, but it is flagged: %v", s, diags)
+		case engineErr != nil && len(diags) != 1:
+			t.Errorf("%s: the engine refuses it (%v), diagnostics: %v", s, engineErr, diags)
+		case engineErr != nil && !strings.HasPrefix(diags[0], s+": unknown column"):
+			t.Errorf("%s: want an unknown column at the name, got %v", s, diags)
+		}
+		if engineErr != nil {
+			refused++
+		}
+		if s == "KÄUFER" && (len(diags) != 1 || !strings.HasSuffix(diags[0], `did you mean "Käufer"?`)) {
+			t.Errorf("%s: want the fix to \"Käufer\", got %v", s, diags)
+		}
+	}
+	if refused == 0 || refused == len(spellings) {
+		t.Fatalf("the engine refused %d of %d spellings: the cases do not tell folding apart", refused, len(spellings))
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // A column of a model is the same column in every model that passes it
@@ -68,7 +69,7 @@ func (imp *columnImpact) refuse(format string, args ...any) {
 // models, audits and unit tests downstream of it, following `*` chains.
 // newName, when not empty, is also checked for collisions.
 func (w *world) columnImpact(model, column, newName string) *columnImpact {
-	imp := &columnImpact{model: model, column: strings.ToLower(column), newName: newName}
+	imp := &columnImpact{model: model, column: sqlscan.FoldName(column), newName: newName}
 	if w.snap.proj == nil {
 		return imp
 	}
@@ -102,13 +103,13 @@ func (w *world) columnImpact(model, column, newName string) *columnImpact {
 // hasOutput reports whether a model has an output column named col.
 func (w *world) hasOutput(model, col string) bool {
 	for _, c := range w.columns(model) {
-		if strings.EqualFold(c.Name, col) {
+		if sqlscan.SameName(c.Name, col) {
 			return true
 		}
 	}
 	if q := w.fileOf(model).query(); q != nil {
 		outs, _ := w.outputs(q, 0)
-		return slices.Contains(outs, strings.ToLower(col))
+		return slices.Contains(outs, sqlscan.FoldName(col))
 	}
 	return false
 }
@@ -231,8 +232,8 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 		// efmesh cannot edit it.
 		for _, c := range w.columns(child) {
 			for _, s := range analysis.ColumnSources(w.res.analysis, child, c.Name) {
-				if s.Model == x && strings.EqualFold(s.Column, imp.column) {
-					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, strings.ToLower(c.Name))
+				if s.Model == x && sqlscan.SameName(s.Column, imp.column) {
+					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, sqlscan.FoldName(c.Name))
 				}
 			}
 		}
@@ -383,7 +384,7 @@ func (w *world) testUses(imp *columnImpact, x string) {
 			}
 			for _, r := range rows {
 				for _, v := range r.Values {
-					if strings.EqualFold(v.Column, imp.column) {
+					if sqlscan.SameName(v.Column, imp.column) {
 						s, e := unquoted(t.Source, v.Range.Start.Offset, v.Range.End.Offset)
 						imp.addSpan(nameSpan{rel: rel, start: s, end: e, use: true, yaml: true})
 					}

@@ -106,7 +106,7 @@ func bracketFieldAt(src []byte, q *query, off int) (scope *query, path []string,
 			}
 			for _, r := range refs {
 				if r.end == open && len(r.path) > 0 {
-					scope, path, ok = s, append(append([]string(nil), r.path...), strings.ToLower(t.Value(src))), true
+					scope, path, ok = s, append(append([]string(nil), r.path...), sqlscan.FoldName(t.Value(src))), true
 					return
 				}
 			}

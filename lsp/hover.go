@@ -13,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 func (s *Server) hover(ctx context.Context, params json.RawMessage) (any, error) {
@@ -117,7 +118,7 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 				}
 			}
 		}
-		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name)), ref.start, ref.end, true
+		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name), string(m.Source[ref.start:ref.end])), ref.start, ref.end, true
 	}
 	if scope, path, start, end, found := bracketFieldAt(m.Source, q, d.off); found {
 		if text := fieldHover(w, scope, path); text != "" {
@@ -247,24 +248,31 @@ func short(fp string) string {
 func declaredColumnHover(w *world, m *project.Model, c project.Column) string {
 	text := fmt.Sprintf("**%s** `%s` · declared column of %s", columnName(c.Name), c.Type, m.Name)
 	for _, g := range inferredColumns(w.res, m.Name) {
-		if strings.EqualFold(g.Name, c.Name) && !strings.EqualFold(g.Type, c.Type) {
+		if sqlscan.SameName(g.Name, c.Name) && !strings.EqualFold(g.Type, c.Type) {
 			text += fmt.Sprintf("\n\nthe query yields `%s`", g.Type)
 		}
 	}
-	return text + lineageText(w, m.Name, strings.ToLower(c.Name))
+	return text + lineageText(w, m.Name, sqlscan.FoldName(c.Name))
 }
 
 // refHover describes a column reference: its type and where it comes from.
-func refHover(w *world, scope *query, ref colRef, src *source, name, shown string) string {
+// written is the reference as the text has it.
+func refHover(w *world, scope *query, ref colRef, src *source, name, shown, written string) string {
 	typ := w.refType(scope, ref, 0)
 	if src != nil && src.model != "" {
-		// The engine matches names case-insensitively: show the column as
+		// The engine matches names without ASCII case: show the column as
 		// the parent yields it, whatever case the reference is written in.
-		for _, c := range w.columns(src.model) {
-			if strings.EqualFold(c.Name, name) {
-				shown = columnName(c.Name)
+		cols := w.columns(src.model)
+		found := false
+		for _, c := range cols {
+			if sqlscan.SameName(c.Name, name) {
+				shown, found = columnName(c.Name), true
 				break
 			}
+		}
+		if !found && cols != nil {
+			// KÄUFER is not "Käufer": only A-Z fold.
+			return fmt.Sprintf("**%s** · %s has no column of this name (names match without case in A-Z only)", written, src.model)
 		}
 	}
 	var b strings.Builder
@@ -312,7 +320,7 @@ func itemHover(w *world, m *project.Model, top, scope *query, it *selectItem) st
 	fmt.Fprintf(&b, "**%s**", writtenName(m.Source, it.nameStart, it.nameEnd, it.name))
 	if scope == top {
 		for _, c := range inferredColumns(w.res, m.Name) {
-			if strings.EqualFold(c.Name, it.name) {
+			if sqlscan.SameName(c.Name, it.name) {
 				fmt.Fprintf(&b, " `%s`", c.Type)
 			}
 		}

@@ -1,6 +1,10 @@
 package lsp
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/efmesh/efmesh/sqlscan"
+)
 
 // The structure of a SELECT body as far as navigation needs it: the CTEs,
 // the select items with their output names, the FROM sources with their
@@ -509,9 +513,9 @@ func columnRefs(toks []sqlToken) []colRef {
 	return out
 }
 
-// identName is the name an identifier token denotes: unquoted names fold
-// to lower case, as DuckDB compares them case-insensitively anyway.
-func identName(t sqlToken) string { return strings.ToLower(t.val) }
+// identName is the name an identifier token denotes, folded as the
+// engine compares names: ASCII letters to lower case (sqlscan.FoldName).
+func identName(t sqlToken) string { return sqlscan.FoldName(t.val) }
 
 func canPrecedeAlias(t sqlToken) bool {
 	switch t.kind {
