@@ -61,7 +61,7 @@ func FieldLineage(a *Analysis, model, column, field string) (*LineageNode, error
 }
 
 // checkField checks that a struct column has the field path field
-// (first, or a.b for a struct in a struct).
+// (first, or a.b for a struct in a struct); any path of a JSON column.
 func checkField(info *ModelInfo, model, column, field string) error {
 	typ := ""
 	for _, c := range info.Columns {
@@ -71,6 +71,11 @@ func checkField(info *ModelInfo, model, column, field string) error {
 	}
 	in := column
 	for _, f := range strings.Split(field, ".") {
+		if t := strings.ToLower(typ); t == "json" || t == "jsonb" {
+			// A JSON value's keys are not in its type (Postgres' object
+			// built with jsonb_build_object, read with ->>).
+			return nil
+		}
 		names := engine.StructFields(typ)
 		if names == nil {
 			return fmt.Errorf("model %s: %s is not a struct (it is %s), so it has no field %s", model, in, typ, f)
