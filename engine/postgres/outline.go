@@ -207,6 +207,10 @@ func rangeFunction(rf *pg_query.RangeFunction) engine.Source {
 			src.Args = append(src.Args, columnRefs(a)...)
 		}
 	}
+	if out, ok := srfOutName[src.Function]; ok && len(src.Columns) == 0 && len(rf.Functions) == 1 {
+		// An OUT parameter names the column, whatever the alias.
+		src.Columns = []string{out}
+	}
 	return src
 }
 

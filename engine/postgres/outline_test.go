@@ -124,7 +124,7 @@ func TestOutlineFieldsAndTableFunctions(t *testing.T) {
 	q := outline(t, `SELECT (p.np).first AS f, (np).last AS l, p.np.mid AS m, p.j->>'k' AS k, j->'a'->>'b' AS ab,
   jsonb_build_object('first', a.fn, 'n', a.id + 1) AS o, u.x, p.arr[1] AS one
 FROM p, a, unnest(p.arr) AS u(x), generate_series(1, p.n) AS g,
-  LATERAL jsonb_array_elements(p.j) WITH ORDINALITY AS e(v, i)`).Query
+  LATERAL jsonb_array_elements(p.j) WITH ORDINALITY AS e(v, i), jsonb_array_elements_text(p.j) AS jt`).Query
 	var items []string
 	for _, it := range q.Items {
 		var refs []string
@@ -160,6 +160,7 @@ FROM p, a, unnest(p.arr) AS u(x), generate_series(1, p.n) AS g,
 		"u fn=unnest args=[{p arr}] cols=[x]",
 		"g fn=generate_series args=[{p n}] cols=[]",
 		"e fn=jsonb_array_elements args=[{p j}] cols=[v i]",
+		"jt fn=jsonb_array_elements_text args=[{p j}] cols=[value]",
 	}
 	if strings.Join(from, "\n") != strings.Join(wantFrom, "\n") {
 		t.Errorf("from:\n%s\nwant:\n%s", strings.Join(from, "\n"), strings.Join(wantFrom, "\n"))
