@@ -28,6 +28,7 @@ const maxBinderErrors = 32
 func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.Column, []error) {
 	var errs []error
 	var edits []sqlEdit
+	groupNulled := false // a GROUP BY item was replaced by NULL
 	cur := sql
 	for range maxBinderErrors {
 		cols, err := eng.Describe(ctx, cur)
@@ -55,25 +56,45 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 		if e.Subtype == engine.SubtypeNotGrouped && e.Position < 0 {
 			havingRef(ctx, eng, cur, &e)
 		}
-		start, end, with, ok := rebindable(cur, &e)
+		var start, end int
+		var with string
+		var ok bool
+		if e.Subtype == engine.SubtypeColumnNotFound && e.Position < 0 && e.Name != "" {
+			start, end, with, ok = usingRef(ctx, eng, cur, &e)
+		} else {
+			start, end, with, ok = rebindable(cur, &e)
+		}
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
 			e.Candidates = unqualifiedCandidates(ctx, eng, cur, start, end)
 		}
-		if ok && e.Subtype == engine.SubtypeColumnNotFound {
-			switch clauseAt([]byte(cur), start) {
-			case "ORDER":
+		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
+			e.Candidates = fromCandidates(ctx, eng, cur, start, end)
+		}
+		if ok && e.Subtype == engine.SubtypeColumnNotFound && with == "NULL" {
+			switch {
+			case clauseAt([]byte(cur), start) == "ORDER":
 				with = "1" // ORDER BY NULL is refused as a constant
-			case "GROUP":
-				// GROUP BY NULL would leave every column ungrouped; ALL
-				// groups by the select list (a parser error, and the end,
-				// where it is not the only item).
-				with = "ALL"
+			case queryClauseAt([]byte(cur), start) == "GROUP":
+				// ALL groups by the select list where the name is the
+				// only item (ALL is a parser error anywhere else); NULL
+				// groups by nothing, and the columns it leaves ungrouped
+				// are not the user's mistake.
+				if soleGroupItem([]byte(cur), start, end) {
+					with = "ALL"
+				} else {
+					groupNulled = true
+				}
 			}
 		}
 		if e.Position >= 0 {
 			e.Position = unshift(edits, e.Position)
 		}
-		errs = append(errs, &e)
+		if groupNulled && e.Subtype == engine.SubtypeNotGrouped && ok {
+			// Ungrouped because a GROUP BY item of ours is NULL: bind
+			// past it without reporting it.
+		} else {
+			errs = append(errs, &e)
+		}
 		if !ok {
 			return nil, inTextOrder(errs)
 		}
@@ -135,6 +156,166 @@ func havingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQL
 		e.Position = t.Start
 		return
 	}
+}
+
+// usingRef positions an unknown name of a USING (…) list, which the
+// engine reports without a position, at its token, with the columns of
+// both sides as candidates, and returns the text that lets the binder go
+// past it: the list without the name (and a comma beside it), or ON true
+// for the whole USING where the name is its only item.
+func usingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLError) (start, end int, with string, ok bool) {
+	src := []byte(sql)
+	toks := sqlscan.Tokens(src, 0)
+	punct := func(i int, p string) bool {
+		return i < len(toks) && toks[i].Kind == sqlscan.Punct && toks[i].Text(src) == p
+	}
+	for u := range toks {
+		if !toks[u].Is(src, "USING") || !punct(u+1, "(") {
+			continue
+		}
+		var items []int
+		closing := -1
+		for j := u + 2; j < len(toks); j++ {
+			if punct(j, ")") {
+				closing = j
+				break
+			}
+			if isName(toks[j]) {
+				items = append(items, j)
+			}
+		}
+		if closing < 0 {
+			return 0, 0, "", false
+		}
+		k := slices.IndexFunc(items, func(j int) bool { return names(src, toks[j], e.Name) })
+		if k < 0 {
+			continue
+		}
+		item := toks[items[k]]
+		e.Position = item.Start
+		whole := [2]int{toks[u].Start, toks[closing].End}
+		_, err := eng.Describe(ctx, sql[:whole[0]]+"ON "+item.Text(src)+sql[whole[1]:])
+		var se *engine.SQLError
+		if errors.As(err, &se) && se.Subtype == engine.SubtypeColumnNotFound {
+			for _, c := range se.Candidates {
+				if !sqlscan.SameName(lastParts([]string{c})[0], e.Name) {
+					e.Candidates = append(e.Candidates, c)
+				}
+			}
+		}
+		switch {
+		case len(items) == 1:
+			return whole[0], whole[1], "ON true", true
+		case k+1 < len(items):
+			return item.Start, toks[items[k+1]].Start, "", true
+		default:
+			return toks[items[k-1]].End, item.End, "", true
+		}
+	}
+	return 0, 0, "", false
+}
+
+// fromCandidates binds sql with the reference at [start, end) of the
+// top-level query written last in its select list instead, for the
+// candidates the engine gives there and not in every clause (QUALIFY).
+func fromCandidates(ctx context.Context, eng engine.Engine, sql string, start, end int) []string {
+	src := []byte(sql)
+	from := -1
+	// query[i]: the parentheses open at depth i hold a query (a
+	// subquery's scope is its own).
+	query := []bool{true}
+	for _, t := range sqlscan.Tokens(src, 0) {
+		if t.Start >= start {
+			break
+		}
+		top := len(query) - 1
+		switch {
+		case t.Kind == sqlscan.Punct && t.Text(src) == "(":
+			query = append(query, false)
+		case t.Kind == sqlscan.Punct && t.Text(src) == ")":
+			if top > 0 {
+				query = query[:top]
+			}
+		case top > 0 && t.Is(src, "SELECT"):
+			query[top] = true
+		case top == 0 && t.Is(src, "FROM"):
+			from = t.Start
+		}
+	}
+	if from < 0 || slices.Contains(query[1:], true) {
+		return nil
+	}
+	// The clause's other unknown names are bound before the select
+	// list: each is replaced too, until the engine reaches ours.
+	probe := sql[:from] + ", " + sql[start:end] + " " + sql[from:start] + "NULL" + sql[end:]
+	for range maxBinderErrors {
+		_, err := eng.Describe(ctx, probe)
+		var se *engine.SQLError
+		if !errors.As(err, &se) || se.Subtype != engine.SubtypeColumnNotFound {
+			return nil
+		}
+		if se.Position == from+2 {
+			return se.Candidates
+		}
+		s, e, with, ok := rebindable(probe, se)
+		if !ok || s <= from+2 {
+			return nil
+		}
+		probe = probe[:s] + with + probe[e:]
+	}
+	return nil
+}
+
+// queryClauseAt names the clause that offset off is in, of the innermost
+// query around it: like clauseAt, inside subqueries too, and through the
+// parentheses of a call (GROUP BY upper(x) is in GROUP).
+func queryClauseAt(sql []byte, off int) string {
+	stack := []string{""}
+	for _, t := range sqlscan.Tokens(sql, 0) {
+		if t.Start >= off {
+			break
+		}
+		top := len(stack) - 1
+		switch {
+		case t.Kind == sqlscan.Punct && t.Text(sql) == "(":
+			stack = append(stack, stack[top])
+		case t.Kind == sqlscan.Punct && t.Text(sql) == ")":
+			if top > 0 {
+				stack = stack[:top]
+			}
+		case t.Kind == sqlscan.Ident:
+			for _, kw := range []string{"SELECT", "FROM", "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "OVER"} {
+				if t.Is(sql, kw) {
+					stack[top] = kw
+				}
+			}
+		}
+	}
+	return stack[len(stack)-1]
+}
+
+// soleGroupItem reports whether the reference at [start, end) is the
+// whole of its GROUP BY list.
+func soleGroupItem(src []byte, start, end int) bool {
+	toks := sqlscan.Tokens(src, 0)
+	i := slices.IndexFunc(toks, func(t sqlscan.Token) bool { return t.Start == start })
+	if i < 1 || !toks[i-1].Is(src, "BY") {
+		return false
+	}
+	j := slices.IndexFunc(toks, func(t sqlscan.Token) bool { return t.Start >= end })
+	if j < 0 {
+		return true
+	}
+	next := toks[j]
+	if next.Kind == sqlscan.Punct {
+		return next.Text(src) == ")" || next.Text(src) == ";"
+	}
+	for _, kw := range []string{"HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "OFFSET", "UNION", "EXCEPT", "INTERSECT"} {
+		if next.Is(src, kw) {
+			return true
+		}
+	}
+	return false
 }
 
 // inEdit reports whether offset p of the edited text falls in the text
@@ -297,7 +478,7 @@ func fieldString(src []byte, name string) (at, start, end int, ok bool) {
 		return i >= 0 && i < len(toks) && toks[i].Kind == sqlscan.Punct && toks[i].Text(src) == p
 	}
 	for i, t := range toks {
-		if t.Kind != sqlscan.String || !strings.EqualFold(t.Value(src), name) {
+		if t.Kind != sqlscan.String || !sqlscan.SameName(t.Value(src), name) {
 			continue
 		}
 		if punct(i-1, "[") && punct(i+1, "]") && i >= 2 && isName(toks[i-2]) {
@@ -336,14 +517,14 @@ func nameAt(src []byte, off int) bool {
 
 func isName(t sqlscan.Token) bool { return t.Kind == sqlscan.Ident || t.Kind == sqlscan.QuotedIdent }
 
-// names reports whether t is an identifier spelling name: quoted exactly,
-// bare without case.
+// names reports whether t is an identifier the engine binds to name:
+// quoted or bare, equal but for ASCII case (sqlscan.FoldName).
 func names(src []byte, t sqlscan.Token, name string) bool {
 	switch t.Kind {
 	case sqlscan.QuotedIdent:
-		return t.Value(src) == name
+		return sqlscan.SameName(t.Value(src), name)
 	case sqlscan.Ident:
-		return strings.EqualFold(t.Text(src), name)
+		return sqlscan.SameName(t.Text(src), name)
 	}
 	return false
 }

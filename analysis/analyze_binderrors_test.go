@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
 )
 
 // TestEveryBinderError: a body with several bad references yields one
@@ -115,5 +118,109 @@ func TestFieldStringsAndAliases(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEveryClauseEveryTypo: several unknown names in one list of every
+// clause (GROUP BY items and expressions, HAVING, QUALIFY, ORDER BY, a
+// window's PARTITION BY and ORDER BY inline or named, USING (…), a chain
+// of ON conditions) are each reported at their token with the nearest
+// column in scope; replacing a GROUP BY item does not report the columns
+// it leaves ungrouped.
+func TestEveryClauseEveryTypo(t *testing.T) {
+	cases := []struct{ name, query, want string }{
+		{"group list", "SELECT id, name, count(*) AS c FROM @ref(a.src) GROUP BY idd, amout, nme",
+			"idd→id amout→amount nme→name"},
+		{"group expressions", "SELECT count(*) AS c FROM @ref(a.src) GROUP BY upper(nme), idd + 1, amout",
+			"nme→name idd→id amout→amount"},
+		{"group in a subquery", "SELECT * FROM (SELECT id, name, count(*) AS c FROM @ref(a.src) GROUP BY idd, nme) AS q",
+			"idd→id nme→name"},
+		{"having", "SELECT id, count(*) AS c FROM @ref(a.src) GROUP BY id HAVING sum(amout) > 0 AND max(nme) > 'a'",
+			"amout→amount nme→name"},
+		{"qualify", "SELECT id FROM @ref(a.src) QUALIFY row_number() OVER (PARTITION BY idd, nme ORDER BY amout) = 1",
+			"idd→id nme→name amout→amount"},
+		{"order", "SELECT id FROM @ref(a.src) ORDER BY idd, amout DESC, nme",
+			"idd→id amout→amount nme→name"},
+		{"window", "SELECT id, sum(amount) OVER (PARTITION BY idd, nme ORDER BY amout) AS w FROM @ref(a.src)",
+			"idd→id nme→name amout→amount"},
+		{"named window", "SELECT id, sum(amount) OVER w AS x FROM @ref(a.src) WINDOW w AS (PARTITION BY idd, nme ORDER BY amout)",
+			"idd→id nme→name amout→amount"},
+		{"using", "SELECT s.id FROM @ref(a.src) AS s JOIN @ref(a.oth) AS o USING (idd, qtty)",
+			"idd→id qtty→qty"},
+		{"using, one item", "SELECT s.id, amout FROM @ref(a.src) AS s JOIN @ref(a.oth) AS o USING (idd)",
+			"amout→amount idd→id"},
+		{"on chain", "SELECT s.id FROM @ref(a.src) AS s JOIN @ref(a.oth) AS o ON s.idd = o.idd AND s.nme = o.qtty JOIN @ref(a.oth) AS p ON p.idd = s.id",
+			"idd→id idd→id nme→name qtty→qty idd→id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := analyzeFiles(t, map[string]string{
+				"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 2.0 AS amount, 'n' AS name",
+				"models/oth.sql": "MODEL (name a.oth);\nSELECT 1 AS id, 2 AS qty",
+				"models/m.sql":   "MODEL (name a.m);\n" + c.query,
+			})
+			src := a.Project.ByName["a.m"].Source
+			var got []string
+			for _, d := range a.Diagnostics {
+				if len(d.Fixes) != 1 || len(d.Fixes[0].Edits) != 1 {
+					t.Errorf("%s: %s: fixes %v", src[d.Range.Start.Offset:d.Range.End.Offset], d.Message, d.Fixes)
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s→%s", src[d.Range.Start.Offset:d.Range.End.Offset], d.Fixes[0].Edits[0].NewText))
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("got  %s\nwant %s", strings.Join(got, " "), c.want)
+			}
+		})
+	}
+}
+
+// TestNonASCIINamesAgreeWithEngine: DuckDB folds only ASCII letters when
+// it compares names (Käufer is käufer, not KÄUFER; straße is STRAßE, not
+// STRASSE; no Turkish or Greek special cases). For every spelling, what
+// the engine binds is not flagged, and what it refuses is reported at the
+// name, with the column meant as the fix where the names differ in case
+// only.
+func TestNonASCIINamesAgreeWithEngine(t *testing.T) {
+	parent := `SELECT 1 AS "Käufer", 2 AS "straße", 3 AS "ıd", 4 AS "ΣΟΦΟΣ", 5 AS "İx", 6 AS "Ωmega"`
+	spellings := []string{"Käufer", "käufer", `"käufer"`, "KÄUFER", `"KÄUFER"`, "straße", "STRAßE", "STRASSE", "straẞe",
+		"ıd", "ID", "ΣΟΦΟΣ", "σοφος", "σοφοσ", "İx", "İX", "ix", "ωmega", "ΩMEGA"}
+	wb, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wb.Close() })
+	files := map[string]string{"models/src.sql": "MODEL (name a.src);\n" + parent}
+	for i, s := range spellings {
+		files[fmt.Sprintf("models/m%02d.sql", i)] = fmt.Sprintf("MODEL (name a.m%02d);\nSELECT %s AS c FROM @ref(a.src)", i, s)
+	}
+	a := analyzeFiles(t, files)
+	refused := 0
+	for i, s := range spellings {
+		_, engineErr := wb.Describe(context.Background(), "SELECT "+s+" AS c FROM ("+parent+")")
+		m := a.Project.ByName[fmt.Sprintf("a.m%02d", i)]
+		var diags []string
+		for _, d := range a.Diagnostics {
+			if d.File == m.File {
+				diags = append(diags, fmt.Sprintf("%s: %s", m.Source[d.Range.Start.Offset:d.Range.End.Offset], d.Message))
+			}
+		}
+		switch {
+		case engineErr == nil && len(diags) > 0:
+			t.Errorf("%s: the engine binds it, but it is flagged: %v", s, diags)
+		case engineErr != nil && len(diags) != 1:
+			t.Errorf("%s: the engine refuses it (%v), diagnostics: %v", s, engineErr, diags)
+		case engineErr != nil && !strings.HasPrefix(diags[0], s+": unknown column"):
+			t.Errorf("%s: want an unknown column at the name, got %v", s, diags)
+		}
+		if engineErr != nil {
+			refused++
+		}
+		if s == "KÄUFER" && (len(diags) != 1 || !strings.HasSuffix(diags[0], `did you mean "Käufer"?`)) {
+			t.Errorf("%s: want the fix to \"Käufer\", got %v", s, diags)
+		}
+	}
+	if refused == 0 || refused == len(spellings) {
+		t.Fatalf("the engine refused %d of %d spellings: the cases do not tell folding apart", refused, len(spellings))
 	}
 }

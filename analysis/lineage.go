@@ -61,7 +61,7 @@ func FieldLineage(a *Analysis, model, column, field string) (*LineageNode, error
 }
 
 // checkField checks that a struct column has the field path field
-// (first, or a.b for a struct in a struct).
+// (first, or a.b for a struct in a struct); any path of a JSON column.
 func checkField(info *ModelInfo, model, column, field string) error {
 	typ := ""
 	for _, c := range info.Columns {
@@ -71,6 +71,11 @@ func checkField(info *ModelInfo, model, column, field string) error {
 	}
 	in := column
 	for _, f := range strings.Split(field, ".") {
+		if t := strings.ToLower(typ); t == "json" || t == "jsonb" {
+			// A JSON value's keys are not in its type (Postgres' object
+			// built with jsonb_build_object, read with ->>).
+			return nil
+		}
 		names := engine.StructFields(typ)
 		if names == nil {
 			return fmt.Errorf("model %s: %s is not a struct (it is %s), so it has no field %s", model, in, typ, f)
@@ -486,21 +491,35 @@ func (a *Analysis) WindowFunctions(canonical []byte) []string {
 // relation of its FROM clause that binds it, e.g. the list an unnest in
 // FROM expands. Sorted as ColumnSources; nil when it cannot be told.
 func ReferenceSources(a *Analysis, model, qualifier, column string) []ColumnRef {
+	return ReferenceSourcesIn(a, model, "", qualifier, column)
+}
+
+// ReferenceSourcesIn is ReferenceSources for a reference in the body of
+// the query's CTE named cte (the query itself when cte is "").
+func ReferenceSourcesIn(a *Analysis, model, cte, qualifier, column string) []ColumnRef {
 	info := a.Models[model]
 	if info == nil {
 		return nil
 	}
 	o := a.outline(info.Canonical)
-	if o == nil || o.Query == nil || o.Query.Kind != engine.Select {
+	if o == nil || o.Query == nil {
 		return nil
 	}
 	lt := &lineageTracer{a: a}
 	scope := cteScope{}
+	q := o.Query
 	for _, c := range o.Query.CTEs {
+		if cte != "" && strings.EqualFold(c.Name, cte) {
+			q = c.Query
+			break
+		}
 		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
 	}
+	if q == nil || q.Kind != engine.Select || cte != "" && q == o.Query {
+		return nil
+	}
 	var rels []relation
-	for _, src := range o.Query.From {
+	for _, src := range q.From {
 		rels = append(rels, lt.relation(src, scope, rels))
 	}
 	out := resolveName(engine.ColumnRef{Qualifier: qualifier, Column: column}, "", rels)

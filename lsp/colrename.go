@@ -9,6 +9,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // A column of a model is the same column in every model that passes it
@@ -68,7 +69,7 @@ func (imp *columnImpact) refuse(format string, args ...any) {
 // models, audits and unit tests downstream of it, following `*` chains.
 // newName, when not empty, is also checked for collisions.
 func (w *world) columnImpact(model, column, newName string) *columnImpact {
-	imp := &columnImpact{model: model, column: strings.ToLower(column), newName: newName}
+	imp := &columnImpact{model: model, column: sqlscan.FoldName(column), newName: newName}
 	if w.snap.proj == nil {
 		return imp
 	}
@@ -102,13 +103,13 @@ func (w *world) columnImpact(model, column, newName string) *columnImpact {
 // hasOutput reports whether a model has an output column named col.
 func (w *world) hasOutput(model, col string) bool {
 	for _, c := range w.columns(model) {
-		if strings.EqualFold(c.Name, col) {
+		if sqlscan.SameName(c.Name, col) {
 			return true
 		}
 	}
 	if q := w.fileOf(model).query(); q != nil {
 		outs, _ := w.outputs(q, 0)
-		return slices.Contains(outs, strings.ToLower(col))
+		return slices.Contains(outs, sqlscan.FoldName(col))
 	}
 	return false
 }
@@ -216,6 +217,9 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 			}
 			found = true
 			imp.add(cf.rel, r.start, r.end, true)
+			if r.qual == "" {
+				w.checkUnknown(imp, cf, scope, src, r)
+			}
 			if r.qual == "" && imp.newName != "" {
 				w.checkAmbiguous(imp, cf.rel, scope, src)
 			}
@@ -228,13 +232,34 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 		// efmesh cannot edit it.
 		for _, c := range w.columns(child) {
 			for _, s := range analysis.ColumnSources(w.res.analysis, child, c.Name) {
-				if s.Model == x && strings.EqualFold(s.Column, imp.column) {
-					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, strings.ToLower(c.Name))
+				if s.Model == x && sqlscan.SameName(s.Column, imp.column) {
+					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, sqlscan.FoldName(c.Name))
 				}
 			}
 		}
 	}
 	return passes
+}
+
+// checkUnknown refuses a rename of an unqualified reference r that
+// resolves to src when a relation at least as near (in r's scope or one
+// between it and src's) has columns efmesh does not know: the engine may
+// bind r to that relation instead.
+func (w *world) checkUnknown(imp *columnImpact, f *file, scope *query, src *source, r colRef) {
+	for s := scope; s != nil; s = s.parent {
+		for _, other := range s.sources {
+			if other == src {
+				continue
+			}
+			if _, ok := w.sourceColumns(other, 0); !ok {
+				at := f.Mapper().Position(r.start)
+				imp.refuse("%s:%d:%d: %s could also be a column of %s, whose columns are not known; qualify it", f.rel, at.Line+1, at.Character+1, r.name, other.alias)
+			}
+		}
+		if slices.Contains(s.sources, src) {
+			return
+		}
+	}
 }
 
 // checkAmbiguous refuses a rename that would make an unqualified
@@ -284,23 +309,28 @@ func (w *world) sameColumn(s *source, name string, want modelColumn, depth int) 
 	default:
 		return false
 	}
-	return w.carries(q, want) && depth < maxDepth
+	return depth < maxDepth && w.carriesAt(q, want, depth+1)
 }
 
 // carries reports whether q's output column want.Column is want itself.
-func (w *world) carries(q *query, want modelColumn) bool {
-	if q == nil {
+func (w *world) carries(q *query, want modelColumn) bool { return w.carriesAt(q, want, 0) }
+
+// carriesAt is carries at depth of a walk through sources, which ends at
+// maxDepth whatever the text (a name that resolves back to the query
+// reading it).
+func (w *world) carriesAt(q *query, want modelColumn, depth int) bool {
+	if q == nil || depth > maxDepth {
 		return false
 	}
-	it, starSrc := w.outputItem(q, want.Column, 0)
+	it, starSrc := w.outputItem(q, want.Column, depth)
 	if starSrc != nil {
-		return w.sameColumn(starSrc, want.Column, want, 1)
+		return w.sameColumn(starSrc, want.Column, want, depth+1)
 	}
 	if it == nil || !bareRef(it) {
 		return false
 	}
 	src, name := w.resolveRef(q, it.refs[0])
-	return w.sameColumn(src, name, want, 1)
+	return w.sameColumn(src, name, want, depth+1)
 }
 
 // bareRef reports whether a select item is one column reference whose
@@ -354,7 +384,7 @@ func (w *world) testUses(imp *columnImpact, x string) {
 			}
 			for _, r := range rows {
 				for _, v := range r.Values {
-					if strings.EqualFold(v.Column, imp.column) {
+					if sqlscan.SameName(v.Column, imp.column) {
 						s, e := unquoted(t.Source, v.Range.Start.Offset, v.Range.End.Offset)
 						imp.addSpan(nameSpan{rel: rel, start: s, end: e, use: true, yaml: true})
 					}

@@ -3,9 +3,10 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 func (s *Server) definition(_ context.Context, params json.RawMessage) (any, error) {
@@ -136,7 +137,7 @@ func declaredColumnName(w *world, rel, name string) (int, int, bool) {
 		return 0, 0, false
 	}
 	for _, c := range f.model.Columns {
-		if strings.EqualFold(c.Name, name) {
+		if sqlscan.SameName(c.Name, name) {
 			toks := scanSQL(f.src, c.Range.Start.Offset, c.Range.End.Offset)
 			if len(toks) > 0 {
 				return toks[0].start, toks[0].end, true

@@ -13,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 func (s *Server) hover(ctx context.Context, params json.RawMessage) (any, error) {
@@ -91,6 +92,12 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 	if scope, ref, onQual, found := refAt(q, d.off); found {
 		src, name := w.resolveRef(scope, ref)
 		if onQual {
+			if src == nil && len(ref.path) >= 3 {
+				// The middle of p.s.a.b: the struct field a.
+				if text := fieldHover(w, scope, ref.path[:len(ref.path)-1]); text != "" {
+					return text, ref.qualStart, ref.qualEnd, true
+				}
+			}
 			if src == nil {
 				return "", 0, 0, false
 			}
@@ -100,16 +107,24 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 			return "", 0, 0, false // EXTRACT(year FROM …), not a column
 		}
 		if src == nil {
-			if text := fieldHover(w, scope, ref); text != "" {
+			if text := fieldHover(w, scope, ref.path); text != "" {
 				return text, ref.start, ref.end, true
 			}
 		}
-		if src != nil && src.table != "" && src.cte == nil && src.sub == nil && src.model == "" && scope == q {
-			if text := tableFunctionHover(w, m, src, name, writtenName(m.Source, ref.start, ref.end, name)); text != "" {
-				return text, ref.start, ref.end, true
+		if src != nil && src.table != "" && src.cte == nil && src.sub == nil && src.model == "" {
+			if cteName, ok := cteOf(q, scope); ok {
+				if text := tableFunctionHover(w, m, cteName, src, name, writtenName(m.Source, ref.start, ref.end, name)); text != "" {
+					return text, ref.start, ref.end, true
+				}
 			}
 		}
-		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name)), ref.start, ref.end, true
+		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name), string(m.Source[ref.start:ref.end])), ref.start, ref.end, true
+	}
+	if scope, path, start, end, found := bracketFieldAt(m.Source, q, d.off); found {
+		if text := fieldHover(w, scope, path); text != "" {
+			return text, start, end, true
+		}
+		return "", 0, 0, false
 	}
 	if c, i := cteColumnAt(q, d.off); c != nil {
 		return cteColumnHover(w, c, i), c.cols[i].start, c.cols[i].end, true
@@ -233,24 +248,31 @@ func short(fp string) string {
 func declaredColumnHover(w *world, m *project.Model, c project.Column) string {
 	text := fmt.Sprintf("**%s** `%s` · declared column of %s", columnName(c.Name), c.Type, m.Name)
 	for _, g := range inferredColumns(w.res, m.Name) {
-		if strings.EqualFold(g.Name, c.Name) && !strings.EqualFold(g.Type, c.Type) {
+		if sqlscan.SameName(g.Name, c.Name) && !strings.EqualFold(g.Type, c.Type) {
 			text += fmt.Sprintf("\n\nthe query yields `%s`", g.Type)
 		}
 	}
-	return text + lineageText(w, m.Name, strings.ToLower(c.Name))
+	return text + lineageText(w, m.Name, sqlscan.FoldName(c.Name))
 }
 
 // refHover describes a column reference: its type and where it comes from.
-func refHover(w *world, scope *query, ref colRef, src *source, name, shown string) string {
+// written is the reference as the text has it.
+func refHover(w *world, scope *query, ref colRef, src *source, name, shown, written string) string {
 	typ := w.refType(scope, ref, 0)
 	if src != nil && src.model != "" {
-		// The engine matches names case-insensitively: show the column as
+		// The engine matches names without ASCII case: show the column as
 		// the parent yields it, whatever case the reference is written in.
-		for _, c := range w.columns(src.model) {
-			if strings.EqualFold(c.Name, name) {
-				shown = columnName(c.Name)
+		cols := w.columns(src.model)
+		found := false
+		for _, c := range cols {
+			if sqlscan.SameName(c.Name, name) {
+				shown, found = columnName(c.Name), true
 				break
 			}
+		}
+		if !found && cols != nil {
+			// KÄUFER is not "Käufer": only A-Z fold.
+			return fmt.Sprintf("**%s** · %s has no column of this name (names match without case in A-Z only)", written, src.model)
 		}
 	}
 	var b strings.Builder
@@ -298,7 +320,7 @@ func itemHover(w *world, m *project.Model, top, scope *query, it *selectItem) st
 	fmt.Fprintf(&b, "**%s**", writtenName(m.Source, it.nameStart, it.nameEnd, it.name))
 	if scope == top {
 		for _, c := range inferredColumns(w.res, m.Name) {
-			if strings.EqualFold(c.Name, it.name) {
+			if sqlscan.SameName(c.Name, it.name) {
 				fmt.Fprintf(&b, " `%s`", c.Type)
 			}
 		}
@@ -381,54 +403,17 @@ func sameColumns(w *world, raw []string, ps []modelColumn) bool {
 	return true
 }
 
-// fieldHover describes a struct field read with dots (s.f, p.s.f): its
-// type from the struct column's, and where the field's value comes from
-// (the value a parent built the struct from, see analysis.FieldSources).
-// "" when ref is not a field of a struct column of a model in scope.
-func fieldHover(w *world, scope *query, ref colRef) string {
-	if ref.qual == "" {
-		return ""
-	}
-	var src *source
-	if ref.outer != "" {
-		src = scope.sourceByAlias(ref.outer)
-	} else {
-		src, _ = w.resolveRef(scope, colRef{name: ref.qual})
-	}
-	if src == nil || src.model == "" {
-		return ""
-	}
-	typ, ok := engine.StructFieldType(w.columnType(src.model, ref.qual), ref.name)
-	if !ok {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "**%s.%s** `%s` · field of the struct column %s.%s", columnName(ref.qual), columnName(ref.name), typ, src.model, columnName(ref.qual))
-	self := modelColumn{Model: src.model, Column: ref.qual, Field: ref.name}
-	if w.res != nil && w.res.analysis != nil {
-		var from []modelColumn
-		for _, r := range analysis.FieldSources(w.res.analysis, src.model, ref.qual, ref.name) {
-			from = appendUnique(from, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
-		}
-		if len(from) > 0 {
-			b.WriteString(lineageList(w, from))
-		} else if raw := w.rawSources(self); len(raw) > 0 && !(len(raw) == 1 && raw[0] == self) {
-			b.WriteString("\n\nraw sources: " + columnsText(raw))
-		}
-	}
-	return b.String()
-}
-
 // tableFunctionHover describes a column of a table function in the FROM
-// clause of a model's query (unnest(p.names) AS u(n)): what it reads, and
+// clause of a model's query, or of one of its CTEs named by cteName
+// (unnest(p.names) AS u(n)): what it reads, and
 // for an unnest the element type of the list it expands. "" when the
 // analysis cannot tell.
-func tableFunctionHover(w *world, m *project.Model, src *source, name, shown string) string {
+func tableFunctionHover(w *world, m *project.Model, cteName string, src *source, name, shown string) string {
 	if w.res == nil || w.res.analysis == nil {
 		return ""
 	}
 	var from []modelColumn
-	for _, r := range analysis.ReferenceSources(w.res.analysis, m.Name, src.alias, name) {
+	for _, r := range analysis.ReferenceSourcesIn(w.res.analysis, m.Name, cteName, src.alias, name) {
 		from = appendUnique(from, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
 	}
 	if len(from) == 0 {

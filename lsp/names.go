@@ -1,6 +1,10 @@
 package lsp
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/efmesh/efmesh/sqlscan"
+)
 
 // writtenName is how a hover names the identifier at src[start:end]
 // whose lower-cased value is lower: a quoted identifier as written, so
@@ -19,7 +23,7 @@ func writtenName(src []byte, start, end int, lower string) string {
 func (w *world) shownColumn(c modelColumn) string {
 	name := c.Column
 	for _, col := range w.columns(c.Model) {
-		if strings.EqualFold(col.Name, name) {
+		if sqlscan.SameName(col.Name, name) {
 			name = col.Name
 			break
 		}

@@ -1,6 +1,10 @@
 package lsp
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/efmesh/efmesh/sqlscan"
+)
 
 // The structure of a SELECT body as far as navigation needs it: the CTEs,
 // the select items with their output names, the FROM sources with their
@@ -44,6 +48,9 @@ type colRef struct {
 	// outer is the part before qual (p in p.s.f, where s may be a struct
 	// column and f its field), lower case; "" when none.
 	outer string
+	// path is every part of the dotted name, lower case (p, s, a, b in
+	// p.s.a.b).
+	path []string
 }
 
 type source struct {
@@ -498,14 +505,17 @@ func columnRefs(toks []sqlToken) []colRef {
 		if len(chain) >= 3 {
 			r.outer = identName(chain[len(chain)-3])
 		}
+		for _, c := range chain {
+			r.path = append(r.path, identName(c))
+		}
 		out = append(out, r)
 	}
 	return out
 }
 
-// identName is the name an identifier token denotes: unquoted names fold
-// to lower case, as DuckDB compares them case-insensitively anyway.
-func identName(t sqlToken) string { return strings.ToLower(t.val) }
+// identName is the name an identifier token denotes, folded as the
+// engine compares names: ASCII letters to lower case (sqlscan.FoldName).
+func identName(t sqlToken) string { return sqlscan.FoldName(t.val) }
 
 func canPrecedeAlias(t sqlToken) bool {
 	switch t.kind {

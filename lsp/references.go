@@ -3,9 +3,10 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 func (s *Server) references(_ context.Context, params json.RawMessage) (any, error) {
@@ -71,7 +72,7 @@ func columnAt(d *docPos) (model, column string, decl *protocol.Location, ok bool
 	m, w := d.f.model, d.w
 	for _, c := range m.Columns {
 		if d.off >= c.Range.Start.Offset && d.off <= c.Range.End.Offset {
-			col := strings.ToLower(c.Name)
+			col := sqlscan.FoldName(c.Name)
 			if s, e, found := declaredColumnName(w, d.rel, col); found {
 				l := w.location(d.rel, s, e)
 				decl = &l

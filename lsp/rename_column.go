@@ -10,6 +10,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // renameAnnotation identifies the edits of a rename so clients that
@@ -96,7 +97,7 @@ func renameColumn(d *docPos, newName string) (*renameWorkspaceEdit, error) {
 	}
 	// Names are compared as the engine compares them, case-insensitively;
 	// they are written as typed.
-	imp := w.columnImpact(model, column, strings.ToLower(name))
+	imp := w.columnImpact(model, column, sqlscan.FoldName(name))
 	if len(imp.refusals) > 0 {
 		return nil, fmt.Errorf("cannot rename %s.%s: %s", model, old, strings.Join(imp.refusals, "; "))
 	}

@@ -2,10 +2,10 @@ package lsp
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // world answers semantic questions about a snapshot: positions and text
@@ -53,7 +53,7 @@ func (w *world) columns(name string) []engine.Column {
 
 func (w *world) columnType(model, column string) string {
 	for _, c := range w.columns(model) {
-		if strings.EqualFold(c.Name, column) {
+		if sqlscan.SameName(c.Name, column) {
 			return c.Type
 		}
 	}
@@ -73,7 +73,7 @@ func (w *world) sourceColumns(s *source, depth int) ([]string, bool) {
 		cols := w.columns(s.model)
 		names := make([]string, len(cols))
 		for i, c := range cols {
-			names[i] = strings.ToLower(c.Name)
+			names[i] = sqlscan.FoldName(c.Name)
 		}
 		return names, cols != nil
 	case s.cte != nil:

@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"strings"
-
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -49,7 +47,7 @@ func scanSQL(src []byte, from, to int) []sqlToken {
 		t := sqlToken{kind: st.Kind, start: st.Start, end: st.End}
 		switch st.Kind {
 		case sqlscan.Ident:
-			t.val = strings.ToLower(st.Text(src))
+			t.val = sqlscan.FoldName(st.Text(src))
 		case sqlscan.QuotedIdent:
 			t.val = st.Value(src)
 		case sqlscan.Macro:

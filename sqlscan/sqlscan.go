@@ -383,6 +383,31 @@ func BlockCommentEnd(src []byte, i int) (end int, ok bool) {
 	return len(src), false
 }
 
+// FoldName is the form of an identifier the engines compare: ASCII
+// letters lower-cased, every other character kept. DuckDB binds Käufer
+// and käufer (quoted or not) to the same column, but not KÄUFER; straße
+// and STRAßE, not STRASSE; Postgres folds unquoted names the same way.
+// Unicode case folding (strings.ToLower, strings.EqualFold) would match
+// names the engine refuses.
+func FoldName(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// SameName reports whether two identifiers name the same column for the
+// engine: equal but for ASCII case (see FoldName).
+func SameName(a, b string) bool { return EqualFold([]byte(a), b) }
+
 // EqualFold reports whether w is word, ignoring ASCII case.
 func EqualFold(w []byte, word string) bool {
 	if len(w) != len(word) {

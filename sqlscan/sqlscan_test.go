@@ -233,3 +233,17 @@ func TestLeafPackage(t *testing.T) {
 		}
 	}
 }
+
+// FoldName folds ASCII letters only, as the engines compare names.
+func TestFoldName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Käufer": "käufer", "KÄUFER": "kÄufer", "STRAßE": "straße", "İX": "İx", "ΣΟΦΟΣ": "ΣΟΦΟΣ", "plain": "plain", "": "",
+	} {
+		if got := FoldName(in); got != want {
+			t.Errorf("FoldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !SameName("Käufer", "KäUFER") || SameName("Käufer", "KÄUFER") {
+		t.Error("SameName folds A-Z and tells ä from Ä")
+	}
+}

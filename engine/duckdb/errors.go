@@ -109,6 +109,11 @@ func classifyMessage(e *engine.SQLError) {
 		// v.c of a VALUES list v(a, b): like a table's, without candidates.
 		e.Subtype = engine.SubtypeColumnNotFound
 		e.Name = between(e.Message, `column named "`, `"`)
+	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Column "`) && strings.Contains(e.Message, " does not exist on ") && strings.HasSuffix(e.Message, " side of join!"):
+		// A name of USING (…) one side lacks: `Column "x" does not exist
+		// on left side of join!`, without a position or candidates.
+		e.Subtype = engine.SubtypeColumnNotFound
+		e.Name = between(e.Message, `Column "`, `"`)
 	case e.Subtype == "" && strings.HasPrefix(e.Message, "Referenced column"):
 		e.Subtype = engine.SubtypeColumnNotFound
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Ambiguous reference to column name"):

@@ -110,6 +110,17 @@ func (b *binder) alias(r *rel, a *pg_query.Alias, what string) {
 var scalarSRFs = map[string]bool{
 	"generate_series": true, "generate_subscripts": true, "unnest": true,
 	"regexp_split_to_table": true, "string_to_table": true,
+	"jsonb_array_elements": true, "json_array_elements": true,
+	"jsonb_array_elements_text": true, "json_array_elements_text": true,
+	"jsonb_object_keys": true, "json_object_keys": true,
+}
+
+// srfOutName is the name of the one output column of a set-returning
+// function declared with an OUT parameter: the parameter's, whatever the
+// table alias.
+var srfOutName = map[string]string{
+	"jsonb_array_elements": "value", "json_array_elements": "value",
+	"jsonb_array_elements_text": "value", "json_array_elements_text": "value",
 }
 
 func (b *binder) rangeFunction(rf *pg_query.RangeFunction, lsc *scope) *rel {
@@ -144,6 +155,9 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, lsc *scope) *rel {
 		name := fname
 		if rf.Alias != nil {
 			name = rf.Alias.Aliasname
+		}
+		if out, ok := srfOutName[fname]; ok {
+			name = out
 		}
 		r.cols = []column{{name: name, typ: types[0]}}
 	}

@@ -472,6 +472,12 @@ func funcType(name string, args []string) string {
 		}
 	case "generate_subscripts":
 		return "integer"
+	case "jsonb_array_elements", "jsonb_path_query":
+		return "jsonb"
+	case "json_array_elements":
+		return "json"
+	case "jsonb_array_elements_text", "json_array_elements_text", "jsonb_object_keys", "json_object_keys":
+		return "text"
 	case "json_agg", "json_build_object", "json_build_array", "to_json", "json_object_agg", "row_to_json", "array_to_json":
 		return "json"
 	case "jsonb_agg", "jsonb_build_object", "jsonb_build_array", "to_jsonb", "jsonb_object_agg", "jsonb_set", "jsonb_strip_nulls":

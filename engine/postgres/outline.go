@@ -172,33 +172,146 @@ func sources(n *pg_query.Node) []engine.Source {
 		}
 		return append(sources(j.Larg), right...)
 	case *pg_query.Node_RangeFunction:
-		return []engine.Source{{Alias: x.RangeFunction.GetAlias().GetAliasname()}}
+		return []engine.Source{rangeFunction(x.RangeFunction)}
 	case *pg_query.Node_RangeTableFunc:
 		return []engine.Source{{Alias: x.RangeTableFunc.GetAlias().GetAliasname()}}
 	}
 	return []engine.Source{{}}
 }
 
-// columnRefs lists the columns an expression reads, outside subqueries.
+// rangeFunction outlines a table function of a FROM clause (unnest(x),
+// generate_series(…), jsonb_array_elements(x), ROWS FROM (…)): its name,
+// the columns its arguments read, and the names AS f(a, b) gives its
+// columns.
+func rangeFunction(rf *pg_query.RangeFunction) engine.Source {
+	src := engine.Source{Alias: rf.GetAlias().GetAliasname()}
+	for _, n := range rf.GetAlias().GetColnames() {
+		if sv := n.GetString_(); sv != nil {
+			src.Columns = append(src.Columns, sv.Sval)
+		}
+	}
+	for _, f := range rf.Functions {
+		// Each function is a list: the call, then its column definitions.
+		items := f.GetList().GetItems()
+		if len(items) == 0 {
+			continue
+		}
+		fc := items[0].GetFuncCall()
+		if fc == nil {
+			continue
+		}
+		if src.Function == "" {
+			src.Function = strings.ToLower(lastName(fc.Funcname))
+		}
+		for _, a := range fc.Args {
+			src.Args = append(src.Args, columnRefs(a)...)
+		}
+	}
+	if out, ok := srfOutName[src.Function]; ok && len(src.Columns) == 0 && len(rf.Functions) == 1 {
+		// An OUT parameter names the column, whatever the alias.
+		src.Columns = []string{out}
+	}
+	return src
+}
+
+// columnRefs lists the columns an expression reads, outside subqueries. A
+// field read of a composite or JSON value ((c).f, c.f, c->'f', c->>'f')
+// is given as the dotted name would be: Path c, f.
 func columnRefs(n *pg_query.Node) []engine.ColumnRef {
 	if n == nil {
 		return nil
 	}
 	var refs []engine.ColumnRef
 	visit(n.ProtoReflect(), false, func(m proto.Message) bool {
-		if x, ok := m.(*pg_query.ColumnRef); ok {
-			if qual, name := refParts(x); name != "" && !isStar(x) {
-				ref := engine.ColumnRef{Column: name}
-				if len(qual) > 0 {
-					ref.Qualifier = qual[len(qual)-1]
-				}
-				refs = append(refs, ref)
+		switch x := m.(type) {
+		case *pg_query.ColumnRef:
+			if path := refPath(x); len(path) > 0 && !isStar(x) {
+				refs = append(refs, pathRef(path))
 			}
 			return false
+		case *pg_query.A_Indirection, *pg_query.A_Expr:
+			if path := pathOf(x); len(path) > 0 {
+				refs = append(refs, pathRef(path))
+				return false
+			}
 		}
 		return true
 	})
 	return refs
+}
+
+// refPath is the names of a column reference, qualifiers first; nil for
+// a star or a reference with a non-name part.
+func refPath(cr *pg_query.ColumnRef) []string {
+	var path []string
+	for _, f := range cr.Fields {
+		sv := f.GetString_()
+		if sv == nil {
+			return nil
+		}
+		path = append(path, sv.Sval)
+	}
+	return path
+}
+
+// fieldPath is pathOf the expression of node n.
+func fieldPath(n *pg_query.Node) []string {
+	switch {
+	case n.GetColumnRef() != nil:
+		return pathOf(n.GetColumnRef())
+	case n.GetAIndirection() != nil:
+		return pathOf(n.GetAIndirection())
+	case n.GetAExpr() != nil:
+		return pathOf(n.GetAExpr())
+	}
+	return nil
+}
+
+// pathOf reads a field access on a column reference as a path: (c).f
+// and (t.c).f.g, c->'f' and c->>'f' (chained); nil for anything else.
+func pathOf(m proto.Message) []string {
+	switch x := m.(type) {
+	case *pg_query.ColumnRef:
+		return refPath(x)
+	case *pg_query.A_Indirection:
+		path := fieldPath(x.Arg)
+		if path == nil {
+			return nil
+		}
+		for _, i := range x.Indirection {
+			sv := i.GetString_()
+			if sv == nil {
+				return nil // a subscript [i] or .*
+			}
+			path = append(path, sv.Sval)
+		}
+		return path
+	case *pg_query.A_Expr:
+		if x.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(x.Name) != 1 {
+			return nil
+		}
+		if op := x.Name[0].GetString_().GetSval(); op != "->" && op != "->>" {
+			return nil
+		}
+		key := x.Rexpr.GetAConst().GetSval()
+		path := fieldPath(x.Lexpr)
+		if key == nil || path == nil {
+			return nil
+		}
+		return append(path, key.Sval)
+	}
+	return nil
+}
+
+// pathRef is the reference a dotted path reads: its last two parts as
+// qualifier and column, the whole path where it has more than one part.
+func pathRef(path []string) engine.ColumnRef {
+	ref := engine.ColumnRef{Column: path[len(path)-1]}
+	if len(path) >= 2 {
+		ref.Qualifier = path[len(path)-2]
+		ref.Path = path
+	}
+	return ref
 }
 
 // outlineItem converts one target-list entry.
@@ -221,21 +334,12 @@ func outlineItem(rt *pg_query.ResTarget) engine.Item {
 		return it
 	}
 	// Column references and windows, outside subqueries.
+	it.Refs = columnRefs(rt.Val)
+	it.Plain = rt.Val.GetColumnRef() != nil
+	it.Fields = builtFields(rt.Val)
 	visit(rt.Val.ProtoReflect(), false, func(m proto.Message) bool {
-		switch x := m.(type) {
-		case *pg_query.ColumnRef:
-			if qual, name := refParts(x); name != "" && !isStar(x) {
-				ref := engine.ColumnRef{Column: name}
-				if len(qual) > 0 {
-					ref.Qualifier = qual[len(qual)-1]
-				}
-				it.Refs = append(it.Refs, ref)
-			}
-			return false
-		case *pg_query.FuncCall:
-			if x.Over != nil {
-				it.Windows = addName(it.Windows, lastName(x.Funcname))
-			}
+		if x, ok := m.(*pg_query.FuncCall); ok && x.Over != nil {
+			it.Windows = addName(it.Windows, lastName(x.Funcname))
 		}
 		return true
 	})
@@ -252,6 +356,28 @@ func outlineItem(rt *pg_query.ResTarget) engine.Item {
 		return true
 	})
 	return it
+}
+
+// builtFields are the fields of a JSON object an item builds at its top
+// (jsonb_build_object('first', a.fn, …), json_build_object), each with the
+// columns its value reads: Postgres' struct, read back with ->'first'.
+func builtFields(n *pg_query.Node) []engine.Field {
+	fc := n.GetFuncCall()
+	if fc == nil {
+		return nil
+	}
+	switch strings.ToLower(lastName(fc.Funcname)) {
+	case "jsonb_build_object", "json_build_object":
+	default:
+		return nil
+	}
+	var out []engine.Field
+	for i := 0; i+1 < len(fc.Args); i += 2 {
+		if key := fc.Args[i].GetAConst().GetSval(); key != nil {
+			out = append(out, engine.Field{Name: key.Sval, Refs: columnRefs(fc.Args[i+1])})
+		}
+	}
+	return out
 }
 
 // visit calls f on m and every message below it, parents first, fields in

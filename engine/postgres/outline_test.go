@@ -115,3 +115,54 @@ func refsOf(refs []engine.ColumnRef) []string {
 	}
 	return out
 }
+
+// TestOutlineFieldsAndTableFunctions: composite and JSON field reads are
+// paths as DuckDB's struct fields are, a JSON object built from columns
+// has fields, and table functions name their function, the columns their
+// arguments read and the names their alias gives.
+func TestOutlineFieldsAndTableFunctions(t *testing.T) {
+	q := outline(t, `SELECT (p.np).first AS f, (np).last AS l, p.np.mid AS m, p.j->>'k' AS k, j->'a'->>'b' AS ab,
+  jsonb_build_object('first', a.fn, 'n', a.id + 1) AS o, u.x, p.arr[1] AS one
+FROM p, a, unnest(p.arr) AS u(x), generate_series(1, p.n) AS g,
+  LATERAL jsonb_array_elements(p.j) WITH ORDINALITY AS e(v, i), jsonb_array_elements_text(p.j) AS jt`).Query
+	var items []string
+	for _, it := range q.Items {
+		var refs []string
+		for _, r := range it.Refs {
+			refs = append(refs, fmt.Sprintf("%s.%s%v", r.Qualifier, r.Column, r.Path))
+		}
+		line := fmt.Sprintf("%s: %s plain=%v", it.Name, strings.Join(refs, " "), it.Plain)
+		for _, f := range it.Fields {
+			line += fmt.Sprintf(" field %s%v", f.Name, refsOf(f.Refs))
+		}
+		items = append(items, line)
+	}
+	want := []string{
+		"f: np.first[p np first] plain=false",
+		"l: np.last[np last] plain=false",
+		"m: np.mid[p np mid] plain=true",
+		"k: j.k[p j k] plain=false",
+		"ab: a.b[j a b] plain=false",
+		"o: a.fn[a fn] a.id[a id] plain=false field first[{a fn}] field n[{a id}]",
+		"x: u.x[u x] plain=true",
+		"one: p.arr[p arr] plain=false",
+	}
+	if strings.Join(items, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items:\n%s\nwant:\n%s", strings.Join(items, "\n"), strings.Join(want, "\n"))
+	}
+	var from []string
+	for _, s := range q.From {
+		from = append(from, fmt.Sprintf("%s fn=%s args=%v cols=%v", s.Name(), s.Function, refsOf(s.Args), s.Columns))
+	}
+	wantFrom := []string{
+		"p fn= args=[] cols=[]",
+		"a fn= args=[] cols=[]",
+		"u fn=unnest args=[{p arr}] cols=[x]",
+		"g fn=generate_series args=[{p n}] cols=[]",
+		"e fn=jsonb_array_elements args=[{p j}] cols=[v i]",
+		"jt fn=jsonb_array_elements_text args=[{p j}] cols=[value]",
+	}
+	if strings.Join(from, "\n") != strings.Join(wantFrom, "\n") {
+		t.Errorf("from:\n%s\nwant:\n%s", strings.Join(from, "\n"), strings.Join(wantFrom, "\n"))
+	}
+}
