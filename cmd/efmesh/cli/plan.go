@@ -229,7 +229,8 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 			}
 			defer w.Close()
 			w.Selection = sel.workspace()
-			opts, err := cf.options(a.now())
+			now := a.now()
+			opts, err := cf.options(now)
 			if err != nil {
 				return err
 			}
@@ -243,7 +244,18 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 					}
 				}
 			}
+			// A plain apply leaves the environment's no-op digest behind,
+			// so the plan after it is answered without loading anything.
+			var noop *workspace.NoopRequest
+			if cf.plain() && !sel.active() {
+				vars, err := project.ParseVarFlags(a.varFlags)
+				if err != nil {
+					return err
+				}
+				noop = &workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
+			}
 			res, err := w.Apply(a.ctx, args[0], workspace.ApplyRequest{
+				Noop: noop,
 				Plan: opts,
 				Review: func(p *planner.Plan) error {
 					metricsOf(a.ctx).planned(p)
