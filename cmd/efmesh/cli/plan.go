@@ -127,10 +127,9 @@ the selected models below it are built against that version.`,
 				}
 				req = workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
 				if hit, ok := workspace.QuickPlan(a.ctx, a.dir, req); ok {
-					a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
-					a.warnUnusedVars(hit.UnusedVars)
-					a.printPlan(hit.Plan, false)
-					return nil
+					if answered := a.printNoopHit(hit); answered {
+						return nil
+					}
 				}
 			}
 			w, err := a.load(true)
@@ -161,6 +160,27 @@ the selected models below it are built against that version.`,
 	cf.register(cmd)
 	sel.register(cmd)
 	return cmd
+}
+
+// printNoopHit prints the plan the no-op digest answered: its text as
+// kept, or its decoded plan for --json. false: the digest's plan cannot be
+// decoded, and the full path answers.
+func (a *app) printNoopHit(hit workspace.NoopHit) bool {
+	if a.json {
+		p, err := hit.Plan()
+		if err != nil {
+			a.log.Debug("the no-op digest's plan", "err", err)
+			return false
+		}
+		a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+		a.warnUnusedVars(hit.UnusedVars)
+		a.printPlan(p, false)
+		return true
+	}
+	a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+	a.warnUnusedVars(hit.UnusedVars)
+	fmt.Fprint(a.stdout, hit.Text)
+	return true
 }
 
 // plain reports whether the flags ask for nothing but the plan: no
