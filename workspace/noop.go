@@ -354,7 +354,7 @@ func (w *Workspace) watchPlan(ctx context.Context, st state.Reader, env string) 
 // no-op digest when it changes nothing, so that the next plain plan of an
 // unchanged project is answered by QuickPlan. A plan with changes removes
 // the digest. A project whose plan depends on what the digest cannot
-// watch (a PostgreSQL warehouse or store, an EXTERNAL model whose columns
+// watch (a PostgreSQL warehouse, an EXTERNAL model whose columns
 // come from its files) is not remembered.
 func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 	path := noopPath(w.Project.Root, req.Env)
