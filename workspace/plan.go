@@ -163,6 +163,12 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	opts := append([]planner.PlanOption{planner.PlanAt(w.opts.now())}, req.Plan...)
+	// The store's token as the plan is about to read it: a plan without
+	// changes is remembered against it (rememberApplied).
+	tok, tokOK := "", false
+	if req.Noop != nil {
+		tok, tokOK = storeToken(ctx, st, env)
+	}
 	p, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb)))
 	if err != nil {
 		return out, err
@@ -174,7 +180,9 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		}
 	}
 	if !p.HasChanges {
-		w.rememberApplied(ctx, st, env, req, opts, wb, p, &wh)
+		if tokOK {
+			w.rememberApplied(ctx, st, env, req, opts, wb, &plannedAt{plan: p, token: tok}, &wh)
+		}
 		return out, nil
 	}
 	if wh == nil { // the first apply creates the warehouse
@@ -204,16 +212,22 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	return out, nil
 }
 
+// plannedAt is a plan and the store's token read before it was made.
+type plannedAt struct {
+	plan  *planner.Plan
+	token string
+}
+
 // rememberApplied leaves the no-op digest of env behind a finished apply
-// of a plain request (ApplyRequest.Noop): p is the plan the apply made when
-// it had no changes, else nil, and the plan is made again. Under the
+// of a plain request (ApplyRequest.Noop): made is the plan the apply made
+// when it had no changes, else nil, and the plan is made again. Under the
 // environment's lock, in this order: the store's token, the plan against
 // the store and the open warehouse, the warehouse closed (its file as the
 // next process finds it) and stamped, the token read again. A token that
 // moved meanwhile (another writer), a plan with changes or anything that
 // fails leaves no digest: the next plan takes the full path. The
 // warehouse is closed on return (*wh is nil).
-func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env string, req ApplyRequest, opts []planner.PlanOption, wb analysis.Workbench, p *planner.Plan, wh *engine.Engine) {
+func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env string, req ApplyRequest, opts []planner.PlanOption, wb analysis.Workbench, made *plannedAt, wh *engine.Engine) {
 	if req.Noop == nil || req.Noop.Env != env || w.Selection.Active() || w.loaded == nil {
 		return
 	}
@@ -224,11 +238,15 @@ func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env str
 		}
 	}
 	defer closeWH()
-	tok, ok := storeToken(ctx, st, env)
-	if !ok {
-		return
-	}
-	if p == nil {
+	var p *planner.Plan
+	var tok string
+	if made != nil {
+		p, tok = made.plan, made.token
+	} else {
+		var ok bool
+		if tok, ok = storeToken(ctx, st, env); !ok {
+			return
+		}
 		again, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(*wh), planner.WithWorkbench(wb)))
 		if err != nil {
 			w.opts.logger().Debug("no no-op digest: the plan after the apply failed", "err", err)
