@@ -354,7 +354,7 @@ func (w *Workspace) watchPlan(ctx context.Context, st state.Reader, env string) 
 // no-op digest when it changes nothing, so that the next plain plan of an
 // unchanged project is answered by QuickPlan. A plan with changes removes
 // the digest. A project whose plan depends on what the digest cannot
-// watch (a PostgreSQL warehouse, an EXTERNAL model whose columns
+// watch (a PostgreSQL warehouse, a lake's files, an EXTERNAL model whose columns
 // come from its files) is not remembered.
 func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 	path := noopPath(w.Project.Root, req.Env)
@@ -383,6 +383,14 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		if m.Kind.Name == project.KindExternal && m.Columns == nil {
 			return os.Remove(path)
 		}
+	}
+	if w.Project.Config.Lake != "" {
+		// The lake's parquet files are relations the plan checks, and
+		// the digest does not stamp them.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
 	}
 	bin, err := binaryStamp()
 	if err != nil {
