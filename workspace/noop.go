@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ import (
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 1
+const noopFormat = 2
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -87,10 +88,23 @@ func (r NoopRequest) key() string {
 
 // NoopHit is a no-op plan answered from the digest.
 type NoopHit struct {
-	Plan *planner.Plan
+	// Text is the plan as WritePlan writes it, kept in the digest: a hit
+	// prints it without decoding the plan.
+	Text string
 	// UnusedVars are the --var overrides nothing reads, as the full path
 	// found them.
 	UnusedVars []project.UnusedVar
+	planJSON   []byte
+}
+
+// Plan decodes the plan the digest holds (for --json, or a caller that
+// needs the models): the plan the full path made, as it made it.
+func (h NoopHit) Plan() (*planner.Plan, error) {
+	var p planner.Plan
+	if err := json.Unmarshal(h.planJSON, &p); err != nil {
+		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+	}
+	return &p, nil
 }
 
 // stamp is one file as a plan saw it: Missing when it did not exist.
@@ -109,14 +123,16 @@ type noopDigest struct {
 	Binary     stamp
 	Globs      [3][]string
 	Listed     []string
+	Dirs       []stamp
 	Files      []stamp
 	Warehouse  []stamp
 	Store      string
 	UnusedVars []project.UnusedVar
 }
 
-// The digest's file is a gob stream of two values: the stamps, decoded on
-// every plan, then the plan's JSON, decoded only when the stamps hold.
+// The digest's file is a gob stream of three values: the stamps, decoded on
+// every plan, then the plan's text, printed on a hit, and its JSON,
+// decoded only when asked for (NoopHit.Plan).
 func noopPath(root, env string) string {
 	return filepath.Join(root, ".efmesh", "cache", "noop", env+".digest")
 }
@@ -262,9 +278,11 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 			return hit, false
 		}
 	}
-	cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
-	if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
-		return hit, false
+	if !d.sameDirs() {
+		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
+		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
+			return hit, false
+		}
 	}
 	// efmesh.yaml is unchanged (it is the first file): its settings say
 	// where the store and the warehouse are.
@@ -287,9 +305,9 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 	if !ok || tok != d.Store {
 		return hit, false
 	}
-	var plan planner.Plan
+	var text string
 	var planJSON []byte
-	if dec.Decode(&planJSON) != nil || json.Unmarshal(planJSON, &plan) != nil || plan.HasChanges || plan.Env != req.Env {
+	if dec.Decode(&text) != nil || dec.Decode(&planJSON) != nil {
 		return hit, false
 	}
 	if touched { // stat-only next time
@@ -298,9 +316,9 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 				d.Files[i] = now
 			}
 		}
-		_ = writeDigest(path, &d, &plan)
+		_ = writeDigestRaw(path, &d, text, planJSON)
 	}
-	return NoopHit{Plan: &plan, UnusedVars: d.UnusedVars}, true
+	return NoopHit{Text: text, UnusedVars: d.UnusedVars, planJSON: planJSON}, true
 }
 
 // noopBefore is what a plan of the workspace saw before it read the store
@@ -336,7 +354,7 @@ func (w *Workspace) watchPlan(ctx context.Context, st state.Reader, env string) 
 // no-op digest when it changes nothing, so that the next plain plan of an
 // unchanged project is answered by QuickPlan. A plan with changes removes
 // the digest. A project whose plan depends on what the digest cannot
-// watch (a PostgreSQL warehouse or store, an EXTERNAL model whose columns
+// watch (a PostgreSQL warehouse, a lake's files, an EXTERNAL model whose columns
 // come from its files) is not remembered.
 func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 	path := noopPath(w.Project.Root, req.Env)
@@ -366,11 +384,23 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 			return os.Remove(path)
 		}
 	}
+	if w.Project.Config.Lake != "" {
+		// The lake's parquet files are relations the plan checks, and
+		// the digest does not stamp them.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
 	bin, err := binaryStamp()
 	if err != nil {
 		return nil
 	}
 	cfg := w.Project.Config
+	dirs := globDirs(w.Project.Root, [3][]string{cfg.Models, cfg.Tests, cfg.Audits}, time.Now())
+	if dirs != nil && !slices.Equal(project.ListFiles(w.Project.Root, cfg), w.loaded.listed) {
+		dirs = nil // a file came or went since Open listed them
+	}
 	d := &noopDigest{
 		Format:     noopFormat,
 		Request:    req.key(),
@@ -378,6 +408,7 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		Binary:     bin,
 		Globs:      [3][]string{cfg.Models, cfg.Tests, cfg.Audits},
 		Listed:     w.loaded.listed,
+		Dirs:       dirs,
 		Files:      files,
 		Warehouse:  b.warehouse,
 		Store:      b.store,
@@ -389,15 +420,24 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 // writeDigest writes d atomically (a rename), so a concurrent QuickPlan
 // reads the old digest or the new one.
 func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
+	// The plan in JSON, its own format: gob would not keep an empty
+	// slice apart from a nil one, which the plan's JSON tells apart.
+	planJSON, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return writeDigestRaw(path, d, PlanText(p), planJSON)
+}
+
+// writeDigestRaw writes the digest's three values: the stamps, the plan's
+// text and its JSON.
+func writeDigestRaw(path string, d *noopDigest, text string, planJSON []byte) error {
 	var buf bytes.Buffer
 	enc := gob.NewEncoder(&buf)
 	if err := enc.Encode(d); err != nil {
 		return err
 	}
-	// The plan in JSON, its own format: gob would not keep an empty
-	// slice apart from a nil one, which the plan's JSON tells apart.
-	planJSON, err := json.Marshal(p)
-	if err != nil {
+	if err := enc.Encode(text); err != nil {
 		return err
 	}
 	if err := enc.Encode(planJSON); err != nil {
@@ -466,4 +506,118 @@ func (r *recorder) loaded(p *project.Project) *loadedFiles {
 		l.seeds = append(l.seeds, s)
 	}
 	return l
+}
+
+// racyDir is how recent a folder's mtime may be and still be trusted to
+// move on the next change: a file added within the same tick of a coarse
+// clock would not move it.
+const racyDir = 2 * time.Second
+
+// globDirs stamps the folders the project's globs list (project.ListFiles
+// walks them, with the same rules: from each glob's literal base, hidden
+// folders skipped unless the glob names one, no deeper than a glob without
+// ** reaches), so that a check finds the listing unchanged by stat calls
+// alone: a file added, removed or renamed moves its folder's mtime. A base
+// that does not exist is stamped missing with its ancestors (creating it
+// moves the nearest one). nil: a folder changed too recently to be trusted
+// (racyDir), or could not be read; the check lists the files instead.
+func globDirs(root string, globs [3][]string, now time.Time) []stamp {
+	seen := map[string]bool{}
+	var out []stamp
+	add := func(rel string) bool {
+		abs := filepath.Join(root, filepath.FromSlash(rel))
+		if seen[abs] {
+			return true
+		}
+		seen[abs] = true
+		s, err := stampFile(abs, false)
+		if err != nil || (!s.Missing && now.Sub(time.Unix(0, s.ModTime)) < racyDir) {
+			return false
+		}
+		out = append(out, s)
+		return true
+	}
+	fsys := os.DirFS(root)
+	for _, patterns := range globs {
+		for _, pattern := range patterns {
+			segs := strings.Split(strings.TrimPrefix(pattern, "./"), "/")
+			literal := 0
+			for literal < len(segs)-1 && !strings.ContainsAny(segs[literal], "*?[{\\") {
+				literal++
+			}
+			base := "."
+			if literal > 0 {
+				base = strings.Join(segs[:literal], "/")
+			}
+			maxDepth := len(segs)
+			if slices.Contains(segs, "**") {
+				maxDepth = -1
+			}
+			wantsHidden := strings.Contains("/"+pattern, "/.")
+			if _, err := fs.Stat(fsys, base); errors.Is(err, fs.ErrNotExist) {
+				for dir := base; ; dir = pathDir(dir) {
+					if !add(dir) {
+						return nil
+					}
+					if _, err := fs.Stat(fsys, dir); err == nil || dir == "." {
+						break
+					}
+				}
+				continue
+			}
+			ok := true
+			err := fs.WalkDir(fsys, base, func(name string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !d.IsDir() {
+					return nil
+				}
+				depth := 0
+				if name != "." {
+					depth = strings.Count(name, "/") + 1
+				}
+				if name != base && strings.HasPrefix(d.Name(), ".") && !wantsHidden {
+					return fs.SkipDir
+				}
+				if maxDepth >= 0 && depth >= maxDepth {
+					return fs.SkipDir
+				}
+				if !add(name) {
+					ok = false
+					return fs.SkipAll
+				}
+				return nil
+			})
+			if err != nil || !ok {
+				return nil
+			}
+		}
+	}
+	if out == nil {
+		out = []stamp{} // no folder to watch is not "list the files"
+	}
+	return out
+}
+
+func pathDir(rel string) string {
+	if i := strings.LastIndex(rel, "/"); i >= 0 {
+		return rel[:i]
+	}
+	return "."
+}
+
+// sameDirs reports whether every folder the globs list is as the digest
+// stamped it: then the listing is too. false: list the files.
+func (d *noopDigest) sameDirs() bool {
+	if d.Dirs == nil {
+		return false
+	}
+	for _, s := range d.Dirs {
+		now, err := stampFile(s.Path, false)
+		if err != nil || now != s {
+			return false
+		}
+	}
+	return true
 }

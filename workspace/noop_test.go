@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -31,7 +32,14 @@ func planPlain(t *testing.T, dir, env string, vars map[string]string, now time.T
 	ctx := context.Background()
 	req := NoopRequest{Env: env, Vars: vars, Now: now}
 	if hit, ok := QuickPlan(ctx, dir, req); ok {
-		return hit.Plan, true
+		p, err := hit.Plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hit.Text != PlanText(p) {
+			t.Fatalf("the digest's text is not its plan's:\n%s\n%s", hit.Text, PlanText(p))
+		}
+		return p, true
 	}
 	w, err := Open(ctx, dir, OpenOptions{Options: Options{Now: func() time.Time { return now }}, Env: env, Vars: vars})
 	if err != nil {
@@ -248,5 +256,54 @@ func TestNoopDigestSelection(t *testing.T) {
 	}
 	if _, ok := QuickPlan(ctx, dir, req); ok {
 		t.Fatal("a digest survived a plan of a selection")
+	}
+}
+
+// TestNoopDigestFolders: once the project's folders are older than a
+// coarse clock's tick, the digest vouches for the listing by their stamps
+// alone; a file added in a folder, or in a new subfolder, still misses.
+func TestNoopDigestFolders(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		add  string
+	}{
+		{"a file in a listed folder", "models/more.sql"},
+		{"a file in a new subfolder", "models/deep/more.sql"},
+		{"a test file in a folder not yet created", "tests/more.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeProject(t, noopShop)
+			applyEnv(t, dir, "dev", noopNow)
+			old := time.Now().Add(-time.Hour)
+			for _, d := range []string{".", "models", "seeds"} {
+				if err := os.Chtimes(filepath.Join(dir, d), old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, quick := planPlain(t, dir, "dev", nil, noopNow); quick {
+				t.Fatal("the first plan was quick")
+			}
+			raw, err := os.ReadFile(noopPath(dir, "dev"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d noopDigest
+			if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Dirs) == 0 || !d.sameDirs() {
+				t.Fatalf("the digest does not vouch for the folders: %+v", d.Dirs)
+			}
+			if _, quick := planPlain(t, dir, "dev", nil, noopNow); !quick {
+				t.Fatal("an unchanged project was not answered from the digest")
+			}
+			writeFile(t, dir, tc.add, "MODEL (name mart.more, kind VIEW);\nSELECT 1 AS x\n")
+			if d.sameDirs() {
+				t.Fatal("the folders' stamps did not move")
+			}
+			if _, ok := QuickPlan(context.Background(), dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
+				t.Fatalf("answered from the digest after adding %s", tc.add)
+			}
+		})
 	}
 }

@@ -2,12 +2,16 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/state"
 )
 
 // Plan plans env as `efmesh plan` does: against the state store (or
@@ -94,6 +98,14 @@ type ApplyRequest struct {
 	// Apply tunes the build (operator, progress, retries, jobs). Its Lock
 	// and Now are the workspace's.
 	Apply planner.ApplyOptions
+	// Noop, for a plain request (no selection, verdicts, restatement or
+	// preview), asks the apply to leave the environment's no-op digest
+	// behind once it finished: the plan of env made again under the lock,
+	// after the build, against the store and the warehouse as the apply
+	// left them, remembered when it changes nothing (RememberNoop), so the
+	// first plan after an apply is answered by QuickPlan. A failed apply
+	// removes the digest.
+	Noop *NoopRequest
 }
 
 // ApplyResult is what an apply did: the plan it made and, once applied,
@@ -118,6 +130,13 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	out := &ApplyResult{}
 	if err := analysis.ValidateEnv(env); err != nil {
 		return out, err
+	}
+	if req.Noop != nil {
+		// Whatever happens next, the digest a previous plan left is not
+		// trusted until this apply writes a new one.
+		if err := os.Remove(noopPath(w.Project.Root, env)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return out, err
+		}
 	}
 	st, err := w.OpenStore(ctx)
 	if err != nil {
@@ -144,6 +163,12 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	opts := append([]planner.PlanOption{planner.PlanAt(w.opts.now())}, req.Plan...)
+	// The store's token as the plan is about to read it: a plan without
+	// changes is remembered against it (rememberApplied).
+	tok, tokOK := "", false
+	if req.Noop != nil {
+		tok, tokOK = storeToken(ctx, st, env)
+	}
 	p, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb)))
 	if err != nil {
 		return out, err
@@ -155,6 +180,9 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		}
 	}
 	if !p.HasChanges {
+		if tokOK {
+			w.rememberApplied(ctx, st, env, req, opts, wb, &plannedAt{plan: p, token: tok}, &wh)
+		}
 		return out, nil
 	}
 	if wh == nil { // the first apply creates the warehouse
@@ -180,5 +208,62 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	out.Applied = true
+	w.rememberApplied(ctx, st, env, req, opts, wb, nil, &wh)
 	return out, nil
+}
+
+// plannedAt is a plan and the store's token read before it was made.
+type plannedAt struct {
+	plan  *planner.Plan
+	token string
+}
+
+// rememberApplied leaves the no-op digest of env behind a finished apply
+// of a plain request (ApplyRequest.Noop): made is the plan the apply made
+// when it had no changes, else nil, and the plan is made again. Under the
+// environment's lock, in this order: the store's token, the plan against
+// the store and the open warehouse, the warehouse closed (its file as the
+// next process finds it) and stamped, the token read again. A token that
+// moved meanwhile (another writer), a plan with changes or anything that
+// fails leaves no digest: the next plan takes the full path. The
+// warehouse is closed on return (*wh is nil).
+func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env string, req ApplyRequest, opts []planner.PlanOption, wb analysis.Workbench, made *plannedAt, wh *engine.Engine) {
+	if req.Noop == nil || req.Noop.Env != env || w.Selection.Active() || w.loaded == nil {
+		return
+	}
+	closeWH := func() {
+		if *wh != nil {
+			(*wh).Close()
+			*wh = nil
+		}
+	}
+	defer closeWH()
+	var p *planner.Plan
+	var tok string
+	if made != nil {
+		p, tok = made.plan, made.token
+	} else {
+		var ok bool
+		if tok, ok = storeToken(ctx, st, env); !ok {
+			return
+		}
+		again, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(*wh), planner.WithWorkbench(wb)))
+		if err != nil {
+			w.opts.logger().Debug("no no-op digest: the plan after the apply failed", "err", err)
+			return
+		}
+		p = again
+	}
+	closeWH()
+	stamps, ok := warehouseStamps(w.Project)
+	if !ok {
+		return
+	}
+	if after, ok := storeToken(ctx, st, env); !ok || after != tok {
+		return
+	}
+	w.before = &noopBefore{env: env, store: tok, warehouse: stamps}
+	if err := w.RememberNoop(*req.Noop, p); err != nil {
+		w.opts.logger().Debug("could not save the no-op digest", "err", err)
+	}
 }

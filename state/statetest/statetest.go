@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"RemoveSnapshots", testRemoveSnapshots},
 		{"ClaimRacesPromotion", testClaimRacesPromotion},
 		{"Refingerprint", testRefingerprint},
+		{"EnvironmentVersion", testEnvironmentVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })

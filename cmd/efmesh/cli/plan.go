@@ -127,10 +127,9 @@ the selected models below it are built against that version.`,
 				}
 				req = workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
 				if hit, ok := workspace.QuickPlan(a.ctx, a.dir, req); ok {
-					a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
-					a.warnUnusedVars(hit.UnusedVars)
-					a.printPlan(hit.Plan, false)
-					return nil
+					if answered := a.printNoopHit(hit); answered {
+						return nil
+					}
 				}
 			}
 			w, err := a.load(true)
@@ -161,6 +160,27 @@ the selected models below it are built against that version.`,
 	cf.register(cmd)
 	sel.register(cmd)
 	return cmd
+}
+
+// printNoopHit prints the plan the no-op digest answered: its text as
+// kept, or its decoded plan for --json. false: the digest's plan cannot be
+// decoded, and the full path answers.
+func (a *app) printNoopHit(hit workspace.NoopHit) bool {
+	if a.json {
+		p, err := hit.Plan()
+		if err != nil {
+			a.log.Debug("the no-op digest's plan", "err", err)
+			return false
+		}
+		a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+		a.warnUnusedVars(hit.UnusedVars)
+		a.printPlan(p, false)
+		return true
+	}
+	a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+	a.warnUnusedVars(hit.UnusedVars)
+	fmt.Fprint(a.stdout, hit.Text)
+	return true
 }
 
 // plain reports whether the flags ask for nothing but the plan: no
@@ -229,7 +249,8 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 			}
 			defer w.Close()
 			w.Selection = sel.workspace()
-			opts, err := cf.options(a.now())
+			now := a.now()
+			opts, err := cf.options(now)
 			if err != nil {
 				return err
 			}
@@ -243,7 +264,18 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 					}
 				}
 			}
+			// A plain apply leaves the environment's no-op digest behind,
+			// so the plan after it is answered without loading anything.
+			var noop *workspace.NoopRequest
+			if cf.plain() && !sel.active() {
+				vars, err := project.ParseVarFlags(a.varFlags)
+				if err != nil {
+					return err
+				}
+				noop = &workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
+			}
 			res, err := w.Apply(a.ctx, args[0], workspace.ApplyRequest{
+				Noop: noop,
 				Plan: opts,
 				Review: func(p *planner.Plan) error {
 					metricsOf(a.ctx).planned(p)
