@@ -64,7 +64,8 @@ type Query struct {
 	Reads []ColumnRef
 	// Subqueries are the queries of subquery expressions (EXISTS, IN, a
 	// scalar subquery) anywhere in this query outside its CTEs and FROM
-	// subqueries, in order: they see this query's relations as an outer
+	// subqueries (the clauses' first, then the select list's, then the
+	// join conditions'): they see this query's relations as an outer
 	// scope.
 	Subqueries []*Query
 	// Stars are the relations (alias or table name; "" for all) of a * or
