@@ -39,6 +39,8 @@ func TestJudgeChildren(t *testing.T) {
 			"the query is DISTINCT"},
 		{"COLUMNS in WHERE", "SELECT c_id FROM @ref(q.p) WHERE COLUMNS(*) IS NOT NULL", Breaking,
 			"COLUMNS(…) over q.p now also covers c_nation"},
+		{"union of a star", "SELECT count(*) AS n FROM (SELECT * FROM @ref(q.p) UNION SELECT * FROM @ref(q.p))", Breaking,
+			"a set operation's branch now also yields c_nation"},
 		{"join using", "SELECT c_id, p.c_name, c.c_nation FROM @ref(q.p) AS p JOIN @ref(raw.customer) AS c USING (c_id)", NonBreaking, ""},
 		{"qualified names", "SELECT c.c_id, c.c_name FROM @ref(raw.customer) c WHERE EXISTS (SELECT 1 FROM @ref(q.p) x WHERE x.c_id = c.c_id AND c.c_nation = 'FR')", NonBreaking, ""},
 		{"plain star", "SELECT * FROM @ref(q.p)", NonBreaking, ""},
