@@ -57,6 +57,27 @@ type Query struct {
 	Grouped  bool // a GROUP BY clause, GROUP BY ALL included
 	// Where are the columns the WHERE clause reads, outside subqueries.
 	Where []ColumnRef
+	// Reads are the columns every part outside the select list and the
+	// FROM clause reads (WHERE, GROUP BY, HAVING, QUALIFY, ORDER BY,
+	// LIMIT), outside subqueries; a lambda's parameters are not columns.
+	// (The FROM clause's are its Sources' On and Args.)
+	Reads []ColumnRef
+	// Subqueries are the queries of subquery expressions (EXISTS, IN, a
+	// scalar subquery) anywhere in this query outside its CTEs and FROM
+	// subqueries (the clauses' first, then the select list's, then the
+	// join conditions'): they see this query's relations as an outer
+	// scope.
+	Subqueries []*Query
+	// Stars are the relations (alias or table name; "" for all) of a * or
+	// COLUMNS(…) nested inside an expression of this query (max(COLUMNS(*)),
+	// WHERE COLUMNS(*) IS NOT NULL), outside subqueries: what they cover
+	// depends on the relations' full column sets. A select item that is a
+	// star is an Item, and ORDER BY ALL is OrderAll.
+	Stars []string
+	// GroupAll is GROUP BY ALL: the select items without an aggregate are
+	// the grouping keys. OrderAll is ORDER BY ALL (every select item is a
+	// sort key); Limited a LIMIT or OFFSET.
+	GroupAll, OrderAll, Limited bool
 	// Rest maps each part of the query outside the select list (the FROM
 	// clause, WHERE, GROUP BY, HAVING, QUALIFY, ORDER BY and LIMIT, CTEs,
 	// a set operation's branches, the statement's parameters) to a hash of
@@ -103,6 +124,9 @@ type Item struct {
 	// Plain is an item that is a bare column reference: its value is the
 	// column's, struct fields included.
 	Plain bool
+	// Subquery: the expression holds a subquery, whose reads are not in
+	// Refs.
+	Subquery bool
 	// Hash identifies the item's canonical form (expression and name):
 	// equal items of two versions have equal hashes.
 	Hash string

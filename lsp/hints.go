@@ -263,6 +263,11 @@ func planHints(plan *planner.Plan, res *checkResult, env string) []hint {
 		case len(mp.Paths) > 0:
 			msg += "; changed: " + strings.Join(mp.Paths, ", ")
 		}
+		if len(mp.Rebinds) > 0 {
+			// Why the appended columns are breaking: the children that
+			// would read them (the same lines as plan --explain).
+			msg += "\n" + strings.Join(mp.Rebinds, "\n")
+		}
 		out = append(out, hint{model: mp.Name, msg: msg})
 	}
 	return out

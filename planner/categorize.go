@@ -20,6 +20,9 @@ type verdict struct {
 	// dropsColumns: existing columns were removed or reordered, which no
 	// operator verdict can make non-breaking.
 	dropsColumns bool
+	// children are the direct children that would read the model
+	// differently ("child: why"), which made an append breaking.
+	children []string
 }
 
 // categorize compares a model's previous snapshot with its new version.
@@ -225,13 +228,27 @@ var aggregates = map[string]bool{"count": true, "count_star": true, "sum": true,
 	"product": true, "fsum": true, "sumkahan": true, "kahan_sum": true, "corr": true, "covar_pop": true, "covar_samp": true,
 	"entropy": true, "kurtosis": true, "skewness": true, "regr_slope": true, "regr_intercept": true, "favg": true}
 
+// volatile functions give another value on every call: a column of
+// theirs is no function of the other columns.
+var volatile = map[string]bool{"random": true, "gen_random_uuid": true, "uuid": true, "uuidv4": true, "uuidv7": true,
+	"nextval": true, "setseed": true}
+
 // changesRows says why appending the last added items to q's select
-// list could change which rows the query returns (so existing columns
-// would not keep their data), or "" when it cannot.
+// list could change the rows of the existing columns, or "" when it
+// cannot.
+//
+// The rule: existing columns keep their rows when the select list takes
+// no part in deciding the rows. It does where it is the row key — DISTINCT,
+// GROUP BY ALL (every item without an aggregate is a key), ORDER BY ALL
+// under LIMIT/OFFSET (the sort decides which rows are kept) — unless the
+// new item is a function of the existing keys (it reads only columns
+// that key items are, and calls nothing volatile, no window, no
+// subquery: equal keys give it equal values). It does where it makes the
+// row set: a set-returning function, or an aggregate turning a query
+// without one into an aggregation. And a new item's name can capture a
+// reference elsewhere in the query (ORDER BY, QUALIFY, HAVING, WHERE and
+// GROUP BY may name select items).
 func changesRows(q *engine.Query, added int) string {
-	if q.Distinct {
-		return "the query is DISTINCT: a new column changes which rows are distinct"
-	}
 	kept, fresh := q.Items[:len(q.Items)-added], q.Items[len(q.Items)-added:]
 	grouped := q.Grouped
 	for _, it := range kept {
@@ -244,8 +261,81 @@ func changesRows(q *engine.Query, added int) string {
 		if !grouped && calls(it, aggregates) {
 			return "an aggregate in the new columns turns the query into an aggregation"
 		}
+		if why := rowKey(q, kept, it); why != "" {
+			return why
+		}
+	}
+	for _, it := range fresh {
+		if it.Name == "" || it.Plain && len(it.Refs) == 1 && strings.EqualFold(it.Refs[0].Column, it.Name) {
+			// A bare column under its own name reads what the name read.
+			continue
+		}
+		for _, r := range q.Reads {
+			if r.Qualifier == "" && strings.EqualFold(r.Column, it.Name) {
+				return fmt.Sprintf("the query names %s outside the select list (ORDER BY, QUALIFY, HAVING, WHERE or GROUP BY), which may now read the new column", r.Column)
+			}
+		}
 	}
 	return ""
+}
+
+// rowKey says why a new item it of q's select list joins q's row key
+// (the existing items being kept), or "" when it does not or when it is a
+// function of the existing keys.
+func rowKey(q *engine.Query, kept []engine.Item, it engine.Item) string {
+	var why string
+	switch {
+	case q.Distinct:
+		why = "the query is DISTINCT: a new column changes which rows are distinct"
+	case q.GroupAll && !calls(it, aggregates):
+		why = "GROUP BY ALL groups by every select item without an aggregate: a new column changes the groups"
+		var keys []engine.Item
+		for _, k := range kept {
+			if !calls(k, aggregates) {
+				keys = append(keys, k)
+			}
+		}
+		kept = keys
+	case q.OrderAll && q.Limited:
+		why = "ORDER BY ALL sorts by every select item under LIMIT/OFFSET: a new column changes which rows are kept"
+	default:
+		return ""
+	}
+	if determined(it, kept) {
+		return ""
+	}
+	return why
+}
+
+// determined reports whether an item's value is a function of the key
+// items' values: it reads only columns that plain key items are, calls
+// nothing volatile, no window and no subquery (a constant qualifies).
+func determined(it engine.Item, keys []engine.Item) bool {
+	if it.Star || it.Subquery || len(it.Windows) > 0 || calls(it, volatile) {
+		return false
+	}
+	for _, r := range it.Refs {
+		found := false
+		for _, k := range keys {
+			if k.Plain && len(k.Refs) == 1 && sameRef(k.Refs[0], r) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// sameRef reports two references to one column: equal names, and equal
+// qualifiers where both say one.
+func sameRef(a, b engine.ColumnRef) bool {
+	if len(a.Path) > 2 || len(b.Path) > 2 {
+		return strings.EqualFold(strings.Join(a.Path, "."), strings.Join(b.Path, "."))
+	}
+	return strings.EqualFold(a.Column, b.Column) && (a.Qualifier == "" || b.Qualifier == "" || strings.EqualFold(a.Qualifier, b.Qualifier))
 }
 
 // calls reports whether an item calls one of fns outside a window.

@@ -48,6 +48,10 @@ type ModelPlan struct {
 	// Explain), the detail behind the diff.
 	Diff  []analysis.ClauseChange `json:"diff,omitempty"`
 	Paths []string                `json:"paths,omitempty"`
+	// Rebinds are the direct children that would read an appended
+	// column ("child: why": a NATURAL JOIN's join columns, what a name
+	// resolves to, what a * covers), which make the append breaking.
+	Rebinds []string `json:"rebinds,omitempty"`
 	// ReusedFrom is the snapshot whose physical relation and done
 	// intervals this one takes over (physics reuse, forward-only).
 	ReusedFrom string `json:"reusedFrom,omitempty"`

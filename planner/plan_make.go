@@ -171,14 +171,20 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 			} else if ok {
 				var prevDef analysis.Definition
 				_ = json.Unmarshal(prev.Definition, &prevDef)
-				v := categorize(prevDef, analysis.DefinitionOfInfo(info), prev.Canonical, info.Canonical, a.Outliner())
+				v := judge(a, info, prevDef, prev.Canonical)
 				mp.Change = v.change
-				mp.Explain = append(append(mp.Explain, v.paths...), v.reason)
+				mp.Explain = append(append(append(mp.Explain, v.paths...), v.reason), v.children...)
 				mp.Paths = v.paths
+				mp.Rebinds = v.children
 				mp.Diff = analysis.ClauseDiff(prevDef.Body, m.Body)
 				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {
 					if verdict == NonBreaking && v.dropsColumns {
 						return nil, &ReclassifyError{Model: m.Name, Reason: "the change drops or reorders existing columns (" + strings.Join(v.paths, ", ") + ")"}
+					}
+					if verdict == NonBreaking && len(v.children) > 0 {
+						// Inherited children would keep serving what their
+						// queries no longer return.
+						return nil, &ReclassifyError{Model: m.Name, Reason: "children would read it differently (" + strings.Join(v.children, "; ") + ")"}
 					}
 					mp.ReclassifiedFrom = v.change
 					mp.Change = verdict

@@ -245,7 +245,7 @@ func directChange(a *analysis.Analysis, info *analysis.ModelInfo, prev state.Sna
 	case info.OwnHash != prev.OwnHash:
 		var prevDef analysis.Definition
 		_ = json.Unmarshal(prev.Definition, &prevDef)
-		return categorize(prevDef, analysis.DefinitionOfInfo(info), prev.Canonical, info.Canonical, a.Outliner()).change
+		return judge(a, info, prevDef, prev.Canonical).change
 	case !analysis.SameDefinition(prev.Definition, info):
 		var prevDef analysis.Definition
 		_ = json.Unmarshal(prev.Definition, &prevDef)

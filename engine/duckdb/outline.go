@@ -114,6 +114,36 @@ func outlineQuery(node map[string]any) *engine.Query {
 		groups, _ := node["group_expressions"].([]any)
 		q.Grouped = len(groups) > 0 || node["aggregate_handling"] == "FORCE_AGGREGATES" // GROUP BY ALL
 		q.Where = columnRefs(node["where_clause"])
+		q.GroupAll = node["aggregate_handling"] == "FORCE_AGGREGATES"
+		clauses := []any{node["where_clause"], node["group_expressions"], node["having"], node["qualify"]}
+		for _, m := range mods {
+			mm, _ := m.(map[string]any)
+			switch mm["type"] {
+			case "ORDER_MODIFIER":
+				orders, _ := mm["orders"].([]any)
+				if len(orders) == 1 {
+					o, _ := orders[0].(map[string]any)
+					if e, _ := o["expression"].(map[string]any); e["class"] == "STAR" && e["columns"] == true && e["expr"] == nil {
+						q.OrderAll = true
+						continue
+					}
+				}
+			case "LIMIT_MODIFIER", "LIMIT_PERCENT_MODIFIER":
+				q.Limited = mm["limit"] != nil || mm["offset"] != nil
+			}
+			clauses = append(clauses, mm)
+		}
+		q.Reads = columnRefs(clauses)
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			for k, v := range m {
+				if k != "exclude_list" && k != "qualified_exclude_list" && k != "replace_list" && k != "rename_list" {
+					q.Stars = append(q.Stars, nestedStars(v)...)
+				}
+			}
+		}
+		q.Stars = append(q.Stars, nestedStars(clauses)...)
+		q.Subqueries = subqueries(append(clauses, items, joinConditions(from)))
 	case "SET_OPERATION_NODE":
 		q.Kind = engine.SetOperation
 		for _, k := range []string{"left", "right"} {
@@ -164,6 +194,51 @@ func sources(t map[string]any) []engine.Source {
 	return []engine.Source{{Alias: alias}}
 }
 
+// nestedStars lists the relation names of the stars in an expression
+// ("" for an unqualified * or COLUMNS(…)), outside subqueries.
+func nestedStars(v any) []string {
+	var out []string
+	walk(v, true, func(m map[string]any) bool {
+		if m["class"] == "STAR" {
+			name, _ := m["relation_name"].(string)
+			out = append(out, name)
+		}
+		return true
+	})
+	return out
+}
+
+// subqueries outlines the queries of the subquery expressions in v, not
+// entering them.
+func subqueries(v any) []*engine.Query {
+	var out []*engine.Query
+	walk(v, false, func(m map[string]any) bool {
+		if m["class"] != "SUBQUERY" {
+			return true
+		}
+		sq, _ := m["subquery"].(map[string]any)
+		if node, _ := sq["node"].(map[string]any); node != nil {
+			out = append(out, outlineQuery(node))
+		}
+		// The compared expression (x IN (SELECT …)) is this query's.
+		out = append(out, subqueries(m["child"])...)
+		return false
+	})
+	return out
+}
+
+// joinConditions lists the ON conditions of a FROM clause's joins, not
+// entering its subqueries (their expressions belong to their own scope).
+func joinConditions(t map[string]any) []any {
+	if t == nil || t["type"] != "JOIN" {
+		return nil
+	}
+	l, _ := t["left"].(map[string]any)
+	r, _ := t["right"].(map[string]any)
+	out := append(joinConditions(l), t["condition"])
+	return append(out, joinConditions(r)...)
+}
+
 // outlineItem converts one select-list expression.
 func outlineItem(v map[string]any) engine.Item {
 	it := engine.Item{Hash: hashJSON(v)}
@@ -206,6 +281,10 @@ func outlineItem(v map[string]any) engine.Item {
 	// Column references and windows, outside subqueries.
 	it.Refs = columnRefs(v)
 	it.Plain = v["class"] == "COLUMN_REF"
+	walk(v, false, func(m map[string]any) bool {
+		it.Subquery = it.Subquery || m["class"] == "SUBQUERY"
+		return !it.Subquery
+	})
 	if fn, _ := v["function_name"].(string); v["class"] == "FUNCTION" && (fn == "struct_pack" || fn == "row") {
 		kids, _ := v["children"].([]any)
 		for _, k := range kids {
@@ -245,6 +324,26 @@ func columnRefs(v any) []engine.ColumnRef {
 			// c['f'] or struct_extract(c, 'f'): read as c.f.
 			path := append(names, field)
 			refs = append(refs, engine.ColumnRef{Qualifier: path[len(path)-2], Column: field, Path: path})
+			return false
+		}
+		if m["class"] == "LAMBDA" {
+			// x -> x + c reads c, not x: a parameter is no column.
+			params := map[string]bool{}
+			walk(m["lhs"], true, func(p map[string]any) bool {
+				if names := stringList(p["column_names"]); len(names) == 1 {
+					params[strings.ToLower(names[0])] = true
+				}
+				return true
+			})
+			for _, r := range columnRefs(m["expr"]) {
+				first := r.Column
+				if len(r.Path) > 0 {
+					first = r.Path[0]
+				}
+				if !params[strings.ToLower(first)] {
+					refs = append(refs, r)
+				}
+			}
 			return false
 		}
 		if m["class"] != "COLUMN_REF" {
