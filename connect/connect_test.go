@@ -82,7 +82,7 @@ func TestQueryBiggerThanTheDefaultMemoryLimitSpills(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, q := range []string{join, sorted} {
-			r, err := wh.(engine.Engine).Query(ctx, q)
+			r, err := wh.Query(ctx, q)
 			if err != nil {
 				wh.Close()
 				t.Fatalf("%d threads, the default memory_limit: %v", threads, err)
@@ -100,7 +100,7 @@ func TestQueryBiggerThanTheDefaultMemoryLimitSpills(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nospill.Close()
-	e := nospill.(engine.Engine)
+	e := nospill
 	if err := e.Exec(ctx, "SET temp_directory = ''"); err != nil {
 		t.Fatal(err)
 	}
