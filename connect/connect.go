@@ -372,54 +372,31 @@ var (
 )
 
 // DefaultMemoryLimit caps the buffer pool of a DuckDB warehouse file when
-// efmesh.yaml names no engine memory_limit, per DuckDB thread, with
-// MinMemoryLimit as its floor (64 MB on two cores, 512 MB on sixteen):
-// past it DuckDB evicts blocks already in the file and spills what a query
-// holds (joins, sorts) to its temp directory (<warehouse>.tmp) instead of
-// growing the process, so a query bigger than the cap still succeeds, only
-// slower. Its operators need some memory per thread that they cannot
-// spill, hence a cap that grows with the threads. An apply mostly writes
-// tables it never reads again, and without a cap DuckDB keeps every block
-// it wrote (a 2,000-model apply held 480 MB of them). An in-memory
-// warehouse cannot evict, so it keeps DuckDB's own default (80% of RAM).
-const DefaultMemoryLimit = 32 << 20 // bytes per thread
-
-// MinMemoryLimit is the least default cap of a warehouse file.
-const MinMemoryLimit = 64 << 20
+// efmesh.yaml names no engine memory_limit: past it DuckDB evicts to the
+// file and spills to its temp directory instead of growing the process. An
+// in-memory warehouse cannot evict, so it keeps DuckDB's own default (80%
+// of RAM).
+const DefaultMemoryLimit = "1GB"
 
 // WorkbenchMemoryLimit caps the in-memory workbench (models are checked
 // in it against empty stand-ins; compaction and parquet targets move data
 // through it); engine memory_limit in efmesh.yaml replaces it.
-const WorkbenchMemoryLimit = "1GB"
-
-// defaultMemoryLimit is DefaultMemoryLimit times db's threads, at least
-// MinMemoryLimit, as a DuckDB size.
-func defaultMemoryLimit(ctx context.Context, db *duckdb.DB) (string, error) {
-	r, err := db.Query(ctx, "SELECT current_setting('threads')::BIGINT")
-	if err != nil {
-		return "", fmt.Errorf("engine threads: %w", err)
-	}
-	threads, _ := r.Values[0][0].(int64)
-	return fmt.Sprintf("%dMB", max(MinMemoryLimit, DefaultMemoryLimit*threads)>>20), nil
-}
+const WorkbenchMemoryLimit = DefaultMemoryLimit
 
 // tune applies the engine settings of efmesh.yaml to a DuckDB warehouse.
 func tune(ctx context.Context, db *duckdb.DB, c project.EngineConfig, path string) error {
-	if c.Threads > 0 {
-		if err := db.Exec(ctx, fmt.Sprintf("SET threads = %d", c.Threads)); err != nil {
-			return fmt.Errorf("engine threads %d: %w", c.Threads, err)
-		}
-	}
 	limit := c.MemoryLimit
 	if limit == "" && path != ":memory:" {
-		var err error
-		if limit, err = defaultMemoryLimit(ctx, db); err != nil {
-			return err
-		}
+		limit = DefaultMemoryLimit
 	}
 	if limit != "" {
 		if err := setMemoryLimit(ctx, db, limit); err != nil {
 			return err
+		}
+	}
+	if c.Threads > 0 {
+		if err := db.Exec(ctx, fmt.Sprintf("SET threads = %d", c.Threads)); err != nil {
+			return fmt.Errorf("engine threads %d: %w", c.Threads, err)
 		}
 	}
 	return nil
