@@ -164,6 +164,16 @@ func (d *DB) Tx(ctx context.Context, stmts []string) error {
 	return nil
 }
 
+// Checkpoint merges the WAL into the database file, releasing the memory
+// the tables written since the last checkpoint pin (their segments cannot
+// be evicted before it). On an in-memory database it does nothing.
+func (d *DB) Checkpoint(ctx context.Context) error {
+	if d.path == "" || d.path == ":memory:" {
+		return nil
+	}
+	return d.Exec(ctx, "CHECKPOINT")
+}
+
 // Close closes the database.
 func (d *DB) Close() error {
 	if d.binders != nil {
