@@ -24,14 +24,16 @@ func (c *checker) dropStandIn(_ context.Context, name string) error {
 // newChecker picks the checking strategy the workbench supports.
 func newChecker(wb Workbench, root string, a *Analysis) *checker {
 	c := &checker{wb: wb, d: wb.Dialect(), root: root, a: a, catalog: standInCatalog}
-	if b, ok := wb.(Binder); ok {
+	if b, ok := wb.(ServerBinder); ok {
+		c.binder, c.server = b, b
+	} else if b, ok := wb.(Binder); ok {
 		c.binder = b
 	} else if e, ok := wb.(engine.Engine); ok {
 		if sc, ok := c.d.(engine.Scratch); ok {
 			c.eng, c.scratch = e, sc
 		}
 	}
-	a.boundInEngine = c.eng != nil
+	a.boundInEngine = c.eng != nil || c.server != nil
 	return c
 }
 
@@ -50,6 +52,8 @@ type checker struct {
 	eng     engine.Engine
 	scratch engine.Scratch
 	binder  Binder
+	// server, when set, is binder binding in the engine's server.
+	server ServerBinder
 	wb      Workbench
 	d       engine.Dialect
 	root    string

@@ -154,15 +154,35 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 			s, t := checkRelation(r)
 			rels[s+"."+t] = c.a.Models[r].Columns
 		}
-		bindR, _ := RenderBody(m, MacroText{
+		text := MacroText{
 			Ref: func(n string) (string, bool) {
 				s, t := checkRelation(n)
 				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 			},
 			Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
 			Vars: c.a.Project.Config.Variables, Literal: c.d.Literal,
-		})
-		cols, err := c.binder.Bind(bindR.SQL, rels)
+		}
+		if c.server != nil {
+			// The server binds what apply runs: stand-ins for the refs,
+			// typed literals for the interval bounds.
+			text.Ref = func(n string) (string, bool) {
+				s, t := checkRelation(n)
+				return c.server.StandIn(s + "." + t), true
+			}
+			text.Start = c.d.TimestampLiteral("2000-01-01T00:00:00Z")
+			text.End = c.d.TimestampLiteral("2000-01-02T00:00:00Z")
+		}
+		bindR, _ := RenderBody(m, text)
+		var cols []engine.Column
+		var err error
+		if c.server != nil {
+			cols, err = c.server.BindContext(ctx, bindR.SQL, rels)
+			if err != nil && ctx.Err() != nil {
+				return // cancelled, not refused
+			}
+		} else {
+			cols, err = c.binder.Bind(bindR.SQL, rels)
+		}
 		if err != nil {
 			if many, ok := err.(interface{ Unwrap() []error }); ok {
 				for _, e := range many.Unwrap() {
