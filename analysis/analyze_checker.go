@@ -54,10 +54,10 @@ type checker struct {
 	binder  Binder
 	// server, when set, is binder binding in the engine's server.
 	server ServerBinder
-	wb      Workbench
-	d       engine.Dialect
-	root    string
-	a       *Analysis
+	wb     Workbench
+	d      engine.Dialect
+	root   string
+	a      *Analysis
 }
 
 func (c *checker) reset(ctx context.Context) error {
