@@ -28,7 +28,7 @@ INSERT INTO src.customer VALUES (1, 'Ann', 'DE'), (2, 'Bob', 'DE'), (3, 'Cid', '
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"efmesh.yaml": fmt.Sprintf("name: pgbind\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL),
+		"efmesh.yaml":             fmt.Sprintf("name: pgbind\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL),
 		"models/raw/customer.sql": "MODEL (name raw.customer, kind EXTERNAL (table src.customer), columns (c_id INT, c_name TEXT, c_nation TEXT));\n",
 		"models/ok/ord.sql":       "MODEL (name ok.ord, kind FULL);\nSELECT c.c_id, t.x, t.n FROM @ref(raw.customer) AS c, unnest(ARRAY[1, 2]) WITH ORDINALITY AS t(x, n)\n",
 		"models/ok/first.sql":     "MODEL (name ok.first, kind FULL);\nSELECT DISTINCT ON (c_nation) c_nation, c_name FROM @ref(raw.customer) ORDER BY c_nation, c_id\n",
