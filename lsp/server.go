@@ -57,15 +57,18 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // async requests and checkers
 
-	mu       sync.Mutex
-	state    int
-	exited   chan struct{}
-	client   clientInfo
-	env      string               // environment of code lenses and commands
-	folders  []string             // workspace folders
-	docs     map[string]*document // open documents by absolute path
-	views    map[string]*view     // projects by root
-	inflight map[jsonrpc2.ID]context.CancelFunc
+	mu     sync.Mutex
+	state  int
+	exited chan struct{}
+	client clientInfo
+	env    string // environment of code lenses and commands
+	// bindInServer: checks bind Postgres bodies with the project's server
+	// (initializationOptions.bindInServer).
+	bindInServer bool
+	folders      []string             // workspace folders
+	docs         map[string]*document // open documents by absolute path
+	views        map[string]*view     // projects by root
+	inflight     map[jsonrpc2.ID]context.CancelFunc
 }
 
 // clientInfo is what the server remembers of the client's capabilities.
