@@ -211,7 +211,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		cols = inferred
 	}
 	if cols != nil {
-		if dup := duplicateColumn(cols); dup != "" {
+		if dup := duplicateColumn(c.d, cols); dup != "" {
 			c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeBinder,
 				fmt.Sprintf("the query yields column %s twice; give each column its own name (AS …)", engine.QuoteIdent(dup)))
 			info.Broken = true
@@ -285,12 +285,12 @@ func emptyFile(path string) (bool, error) {
 	return err == nil && len(bytes.TrimSpace(b)) == 0, err
 }
 
-// duplicateColumn returns a name cols hold twice (ignoring case, as the
-// engines do), or "".
-func duplicateColumn(cols []engine.Column) string {
+// duplicateColumn returns a name cols hold twice as d keeps names
+// (ignoring case, as the engines do; cut as d cuts them), or "".
+func duplicateColumn(d engine.Dialect, cols []engine.Column) string {
 	seen := make(map[string]bool, len(cols))
 	for _, col := range cols {
-		k := strings.ToLower(col.Name)
+		k := engine.IdentKey(d, col.Name)
 		if seen[k] {
 			return col.Name
 		}

@@ -38,6 +38,10 @@ INSERT INTO src.customer VALUES (1, 'Ann', 'DE'), (2, 'Bob', 'DE'), (3, 'Cid', '
 		"models/ok/kaeufer.sql":   "MODEL (name ok.kaeufer, kind FULL, columns (\"Käufer\" TEXT, \"Straße\" INT));\nSELECT c_name AS \"Käufer\", c_id AS \"Straße\" FROM @ref(raw.customer)\n",
 		"models/ok/kaeufer2.sql":  "MODEL (name ok.kaeufer2, kind VIEW);\nSELECT \"Käufer\", \"Straße\" + 1 AS next FROM @ref(ok.kaeufer)\n",
 	}
+	// A name past PostgreSQL's 63 bytes: the server cuts it where it is
+	// created and where it is read alike.
+	files["models/ok/long.sql"] = "MODEL (name ok.long, kind FULL, columns (c_id INT, \"" + pgLongName + "\" TEXT));\nSELECT c_id, c_name AS \"" + pgLongName + "\" FROM @ref(raw.customer)\n"
+	files["models/ok/long_child.sql"] = "MODEL (name ok.long_child, kind FULL);\nSELECT c_id, \"" + pgLongName + "\" AS buyer FROM @ref(ok.long)\n"
 	if bad {
 		for name, body := range pgBadBodies {
 			files["models/bad/"+name+".sql"] = "MODEL (name bad." + name + ", kind FULL);\n" + body + "\n"
@@ -45,6 +49,8 @@ INSERT INTO src.customer VALUES (1, 'Ann', 'DE'), (2, 'Bob', 'DE'), (3, 'Cid', '
 	}
 	return writeProject(t, files)
 }
+
+var pgLongName = "Käufer_" + strings.Repeat("a", 70)
 
 // pgBadBodies are the queries the server refuses (each model's line 2).
 var pgBadBodies = map[string]string{
@@ -94,5 +100,8 @@ func TestPostgresPlanBindsWithTheServer(t *testing.T) {
 	mustRun(t, dir, "apply", "dev", "--yes")
 	if got := pgQuery(t, dbURL, `SELECT "Käufer", next FROM dev__ok.kaeufer2 ORDER BY 2`); got != "[[Ann 2] [Bob 3] [Cid 4]]" {
 		t.Fatalf("kaeufer2: %s", got)
+	}
+	if got := pgQuery(t, dbURL, `SELECT buyer FROM dev__ok.long_child ORDER BY 1`); got != "[[Ann] [Bob] [Cid]]" {
+		t.Fatalf("long_child: %s", got)
 	}
 }
