@@ -39,8 +39,8 @@ type Binder interface {
 type ServerBinder interface {
 	Binder
 	// StandIn is how a body handed to BindContext names the relation of
-	// the relations key "schema.table".
-	StandIn(key string) string
+	// columns cols (the relations value of its ref).
+	StandIn(cols []engine.Column) string
 	BindContext(ctx context.Context, sql string, relations map[string][]engine.Column) ([]engine.Column, error)
 }
 

@@ -166,8 +166,7 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 			// The server binds what apply runs: stand-ins for the refs,
 			// typed literals for the interval bounds.
 			text.Ref = func(n string) (string, bool) {
-				s, t := checkRelation(n)
-				return c.server.StandIn(s + "." + t), true
+				return c.server.StandIn(c.a.Models[n].Columns), true
 			}
 			text.Start = c.d.TimestampLiteral("2000-01-01T00:00:00Z")
 			text.End = c.d.TimestampLiteral("2000-01-02T00:00:00Z")

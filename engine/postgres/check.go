@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,11 +31,11 @@ type Checker struct {
 	Parser
 	db *DB
 	mu sync.Mutex
-	// pid is the backend the stand-ins were made in; made maps a stand-in's
-	// name to the signature of the columns it was made with. A new backend
-	// (the connection was replaced) starts over.
+	// pid is the backend the stand-ins were made in; made holds the
+	// stand-ins made there. A new backend (the connection was replaced)
+	// starts over.
 	pid  uint32
-	made map[string]string
+	made map[string]bool
 }
 
 // OpenChecker opens a session of its own on the database at url for
@@ -50,7 +51,7 @@ func OpenChecker(ctx context.Context, url string) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Checker{db: db, made: map[string]string{}}, nil
+	return &Checker{db: db, made: map[string]bool{}}, nil
 }
 
 // Dialect returns PostgreSQL's DDL generator.
@@ -59,17 +60,12 @@ func (c *Checker) Dialect() engine.Dialect { return Dialect{} }
 // Close ends the session, and its temporary tables with it.
 func (c *Checker) Close() error { return c.db.Close() }
 
-// StandIn is the relation a body handed to BindContext names for the
-// relations key "schema.table": a temporary table. The key itself is its
-// name (a dot cannot meet another key's), hashed when it would not fit an
-// identifier.
-func (c *Checker) StandIn(key string) string {
-	name := "efmesh_standin." + key
-	if len(name) > (Dialect{}).MaxIdentifierLength() {
-		h := sha256.Sum256([]byte(key))
-		name = "efmesh_standin." + hex.EncodeToString(h[:16])
-	}
-	return "pg_temp." + engine.QuoteIdent(name)
+// StandIn is the relation a body handed to BindContext names for a
+// relation of columns cols: a temporary table named by its columns, so
+// relations of one shape share one (a table is most of a check's cost).
+func (c *Checker) StandIn(cols []engine.Column) string {
+	h := sha256.Sum256([]byte(signature(cols)))
+	return "pg_temp." + engine.QuoteIdent("efmesh_standin_"+hex.EncodeToString(h[:12]))
 }
 
 // BindContext returns the output columns of sql as the server binds it,
@@ -110,7 +106,7 @@ func (c *Checker) bindLocked(ctx context.Context, sql string, relations map[stri
 	}
 	defer conn.Release()
 	if pid := conn.Conn().PgConn().PID(); pid != c.pid {
-		c.pid, c.made = pid, map[string]string{}
+		c.pid, c.made = pid, map[string]bool{}
 	}
 	keys := make([]string, 0, len(relations))
 	for k := range relations {
@@ -118,32 +114,29 @@ func (c *Checker) bindLocked(ctx context.Context, sql string, relations map[stri
 	}
 	sort.Strings(keys)
 	var ddl strings.Builder
-	want := map[string]string{}
+	var want []string
 	for _, k := range keys {
-		rel, sig := c.StandIn(k), signature(relations[k])
-		if c.made[rel] == sig {
+		rel := c.StandIn(relations[k])
+		if c.made[rel] || slices.Contains(want, rel) {
 			continue
 		}
-		want[rel] = sig
+		want = append(want, rel)
 		defs := make([]string, len(relations[k]))
 		for i, col := range relations[k] {
 			defs[i] = engine.QuoteIdent(col.Name) + " " + col.Type
 		}
-		fmt.Fprintf(&ddl, "DROP TABLE IF EXISTS %s; CREATE TEMPORARY TABLE %s (%s);\n", rel, rel, strings.Join(defs, ", "))
+		fmt.Fprintf(&ddl, "CREATE TEMPORARY TABLE IF NOT EXISTS %s (%s);\n", rel, strings.Join(defs, ", "))
 	}
 	if ddl.Len() > 0 {
 		// One implicit transaction: all made or none.
 		if _, err := conn.Exec(ctx, ddl.String()); err != nil {
-			for rel := range want {
-				delete(c.made, rel)
-			}
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("postgres: %w", ctx.Err())
 			}
 			return nil, fmt.Errorf("%w: %v", errStandIn, err)
 		}
-		for rel, sig := range want {
-			c.made[rel] = sig
+		for _, rel := range want {
+			c.made[rel] = true
 		}
 	}
 	desc, err := conn.Conn().PgConn().Prepare(ctx, "", sql, nil)

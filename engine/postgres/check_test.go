@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,7 @@ func TestCheckerBindsWithTheServer(t *testing.T) {
 	rels := map[string][]engine.Column{
 		"raw.raw__customer": {{Name: "c_id", Type: "int"}, {Name: "c_name", Type: "text"}, {Name: "c_nation", Type: "text"}, {Name: "Käufer", Type: "text"}},
 	}
-	from := c.StandIn("raw.raw__customer") + " AS customer"
+	from := c.StandIn(rels["raw.raw__customer"]) + " AS customer"
 	for _, tc := range []struct{ body, at, msg string }{
 		{"SELECT c_name, count(*) AS n FROM " + from + " GROUP BY c_nation", "c_name", "must appear in the GROUP BY clause"},
 		{"SELECT c_nation, c_name FROM " + from + " GROUP BY c_id", "c_nation", "must appear in the GROUP BY clause"},
@@ -65,11 +67,12 @@ func TestCheckerBindsWithTheServer(t *testing.T) {
 		t.Fatalf("columns: %v %v", cols, err)
 	}
 	// Not a SELECT: refused before the server sees it.
-	if _, err := c.BindContext(ctx, "DROP TABLE "+c.StandIn("raw.raw__customer"), rels); err == nil {
+	if _, err := c.BindContext(ctx, "DROP TABLE "+c.StandIn(rels["raw.raw__customer"]), rels); err == nil {
 		t.Fatal("a DROP was bound")
 	}
 	// New columns for the same relation replace the stand-in.
 	rels["raw.raw__customer"] = []engine.Column{{Name: "c_key", Type: "bigint"}}
+	from = c.StandIn(rels["raw.raw__customer"]) + " AS customer"
 	if cols, err := c.BindContext(ctx, "SELECT c_key FROM "+from, rels); err != nil || cols[0].Type != "bigint" {
 		t.Fatalf("replaced stand-in: %v %v", cols, err)
 	}
@@ -78,5 +81,31 @@ func TestCheckerBindsWithTheServer(t *testing.T) {
 	rows, err := other.Query(ctx, "SELECT count(*) FROM pg_class WHERE relname LIKE 'efmesh_standin%' AND relpersistence <> 't'")
 	if err != nil || rows.Values[0][0] != int64(0) {
 		t.Fatalf("stand-ins outside the session: %v %v", rows, err)
+	}
+}
+
+// BenchmarkChecker200 is the server-bound check of a 200-model project:
+// one session, each model's parents made once (in one round trip per
+// model that needs new ones), one prepared statement per model.
+func BenchmarkChecker200(b *testing.B) {
+	ctx := context.Background()
+	url := testkit.PostgresURL(b)
+	cols := []engine.Column{{Name: "id", Type: "integer"}, {Name: "k", Type: "text"}, {Name: "v", Type: "numeric(10,2)"}, {Name: "at", Type: "timestamp"}}
+	for b.Loop() {
+		c, err := OpenChecker(ctx, url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range 200 {
+			// Every model a shape of its own (the worst case).
+			own := append(slices.Clip(cols), engine.Column{Name: fmt.Sprintf("c%d", i), Type: "text"})
+			rels := map[string][]engine.Column{fmt.Sprintf("m.m__p%d", i): own, fmt.Sprintf("m.m__q%d", i/2): cols}
+			sql := fmt.Sprintf("SELECT a.id, a.k, sum(b.v) AS v, max(a.at) AS at FROM %s AS a JOIN %s AS b USING (id) WHERE a.at >= TIMESTAMP '2000-01-01' GROUP BY a.id, a.k",
+				c.StandIn(rels[fmt.Sprintf("m.m__p%d", i)]), c.StandIn(rels[fmt.Sprintf("m.m__q%d", i/2)]))
+			if _, err := c.BindContext(ctx, sql, rels); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c.Close()
 	}
 }
