@@ -70,6 +70,14 @@ var pgBadBodies = map[string]string{
 func TestPostgresPlanBindsWithTheServer(t *testing.T) {
 	dbURL := freshDatabase(t)
 	dir := pgBindProject(t, dbURL, true)
+	// A server-less check first (render binds without the server) fills
+	// the check cache; plan must not take its word.
+	if code, out, errs := run(t, dir, "render", "ok.ord"); code != 0 {
+		t.Fatalf("render: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".efmesh")); err != nil {
+		t.Fatalf("no check cache: %v", err)
+	}
 	code, out, errs := run(t, dir, "plan", "dev")
 	if code != 1 {
 		t.Fatalf("plan: exit %d\n%s\n%s", code, out, errs)
