@@ -31,6 +31,19 @@ type Binder interface {
 	Bind(sql string, relations map[string][]engine.Column) ([]engine.Column, error)
 }
 
+// ServerBinder is a Binder that binds in the engine's own server, in a
+// session of its own: the relations stand in as session-local tables that
+// StandIn names, and its findings and inferred types are the server's, so
+// a plan predicts what apply meets. A check bound by it is cached apart
+// from a static Binder's.
+type ServerBinder interface {
+	Binder
+	// StandIn is how a body handed to BindContext names the relation of
+	// columns cols (the relations value of its ref).
+	StandIn(cols []engine.Column) string
+	BindContext(ctx context.Context, sql string, relations map[string][]engine.Column) ([]engine.Column, error)
+}
+
 // CodeEngineFeature marks a model using what its engine cannot do.
 const CodeEngineFeature = "engine-feature"
 

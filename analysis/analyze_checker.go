@@ -24,14 +24,16 @@ func (c *checker) dropStandIn(_ context.Context, name string) error {
 // newChecker picks the checking strategy the workbench supports.
 func newChecker(wb Workbench, root string, a *Analysis) *checker {
 	c := &checker{wb: wb, d: wb.Dialect(), root: root, a: a, catalog: standInCatalog}
-	if b, ok := wb.(Binder); ok {
+	if b, ok := wb.(ServerBinder); ok {
+		c.binder, c.server = b, b
+	} else if b, ok := wb.(Binder); ok {
 		c.binder = b
 	} else if e, ok := wb.(engine.Engine); ok {
 		if sc, ok := c.d.(engine.Scratch); ok {
 			c.eng, c.scratch = e, sc
 		}
 	}
-	a.boundInEngine = c.eng != nil
+	a.boundInEngine = c.eng != nil || c.server != nil
 	return c
 }
 
@@ -52,10 +54,12 @@ type checker struct {
 	eng     engine.Engine
 	scratch engine.Scratch
 	binder  Binder
-	wb      Workbench
-	d       engine.Dialect
-	root    string
-	a       *Analysis
+	// server, when set, is binder binding in the engine's server.
+	server ServerBinder
+	wb     Workbench
+	d      engine.Dialect
+	root   string
+	a      *Analysis
 }
 
 func (c *checker) reset(ctx context.Context) error {
@@ -209,7 +213,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		cols = inferred
 	}
 	if cols != nil {
-		if dup := duplicateColumn(cols); dup != "" {
+		if dup := duplicateColumn(c.d, cols); dup != "" {
 			c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeBinder,
 				fmt.Sprintf("the query yields column %s twice; give each column its own name (AS …)", engine.QuoteIdent(dup)))
 			info.Broken = true
@@ -283,12 +287,12 @@ func emptyFile(path string) (bool, error) {
 	return err == nil && len(bytes.TrimSpace(b)) == 0, err
 }
 
-// duplicateColumn returns a name cols hold twice (ignoring case, as the
-// engines do), or "".
-func duplicateColumn(cols []engine.Column) string {
+// duplicateColumn returns a name cols hold twice as d keeps names
+// (ignoring case, as the engines do; cut as d cuts them), or "".
+func duplicateColumn(d engine.Dialect, cols []engine.Column) string {
 	seen := make(map[string]bool, len(cols))
 	for _, col := range cols {
-		k := strings.ToLower(col.Name)
+		k := engine.IdentKey(d, col.Name)
 		if seen[k] {
 			return col.Name
 		}

@@ -21,11 +21,11 @@ func (c *checker) propertyColumns(m *project.Model, cols []engine.Column) {
 	byName := make(map[string]engine.Column, len(cols))
 	names := make([]string, len(cols))
 	for i, col := range cols {
-		byName[strings.ToLower(col.Name)] = col
+		byName[engine.IdentKey(c.d, col.Name)] = col
 		names[i] = col.Name
 	}
 	check := func(prop, what, name string) (engine.Column, bool) {
-		col, ok := byName[strings.ToLower(name)]
+		col, ok := byName[engine.IdentKey(c.d, name)]
 		if !ok {
 			msg := fmt.Sprintf("%s %s is not a column of the query", what, name)
 			if s, ok := project.DidYouMean(name, names); ok {
@@ -52,7 +52,7 @@ func (c *checker) propertyColumns(m *project.Model, cols []engine.Column) {
 	}
 	// The grain is of the table, validity columns (SCD_TYPE_2) included.
 	for _, col := range WithValidity(m, cols)[len(cols):] {
-		byName[strings.ToLower(col.Name)] = col
+		byName[engine.IdentKey(c.d, col.Name)] = col
 		names = append(names, col.Name)
 	}
 	for _, g := range m.Grain {
@@ -154,15 +154,34 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 			s, t := checkRelation(r)
 			rels[s+"."+t] = c.a.Models[r].Columns
 		}
-		bindR, _ := RenderBody(m, MacroText{
+		text := MacroText{
 			Ref: func(n string) (string, bool) {
 				s, t := checkRelation(n)
 				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 			},
 			Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
 			Vars: c.a.Project.Config.Variables, Literal: c.d.Literal,
-		})
-		cols, err := c.binder.Bind(bindR.SQL, rels)
+		}
+		if c.server != nil {
+			// The server binds what apply runs: stand-ins for the refs,
+			// typed literals for the interval bounds.
+			text.Ref = func(n string) (string, bool) {
+				return c.server.StandIn(c.a.Models[n].Columns), true
+			}
+			text.Start = c.d.TimestampLiteral("2000-01-01T00:00:00Z")
+			text.End = c.d.TimestampLiteral("2000-01-02T00:00:00Z")
+		}
+		bindR, _ := RenderBody(m, text)
+		var cols []engine.Column
+		var err error
+		if c.server != nil {
+			cols, err = c.server.BindContext(ctx, bindR.SQL, rels)
+			if err != nil && ctx.Err() != nil {
+				return // cancelled, not refused
+			}
+		} else {
+			cols, err = c.binder.Bind(bindR.SQL, rels)
+		}
 		if err != nil {
 			if many, ok := err.(interface{ Unwrap() []error }); ok {
 				for _, e := range many.Unwrap() {
@@ -208,15 +227,17 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	if m.Columns == nil {
 		return
 	}
+	// Names compare as the engine keeps them (engine.IdentKey): a name
+	// the engine cuts is the same name, declared or produced.
 	gotBy := map[string]engine.Column{}
 	for _, g := range got {
-		gotBy[strings.ToLower(g.Name)] = g
+		gotBy[engine.IdentKey(c.d, g.Name)] = g
 	}
 	declBy := map[string]bool{}
 	bad := false
 	for _, d := range m.Columns {
-		declBy[strings.ToLower(d.Name)] = true
-		g, ok := gotBy[strings.ToLower(d.Name)]
+		declBy[engine.IdentKey(c.d, d.Name)] = true
+		g, ok := gotBy[engine.IdentKey(c.d, d.Name)]
 		if !ok {
 			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
 				fmt.Sprintf("column %q is declared but the query does not produce it (it produces %s)", d.Name, ColumnList(got)))
@@ -232,7 +253,7 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	}
 	var extra []string
 	for _, g := range got {
-		if !declBy[strings.ToLower(g.Name)] {
+		if !declBy[engine.IdentKey(c.d, g.Name)] {
 			extra = append(extra, spellName(g.Name)+" "+g.Type)
 		}
 	}
@@ -243,7 +264,7 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 	}
 	if !bad {
 		for i, d := range m.Columns {
-			if i < len(got) && !strings.EqualFold(d.Name, got[i].Name) {
+			if i < len(got) && !engine.SameIdent(c.d, d.Name, got[i].Name) {
 				c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
 					fmt.Sprintf("column %q is declared at position %d but the query yields %q there", d.Name, i+1, got[i].Name))
 				break
@@ -330,8 +351,9 @@ func SeedFormat(path string) string {
 
 // ContractDiagnostics compares the columns a query yields (got) with the
 // columns m declares, as the check does, and returns the problems found.
-func ContractDiagnostics(p *project.Project, m *project.Model, got []engine.Column) []project.Diagnostic {
-	c := &checker{a: &Analysis{Project: p}}
+// d compares the names (engine.IdentKey); nil compares them as written.
+func ContractDiagnostics(p *project.Project, d engine.Dialect, m *project.Model, got []engine.Column) []project.Diagnostic {
+	c := &checker{a: &Analysis{Project: p}, d: d}
 	c.contract(m, got)
 	return c.a.Diagnostics
 }

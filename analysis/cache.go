@@ -60,6 +60,11 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 	w(strconv.Itoa(FingerprintVersion))
 	w(c.d.Name())
 	w(engineVersion(c.wb))
+	if c.server != nil {
+		// The server's findings are not a static binder's: a project
+		// checked offline is checked again when the server is there.
+		w("bound by the server")
+	}
 	w(m.File)
 	w(string(m.Source))
 	w(strconv.FormatBool(info.loadBroken))

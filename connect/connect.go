@@ -360,6 +360,27 @@ func Workbench(p *project.Project) (analysis.Workbench, error) {
 	return nil, fmt.Errorf("checking %s projects is not supported by this build yet", EngineType(p))
 }
 
+// ServerWorkbench is Workbench for a use case that reaches the warehouse
+// anyway (plan, apply, run; the editor when asked to): a Postgres project's
+// bodies are bound by the server itself, in a session of its own whose
+// temporary stand-in tables no other session sees (postgres.Checker). A
+// server that does not answer is an error. Other engines get Workbench.
+func ServerWorkbench(ctx context.Context, p *project.Project) (analysis.Workbench, error) {
+	if EngineType(p) != "postgres" {
+		return Workbench(p)
+	}
+	url, err := expand(p, "engine url", p.Config.Engine.URL)
+	if err != nil {
+		return nil, err
+	}
+	return postgres.OpenChecker(ctx, url)
+}
+
+var (
+	_ analysis.Workbench    = (*postgres.Checker)(nil)
+	_ analysis.ServerBinder = (*postgres.Checker)(nil)
+)
+
 // pgWorkbench checks Postgres models without a server: pg_query parses,
 // the binder resolves columns against declared schemas.
 type pgWorkbench struct{ postgres.Parser }

@@ -60,6 +60,9 @@ type SQLError struct {
 	Position   int
 	Name       string   // the offending name, when the engine reports one
 	Candidates []string // "did you mean" candidates
+	// Label is how the engine itself heads such a message ("ERROR" for
+	// PostgreSQL); "" means Type + " Error", DuckDB's way.
+	Label string
 }
 
 // Subtypes of SQLError the planner reads; each engine fills them.
@@ -90,7 +93,10 @@ const (
 )
 
 func (e *SQLError) Error() string {
-	if e.Type == "" {
+	switch {
+	case e.Label != "":
+		return e.Label + ": " + e.Message
+	case e.Type == "":
 		return e.Message
 	}
 	return fmt.Sprintf("%s Error: %s", e.Type, e.Message)

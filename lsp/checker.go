@@ -372,7 +372,7 @@ func (c *checker) workbench(p *project.Project) analysis.Workbench {
 		c.wb, c.prev, c.needFull = nil, nil, true
 	}
 	if c.wb == nil {
-		wb, err := connect.Workbench(p)
+		wb, err := c.openWorkbench(p)
 		if err != nil {
 			if c.wbErr != err.Error() {
 				c.wbErr = err.Error()
@@ -383,6 +383,29 @@ func (c *checker) workbench(p *project.Project) analysis.Workbench {
 		c.wb, c.wbEngine, c.wbErr = wb, engine, ""
 	}
 	return c.wb
+}
+
+// serverTimeout bounds the editor's wait for a Postgres server to answer
+// before it checks without one.
+const serverTimeout = 3 * time.Second
+
+// openWorkbench opens p's workbench: bound by the engine's server when
+// the client asked for it (initializationOptions.bindInServer) and the
+// server answers; else connect.Workbench, saying why in the log.
+func (c *checker) openWorkbench(p *project.Project) (analysis.Workbench, error) {
+	c.v.s.mu.Lock()
+	inServer := c.v.s.bindInServer
+	c.v.s.mu.Unlock()
+	if inServer && connect.EngineType(p) == "postgres" {
+		ctx, cancel := context.WithTimeout(c.v.s.ctx, serverTimeout)
+		wb, err := connect.ServerWorkbench(ctx, p)
+		cancel()
+		if err == nil {
+			return wb, nil
+		}
+		c.v.s.logf(protocol.MessageTypeWarning, "%s: checking without the Postgres server, which did not answer: %v", c.v.root, err)
+	}
+	return connect.Workbench(p)
 }
 
 // do runs f on the checker goroutine with the workbench, between checks.

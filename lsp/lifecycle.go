@@ -24,6 +24,10 @@ type initializeParams struct {
 	} `json:"workspaceFolders"`
 	InitializationOptions struct {
 		Environment string `json:"environment"`
+		// BindInServer: check a Postgres project's bodies with its
+		// server (connect.ServerWorkbench), as plan does, instead of the
+		// server-less binder.
+		BindInServer bool `json:"bindInServer"`
 	} `json:"initializationOptions"`
 	Capabilities struct {
 		Window struct {
@@ -92,6 +96,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	s.mu.Lock()
 	s.state = stateInitialized
 	s.folders = folders
+	s.bindInServer = p.InitializationOptions.BindInServer
 	s.client = clientInfo{
 		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
 		watchRegister:    p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,

@@ -66,6 +66,9 @@ type Server struct {
 	docs     map[string]*document // open documents by absolute path
 	views    map[string]*view     // projects by root
 	inflight map[jsonrpc2.ID]context.CancelFunc
+	// bindInServer: checks bind Postgres bodies with the project's server
+	// (initializationOptions.bindInServer).
+	bindInServer bool
 
 	// beforeWholeCheck, when set (by tests, before the session starts),
 	// runs on a checker's goroutine after the open files were checked and

@@ -58,7 +58,7 @@ func (b *builder) typed(info *analysis.ModelInfo, q string) string {
 		same := true
 		for i, c := range m.Columns {
 			g := info.Inferred[i]
-			same = same && strings.EqualFold(c.Name, g.Name) && b.sameType(c.Type, g.Type)
+			same = same && engine.SameIdent(b.d, c.Name, g.Name) && b.sameType(c.Type, g.Type)
 		}
 		if same {
 			return q
@@ -233,7 +233,7 @@ func (b *builder) checkContract(ctx context.Context, info *analysis.ModelInfo, q
 	if err != nil {
 		return err
 	}
-	if ds := analysis.ContractDiagnostics(b.a.Project, m, got); len(ds) > 0 {
+	if ds := analysis.ContractDiagnostics(b.a.Project, b.d, m, got); len(ds) > 0 {
 		return &ContractError{Diagnostics: ds}
 	}
 	return nil
@@ -303,7 +303,7 @@ func (b *builder) provenContract(info *analysis.ModelInfo) bool {
 			return false
 		}
 		for i, c := range pi.Model.Columns {
-			if !strings.EqualFold(c.Name, pi.Inferred[i].Name) || !b.sameType(c.Type, pi.Inferred[i].Type) {
+			if !engine.SameIdent(b.d, c.Name, pi.Inferred[i].Name) || !b.sameType(c.Type, pi.Inferred[i].Type) {
 				return false
 			}
 		}

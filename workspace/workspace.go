@@ -151,6 +151,10 @@ type OpenOptions struct {
 	// efmesh.yaml, then Vars (--var) over them.
 	Env  string
 	Vars map[string]string
+	// InServer binds the bodies with the warehouse's server where the
+	// engine has one (connect.ServerWorkbench): for the use cases that
+	// reach the warehouse anyway (plan, apply, run).
+	InServer bool
 }
 
 // Open finds the project holding dir, loads and analyzes it. Problems in
@@ -169,7 +173,12 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
 	if in, _ := sc.Split(p.Diagnostics); project.HasErrors(in) {
 		return nil, &planner.ProblemsError{Diagnostics: in}
 	}
-	wb, err := connect.Workbench(p)
+	var wb analysis.Workbench
+	if o.InServer {
+		wb, err = connect.ServerWorkbench(ctx, p)
+	} else {
+		wb, err = connect.Workbench(p)
+	}
 	if err != nil {
 		return nil, err
 	}

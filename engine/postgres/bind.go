@@ -66,6 +66,33 @@ import (
 // finds the first and Unwrap() []error yields all. Columns are nil whenever
 // the error is not.
 func (Parser) Bind(sql string, relations map[string][]engine.Column) ([]engine.Column, error) {
+	sel, err := parseSelect(sql)
+	if err != nil {
+		return nil, err
+	}
+	b := &binder{sql: sql, relations: relations, sublinks: map[*pg_query.SubLink]string{}}
+	out := b.query(sel, nil, false, nil)
+	if err := b.err(); err != nil {
+		return nil, err
+	}
+	if out.opaque {
+		return nil, nil
+	}
+	cols := make([]engine.Column, len(out.cols))
+	for i, c := range out.cols {
+		cols[i] = engine.Column{Name: c.name, Type: c.typ}
+	}
+	return cols, nil
+}
+
+// oneSelect reports why sql is not one SELECT statement, or nil.
+func oneSelect(sql string) error {
+	_, err := parseSelect(sql)
+	return err
+}
+
+// parseSelect parses sql, which must be exactly one SELECT statement.
+func parseSelect(sql string) (*pg_query.SelectStmt, error) {
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return nil, parseError(err, sql)
@@ -82,19 +109,7 @@ func (Parser) Bind(sql string, relations map[string][]engine.Column) ([]engine.C
 		}
 		return nil, &engine.SQLError{Type: "Parser", Message: "a model body must be a SELECT statement, found " + kind, Position: -1}
 	}
-	b := &binder{sql: sql, relations: relations, sublinks: map[*pg_query.SubLink]string{}}
-	out := b.query(sel, nil, false, nil)
-	if err := b.err(); err != nil {
-		return nil, err
-	}
-	if out.opaque {
-		return nil, nil
-	}
-	cols := make([]engine.Column, len(out.cols))
-	for i, c := range out.cols {
-		cols[i] = engine.Column{Name: c.name, Type: c.typ}
-	}
-	return cols, nil
+	return sel, nil
 }
 
 // Bind binds sql with the connection-free parser; see Parser.Bind.

@@ -142,6 +142,25 @@ func TestBindColumns(t *testing.T) {
 
 // TestBindOpaque: a * over something only a server could describe gives
 // no columns and no error.
+// TestBindGroupedIsFine: what PostgreSQL accepts in a grouped query the
+// not-grouped rule lets be.
+func TestBindGroupedIsFine(t *testing.T) {
+	for _, sql := range []string{
+		`SELECT ward_id, count(*) AS n FROM med.patients GROUP BY ward_id`,
+		`SELECT p.ward_id, count(*) AS n FROM med.patients p GROUP BY ward_id`,
+		`SELECT ward_id, name FROM med.patients GROUP BY GROUPING SETS ((ward_id), (name))`,
+		`SELECT ward_id FROM med.patients p JOIN med.moves m USING (ward_id) GROUP BY p.ward_id`,
+		`SELECT upper(name) AS u FROM med.patients GROUP BY upper(name)`,
+		`SELECT name AS n FROM med.patients GROUP BY n`,
+		`SELECT name FROM med.patients GROUP BY 1`,
+		`SELECT w.id, (SELECT max(p.id) FROM med.patients p WHERE p.ward_id = w.id) AS m FROM med.wards w GROUP BY w.id`,
+	} {
+		if _, err := (Parser{}).Bind(sql, bindRelations); err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+}
+
 func TestBindOpaque(t *testing.T) {
 	for _, sql := range []string{
 		`SELECT * FROM json_each('{}')`,
@@ -277,6 +296,10 @@ func TestBindErrors(t *testing.T) {
 			"Binder", "COLUMN_NOT_FOUND", `"Sp ace`, `Sp ace "Q"`, []string{`Sp ace "q"`}, `column "Sp ace \"Q\"" does not exist`},
 		{"hostile USING after non-ASCII", `SELECT 'é' FROM raw."Weird ""Name""" a JOIN raw."Weird ""Name""" b USING ("Ünï", "nope ""x""")`,
 			"Binder", "COLUMN_NOT_FOUND", `"nope`, `nope "x"`, nil, `column "nope \"x\"" specified in USING clause does not exist in left table`},
+		{"a column neither grouped nor aggregated", `SELECT p.name, count(*) AS n FROM med.patients p GROUP BY p.ward_id`,
+			"Binder", "NOT_GROUPED", "p.name", "name", nil, `column "p.name" must appear in the GROUP BY clause or be used in an aggregate function`},
+		{"grouped by a column that is no key", `SELECT born, name FROM med.patients GROUP BY id`,
+			"Binder", "NOT_GROUPED", "born", "born", nil, `column "patients.born" must appear in the GROUP BY clause or be used in an aggregate function`},
 		{"QUALIFY is not PostgreSQL", `SELECT id FROM med.patients QUALIFY row_number() OVER () = 1`,
 			"Parser", "SYNTAX_ERROR", "row_number", "", nil, `syntax error at or near "row_number"`},
 		{"syntax error after non-ASCII", `SELECT 'ü', "Ñ" FROM FROM med.patients`,

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/efmesh/efmesh/engine"
 )
 
 // The binder's query levels: a SELECT, VALUES or set operation, its
@@ -155,8 +157,12 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 		out.cols = append(out.cols, column{name: t.name, typ: typ})
 	}
 	b.expr(s.WhereClause, sc)
-	for _, g := range s.GroupClause {
-		b.groupItem(g, sc, targets, out.opaque)
+	g := &grouping{hits: map[hit]bool{}}
+	for _, n := range s.GroupClause {
+		b.groupItem(n, sc, targets, out.opaque, g)
+	}
+	if len(s.GroupClause) > 0 && !g.other {
+		b.ungrouped(sc, targets, g)
 	}
 	b.expr(s.HavingClause, sc)
 	for _, w := range s.WindowClause {
@@ -191,27 +197,78 @@ func (b *binder) sortItem(n *pg_query.Node, sc *scope, targets []target, opaque 
 	b.expr(n, sc)
 }
 
+// grouping is what a GROUP BY groups: the columns it names, and whether
+// it groups by anything else (an expression, an output column, a
+// position), which the not-grouped rule then leaves alone.
+type grouping struct {
+	hits  map[hit]bool
+	other bool
+}
+
 // groupItem binds a GROUP BY item: a bare name is a FROM column of this
 // level first, then an output column, then an outer reference.
-func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque bool) {
+func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque bool, g *grouping) {
 	if gs := n.GetGroupingSet(); gs != nil {
 		for _, c := range gs.Content {
-			b.groupItem(c, sc, targets, opaque)
+			b.groupItem(c, sc, targets, opaque, g)
 		}
 		return
 	}
 	if name, loc, ok := bareName(n); ok {
 		if hits, maybe := sc.find(name); len(hits) == 0 && !maybe {
 			if b.matchTarget(name, loc, targets, "GROUP BY") {
+				g.other = true
 				return
 			}
 		}
 	}
 	if c := n.GetAConst(); c != nil {
 		b.ordinal(c, len(targets), opaque, "GROUP BY")
+		g.other = true
 		return
 	}
+	if cr := n.GetColumnRef(); cr != nil && !isStar(cr) {
+		if _, h := b.columnRef(cr, sc); h != nil {
+			g.hits[*h] = true
+			return
+		}
+	}
+	g.other = true
 	b.expr(n, sc)
+}
+
+// ungrouped reports, as PostgreSQL does, a select-list entry that is a
+// plain column of this level's FROM items when the GROUP BY names only
+// columns and not that one. Efmesh's relations declare no primary key, so
+// no column is functionally dependent on the grouped ones.
+func (b *binder) ungrouped(sc *scope, targets []target, g *grouping) {
+	local := map[*rel]bool{}
+	for _, r := range sc.rels {
+		local[r] = true
+	}
+	// A name grouped through another item (a USING column, an alias of
+	// the same table) is let be: only a name grouped nowhere is reported.
+	groupedNames := map[string]bool{}
+	for h := range g.hits {
+		groupedNames[h.r.cols[h.i].name] = true
+	}
+	for _, t := range targets {
+		if t.hit == nil || t.expr == nil || !local[t.hit.r] || t.hit.r.opaque || g.hits[*t.hit] || groupedNames[t.hit.r.cols[t.hit.i].name] {
+			continue
+		}
+		cr := t.expr.GetColumnRef()
+		if cr == nil {
+			continue
+		}
+		col := t.hit.r.cols[t.hit.i].name
+		name := col
+		if t.hit.r.name != "" {
+			name = t.hit.r.name + "." + col
+		}
+		b.fail("Binder", engine.SubtypeNotGrouped, cr.Location, col, nil,
+			"column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
+		return // the server stops at the first
+	}
 }
 
 // matchTarget reports whether name is an output column; two output

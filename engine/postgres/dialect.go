@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -86,3 +87,20 @@ func (d Dialect) DropView(r engine.Relation) string {
 func (d Dialect) DropTable(r engine.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.QuoteRelation(r)
 }
+
+// NormalizeIdent is name as the server keeps it: cut to NAMEDATALEN-1
+// (63) bytes at a character boundary (UTF-8, the encoding efmesh's text
+// is in), as the server does wherever an identifier is created or read.
+func (d Dialect) NormalizeIdent(name string) string {
+	limit := d.MaxIdentifierLength()
+	if len(name) <= limit {
+		return name
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut]
+}
+
+var _ engine.IdentNormalizer = Dialect{}

@@ -49,6 +49,11 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	return openPool(ctx, cfg)
+}
+
+// openPool connects a pool configured by cfg (see Open).
+func openPool(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
 	// Intervals, @start/@end and casts between timestamp and timestamptz
 	// are UTC, whatever the server's or the machine's zone.
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"

@@ -27,7 +27,9 @@ func (d *DB) convertError(err error, sql string) error {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	typ, sub := classify(pe.Code)
-	e := &engine.SQLError{Type: typ, Subtype: sub, Message: pe.Message, Position: -1}
+	// Labelled as the server labels it (psql's "ERROR:"), never with the
+	// classification, which is DuckDB's vocabulary.
+	e := &engine.SQLError{Type: typ, Subtype: sub, Message: pe.Message, Position: -1, Label: "ERROR"}
 	if pe.Detail != "" {
 		e.Message += "\nDETAIL: " + pe.Detail
 	}
@@ -40,6 +42,17 @@ func (d *DB) convertError(err error, sql string) error {
 		} else {
 			e.Position = min(int(pe.Position)-1, len(sql))
 		}
+	}
+	// `column "t.c" must appear in the GROUP BY clause or be used in an
+	// aggregate function`, positioned at the column.
+	const notGrouped = " must appear in the GROUP BY clause or be used in an aggregate function"
+	if pe.Code == "42803" && strings.HasPrefix(pe.Message, `column "`) && strings.HasSuffix(pe.Message, notGrouped) {
+		e.Subtype = engine.SubtypeNotGrouped
+		name := strings.TrimSuffix(strings.TrimPrefix(pe.Message, `column "`), `"`+notGrouped)
+		if k := strings.LastIndexByte(name, '.'); k >= 0 {
+			name = name[k+1:]
+		}
+		e.Name = name
 	}
 	if pe.Code == "42703" && e.Position >= 0 {
 		parts := nameAt(sql, e.Position)

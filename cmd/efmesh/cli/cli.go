@@ -314,21 +314,26 @@ func (a *app) warnUnusedVars(unused []project.UnusedVar) {
 }
 
 // load finds, loads and analyzes the project (workspace.Open), with its
-// store when withStore. Problems in the user's files come back as a
+// store when withStore — plan, apply and run, which reach the warehouse
+// anyway, so a Postgres project's bodies are bound by its server. Problems in the user's files come back as a
 // *planner.ProblemsError.
 func (a *app) load(withStore bool) (*workspace.Workspace, error) {
-	return a.loadScoped(withStore, nil)
+	return a.open(withStore, nil, withStore)
 }
 
 // loadScoped is load for a request that reads only part of the project:
 // problems outside scope(p) do not stop it (as in the editor); they are
 // summed up in a warning on stderr.
 func (a *app) loadScoped(withStore bool, scope func(p *project.Project) project.Scope) (*workspace.Workspace, error) {
+	return a.open(withStore, scope, false)
+}
+
+func (a *app) open(withStore bool, scope func(p *project.Project) project.Scope, inServer bool) (*workspace.Workspace, error) {
 	vars, err := project.ParseVarFlags(a.varFlags)
 	if err != nil {
 		return nil, err
 	}
-	w, err := workspace.Open(a.ctx, a.dir, workspace.OpenOptions{Options: a.workspaceOptions(), Scope: scope, Env: a.varEnv, Vars: vars})
+	w, err := workspace.Open(a.ctx, a.dir, workspace.OpenOptions{Options: a.workspaceOptions(), Scope: scope, Env: a.varEnv, Vars: vars, InServer: inServer})
 	if err != nil {
 		return nil, err
 	}
