@@ -111,13 +111,18 @@ func keywordAlias(m *project.Model, off int) (d project.Diagnostic, ok bool) {
 		if t.Kind != sqlscan.Ident || t.Start > off || !notAliases[strings.ToLower(t.Text(m.Source))] {
 			continue
 		}
-		// Nothing but comments between the keyword and the error: the
-		// keyword is what the parser choked on.
+		// The keyword is what the parser choked on: it ends the body, or
+		// it is ORDER or GROUP without BY, the error right after it. A
+		// keyword that starts a clause (WHERE …) is one.
+		w := t.Text(m.Source)
 		rest := sqlscan.NewScanner(m.Source, t.End).Next()
-		if rest.Kind != sqlscan.EOF && rest.Start < off {
+		lone := rest.Kind == sqlscan.EOF
+		if k := strings.ToLower(w); (k == "order" || k == "group") && !rest.Is(m.Source, "by") && rest.Start == off {
+			lone = true
+		}
+		if !lone {
 			continue
 		}
-		w := t.Text(m.Source)
 		msg := fmt.Sprintf("syntax error: %s is a keyword, not an alias: name @ref(%s) another way (@ref(%s) AS o) or quote it (AS \"%s\")",
 			strings.ToUpper(w), mc.Arg, mc.Arg, strings.ToLower(w))
 		d := project.NewDiagnostic(m.File, m.Source, t.Start, t.End, project.SeverityError, project.CodeSyntax, msg)
