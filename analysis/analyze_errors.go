@@ -38,6 +38,10 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 	code := project.CodeBinder
 	switch {
 	case se.Type == "Parser":
+		if d, ok := keywordAlias(m, start); ok {
+			c.add(m, d)
+			return
+		}
 		code = project.CodeSyntax
 		if !strings.HasPrefix(msg, "syntax error") {
 			msg = "syntax error: " + msg
@@ -55,6 +59,9 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 			c.add(m, d)
 			return
 		}
+	case se.Subtype == engine.SubtypeTableNotInScope:
+		c.add(m, tableScopeDiag(m, se, start, end))
+		return
 	case se.Type == "Catalog":
 		code = project.CodeUnknownTable
 		name := strings.ToLower(qualifiedNameAt(m.Source, start))

@@ -83,6 +83,10 @@ const (
 	// SubtypeNotGrouped: a column neither grouped nor aggregated in a
 	// query that aggregates. Name is the column; Position points at it.
 	SubtypeNotGrouped = "NOT_GROUPED"
+	// SubtypeTableNotInScope: a qualifier (t in t.x) that names no
+	// relation in scope. Name is the qualifier; Position points at it;
+	// Candidates are the names the relations in scope are bound under.
+	SubtypeTableNotInScope = "TABLE_NOT_IN_SCOPE"
 	// SubtypeNotAQuery: the text is a statement but not a query (SELECT):
 	// nothing a model body may be. Message says what to write instead.
 	SubtypeNotAQuery = "NOT_A_QUERY"

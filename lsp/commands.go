@@ -290,6 +290,7 @@ type applyResult struct {
 	Applied  bool     `json:"applied"`
 	PlanID   string   `json:"planId,omitempty"`
 	Built    []string `json:"built"`
+	Computed []string `json:"computed"`
 	Promoted []string `json:"promoted"`
 	Removed  []string `json:"removed"`
 	Exported []string `json:"exported"`
@@ -345,7 +346,7 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 		return nil, err
 	}
 	out := &applyResult{Env: a.Env, Applied: r.Applied, PlanID: r.PlanID, Summary: workspace.PlanText(r.Plan),
-		Built: nonNil(r.Built), Promoted: nonNil(r.Promoted), Removed: nonNil(r.Removed), Exported: nonNil(r.Exported), DroppedViews: nonNil(r.DroppedViews)}
+		Built: nonNil(r.Built), Computed: nonNil(r.Computed), Promoted: nonNil(r.Promoted), Removed: nonNil(r.Removed), Exported: nonNil(r.Exported), DroppedViews: nonNil(r.DroppedViews)}
 	if !r.Applied {
 		prog.end(firstLine(out.Summary))
 		return out, nil

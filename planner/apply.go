@@ -58,8 +58,13 @@ type ApplyOptions struct {
 
 // ApplyResult reports what Apply did.
 type ApplyResult struct {
-	PlanID   string
-	Built    []string // models whose snapshot was built or had intervals computed
+	PlanID string
+	// Built are the models whose snapshot was built (ModelPlan.Build);
+	// Computed those computed into a table that already existed: missing
+	// intervals, a refill, a merge (Plan.Computes). A plan's "N to build,
+	// M to compute" is len(Built), len(Computed) of its apply.
+	Built    []string
+	Computed []string
 	Promoted []string
 	Removed  []string // models gone from the project: their views dropped
 	Exported []string // models copied into an attached database (export.go)
@@ -195,7 +200,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		return res, err
 	}
 	var err error
-	res.Exported, err = exportModels(ctx, a, wh, p.Env, append(slices.Clone(res.Built), res.Promoted...))
+	res.Exported, err = exportModels(ctx, a, wh, p.Env, slices.Concat(res.Built, res.Computed, res.Promoted))
 	return res, err
 }
 
@@ -295,7 +300,8 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 // a snapshot this apply recorded (the store did not hold it when the plan
 // was made) is removed, with its ledger, unless
 //
-//   - it was built and passed its audits (res.Built): its relation is
+//   - it was built or computed and passed its audits (res.Built,
+//     res.Computed): its relation is
 //     complete, and a new plan reuses it instead of building it again; or
 //   - it is an INCREMENTAL_BY_TIME_RANGE snapshot whose ledger holds
 //     intervals this apply computed: the backfill resumes from them (and
@@ -306,7 +312,7 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 // records: their ledger tells the truth of the batches that ran.
 func rollback(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult) error {
 	built := map[string]bool{}
-	for _, n := range res.Built {
+	for _, n := range slices.Concat(res.Built, res.Computed) {
 		built[n] = true
 	}
 	var fps []string

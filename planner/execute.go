@@ -18,7 +18,9 @@ func (p *Plan) computes(mp ModelPlan, due map[string]bool) bool {
 	if mp.Change == Removed {
 		return false
 	}
-	k := p.analysis.Models[mp.Name].Model.Kind.Name
+	// The line's own kind: a plan answered from the no-op digest has
+	// no analysis.
+	k := project.KindName(mp.Kind)
 	// A refreshed model that takes over an older table merges into it
 	// now: the environment's version reads its new parents from here on.
 	return mp.Build || len(mp.Backfill) > 0 || due[mp.Name] || mp.ReusedFrom != "" && refreshed(k)
@@ -27,7 +29,10 @@ func (p *Plan) computes(mp ModelPlan, due map[string]bool) bool {
 // Computes counts the models apply computes without building a new
 // snapshot for them: a reused snapshot's missing intervals, a FULL model
 // refilled after a restate or a preview, a refreshed model merging into
-// the table it takes over. Apply reports them built, with Builds.
+// the table it takes over. Apply reports them under ApplyResult.Computed,
+// the models it builds (Builds) under ApplyResult.Built: the one
+// definition of "build" and "compute" every report of a plan or an apply
+// uses (Plan.Summary).
 func (p *Plan) Computes() int {
 	due, n := p.refilled(), 0
 	for _, mp := range p.Models {
@@ -54,6 +59,31 @@ type checkpointer interface {
 // memory). Measured at 2,000 models, a checkpoint costs little next to
 // the builds it follows.
 const checkpointEvery = 200
+
+// Summary is a plan's totals as apply counts them: what plan's text and
+// JSON print, and what apply's report (ApplyResult) then lists.
+type Summary struct {
+	Build   int `json:"build"`
+	Compute int `json:"compute"`
+	Promote int `json:"promote"`
+	Remove  int `json:"remove"`
+	// StaleViews counts the stale views of EXTERNAL models apply drops.
+	StaleViews int `json:"staleViews"`
+}
+
+// Summary tallies the plan as apply will report it.
+func (p *Plan) Summary() Summary {
+	s := Summary{Build: p.Builds(), Compute: p.Computes(), Promote: p.Promotes()}
+	for _, m := range p.Models {
+		if m.Change == Removed {
+			s.Remove++
+		}
+		if m.StaleView != "" {
+			s.StaleViews++
+		}
+	}
+	return s
+}
 
 // execute builds the snapshots the plan marks Build and computes the
 // ranges it lists, parents before children. It promotes nothing.
@@ -164,10 +194,16 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		res.Built = append(res.Built, mp.Name)
-		log.Info("built", "model", mp.Name, "table", mp.PhysicalTable, "ranges", len(mp.Backfill), "elapsed", time.Since(start).Round(time.Millisecond))
+		what := "built"
+		if mp.Build {
+			res.Built = append(res.Built, mp.Name)
+		} else {
+			what = "computed"
+			res.Computed = append(res.Computed, mp.Name)
+		}
+		log.Info(what, "model", mp.Name, "table", mp.PhysicalTable, "ranges", len(mp.Backfill), "elapsed", time.Since(start).Round(time.Millisecond))
 		if opt.Progress != nil {
-			opt.Progress(len(res.Built), total, mp.Name)
+			opt.Progress(len(res.Built)+len(res.Computed), total, mp.Name)
 		}
 		return nil
 	}

@@ -109,6 +109,10 @@ type Plan struct {
 	// LeftOutFrom is the environment whose versions the left-out models
 	// keep when it is not Env: prod, for an environment not yet created.
 	LeftOutFrom string `json:"leftOutFrom,omitempty"`
+	// DueRefresh names the FULL models whose cron fired since their last
+	// refresh and which the plan leaves as they are: apply does not
+	// refresh for a cron, the next efmesh run does (WithDueRefreshes).
+	DueRefresh []string `json:"dueRefresh,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer

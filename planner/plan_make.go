@@ -301,6 +301,11 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 		sort.SliceStable(e.Models, func(i, j int) bool { return e.Models[i].Intervals > e.Models[j].Intervals })
 		return nil, e
 	}
+	if cfg.dueRefreshes {
+		if err := p.fillDueRefresh(ctx, st, cfg.now); err != nil {
+			return nil, err
+		}
+	}
 	p.annotate()
 	return p, nil
 }

@@ -23,6 +23,17 @@ type planConfig struct {
 	warehouse      engine.Engine
 	// workbench: bind what a redacted environment changes (WithWorkbench).
 	workbench analysis.Workbench
+	// dueRefreshes: list the cron refreshes apply leaves to run
+	// (WithDueRefreshes).
+	dueRefreshes bool
+}
+
+// WithDueRefreshes makes MakePlan list, in Plan.DueRefresh, the FULL models
+// whose cron fired since their last refresh and which the plan does not
+// compute: apply never refreshes for a cron, the next efmesh run does, and
+// a plan says so. Off by default: it reads every FULL model's ledger.
+func WithDueRefreshes() PlanOption {
+	return func(c *planConfig) { c.dueRefreshes = true }
 }
 
 // WithBackfillLimit makes MakePlan refuse, with a *LargeBackfillError, a

@@ -87,3 +87,20 @@ func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) 
 	}
 	return due, nil
 }
+
+// fillDueRefresh sets Plan.DueRefresh as of now: the due FULL models
+// (dueRefreshes, as a run tick decides them) that this plan's apply does
+// not compute. A model the plan builds or refills is refreshed by apply.
+func (p *Plan) fillDueRefresh(ctx context.Context, st state.Reader, now time.Time) error {
+	due, err := dueRefreshes(ctx, p, st, now)
+	if err != nil {
+		return err
+	}
+	refill := p.refilled()
+	for _, mp := range p.Models {
+		if due[mp.Name] && !p.computes(mp, refill) {
+			p.DueRefresh = append(p.DueRefresh, mp.Name)
+		}
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,12 @@ type RunResult struct {
 	// refresh: their tables were refilled (refresh.go), before the models
 	// that read them.
 	Refreshed []string
+	// Merged names the INCREMENTAL_BY_UNIQUE_KEY and SCD_TYPE_2 models
+	// whose query was merged again; Computed the INCREMENTAL_BY_TIME_RANGE
+	// models that had intervals computed (Intervals of them in all). Only
+	// time-range models have intervals: Processed is the three lists.
+	Merged    []string
+	Computed  []string
 	Intervals int // intervals computed, over all models
 	// BlockedBy names the models whose project version differs from the
 	// environment ("name: change"), when the tick refused to run.
@@ -38,6 +45,8 @@ type RunResult struct {
 type runDetail struct {
 	Processed []string `json:"processed"`
 	Refreshed []string `json:"refreshed"`
+	Merged    []string `json:"merged,omitempty"`
+	Computed  []string `json:"computed,omitempty"`
 	Intervals int      `json:"intervals"`
 	BlockedBy []string `json:"blockedBy,omitempty"`
 	Error     string   `json:"error,omitempty"`
@@ -70,7 +79,9 @@ func Run(ctx context.Context, a *analysis.Analysis, st state.Store, env string, 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	started := time.Now().UTC()
+	// The journal's times are the clock's of the tick (opt.Now, pinned by
+	// EFMESH_NOW), as are its plan and intervals: status prints them.
+	started := now().UTC()
 	res := &RunResult{ID: newID(now()), Env: env, Processed: []string{}, Refreshed: []string{}}
 	err := runTick(ctx, a, st, env, open, opt, now, log, res)
 	var held *LockHeldError
@@ -86,13 +97,13 @@ func Run(ctx context.Context, a *analysis.Analysis, st state.Store, env string, 
 	default:
 		res.Outcome = state.RunOK
 	}
-	d := runDetail{Processed: res.Processed, Refreshed: res.Refreshed, Intervals: res.Intervals, BlockedBy: res.BlockedBy}
+	d := runDetail{Processed: res.Processed, Refreshed: res.Refreshed, Merged: res.Merged, Computed: res.Computed, Intervals: res.Intervals, BlockedBy: res.BlockedBy}
 	if err != nil {
 		d.Error = err.Error()
 	}
 	detail, _ := json.Marshal(d)
 	if jerr := st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: res.ID, Env: env, StartedAt: started,
-		FinishedAt: time.Now().UTC(), Outcome: res.Outcome, Detail: detail}); jerr != nil {
+		FinishedAt: now().UTC(), Outcome: res.Outcome, Detail: detail}); jerr != nil {
 		log.Warn("the runs journal could not record the tick", "env", env, "err", jerr)
 	}
 	return res, err
@@ -181,24 +192,31 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 	}
 	err = execute(ctx, p, b, st, opt, ar, log, due)
 	res.Intervals = int(committed.Load())
-	res.Processed = append(res.Processed, ar.Built...)
-	for _, n := range ar.Built {
-		if due[n] && p.analysis.Models[n].Model.Kind.Name == project.KindFull {
+	done := slices.Concat(ar.Built, ar.Computed)
+	res.Processed = append(res.Processed, done...)
+	for _, n := range done {
+		switch k := p.analysis.Models[n].Model.Kind.Name; {
+		case k == project.KindIncrementalByTimeRange:
+			res.Computed = append(res.Computed, n)
+		case refreshed(k):
+			res.Merged = append(res.Merged, n)
+		default: // FULL: its cron came due
 			res.Refreshed = append(res.Refreshed, n)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("run %s: %w", env, err)
 	}
-	res.Exported, err = exportModels(ctx, p.analysis, wh, env, ar.Built)
+	res.Exported, err = exportModels(ctx, p.analysis, wh, env, done)
 	return err
 }
 
 // JournalFailure records a tick of env that failed before Run could start
-// (a project that does not load), so that the failure is in the journal.
-func JournalFailure(ctx context.Context, st state.Store, env string, cause error) error {
+// (a project that does not load), so that the failure is in the journal,
+// at now (the clock of the ticks: Run's opt.Now).
+func JournalFailure(ctx context.Context, st state.Store, env string, now time.Time, cause error) error {
 	detail, _ := json.Marshal(runDetail{Processed: []string{}, Refreshed: []string{}, Error: cause.Error()})
-	now := time.Now().UTC()
+	now = now.UTC()
 	return st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: newID(now), Env: env, StartedAt: now, FinishedAt: now,
 		Outcome: state.RunError, Detail: detail})
 }

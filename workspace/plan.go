@@ -45,7 +45,7 @@ func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOp
 		defer wh.Close()
 	}
 	opts = append([]planner.PlanOption{planner.PlanAt(w.opts.now())}, opts...)
-	return w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb)))
+	return w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb), planner.WithDueRefreshes()))
 }
 
 // Preview is the plan the editor's lenses and hints show while the user
@@ -169,7 +169,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	if req.Noop != nil {
 		tok, tokOK = storeToken(ctx, st, env)
 	}
-	p, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb)))
+	p, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb), planner.WithDueRefreshes()))
 	if err != nil {
 		return out, err
 	}

@@ -31,6 +31,7 @@ func PlanText(p *planner.Plan) string {
 func WritePlan(w io.Writer, p *planner.Plan) {
 	defer writeWarnings(w, p)
 	defer writeLeftOut(w, p)
+	defer writeDueRefresh(w, p)
 	if !p.HasChanges && len(p.LeftOut) > 0 {
 		fmt.Fprintf(w, "No changes in the selection: environment %s stays as it is (%d models).\n", p.Env, len(p.Models))
 		return
@@ -63,29 +64,53 @@ func WritePlan(w io.Writer, p *planner.Plan) {
 	if unchanged > 0 {
 		fmt.Fprintf(w, "  = %d unchanged\n", unchanged)
 	}
-	// As apply counts: a virtual model (EMBEDDED, EXTERNAL) has no view to
-	// promote, and a removed model's view is dropped.
-	promote, remove, stale := p.Promotes(), 0, 0
-	for _, m := range p.Models {
-		if m.Change == planner.Removed {
-			remove++
-		}
-		if m.StaleView != "" {
-			stale++
-		}
+	// As apply counts (AppliedText): a virtual model (EMBEDDED, EXTERNAL)
+	// has no view to promote, and a removed model's view is dropped.
+	s := p.Summary()
+	summary := fmt.Sprintf("%d to build", s.Build)
+	if s.Compute > 0 {
+		summary += fmt.Sprintf(", %d to compute", s.Compute)
 	}
-	summary := fmt.Sprintf("%d to build", p.Builds())
-	if c := p.Computes(); c > 0 {
-		summary += fmt.Sprintf(", %d to compute", c)
+	summary += fmt.Sprintf(", %d to promote", s.Promote)
+	if s.Remove > 0 {
+		summary += fmt.Sprintf(", %d to remove", s.Remove)
 	}
-	summary += fmt.Sprintf(", %d to promote", promote)
-	if remove > 0 {
-		summary += fmt.Sprintf(", %d to remove", remove)
-	}
-	if stale > 0 {
-		summary += fmt.Sprintf(", %d stale view(s) to drop", stale)
+	if s.StaleViews > 0 {
+		summary += fmt.Sprintf(", %d stale view(s) to drop", s.StaleViews)
 	}
 	fmt.Fprintf(w, "\n%s.\n", summary)
+}
+
+// RunText is the text of a finished tick that computed what was due: the
+// FULL models refreshed, the models merged again, the intervals computed
+// (only INCREMENTAL_BY_TIME_RANGE models have intervals), one line each;
+// "nothing due" once when there was nothing.
+func RunText(r *planner.RunResult) string {
+	var b strings.Builder
+	if len(r.Refreshed) > 0 {
+		fmt.Fprintf(&b, "run %s: refreshed %s (FULL, cron due).\n", r.Env, strings.Join(r.Refreshed, ", "))
+	}
+	if len(r.Merged) > 0 {
+		fmt.Fprintf(&b, "run %s: merged %s again.\n", r.Env, strings.Join(r.Merged, ", "))
+	}
+	if len(r.Computed) > 0 {
+		fmt.Fprintf(&b, "run %s: computed %d interval(s) of %s.\n", r.Env, r.Intervals, strings.Join(r.Computed, ", "))
+	}
+	if b.Len() == 0 {
+		fmt.Fprintf(&b, "run %s: nothing due.\n", r.Env)
+	}
+	return b.String()
+}
+
+// writeDueRefresh says which FULL models are due for their cron refresh:
+// apply leaves them as they are (it never refreshes for a cron), the next
+// run refreshes them, and nobody should be surprised by it.
+func writeDueRefresh(w io.Writer, p *planner.Plan) {
+	if len(p.DueRefresh) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d FULL model(s) are due for their cron refresh: apply does not refresh them, `efmesh run %s` does (%s).\n",
+		len(p.DueRefresh), p.Env, strings.Join(p.DueRefresh, ", "))
 }
 
 // writeLeftOut lists the direct changes a plan of a selection did not
@@ -255,13 +280,20 @@ func WriteClauseDiff(w io.Writer, indent string, diff []analysis.ClauseChange) {
 // AppliedText is the text of a finished apply: what it built, promoted and
 // removed, then the stale views it dropped and what it exported, one
 // sentence a line.
+//
+// Its counts are the plan's summary line's (planner.Summary): built are the
+// models the plan had "to build", computed those it had "to compute".
 func AppliedText(env string, r *planner.ApplyResult) string {
 	var b strings.Builder
-	if len(r.Removed) > 0 {
-		fmt.Fprintf(&b, "Applied to %s: built %d, promoted %d, removed %d.\n", env, len(r.Built), len(r.Promoted), len(r.Removed))
-	} else {
-		fmt.Fprintf(&b, "Applied to %s: built %d, promoted %d.\n", env, len(r.Built), len(r.Promoted))
+	fmt.Fprintf(&b, "Applied to %s: built %d", env, len(r.Built))
+	if len(r.Computed) > 0 {
+		fmt.Fprintf(&b, ", computed %d", len(r.Computed))
 	}
+	fmt.Fprintf(&b, ", promoted %d", len(r.Promoted))
+	if len(r.Removed) > 0 {
+		fmt.Fprintf(&b, ", removed %d", len(r.Removed))
+	}
+	b.WriteString(".\n")
 	if len(r.DroppedViews) > 0 {
 		fmt.Fprintf(&b, "Dropped the stale view(s) %s.\n", strings.Join(r.DroppedViews, ", "))
 	}

@@ -114,6 +114,12 @@ func classifyMessage(e *engine.SQLError) {
 		// on left side of join!`, without a position or candidates.
 		e.Subtype = engine.SubtypeColumnNotFound
 		e.Name = between(e.Message, `Column "`, `"`)
+	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Referenced table "`) && strings.Contains(e.Message, "not found"):
+		// `Referenced table "orders" not found!` with `Candidate tables:
+		// "q__orders", "raw__orders"`; the position is the qualifier's.
+		e.Subtype = engine.SubtypeTableNotInScope
+		e.Name = between(e.Message, `table "`, `"`)
+		e.Candidates = quotedAfter(e.Message, "Candidate tables:")
 	case e.Subtype == "" && strings.HasPrefix(e.Message, "Referenced column"):
 		e.Subtype = engine.SubtypeColumnNotFound
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Ambiguous reference to column name"):

@@ -204,20 +204,24 @@ func (a *app) printPlan(p *planner.Plan, explain bool) {
 
 // planPayload is the --json shape of a plan.
 type planPayload struct {
-	APIVersion int                 `json:"apiVersion"`
-	Env        string              `json:"env"`
-	HasChanges bool                `json:"hasChanges"`
-	Models     []planner.ModelPlan `json:"models"`
-	Preview    *planner.Preview    `json:"preview,omitempty"`
+	APIVersion int    `json:"apiVersion"`
+	Env        string `json:"env"`
+	HasChanges bool   `json:"hasChanges"`
+	// Summary: the totals of the plan's text, as apply reports them.
+	Summary planner.Summary     `json:"summary"`
+	Models  []planner.ModelPlan `json:"models"`
+	Preview *planner.Preview    `json:"preview,omitempty"`
 	// LeftOut: the direct changes a plan of a selection did not take.
 	LeftOut []planner.LeftOut `json:"leftOut,omitempty"`
 	// LeftOutFrom: the environment the left-out models are taken from when
 	// it is not env (prod, for a new environment).
 	LeftOutFrom string `json:"leftOutFrom,omitempty"`
+	// DueRefresh: the FULL models whose cron is due, which only run refreshes.
+	DueRefresh []string `json:"dueRefresh,omitempty"`
 }
 
 func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom}
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh}
 }
 
 func (a *app) applyCmd() *cobra.Command {
@@ -279,7 +283,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 				Plan: opts,
 				Review: func(p *planner.Plan) error {
 					metricsOf(a.ctx).planned(p)
-					payload = map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "promoted": []string{}}
+					payload = map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "computed": []string{}, "promoted": []string{}}
 					if !p.HasChanges && a.json {
 						a.writeJSON(payload)
 						return nil
@@ -321,6 +325,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 			if a.json {
 				payload["applied"] = true
 				payload["built"] = nonNil(res.Built)
+				payload["computed"] = nonNil(res.Computed)
 				payload["promoted"] = nonNil(res.Promoted)
 				payload["removed"] = nonNil(res.Removed)
 				payload["exported"] = nonNil(res.Exported)

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) runCmd() *cobra.Command {
@@ -77,7 +77,8 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			}
 			if a.json {
 				payload := map[string]any{"apiVersion": APIVersion, "env": env, "outcome": res.Outcome,
-					"processed": nonNil(res.Processed), "refreshed": nonNil(res.Refreshed), "intervals": res.Intervals}
+					"processed": nonNil(res.Processed), "refreshed": nonNil(res.Refreshed), "merged": nonNil(res.Merged),
+					"computed": nonNil(res.Computed), "intervals": res.Intervals}
 				if len(res.BlockedBy) > 0 {
 					payload["blockedBy"] = res.BlockedBy
 				}
@@ -95,14 +96,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			}
 			switch res.Outcome {
 			case state.RunOK:
-				if len(res.Processed) == 0 {
-					fmt.Fprintf(a.stdout, "run %s: nothing due.\n", env)
-				} else {
-					if len(res.Refreshed) > 0 {
-						fmt.Fprintf(a.stdout, "run %s: refreshed %s (FULL, cron due).\n", env, strings.Join(res.Refreshed, ", "))
-					}
-					fmt.Fprintf(a.stdout, "run %s: computed %d interval(s) of %s.\n", env, res.Intervals, strings.Join(res.Processed, ", "))
-				}
+				fmt.Fprint(a.stdout, workspace.RunText(res))
 			case state.RunAwaitingHuman:
 				fmt.Fprintf(a.stderr, "efmesh: run %s: the environment needs an apply first (efmesh apply %s):\n", env, env)
 				for _, b := range res.BlockedBy {
@@ -155,7 +149,7 @@ func (a *app) journalLoadFailure(env string, cause error) {
 		return
 	}
 	defer st.Close()
-	if err := planner.JournalFailure(a.ctx, st, env, msg); err != nil {
+	if err := planner.JournalFailure(a.ctx, st, env, a.now(), msg); err != nil {
 		a.log.Warn("the runs journal could not record the tick", "env", env, "err", err)
 	}
 }
@@ -184,6 +178,7 @@ func (a *app) applyFailed(payload map[string]any, res *planner.ApplyResult, err 
 	payload["error"] = err.Error()
 	if res != nil {
 		payload["built"] = nonNil(res.Built)
+		payload["computed"] = nonNil(res.Computed)
 	}
 	a.writeJSON(payload)
 	return &exitError{code: ExitError}
