@@ -26,7 +26,11 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		return
 	}
 	if se.Subtype == engine.SubtypeNotAQuery {
-		c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeSyntax, FirstLine(se.Message))
+		at := m.BodyStart
+		if se.Position > 0 {
+			at = r.SourceOffset(se.Position)
+		}
+		c.diag(m, at, tokenEnd(m.Source, at), project.CodeSyntax, FirstLine(se.Message))
 		return
 	}
 	start := m.BodyStart

@@ -96,7 +96,9 @@ func TestPropertyColumns(t *testing.T) {
 func TestBodyMessages(t *testing.T) {
 	for _, tc := range []struct{ body, at, msg string }{
 		{"SELECT id /* abc FROM @ref(a.src)", "/*", "unterminated /* comment"},
-		{"PIVOT @ref(a.src) ON v USING sum(id)", "PIVOT", "must be one SELECT query"},
+		{"PIVOT @ref(a.src) ON v USING sum(id)", "PIVOT", "a PIVOT without IN (…) takes its columns from the data"},
+		{"SELECT *\nFROM (PIVOT @ref(a.src) ON v USING sum(id))", "PIVOT", "list the values (PIVOT … ON col IN ('a', 'b')"},
+		{"INSERT INTO t VALUES (1)", "INSERT", "must be one SELECT query"},
 		{"SELECT 1 AS x, 2 AS X", "SELECT", `yields column "X" twice`},
 		{"SELECT 'caf\xe9' AS x", "\xe9", "not valid UTF-8"},
 		{"SELECT '/* no' AS \"a /* b\", 1 AS y -- /* nor\n/* a /* nested */ one */", "", ""},

@@ -96,7 +96,7 @@ func classifyMessage(e *engine.SQLError) {
 	case strings.HasPrefix(e.Message, "Only SELECT statements can be serialized"):
 		// json_serialize_sql of a statement that is not a query.
 		e.Subtype = engine.SubtypeNotAQuery
-		e.Message = "a model body must be one SELECT query (a PIVOT or UNPIVOT can be written SELECT * FROM (PIVOT …))"
+		e.Message = "a model body must be one SELECT query"
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Table "`) && strings.Contains(e.Message, "does not have a column named"):
 		// A qualified reference (d.nme): `Table "d" does not have a column
 		// named "nme"` with "Candidate bindings: : "a", "b"", and no

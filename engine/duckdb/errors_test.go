@@ -56,8 +56,16 @@ func TestStructuredErrors(t *testing.T) {
 	}
 	_, err := db.Canonicalize("PIVOT t ON a USING sum(bcd)")
 	var se *engine.SQLError
-	if !errors.As(err, &se) || se.Subtype != engine.SubtypeNotAQuery || !strings.Contains(se.Message, "must be one SELECT query") {
+	if !errors.As(err, &se) || se.Subtype != engine.SubtypeNotAQuery || !strings.Contains(se.Message, "PIVOT without IN") || se.Position != 0 {
 		t.Errorf("PIVOT: %#v", err)
+	}
+	// The values listed, the columns are known: a query like any other.
+	if _, err := db.Canonicalize("PIVOT t ON a IN ('x', 'y') USING sum(bcd)"); err != nil {
+		t.Errorf("PIVOT … IN: %v", err)
+	}
+	_, err = db.Canonicalize("INSERT INTO t VALUES (1)")
+	if !errors.As(err, &se) || se.Subtype != engine.SubtypeNotAQuery || se.Message != "a model body must be one SELECT query" {
+		t.Errorf("INSERT: %#v", err)
 	}
 	_, errs := db.CanonicalizeAll([]string{"SELECT 1", "PIVOT t ON a USING sum(bcd)"})
 	if !errors.As(errs[1], &se) || se.Subtype != engine.SubtypeNotAQuery || errs[0] != nil {

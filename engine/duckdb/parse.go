@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // serialized is json_serialize_sql's envelope.
@@ -112,6 +113,9 @@ func canonicalOf(raw, sql string) ([]byte, error) {
 			e.Type = env.ErrorType
 		}
 		classifyMessage(e)
+		if e.Subtype == engine.SubtypeNotAQuery {
+			pivotWithoutValues(e, sql)
+		}
 		return nil, e
 	}
 	const prefix = `{"error":false,"statements":[`
@@ -178,6 +182,21 @@ func stripLocations(b []byte) []byte {
 		default:
 			out = append(out, b[:i]...)
 			b = b[j:]
+		}
+	}
+}
+
+// pivotWithoutValues explains the one query DuckDB will not serialize: a
+// PIVOT without IN (…) is rewritten before binding into statements that
+// read the distinct values from the data, so its columns are the data's
+// and no plan can know them. The error is put at the first PIVOT.
+func pivotWithoutValues(e *engine.SQLError, sql string) {
+	src := []byte(sql)
+	for _, t := range sqlscan.Tokens(src, 0) {
+		if t.Is(src, "pivot") {
+			e.Position = t.Start
+			e.Message = "a PIVOT without IN (…) takes its columns from the data, which a plan cannot know: list the values (PIVOT … ON col IN ('a', 'b') USING …)"
+			return
 		}
 	}
 }
