@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
@@ -175,12 +175,15 @@ type FileCache struct {
 // empty cache (it is only ever a speed-up).
 func OpenFileCache(path string) *FileCache {
 	fc := &FileCache{path: path, old: map[string]*CachedCheck{}, used: map[string]*CachedCheck{}}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fc
 	}
+	defer f.Close()
+	// Decoded from the file as it is read: the file's bytes are never
+	// held beside the entries they decode to.
 	var m map[string]*CachedCheck
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&m) == nil {
+	if gob.NewDecoder(bufio.NewReader(f)).Decode(&m) == nil {
 		fc.old = m
 	}
 	return fc
@@ -221,10 +224,6 @@ func (fc *FileCache) Save() error {
 	if !fc.miss && len(fc.used) == len(fc.old) {
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(fc.used); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(fc.path), 0o755); err != nil {
 		return err
 	}
@@ -232,7 +231,16 @@ func (fc *FileCache) Save() error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	// Encoded straight into the file: the whole encoding (about the size
+	// of every model's canonical form and definition together) is never
+	// held in memory at once.
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err := gob.NewEncoder(bw).Encode(fc.used); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err
