@@ -171,6 +171,13 @@ type FileCache struct {
 	miss bool
 }
 
+// cacheEntry is one entry of a FileCache's file. The file is the entry
+// count, then that many entries, each its own gob message.
+type cacheEntry struct {
+	Key   string
+	Check *CachedCheck
+}
+
 // OpenFileCache reads the cache at path; a missing or unreadable file is an
 // empty cache (it is only ever a speed-up).
 func OpenFileCache(path string) *FileCache {
@@ -180,12 +187,22 @@ func OpenFileCache(path string) *FileCache {
 		return fc
 	}
 	defer f.Close()
-	// Decoded from the file as it is read: the file's bytes are never
-	// held beside the entries they decode to.
-	var m map[string]*CachedCheck
-	if gob.NewDecoder(bufio.NewReader(f)).Decode(&m) == nil {
-		fc.old = m
+	// Decoded entry by entry as the file is read: neither the file nor
+	// one message holding every entry is ever in memory beside them.
+	dec := gob.NewDecoder(bufio.NewReader(f))
+	var n int
+	if dec.Decode(&n) != nil || n < 0 {
+		return fc
 	}
+	m := make(map[string]*CachedCheck, min(n, 1<<16))
+	for range n {
+		var e cacheEntry
+		if dec.Decode(&e) != nil || e.Check == nil {
+			return fc
+		}
+		m[e.Key] = e.Check
+	}
+	fc.old = m
 	return fc
 }
 
@@ -231,11 +248,20 @@ func (fc *FileCache) Save() error {
 	if err != nil {
 		return err
 	}
-	// Encoded straight into the file: the whole encoding (about the size
-	// of every model's canonical form and definition together) is never
-	// held in memory at once.
+	// One gob message per entry, straight into the file: gob buffers a
+	// whole message, so one map of every entry would hold the whole
+	// encoding (about every model's canonical form and definition
+	// together) in memory at once.
 	bw := bufio.NewWriterSize(tmp, 64<<10)
-	if err := gob.NewEncoder(bw).Encode(fc.used); err != nil {
+	enc := gob.NewEncoder(bw)
+	err = enc.Encode(len(fc.used))
+	for k, c := range fc.used {
+		if err != nil {
+			break
+		}
+		err = enc.Encode(cacheEntry{Key: k, Check: c})
+	}
+	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err
