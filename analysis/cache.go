@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
@@ -207,18 +207,38 @@ type FileCache struct {
 	miss bool
 }
 
+// cacheEntry is one entry of a FileCache's file. The file is the entry
+// count, then that many entries, each its own gob message.
+type cacheEntry struct {
+	Key   string
+	Check *CachedCheck
+}
+
 // OpenFileCache reads the cache at path; a missing or unreadable file is an
 // empty cache (it is only ever a speed-up).
 func OpenFileCache(path string) *FileCache {
 	fc := &FileCache{path: path, old: map[string]*CachedCheck{}, used: map[string]*CachedCheck{}}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fc
 	}
-	var m map[string]*CachedCheck
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&m) == nil {
-		fc.old = m
+	defer f.Close()
+	// Decoded entry by entry as the file is read: neither the file nor
+	// one message holding every entry is ever in memory beside them.
+	dec := gob.NewDecoder(bufio.NewReader(f))
+	var n int
+	if dec.Decode(&n) != nil || n < 0 {
+		return fc
 	}
+	m := make(map[string]*CachedCheck, min(n, 1<<16))
+	for range n {
+		var e cacheEntry
+		if dec.Decode(&e) != nil || e.Check == nil {
+			return fc
+		}
+		m[e.Key] = e.Check
+	}
+	fc.old = m
 	return fc
 }
 
@@ -257,10 +277,6 @@ func (fc *FileCache) Save() error {
 	if !fc.miss && len(fc.used) == len(fc.old) {
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(fc.used); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(fc.path), 0o755); err != nil {
 		return err
 	}
@@ -268,7 +284,25 @@ func (fc *FileCache) Save() error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	// One gob message per entry, straight into the file: gob buffers a
+	// whole message, so one map of every entry would hold the whole
+	// encoding (about every model's canonical form and definition
+	// together) in memory at once.
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	enc := gob.NewEncoder(bw)
+	err = enc.Encode(len(fc.used))
+	for k, c := range fc.used {
+		if err != nil {
+			break
+		}
+		err = enc.Encode(cacheEntry{Key: k, Check: c})
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

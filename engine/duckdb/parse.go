@@ -1,7 +1,6 @@
 package duckdb
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -126,7 +125,7 @@ func canonicalOf(raw, sql string) ([]byte, error) {
 	if n := topLevelItems(body); n != 1 {
 		return nil, &engine.SQLError{Type: "Parser", Subtype: engine.SubtypeStatementCount, Name: strconv.Itoa(n), Message: "a model body must be exactly one SELECT statement, found " + strconv.Itoa(n), Position: -1}
 	}
-	return stripLocations([]byte(body)), nil
+	return stripLocations(body), nil
 }
 
 // topLevelItems counts the comma-separated values of a JSON array body.
@@ -160,13 +159,28 @@ func topLevelItems(body string) int {
 // stripLocations removes every "query_location":N member from serialized
 // JSON without decoding it. Inside JSON strings quotes are escaped, so the
 // member pattern cannot match string content.
-func stripLocations(b []byte) []byte {
+//
+// The result is allocated at its exact size: a canonical form lives as
+// long as its analysis (one per model), and sizing it by the input, whose
+// locations are a good part of it, would keep that part alive unused.
+func stripLocations(b string) []byte {
+	n := 0
+	cutLocations(b, func(part string) { n += len(part) })
+	out := make([]byte, 0, n)
+	cutLocations(b, func(part string) { out = append(out, part...) })
+	return out
+}
+
+// cutLocations calls keep with the parts of b that remain once every
+// "query_location":N member (and its comma) is cut out, in order.
+func cutLocations(b string, keep func(string)) {
 	const key = `"query_location":`
-	out := make([]byte, 0, len(b))
+	kept := 0 // bytes kept so far
 	for {
-		i := bytes.Index(b, []byte(key))
+		i := strings.Index(b, key)
 		if i < 0 {
-			return append(out, b...)
+			keep(b)
+			return
 		}
 		j := i + len(key)
 		for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '-') {
@@ -174,13 +188,16 @@ func stripLocations(b []byte) []byte {
 		}
 		switch {
 		case j < len(b) && b[j] == ',':
-			out = append(out, b[:i]...)
+			keep(b[:i])
+			kept += i
 			b = b[j+1:]
-		case len(out)+i > 0 && i > 0 && b[i-1] == ',':
-			out = append(out, b[:i-1]...)
+		case kept+i > 0 && i > 0 && b[i-1] == ',':
+			keep(b[:i-1])
+			kept += i - 1
 			b = b[j:]
 		default:
-			out = append(out, b[:i]...)
+			keep(b[:i])
+			kept += i
 			b = b[j:]
 		}
 	}
