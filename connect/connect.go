@@ -132,6 +132,23 @@ func ExistingStore(ctx context.Context, p *project.Project) (state.Store, error)
 	return Store(ctx, p)
 }
 
+// ReadOnlyStore is ExistingStore for a quick read that must not wait on a
+// writer (the no-op digest's token): a SQLite store is opened read-only,
+// without the lock Store's schema check takes. (nil, nil): no store yet.
+func ReadOnlyStore(ctx context.Context, p *project.Project) (state.Store, error) {
+	if p.Config.State.Type == "postgres" {
+		return ExistingStore(ctx, p)
+	}
+	if !StoreExists(p) {
+		return nil, nil
+	}
+	st, err := sqlite.OpenReadOnly(ctx, StorePath(p))
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 // StoreExists reports whether a state store can be opened without creating
 // one: a SQLite file that exists, or any Postgres store.
 func StoreExists(p *project.Project) bool {

@@ -296,7 +296,7 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 	if !watchable || !slices.Equal(wh, d.Warehouse) {
 		return hit, false
 	}
-	st, err := connect.ExistingStore(ctx, p)
+	st, err := connect.ReadOnlyStore(ctx, p)
 	if err != nil || st == nil {
 		return hit, false
 	}

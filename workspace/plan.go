@@ -208,7 +208,18 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	out.Applied = true
-	w.rememberApplied(ctx, st, env, req, opts, wb, nil, &wh)
+	// The plan after a full apply is, for most projects, told from the
+	// plan applied (planner.Settled) without planning again; the store's
+	// token is read now, after the apply's last write, under the lock.
+	var settled *plannedAt
+	if req.Noop != nil {
+		if again, ok := planner.Settled(p); ok {
+			if tok, ok := storeToken(ctx, st, env); ok {
+				settled = &plannedAt{plan: again, token: tok}
+			}
+		}
+	}
+	w.rememberApplied(ctx, st, env, req, opts, wb, settled, &wh)
 	return out, nil
 }
 
@@ -219,8 +230,10 @@ type plannedAt struct {
 }
 
 // rememberApplied leaves the no-op digest of env behind a finished apply
-// of a plain request (ApplyRequest.Noop): made is the plan the apply made
-// when it had no changes, else nil, and the plan is made again. Under the
+// of a plain request (ApplyRequest.Noop): made is the plan of env as the
+// apply leaves it when that is known (the apply's own plan when it had no
+// changes, or planner.Settled's derivation of the plan applied), else nil,
+// and the plan is made again. Under the
 // environment's lock, in this order: the store's token, the plan against
 // the store and the open warehouse, the warehouse closed (its file as the
 // next process finds it) and stamped, the token read again. A token that

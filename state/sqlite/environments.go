@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/efmesh/efmesh/state"
 )
@@ -91,27 +89,28 @@ func (s *Store) promote(ctx context.Context, p state.Promotion) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM environments WHERE env = ?`, p.Env); err != nil {
 		return err
 	}
-	ins, err := tx.PrepareContext(ctx, `
+	// One statement for every pointer (the journal's JSON, expanded by
+	// json_each), not a round trip per model. Joining snapshots inserts
+	// nothing for an unknown fingerprint: a clearer error than the
+	// foreign key's, naming the first such model in name order.
+	res, err := tx.ExecContext(ctx, `
 		INSERT INTO environments (env, model, fingerprint, updated_at)
-		SELECT ?, ?, fingerprint, ? FROM snapshots WHERE fingerprint = ?`)
+		SELECT ?, p.key, s.fingerprint, ? FROM json_each(?) AS p JOIN snapshots AS s ON s.fingerprint = p.value`,
+		p.Env, at, string(journal))
 	if err != nil {
 		return err
 	}
-	defer ins.Close()
-	// Sorted, so that the first missing snapshot reported is always the same.
-	for _, model := range slices.Sorted(maps.Keys(pointers)) {
-		fp := pointers[model]
-		res, err := ins.ExecContext(ctx, p.Env, model, at, fp)
-		if err != nil {
-			return err
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != int64(len(pointers)) {
+		var model, fp string
+		if err := tx.QueryRowContext(ctx, `
+			SELECT p.key, p.value FROM json_each(?) AS p
+			WHERE NOT EXISTS (SELECT 1 FROM snapshots AS s WHERE s.fingerprint = p.value)
+			ORDER BY p.key LIMIT 1`, string(journal)).Scan(&model, &fp); err != nil {
+			return fmt.Errorf("%d of %d pointers name no stored snapshot: %w", int64(len(pointers))-n, len(pointers), err)
 		}
-		// Selecting from snapshots inserts nothing for an unknown
-		// fingerprint: a clearer error than the foreign key's.
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return fmt.Errorf("%s -> %s: snapshot %w", model, fp, state.ErrNotFound)
-		}
+		return fmt.Errorf("%s -> %s: snapshot %w", model, fp, state.ErrNotFound)
 	}
 	// The orphan marks: what env points at now is referenced; what lost
 	// its last pointer starts the janitor's ttl now. Only referenced

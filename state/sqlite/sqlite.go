@@ -67,6 +67,35 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return &Store{db: db, path: path}, nil
 }
 
+// OpenReadOnly opens the existing store at path for reading only: nothing
+// is created, no lock is taken (a writer in another process does not make
+// it wait, as Open's schema check, a write transaction, would) and the
+// journal mode is left as the file has it. The schema version is still
+// checked. A missing file is an error; every write fails.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db, err := openDBMode(path, true)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err == nil {
+		var v int
+		v, err = readVersion(ctx, tx, path)
+		tx.Rollback()
+		if err == nil && v != state.SchemaVersion {
+			err = &state.SchemaVersionError{Store: path, Have: v, Want: state.SchemaVersion}
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{db: db, path: path}, nil
+}
+
 // Version is the store's data version: it changes whenever a write is
 // committed to the file, by this Store or another process, and only then.
 // Versions of one Store compare; another Store of the same file counts
@@ -107,7 +136,12 @@ func (s *Store) Close() error {
 // openDB returns a pool on path with the settings of every connection. It
 // reads and writes nothing yet; the journal mode, a property of the file,
 // is prepare's business.
-func openDB(path string) (*sql.DB, error) {
+func openDB(path string) (*sql.DB, error) { return openDBMode(path, false) }
+
+// openDBMode is openDB; readOnly opens the file read-only (mode=ro), with
+// transactions that begin deferred (an immediate one would ask for the
+// write lock).
+func openDBMode(path string, readOnly bool) (*sql.DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -118,7 +152,11 @@ func openDB(path string) (*sql.DB, error) {
 	// only a power loss may forget the last commits, never corrupt the file.
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_txlock", "immediate")
+	if readOnly {
+		q.Set("mode", "ro")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
 	// A file: URI so that a path holding '?', '#' or '%' reaches SQLite
 	// intact (percent-encoded); the driver reads the underscore keys and
 	// SQLite ignores them.

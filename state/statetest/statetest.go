@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -351,6 +352,8 @@ func testPromoteUnknownSnapshot(t *testing.T, s state.Store) {
 	})
 	if !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Promote with an unknown snapshot = %v, want ErrNotFound", err)
+	} else if !strings.Contains(err.Error(), "z -> no-such-fp") {
+		t.Errorf("Promote with an unknown snapshot = %v, want it to name z -> no-such-fp", err)
 	}
 	if got := pointers(t, s, "dev"); !maps.Equal(got, before) {
 		t.Errorf("a failed promotion changed dev: %v, want %v", got, before)
