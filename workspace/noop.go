@@ -43,7 +43,8 @@ import (
 //   - the list of the files the globs match (a new or removed file);
 //   - the request: environment, --var overrides (the vars of efmesh.yaml
 //     are in its hash), and the clock, valid until the next hour boundary
-//     (no interval, daily or hourly, can fall due before it);
+//     (no interval, daily or hourly, can fall due before it) or the next
+//     firing of a FULL model's cron if sooner (validUntil);
 //   - the efmesh binary (size, mtime), which stands for efmesh's and the
 //     engine's versions;
 //   - the warehouse file's size and mtime, which the plan checks the store
@@ -54,7 +55,7 @@ import (
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 2
+const noopFormat = 3
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -120,6 +121,7 @@ type noopDigest struct {
 	Format     int
 	Request    string
 	Now        time.Time
+	Until      time.Time // the clock after which the plan may differ
 	Binary     stamp
 	Globs      [3][]string
 	Listed     []string
@@ -239,6 +241,27 @@ func storeToken(ctx context.Context, st state.Reader, env string) (string, bool)
 	return tok, err == nil
 }
 
+// validUntil is the first moment a plan made at now may say something
+// else with nothing changed: the next hour boundary (no interval, daily or
+// hourly, falls due before it), or sooner, the next firing of a FULL
+// model's cron (the plan names the FULL models due for a refresh).
+func validUntil(p *project.Project, now time.Time) time.Time {
+	until := hourEnd(now)
+	for _, m := range p.Models {
+		if m.Kind.Name != project.KindFull {
+			continue
+		}
+		c, err := project.ParseCron(p.Config.CronOf(m))
+		if err != nil {
+			continue
+		}
+		if next := c.Next(now); !next.IsZero() && next.Before(until) {
+			until = next
+		}
+	}
+	return until
+}
+
 // hourEnd is the end of the hour holding t: no interval (hourly or daily)
 // falls due between t and it.
 func hourEnd(t time.Time) time.Time { return t.UTC().Truncate(time.Hour).Add(time.Hour) }
@@ -266,7 +289,7 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
 		return hit, false
 	}
-	if req.Now.Before(d.Now) || !req.Now.Before(hourEnd(d.Now)) {
+	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
 		return hit, false
 	}
 	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
@@ -405,6 +428,7 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		Format:     noopFormat,
 		Request:    req.key(),
 		Now:        req.Now.UTC(),
+		Until:      validUntil(w.Project, req.Now),
 		Binary:     bin,
 		Globs:      [3][]string{cfg.Models, cfg.Tests, cfg.Audits},
 		Listed:     w.loaded.listed,

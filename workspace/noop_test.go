@@ -13,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 )
 
 var noopShop = map[string]string{
@@ -305,5 +306,28 @@ func TestNoopDigestFolders(t *testing.T) {
 				t.Fatalf("answered from the digest after adding %s", tc.add)
 			}
 		})
+	}
+}
+
+// TestNoopValidUntilCron: a digest answers no longer than the plan it
+// holds is true; the plan names the FULL models due for their cron, so a
+// cron firing before the hour ends ends the digest's answer there.
+func TestNoopValidUntilCron(t *testing.T) {
+	now := time.Date(2026, 2, 1, 10, 5, 0, 0, time.UTC)
+	full := func(cron string) *project.Model {
+		return &project.Model{Kind: project.Kind{Name: project.KindFull}, Cron: cron}
+	}
+	for _, tc := range []struct {
+		models []*project.Model
+		want   time.Time
+	}{
+		{nil, time.Date(2026, 2, 1, 11, 0, 0, 0, time.UTC)},
+		{[]*project.Model{full("")}, time.Date(2026, 2, 1, 11, 0, 0, 0, time.UTC)}, // @daily
+		{[]*project.Model{full("@daily"), full("*/15 * * * *")}, time.Date(2026, 2, 1, 10, 15, 0, 0, time.UTC)},
+		{[]*project.Model{{Kind: project.Kind{Name: project.KindView}, Cron: "* * * * *"}}, time.Date(2026, 2, 1, 11, 0, 0, 0, time.UTC)},
+	} {
+		if got := validUntil(&project.Project{Models: tc.models}, now); !got.Equal(tc.want) {
+			t.Errorf("validUntil = %v, want %v", got, tc.want)
+		}
 	}
 }
