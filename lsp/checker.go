@@ -128,8 +128,8 @@ func (c *checker) run() {
 			return
 		}
 		snap, res := c.v.current()
-		if res != nil && res.snap.seq >= snap.seq {
-			continue
+		if snap.partial || res != nil && res.snap.seq >= snap.seq {
+			continue // the project is loading, or snap was checked
 		}
 		c.checkSafely(snap)
 	}
