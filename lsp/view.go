@@ -96,7 +96,7 @@ func (v *view) load() {
 	}
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
-	v.installLoad(v.nextSeq(), false)
+	v.installLoad(false)
 }
 
 // loaded ends the load: the changes that arrived during it are taken in,
@@ -120,7 +120,7 @@ func (v *view) loaded() {
 		v.mu.Unlock()
 		if reload {
 			v.updateMu.Lock()
-			v.installLoad(v.nextSeq(), true)
+			v.installLoad(true)
 			v.updateMu.Unlock()
 			continue // the reload read every file
 		}
@@ -156,17 +156,19 @@ func (v *view) deferred(abs string, reload bool) bool {
 	return true
 }
 
-// installLoad reads and parses the whole project into a snapshot numbered
-// seq and installs it. The caller holds updateMu.
-func (v *view) installLoad(seq uint64, full bool) {
+// installLoad reads and parses the whole project into a snapshot and
+// installs it, numbered once it is read (the open files' snapshot may have
+// moved on meanwhile). The caller holds updateMu.
+func (v *view) installLoad(full bool) {
 	open := v.s.openUnder(v.root)
-	snap, err := loadSnapshot(seq, v.root, v.s.environment(), v.s.read, open)
+	snap, err := loadSnapshot(0, v.root, v.s.environment(), v.s.read, open)
 	if err != nil {
 		if err != errNoConfig {
 			v.s.logf(protocol.MessageTypeWarning, "loading %s: %v", v.root, err)
 		}
-		snap = emptySnapshot(seq, v.root, open)
+		snap = emptySnapshot(0, v.root, open)
 	}
+	snap.seq = v.nextSeq()
 	snap.full = full
 	v.install(snap)
 }
@@ -195,10 +197,35 @@ func (v *view) snapshot() *snapshot {
 // into a new snapshot. A data file a model reads (a seed, external files)
 // asks for a whole check instead; any other file changes nothing.
 func (v *view) fileChanged(abs string) {
-	if _, ok := relPath(v.root, abs); !ok || v.deferred(abs, false) {
+	if _, ok := relPath(v.root, abs); !ok {
+		return
+	}
+	if v.deferred(abs, false) {
+		v.changedPartial(abs)
 		return
 	}
 	v.changed(abs)
+}
+
+// changedPartial takes a file that changed (or opened) while the project
+// loads into the open files' snapshot, so requests on it are answered
+// from its current text; the load's snapshot replaces it later.
+func (v *view) changedPartial(abs string) {
+	cur := v.snapshot()
+	rel, ok := relPath(v.root, abs)
+	if !ok || !cur.partial || cur.config == nil || rel == project.ConfigFile || !cur.isProjectFile(rel) {
+		return
+	}
+	src, err := v.s.read(abs)
+	n := cur.withFile(0, rel, src, err == nil, v.s.openUnder(v.root))
+	n.partial = true
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.snap == cur {
+		v.seq++
+		n.seq = v.seq
+		v.snap = n
+	}
 }
 
 // changed is fileChanged once the project is loaded.
@@ -235,7 +262,7 @@ func (v *view) reload() {
 	}
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
-	v.installLoad(v.nextSeq(), true)
+	v.installLoad(true)
 }
 
 // touch makes a new snapshot with the same files, so the checker runs
