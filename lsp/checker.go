@@ -128,8 +128,12 @@ func (c *checker) run() {
 			return
 		}
 		snap, res := c.v.current()
-		if snap.partial || res != nil && res.snap.seq >= snap.seq {
-			continue // the project is loading, or snap was checked
+		if snap.partial {
+			c.prepareSafely(snap)
+			continue
+		}
+		if res != nil && res.snap.seq >= snap.seq {
+			continue
 		}
 		c.checkSafely(snap)
 	}
@@ -275,6 +279,25 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 		}
 	}
 	return res, true
+}
+
+// prepareSafely opens what a whole check needs and depends on efmesh.yaml
+// only (the workbench, the check cache, the lint cache) while the project
+// loads, so the load and the opening overlap: snap is the open files'
+// snapshot. A panic is logged; the check opens them again.
+func (c *checker) prepareSafely(snap *snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.v.s.recoverPanicValue("preparing the check of "+c.v.root, r)
+		}
+	}()
+	if snap.proj == nil || c.workbench(snap.proj) == nil {
+		return
+	}
+	if c.cache == nil {
+		c.cache = analysis.OpenFileCache(connect.CachePath(snap.proj))
+	}
+	c.openLintDisk(snap.proj)
 }
 
 // checkOpenFirst checks the models of the open files, with their
