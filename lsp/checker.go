@@ -124,7 +124,9 @@ func (c *checker) run() {
 			continue
 		case <-c.kick:
 		}
-		if !c.debounce() {
+		// Edits are debounced; the first check (of the loaded project, or
+		// the open files' snapshot to prepare for it) has nothing to wait for.
+		if snap, res := c.v.current(); res != nil && !snap.partial && !c.debounce() {
 			return
 		}
 		snap, res := c.v.current()
