@@ -126,13 +126,16 @@ func (c *checker) run() {
 		}
 		// Edits are debounced; the first check (of the loaded project, or
 		// the open files' snapshot to prepare for it) has nothing to wait for.
-		if snap, res := c.v.current(); res != nil && !snap.partial && !c.debounce() {
+		if snap, res := c.v.current(); res != nil && !snap.partial && !c.v.isLoading() && !c.debounce() {
 			return
 		}
 		snap, res := c.v.current()
 		if snap.partial {
 			c.prepareSafely(snap)
 			continue
+		}
+		if c.v.isLoading() {
+			continue // the changes made during the load come next: check once, after them
 		}
 		if res != nil && res.snap.seq >= snap.seq {
 			continue

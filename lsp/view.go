@@ -107,6 +107,7 @@ func (v *view) loaded() {
 		v.loading, v.pending, v.pendingReload = false, nil, false
 		v.mu.Unlock()
 		close(v.loadDone)
+		v.ck.supersede() // the first check
 	}()
 	for v.s.ctx.Err() == nil {
 		v.mu.Lock()
@@ -138,6 +139,13 @@ func (v *view) awaitLoad(ctx context.Context) {
 	case <-v.loadDone:
 	case <-ctx.Done():
 	}
+}
+
+// isLoading reports whether the project is still loading.
+func (v *view) isLoading() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.loading
 }
 
 // deferred records a change that arrives while the project loads, to be
