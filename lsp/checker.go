@@ -124,10 +124,19 @@ func (c *checker) run() {
 			continue
 		case <-c.kick:
 		}
-		if !c.debounce() {
+		// Edits are debounced; the first check (of the loaded project, or
+		// the open files' snapshot to prepare for it) has nothing to wait for.
+		if snap, res := c.v.current(); res != nil && !snap.partial && !c.v.isLoading() && !c.debounce() {
 			return
 		}
 		snap, res := c.v.current()
+		if snap.partial {
+			c.prepareSafely(snap)
+			continue
+		}
+		if c.v.isLoading() {
+			continue // the changes made during the load come next: check once, after them
+		}
 		if res != nil && res.snap.seq >= snap.seq {
 			continue
 		}
@@ -275,6 +284,25 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 		}
 	}
 	return res, true
+}
+
+// prepareSafely opens what a whole check needs and depends on efmesh.yaml
+// only (the workbench, the check cache, the lint cache) while the project
+// loads, so the load and the opening overlap: snap is the open files'
+// snapshot. A panic is logged; the check opens them again.
+func (c *checker) prepareSafely(snap *snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.v.s.recoverPanicValue("preparing the check of "+c.v.root, r)
+		}
+	}()
+	if snap.proj == nil || c.workbench(snap.proj) == nil {
+		return
+	}
+	if c.cache == nil {
+		c.cache = analysis.OpenFileCache(connect.CachePath(snap.proj))
+	}
+	c.openLintDisk(snap.proj)
 }
 
 // checkOpenFirst checks the models of the open files, with their

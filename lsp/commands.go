@@ -63,10 +63,14 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if err := analysis.ValidateEnv(a.Env); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
+	for _, v := range s.allViews() {
+		v.awaitLoad(ctx) // commands see the whole project
+	}
 	v, err := s.commandView(a)
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
+	v.awaitLoad(ctx)
 	if p.Command == cmdPlan || p.Command == cmdApply || p.Command == cmdPreview || p.Command == cmdRender && renderEnv != "" {
 		if err := sameVariables(v.snapshot(), a.Env); err != nil {
 			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())

@@ -19,7 +19,7 @@ import (
 
 // lintDiskVersion names the layout of the lint cache's keys and values and
 // the rules' behaviour: bump it when either changes.
-const lintDiskVersion = 1
+const lintDiskVersion = 2
 
 // lintDisk keeps the linter's findings across sessions (in
 // .efmesh/cache/lint.gob, beside the check cache), so that opening a
@@ -36,6 +36,9 @@ type lintDisk struct {
 	old    map[string][]project.Diagnostic
 	used   map[string][]project.Diagnostic
 	added  bool
+
+	sev    lint.Severities // the severities sevKey was written for
+	sevKey []byte
 }
 
 // openLintDisk reads the lint cache at path; a missing or unreadable file
@@ -60,20 +63,33 @@ func (d *lintDisk) key(a *analysis.Analysis, info *analysis.ModelInfo, sev lint.
 	}
 	m := info.Model
 	h := sha256.New()
-	w := func(s string) {
-		h.Write([]byte(strconv.Itoa(len(s))))
-		h.Write([]byte{0})
-		h.Write([]byte(s))
+	var n []byte
+	wb := func(b []byte) {
+		n = strconv.AppendInt(n[:0], int64(len(b)), 10)
+		n = append(n, 0)
+		h.Write(n)
+		h.Write(b)
+	}
+	w := func(s string) { wb([]byte(s)) }
+	// The same severities come with every model of a check: their part
+	// of the key is written out once.
+	if d.sevKey == nil || !maps.Equal(d.sev, sev) {
+		var b []byte
+		for _, rule := range slices.Sorted(maps.Keys(sev)) {
+			b = append(b, rule...)
+			b = append(b, '=')
+			b = strconv.AppendInt(b, int64(sev[rule]), 10)
+			b = append(b, 0)
+		}
+		d.sev, d.sevKey = maps.Clone(sev), b
 	}
 	w(strconv.Itoa(lintDiskVersion))
 	w(d.engine)
-	for _, rule := range slices.Sorted(maps.Keys(sev)) {
-		w(rule + "=" + strconv.Itoa(int(sev[rule])))
-	}
+	wb(d.sevKey)
 	w(strconv.FormatBool(a.Outliner() != nil))
 	w(m.File)
-	w(string(m.Source))
-	w(string(info.Canonical))
+	wb(m.Source)
+	wb(info.Canonical)
 	cols := func(cs []engine.Column) {
 		w(strconv.Itoa(len(cs)))
 		for _, c := range cs {

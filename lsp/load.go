@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 
 	"github.com/efmesh/efmesh/project"
 )
@@ -44,6 +45,45 @@ func loadSnapshot(seq uint64, root, env string, read reader, open map[string]ope
 	}
 	s.proj = project.WithVariables(pf.Project(), env, nil)
 	return s, nil
+}
+
+// openSnapshot is the snapshot a view starts with while the whole project
+// loads in the background: efmesh.yaml and the open files only, parsed
+// and assembled, so requests on an open file are answered from what is
+// there instead of waiting for ten thousand files. It is partial: the
+// checker never checks it.
+func openSnapshot(seq uint64, root, env string, read reader, open map[string]openDoc) *snapshot {
+	src, err := read(filepath.Join(root, project.ConfigFile))
+	if err != nil {
+		s := emptySnapshot(seq, root, open)
+		s.partial = true
+		return s
+	}
+	cfg, diags := project.ParseConfig(project.ConfigFile, src)
+	if cfg.Name == "" {
+		cfg.Name = filepath.Base(root)
+	}
+	s := &snapshot{
+		seq:     seq,
+		root:    root,
+		env:     env,
+		config:  &file{rel: project.ConfigFile, src: src, diags: diags},
+		cfg:     cfg,
+		files:   make(map[string]*file, len(open)),
+		open:    open,
+		partial: true,
+	}
+	for rel := range open {
+		kind := cfg.KindOf(rel)
+		if kind == notProject {
+			continue
+		}
+		if src, err := read(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+			s.files[rel] = fileOf(project.ParseFile(kind, rel, src))
+		}
+	}
+	s.build()
+	return s
 }
 
 // fileOf is the editor's file of a parse.

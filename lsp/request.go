@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/project"
 )
 
 // docPos is a request's view of one document: its project, the snapshot
@@ -32,6 +34,13 @@ func (s *Server) document(uri protocol.DocumentURI) (*docPos, bool) {
 		return nil, false
 	}
 	f := snap.file(rel)
+	if f == nil && snap.partial && rel != project.ConfigFile && snap.isProjectFile(rel) {
+		// The project is loading and holds the open files only: a request
+		// on another file waits for the load.
+		v.awaitLoad(s.ctx)
+		snap, res = v.current()
+		f = snap.file(rel)
+	}
 	if f == nil {
 		return nil, false
 	}

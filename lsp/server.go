@@ -74,6 +74,9 @@ type Server struct {
 	// runs on a checker's goroutine after the open files were checked and
 	// published and before the rest of the project is.
 	beforeWholeCheck func(open map[string]openDoc)
+	// beforeLoad, when set (by tests, before the session starts), runs on
+	// a view's loading goroutine before it reads the whole project.
+	beforeLoad func(root string)
 }
 
 // clientInfo is what the server remembers of the client's capabilities.

@@ -30,6 +30,10 @@ type snapshot struct {
 	// full asks for a whole-project check: files the check reads but the
 	// snapshot does not hold (seeds, external files) may have changed.
 	full bool
+	// partial marks the snapshot a view answers from while its project
+	// loads (openSnapshot): efmesh.yaml and the open files only. It is
+	// never checked.
+	partial bool
 }
 
 // openDoc is what a snapshot remembers of an editor buffer it includes.

@@ -19,9 +19,11 @@ import (
 // It owns the latest snapshot, the latest check result and the checker
 // that turns one into the other.
 //
-// Snapshots are replaced only from the connection's reading goroutine
-// (notifications run there in order); readers take the current one under
-// mu and then use it without locks, since it never changes.
+// Snapshots are replaced from the connection's reading goroutine
+// (notifications run there in order) and, once, by the background load
+// that replaces the open files' snapshot with the whole project's (changes
+// that arrive during it wait for it, in order); readers take the current
+// one under mu and then use it without locks, since it never changes.
 type view struct {
 	s    *Server
 	root string
@@ -35,6 +37,13 @@ type view struct {
 	resCh chan struct{}
 
 	ck *checker
+
+	// While the project loads in the background (load), the changes that
+	// arrive are recorded here and taken in after it.
+	loading       bool
+	pending       []string // absolute paths of changed files, in order
+	pendingReload bool
+	loadDone      chan struct{} // closed when the load is over
 
 	store storeReader // the state store, read-only
 	plans planCache   // code lens plans
@@ -57,19 +66,119 @@ func (r *checkResult) info(name string) *analysis.ModelInfo {
 	return r.analysis.Models[name]
 }
 
+// newView makes the view of root with its open files only (openSnapshot);
+// start loads the rest in the background.
 func newView(s *Server, root string) *view {
-	v := &view{s: s, root: root, resCh: make(chan struct{})}
+	v := &view{s: s, root: root, resCh: make(chan struct{}), loading: true, loadDone: make(chan struct{})}
 	v.seq = 1
-	snap, err := loadSnapshot(v.seq, root, s.environment(), s.read, s.openUnder(root))
-	if err != nil {
-		snap = emptySnapshot(v.seq, root, s.openUnder(root))
-		if err != errNoConfig {
-			s.logf(protocol.MessageTypeWarning, "loading %s: %v", root, err)
-		}
-	}
-	v.snap = snap
+	v.snap = openSnapshot(v.seq, root, s.environment(), s.read, s.openUnder(root))
 	v.ck = newChecker(v)
 	return v
+}
+
+// start starts the checker and loads the whole project off the
+// connection's reading goroutine, so that requests are answered while ten
+// thousand files are read and parsed: until the load ends they see the
+// open files' snapshot, and the changes that arrive meanwhile are taken
+// in after it.
+func (v *view) start() {
+	v.ck.start()
+	v.s.goSafe("loading "+v.root, v.load)
+}
+
+func (v *view) load() {
+	defer v.loaded()
+	if h := v.s.beforeLoad; h != nil {
+		h(v.root)
+	}
+	if v.s.ctx.Err() != nil {
+		return
+	}
+	v.updateMu.Lock()
+	defer v.updateMu.Unlock()
+	v.installLoad(false)
+}
+
+// loaded ends the load: the changes that arrived during it are taken in,
+// in order, until none is left.
+func (v *view) loaded() {
+	defer func() {
+		v.mu.Lock()
+		v.loading, v.pending, v.pendingReload = false, nil, false
+		v.mu.Unlock()
+		close(v.loadDone)
+		v.ck.supersede() // the first check
+	}()
+	for v.s.ctx.Err() == nil {
+		v.mu.Lock()
+		pending, reload := v.pending, v.pendingReload
+		v.pending, v.pendingReload = nil, false
+		if len(pending) == 0 && !reload {
+			v.loading = false
+			v.mu.Unlock()
+			return
+		}
+		v.mu.Unlock()
+		if reload {
+			v.updateMu.Lock()
+			v.installLoad(true)
+			v.updateMu.Unlock()
+			continue // the reload read every file
+		}
+		for _, abs := range pending {
+			v.changed(abs)
+		}
+	}
+}
+
+// awaitLoad waits until the whole project is loaded (or ctx ends): what
+// must see every model (commands) waits, what answers on an open file does
+// not.
+func (v *view) awaitLoad(ctx context.Context) {
+	select {
+	case <-v.loadDone:
+	case <-ctx.Done():
+	}
+}
+
+// isLoading reports whether the project is still loading.
+func (v *view) isLoading() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.loading
+}
+
+// deferred records a change that arrives while the project loads, to be
+// taken in after it (loaded); it reports false once the load is over.
+func (v *view) deferred(abs string, reload bool) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.loading {
+		return false
+	}
+	if reload {
+		v.pendingReload = true
+	} else if abs != "" && !slices.Contains(v.pending, abs) {
+		v.pending = append(v.pending, abs)
+	}
+	return true
+}
+
+// installLoad reads and parses the whole project into a snapshot and
+// installs it, numbered once it is read (the open files' snapshot may have
+// moved on meanwhile). The caller holds updateMu.
+func (v *view) installLoad(full bool) {
+	open := v.s.openUnder(v.root)
+	snap, err := loadSnapshot(0, v.root, v.s.environment(), v.s.read, open)
+	if err != nil {
+		if err != errNoConfig {
+			v.s.logf(protocol.MessageTypeWarning, "loading %s: %v", v.root, err)
+		}
+		snap = emptySnapshot(0, v.root, open)
+	}
+	snap.seq = v.nextSeq()
+	snap.full = full
+	v.install(snap)
 }
 
 // emptySnapshot stands for a root whose efmesh.yaml is gone: no files, so
@@ -96,6 +205,39 @@ func (v *view) snapshot() *snapshot {
 // into a new snapshot. A data file a model reads (a seed, external files)
 // asks for a whole check instead; any other file changes nothing.
 func (v *view) fileChanged(abs string) {
+	if _, ok := relPath(v.root, abs); !ok {
+		return
+	}
+	if v.deferred(abs, false) {
+		v.changedPartial(abs)
+		return
+	}
+	v.changed(abs)
+}
+
+// changedPartial takes a file that changed (or opened) while the project
+// loads into the open files' snapshot, so requests on it are answered
+// from its current text; the load's snapshot replaces it later.
+func (v *view) changedPartial(abs string) {
+	cur := v.snapshot()
+	rel, ok := relPath(v.root, abs)
+	if !ok || !cur.partial || cur.config == nil || rel == project.ConfigFile || !cur.isProjectFile(rel) {
+		return
+	}
+	src, err := v.s.read(abs)
+	n := cur.withFile(0, rel, src, err == nil, v.s.openUnder(v.root))
+	n.partial = true
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.snap == cur {
+		v.seq++
+		n.seq = v.seq
+		v.snap = n
+	}
+}
+
+// changed is fileChanged once the project is loaded.
+func (v *view) changed(abs string) {
 	rel, ok := relPath(v.root, abs)
 	if !ok {
 		return
@@ -123,24 +265,20 @@ func (v *view) fileChanged(abs string) {
 // reload rebuilds the snapshot from scratch: efmesh.yaml changed, or files
 // appeared or vanished in bulk.
 func (v *view) reload() {
+	if v.deferred("", true) {
+		return
+	}
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
-	seq := v.nextSeq()
-	open := v.s.openUnder(v.root)
-	snap, err := loadSnapshot(seq, v.root, v.s.environment(), v.s.read, open)
-	if err != nil {
-		if err != errNoConfig {
-			v.s.logf(protocol.MessageTypeWarning, "loading %s: %v", v.root, err)
-		}
-		snap = emptySnapshot(seq, v.root, open)
-	}
-	snap.full = true
-	v.install(snap)
+	v.installLoad(true)
 }
 
 // touch makes a new snapshot with the same files, so the checker runs
 // again (a seed or external file changed on disk).
 func (v *view) touch() {
+	if v.deferred("", false) {
+		return // the first check, after the load, reads the data anyway
+	}
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
 	cur := v.snapshot()
@@ -253,7 +391,7 @@ func (s *Server) ensureView(root string) *view {
 	}
 	s.views[root] = v
 	s.mu.Unlock()
-	v.ck.start()
+	v.start()
 	return v
 }
 
