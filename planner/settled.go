@@ -10,14 +10,16 @@ import "github.com/efmesh/efmesh/project"
 // intervals (its ledger decides what is still due), a preview or a
 // selection, a restatement, physics reuse or an SCD_TYPE_2 history move,
 // a warning, a redacted model, a line the warehouse check marked (a missing relation, a
-// stale view) or a model another environment built only in part.
+// stale view), a model another environment built only in part, or FULL
+// models due for their cron (the plan names them).
 //
 // It spares an apply the plan it would make again to leave the no-op
 // digest behind (workspace.Apply): at 2,000 models that plan reads every
 // snapshot row and the warehouse's catalog once more.
 func Settled(p *Plan) (*Plan, bool) {
 	if p == nil || p.analysis == nil || p.Preview != nil || len(p.LeftOut) > 0 || p.previewChanged ||
-		len(p.restated) > 0 || len(p.refills) > 0 || len(p.unconfirmed) > 0 || len(p.copyHistory) > 0 || len(p.lost) > 0 {
+		len(p.restated) > 0 || len(p.refills) > 0 || len(p.unconfirmed) > 0 || len(p.copyHistory) > 0 || len(p.lost) > 0 ||
+		len(p.DueRefresh) > 0 { // the FULL models due for their cron: plan again to name them
 		return nil, false
 	}
 	out := &Plan{Env: p.Env, Models: make([]ModelPlan, 0, len(p.Models)), analysis: p.analysis}
