@@ -149,6 +149,9 @@ func completeAt(d *docPos) []protocol.CompletionItem {
 	if items, ok := completeHeader(d, ws, off); ok {
 		return items
 	}
+	if items, ok := completeFields(d, ws, off); ok {
+		return items
+	}
 	if ws > 0 && src[ws-1] == '.' {
 		ae := ws - 1
 		as := ae

@@ -6,23 +6,26 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // fieldHover describes a struct field read by path (s.f, p.s.f, p.s.a.b,
 // s['f'], c.s.f where c is a CTE or subquery that passes the struct
-// column s through): its type from the struct column's, and where the
-// field's value comes from (the value a parent built the struct from, see
-// analysis.FieldSources). "" when path is not a field of a struct column
-// a model in scope yields.
-func fieldHover(w *world, scope *query, path []string) string {
+// column s through, or builds it): its type from the struct column's, and
+// where the field's value comes from (the value a parent built the struct
+// from, see analysis.FieldSources; for a struct a CTE builds,
+// analysis.ReferenceFieldSourcesIn). "" when path is not a field of a
+// struct column in scope. m and top are the model and its query.
+func fieldHover(w *world, m *project.Model, top, scope *query, path []string) string {
 	if len(path) < 2 {
 		return ""
 	}
 	var src *source
 	col, fields := path[0], path[1:]
+	qual := ""
 	if s := scope.sourceByAlias(path[0]); s != nil && len(path) >= 3 {
-		src, col, fields = s, path[1], path[2:]
+		src, col, fields, qual = s, path[1], path[2:], path[0]
 	} else {
 		src, _ = w.resolveRef(scope, colRef{name: col})
 	}
@@ -34,8 +37,9 @@ func fieldHover(w *world, scope *query, path []string) string {
 	mc := modelColumn{Model: src.model, Column: col}
 	if src.model == "" {
 		ups := w.through(src, col, 0)
-		if len(ups) != 1 || ups[0].Field != "" {
-			return ""
+		if len(ups) != 1 || ups[0].Field != "" || w.deepType(m.Source, scope, colRef{qual: qual, name: col}, 0) == "" {
+			// Not a struct passed on whole: one the CTE builds.
+			return builtFieldHover(w, m, top, scope, qual, col, fields)
 		}
 		mc = ups[0]
 	}
@@ -128,4 +132,212 @@ func cteOf(top, scope *query) (name string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// builtFieldHover describes a field of a struct column that a CTE of the
+// query builds (k.st.b where k's st is {'b': …}): where the field's value
+// comes from, as efmesh lineage resolves it. "" when it cannot be told.
+func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col string, fields []string) string {
+	if m == nil || w.res == nil || w.res.analysis == nil {
+		return ""
+	}
+	cteName, ok := cteOf(top, scope)
+	if !ok {
+		return ""
+	}
+	var from []modelColumn
+	for _, r := range analysis.ReferenceFieldSourcesIn(w.res.analysis, m.Name, cteName, qual, col, fields[0]) {
+		from = appendUnique(from, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
+	}
+	if len(from) == 0 {
+		return ""
+	}
+	shown := make([]string, 0, len(fields)+1)
+	shown = append(shown, columnName(col))
+	for _, f := range fields {
+		shown = append(shown, columnName(f))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** · field of the struct %s", strings.Join(shown, "."), columnName(col))
+	if src, _ := w.resolveRef(scope, colRef{qual: qual, name: col}); src != nil && src.cte != nil {
+		fmt.Fprintf(&b, " built in CTE %s", src.cte.name)
+	}
+	if len(fields) > 1 {
+		fmt.Fprintf(&b, "\n\n%s is built from: ", columnName(fields[0]))
+		parts := make([]string, len(from))
+		for i, f := range from {
+			parts[i] = w.shownColumn(f)
+		}
+		b.WriteString(strings.Join(parts, ", "))
+		return b.String()
+	}
+	b.WriteString(lineageList(w, from))
+	return b.String()
+}
+
+// cteRefHover describes a column of a CTE or subquery read in the query or
+// in a CTE's body: its type (followed through the CTEs' items, struct
+// fields and unnests) and where it comes from, as efmesh lineage resolves
+// it (analysis.ReferenceSourcesIn). "" when the analysis cannot tell.
+func cteRefHover(w *world, m *project.Model, top, scope *query, ref colRef, src *source, name, shown string) string {
+	if w.res == nil || w.res.analysis == nil || src == nil || src.cte == nil && src.sub == nil {
+		return ""
+	}
+	cteName, ok := cteOf(top, scope)
+	if !ok {
+		return ""
+	}
+	var from []modelColumn
+	for _, r := range analysis.ReferenceSourcesIn(w.res.analysis, m.Name, cteName, ref.qual, name) {
+		from = appendUnique(from, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
+	}
+	if len(from) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**", shown)
+	if typ := w.deepType(m.Source, scope, ref, 0); typ != "" {
+		fmt.Fprintf(&b, " `%s`", typ)
+	}
+	if src.cte != nil {
+		fmt.Fprintf(&b, " · column of CTE %s", src.cte.name)
+	} else {
+		b.WriteString(" · column of a subquery")
+	}
+	b.WriteString(lineageList(w, from))
+	return b.String()
+}
+
+// deepType is the type of a column reference followed through the items
+// of CTEs and subqueries that pass a column on, read a struct field of it
+// (st.a AS sa) or unnest a list of it (unnest(tags) AS tg). text is the
+// model's source. "" when it cannot be told without the engine.
+func (w *world) deepType(text []byte, q *query, r colRef, depth int) string {
+	if depth > maxDepth {
+		return ""
+	}
+	s, name := w.resolveRef(q, r)
+	if s == nil {
+		if len(r.path) >= 2 {
+			return w.fieldType(text, q, r.path, depth+1)
+		}
+		return ""
+	}
+	if t := w.sourceType(s, name, depth); t != "" {
+		return t
+	}
+	body := s.sub
+	if s.cte != nil {
+		body = s.cte.q
+	}
+	if body == nil {
+		return ""
+	}
+	it, star := w.outputItem(body, name, depth)
+	if star != nil {
+		return w.deepType(text, body, colRef{qual: star.alias, name: name}, depth+1)
+	}
+	if it == nil || len(it.refs) != 1 {
+		return ""
+	}
+	t := w.deepType(text, body, it.refs[0], depth+1)
+	if it.plain {
+		return t
+	}
+	if unnestOf(text, it) && strings.HasSuffix(t, "[]") {
+		return strings.TrimSuffix(t, "[]")
+	}
+	if fields, ok := bracketFields(text, it); ok && t != "" {
+		for _, f := range fields {
+			ft, ok := engine.StructFieldType(t, f)
+			if !ok {
+				return ""
+			}
+			t = ft
+		}
+		return t
+	}
+	return ""
+}
+
+// exprToks are the tokens of an item's expression, without its alias.
+func exprToks(text []byte, it *selectItem) []sqlscan.Token {
+	end := it.end
+	if it.name != "" && it.nameStart > it.start && it.nameEnd == it.end {
+		end = it.nameStart
+	}
+	if end > len(text) || it.start > end {
+		return nil
+	}
+	toks := sqlscan.Tokens(text[:end], it.start)
+	if n := len(toks); n > 0 && strings.EqualFold(toks[n-1].Text(text), "as") {
+		toks = toks[:n-1]
+	}
+	return toks
+}
+
+// bracketFields reads an item that is its one reference followed by
+// struct fields read with strings (p.s['a']['b']): the fields, in order.
+func bracketFields(text []byte, it *selectItem) ([]string, bool) {
+	if len(it.refs) != 1 {
+		return nil, false
+	}
+	r := it.refs[0]
+	toks := exprToks(text, it)
+	i := 0
+	for i < len(toks) && toks[i].End <= r.end {
+		i++
+	}
+	rest := toks[i:]
+	if len(rest) == 0 || len(rest)%3 != 0 {
+		return nil, false
+	}
+	var fields []string
+	for k := 0; k < len(rest); k += 3 {
+		if rest[k].Text(text) != "[" || rest[k+1].Kind != sqlscan.String || rest[k+2].Text(text) != "]" {
+			return nil, false
+		}
+		fields = append(fields, sqlscan.FoldName(rest[k+1].Value(text)))
+	}
+	return fields, true
+}
+
+// fieldType is the type of the struct field read by path (s.f, p.s.f) in
+// q, the struct's type followed by deepType.
+func (w *world) fieldType(text []byte, q *query, path []string, depth int) string {
+	col, fields, qual := path[0], path[1:], ""
+	if s := q.sourceByAlias(path[0]); s != nil && len(path) >= 3 {
+		col, fields, qual = path[1], path[2:], path[0]
+	}
+	typ := w.deepType(text, q, colRef{qual: qual, name: col}, depth)
+	for _, f := range fields {
+		t, ok := engine.StructFieldType(typ, f)
+		if !ok {
+			return ""
+		}
+		typ = t
+	}
+	return typ
+}
+
+// unnestOf: the item is unnest(r) of its one reference r.
+func unnestOf(text []byte, it *selectItem) bool {
+	if len(it.refs) != 1 {
+		return false
+	}
+	toks := exprToks(text, it)
+	if len(toks) < 4 || !strings.EqualFold(toks[0].Text(text), "unnest") || toks[1].Text(text) != "(" {
+		return false
+	}
+	r := it.refs[0]
+	first := r.start
+	if r.qual != "" {
+		first = r.qualStart
+	}
+	for i, t := range toks {
+		if t.End == r.end {
+			return toks[2].Start == first && i+2 == len(toks) && toks[i+1].Text(text) == ")"
+		}
+	}
+	return false
 }

@@ -30,9 +30,11 @@ func (s *Server) formatting(ctx context.Context, params json.RawMessage) (any, e
 	return formatEdits(ctx, d)
 }
 
-// rangeFormatting formats the whole model, whatever the range: the layout
-// is one for the file (a clause's line depends on the query around it), so
-// formatting a part could leave text a whole format would change again.
+// rangeFormatting lays out only the selected part of the file: the edits
+// of the whole file's layout that fall inside the range (one crossing its
+// edge is left out), kept only where formatting the file as a whole later
+// gives the same text as formatting it at once, and refused, as a whole
+// format is, when the result would change the model's fingerprint.
 func (s *Server) rangeFormatting(ctx context.Context, params json.RawMessage) (any, error) {
 	var p protocol.DocumentRangeFormattingParams
 	if err := decode(params, &p); err != nil {
@@ -42,7 +44,26 @@ func (s *Server) rangeFormatting(ctx context.Context, params json.RawMessage) (a
 	if !ok || d.f.model == nil && d.f.audit == nil {
 		return nil, nil
 	}
-	return formatEdits(ctx, d)
+	mp := d.f.Mapper()
+	start, end := mp.Offsets(p.Range)
+	edits, _, err := format.Range(d.f.src, start, end)
+	if err != nil {
+		return nil, jsonrpc2.NewError(codeRequestFailed, err.Error())
+	}
+	if len(edits) == 0 {
+		return []protocol.TextEdit{}, nil
+	}
+	if d.w.snap.proj == nil {
+		return nil, nil
+	}
+	if err := checkLayout(ctx, d, format.Apply(d.f.src, edits)); err != nil {
+		return nil, err
+	}
+	out := make([]protocol.TextEdit, len(edits))
+	for i, e := range edits {
+		out[i] = protocol.TextEdit{Range: mp.Range(e.Start, e.End), NewText: e.Text}
+	}
+	return out, nil
 }
 
 // formatEdits is the formatting feature: the model or audit file of d laid
@@ -60,23 +81,32 @@ func formatEdits(ctx context.Context, d *docPos) ([]protocol.TextEdit, error) {
 	if bytes.Equal(got, src) {
 		return []protocol.TextEdit{}, nil
 	}
-	snap := d.w.snap
-	if snap.proj == nil {
+	if d.w.snap.proj == nil {
 		return nil, nil
 	}
+	if err := checkLayout(ctx, d, got); err != nil {
+		return nil, err
+	}
+	start, end, text := changed(src, got)
+	return []protocol.TextEdit{{Range: d.f.Mapper().Range(start, end), NewText: text}}, nil
+}
+
+// checkLayout refuses a new text of d's file that would change the
+// model's fingerprint (the audit's query).
+func checkLayout(ctx context.Context, d *docPos, got []byte) error {
+	snap := d.w.snap
 	var problems map[string]string
-	err = d.v.ck.do(ctx, func(wb analysis.Workbench) error {
+	err := d.v.ck.do(ctx, func(wb analysis.Workbench) error {
 		problems = workspace.LayoutProblems(snap.proj, wb, map[string][]byte{d.rel: got})
 		return nil
 	})
 	if err != nil {
-		return nil, jsonrpc2.NewError(codeRequestFailed, d.rel+": the layout cannot be checked: "+err.Error())
+		return jsonrpc2.NewError(codeRequestFailed, d.rel+": the layout cannot be checked: "+err.Error())
 	}
 	if pr := problems[d.rel]; pr != "" {
-		return nil, jsonrpc2.NewError(codeRequestFailed, d.rel+": "+pr)
+		return jsonrpc2.NewError(codeRequestFailed, d.rel+": "+pr)
 	}
-	start, end, text := changed(src, got)
-	return []protocol.TextEdit{{Range: d.f.Mapper().Range(start, end), NewText: text}}, nil
+	return nil
 }
 
 // changed returns the span of old that differs from new (after their

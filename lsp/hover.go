@@ -94,7 +94,7 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 		if onQual {
 			if src == nil && len(ref.path) >= 3 {
 				// The middle of p.s.a.b: the struct field a.
-				if text := fieldHover(w, scope, ref.path[:len(ref.path)-1]); text != "" {
+				if text := fieldHover(w, m, q, scope, ref.path[:len(ref.path)-1]); text != "" {
 					return text, ref.qualStart, ref.qualEnd, true
 				}
 			}
@@ -107,7 +107,7 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 			return "", 0, 0, false // EXTRACT(year FROM …), not a column
 		}
 		if src == nil {
-			if text := fieldHover(w, scope, ref.path); text != "" {
+			if text := fieldHover(w, m, q, scope, ref.path); text != "" {
 				return text, ref.start, ref.end, true
 			}
 		}
@@ -118,10 +118,15 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 				}
 			}
 		}
+		if src != nil && (src.cte != nil || src.sub != nil) {
+			if text := cteRefHover(w, m, q, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name)); text != "" {
+				return text, ref.start, ref.end, true
+			}
+		}
 		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name), string(m.Source[ref.start:ref.end])), ref.start, ref.end, true
 	}
 	if scope, path, start, end, found := bracketFieldAt(m.Source, q, d.off); found {
-		if text := fieldHover(w, scope, path); text != "" {
+		if text := fieldHover(w, m, q, scope, path); text != "" {
 			return text, start, end, true
 		}
 		return "", 0, 0, false
