@@ -120,8 +120,16 @@ func classifyMessage(e *engine.SQLError) {
 		e.Subtype = engine.SubtypeTableNotInScope
 		e.Name = between(e.Message, `table "`, `"`)
 		e.Candidates = quotedAfter(e.Message, "Candidate tables:")
-	case e.Subtype == "" && strings.HasPrefix(e.Message, "Referenced column"):
+	case strings.HasPrefix(e.Message, "Referenced column "):
+		// `Referenced column p.yy not found in FROM clause and can't find
+		// in alias map` (QUALIFY, a window's ORDER BY): the position is
+		// the qualifier's, the name the last part of the reference.
 		e.Subtype = engine.SubtypeColumnNotFound
+		if e.Name == "" {
+			if ref := between(e.Message, "Referenced column ", " not found"); strings.Contains(ref, ".") && !strings.Contains(ref, `"`) {
+				e.Name = ref[strings.LastIndexByte(ref, '.')+1:]
+			}
+		}
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Ambiguous reference to column name"):
 		// `Ambiguous reference to column name "a" (use: "t.a" or "u.a")`.
 		e.Subtype = engine.SubtypeAmbiguousColumn
