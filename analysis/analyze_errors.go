@@ -63,6 +63,9 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 			c.add(m, d)
 			return
 		}
+	case se.Subtype == engine.SubtypeFunctionNotFound:
+		c.add(m, functionDiag(m, se, start, end))
+		return
 	case se.Subtype == engine.SubtypeTableNotInScope:
 		c.add(m, tableScopeDiag(m, se, start, end))
 		return
@@ -197,4 +200,24 @@ func between(s, open, close string) string {
 		return rest[:j]
 	}
 	return rest
+}
+
+// functionDiag is the diagnostic of a call of a function the engine does
+// not have, at its name, with the nearest of the engine's own suggestions
+// as a fix.
+func functionDiag(m *project.Model, se *engine.SQLError, start, end int) project.Diagnostic {
+	name := se.Name
+	if name == "" {
+		name = string(m.Source[start:end])
+	}
+	msg := fmt.Sprintf("unknown function %s", engine.QuoteIdent(name))
+	var fixes []project.Fix
+	if s, ok := project.DidYouMean(name, se.Candidates); ok {
+		msg += fmt.Sprintf("; did you mean %s?", engine.QuoteIdent(s))
+		fixes = append(fixes, project.Fix{Title: "Change to " + s,
+			Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: s}}})
+	}
+	d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, project.CodeUnknownFunction, msg)
+	d.Fixes = fixes
+	return d
 }
