@@ -68,7 +68,15 @@ func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.C
 			e.Candidates = unqualifiedCandidates(ctx, eng, cur, start, end)
 		}
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
-			e.Candidates = fromCandidates(ctx, eng, cur, start, end)
+			e.Candidates = fromCandidates(ctx, eng, cur, start, end, cur[start:end])
+		}
+		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
+			// A qualified one (p.yy in QUALIFY): the engine names no
+			// candidates for the qualifier's relation; unqualified, it
+			// names those of every relation in scope.
+			if last, _ := lastPartAt([]byte(cur), start); last > start {
+				e.Candidates = fromCandidates(ctx, eng, cur, start, end, cur[last:end])
+			}
 		}
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && with == "NULL" {
 			switch {
@@ -216,9 +224,9 @@ func usingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLE
 }
 
 // fromCandidates binds sql with the reference at [start, end) of the
-// top-level query written last in its select list instead, for the
-// candidates the engine gives there and not in every clause (QUALIFY).
-func fromCandidates(ctx context.Context, eng engine.Engine, sql string, start, end int) []string {
+// top-level query written last in its select list instead (as ref), for
+// the candidates the engine gives there and not in every clause (QUALIFY).
+func fromCandidates(ctx context.Context, eng engine.Engine, sql string, start, end int, ref string) []string {
 	src := []byte(sql)
 	from := -1
 	// query[i]: the parentheses open at depth i hold a query (a
@@ -247,21 +255,27 @@ func fromCandidates(ctx context.Context, eng engine.Engine, sql string, start, e
 	}
 	// The clause's other unknown names are bound before the select
 	// list: each is replaced too, until the engine reaches ours.
-	probe := sql[:from] + ", " + sql[start:end] + " " + sql[from:start] + "NULL" + sql[end:]
+	// (The engine may bind QUALIFY before the select list: the select
+	// list's unknown names are replaced as well.)
+	probe := sql[:from] + ", " + ref + " " + sql[from:start] + "NULL" + sql[end:]
+	at := from + 2
 	for range maxBinderErrors {
 		_, err := eng.Describe(ctx, probe)
 		var se *engine.SQLError
-		if !errors.As(err, &se) || se.Subtype != engine.SubtypeColumnNotFound {
+		if !errors.As(err, &se) {
 			return nil
 		}
-		if se.Position == from+2 {
+		if se.Position == at && se.Subtype == engine.SubtypeColumnNotFound {
 			return se.Candidates
 		}
 		s, e, with, ok := rebindable(probe, se)
-		if !ok || s <= from+2 {
+		if !ok || s < at+len(ref) && e > at {
 			return nil
 		}
 		probe = probe[:s] + with + probe[e:]
+		if s < at {
+			at += len(with) - (e - s)
+		}
 	}
 	return nil
 }

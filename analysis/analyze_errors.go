@@ -38,6 +38,11 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		start = r.SourceOffset(se.Position)
 	}
 	end := tokenEnd(m.Source, start)
+	if se.Position < 0 && se.Type == "Binder" {
+		if s, e, ok := namedClause(m, se.Message); ok {
+			start, end = s, e
+		}
+	}
 	msg := FirstLine(se.Message)
 	code := project.CodeBinder
 	switch {
@@ -63,6 +68,9 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 			c.add(m, d)
 			return
 		}
+	case se.Subtype == engine.SubtypeFunctionNotFound:
+		c.add(m, functionDiag(m, se, start, end))
+		return
 	case se.Subtype == engine.SubtypeTableNotInScope:
 		c.add(m, tableScopeDiag(m, se, start, end))
 		return
@@ -197,4 +205,66 @@ func between(s, open, close string) string {
 		return rest[:j]
 	}
 	return rest
+}
+
+// functionDiag is the diagnostic of a call of a function the engine does
+// not have, at its name, with the nearest of the engine's own suggestions
+// as a fix.
+func functionDiag(m *project.Model, se *engine.SQLError, start, end int) project.Diagnostic {
+	name := se.Name
+	if name == "" {
+		name = string(m.Source[start:end])
+	}
+	msg := fmt.Sprintf("unknown function %s", engine.QuoteIdent(name))
+	var fixes []project.Fix
+	if s, ok := project.DidYouMean(name, se.Candidates); ok {
+		msg += fmt.Sprintf("; did you mean %s?", engine.QuoteIdent(s))
+		fixes = append(fixes, project.Fix{Title: "Change to " + s,
+			Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: s}}})
+	}
+	d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, project.CodeUnknownFunction, msg)
+	d.Fixes = fixes
+	return d
+}
+
+// clauseWords are the clauses an engine message may name, as written in
+// it.
+var clauseWords = []string{"SELECT", "FROM", "WHERE", "GROUP BY", "HAVING", "WINDOW", "QUALIFY", "ORDER BY", "LIMIT"}
+
+// namedClause positions an engine error that has no position but names
+// clauses of the query ("Combining QUALIFY with GROUP BY ALL is not
+// supported", "at least one window function must appear in the SELECT
+// column or QUALIFY clause"): at the keyword of the named clause that
+// comes last in the body's top-level query, the one whose presence the
+// message is about.
+func namedClause(m *project.Model, msg string) (start, end int, ok bool) {
+	var named []string
+	for _, w := range clauseWords {
+		if strings.Contains(msg, w+" ") || strings.HasSuffix(msg, w) {
+			named = append(named, strings.Fields(w)[0])
+		}
+	}
+	if len(named) == 0 {
+		return 0, 0, false
+	}
+	depth := 0
+	bodyEnd := BodyEnd(m.Source, m.BodyStart)
+	for _, t := range sqlscan.Tokens(m.Source, m.BodyStart) {
+		if t.Start >= bodyEnd {
+			break
+		}
+		switch {
+		case t.Kind == sqlscan.Punct && t.Text(m.Source) == "(":
+			depth++
+		case t.Kind == sqlscan.Punct && t.Text(m.Source) == ")":
+			depth--
+		case depth == 0 && t.Kind == sqlscan.Ident:
+			for _, w := range named {
+				if t.Is(m.Source, w) {
+					start, end, ok = t.Start, t.End, true
+				}
+			}
+		}
+	}
+	return start, end, ok
 }

@@ -87,6 +87,10 @@ const (
 	// relation in scope. Name is the qualifier; Position points at it;
 	// Candidates are the names the relations in scope are bound under.
 	SubtypeTableNotInScope = "TABLE_NOT_IN_SCOPE"
+	// SubtypeFunctionNotFound: a call of a function the engine does not
+	// have. Name is the function; Position points at it; Candidates are
+	// the engine's suggestions, if any.
+	SubtypeFunctionNotFound = "FUNCTION_NOT_FOUND"
 	// SubtypeNotAQuery: the text is a statement but not a query (SELECT):
 	// nothing a model body may be. Message says what to write instead.
 	SubtypeNotAQuery = "NOT_A_QUERY"

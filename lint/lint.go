@@ -308,10 +308,13 @@ func (c *checker) ambiguous(p *place) {
 			var fixes []project.Fix
 			for _, r := range owners {
 				names = append(names, r.src.Name())
-				if r.model != nil && r.src.Alias == "" {
-					continue // a model is qualified by its alias only
-				}
 				q := ident(r.src.Name())
+				if r.model != nil && r.src.Alias == "" {
+					// An unaliased ref renders with an implicit alias:
+					// its table name, <schema>__<table> where another
+					// unaliased ref of the scope has the same one.
+					q = ident(implicitAlias(r, rels))
+				}
 				fixes = append(fixes, project.Fix{Title: "Qualify as " + q + "." + t.toks[at].Text(t.src),
 					Edits: []project.TextEdit{c.edit(t.start(at), t.start(at), q+".")}})
 			}
@@ -319,6 +322,22 @@ func (c *checker) ambiguous(p *place) {
 			c.report(AmbiguousColumn, t.start(at), t.end(at), msg, fixes...)
 		}
 	}
+}
+
+// implicitAlias is the alias an unaliased ref r renders with (see
+// analysis.RenderBody): the model's table name, or <schema>__<table> when
+// another unaliased ref among rels is to a model of the same table name.
+func implicitAlias(r relation, rels []relation) string {
+	schema, table, _ := strings.Cut(r.model.Name, ".")
+	for _, o := range rels {
+		if o.model == nil || o.src.Alias != "" || o.model == r.model {
+			continue
+		}
+		if _, ot, _ := strings.Cut(o.model.Name, "."); strings.EqualFold(ot, table) {
+			return schema + "__" + table
+		}
+	}
+	return table
 }
 
 // --- unused_cte ---

@@ -94,6 +94,7 @@ const (
 	CodeSyntax          = "syntax-error"
 	CodeUnknownColumn   = "unknown-column"
 	CodeUnknownTable    = "unknown-table"
+	CodeUnknownFunction = "unknown-function"
 	CodeBinder          = "binder-error"
 	CodeContract        = "contract-mismatch"
 	CodePlainModelName  = "plain-model-name"

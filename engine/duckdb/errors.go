@@ -120,8 +120,24 @@ func classifyMessage(e *engine.SQLError) {
 		e.Subtype = engine.SubtypeTableNotInScope
 		e.Name = between(e.Message, `table "`, `"`)
 		e.Candidates = quotedAfter(e.Message, "Candidate tables:")
-	case e.Subtype == "" && strings.HasPrefix(e.Message, "Referenced column"):
+	case e.Type == "Catalog" && missingFunction.MatchString(e.Message):
+		// `Scalar Function with name lenght does not exist!` with `Did
+		// you mean "length"?`; the position is the name's.
+		e.Subtype = engine.SubtypeFunctionNotFound
+		e.Name = missingFunction.FindStringSubmatch(e.Message)[1]
+		if len(e.Candidates) == 0 {
+			e.Candidates = quotedAfter(e.Message, "Did you mean")
+		}
+	case strings.HasPrefix(e.Message, "Referenced column "):
+		// `Referenced column p.yy not found in FROM clause and can't find
+		// in alias map` (QUALIFY, a window's ORDER BY): the position is
+		// the qualifier's, the name the last part of the reference.
 		e.Subtype = engine.SubtypeColumnNotFound
+		if e.Name == "" {
+			if ref := between(e.Message, "Referenced column ", " not found"); strings.Contains(ref, ".") && !strings.Contains(ref, `"`) {
+				e.Name = ref[strings.LastIndexByte(ref, '.')+1:]
+			}
+		}
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Ambiguous reference to column name"):
 		// `Ambiguous reference to column name "a" (use: "t.a" or "u.a")`.
 		e.Subtype = engine.SubtypeAmbiguousColumn
@@ -145,6 +161,10 @@ func classifyMessage(e *engine.SQLError) {
 		e.Name = strings.TrimSuffix(strings.TrimPrefix(e.Message, "column "), " must appear in the GROUP BY clause or be used in an aggregate function")
 	}
 }
+
+// missingFunction is DuckDB's message about a call of a function it does
+// not have (scalar, aggregate, table or macro).
+var missingFunction = regexp.MustCompile(`^(?:Scalar |Aggregate |Table |Macro |Pragma )?Function with name (\S+) does not exist`)
 
 // between returns the text of s between the first open and the next close.
 func between(s, open, close string) string {

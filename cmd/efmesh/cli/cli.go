@@ -259,15 +259,20 @@ func (a *app) fixesJSON(root string, fixes []project.Fix) []fixJSON {
 	return out
 }
 
+// diagnosticsJSON is ds as --json writes them (an empty list, not null).
+func (a *app) diagnosticsJSON(ds []project.Diagnostic) []diagnosticJSON {
+	out := make([]diagnosticJSON, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
+			EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
+			Fixes: a.fixesJSON("", d.Fixes)})
+	}
+	return out
+}
+
 func (a *app) printDiagnostics(ds []project.Diagnostic) {
 	if a.json {
-		out := make([]diagnosticJSON, 0, len(ds))
-		for _, d := range ds {
-			out = append(out, diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
-				EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
-				Fixes: a.fixesJSON("", d.Fixes)})
-		}
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "diagnostics": out})
+		a.writeJSON(map[string]any{"apiVersion": APIVersion, "diagnostics": a.diagnosticsJSON(ds)})
 		return
 	}
 	errs := 0

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/lint"
+	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
 )
@@ -30,6 +32,20 @@ same findings (source efmesh-lint) with their quick fixes.`,
 				return a.lintRules()
 			}
 			w, names, err := a.loadSelected(&sel)
+			var pe *planner.ProblemsError
+			if err != nil && a.json && errors.As(err, &pe) {
+				// The project does not load: no findings, its
+				// diagnostics in the same shape as a lint's.
+				errs := 0
+				for _, d := range pe.Diagnostics {
+					if d.Severity == project.SeverityError {
+						errs++
+					}
+				}
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "findings": []any{}, "errors": errs,
+					"diagnostics": a.diagnosticsJSON(pe.Diagnostics)})
+				return &exitError{code: ExitError}
+			}
 			if err != nil {
 				return err
 			}
@@ -58,7 +74,7 @@ same findings (source efmesh-lint) with their quick fixes.`,
 					out = append(out, findingJSON{diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
 						EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}, fixes})
 				}
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "findings": out, "errors": errs})
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "findings": out, "errors": errs, "diagnostics": []diagnosticJSON{}})
 			} else {
 				for _, d := range ds {
 					fmt.Fprintf(a.stdout, "%s:%d:%d: %s %s: %s\n", d.File, d.Range.Start.Line, d.Range.Start.Column, d.Severity, d.Code, d.Message)
