@@ -459,6 +459,19 @@ func makeItem(toks []sqlToken) *selectItem {
 // parameters.
 func columnRefs(toks []sqlToken) []colRef {
 	var out []colRef
+	// inBrace[i] tells whether toks[i] is directly inside { } (a struct
+	// literal), where `name: value` names a key, not a column.
+	inBrace := make([]bool, len(toks))
+	var open []string
+	for i, t := range toks {
+		switch {
+		case t.isPunct("(") || t.isPunct("[") || t.isPunct("{"):
+			open = append(open, t.val)
+		case (t.isPunct(")") || t.isPunct("]") || t.isPunct("}")) && len(open) > 0:
+			open = open[:len(open)-1]
+		}
+		inBrace[i] = len(open) > 0 && open[len(open)-1] == "{"
+	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if !t.isIdent() {
@@ -491,6 +504,10 @@ func columnRefs(toks []sqlToken) []colRef {
 			continue // s.*
 		case next.kind == tkOp && next.val == "->": // lambda parameter
 			continue
+		case len(chain) == 1 && next.kind == tkOp && (next.val == ":=" || next.val == "=>"):
+			continue // a named argument: f(name := expr)
+		case len(chain) == 1 && next.kind == tkOp && next.val == ":" && inBrace[i] && i > 0 && (toks[i-1].isPunct("{") || toks[i-1].isPunct(",")):
+			continue // a struct literal's key: {name: expr}
 		case next.isPunct("."): // "o." being typed: a qualifier, not a column
 			continue
 		case len(chain) == 1 && t.kind == tkIdent && isKeyword(t.val):
