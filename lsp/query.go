@@ -51,6 +51,9 @@ type colRef struct {
 	// path is every part of the dotted name, lower case (p, s, a, b in
 	// p.s.a.b).
 	path []string
+	// using marks a column of JOIN … USING (…): it names the column of
+	// both joined sides.
+	using bool
 }
 
 type source struct {
@@ -252,9 +255,13 @@ func (p *qparser) from(q *query) {
 			q.sources = append(q.sources, s)
 		}
 		for p.peek().is("on") || p.peek().is("using") {
-			p.next()
+			using := p.next().is("using")
 			toks := p.span(q, func(t sqlToken) bool { return t.isPunct(",") || isJoinWord(t) || isClauseKeyword(t) })
-			q.refs = append(q.refs, columnRefs(toks)...)
+			refs := columnRefs(toks)
+			for i := range refs {
+				refs[i].using = using
+			}
+			q.refs = append(q.refs, refs...)
 		}
 		switch {
 		case p.peek().isPunct(","):
