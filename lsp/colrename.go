@@ -239,7 +239,7 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 		for _, c := range w.columns(child) {
 			for _, s := range analysis.ColumnSources(w.res.analysis, child, c.Name) {
 				if s.Model == x && sqlscan.SameName(s.Column, imp.column) {
-					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, sqlscan.FoldName(c.Name))
+					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, w.spelling(x, imp.column), columnName(c.Name))
 				}
 			}
 		}

@@ -274,6 +274,9 @@ func (r *scenario) run(line string) error {
 			edit := ""
 			if it.TextEdit != nil {
 				edit = " @" + rangeText(it.TextEdit.Range)
+				if it.TextEdit.NewText != it.Label {
+					edit += fmt.Sprintf(" %q", it.TextEdit.NewText)
+				}
 			}
 			r.printf("%s%s", it.Label, edit)
 			if it.Detail != "" {
