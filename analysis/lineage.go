@@ -3,11 +3,13 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // ColumnRef names a column of a model.
@@ -49,8 +51,14 @@ func FieldLineage(a *Analysis, model, column, field string) (*LineageNode, error
 	if info == nil {
 		return nil, fmt.Errorf("unknown model %q%s", model, DidYouMean(model, a.Models))
 	}
-	if column != "" && !hasColumn(info, column) {
-		return nil, fmt.Errorf("model %s has no column %q (it has %s)", model, column, strings.Join(columnNames(info), ", "))
+	if column != "" {
+		// Matched as the engine matches names (ASCII case only), shown as
+		// the model yields it.
+		name, ok := modelColumnName(info, column)
+		if !ok {
+			return nil, fmt.Errorf("model %s has no column %s (it has %s)", model, ShowName(column), strings.Join(shownNames(columnNames(info)), ", "))
+		}
+		column = name
 	}
 	if field != "" {
 		if err := checkField(info, model, column, field); err != nil {
@@ -65,7 +73,7 @@ func FieldLineage(a *Analysis, model, column, field string) (*LineageNode, error
 func checkField(info *ModelInfo, model, column, field string) error {
 	typ := ""
 	for _, c := range info.Columns {
-		if strings.EqualFold(c.Name, column) {
+		if sqlscan.SameName(c.Name, column) {
 			typ = c.Type
 		}
 	}
@@ -238,13 +246,50 @@ func (a *Analysis) outline(canonical []byte) *engine.Outline {
 	return o
 }
 
-func hasColumn(info *ModelInfo, column string) bool {
+// modelColumnName is a model's column named column, as the model yields
+// it; names match as the engine matches them (sqlscan.SameName).
+func modelColumnName(info *ModelInfo, column string) (string, bool) {
 	for _, c := range info.Columns {
-		if strings.EqualFold(c.Name, column) {
-			return true
+		if sqlscan.SameName(c.Name, column) {
+			return c.Name, true
 		}
 	}
-	return false
+	return "", false
+}
+
+var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// ShowName writes a column or field name as the engine keeps it, quoted
+// (by the engine's quoting) unless it is plain lower case, so that it
+// reads back as the same name: "Käufer", "Two Words".
+func ShowName(name string) string {
+	if plainName.MatchString(name) {
+		return name
+	}
+	return engine.QuoteIdent(name)
+}
+
+func shownNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = ShowName(n)
+	}
+	return out
+}
+
+// ShowPath writes model.column.field for lineage output, each name part
+// as ShowName writes it; ParseColumnPath reads it back.
+func ShowPath(model, column, field string) string {
+	out := model
+	if column != "" {
+		out += "." + ShowName(column)
+	}
+	if field != "" {
+		for _, f := range strings.Split(field, ".") {
+			out += "." + ShowName(f)
+		}
+	}
+	return out
 }
 
 func columnNames(info *ModelInfo) []string {

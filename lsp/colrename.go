@@ -211,6 +211,12 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 			if r.name != imp.column {
 				continue
 			}
+			if r.using {
+				if w.usingUse(imp, cf, scope, r) {
+					found = true
+				}
+				continue
+			}
 			src, name := w.resolveRef(scope, r)
 			if !w.sameColumn(src, name, want, 0) {
 				continue
@@ -233,12 +239,76 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 		for _, c := range w.columns(child) {
 			for _, s := range analysis.ColumnSources(w.res.analysis, child, c.Name) {
 				if s.Model == x && sqlscan.SameName(s.Column, imp.column) {
-					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, imp.column, sqlscan.FoldName(c.Name))
+					imp.refuse("%s reads %s.%s for its column %s, but not through a reference that can be edited (a string or dynamic SQL?)", cf.rel, x, w.spelling(x, imp.column), columnName(c.Name))
 				}
 			}
 		}
 	}
 	return passes
+}
+
+// usingUse records a column of JOIN … USING (col) that names the renamed
+// column, and reports whether it does. USING names the column of every
+// joined side, so it can be renamed only when each side that has the
+// column passes on the renamed one; otherwise the rename is refused,
+// naming the USING.
+func (w *world) usingUse(imp *columnImpact, f *file, scope *query, r colRef) bool {
+	var renamed, kept []string
+	for _, s := range scope.sources {
+		cols, ok := w.sourceColumns(s, 0)
+		switch {
+		case w.reaches(s, r.name, imp.model, 0):
+			renamed = append(renamed, sourceName(s))
+		case !ok:
+			kept = append(kept, sourceName(s)+" (whose columns are not known)")
+		case slices.Contains(cols, r.name):
+			kept = append(kept, sourceName(s))
+		}
+	}
+	if len(renamed) == 0 {
+		return false
+	}
+	if len(kept) > 0 {
+		at := f.Mapper().Position(r.start)
+		imp.refuse("%s:%d:%d: JOIN … USING (%s) joins %s with %s, whose %s the rename does not rename; write the join with ON, or rename the other side first", f.rel, at.Line+1, at.Character+1, r.name, strings.Join(renamed, ", "), strings.Join(kept, ", "), r.name)
+		return true
+	}
+	imp.add(f.rel, r.start, r.end, true)
+	return true
+}
+
+// reaches reports whether column col of source s is column col of model,
+// passed on unchanged (by `*` or a bare reference without an alias)
+// through CTEs, subqueries and models.
+func (w *world) reaches(s *source, col, model string, depth int) bool {
+	if s == nil || depth > maxDepth || len(s.colAliases) > 0 {
+		return false
+	}
+	var q *query
+	switch {
+	case s.model == model:
+		return true
+	case s.model != "":
+		if f := w.fileOf(s.model); f != nil {
+			q = f.query()
+		}
+	case s.cte != nil:
+		q = s.cte.q
+	case s.sub != nil:
+		q = s.sub
+	}
+	if q == nil {
+		return false
+	}
+	it, starSrc := w.outputItem(q, col, depth)
+	if starSrc != nil {
+		return w.reaches(starSrc, col, model, depth+1)
+	}
+	if it == nil || !bareRef(it) {
+		return false
+	}
+	src, name := w.resolveRef(q, it.refs[0])
+	return name == col && w.reaches(src, col, model, depth+1)
 }
 
 // checkUnknown refuses a rename of an unqualified reference r that

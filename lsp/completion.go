@@ -7,9 +7,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/sqlscan"
 )
@@ -222,10 +224,12 @@ func completeColumnsOf(d *docPos, alias string, ws, off int) []protocol.Completi
 	w := d.w
 	r := d.f.Mapper().Range(ws, off)
 	items := []protocol.CompletionItem{}
+	// Names are offered as the engine keeps them ("Käufer", not
+	// käufer) and written quoted where SQL needs it.
 	add := func(name, typ string) {
 		items = append(items, protocol.CompletionItem{
 			Label: name, Kind: protocol.CompletionItemKindField, Detail: typ,
-			TextEdit: &protocol.TextEdit{Range: r, NewText: name},
+			TextEdit: &protocol.TextEdit{Range: r, NewText: bareOrQuoted(name)},
 		})
 	}
 	if src.model != "" {
@@ -236,9 +240,64 @@ func completeColumnsOf(d *docPos, alias string, ws, off int) []protocol.Completi
 	}
 	names, _ := w.sourceColumns(src, 0)
 	for _, n := range names {
-		add(n, w.sourceType(src, n, 0))
+		add(w.sourceSpelling(d.f.src, src, n, 0), w.sourceType(src, n, 0))
 	}
 	return items
+}
+
+// sourceSpelling is column n (folded) of a source as the engine names
+// it: as its model declares or yields it, or as the CTE's or subquery's
+// select item writes it (unquoted), through `*`.
+func (w *world) sourceSpelling(src []byte, s *source, n string, depth int) string {
+	if s == nil || depth > maxDepth {
+		return n
+	}
+	var q *query
+	switch {
+	case len(s.colAliases) > 0:
+		return n
+	case s.model != "":
+		for _, c := range w.columns(s.model) {
+			if sqlscan.SameName(c.Name, n) {
+				return c.Name
+			}
+		}
+		return n
+	case s.cte != nil:
+		q = s.cte.q
+	case s.sub != nil:
+		q = s.sub
+	default:
+		return n
+	}
+	it, star := w.outputItem(q, n, depth)
+	switch {
+	case star != nil:
+		return w.sourceSpelling(src, star, n, depth+1)
+	case it != nil && it.nameEnd > it.nameStart && it.nameEnd <= len(src):
+		for _, t := range scanSQL(src, it.nameStart, it.nameEnd) {
+			if t.kind == tkQuoted {
+				return t.val
+			}
+		}
+		return string(src[it.nameStart:it.nameEnd])
+	}
+	return n
+}
+
+// bareOrQuoted writes a name in SQL: bare when it is an identifier
+// (letters of any script, digits, _) that is not a keyword, else quoted,
+// as the engine quotes.
+func bareOrQuoted(name string) string {
+	for i, r := range name {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return engine.QuoteIdent(name)
+		}
+	}
+	if name == "" || isKeyword(strings.ToLower(name)) {
+		return engine.QuoteIdent(name)
+	}
+	return name
 }
 
 // headerFrame is one open parenthesis of the MODEL header while reading it

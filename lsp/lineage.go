@@ -133,7 +133,13 @@ func (w *world) rawSources(mc modelColumn) []modelColumn {
 	var walk func(n *analysis.LineageNode)
 	walk = func(n *analysis.LineageNode) {
 		if len(n.Sources) == 0 {
-			out = appendUnique(out, modelColumn{Model: n.Model, Column: n.Column, Field: n.Field})
+			c := modelColumn{Model: n.Model, Column: n.Column, Field: n.Field}
+			if n == tree {
+				// A column with no parent is its own source, named as asked
+				// (the tree names it as the model yields it).
+				c.Column = mc.Column
+			}
+			out = appendUnique(out, c)
 		}
 		for _, s := range n.Sources {
 			walk(s)

@@ -51,6 +51,9 @@ type colRef struct {
 	// path is every part of the dotted name, lower case (p, s, a, b in
 	// p.s.a.b).
 	path []string
+	// using marks a column of JOIN … USING (…): it names the column of
+	// both joined sides.
+	using bool
 }
 
 type source struct {
@@ -252,9 +255,13 @@ func (p *qparser) from(q *query) {
 			q.sources = append(q.sources, s)
 		}
 		for p.peek().is("on") || p.peek().is("using") {
-			p.next()
+			using := p.next().is("using")
 			toks := p.span(q, func(t sqlToken) bool { return t.isPunct(",") || isJoinWord(t) || isClauseKeyword(t) })
-			q.refs = append(q.refs, columnRefs(toks)...)
+			refs := columnRefs(toks)
+			for i := range refs {
+				refs[i].using = using
+			}
+			q.refs = append(q.refs, refs...)
 		}
 		switch {
 		case p.peek().isPunct(","):
@@ -459,6 +466,19 @@ func makeItem(toks []sqlToken) *selectItem {
 // parameters.
 func columnRefs(toks []sqlToken) []colRef {
 	var out []colRef
+	// inBrace[i] tells whether toks[i] is directly inside { } (a struct
+	// literal), where `name: value` names a key, not a column.
+	inBrace := make([]bool, len(toks))
+	var open []string
+	for i, t := range toks {
+		switch {
+		case t.isPunct("(") || t.isPunct("[") || t.isPunct("{"):
+			open = append(open, t.val)
+		case (t.isPunct(")") || t.isPunct("]") || t.isPunct("}")) && len(open) > 0:
+			open = open[:len(open)-1]
+		}
+		inBrace[i] = len(open) > 0 && open[len(open)-1] == "{"
+	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if !t.isIdent() {
@@ -491,6 +511,10 @@ func columnRefs(toks []sqlToken) []colRef {
 			continue // s.*
 		case next.kind == tkOp && next.val == "->": // lambda parameter
 			continue
+		case len(chain) == 1 && next.kind == tkOp && (next.val == ":=" || next.val == "=>"):
+			continue // a named argument: f(name := expr)
+		case len(chain) == 1 && next.kind == tkOp && next.val == ":" && inBrace[i] && i > 0 && (toks[i-1].isPunct("{") || toks[i-1].isPunct(",")):
+			continue // a struct literal's key: {name: expr}
 		case next.isPunct("."): // "o." being typed: a qualifier, not a column
 			continue
 		case len(chain) == 1 && t.kind == tkIdent && isKeyword(t.val):

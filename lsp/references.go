@@ -85,14 +85,15 @@ func columnAt(d *docPos) (model, column string, decl *protocol.Location, ok bool
 		return "", "", nil, false
 	}
 	if scope, ref, onQual, found := refAt(q, d.off); found && !onQual {
-		src, name := w.resolveRef(scope, ref)
-		if src == nil || src.model == "" {
-			return "", "", nil, false
+		// A reference to a relation that is not a model (VALUES, a table
+		// function) names no model's column; on a select item of the
+		// model's own SELECT it still names the model's output column.
+		if src, name := w.resolveRef(scope, ref); src != nil && src.model != "" {
+			if l, found := w.columnDefinition(d.rel, src, name, 0); found {
+				decl = &l
+			}
+			return src.model, name, decl, true
 		}
-		if l, found := w.columnDefinition(d.rel, src, name, 0); found {
-			decl = &l
-		}
-		return src.model, name, decl, true
 	}
 	if scope, it := itemAt(q, d.off); it != nil && scope == q {
 		l := w.location(d.rel, it.nameStart, it.nameEnd)

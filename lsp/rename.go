@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 func (s *Server) prepareRename(_ context.Context, params json.RawMessage) (any, error) {
@@ -88,6 +89,7 @@ func renameModel(d *docPos, newName string) (*renameWorkspaceEdit, error) {
 		return nil, fmt.Errorf("a model named %s already exists", newName)
 	}
 	spans := append([]nameSpan{{rel: target.File, start: target.NameRange.Start.Offset, end: target.NameRange.End.Offset}}, modelSpans(w, old)...)
+	spans = append(spans, implicitAliasSpans(w, old, newName)...)
 	return w.annotatedEdit(spans, newName, fmt.Sprintf("Rename model %s to %s", old, newName)), nil
 }
 
@@ -124,6 +126,58 @@ func modelSpans(w *world, name string) []nameSpan {
 		}
 	}
 	return out
+}
+
+// implicitAliasSpans keeps the qualifiers that name a renamed model by
+// its table name valid: an @ref without an alias is rendered with its
+// table name as an implicit alias (SELECT people.pid FROM
+// @ref(raw.people)), so where a body uses that name as a qualifier the
+// rename writes it as an explicit alias after the @ref. Nothing is
+// added when the table part of the name does not change.
+func implicitAliasSpans(w *world, old, newName string) []nameSpan {
+	alias := old[strings.LastIndexByte(old, '.')+1:]
+	if alias == newName[strings.LastIndexByte(newName, '.')+1:] {
+		return nil
+	}
+	var out []nameSpan
+	for _, rel := range slices.Sorted(maps.Keys(w.snap.files)) {
+		f := w.snap.files[rel]
+		var macros []project.Macro
+		var src []byte
+		body := 0
+		switch {
+		case f.model != nil:
+			macros, src, body = f.model.Macros, f.model.Source, f.model.BodyStart
+		case f.audit != nil:
+			macros, src, body = f.audit.Macros, f.audit.Source, f.audit.BodyStart
+		default:
+			continue
+		}
+		var refs []project.Macro
+		for _, mc := range macros {
+			if mc.Kind == project.MacroRef && mc.Arg == old && !mc.Aliased {
+				refs = append(refs, mc)
+			}
+		}
+		if len(refs) == 0 || !qualifies(src, body, alias) {
+			continue
+		}
+		for _, mc := range refs {
+			out = append(out, nameSpan{rel: rel, start: mc.End, end: mc.End, text: " AS " + sqlIdent(alias)})
+		}
+	}
+	return out
+}
+
+// qualifies reports whether a SQL body uses name as a qualifier (name.x).
+func qualifies(src []byte, from int, name string) bool {
+	toks := scanSQL(src, from, len(src))
+	for i, t := range toks {
+		if t.isIdent() && sqlscan.SameName(t.val, name) && i+1 < len(toks) && toks[i+1].isPunct(".") {
+			return true
+		}
+	}
+	return false
 }
 
 // validModelName checks a new model name: schema.table, lower case.

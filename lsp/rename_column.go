@@ -244,7 +244,7 @@ func (w *world) columnOrigin(model, column, newName string) (*nameSpan, error) {
 	}
 	switch m.Kind.Name {
 	case project.KindExternal, project.KindSeed:
-		return nil, fmt.Errorf("cannot rename %s.%s: the columns of %s (%s) are the names of its source; rename them there", model, column, model, m.Kind.Name)
+		return nil, fmt.Errorf("cannot rename %s.%s: the columns of %s (%s) are the names of its source; rename them there", model, w.spelling(model, column), model, m.Kind.Name)
 	}
 	q := w.fileOf(model).query()
 	if q == nil {
@@ -257,7 +257,7 @@ func (w *world) columnOrigin(model, column, newName string) (*nameSpan, error) {
 		if starSrc.model != "" {
 			from = starSrc.model
 		}
-		return nil, fmt.Errorf("cannot rename %s.%s here: it comes through `*` from %s; rename it there", model, column, from)
+		return nil, fmt.Errorf("cannot rename %s.%s here: it comes through `*` from %s; rename it there", model, w.spelling(model, column), from)
 	case it == nil:
 		return nil, nil
 	case bareRef(it):

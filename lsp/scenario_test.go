@@ -274,6 +274,9 @@ func (r *scenario) run(line string) error {
 			edit := ""
 			if it.TextEdit != nil {
 				edit = " @" + rangeText(it.TextEdit.Range)
+				if it.TextEdit.NewText != it.Label {
+					edit += fmt.Sprintf(" %q", it.TextEdit.NewText)
+				}
 			}
 			r.printf("%s%s", it.Label, edit)
 			if it.Detail != "" {
@@ -410,6 +413,12 @@ func (r *scenario) run(line string) error {
 				r.printf("none\n")
 			}
 			for _, a := range actions {
+				// A quick fix carries an edit and no command.
+				if a.Command == nil {
+					r.printf("%s [%s]\n", a.Title, a.Kind)
+					r.edit(a.Edit)
+					continue
+				}
 				b, _ := json.Marshal(a.Command.Arguments)
 				r.printf("%s [%s] -> %s %s\n", a.Title, a.Kind, a.Command.Command, r.mask(string(b)))
 			}

@@ -101,13 +101,9 @@ func (a *app) lineageSelected(sel *selection) error {
 }
 
 func printLineage(w io.Writer, n *analysis.LineageNode, indent string) {
-	name := n.Model
-	if n.Column != "" {
-		name += "." + n.Column
-	}
-	if n.Field != "" {
-		name += "." + n.Field // a struct field of the column
-	}
+	// Names as the engine keeps them, quoted where needed: the line reads
+	// back as a lineage argument.
+	name := analysis.ShowPath(n.Model, n.Column, n.Field)
 	fmt.Fprintf(w, "%s%s (%s)\n", indent, name, n.Kind)
 	for _, s := range n.Sources {
 		printLineage(w, s, indent+"  ")
