@@ -122,18 +122,21 @@ func runTest(ctx context.Context, a *analysis.Analysis, wb engine.Engine, t *pro
 		if len(row.Values) == 0 {
 			continue
 		}
-		sel := make([]string, len(row.Values))
+		vtypes := make([]string, len(row.Values))
 		for j, v := range row.Values {
-			sel[j] = "CAST(CAST(" + literal(v.Value) + " AS " + types[strings.ToLower(v.Column)].Type + ") AS VARCHAR)"
+			vtypes[j] = types[strings.ToLower(v.Column)].Type
 		}
-		rows, err := wb.Query(ctx, "SELECT "+strings.Join(sel, ", "))
+		rows, err := castValues(ctx, wb, row.Values, vtypes)
 		if err != nil {
 			return fail("%s:%d:%d: expect, row %d does not fit the model's columns: %s", t.File, row.Range.Start.Line, row.Range.Start.Column, row.Index+1, analysis.FirstLine(analysis.ErrMessage(err)))
+		}
+		if err := lossy(t.File, "expect", row, vtypes, rows); err != nil {
+			return fail("%v", err)
 		}
 		for j, v := range row.Values {
 			idx := indexFold(cols, v.Column)
 			s := "NULL"
-			if x := rows.Values[0][j]; x != nil {
+			if x := rows.Values[0][2*j]; x != nil {
 				s = fmt.Sprint(x)
 			}
 			expected[i][idx] = &s
@@ -216,6 +219,7 @@ func runOnFixtures(ctx context.Context, a *analysis.Analysis, wb engine.Engine, 
 			for _, row := range in.Rows {
 				cols := make([]string, 0, len(row.Values))
 				vals := make([]string, 0, len(row.Values))
+				vtypes := make([]string, 0, len(row.Values))
 				for _, v := range row.Values {
 					typ, ok := types[strings.ToLower(v.Column)]
 					if !ok {
@@ -223,6 +227,7 @@ func runOnFixtures(ctx context.Context, a *analysis.Analysis, wb engine.Engine, 
 					}
 					cols = append(cols, q(v.Column))
 					vals = append(vals, "CAST("+literal(v.Value)+" AS "+typ+")")
+					vtypes = append(vtypes, typ)
 				}
 				if len(cols) == 0 {
 					if err := wb.Exec(ctx, "INSERT INTO "+table(r)+" DEFAULT VALUES"); err != nil {
@@ -230,10 +235,20 @@ func runOnFixtures(ctx context.Context, a *analysis.Analysis, wb engine.Engine, 
 					}
 					continue
 				}
-				stmt := "INSERT INTO " + table(r) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
-				if err := wb.Exec(ctx, stmt); err != nil {
+				doesNotFit := func(err error) error {
 					return fmt.Errorf("%s:%d:%d: inputs of %s, row %d does not fit the model's columns: %s",
 						t.File, row.Range.Start.Line, row.Range.Start.Column, r, row.Index+1, analysis.FirstLine(analysis.ErrMessage(err)))
+				}
+				cast, err := castValues(ctx, wb, row.Values, vtypes)
+				if err != nil {
+					return doesNotFit(err)
+				}
+				if err := lossy(t.File, "inputs of "+r, row, vtypes, cast); err != nil {
+					return err
+				}
+				stmt := "INSERT INTO " + table(r) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
+				if err := wb.Exec(ctx, stmt); err != nil {
+					return doesNotFit(err)
 				}
 			}
 		}
@@ -273,12 +288,48 @@ func runOnFixtures(ctx context.Context, a *analysis.Analysis, wb engine.Engine, 
 		})
 		return r.SQL
 	}
-	actual := q(testSchema) + "." + q("__actual")
-	if err := wb.Exec(ctx, "CREATE TABLE "+actual+" AS "+render(info.Model)); err != nil {
+	actual := engine.Relation{Schema: testSchema, Name: "__actual"}
+	stmts, err := storeStatements(ctx, a, wb, info, actual, render(info.Model), startLit, endLit)
+	if err == nil {
+		err = wb.Tx(ctx, stmts)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("the model's query failed on the fixtures: %s", analysis.FirstLine(analysis.ErrMessage(err)))
 	}
-	return wb.Describe(ctx, "SELECT * FROM "+actual)
+	return wb.Describe(ctx, "SELECT * FROM "+d.QuoteRelation(actual))
+}
 
+// storeStatements are the statements that write q's rows into the empty
+// table rel the way apply and run store a model's rows in its physical
+// table, so a unit test compares what the warehouse would hold: a
+// time-range model keeps only the rows of [start, end) (the dialect's
+// ReplaceRange, the statements a backfill batch runs), and every kind casts
+// to the declared columns (typed, the select a build runs; the insert into
+// the declared table of an incremental or refreshed model).
+func storeStatements(ctx context.Context, a *analysis.Analysis, wb engine.Engine, info *analysis.ModelInfo, rel engine.Relation, q, start, end string) ([]string, error) {
+	d := wb.Dialect()
+	m := info.Model
+	switch m.Kind.Name {
+	case project.KindIncrementalByTimeRange, project.KindIncrementalByUniqueKey, project.KindSCDType2:
+		cols := analysis.Declared(m)
+		if cols == nil {
+			var err error
+			if cols, err = wb.Describe(ctx, q); err != nil {
+				return nil, err
+			}
+		}
+		create := d.CreateTable(rel, cols)
+		if m.Kind.Name != project.KindIncrementalByTimeRange {
+			// A merge into an empty table inserts the query's rows.
+			return append([]string{create}, d.ReplaceRows(rel, namesOf(cols), q)...), nil
+		}
+		if err := hasTimeColumn(m, cols); err != nil {
+			return nil, err
+		}
+		return append([]string{create}, d.ReplaceRange(rel, namesOf(cols), m.Kind.TimeColumn, start, end, q)...), nil
+	}
+	b := &builder{a: a, d: d}
+	return []string{d.CreateTableAs(rel, b.typed(info, q))}, nil
 }
 
 // compareRows matches expected rows (nil cells match anything) with actual
@@ -362,6 +413,69 @@ func indexFold(ss []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// castValues casts each value of a fixture or expected row to its column's
+// type (types[i] for values[i]) and answers, for each, the cast value as
+// text (NULL for NULL) and whether the cast kept the value whole.
+func castValues(ctx context.Context, wb engine.Engine, values []project.TestValue, types []string) (*engine.Rows, error) {
+	sel := make([]string, 0, 2*len(values))
+	for j, v := range values {
+		lit := literal(v.Value)
+		sel = append(sel, "CAST(CAST("+lit+" AS "+types[j]+") AS VARCHAR)", keepsValue(lit, types[j]))
+	}
+	return wb.Query(ctx, "SELECT "+strings.Join(sel, ", "))
+}
+
+// keepsValue is a SQL condition true when the literal lit, cast to typ,
+// loses nothing: cast to typ and back to a type of the same family wide
+// enough to hold lit whole (DECIMAL(38,18) for exact numbers, TIMESTAMP for
+// a date, TIMESTAMP_NS for a timestamp), it equals lit cast to that wide
+// type directly. So 1.6 does not fit an INT (it would be 2), '10.5041' not
+// a DECIMAL(18,2) (10.50) and '2026-01-25 13:45:00' not a DATE. A literal
+// the wide type cannot hold, and a type with no wider one of its family
+// (text, floats, timestamps with a zone), are taken as they cast.
+func keepsValue(lit, typ string) string {
+	wide := ""
+	base := strings.ToUpper(strings.TrimSpace(typ))
+	if i := strings.IndexByte(base, '('); i >= 0 {
+		base = strings.TrimSpace(base[:i])
+	}
+	switch engine.TypeFamily(typ) {
+	case "integer":
+		wide = "DECIMAL(38,18)"
+	case "fractional":
+		if base == "DECIMAL" || base == "NUMERIC" || base == "DEC" {
+			wide = "DECIMAL(38,18)"
+		}
+	case "date":
+		wide = "TIMESTAMP"
+	case "timestamp":
+		switch base {
+		case "TIMESTAMP", "DATETIME", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_US", "TIMESTAMP WITHOUT TIME ZONE":
+			wide = "TIMESTAMP_NS"
+		}
+	}
+	if wide == "" || lit == "NULL" {
+		return "TRUE"
+	}
+	whole := "TRY_CAST(" + lit + " AS " + wide + ")"
+	return "(" + whole + " IS NULL OR CAST(CAST(" + lit + " AS " + typ + ") AS " + wide + ") = " + whole + ")"
+}
+
+// lossy reports the first value of row that its column's type would
+// change (castValues answered rows), naming the test file, the row and
+// the column, at the column's key.
+func lossy(file, where string, row project.TestRow, types []string, rows *engine.Rows) error {
+	r := rows.Values[0]
+	for j, v := range row.Values {
+		if keeps, _ := r[2*j+1].(bool); keeps {
+			continue
+		}
+		return fmt.Errorf("%s:%d:%d: %s, row %d: %s does not fit column %s %s exactly: it would be %v",
+			file, v.Range.Start.Line, v.Range.Start.Column, where, row.Index+1, literal(v.Value), v.Column, types[j], r[2*j])
+	}
+	return nil
 }
 
 // literal renders a YAML scalar as SQL.
