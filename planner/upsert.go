@@ -82,7 +82,13 @@ func (b *builder) refresh(ctx context.Context, info *analysis.ModelInfo, opt bac
 	default:
 		return &engine.FeatureError{Engine: b.d.Name(), Feature: "refreshing " + string(m.Kind.Name) + " models"}
 	}
-	return retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
+	// The merge and the audits of the whole table are one transaction: a
+	// blocking violation rolls the merge back, and the rows served before
+	// stay.
+	this := b.d.QuoteRelation(rel)
+	return retry(ctx, opt.retries, opt.retryDelay, func() error {
+		return b.writeAudited(ctx, m, stmts, b.wholeAudits(m), this, nil, opt.log)
+	})
 }
 
 // copyOfHistory is the statement creating rel as a copy of the history
@@ -111,3 +117,4 @@ func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel engin
 	sel = append(sel, b.d.Quote(vf), b.d.Quote(vt))
 	return b.d.CreateTableAs(rel, "SELECT "+strings.Join(sel, ", ")+" FROM "+src), nil
 }
+
