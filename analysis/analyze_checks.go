@@ -50,6 +50,21 @@ func (c *checker) propertyColumns(m *project.Model, cols []engine.Column) {
 			check("kind", "key", key)
 		}
 	}
+	if k := m.Kind; k.Name == project.KindSCDType2 {
+		// The validity columns are added to the query's: a name the query
+		// already yields would be a second column of that name.
+		vf, vt := SCDColumns(k)
+		for _, opt := range []struct{ option, name string }{{"valid_from", vf}, {"valid_to", vt}} {
+			if _, ok := byName[engine.IdentKey(c.d, opt.name)]; ok {
+				c.optionWordDiag(m, opt.option, opt.name, project.CodeBadValue,
+					fmt.Sprintf("%s %s is a column the query already yields; the table adds %s itself: name another column", opt.option, opt.name, opt.option))
+			}
+		}
+		if engine.IdentKey(c.d, vf) == engine.IdentKey(c.d, vt) {
+			c.optionWordDiag(m, "valid_to", vt, project.CodeBadValue,
+				fmt.Sprintf("valid_to %s is also valid_from: name two different columns", vt))
+		}
+	}
 	// The grain is of the table, validity columns (SCD_TYPE_2) included.
 	for _, col := range WithValidity(m, cols)[len(cols):] {
 		byName[engine.IdentKey(c.d, col.Name)] = col
@@ -73,6 +88,30 @@ func (c *checker) wordDiag(m *project.Model, prop, word, code, msg string) {
 		start, end = start+i, start+i+len(word)
 	}
 	c.diag(m, start, end, code, msg)
+}
+
+// optionWordDiag reports msg on word where the kind's option names it
+// (valid_from k: on that k, not on the key's), else on the option, else on
+// the kind.
+func (c *checker) optionWordDiag(m *project.Model, option, word, code, msg string) {
+	p, ok := m.Property("kind")
+	if !ok {
+		c.wordDiag(m, "kind", word, code, msg)
+		return
+	}
+	start, end := p.ValueRange.Start.Offset, p.ValueRange.End.Offset
+	i := wordIndex(m.Source[start:end], option)
+	if i < 0 {
+		c.wordDiag(m, "kind", word, code, msg)
+		return
+	}
+	start += i
+	if j := wordIndex(m.Source[start+len(option):end], word); j >= 0 {
+		start += len(option) + j
+		c.diag(m, start, start+len(word), code, msg)
+		return
+	}
+	c.diag(m, start, start+len(option), code, msg)
 }
 
 // wordIndex finds word in b as a whole identifier, ignoring case; -1 when

@@ -39,6 +39,21 @@ type Engine interface {
 	Close() error
 }
 
+// Querier reads rows: an engine, or an open transaction of one.
+type Querier interface {
+	Query(ctx context.Context, sql string) (*Rows, error)
+}
+
+// CheckedTx is an engine whose transactions can read what they wrote
+// before they commit: TxCheck runs stmts in one transaction, then check
+// with a Querier that reads inside it, and commits only when check returns
+// nil (its error is returned after the rollback). A write and the
+// blocking audits that guard it are one unit this way: readers never see
+// rows an audit rejected.
+type CheckedTx interface {
+	TxCheck(ctx context.Context, stmts []string, check func(Querier) error) error
+}
+
 // Parser canonicalizes SQL without a warehouse connection.
 type Parser interface {
 	// Canonicalize returns the engine's parse tree of sql with every source

@@ -179,7 +179,7 @@ func (e *AuditFailure) Error() string {
 // auditor runs audits in one engine.
 type auditor struct {
 	proj *project.Project
-	wh   engine.Engine
+	wh   engine.Querier // the warehouse, or the transaction that wrote the data
 	d    engine.Dialect
 	log  *slog.Logger
 	// ref renders @ref(name) of a custom audit: the relation the audited

@@ -16,23 +16,72 @@ import (
 
 // --- where apply and run call audits ----------------------------------------
 
-// auditInterval checks the audits of m scoped to written intervals on one
-// interval (or batch) just written; this selects exactly its rows. The
-// error is an *AuditFailure when a blocking audit failed: the caller marks
-// the interval failed instead of done.
-func (b *builder) auditInterval(ctx context.Context, info *analysis.ModelInfo, this string, r analysis.Range, log *slog.Logger) error {
-	m := info.Model
+// intervalAudits are the audits of m checked on each written interval.
+func (b *builder) intervalAudits(m *project.Model) []Audit {
 	var audits []Audit
 	for _, au := range ModelAudits(b.a.Project, m) {
 		if au.onInterval(m) {
 			audits = append(audits, au)
 		}
 	}
+	return audits
+}
+
+// wholeAudits are the audits of m checked on its whole physical relation
+// when it is written (every kind but INCREMENTAL_BY_TIME_RANGE, and whole
+// audits of those).
+func (b *builder) wholeAudits(m *project.Model) []Audit {
+	var audits []Audit
+	for _, au := range ModelAudits(b.a.Project, m) {
+		if au.beforePromotion(m) {
+			audits = append(audits, au)
+		}
+	}
+	return audits
+}
+
+// writeAudited runs the statements of one write (an interval's batch, a
+// merge, a refill) and the audits that guard it as one unit: the audits
+// read this (the written relation, or the batch's slice of it) inside the
+// write's transaction, and a blocking failure rolls the write back, so
+// readers never see rows a blocking audit rejected. The error is then an
+// *AuditFailure. An engine without CheckedTx commits first and audits
+// after (the caller still refuses to count the write as done).
+func (b *builder) writeAudited(ctx context.Context, m *project.Model, stmts []string, audits []Audit, this string, r *analysis.Range, log *slog.Logger) error {
+	check := func(q engine.Querier) error {
+		if len(audits) == 0 {
+			return nil
+		}
+		ad := b.auditor(log)
+		ad.wh = q
+		_, err := ad.run(ctx, m, audits, this, r)
+		return err
+	}
+	if ct, ok := b.wh.(engine.CheckedTx); ok && len(audits) > 0 {
+		return ct.TxCheck(ctx, stmts, check)
+	}
+	var err error
+	if len(stmts) == 1 {
+		err = b.wh.Exec(ctx, stmts[0]) // one statement is one transaction
+	} else {
+		err = b.wh.Tx(ctx, stmts)
+	}
+	if err != nil {
+		return err
+	}
+	return check(b.wh)
+}
+
+// auditInterval checks the audits of m scoped to written intervals on one
+// interval (or batch) already written; this selects exactly its rows. The
+// error is an *AuditFailure when a blocking audit failed: the caller marks
+// the interval failed instead of done.
+func (b *builder) auditInterval(ctx context.Context, info *analysis.ModelInfo, this string, r analysis.Range, log *slog.Logger) error {
+	audits := b.intervalAudits(info.Model)
 	if len(audits) == 0 {
 		return nil
 	}
-	ad := b.auditor(log)
-	_, err := ad.run(ctx, m, audits, this, &r)
+	_, err := b.auditor(log).run(ctx, info.Model, audits, this, &r)
 	return err
 }
 
@@ -61,18 +110,13 @@ func (b *builder) auditor(log *slog.Logger) *auditor {
 	}}
 }
 
-// auditBuilt checks the audits of a model that apply checks on its whole
-// physical relation (every kind but INCREMENTAL_BY_TIME_RANGE, and whole
-// audits of those) right after it was built or computed, before it counts
-// as built. The error is an *AuditFailure when a blocking audit failed.
+// auditBuilt checks the whole-relation audits of a model right after it
+// was built, for the writes that did not audit inside their own
+// transaction (views, parquet targets), before it counts as built. The
+// error is an *AuditFailure when a blocking audit failed.
 func (b *builder) auditBuilt(ctx context.Context, info *analysis.ModelInfo, log *slog.Logger) error {
 	m := info.Model
-	var audits []Audit
-	for _, au := range ModelAudits(b.a.Project, m) {
-		if au.beforePromotion(m) {
-			audits = append(audits, au)
-		}
-	}
+	audits := b.wholeAudits(m)
 	if len(audits) == 0 {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
 )
 
 // EnvAudit is the report of AuditEnvironment.
@@ -31,10 +32,13 @@ func (r *EnvAudit) Blocked() bool {
 // AuditEnvironment checks what env serves right now: every audit of the
 // project's models (those named, or all) over the environment's views, the
 // whole view each time, so it catches what happened after apply — late
-// data, edits behind efmesh's back. per_interval audits are reported as
-// skipped: they are a promise about each written interval, not about the
-// table. It changes nothing and marks nothing.
-func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engine, pointers map[string]string, env string, models []string, log *slog.Logger) (*EnvAudit, error) {
+// data, edits behind efmesh's back. per_interval audits are a promise
+// about each written interval, not about the table: they are reported from
+// the ledger (ledger may be nil: then skipped). An interval whose write or
+// blocking audit failed was rolled back and is marked failed; a blocking
+// per_interval audit of a model with such intervals is reported failed,
+// naming them; otherwise skipped. It changes nothing and marks nothing.
+func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engine, ledger state.Reader, pointers map[string]string, env string, models []string, log *slog.Logger) (*EnvAudit, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
 	}
@@ -82,6 +86,16 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 			skip := AuditResult{Model: m.Name, Audit: au.Text, Blocking: au.Blocking, Scope: au.Scope, Status: AuditSkipped}
 			switch {
 			case au.Scope == ScopeInterval:
+				failed, err := failedIntervals(ctx, ledger, pointers[m.Name])
+				if err != nil {
+					return nil, err
+				}
+				if len(failed) > 0 && au.Blocking {
+					ie := &IntervalsError{Failed: failed}
+					skip.Status, skip.Violations = AuditFailed, int64(len(failed))
+					skip.Detail = "the ledger marks " + ie.ranges() + " failed: their write or a blocking audit failed and was rolled back"
+					break
+				}
 				skip.Reason = "per_interval audits check each interval apply and run write, not the whole view"
 			case m.Kind.Name == project.KindEmbedded:
 				skip.Reason = "an embedded model has no view"
@@ -108,4 +122,23 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 		rep.Results = append(rep.Results, res...)
 	}
 	return rep, nil
+}
+
+// failedIntervals lists the intervals of snapshot fp the ledger marks
+// failed; a nil ledger has none.
+func failedIntervals(ctx context.Context, ledger state.Reader, fp string) ([]analysis.Range, error) {
+	if ledger == nil || fp == "" {
+		return nil, nil
+	}
+	ivs, err := ledger.Intervals(ctx, fp)
+	if err != nil {
+		return nil, err
+	}
+	var out []analysis.Range
+	for _, iv := range ivs {
+		if iv.Status == state.IntervalFailed {
+			out = append(out, analysis.Range{Start: iv.Start, End: iv.End})
+		}
+	}
+	return out, nil
 }

@@ -26,6 +26,11 @@ type IntervalsError struct {
 }
 
 func (e *IntervalsError) Error() string {
+	return fmt.Sprintf("%s: %d interval(s) failed: %s: %v", e.Model, len(e.Failed), e.ranges(), e.Err)
+}
+
+// ranges lists the failed intervals.
+func (e *IntervalsError) ranges() string {
 	// Adjacent failures read as one range, and a long list is cut: a
 	// year of failed days is one line, not a screenful.
 	failed := slices.SortedFunc(slices.Values(e.Failed), func(a, b analysis.Range) int { return a.Start.Compare(b.Start) })
@@ -48,7 +53,7 @@ func (e *IntervalsError) Error() string {
 		}
 		rs = append(rs, r.String())
 	}
-	return fmt.Sprintf("%s: %d interval(s) failed: %s: %v", e.Model, len(e.Failed), strings.Join(rs, ", "), e.Err)
+	return strings.Join(rs, ", ")
 }
 
 func (e *IntervalsError) Unwrap() error { return e.Err }
@@ -167,6 +172,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *analysis.M
 		batches = append(batches, g.Batches(r, m.Kind.BatchSize)...)
 	}
 	names := namesOf(cols)
+	audits := b.intervalAudits(m)
 	ie := &IntervalsError{Model: m.Name}
 	var mu sync.Mutex // guards ie and the progress count
 	finished := 0
@@ -179,11 +185,13 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *analysis.M
 		}
 		start, end := b.d.TimestampLiteral(batch.Start.Format(time.RFC3339)), b.d.TimestampLiteral(batch.End.Format(time.RFC3339))
 		stmts := b.d.ReplaceRange(rel, names, m.Kind.TimeColumn, start, end, bq)
-		err = retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
-		if err == nil { // the interval's audits, before it counts as done
-			slice := "(SELECT * FROM " + b.d.QuoteRelation(rel) + " WHERE " + engine.RangeCondition(m.Kind.TimeColumn, start, end) + ")"
-			err = b.auditInterval(ctx, info, slice, batch, opt.log)
-		}
+		// The batch and its audits are one transaction: a blocking
+		// violation rolls the batch back (the rows served before stay),
+		// and the interval is marked failed instead of done.
+		slice := "(SELECT * FROM " + b.d.QuoteRelation(rel) + " WHERE " + engine.RangeCondition(m.Kind.TimeColumn, start, end) + ")"
+		err = retry(ctx, opt.retries, opt.retryDelay, func() error {
+			return b.writeAudited(ctx, m, stmts, audits, slice, &batch, opt.log)
+		})
 		mu.Lock()
 		defer mu.Unlock()
 		if err := settle(ctx, st, info.Fingerprint, intervalsOf(g, batch), batch, err, ie, opt); err != nil {
@@ -221,9 +229,11 @@ func intervalsOf(g analysis.Grain, r analysis.Range) []state.Interval {
 
 // retry runs fn, and again up to retries times after a failure, waiting
 // delay, then twice as long each time. It stops early when ctx is done.
+// A blocking audit's failure is not retried: the same data fails again.
 func retry(ctx context.Context, retries int, delay time.Duration, fn func() error) error {
 	err := fn()
-	for i := 0; err != nil && i < retries; i++ {
+	var af *AuditFailure
+	for i := 0; err != nil && i < retries && !errors.As(err, &af); i++ {
 		select {
 		case <-ctx.Done():
 			return errors.Join(err, ctx.Err())

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // build creates the physical relation of one snapshot.
-func (b *builder) build(ctx context.Context, info *analysis.ModelInfo) error {
+// A table's whole-relation audits run inside the transaction that fills it
+// (writeAudited); a view is audited after (auditBuilt).
+func (b *builder) build(ctx context.Context, info *analysis.ModelInfo, log *slog.Logger) error {
 	m := info.Model
 	rel := analysis.PhysicalRelation(b.d, m, b.physFP(info))
 	q, err := b.Query(info)
@@ -35,10 +38,7 @@ func (b *builder) build(ctx context.Context, info *analysis.ModelInfo) error {
 			}
 		}
 		stmts := b.d.ReplaceTableAs(rel, b.typed(info, q))
-		if len(stmts) == 1 {
-			return b.wh.Exec(ctx, stmts[0]) // one statement is one transaction
-		}
-		return b.wh.Tx(ctx, stmts)
+		return b.writeAudited(ctx, m, stmts, b.wholeAudits(m), b.d.QuoteRelation(rel), nil, log)
 	}
 	return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("building %s models", m.Kind.Name)}
 }
@@ -77,7 +77,9 @@ func (b *builder) typed(info *analysis.ModelInfo, q string) string {
 // the old rows until the commit, never a half table, and the table the
 // environments' views read stays in place (PostgreSQL refuses to drop a
 // table a view depends on). The insert casts to the table's types.
-func (b *builder) refill(ctx context.Context, info *analysis.ModelInfo) error {
+// The refill and the audits of the whole table are one transaction: a
+// blocking violation rolls it back, and the old rows stay.
+func (b *builder) refill(ctx context.Context, info *analysis.ModelInfo, log *slog.Logger) error {
 	m := info.Model
 	q, err := b.Query(info)
 	if err != nil {
@@ -95,7 +97,7 @@ func (b *builder) refill(ctx context.Context, info *analysis.ModelInfo) error {
 			return err
 		}
 	}
-	return b.wh.Tx(ctx, b.d.ReplaceRows(rel, namesOf(cols), q))
+	return b.writeAudited(ctx, m, b.d.ReplaceRows(rel, namesOf(cols), q), b.wholeAudits(m), b.d.QuoteRelation(rel), nil, log)
 }
 
 // Query renders the query that computes a model's data in the warehouse:

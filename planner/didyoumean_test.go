@@ -28,7 +28,7 @@ func TestUnknownModelSuggestsAlike(t *testing.T) {
 			return err
 		},
 		"audit": func(name string) error {
-			_, err := AuditEnvironment(context.Background(), a.Project, nil, map[string]string{"a.b": "fp"}, "prod", []string{name}, nil)
+			_, err := AuditEnvironment(context.Background(), a.Project, nil, nil, map[string]string{"a.b": "fp"}, "prod", []string{name}, nil)
 			return err
 		},
 	}

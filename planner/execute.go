@@ -161,23 +161,33 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		case lake:
 			err = b.buildLakeFull(ctx, info, bo)
 		case k == project.KindFull && !mp.Build:
-			err = b.refill(ctx, info)
+			err = b.refill(ctx, info, log)
 		default:
-			err = b.build(ctx, info)
+			err = b.build(ctx, info, log)
 		}
+		// Tables built, refilled or merged whole were audited inside the
+		// transaction that wrote them (writeAudited); views, parquet files
+		// and the whole audits of time-range models are checked now.
+		kind := info.Model.Kind.Name
+		auditedInTx := !lake && (refreshed(kind) || kind == project.KindFull || kind == project.KindSeed)
 		if lake && targetErr == nil {
 			// The manifest follows the ledger, failed intervals included.
 			if merr := b.writeManifest(ctx, st, info); merr != nil && err == nil {
 				err = merr
 			}
 		}
+		if af, ok := err.(*AuditFailure); ok {
+			return af // a whole-relation audit rolled the write back
+		}
 		if err != nil {
 			return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
 		}
 		// Blocking audits of what was just built: a violation leaves the
 		// snapshot unbuilt, so the next apply builds it again.
-		if err := b.auditBuilt(ctx, info, log); err != nil {
-			return err
+		if !auditedInTx {
+			if err := b.auditBuilt(ctx, info, log); err != nil {
+				return err
+			}
 		}
 		rec := state.BuildRecord{Fingerprint: info.Fingerprint, At: now().UTC(), Built: mp.Build}
 		if info.Model.Kind.Name == project.KindFull {

@@ -303,11 +303,13 @@ const (
 	RefillPreview  = "preview"
 )
 
-// refillCompleted refills, after them, the FULL descendants of the models
-// whose existing snapshot the plan completes: the intervals a preview
-// left out (Covered), or those a changed preview range adds. A FULL table
-// built over a preview read only the preview's range of its incremental
-// ancestors; serving it beside the completed ones would mix two ranges.
+// refillCompleted refills, after them, the FULL descendants (and merges the
+// INCREMENTAL_BY_UNIQUE_KEY ones again) of the models whose existing
+// snapshot the plan completes: the intervals a preview left out (Covered),
+// or those a changed preview range adds. A table built over a preview read
+// only the preview's range of its incremental ancestors; serving it beside
+// the completed ones would mix two ranges. SCD_TYPE_2 children are not
+// merged here: a merge would date the versions it adds at the promotion.
 func (p *Plan) refillCompleted(previewChanged bool) {
 	var completed []string
 	for _, mp := range p.Models {
@@ -337,7 +339,10 @@ func (p *Plan) refillCompleted(previewChanged bool) {
 				}
 				seen[ch] = true
 				queue = append(queue, ch)
-				if mi := p.analysis.Models[ch]; mi != nil && mi.Model.Kind.Name == project.KindFull {
+				// A unique-key table merged over the preview holds only
+				// the keys the preview's range yielded: merging the whole
+				// query again brings the others (the upsert is idempotent).
+				if mi := p.analysis.Models[ch]; mi != nil && (mi.Model.Kind.Name == project.KindFull || mi.Model.Kind.Name == project.KindIncrementalByUniqueKey) {
 					via[ch] = append(via[ch], c)
 				}
 			}

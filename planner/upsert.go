@@ -62,6 +62,9 @@ func (b *builder) refresh(ctx context.Context, info *analysis.ModelInfo, opt bac
 	if len(keys) != len(m.Kind.Key) {
 		return fmt.Errorf("%s: key (%s) is not among the query's columns", m.Name, strings.Join(m.Kind.Key, ", "))
 	}
+	if err := b.uniqueKeys(ctx, m, keys, q); err != nil {
+		return err
+	}
 	names := namesOf(cols)
 	var stmts []string
 	switch m.Kind.Name {
@@ -82,7 +85,13 @@ func (b *builder) refresh(ctx context.Context, info *analysis.ModelInfo, opt bac
 	default:
 		return &engine.FeatureError{Engine: b.d.Name(), Feature: "refreshing " + string(m.Kind.Name) + " models"}
 	}
-	return retry(ctx, opt.retries, opt.retryDelay, func() error { return b.wh.Tx(ctx, stmts) })
+	// The merge and the audits of the whole table are one transaction: a
+	// blocking violation rolls the merge back, and the rows served before
+	// stay.
+	this := b.d.QuoteRelation(rel)
+	return retry(ctx, opt.retries, opt.retryDelay, func() error {
+		return b.writeAudited(ctx, m, stmts, b.wholeAudits(m), this, nil, opt.log)
+	})
 }
 
 // copyOfHistory is the statement creating rel as a copy of the history
@@ -110,4 +119,49 @@ func (b *builder) copyOfHistory(ctx context.Context, m *project.Model, rel engin
 	vf, vt := analysis.SCDColumns(m.Kind)
 	sel = append(sel, b.d.Quote(vf), b.d.Quote(vt))
 	return b.d.CreateTableAs(rel, "SELECT "+strings.Join(sel, ", ")+" FROM "+src), nil
+}
+
+// DuplicateKeyError is a refreshed model whose query yields several rows
+// for one key: a merge would store them all (several open versions of a
+// key in a history). Nothing was written.
+type DuplicateKeyError struct {
+	Model   string
+	Key     []string
+	Keys    int64    // how many keys have more than one row
+	Samples []string // the first few, e.g. k=a (3 rows)
+}
+
+func (e *DuplicateKeyError) Error() string {
+	s := fmt.Sprintf("%s: key (%s) is not unique in the query's rows: %d key(s) have several rows, e.g. %s", e.Model, strings.Join(e.Key, ", "), e.Keys, strings.Join(e.Samples, ", "))
+	if e.Keys > int64(len(e.Samples)) {
+		s += ", …"
+	}
+	return s + "; nothing was merged (make the query yield one row per key)"
+}
+
+// uniqueKeys checks that q yields at most one row per key, before any
+// merge writes: it names up to three duplicated keys with their counts.
+func (b *builder) uniqueKeys(ctx context.Context, m *project.Model, keys []string, q string) error {
+	qk := make([]string, len(keys))
+	for i, k := range keys {
+		qk[i] = b.d.Quote(k)
+	}
+	list := strings.Join(qk, ", ")
+	rows, err := b.wh.Query(ctx, "SELECT count(*) OVER () AS _efmesh_n, "+list+", count(*) AS _efmesh_rows FROM (\n"+q+"\n) AS _efmesh_q GROUP BY "+list+
+		" HAVING count(*) > 1 ORDER BY count(*) DESC, "+list+" LIMIT 3")
+	if err != nil {
+		return err
+	}
+	if len(rows.Values) == 0 {
+		return nil
+	}
+	e := &DuplicateKeyError{Model: m.Name, Key: keys, Keys: toInt64(rows.Values[0][0])}
+	for _, row := range rows.Values {
+		var parts []string
+		for i, k := range keys {
+			parts = append(parts, k+"="+formatValue(row[1+i]))
+		}
+		e.Samples = append(e.Samples, fmt.Sprintf("%s (%d rows)", strings.Join(parts, ", "), toInt64(row[len(row)-1])))
+	}
+	return e
 }

@@ -116,7 +116,14 @@ func (d *DB) Exec(ctx context.Context, q string) error {
 
 // Query runs q and reads every row.
 func (d *DB) Query(ctx context.Context, q string) (*engine.Rows, error) {
-	rows, err := d.db.QueryContext(ctx, q)
+	return query(ctx, d.db, q)
+}
+
+// query runs q on db (the pool, or a transaction) and reads every row.
+func query(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string) (*engine.Rows, error) {
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, convertErrorIn(err, q, 0)
 	}
@@ -162,6 +169,39 @@ func (d *DB) Tx(ctx context.Context, stmts []string) error {
 		return convertError(err, 0)
 	}
 	return nil
+}
+
+var _ engine.CheckedTx = (*DB)(nil)
+
+// TxCheck runs stmts in one transaction, then check on what they wrote,
+// read inside the transaction (the one connection is the transaction's);
+// it commits only when check returns nil, and rolls back otherwise.
+func (d *DB) TxCheck(ctx context.Context, stmts []string, check func(engine.Querier) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return convertError(err, 0)
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			tx.Rollback()
+			return convertErrorIn(err, s, 0)
+		}
+	}
+	if err := check(txQuerier{tx}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return convertError(err, 0)
+	}
+	return nil
+}
+
+// txQuerier reads inside a transaction.
+type txQuerier struct{ tx *sql.Tx }
+
+func (t txQuerier) Query(ctx context.Context, q string) (*engine.Rows, error) {
+	return query(ctx, t.tx, q)
 }
 
 // Checkpoint merges the WAL into the database file, releasing the memory

@@ -99,7 +99,13 @@ func (d *DB) Query(ctx context.Context, q string) (*engine.Rows, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	defer c.Release()
-	rows, err := c.Query(ctx, q, pgx.QueryExecModeSimpleProtocol)
+	return d.query(ctx, c.Conn(), q)
+}
+
+// query runs q on conn (a pooled connection, possibly inside a
+// transaction) and reads every row.
+func (d *DB) query(ctx context.Context, conn *pgx.Conn, q string) (*engine.Rows, error) {
+	rows, err := conn.Query(ctx, q, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		return nil, d.convertError(err, q)
 	}
@@ -123,7 +129,7 @@ func (d *DB) Query(ctx context.Context, q string) (*engine.Rows, error) {
 	// The rows are closed before the type names are looked up, on the same
 	// connection: a call never holds two pooled connections, so concurrent
 	// calls cannot starve the pool.
-	out.Columns, err = d.columns(ctx, c.Conn(), fields)
+	out.Columns, err = d.columns(ctx, conn, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +157,42 @@ func (d *DB) Tx(ctx context.Context, stmts []string) error {
 		return d.convertError(err, "")
 	}
 	return nil
+}
+
+var _ engine.CheckedTx = (*DB)(nil)
+
+// TxCheck runs stmts in one transaction, then check on what they wrote,
+// read on the transaction's connection; it commits only when check
+// returns nil, and rolls back otherwise.
+func (d *DB) TxCheck(ctx context.Context, stmts []string, check func(engine.Querier) error) error {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: begin: %w", err)
+	}
+	for _, s := range stmts {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			tx.Rollback(ctx)
+			return d.convertError(err, s)
+		}
+	}
+	if err := check(txQuerier{d: d, conn: tx.Conn()}); err != nil {
+		tx.Rollback(ctx)
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return d.convertError(err, "")
+	}
+	return nil
+}
+
+// txQuerier reads on a transaction's connection.
+type txQuerier struct {
+	d    *DB
+	conn *pgx.Conn
+}
+
+func (t txQuerier) Query(ctx context.Context, q string) (*engine.Rows, error) {
+	return t.d.query(ctx, t.conn, q)
 }
 
 // Close closes every connection of the pool.

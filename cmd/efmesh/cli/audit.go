@@ -59,7 +59,7 @@ as plan does (--model names them one by one).`,
 				return err
 			}
 			defer wh.Close()
-			rep, err := planner.AuditEnvironment(a.ctx, proj, wh, pointers, env, models, a.log)
+			rep, err := planner.AuditEnvironment(a.ctx, proj, wh, st, pointers, env, models, a.log)
 			if err != nil {
 				return err
 			}
