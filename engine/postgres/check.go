@@ -140,11 +140,11 @@ func (c *Checker) bindLocked(ctx context.Context, sql string, relations map[stri
 		}
 	}
 	desc, err := conn.Conn().PgConn().Prepare(ctx, "", sql, nil)
-	if err != nil && ctx.Err() == nil {
-		// Refused against views: bind again against tables, the kind of
-		// relation apply reads, so the error is apply's (TABLESAMPLE and
-		// system columns need a table). The tables live in a transaction
-		// rolled back after the prepare: the views stay.
+	if err != nil && ctx.Err() == nil && needsTable(err) {
+		// Refused for what only a table has (TABLESAMPLE, a system
+		// column): bind again against tables, the kind of relation apply
+		// reads, so the answer is apply's. The tables live in a
+		// transaction rolled back after the prepare: the views stay.
 		desc, err = c.prepareOnTables(ctx, conn.Conn(), sql, relations, keys)
 	}
 	if err != nil {
@@ -154,6 +154,30 @@ func (c *Checker) bindLocked(ctx context.Context, sql string, relations map[stri
 		return nil, c.db.convertError(err, sql)
 	}
 	return c.db.columns(ctx, conn.Conn(), desc.Fields)
+}
+
+// systemColumns are the columns every table has and a view has not.
+var systemColumns = []string{"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"}
+
+// needsTable reports whether the server refused a body for reading a view
+// where it needs a table: the wrong kind of relation (TABLESAMPLE), or an
+// unknown column that is a system column.
+func needsTable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "0A000", "42809": // feature_not_supported, wrong_object_type
+		return strings.Contains(pe.Message, "view") || strings.Contains(pe.Message, "table")
+	case "42703": // undefined_column
+		for _, sc := range systemColumns {
+			if strings.Contains(pe.Message, sc) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // prepareOnTables prepares sql with each stand-in of relations replaced by
