@@ -52,3 +52,35 @@ WHERE EXISTS (SELECT 1 FROM @ref(mart.named) AS x WHERE x.customer_id = c.custom
 		t.Fatalf("north after apply:\n%s\nits own query:\n%s", got, want)
 	}
 }
+
+// TestPostgresEveryTypo: the server stops at a body's first error; plan
+// binds again past each one, so three typos are three positioned
+// errors, each with its fix, as on DuckDB; an ambiguous and an ungrouped
+// column in one body are two.
+func TestPostgresEveryTypo(t *testing.T) {
+	dir := shopOnPostgres(t)
+	writeFile(t, dir, "models/mart/typos.sql", `MODEL (name mart.typos, kind FULL);
+SELECT c.nmae, c.regoin, o.amout
+FROM @ref(raw.customers) AS c JOIN @ref(raw.orders) AS o ON o.customer_id = c.customer_id
+`)
+	writeFile(t, dir, "models/mart/grouped.sql", `MODEL (name mart.grouped, kind FULL);
+SELECT customer_id, c.region, count(*) AS n
+FROM @ref(raw.customers) AS c JOIN @ref(raw.orders) AS o ON o.customer_id = c.customer_id
+GROUP BY c.name
+`)
+	code, _, errs := run(t, dir, "plan", "dev")
+	if code != ExitError {
+		t.Fatalf("plan: exit %d\n%s", code, errs)
+	}
+	for _, want := range []string{
+		`models/mart/grouped.sql:2:8: error: ambiguous column "customer_id"`,
+		`models/mart/grouped.sql:2:23: error: column "region" is neither grouped nor aggregated`,
+		`models/mart/typos.sql:2:10: error: unknown column "nmae"; did you mean "name"?`,
+		`models/mart/typos.sql:2:18: error: unknown column "regoin"; did you mean "region"?`,
+		`models/mart/typos.sql:2:28: error: unknown column "amout"; did you mean "amount"?`,
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("plan lacks %q:\n%s", want, errs)
+		}
+	}
+}
