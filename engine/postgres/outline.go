@@ -132,10 +132,7 @@ func outlineQuery(s *pg_query.SelectStmt) *engine.Query {
 				q.Stars = append(q.Stars, nestedStars(rt.Val)...)
 			}
 		}
-		subs := clauses
-		for _, t := range s.TargetList {
-			subs = append(subs, t)
-		}
+		subs := append(slices.Clip(clauses), s.TargetList...)
 		for _, f := range s.FromClause {
 			subs = append(subs, joinQuals(f)...)
 		}
