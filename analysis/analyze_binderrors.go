@@ -19,13 +19,32 @@ import (
 // the typos wait for the next check.
 const maxBinderErrors = 32
 
+// A describer binds a query and returns its output columns, or the
+// engine's error positioned in the query: an engine describing against
+// its stand-in tables, or a server binder against its stand-ins
+// (serverDescriber).
+type describer interface {
+	Describe(ctx context.Context, sql string) ([]engine.Column, error)
+}
+
+// serverDescriber describes with a ServerBinder, the body's relations
+// standing in for its refs.
+type serverDescriber struct {
+	server    ServerBinder
+	relations map[string][]engine.Column
+}
+
+func (d serverDescriber) Describe(ctx context.Context, sql string) ([]engine.Column, error) {
+	return d.server.BindContext(ctx, sql, d.relations)
+}
+
 // describeAll describes sql and, where the engine stops at a reference it
 // cannot bind (an unknown column or struct field, an ambiguous or
 // ungrouped column), replaces that reference and binds again, so a body
 // with N typos yields N errors, not the first one only. The errors'
 // positions are in sql's coordinates; the columns are nil when any error
 // was found.
-func describeAll(ctx context.Context, eng engine.Engine, sql string) ([]engine.Column, []error) {
+func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Column, []error) {
 	var errs []error
 	var edits []sqlEdit
 	groupNulled := false // a GROUP BY item was replaced by NULL
@@ -131,7 +150,7 @@ func inTextOrder(errs []error) []error {
 // [start, end) written without its qualifier, for the candidates the
 // engine gives only for an unqualified one (a CTE's or VALUES list's
 // columns).
-func unqualifiedCandidates(ctx context.Context, eng engine.Engine, sql string, start, end int) []string {
+func unqualifiedCandidates(ctx context.Context, eng describer, sql string, start, end int) []string {
 	last, _ := lastPartAt([]byte(sql), start)
 	if last <= start {
 		return nil
@@ -148,7 +167,7 @@ func unqualifiedCandidates(ctx context.Context, eng engine.Engine, sql string, s
 // position (a name in HAVING) at the name, and tells an unknown name from
 // a column that is not grouped: aggregated, a known column binds, an
 // unknown one is reported with its candidates.
-func havingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLError) {
+func havingRef(ctx context.Context, eng describer, sql string, e *engine.SQLError) {
 	src := []byte(sql)
 	toks := sqlscan.Tokens(src, 0)
 	for i, t := range toks {
@@ -171,7 +190,7 @@ func havingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQL
 // both sides as candidates, and returns the text that lets the binder go
 // past it: the list without the name (and a comma beside it), or ON true
 // for the whole USING where the name is its only item.
-func usingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLError) (start, end int, with string, ok bool) {
+func usingRef(ctx context.Context, eng describer, sql string, e *engine.SQLError) (start, end int, with string, ok bool) {
 	src := []byte(sql)
 	toks := sqlscan.Tokens(src, 0)
 	punct := func(i int, p string) bool {
@@ -226,7 +245,7 @@ func usingRef(ctx context.Context, eng engine.Engine, sql string, e *engine.SQLE
 // fromCandidates binds sql with the reference at [start, end) of the
 // top-level query written last in its select list instead (as ref), for
 // the candidates the engine gives there and not in every clause (QUALIFY).
-func fromCandidates(ctx context.Context, eng engine.Engine, sql string, start, end int, ref string) []string {
+func fromCandidates(ctx context.Context, eng describer, sql string, start, end int, ref string) []string {
 	src := []byte(sql)
 	from := -1
 	// query[i]: the parentheses open at depth i hold a query (a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -214,10 +215,14 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 		var cols []engine.Column
 		var err error
 		if c.server != nil {
-			cols, err = c.server.BindContext(ctx, bindR.SQL, rels)
-			if err != nil && ctx.Err() != nil {
+			// The server stops at a body's first error: bound again past
+			// each one, as an engine's describe is, every typo is found.
+			var errs []error
+			cols, errs = describeAll(ctx, serverDescriber{c.server, rels}, bindR.SQL)
+			if errs != nil && ctx.Err() != nil {
 				return // cancelled, not refused
 			}
+			err = errors.Join(errs...)
 		} else {
 			cols, err = c.binder.Bind(bindR.SQL, rels)
 		}

@@ -125,8 +125,7 @@ func TestCategorizeExcludeNothing(t *testing.T) {
 func TestCategorizeRowKeys(t *testing.T) {
 	files := func(body string) map[string]string {
 		return map[string]string{
-			"seeds/customer.csv":      "c_id,c_name,c_nation\n1,Ann,FR\n2,Bob,DE\n3,Cid,FR\n",
-			"models/raw/customer.sql": "MODEL (name raw.customer, kind SEED (path 'seeds/customer.csv'), columns (c_id INT, c_name TEXT, c_nation TEXT));",
+			"models/raw/customer.sql": customerModel,
 			"models/q/m.sql":          "MODEL (name q.m, kind FULL);\n" + body,
 		}
 	}
@@ -136,38 +135,49 @@ func TestCategorizeRowKeys(t *testing.T) {
 		rest             string // after FROM
 		want             Change
 		why              string
+		only             string // the one engine whose SQL this is; "" for both
 	}{
-		{"GROUP BY ALL and a plain column", "c_nation, count(*) AS n", "c_name", " GROUP BY ALL", Breaking, "GROUP BY ALL"},
-		{"GROUP BY ALL and an aggregate", "c_nation, count(*) AS n", "max(c_name) AS top", " GROUP BY ALL", NonBreaking, ""},
-		{"GROUP BY ALL and a function of a key", "c_nation, count(*) AS n", "lower(c_nation) AS nat", " GROUP BY ALL", NonBreaking, ""},
-		{"explicit GROUP BY and a key column", "c_nation, count(*) AS n", "c_nation AS nat", " GROUP BY c_nation", NonBreaking, ""},
-		{"explicit GROUP BY and an aggregate", "c_nation, count(*) AS n", "max(c_name) AS top", " GROUP BY c_nation", NonBreaking, ""},
-		{"DISTINCT and a column", "DISTINCT c_nation", "c_name", "", Breaking, "DISTINCT"},
-		{"DISTINCT and a constant", "DISTINCT c_nation", "'x' AS tag", "", NonBreaking, ""},
-		{"DISTINCT and random()", "DISTINCT c_nation", "random() AS r", "", Breaking, "DISTINCT"},
-		{"DISTINCT and a window", "DISTINCT c_nation", "row_number() OVER () AS rn", "", Breaking, "DISTINCT"},
-		{"ORDER BY ALL under LIMIT", "c_nation", "c_name", " ORDER BY ALL LIMIT 2", Breaking, "ORDER BY ALL"},
-		{"ORDER BY ALL without LIMIT", "c_nation", "c_name", " ORDER BY ALL", NonBreaking, ""},
-		{"an aggregate into a plain query", "1 AS one", "count(*) AS n", "", Breaking, "aggregation"},
-		{"a set-returning function", "c_nation", "unnest([1, 2]) AS k", "", Breaking, "set-returning"},
-		{"QUALIFY names the new alias", "c_id, c_name", "c_id % 2 AS c_nation", " QUALIFY row_number() OVER (PARTITION BY c_nation ORDER BY c_id) = 1", Breaking, "c_nation"},
-		{"ORDER BY names the new alias under LIMIT", "c_id", "upper(c_nation) AS c_name", " ORDER BY c_name LIMIT 2", Breaking, "c_name"},
-		{"ORDER BY and LIMIT with an unrelated column", "c_id", "upper(c_nation) AS shout", " ORDER BY c_name LIMIT 2", NonBreaking, ""},
-		{"a plain column", "c_id", "c_name", " WHERE c_id > 1", NonBreaking, ""},
+		{"GROUP BY ALL and a plain column", "c_nation, count(*) AS n", "c_name", " GROUP BY ALL", Breaking, "GROUP BY ALL", "duckdb"},
+		{"GROUP BY ALL and an aggregate", "c_nation, count(*) AS n", "max(c_name) AS top", " GROUP BY ALL", NonBreaking, "", "duckdb"},
+		{"GROUP BY ALL and a function of a key", "c_nation, count(*) AS n", "lower(c_nation) AS nat", " GROUP BY ALL", NonBreaking, "", "duckdb"},
+		{"explicit GROUP BY and a key column", "c_nation, count(*) AS n", "c_nation AS nat", " GROUP BY c_nation", NonBreaking, "", ""},
+		{"explicit GROUP BY and an aggregate", "c_nation, count(*) AS n", "max(c_name) AS top", " GROUP BY c_nation", NonBreaking, "", ""},
+		{"DISTINCT and a column", "DISTINCT c_nation", "c_name", "", Breaking, "DISTINCT", ""},
+		{"DISTINCT and a constant", "DISTINCT c_nation", "'x' AS tag", "", NonBreaking, "", ""},
+		{"DISTINCT and random()", "DISTINCT c_nation", "random() AS r", "", Breaking, "DISTINCT", ""},
+		{"DISTINCT and a window", "DISTINCT c_nation", "row_number() OVER () AS rn", "", Breaking, "DISTINCT", ""},
+		{"ORDER BY ALL under LIMIT", "c_nation", "c_name", " ORDER BY ALL LIMIT 2", Breaking, "ORDER BY ALL", "duckdb"},
+		{"ORDER BY ALL without LIMIT", "c_nation", "c_name", " ORDER BY ALL", NonBreaking, "", "duckdb"},
+		{"an aggregate into a plain query", "1 AS one", "count(*) AS n", "", Breaking, "aggregation", ""},
+		{"a set-returning function", "c_nation", "unnest([1, 2]) AS k", "", Breaking, "set-returning", "duckdb"},
+		{"a set-returning function over an array", "c_nation", "unnest(ARRAY[1, 2]) AS k", "", Breaking, "set-returning", "postgres"},
+		{"generate_series", "c_nation", "generate_series(1, 2) AS k", "", Breaking, "set-returning", ""},
+		{"DISTINCT ON and a column", "DISTINCT ON (c_nation) c_nation", "c_name", " ORDER BY c_nation, c_id", Breaking, "DISTINCT", ""},
+		{"FETCH FIRST names the new alias", "c_id", "upper(c_nation) AS c_name", " ORDER BY c_name FETCH FIRST 2 ROWS ONLY", Breaking, "c_name", ""},
+		{"a subquery in WHERE", "c_id", "c_name", " WHERE c_id IN (SELECT c_id FROM @ref(raw.customer) WHERE c_nation = 'FR')", NonBreaking, "", ""},
+		{"QUALIFY names the new alias", "c_id, c_name", "c_id % 2 AS c_nation", " QUALIFY row_number() OVER (PARTITION BY c_nation ORDER BY c_id) = 1", Breaking, "c_nation", "duckdb"},
+		{"ORDER BY names the new alias under LIMIT", "c_id", "upper(c_nation) AS c_name", " ORDER BY c_name LIMIT 2", Breaking, "c_name", ""},
+		{"ORDER BY and LIMIT with an unrelated column", "c_id", "upper(c_nation) AS shout", " ORDER BY c_name LIMIT 2", NonBreaking, "", ""},
+		{"a plain column", "c_id", "c_name", " WHERE c_id > 1", NonBreaking, "", ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			before := analyzeFiles(t, files("SELECT "+tc.old+from+tc.rest))
-			mustClean(t, before)
-			after := analyzeFiles(t, files("SELECT "+tc.old+", "+tc.added+from+tc.rest))
-			mustClean(t, after)
-			old, nw := before.Models["q.m"], after.Models["q.m"]
-			v := categorize(analysis.DefinitionOfInfo(old), analysis.DefinitionOfInfo(nw), old.Canonical, nw.Canonical, after.Outliner())
-			if v.change != tc.want {
-				t.Fatalf("change = %s (%v: %s), want %s", v.change, v.paths, v.reason, tc.want)
+		for _, eng := range engines {
+			if tc.only != "" && tc.only != eng {
+				continue
 			}
-			if !strings.Contains(v.reason, tc.why) {
-				t.Fatalf("reason %q lacks %q", v.reason, tc.why)
-			}
-		})
+			t.Run(eng+"/"+tc.name, func(t *testing.T) {
+				before := analyzeOn(t, eng, files("SELECT "+tc.old+from+tc.rest))
+				mustClean(t, before)
+				after := analyzeOn(t, eng, files("SELECT "+tc.old+", "+tc.added+from+tc.rest))
+				mustClean(t, after)
+				old, nw := before.Models["q.m"], after.Models["q.m"]
+				v := categorize(analysis.DefinitionOfInfo(old), analysis.DefinitionOfInfo(nw), old.Canonical, nw.Canonical, after.Outliner())
+				if v.change != tc.want {
+					t.Fatalf("change = %s (%v: %s), want %s", v.change, v.paths, v.reason, tc.want)
+				}
+				if !strings.Contains(v.reason, tc.why) {
+					t.Fatalf("reason %q lacks %q", v.reason, tc.why)
+				}
+			})
+		}
 	}
 }

@@ -11,14 +11,18 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/efmesh/efmesh/engine"
 )
 
 // Checker binds model bodies with the server itself: the parents are empty
-// temporary tables of its one session (temporary tables are session-local,
-// so no other session ever sees them, and they vanish with the session),
+// temporary views of its one session (temporary relations are
+// session-local, so no other session ever sees them, and they vanish with
+// the session; a body the server refuses is bound again against temporary
+// tables, so its errors are apply's),
 // and a body is prepared against them as the unnamed statement (parse,
 // analyze and plan; nothing runs). What the server refuses at apply it
 // refuses here, at the same position: a column neither grouped nor
@@ -61,8 +65,8 @@ func (c *Checker) Dialect() engine.Dialect { return Dialect{} }
 func (c *Checker) Close() error { return c.db.Close() }
 
 // StandIn is the relation a body handed to BindContext names for a
-// relation of columns cols: a temporary table named by its columns, so
-// relations of one shape share one (a table is most of a check's cost).
+// relation of columns cols: a temporary view named by its columns, so
+// relations of one shape share one (making it is most of a check's cost).
 func (c *Checker) StandIn(cols []engine.Column) string {
 	h := sha256.Sum256([]byte(signature(cols)))
 	return "pg_temp." + engine.QuoteIdent("efmesh_standin_"+hex.EncodeToString(h[:12]))
@@ -121,11 +125,7 @@ func (c *Checker) bindLocked(ctx context.Context, sql string, relations map[stri
 			continue
 		}
 		want = append(want, rel)
-		defs := make([]string, len(relations[k]))
-		for i, col := range relations[k] {
-			defs[i] = engine.QuoteIdent(col.Name) + " " + col.Type
-		}
-		fmt.Fprintf(&ddl, "CREATE TEMPORARY TABLE IF NOT EXISTS %s (%s);\n", rel, strings.Join(defs, ", "))
+		ddl.WriteString(standIn(rel, relations[k], false))
 	}
 	if ddl.Len() > 0 {
 		// One implicit transaction: all made or none.
@@ -140,6 +140,13 @@ func (c *Checker) bindLocked(ctx context.Context, sql string, relations map[stri
 		}
 	}
 	desc, err := conn.Conn().PgConn().Prepare(ctx, "", sql, nil)
+	if err != nil && ctx.Err() == nil && needsTable(err) {
+		// Refused for what only a table has (TABLESAMPLE, a system
+		// column): bind again against tables, the kind of relation apply
+		// reads, so the answer is apply's. The tables live in a
+		// transaction rolled back after the prepare: the views stay.
+		desc, err = c.prepareOnTables(ctx, conn.Conn(), sql, relations, keys)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("postgres: %w", ctx.Err())
@@ -147,6 +154,72 @@ func (c *Checker) bindLocked(ctx context.Context, sql string, relations map[stri
 		return nil, c.db.convertError(err, sql)
 	}
 	return c.db.columns(ctx, conn.Conn(), desc.Fields)
+}
+
+// systemColumns are the columns every table has and a view has not.
+var systemColumns = []string{"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"}
+
+// needsTable reports whether the server refused a body for reading a view
+// where it needs a table: the wrong kind of relation (TABLESAMPLE), or an
+// unknown column that is a system column.
+func needsTable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "0A000", "42809": // feature_not_supported, wrong_object_type
+		return strings.Contains(pe.Message, "view") || strings.Contains(pe.Message, "table")
+	case "42703": // undefined_column
+		for _, sc := range systemColumns {
+			if strings.Contains(pe.Message, sc) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prepareOnTables prepares sql with each stand-in of relations replaced by
+// a temporary table of its columns, in a transaction it rolls back.
+func (c *Checker) prepareOnTables(ctx context.Context, conn *pgx.Conn, sql string, relations map[string][]engine.Column, keys []string) (*pgconn.StatementDescription, error) {
+	var ddl strings.Builder
+	ddl.WriteString("BEGIN;\n")
+	var done []string
+	for _, k := range keys {
+		rel := c.StandIn(relations[k])
+		if !slices.Contains(done, rel) {
+			done = append(done, rel)
+			ddl.WriteString("DROP VIEW " + rel + ";\n" + standIn(rel, relations[k], true))
+		}
+	}
+	if _, err := conn.Exec(ctx, ddl.String()); err != nil {
+		_, _ = conn.Exec(ctx, "ROLLBACK")
+		return nil, err
+	}
+	desc, err := conn.PgConn().Prepare(ctx, "", sql, nil)
+	if _, rerr := conn.Exec(ctx, "ROLLBACK"); rerr != nil && err == nil {
+		err = rerr
+	}
+	return desc, err
+}
+
+// standIn is the statement making rel, a relation of columns cols: an
+// empty temporary view (no storage: several times cheaper to make than a
+// table, and binding reads only its columns), or a temporary table.
+func standIn(rel string, cols []engine.Column, table bool) string {
+	defs := make([]string, len(cols))
+	for i, col := range cols {
+		if table {
+			defs[i] = engine.QuoteIdent(col.Name) + " " + col.Type
+		} else {
+			defs[i] = "NULL::" + col.Type + " AS " + engine.QuoteIdent(col.Name)
+		}
+	}
+	if table {
+		return fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s);\n", rel, strings.Join(defs, ", "))
+	}
+	return fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s AS SELECT %s WHERE false;\n", rel, strings.Join(defs, ", "))
 }
 
 // signature is a column list's identity: names and types.

@@ -57,6 +57,9 @@ func TestCheckerBindsWithTheServer(t *testing.T) {
 		"SELECT customer AS whole FROM " + from,
 		`SELECT "Käufer" FROM ` + from,
 		"SELECT c_nation, c_name FROM " + from + " GROUP BY c_nation, c_name",
+		// What only a table has: apply reads tables, so these bind.
+		"SELECT c_id FROM " + from + " TABLESAMPLE BERNOULLI (50)",
+		"SELECT c_id, customer.ctid AS row_at FROM " + from,
 	} {
 		if _, err := c.BindContext(ctx, body, rels); err != nil {
 			t.Errorf("%s: %v", body, err)

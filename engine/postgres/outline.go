@@ -118,6 +118,27 @@ func outlineQuery(s *pg_query.SelectStmt) *engine.Query {
 		q.Where = columnRefs(s.WhereClause)
 		q.Distinct = len(s.DistinctClause) > 0
 		q.Grouped = len(s.GroupClause) > 0
+		// PostgreSQL has no GROUP BY ALL or ORDER BY ALL: a position
+		// (GROUP BY 1) names an existing item, which an appended one
+		// does not move.
+		q.Limited = s.LimitCount != nil || s.LimitOffset != nil
+		clauses := clauseNodes(s)
+		for _, c := range clauses {
+			q.Reads = append(q.Reads, columnRefs(c)...)
+			q.Stars = append(q.Stars, nestedStars(c)...)
+		}
+		for _, t := range s.TargetList {
+			if rt := t.GetResTarget(); rt != nil && !isStarItem(rt) {
+				q.Stars = append(q.Stars, nestedStars(rt.Val)...)
+			}
+		}
+		subs := append(slices.Clip(clauses), s.TargetList...)
+		for _, f := range s.FromClause {
+			subs = append(subs, joinQuals(f)...)
+		}
+		for _, n := range subs {
+			q.Subqueries = append(q.Subqueries, subqueries(n)...)
+		}
 	}
 	parts := map[string]protoreflect.Message{}
 	s.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -140,6 +161,90 @@ func outlineQuery(s *pg_query.SelectStmt) *engine.Query {
 		q.Rest[name] = hash(p.Interface())
 	}
 	return q
+}
+
+// clauseNodes are the parts of a plain SELECT outside its select list
+// and FROM clause that read columns: WHERE, GROUP BY, HAVING, WINDOW,
+// DISTINCT ON, ORDER BY, LIMIT and OFFSET.
+func clauseNodes(s *pg_query.SelectStmt) []*pg_query.Node {
+	var out []*pg_query.Node
+	out = append(out, s.WhereClause)
+	out = append(out, s.GroupClause...)
+	out = append(out, s.HavingClause)
+	out = append(out, s.WindowClause...)
+	out = append(out, s.DistinctClause...)
+	out = append(out, s.SortClause...)
+	out = append(out, s.LimitCount, s.LimitOffset)
+	return slices.DeleteFunc(out, func(n *pg_query.Node) bool { return n == nil })
+}
+
+// isStarItem reports whether a select item is a * or rel.* of its own.
+func isStarItem(rt *pg_query.ResTarget) bool {
+	cr := rt.Val.GetColumnRef()
+	return cr != nil && isStar(cr)
+}
+
+// nestedStars lists the relation names of the stars inside an expression
+// ("" for an unqualified *), outside subqueries: row_to_json(p.*),
+// ROW(p.*), count(DISTINCT (p.*)). count(*) is no star: it reads no
+// column.
+func nestedStars(n *pg_query.Node) []string {
+	if n == nil {
+		return nil
+	}
+	var out []string
+	visit(n.ProtoReflect(), false, func(m proto.Message) bool {
+		cr, ok := m.(*pg_query.ColumnRef)
+		if !ok {
+			return true
+		}
+		if isStar(cr) {
+			qual, _ := refParts(cr)
+			name := ""
+			if len(qual) > 0 {
+				name = qual[len(qual)-1]
+			}
+			out = append(out, name)
+		}
+		return false
+	})
+	return out
+}
+
+// subqueries outlines the queries of the subquery expressions (EXISTS,
+// IN, ANY, a scalar subquery, ARRAY(…)) in n, not entering them; the
+// compared expression of x IN (SELECT …) is searched too (it is n's).
+func subqueries(n *pg_query.Node) []*engine.Query {
+	if n == nil {
+		return nil
+	}
+	var out []*engine.Query
+	visit(n.ProtoReflect(), true, func(m proto.Message) bool {
+		sl, ok := m.(*pg_query.SubLink)
+		if !ok {
+			return true
+		}
+		if sub := sl.Subselect.GetSelectStmt(); sub != nil {
+			out = append(out, outlineQuery(sub))
+		}
+		out = append(out, subqueries(sl.Testexpr)...)
+		return false
+	})
+	return out
+}
+
+// joinQuals lists the ON conditions of a FROM item's joins, not
+// entering its subqueries (their expressions belong to their own scope).
+func joinQuals(n *pg_query.Node) []*pg_query.Node {
+	j := n.GetJoinExpr()
+	if j == nil {
+		return nil
+	}
+	out := joinQuals(j.Larg)
+	if j.Quals != nil {
+		out = append(out, j.Quals)
+	}
+	return append(out, joinQuals(j.Rarg)...)
 }
 
 // sources lists what one FROM item binds, joins flattened.
@@ -336,6 +441,11 @@ func outlineItem(rt *pg_query.ResTarget) engine.Item {
 	// Column references and windows, outside subqueries.
 	it.Refs = columnRefs(rt.Val)
 	it.Plain = rt.Val.GetColumnRef() != nil
+	visit(rt.Val.ProtoReflect(), true, func(m proto.Message) bool {
+		_, sub := m.(*pg_query.SubLink)
+		it.Subquery = it.Subquery || sub
+		return !it.Subquery
+	})
 	it.Fields = builtFields(rt.Val)
 	visit(rt.Val.ProtoReflect(), false, func(m proto.Message) bool {
 		if x, ok := m.(*pg_query.FuncCall); ok && x.Over != nil {
