@@ -143,6 +143,14 @@ func (r *scenario) run(line string) error {
 		}
 		return nil
 	}
+	// A request is asked of a checked project, as a user who waits for
+	// the squiggles does: the project loads in the background, and an
+	// answer from the files alone would race the check (requests during
+	// the load are TestRequestsDuringLoad's).
+	switch args[0] {
+	case "hover", "def", "refs", "complete", "sig", "rename", "actions", "fix", "sources", "source", "format":
+		c.waitIdle()
+	}
 	switch args[0] {
 	case "open", "close", "save", "symbols", "lens", "cat", "rm", "tokens":
 		if err := need(1); err != nil {
