@@ -240,8 +240,9 @@ func (b *builder) checkContract(ctx context.Context, info *analysis.ModelInfo, q
 }
 
 // addColumns brings an inherited table to the new version's columns: new
-// ones are added (NULL in history); a dropped one is an error.
-func (b *builder) addColumns(ctx context.Context, info *analysis.ModelInfo) error {
+// ones are added (NULL in history), the plan's widened ones converted in
+// place; a dropped one is an error.
+func (b *builder) addColumns(ctx context.Context, info *analysis.ModelInfo, retyped []Retype) error {
 	rel := analysis.PhysicalRelation(b.d, info.Model, b.physFP(info))
 	have, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel))
 	if err != nil {
@@ -268,6 +269,12 @@ func (b *builder) addColumns(ctx context.Context, info *analysis.ModelInfo) erro
 		}
 		if err := b.wh.Exec(ctx, b.d.AddColumn(rel, c)); err != nil {
 			return err
+		}
+	}
+	// The widenings the plan decided (columnMigration), as it said them.
+	for _, r := range retyped {
+		if err := b.wh.Exec(ctx, b.d.AlterColumnType(rel, engine.Column{Name: r.Column, Type: r.To})); err != nil {
+			return fmt.Errorf("forward-only: widen column %s: %w", r, err)
 		}
 	}
 	return nil

@@ -188,6 +188,12 @@ func modelLine(m planner.ModelPlan, width int) string {
 	if len(m.Cause) > 0 {
 		line += "  (via " + strings.Join(m.Cause, ", ") + ")"
 	}
+	if len(m.AddsColumns) > 0 {
+		line += "  (adds " + strings.Join(m.AddsColumns, ", ") + ")"
+	}
+	for _, r := range m.Retyped {
+		line += "  (widens " + r.String() + ")"
+	}
 	if len(m.Backfill) > 0 && len(m.Covered) == 0 {
 		line += "  intervals " + BackfillText(m.Backfill)
 	}
