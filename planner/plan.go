@@ -62,6 +62,10 @@ type ModelPlan struct {
 	// in place without changing a value (ALTER COLUMN … TYPE).
 	AddsColumns []string `json:"addsColumns,omitempty"`
 	Retyped     []Retype `json:"retyped,omitempty"`
+	// SharedWith names the other environments that serve the table a
+	// forward-only change inherits: they see what apply writes there
+	// (new rows, added and widened columns); SharedText says it.
+	SharedWith []string `json:"sharedWith,omitempty"`
 	// ReclassifiedFrom is the category the AST gave before the operator's
 	// --reclassify verdict.
 	ReclassifiedFrom Change `json:"reclassifiedFrom,omitempty"`

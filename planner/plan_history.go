@@ -25,7 +25,7 @@ import (
 //     fingerprint recomputed with its parents' old fingerprints reproduces
 //     the old one, its inferred schema is unchanged, and every changed
 //     parent keeps the data of its existing columns.
-func (p *Plan) inheritance(mp *ModelPlan, info *analysis.ModelInfo, prev state.Snapshot, havePrev bool, changed, keeps, forwardOnly map[string]bool) error {
+func (p *Plan) inheritance(ctx context.Context, st state.Reader, mp *ModelPlan, info *analysis.ModelInfo, prev state.Snapshot, havePrev bool, changed, keeps, forwardOnly map[string]bool) error {
 	m := info.Model
 	if !havePrev || !prev.Built() {
 		return nil
@@ -71,6 +71,16 @@ func (p *Plan) inheritance(mp *ModelPlan, info *analysis.ModelInfo, prev state.S
 			for _, r := range retyped {
 				mp.Explain = append(mp.Explain, "forward-only: widens column "+r.String()+" in place; history keeps its values")
 			}
+			// The table stays shared: every other environment serving it
+			// sees what this apply writes there (rows, columns, types).
+			elsewhere, err := p.servedElsewhere(ctx, st)
+			if err != nil {
+				return err
+			}
+			if envs := elsewhere[prev.PhysicalTable]; len(envs) > 0 {
+				mp.SharedWith = slices.Clone(envs)
+				mp.Explain = append(mp.Explain, "forward-only: "+SharedText(*mp))
+			}
 			return nil
 		}
 	}
@@ -92,6 +102,32 @@ func (p *Plan) inheritance(mp *ModelPlan, info *analysis.ModelInfo, prev state.S
 	p.adopt(mp, m, prev, prevPhys)
 	mp.Explain = append(mp.Explain, "reuses "+mp.PhysicalTable+": every changed parent keeps the data of its existing columns")
 	return nil
+}
+
+// SharedText says what the other environments serving a forward-only
+// model's inherited table (ModelPlan.SharedWith) will see after apply.
+func SharedText(mp ModelPlan) string {
+	envs := mp.SharedWith
+	verb := "serves"
+	if len(envs) > 1 {
+		verb = "serve"
+	}
+	list := strings.Join(envs, ", ")
+	if n := len(envs); n > 1 {
+		list = strings.Join(envs[:n-1], ", ") + " and " + envs[n-1]
+	}
+	see := []string{"the rows of the intervals computed from now on"}
+	if len(mp.AddsColumns) > 0 {
+		see = append(see, "the new column(s) "+strings.Join(mp.AddsColumns, ", "))
+	}
+	if len(mp.Retyped) > 0 {
+		var rs []string
+		for _, r := range mp.Retyped {
+			rs = append(rs, r.String())
+		}
+		see = append(see, "the widened column(s) "+strings.Join(rs, ", "))
+	}
+	return fmt.Sprintf("%s %s %s too: they will see %s", list, verb, mp.PhysicalTable, strings.Join(see, ", "))
 }
 
 // fillRefills marks the FULL descendants of the restated models that the

@@ -32,6 +32,7 @@ func WritePlan(w io.Writer, p *planner.Plan) {
 	defer writeWarnings(w, p)
 	defer writeLeftOut(w, p)
 	defer writeDueRefresh(w, p)
+	defer writeShared(w, p)
 	if !p.HasChanges && len(p.LeftOut) > 0 {
 		fmt.Fprintf(w, "No changes in the selection: environment %s stays as it is (%d models).\n", p.Env, len(p.Models))
 		return
@@ -111,6 +112,16 @@ func writeDueRefresh(w io.Writer, p *planner.Plan) {
 	}
 	fmt.Fprintf(w, "\n%d FULL model(s) are due for their cron refresh: apply does not refresh them, `efmesh run %s` does (%s).\n",
 		len(p.DueRefresh), p.Env, strings.Join(p.DueRefresh, ", "))
+}
+
+// writeShared says, for each forward-only model whose inherited table
+// other environments serve too, what they will see after apply.
+func writeShared(w io.Writer, p *planner.Plan) {
+	for _, m := range p.Models {
+		if len(m.SharedWith) > 0 {
+			fmt.Fprintf(w, "\nnote: %s: %s.\n", m.Name, planner.SharedText(m))
+		}
+	}
 }
 
 // writeLeftOut lists the direct changes a plan of a selection did not
