@@ -88,6 +88,13 @@ type Widener interface {
 	Widens(from, to string) bool
 }
 
+// TypeCaveat is an optional Dialect capability: what the engine does not
+// keep of a declared type it accepts (DuckDB's VARCHAR(3) is a plain
+// VARCHAR). "" when it keeps all of it.
+type TypeCaveat interface {
+	TypeCaveat(declared string) string
+}
+
 // Scratch is an optional Dialect capability of an engine that checks
 // models in an embedded database of its own: a throwaway in-memory
 // catalog of empty stand-in tables, one per model, that model bodies are

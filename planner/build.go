@@ -233,8 +233,16 @@ func (b *builder) checkContract(ctx context.Context, info *analysis.ModelInfo, q
 	if err != nil {
 		return err
 	}
-	if ds := analysis.ContractDiagnostics(b.a.Project, b.d, m, got); len(ds) > 0 {
-		return &ContractError{Diagnostics: ds}
+	// Warnings (a narrowing declaration) were said at check; only an
+	// error stops the build.
+	var errs []project.Diagnostic
+	for _, d := range analysis.ContractDiagnostics(b.a.Project, b.d, m, got) {
+		if d.Severity == project.SeverityError {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) > 0 {
+		return &ContractError{Diagnostics: errs}
 	}
 	return nil
 }

@@ -7,7 +7,20 @@ import (
 	"github.com/efmesh/efmesh/engine"
 )
 
-var _ engine.Widener = Dialect{}
+var (
+	_ engine.Widener    = Dialect{}
+	_ engine.TypeCaveat = Dialect{}
+)
+
+// TypeCaveat says that DuckDB keeps no length of a string type: VARCHAR(3)
+// stores "abcd" as it is.
+func (d Dialect) TypeCaveat(declared string) string {
+	if t := d.ReportedType(declared); strings.HasPrefix(t, "VARCHAR(") || strings.HasPrefix(t, "CHAR(") ||
+		strings.HasPrefix(t, "CHARACTER VARYING(") || strings.HasPrefix(t, "TEXT(") || strings.HasPrefix(t, "BPCHAR(") {
+		return "DuckDB does not enforce VARCHAR lengths: " + declared + " is stored as VARCHAR, and a longer value is kept as it is"
+	}
+	return ""
+}
 
 // integerWidth is the bit width of DuckDB's integer types and whether
 // they are signed.
