@@ -78,6 +78,10 @@ func (c *checker) diag(m *project.Model, start, end int, code, msg string) {
 	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg))
 }
 
+func (c *checker) warn(m *project.Model, start, end int, code, msg string) {
+	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityWarning, code, msg))
+}
+
 func (c *checker) add(m *project.Model, d project.Diagnostic) {
 	if info := c.a.Models[m.Name]; info != nil && info.Model == m {
 		info.Diagnostics = append(info.Diagnostics, d)

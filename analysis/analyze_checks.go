@@ -293,6 +293,20 @@ func (c *checker) contract(m *project.Model, got []engine.Column) {
 			c.diag(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
 				fmt.Sprintf("column %q is declared %s (%s) but the query yields %s (%s)", d.Name, d.Type, df, g.Type, gf))
 			bad = true
+			continue
+		}
+		// A narrower declaration within the family is stored by a cast
+		// that rounds (DECIMAL(5,1) over DECIMAL(10,3)) or fails the
+		// build (INT over BIGINT) on values that do not fit: a warning,
+		// the same judgement (engine.Widener) forward-only makes.
+		if w, ok := c.d.(engine.Widener); ok && g.Type != "" && !w.Widens(g.Type, d.Type) {
+			c.warn(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract,
+				fmt.Sprintf("column %q is declared %s, narrower than the %s the query yields: a value that does not fit is rounded or fails the build; declare %s or cast in the query", d.Name, d.Type, g.Type, g.Type))
+		}
+		if tc, ok := c.d.(engine.TypeCaveat); ok {
+			if why := tc.TypeCaveat(d.Type); why != "" {
+				c.warn(m, d.Range.Start.Offset, d.Range.End.Offset, project.CodeContract, fmt.Sprintf("column %q: %s", d.Name, why))
+			}
 		}
 	}
 	var extra []string

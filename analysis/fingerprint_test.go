@@ -120,7 +120,7 @@ func TestFingerprintStability(t *testing.T) {
 	moved := []struct{ name, file, old, new string }{
 		{"expression", "models/b.sql", "PARTITION BY name)", "PARTITION BY id)"},
 		{"literal", "models/b.sql", "= 1\n", "= 2\n"},
-		{"column type", "models/b.sql", "n BIGINT", "n INTEGER"},
+		{"column type", "models/b.sql", "n BIGINT", "n HUGEINT"},
 		{"kind", "models/b.sql", "kind FULL", "kind VIEW"},
 		{"grain", "models/b.sql", "grain (id)", "grain (id, name)"},
 		{"seed content", srcSeed, "2,b", "2,c"},

@@ -48,6 +48,10 @@ type Dialect interface {
 	// AddColumn returns the statement adding column c to table r, NULL in
 	// the rows it holds: a forward-only change that appends a column.
 	AddColumn(r Relation, c Column) string
+	// AlterColumnType returns the statement changing the type of column
+	// c.Name of table r to c.Type, converting the rows r holds: a
+	// forward-only change that widens a column (Widener decides which).
+	AlterColumnType(r Relation, c Column) string
 	// ReplaceRange returns the statements, run in one transaction, that
 	// replace r's rows whose timeColumn is in [start, end) (SQL
 	// expressions) with query's rows in that range, written into cols: one
@@ -71,6 +75,24 @@ type Dialect interface {
 	// bytes (a longer one is truncated or refused); 0 when there is no
 	// practical limit. Generated names are shortened to fit it.
 	MaxIdentifierLength() int
+}
+
+// Widener is an optional Dialect capability: which column type changes
+// the engine converts in place without losing a value, so a table that
+// keeps its history (forward-only) can take the new type. An engine
+// without it widens nothing: every type change rebuilds.
+type Widener interface {
+	// Widens reports whether every value of type from is exactly a value
+	// of type to (INTEGER to BIGINT, DECIMAL(10,2) to DECIMAL(12,2)), and
+	// the engine converts a column from one to the other in place.
+	Widens(from, to string) bool
+}
+
+// TypeCaveat is an optional Dialect capability: what the engine does not
+// keep of a declared type it accepts (DuckDB's VARCHAR(3) is a plain
+// VARCHAR). "" when it keeps all of it.
+type TypeCaveat interface {
+	TypeCaveat(declared string) string
 }
 
 // Scratch is an optional Dialect capability of an engine that checks

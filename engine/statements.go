@@ -31,6 +31,12 @@ func (Standard) AddColumn(r Relation, c Column) string {
 	return "ALTER TABLE " + quoteRelation(r) + " ADD COLUMN " + QuoteIdent(c.Name) + " " + c.Type
 }
 
+// AlterColumnType returns the statement converting column c.Name of table
+// r to c.Type, rows and all.
+func (Standard) AlterColumnType(r Relation, c Column) string {
+	return "ALTER TABLE " + quoteRelation(r) + " ALTER COLUMN " + QuoteIdent(c.Name) + " TYPE " + c.Type
+}
+
 // ReplaceRange returns the statements, run in one transaction, that
 // replace the rows of table r whose timeColumn is in [start, end) with
 // query's rows in that range, into columns cols (query yields at least

@@ -270,7 +270,7 @@ func inherit(ctx context.Context, p *Plan, b *builder, st state.Store, now time.
 		}
 		info := p.analysis.Models[mp.Name]
 		if mp.Change == ForwardOnly {
-			if err := b.addColumns(ctx, info); err != nil {
+			if err := b.addColumns(ctx, info, mp.Retyped); err != nil {
 				return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
 			}
 		}

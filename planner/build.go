@@ -235,15 +235,24 @@ func (b *builder) checkContract(ctx context.Context, info *analysis.ModelInfo, q
 	if err != nil {
 		return err
 	}
-	if ds := analysis.ContractDiagnostics(b.a.Project, b.d, m, got); len(ds) > 0 {
-		return &ContractError{Diagnostics: ds}
+	// Warnings (a narrowing declaration) were said at check; only an
+	// error stops the build.
+	var errs []project.Diagnostic
+	for _, d := range analysis.ContractDiagnostics(b.a.Project, b.d, m, got) {
+		if d.Severity == project.SeverityError {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) > 0 {
+		return &ContractError{Diagnostics: errs}
 	}
 	return nil
 }
 
 // addColumns brings an inherited table to the new version's columns: new
-// ones are added (NULL in history); a dropped one is an error.
-func (b *builder) addColumns(ctx context.Context, info *analysis.ModelInfo) error {
+// ones are added (NULL in history), the plan's widened ones converted in
+// place; a dropped one is an error.
+func (b *builder) addColumns(ctx context.Context, info *analysis.ModelInfo, retyped []Retype) error {
 	rel := analysis.PhysicalRelation(b.d, info.Model, b.physFP(info))
 	have, err := b.wh.Describe(ctx, "SELECT * FROM "+b.d.QuoteRelation(rel))
 	if err != nil {
@@ -270,6 +279,12 @@ func (b *builder) addColumns(ctx context.Context, info *analysis.ModelInfo) erro
 		}
 		if err := b.wh.Exec(ctx, b.d.AddColumn(rel, c)); err != nil {
 			return err
+		}
+	}
+	// The widenings the plan decided (columnMigration), as it said them.
+	for _, r := range retyped {
+		if err := b.wh.Exec(ctx, b.d.AlterColumnType(rel, engine.Column{Name: r.Column, Type: r.To})); err != nil {
+			return fmt.Errorf("forward-only: widen column %s: %w", r, err)
 		}
 	}
 	return nil

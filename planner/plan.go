@@ -55,6 +55,17 @@ type ModelPlan struct {
 	// ReusedFrom is the snapshot whose physical relation and done
 	// intervals this one takes over (physics reuse, forward-only).
 	ReusedFrom string `json:"reusedFrom,omitempty"`
+	// AddsColumns and Retyped are what a forward-only change does to the
+	// table it inherits, decided by the plan from the old and new columns
+	// and done by apply as said: the columns added (NULL in history,
+	// ALTER TABLE … ADD COLUMN) and those whose type the engine widens
+	// in place without changing a value (ALTER COLUMN … TYPE).
+	AddsColumns []string `json:"addsColumns,omitempty"`
+	Retyped     []Retype `json:"retyped,omitempty"`
+	// SharedWith names the other environments that serve the table a
+	// forward-only change inherits: they see what apply writes there
+	// (new rows, added and widened columns); SharedText says it.
+	SharedWith []string `json:"sharedWith,omitempty"`
 	// ReclassifiedFrom is the category the AST gave before the operator's
 	// --reclassify verdict.
 	ReclassifiedFrom Change `json:"reclassifiedFrom,omitempty"`
@@ -94,6 +105,15 @@ type ModelPlan struct {
 	Covered   [][]string `json:"covered,omitempty"`
 	CoveredIn []string   `json:"coveredIn,omitempty"`
 }
+
+// Retype is a column whose type a forward-only change widens in place.
+type Retype struct {
+	Column string `json:"column"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+}
+
+func (r Retype) String() string { return r.Column + " " + r.From + " → " + r.To }
 
 // Plan is the difference between the project and an environment.
 type Plan struct {

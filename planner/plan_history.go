@@ -25,7 +25,7 @@ import (
 //     fingerprint recomputed with its parents' old fingerprints reproduces
 //     the old one, its inferred schema is unchanged, and every changed
 //     parent keeps the data of its existing columns.
-func (p *Plan) inheritance(mp *ModelPlan, info *analysis.ModelInfo, prev state.Snapshot, havePrev bool, changed, keeps, forwardOnly map[string]bool) error {
+func (p *Plan) inheritance(ctx context.Context, st state.Reader, mp *ModelPlan, info *analysis.ModelInfo, prev state.Snapshot, havePrev bool, changed, keeps, forwardOnly map[string]bool) error {
 	m := info.Model
 	if !havePrev || !prev.Built() {
 		return nil
@@ -51,12 +51,36 @@ func (p *Plan) inheritance(mp *ModelPlan, info *analysis.ModelInfo, prev state.S
 				return &OptionError{Option: OptionForwardOnly, Model: m.Name,
 					Reason: fmt.Sprintf("column(s) %s would be dropped, which an inherited table cannot express; make a breaking change instead", strings.Join(dropped, ", "))}
 			}
+			added, retyped, refused := p.columnMigration(prevDef, info)
+			if len(refused) > 0 {
+				return &OptionError{Option: OptionForwardOnly, Model: m.Name,
+					Reason: fmt.Sprintf("column(s) %s change type, which the inherited table cannot take without converting its history (%s widens none of them losslessly); "+
+						"make a breaking change instead: plan without --forward-only %s, and the table is rebuilt with the new types",
+						strings.Join(refused, ", "), p.analysis.Dialect().Name(), m.Name)}
+			}
+			mp.AddsColumns, mp.Retyped = added, retyped
 			if mp.ReclassifiedFrom == "" {
 				mp.ReclassifiedFrom = mp.Change
 			}
 			mp.Change = ForwardOnly
 			p.adopt(mp, m, prev, prevPhys)
 			mp.Explain = append(mp.Explain, "forward-only: inherits "+mp.PhysicalTable+" and its done intervals; new columns are added, history is not recomputed")
+			if len(added) > 0 {
+				mp.Explain = append(mp.Explain, "forward-only: adds column(s) "+strings.Join(added, ", ")+" (NULL in history)")
+			}
+			for _, r := range retyped {
+				mp.Explain = append(mp.Explain, "forward-only: widens column "+r.String()+" in place; history keeps its values")
+			}
+			// The table stays shared: every other environment serving it
+			// sees what this apply writes there (rows, columns, types).
+			elsewhere, err := p.servedElsewhere(ctx, st)
+			if err != nil {
+				return err
+			}
+			if envs := elsewhere[prev.PhysicalTable]; len(envs) > 0 {
+				mp.SharedWith = slices.Clone(envs)
+				mp.Explain = append(mp.Explain, "forward-only: "+SharedText(*mp))
+			}
 			return nil
 		}
 	}
@@ -78,6 +102,32 @@ func (p *Plan) inheritance(mp *ModelPlan, info *analysis.ModelInfo, prev state.S
 	p.adopt(mp, m, prev, prevPhys)
 	mp.Explain = append(mp.Explain, "reuses "+mp.PhysicalTable+": every changed parent keeps the data of its existing columns")
 	return nil
+}
+
+// SharedText says what the other environments serving a forward-only
+// model's inherited table (ModelPlan.SharedWith) will see after apply.
+func SharedText(mp ModelPlan) string {
+	envs := mp.SharedWith
+	verb := "serves"
+	if len(envs) > 1 {
+		verb = "serve"
+	}
+	list := strings.Join(envs, ", ")
+	if n := len(envs); n > 1 {
+		list = strings.Join(envs[:n-1], ", ") + " and " + envs[n-1]
+	}
+	see := []string{"the rows of the intervals computed from now on"}
+	if len(mp.AddsColumns) > 0 {
+		see = append(see, "the new column(s) "+strings.Join(mp.AddsColumns, ", "))
+	}
+	if len(mp.Retyped) > 0 {
+		var rs []string
+		for _, r := range mp.Retyped {
+			rs = append(rs, r.String())
+		}
+		see = append(see, "the widened column(s) "+strings.Join(rs, ", "))
+	}
+	return fmt.Sprintf("%s %s %s too: they will see %s", list, verb, mp.PhysicalTable, strings.Join(see, ", "))
 }
 
 // fillRefills marks the FULL descendants of the restated models that the
@@ -153,6 +203,63 @@ func droppedColumns(prev analysis.Definition, info *analysis.ModelInfo) []string
 		}
 	}
 	return out
+}
+
+// columnMigration compares a forward-only model's previous columns (as
+// declared, or as inferred) with its new ones: the columns to add, those
+// whose type the engine widens in place (engine.Widener), and those whose
+// type changes any other way ("mx INTEGER → TEXT"), which the inherited
+// table cannot take.
+func (p *Plan) columnMigration(prev analysis.Definition, info *analysis.ModelInfo) (added []string, retyped []Retype, refused []string) {
+	old, now := previousColumns(prev), info.Columns
+	if now == nil {
+		now = info.Inferred
+	}
+	if old == nil || now == nil {
+		return nil, nil, nil
+	}
+	d := p.analysis.Dialect()
+	w, _ := d.(engine.Widener)
+	had := map[string]engine.Column{}
+	for _, c := range old {
+		had[strings.ToLower(c.Name)] = c
+	}
+	for _, c := range now {
+		o, ok := had[strings.ToLower(c.Name)]
+		switch {
+		case !ok:
+			added = append(added, c.Name)
+		case sameTypeName(d, o.Type, c.Type):
+		case w != nil && w.Widens(o.Type, c.Type):
+			retyped = append(retyped, Retype{Column: c.Name, From: o.Type, To: c.Type})
+		default:
+			refused = append(refused, c.Name+" "+o.Type+" → "+c.Type)
+		}
+	}
+	return added, retyped, refused
+}
+
+// previousColumns are the columns a previous snapshot's table holds: the
+// declared ones, or else the inferred ones.
+func previousColumns(prev analysis.Definition) []engine.Column {
+	if prev.Columns == nil {
+		return prev.Schema
+	}
+	out := make([]engine.Column, 0, len(prev.Columns))
+	for _, c := range prev.Columns {
+		out = append(out, engine.Column{Name: c.Name, Type: c.Type})
+	}
+	return out
+}
+
+// sameTypeName reports whether two type texts name one type by the
+// engine's naming (INT is INTEGER on DuckDB); without the engine's
+// naming, whether they are spelled alike.
+func sameTypeName(d engine.Dialect, a, b string) bool {
+	if sc, ok := d.(engine.Scratch); ok {
+		return sc.ReportedType(a) == sc.ReportedType(b)
+	}
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
 }
 
 // newAudits lists the audits of now (as written) that were not among old.

@@ -205,7 +205,7 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 				}
 			}
 			if !scdKept {
-				if err := p.inheritance(&mp, info, prev, ok, changed, keeps, cfg.forwardOnly); err != nil {
+				if err := p.inheritance(ctx, st, &mp, info, prev, ok, changed, keeps, cfg.forwardOnly); err != nil {
 					return nil, err
 				}
 			}

@@ -41,6 +41,15 @@ func (p *Plan) addWarnings() {
 		if mp.Change == Removed || info == nil {
 			continue
 		}
+		// The check's warnings (a narrowing contract, a type the engine
+		// does not keep) on what this plan builds or computes, positioned.
+		if mp.Build || len(mp.Backfill) > 0 {
+			for _, d := range info.Diagnostics {
+				if d.Severity == project.SeverityWarning {
+					mp.Warnings = append(mp.Warnings, Warning{Code: d.Code, Message: d.String()})
+				}
+			}
+		}
 		m := info.Model
 		if m.Kind.Name != project.KindIncrementalByTimeRange || m.Kind.BatchSize == 1 {
 			continue

@@ -32,6 +32,7 @@ func WritePlan(w io.Writer, p *planner.Plan) {
 	defer writeWarnings(w, p)
 	defer writeLeftOut(w, p)
 	defer writeDueRefresh(w, p)
+	defer writeShared(w, p)
 	if !p.HasChanges && len(p.LeftOut) > 0 {
 		fmt.Fprintf(w, "No changes in the selection: environment %s stays as it is (%d models).\n", p.Env, len(p.Models))
 		return
@@ -113,6 +114,16 @@ func writeDueRefresh(w io.Writer, p *planner.Plan) {
 		len(p.DueRefresh), p.Env, strings.Join(p.DueRefresh, ", "))
 }
 
+// writeShared says, for each forward-only model whose inherited table
+// other environments serve too, what they will see after apply.
+func writeShared(w io.Writer, p *planner.Plan) {
+	for _, m := range p.Models {
+		if len(m.SharedWith) > 0 {
+			fmt.Fprintf(w, "\nnote: %s: %s.\n", m.Name, planner.SharedText(m))
+		}
+	}
+}
+
 // writeLeftOut lists the direct changes a plan of a selection did not
 // take: each model stays in the environment as it is.
 func writeLeftOut(w io.Writer, p *planner.Plan) {
@@ -187,6 +198,12 @@ func modelLine(m planner.ModelPlan, width int) string {
 	}
 	if len(m.Cause) > 0 {
 		line += "  (via " + strings.Join(m.Cause, ", ") + ")"
+	}
+	if len(m.AddsColumns) > 0 {
+		line += "  (adds " + strings.Join(m.AddsColumns, ", ") + ")"
+	}
+	for _, r := range m.Retyped {
+		line += "  (widens " + r.String() + ")"
 	}
 	if len(m.Backfill) > 0 && len(m.Covered) == 0 {
 		line += "  intervals " + BackfillText(m.Backfill)
