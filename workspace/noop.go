@@ -404,7 +404,10 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 	files = append(files, w.loaded.seeds...)
 	for _, m := range w.Project.Models {
 		if m.Kind.Name == project.KindExternal && m.Columns == nil {
-			return os.Remove(path)
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil
 		}
 	}
 	if w.Project.Config.Lake != "" {
@@ -437,6 +440,9 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		Warehouse:  b.warehouse,
 		Store:      b.store,
 		UnusedVars: w.UnusedVars,
+	}
+	if err := w.rememberFingerprints(req, p, d); err != nil {
+		return err
 	}
 	return writeDigest(path, d, p)
 }

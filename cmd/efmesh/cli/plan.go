@@ -131,6 +131,15 @@ the selected models below it are built against that version.`,
 						return nil
 					}
 				}
+				// The promotion of what another environment built, from
+				// the fingerprints of the unchanged project
+				// (workspace/promotion.go).
+				if p, unused, ok := workspace.QuickPromotion(a.ctx, a.dir, req); ok {
+					a.log.Debug("plan answered from the fingerprints digest: a promotion of built snapshots of an unchanged project")
+					a.warnUnusedVars(unused)
+					a.printPlan(p, false)
+					return nil
+				}
 			}
 			w, err := a.load(true)
 			if err != nil {

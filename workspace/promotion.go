@@ -1,0 +1,260 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+)
+
+// The fingerprints digest: what the analysis of an unchanged project
+// decided, per model, so that the plan of ANOTHER environment that only
+// promotes what is already built is made without loading the project.
+//
+// One file per project (.efmesh/cache/fingerprints.digest), not per
+// environment: it is keyed by what the fingerprints are a function of —
+// every file the analysis read (stamps and content hashes, the glob's
+// listing), the efmesh binary (efmesh's and the engine's versions), the
+// variables in force (efmesh.yaml's, the environment's, --var) and, for
+// the EXTERNAL models, their declared columns (in their files; a project
+// with an EXTERNAL model whose columns come from the warehouse is never
+// remembered). It holds, per model, the name, kind, fingerprint and
+// physical table of the settled plan it was taken from, and the warehouse
+// file's stamps then (that plan found every relation present).
+//
+// It is written next to the no-op digest, by a plain plan (or the plan an
+// apply leaves behind) that changes nothing and whose models are all
+// settled (planner.Settled's kinds: no ledger, no history, no warning, no
+// redaction). QuickPromotion answers the plan of an environment the store
+// has no pointers for when every model's snapshot is stored and built:
+// the plan that promotes them all and builds none. Anything else takes
+// the full path.
+
+// fingerprintsFormat names the digest's layout; bump it when it changes.
+const fingerprintsFormat = 1
+
+func fingerprintsPath(root string) string {
+	return filepath.Join(root, ".efmesh", "cache", "fingerprints.digest")
+}
+
+// fpModel is one model of the settled plan the digest was taken from.
+type fpModel struct {
+	Name          string
+	Kind          string
+	Fingerprint   string
+	PhysicalTable string
+}
+
+type fingerprintsDigest struct {
+	Format int
+	// The stamps, as in the no-op digest: the plan's clock and how long
+	// nothing can fall due, the binary, the globs, the listing, the
+	// folders, the files and the warehouse's files.
+	Now       int64
+	Until     int64
+	Binary    stamp
+	Globs     [3][]string
+	Listed    []string
+	Dirs      []stamp
+	Files     []stamp
+	Warehouse []stamp
+	// Vars are the variables in force for the plan (efmesh.yaml's, its
+	// environment's, --var): another environment's must be the same.
+	Vars map[string]string
+	// Overrides are the --var the plan had, and UnusedVars what of them
+	// nothing reads.
+	Overrides  map[string]string
+	UnusedVars []project.UnusedVar
+	Models     []fpModel
+}
+
+// rememberFingerprints writes the fingerprints digest of w's analysis from
+// p, the settled plan of a plain request whose no-op digest d is about to
+// be written; a plan whose models are not all settled writes none.
+func (w *Workspace) rememberFingerprints(req NoopRequest, p *planner.Plan, d *noopDigest) error {
+	models, ok := settledModels(w.Project, p)
+	if !ok {
+		return nil
+	}
+	fd := &fingerprintsDigest{
+		Format:     fingerprintsFormat,
+		Now:        d.Now.UnixNano(),
+		Until:      d.Until.UnixNano(),
+		Binary:     d.Binary,
+		Globs:      d.Globs,
+		Listed:     d.Listed,
+		Dirs:       d.Dirs,
+		Files:      d.Files,
+		Warehouse:  d.Warehouse,
+		Vars:       w.Project.Config.Variables,
+		Overrides:  req.Vars,
+		UnusedVars: d.UnusedVars,
+		Models:     models,
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(fd); err != nil {
+		return err
+	}
+	return writeAtomic(fingerprintsPath(w.Project.Root), buf.Bytes())
+}
+
+// settledModels are p's models when each is settled: unchanged, built, of
+// a kind without a ledger or a history, without a warning, a redaction or
+// a line the warehouse check marked; ok is false otherwise.
+func settledModels(proj *project.Project, p *planner.Plan) ([]fpModel, bool) {
+	if p.HasChanges || p.Preview != nil || len(p.LeftOut) > 0 || len(p.DueRefresh) > 0 || proj.Config.Environments[p.Env].Redacted {
+		return nil, false
+	}
+	out := make([]fpModel, 0, len(p.Models))
+	for _, mp := range p.Models {
+		switch project.KindName(mp.Kind) {
+		case project.KindFull, project.KindView, project.KindSeed, project.KindEmbedded, project.KindExternal:
+		default:
+			return nil, false
+		}
+		if mp.Change != planner.Unchanged || mp.Build || len(mp.Backfill) > 0 || mp.Intervals > 0 || len(mp.Warnings) > 0 || mp.ReusedFrom != "" ||
+			mp.RebuildsHistory || mp.CopiesHistoryFrom != "" || len(mp.Refill) > 0 || mp.Missing || mp.StaleView != "" ||
+			len(mp.Covered) > 0 || len(mp.Redacted) > 0 {
+			return nil, false
+		}
+		out = append(out, fpModel{Name: mp.Name, Kind: mp.Kind, Fingerprint: mp.Fingerprint, PhysicalTable: mp.PhysicalTable})
+	}
+	return out, true
+}
+
+// QuickPromotion answers the plain plan of req.Env without loading the
+// project when the fingerprints digest matches the project holding dir
+// (every file, the binary, the variables in force for req.Env, the
+// warehouse's files), the store has no pointers for req.Env, and every
+// model's snapshot is stored and built: the plan promotes them all and
+// builds none, as the full path would make it. ok is false otherwise; it
+// never errors: any doubt is a miss.
+func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planner.Plan, unused []project.UnusedVar, ok bool) {
+	if analysis.ValidateEnv(req.Env) != nil {
+		return nil, nil, false
+	}
+	root, err := project.FindRoot(dir)
+	if err != nil {
+		return nil, nil, false
+	}
+	raw, err := os.ReadFile(fingerprintsPath(root))
+	if err != nil {
+		return nil, nil, false
+	}
+	var d fingerprintsDigest
+	if gob.NewDecoder(bytes.NewReader(raw)).Decode(&d) != nil || d.Format != fingerprintsFormat {
+		return nil, nil, false
+	}
+	if now := req.Now.UnixNano(); now < d.Now || now >= d.Until {
+		return nil, nil, false
+	}
+	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
+		return nil, nil, false
+	}
+	touched := false
+	for _, s := range d.Files {
+		if !s.same(&touched) {
+			return nil, nil, false
+		}
+	}
+	if !(&noopDigest{Dirs: d.Dirs}).sameDirs() {
+		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
+		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
+			return nil, nil, false
+		}
+	}
+	// efmesh.yaml is unchanged: its settings say which variables are in
+	// force for req.Env, whether it is redacted, where the store and the
+	// warehouse are.
+	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
+	if err != nil {
+		return nil, nil, false
+	}
+	proj := &project.Project{Root: root}
+	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
+	if proj.Config.Environments[req.Env].Redacted || proj.Config.Lake != "" {
+		return nil, nil, false
+	}
+	if !maps.Equal(req.Vars, d.Overrides) || !maps.Equal(project.EffectiveVariables(proj.Config, req.Env, req.Vars), d.Vars) {
+		return nil, nil, false
+	}
+	wh, watchable := warehouseStamps(proj)
+	if !watchable || !slices.Equal(wh, d.Warehouse) {
+		return nil, nil, false
+	}
+	st, err := connect.ReadOnlyStore(ctx, proj)
+	if err != nil || st == nil {
+		return nil, nil, false
+	}
+	defer st.Close()
+	if ptrs, err := st.Environment(ctx, req.Env); err != nil || len(ptrs) > 0 {
+		return nil, nil, false
+	}
+	fps := make([]string, len(d.Models))
+	for i, m := range d.Models {
+		fps[i] = m.Fingerprint
+	}
+	heads, err := st.SnapshotHeads(ctx, fps)
+	if err != nil {
+		return nil, nil, false
+	}
+	p = &planner.Plan{Env: req.Env, HasChanges: len(d.Models) > 0, Models: make([]planner.ModelPlan, len(d.Models))}
+	for i, m := range d.Models {
+		// A line without a physical table (an EXTERNAL model read in
+		// place, an EMBEDDED one) has nothing to build: its snapshot must
+		// be stored. Any other must be built under the table the settled
+		// plan named.
+		s, ok := heads[m.Fingerprint]
+		if !ok || s.Name != m.Name || (m.PhysicalTable != "" && (s.BuiltAt.IsZero() || s.PhysicalTable != m.PhysicalTable)) {
+			return nil, nil, false
+		}
+		p.Models[i] = planner.ModelPlan{
+			Name:          m.Name,
+			Kind:          m.Kind,
+			Change:        planner.Added,
+			Fingerprint:   m.Fingerprint,
+			PhysicalTable: m.PhysicalTable,
+			Backfill:      [][]string{},
+			Explain:       []string{},
+		}
+	}
+	return p, d.UnusedVars, true
+}
+
+// writeAtomic writes body to path through a rename, so that a concurrent
+// reader reads the old file or the new one.
+func writeAtomic(path string, body []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".digest-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(body); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
