@@ -147,8 +147,10 @@ func keywordColumn(m *project.Model, off int, column func(string) (string, bool)
 	// precedes each.
 	var at, last sqlscan.Token
 	var dotAt, dotLast, dot bool
-	sc := sqlscan.NewScanner(m.Source, m.BodyStart)
-	for t := sc.Next(); t.Kind != sqlscan.EOF && t.Start <= off; t = sc.Next() {
+	for _, t := range sqlscan.Tokens(m.Source, m.BodyStart) {
+		if t.Start > off {
+			break
+		}
 		if t.Start == off {
 			at, dotAt = t, dot
 			break
