@@ -72,6 +72,18 @@ func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Colum
 			// the user's text: what is left is unknown.
 			return nil, inTextOrder(errs)
 		}
+		if e.Position < 0 && strings.Contains(e.Message, "QUALIFY with GROUP BY ALL") {
+			// Said at QUALIFY (namedClause); the engine stops there,
+			// before the select list: bind again without the clause.
+			errs = append(errs, &e)
+			start, end, ok := qualifyClause(cur)
+			if !ok {
+				return nil, inTextOrder(errs)
+			}
+			cur = cur[:start] + cur[end:]
+			edits = append(edits, sqlEdit{at: start, oldLen: end - start})
+			continue
+		}
 		if e.Subtype == engine.SubtypeNotGrouped && e.Position < 0 {
 			havingRef(ctx, eng, cur, &e)
 		}
@@ -129,6 +141,49 @@ func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Colum
 		edits = append(edits, sqlEdit{at: start, oldLen: end - start, newLen: len(with)})
 	}
 	return nil, inTextOrder(errs)
+}
+
+// qualifyClause is the range of sql's QUALIFY clause, from its keyword
+// to the next clause at its depth (WINDOW, ORDER BY, LIMIT, a set
+// operation, the ")" that closes its query, or the end): the outermost
+// one when there are several.
+func qualifyClause(sql string) (start, end int, ok bool) {
+	src := []byte(sql)
+	toks := sqlscan.Tokens(src, 0)
+	depth, at, best := 0, -1, -1
+	for i, t := range toks {
+		switch {
+		case t.Kind == sqlscan.Punct && t.Text(src) == "(":
+			depth++
+		case t.Kind == sqlscan.Punct && t.Text(src) == ")":
+			depth--
+		case t.Is(src, "qualify") && (at < 0 || depth < best):
+			at, best = i, depth
+		}
+	}
+	if at < 0 {
+		return 0, 0, false
+	}
+	start, end, depth = toks[at].Start, len(sql), 0
+	for _, t := range toks[at+1:] {
+		text := strings.ToLower(t.Text(src))
+		switch {
+		case t.Kind == sqlscan.Punct && text == "(":
+			depth++
+		case t.Kind == sqlscan.Punct && text == ")":
+			depth--
+		}
+		if depth < 0 || depth == 0 && (t.Kind == sqlscan.Punct && text == ";" ||
+			t.Kind == sqlscan.Ident && afterQualify[text]) {
+			return start, t.Start, true
+		}
+	}
+	return start, end, true
+}
+
+// afterQualify are the keywords that end a QUALIFY clause.
+var afterQualify = map[string]bool{
+	"window": true, "order": true, "limit": true, "offset": true, "union": true, "intersect": true, "except": true,
 }
 
 // inTextOrder sorts errors by position (the binder's order is its own:

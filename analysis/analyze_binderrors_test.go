@@ -224,3 +224,23 @@ func TestNonASCIINamesAgreeWithEngine(t *testing.T) {
 		t.Fatalf("the engine refused %d of %d spellings: the cases do not tell folding apart", refused, len(spellings))
 	}
 }
+
+// TestQualifyClause: the QUALIFY clause describeAll binds without, up to
+// the next clause at its depth.
+func TestQualifyClause(t *testing.T) {
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT a FROM t GROUP BY ALL QUALIFY row_number() OVER (ORDER BY a) = 1", "QUALIFY row_number() OVER (ORDER BY a) = 1"},
+		{"SELECT a FROM t GROUP BY ALL QUALIFY a > 1 ORDER BY a LIMIT 3", "QUALIFY a > 1 "},
+		{"SELECT * FROM (SELECT a FROM t GROUP BY ALL QUALIFY a > 1) AS s", "QUALIFY a > 1"},
+		{"SELECT a FROM t GROUP BY ALL", ""},
+	} {
+		start, end, ok := qualifyClause(tc.sql)
+		got := ""
+		if ok {
+			got = tc.sql[start:end]
+		}
+		if got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.sql, got, tc.want)
+		}
+	}
+}

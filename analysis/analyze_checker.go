@@ -12,6 +12,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // dropStandIn forgets name's stand-in. The table stays: stand-ins are
@@ -218,7 +219,11 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	}
 	if cols != nil {
 		if dup := duplicateColumn(c.d, cols); dup != "" {
-			c.diag(m, m.BodyStart, tokenEnd(m.Source, m.BodyStart), project.CodeBinder,
+			start, end, ok := repeatedItem(c.d, m, dup)
+			if !ok {
+				start, end = m.BodyStart, tokenEnd(m.Source, m.BodyStart)
+			}
+			c.diag(m, start, end, project.CodeBinder,
 				fmt.Sprintf("the query yields column %s twice; give each column its own name (AS …)", engine.QuoteIdent(dup)))
 			info.Broken = true
 			info.Fingerprint = ""
@@ -303,6 +308,72 @@ func duplicateColumn(d engine.Dialect, cols []engine.Column) string {
 		seen[k] = true
 	}
 	return ""
+}
+
+// repeatedItem finds, in the top-level select list of m's body (the first
+// SELECT outside parentheses: the query's, or its first branch's), the
+// second item whose name is name as d keeps names, and returns the range
+// of that name (its alias, or the column's last part). ok is false when
+// the items do not spell it out (a * expands to it).
+func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end int, ok bool) {
+	toks := sqlscan.Tokens(m.Source, m.BodyStart)
+	depth, i := 0, 0
+	for ; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.Kind == sqlscan.Punct && (t.Text(m.Source) == "(" || t.Text(m.Source) == "["):
+			depth++
+		case t.Kind == sqlscan.Punct && (t.Text(m.Source) == ")" || t.Text(m.Source) == "]"):
+			depth--
+		}
+		if depth == 0 && t.Is(m.Source, "select") {
+			break
+		}
+	}
+	key := engine.IdentKey(d, name)
+	seen := 0
+	var last sqlscan.Token
+	itemEnd := func() bool {
+		if isName(last) && engine.IdentKey(d, unquoted(last.Text(m.Source))) == key {
+			seen++
+			if seen == 2 {
+				start, end, ok = last.Start, last.End, true
+				return true
+			}
+		}
+		return false
+	}
+	depth = 0
+	for _, t := range toks[min(i+1, len(toks)):] {
+		text := t.Text(m.Source)
+		switch {
+		case t.Kind == sqlscan.Punct && (text == "(" || text == "[" || text == "{"):
+			depth++
+		case t.Kind == sqlscan.Punct && (text == ")" || text == "]" || text == "}"):
+			depth--
+		}
+		if depth == 0 {
+			if t.Kind == sqlscan.Punct && text == "," {
+				if itemEnd() {
+					return
+				}
+				last = sqlscan.Token{}
+				continue
+			}
+			if t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && selectListEnds[strings.ToLower(text)] {
+				break
+			}
+		}
+		last = t
+	}
+	itemEnd()
+	return
+}
+
+// selectListEnds are the keywords that end a select list.
+var selectListEnds = map[string]bool{
+	"from": true, "where": true, "group": true, "having": true, "qualify": true, "window": true,
+	"order": true, "limit": true, "offset": true, "union": true, "intersect": true, "except": true,
 }
 
 func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {

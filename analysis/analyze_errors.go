@@ -47,7 +47,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 	code := project.CodeBinder
 	switch {
 	case se.Type == "Parser":
-		if d, ok := keywordAlias(m, start); ok {
+		if d, ok := keywordAlias(m, start, c.columnNamed(m)); ok {
 			c.add(m, d)
 			return
 		}
@@ -89,6 +89,39 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		msg = strings.ReplaceAll(msg, c.catalog+".", "")
 	}
 	c.diag(m, start, end, code, msg)
+}
+
+// columnNamed reports, for a word, a column of that name (ASCII case
+// aside) the project knows, as spelled where it is declared: m's own
+// contract, its parents' columns, any model's contract.
+func (c *checker) columnNamed(m *project.Model) func(string) (string, bool) {
+	return func(w string) (string, bool) {
+		for _, col := range m.Columns {
+			if strings.EqualFold(col.Name, w) {
+				return col.Name, true
+			}
+		}
+		for _, mc := range m.Macros {
+			if mc.Kind != project.MacroRef {
+				continue
+			}
+			if info := c.a.Models[strings.ToLower(mc.Arg)]; info != nil {
+				for _, col := range info.Columns {
+					if strings.EqualFold(col.Name, w) {
+						return col.Name, true
+					}
+				}
+			}
+		}
+		for _, pm := range c.a.Project.Models {
+			for _, col := range pm.Columns {
+				if strings.EqualFold(col.Name, w) {
+					return col.Name, true
+				}
+			}
+		}
+		return "", false
+	}
 }
 
 func (c *checker) propDiag(m *project.Model, prop, code, msg string) {

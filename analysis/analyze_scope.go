@@ -100,9 +100,12 @@ var notAliases = map[string]bool{
 
 // keywordAlias finds, for a syntax error at or after off, a ref followed by
 // a keyword the user may have meant as its alias (FROM @ref(raw.orders)
-// order), the keyword being the last word before the error. ok is false
-// when there is none: the engine's message stands.
-func keywordAlias(m *project.Model, off int) (d project.Diagnostic, ok bool) {
+// order), the keyword being the last word before the error; or a keyword
+// the project uses as a column name (column reports a column of that name,
+// as spelled where it is declared) at off or right before it (WHERE at
+// BETWEEN …: AT is a keyword). ok is false when there is none: the
+// engine's message stands.
+func keywordAlias(m *project.Model, off int, column func(string) (string, bool)) (d project.Diagnostic, ok bool) {
 	for _, mc := range m.Macros {
 		if mc.Kind != project.MacroRef || mc.Aliased || mc.End > off {
 			continue
@@ -130,5 +133,52 @@ func keywordAlias(m *project.Model, off int) (d project.Diagnostic, ok bool) {
 			Edits: []project.TextEdit{{File: m.File, Start: t.Start, End: t.End, NewText: fmt.Sprintf("AS \"%s\"", strings.ToLower(w))}}}}
 		return d, true
 	}
+	if column != nil {
+		return keywordColumn(m, off, column)
+	}
 	return project.Diagnostic{}, false
+}
+
+// keywordColumn is keywordAlias's second case: the token at off, or the
+// one right before it, is a bare keyword that names a column of the
+// project (not after a "." : t.at is a column).
+func keywordColumn(m *project.Model, off int, column func(string) (string, bool)) (project.Diagnostic, bool) {
+	// at: the token at off; last: the one before it; dot: whether a "."
+	// precedes each.
+	var at, last sqlscan.Token
+	var dotAt, dotLast, dot bool
+	for _, t := range sqlscan.Tokens(m.Source, m.BodyStart) {
+		if t.Start > off {
+			break
+		}
+		if t.Start == off {
+			at, dotAt = t, dot
+			break
+		}
+		last, dotLast = t, dot
+		dot = t.Kind == sqlscan.Punct && t.Text(m.Source) == "."
+	}
+	var prev sqlscan.Token
+	for _, c := range []struct {
+		t   sqlscan.Token
+		dot bool
+	}{{at, dotAt}, {last, dotLast}} {
+		if c.t.Kind == sqlscan.Ident && !c.dot && project.IsKeyword(c.t.Text(m.Source)) {
+			if _, ok := column(c.t.Text(m.Source)); ok {
+				prev = c.t
+				break
+			}
+		}
+	}
+	if prev.Kind != sqlscan.Ident {
+		return project.Diagnostic{}, false
+	}
+	w := prev.Text(m.Source)
+	name, _ := column(w)
+	quoted := engine.QuoteIdent(name)
+	msg := fmt.Sprintf("syntax error: %s is a keyword: quote it as %s", strings.ToUpper(w), quoted)
+	d := project.NewDiagnostic(m.File, m.Source, prev.Start, prev.End, project.SeverityError, project.CodeSyntax, msg)
+	d.Fixes = []project.Fix{{Title: "Quote as " + quoted,
+		Edits: []project.TextEdit{{File: m.File, Start: prev.Start, End: prev.End, NewText: quoted}}}}
+	return d, true
 }

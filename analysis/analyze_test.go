@@ -99,7 +99,10 @@ func TestBodyMessages(t *testing.T) {
 		{"PIVOT @ref(a.src) ON v USING sum(id)", "PIVOT", "a PIVOT without IN (…) takes its columns from the data"},
 		{"SELECT *\nFROM (PIVOT @ref(a.src) ON v USING sum(id))", "PIVOT", "list the values (PIVOT … ON col IN ('a', 'b')"},
 		{"INSERT INTO t VALUES (1)", "INSERT", "must be one SELECT query"},
-		{"SELECT 1 AS x, 2 AS X", "SELECT", `yields column "X" twice`},
+		{"SELECT 1 AS x, 2 AS X", "X", `yields column "X" twice`},
+		{"SELECT id, v AS \"MixedCase\", (SELECT 1 AS mixedcase), s.id AS k, s.v AS \"mixedCASE\" FROM @ref(a.src) AS s", "\"mixedCASE\"", `yields column "mixedCASE" twice`},
+		{"WITH c AS (SELECT 1 AS x, 2 AS y) SELECT c.x, c.y AS x FROM c", "x FROM", `yields column "x" twice`},
+		{"SELECT *, id FROM @ref(a.src)", "SELECT", `yields column "id" twice`},
 		{"SELECT 'caf\xe9' AS x", "\xe9", "not valid UTF-8"},
 		{"SELECT '/* no' AS \"a /* b\", 1 AS y -- /* nor\n/* a /* nested */ one */", "", ""},
 	} {

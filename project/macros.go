@@ -210,6 +210,11 @@ var notAliasWords = func() map[string]bool {
 	return m
 }()
 
+// IsKeyword reports whether word (any case) is one of the keywords that
+// cannot stand bare as an alias or a column name (notAliasWords): a column
+// so named must be quoted.
+func IsKeyword(word string) bool { return notAliasWords[strings.ToLower(word)] }
+
 // subqueryFollows reports whether the SQL at i (after a "(") starts a
 // query: SELECT, WITH, FROM (DuckDB's FROM-first), VALUES or TABLE, after
 // blanks and comments.
