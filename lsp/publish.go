@@ -16,6 +16,10 @@ import (
 type published struct {
 	uri protocol.DocumentURI
 	key string // the encoded diagnostics
+	// version is the buffer version they were sent with: the same
+	// diagnostics for a newer buffer (a file opened while the project
+	// loaded) are sent again, so the client knows they are current.
+	version uint32
 	// What they were made of: the same file of a snapshot with equal
 	// diagnostics encodes to the same key, so it is not encoded again.
 	f  *file
@@ -52,7 +56,8 @@ func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnosti
 	uri := snap.uri(rel)
 	old, had := c.published[rel]
 	f := snap.file(rel)
-	if had && len(ds) > 0 && old.uri == uri && f != nil && old.f == f && reflect.DeepEqual(old.ds, ds) {
+	version := snap.version(rel)
+	if had && len(ds) > 0 && old.uri == uri && old.version == version && f != nil && old.f == f && reflect.DeepEqual(old.ds, ds) {
 		return
 	}
 	pds := protocolDiagnostics(snap, rel, ds)
@@ -63,19 +68,18 @@ func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnosti
 	}
 	if len(pds) == 0 {
 		if had {
-			c.send(uri, snap.version(rel), []protocol.Diagnostic{})
+			c.send(uri, version, []protocol.Diagnostic{})
 			delete(c.published, rel)
 		}
 		return
 	}
 	b, _ := json.Marshal(pds)
 	key := string(b)
-	if had && old.key == key {
-		c.published[rel] = published{uri: uri, key: key, f: f, ds: ds}
+	c.published[rel] = published{uri: uri, key: key, version: version, f: f, ds: ds}
+	if had && old.key == key && old.version == version {
 		return
 	}
-	c.published[rel] = published{uri: uri, key: key, f: f, ds: ds}
-	c.send(uri, snap.version(rel), pds)
+	c.send(uri, version, pds)
 }
 
 // send publishes the diagnostics of one document; version 0 (a file that
