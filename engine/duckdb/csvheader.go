@@ -97,21 +97,24 @@ func readCSVHeader(path string, delim rune) ([]string, error) {
 }
 
 // csvColumnsInFileOrder is the columns argument for files with header h:
-// each header name with its declared type (VARCHAR when not declared, as
-// it is not read). A declared column the header lacks is not there to
-// read: selecting it by name fails to bind, as it should.
+// each header name (without case or surrounding spaces) as the declared
+// column it names, with its declared type, or as itself, VARCHAR, when
+// not declared (it is not read). A declared column the header lacks is
+// not there to read: selecting it by name fails to bind, as it should.
 func csvColumnsInFileOrder(h []string, declared []engine.Column) []engine.Column {
-	types := make(map[string]string, len(declared))
+	byName := make(map[string]engine.Column, len(declared))
 	for _, c := range declared {
-		types[strings.ToLower(c.Name)] = c.Type
+		byName[strings.ToLower(c.Name)] = c
 	}
 	out := make([]engine.Column, len(h))
 	for i, n := range h {
-		t, ok := types[strings.ToLower(n)]
+		n = strings.TrimSpace(n)
+		c, ok := byName[strings.ToLower(n)]
 		if !ok {
-			t = "VARCHAR"
+			c = engine.Column{Name: n, Type: "VARCHAR"}
 		}
-		out[i] = engine.Column{Name: n, Type: t}
+		delete(byName, strings.ToLower(n))
+		out[i] = c
 	}
 	return out
 }
