@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
@@ -271,7 +272,13 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 	}
 	// What EXTERNAL models read must be there: files always, tables when
 	// the warehouse is checked.
-	sourceProblems := p.checkSourceFiles()
+	// The files are described where the build reads them: the warehouse,
+	// else (none yet) the workbench.
+	var reader any = cfg.workbench
+	if _, ok := cfg.warehouse.(engine.FileReader); ok && cfg.warehouse != nil {
+		reader = cfg.warehouse
+	}
+	sourceProblems := p.checkSourceFiles(ctx, reader)
 	if cfg.checkWarehouse {
 		ds, err := p.checkWarehouse(ctx, st, cfg.warehouse)
 		if err != nil {

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -112,8 +113,9 @@ func sourceColumnDiags(m *project.Model, has []engine.Column) []project.Diagnost
 }
 
 // checkSourceFiles reports the file EXTERNAL models of the plan whose
-// local glob matches no file (a URL is not looked at).
-func (p *Plan) checkSourceFiles() []project.Diagnostic {
+// local glob matches no file (a URL is not looked at), and, when rd can
+// read files, those whose files lack a declared column (fileShapeDiags).
+func (p *Plan) checkSourceFiles(ctx context.Context, rd any) []project.Diagnostic {
 	a := p.analysis
 	var out []project.Diagnostic
 	for _, mp := range p.Models {
@@ -128,9 +130,118 @@ func (p *Plan) checkSourceFiles() []project.Diagnostic {
 		if !globMatches(analysis.AbsPath(a.Project.Root, m.Kind.Files)) {
 			out = append(out, sourceDiag(m, m.Kind.Files, project.CodeFile,
 				fmt.Sprintf("EXTERNAL %s reads files %s, but no file matches %s", m.Name, m.Kind.Files, m.Kind.Files)))
+			continue
 		}
+		out = append(out, fileShapeDiags(ctx, rd, a.Project.Root, m)...)
 	}
 	return out
+}
+
+// A file is not a table: nothing tells efmesh that a parquet file was
+// replaced by one whose column is renamed, or that a CSV header lost a
+// column, and the fingerprint of the EXTERNAL model does not move. So
+// plan, run and status --check describe the files (DuckDB reads only the
+// parquet footer, the CSV header and a sample) and compare their column
+// names with the declared ones — by name, as the reader binds them —
+// before anything is computed from them. Types are not compared: the
+// reader casts each column to its declared type.
+
+// fileColumns describes the files of an EXTERNAL kind under root on rd, a
+// FileReader engine; ok is false when rd cannot read files.
+func fileColumns(ctx context.Context, rd any, root string, kind project.Kind) (cols []engine.Column, ok bool, err error) {
+	fr, isFR := rd.(engine.FileReader)
+	eng, isEng := rd.(engine.Engine)
+	if !isFR || !isEng || eng == nil {
+		return nil, false, nil
+	}
+	q, err := fr.ReadFiles(engine.FileSpec{Paths: []string{analysis.AbsPath(root, kind.Files)}, Format: kind.Format, Options: analysis.FileOptions(kind.Options)})
+	if err != nil {
+		return nil, true, err
+	}
+	cols, err = eng.Describe(ctx, q)
+	return cols, true, err
+}
+
+// lackingColumns names the columns of want that has lacks (names without
+// case), and the message saying so: "data/*.parquet has no column name
+// (it has full_name)" — the columns the files have beyond want, or all
+// of them when there is none beyond.
+func lackingColumns(files string, want []string, has []engine.Column) ([]string, string) {
+	present := make(map[string]bool, len(has))
+	for _, c := range has {
+		present[strings.ToLower(c.Name)] = true
+	}
+	wanted := make(map[string]bool, len(want))
+	var lacking []string
+	for _, w := range want {
+		wanted[strings.ToLower(w)] = true
+		if !present[strings.ToLower(w)] {
+			lacking = append(lacking, w)
+		}
+	}
+	if len(lacking) == 0 {
+		return nil, ""
+	}
+	var extra, all []string
+	for _, c := range has {
+		all = append(all, c.Name)
+		if !wanted[strings.ToLower(c.Name)] {
+			extra = append(extra, c.Name)
+		}
+	}
+	it := "it has " + strings.Join(extra, ", ")
+	switch {
+	case len(has) == 0:
+		it = "it has no columns"
+	case len(extra) == 0:
+		it = "it has " + strings.Join(all, ", ")
+	}
+	what := "column " + lacking[0]
+	if len(lacking) > 1 {
+		what = "columns " + strings.Join(lacking, ", ")
+	}
+	return lacking, fmt.Sprintf("%s has no %s (%s)", files, what, it)
+}
+
+// fileShapeDiags describes the files the EXTERNAL model m reads on rd and
+// reports the declared columns they lack: one error at the declaration
+// when one is lacking, at the columns property when several are. Files
+// that cannot be read are an error at the glob. A model that declares no
+// columns is bound by the check to what the files have now: its
+// consumers' binding says what is wrong.
+func fileShapeDiags(ctx context.Context, rd any, root string, m *project.Model) []project.Diagnostic {
+	if len(m.Columns) == 0 {
+		return nil
+	}
+	has, ok, err := fileColumns(ctx, rd, root, m.Kind)
+	if !ok {
+		return nil
+	}
+	if err != nil {
+		return []project.Diagnostic{sourceDiag(m, m.Kind.Files, project.CodeFile,
+			"cannot read "+m.Kind.Files+": "+analysis.FirstLine(analysis.ErrMessage(err)))}
+	}
+	want := make([]string, len(m.Columns))
+	for i, c := range m.Columns {
+		want[i] = c.Name
+	}
+	lacking, msg := lackingColumns(m.Kind.Files, want, has)
+	if len(lacking) == 0 {
+		return nil
+	}
+	msg = "EXTERNAL " + m.Name + ": " + msg
+	if len(lacking) == 1 {
+		for _, d := range m.Columns {
+			if strings.EqualFold(d.Name, lacking[0]) {
+				return []project.Diagnostic{project.NewDiagnostic(m.File, m.Source, d.Range.Start.Offset, d.Range.End.Offset, project.SeverityError, project.CodeContract, msg)}
+			}
+		}
+	}
+	start, end := m.Header.Start.Offset, m.Header.Start.Offset
+	if p, ok := m.Property("columns"); ok {
+		start, end = p.Range.Start.Offset, p.Range.End.Offset
+	}
+	return []project.Diagnostic{project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, project.CodeContract, msg)}
 }
 
 // globMatches reports whether the file glob pattern (an absolute path) matches

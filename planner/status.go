@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -135,6 +136,13 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		for _, mr := range s.Missing {
 			s.Problems = append(s.Problems, mr.Model+": "+mr.Reason)
 		}
+		if sc.warehouse != nil {
+			ps, err := fileSourceProblems(ctx, sc.warehouse, sc.root, models)
+			if err != nil {
+				return nil, err
+			}
+			s.Problems = append(s.Problems, ps...)
+		}
 	}
 	names := make([]string, 0, len(models))
 	for n, m := range models {
@@ -226,4 +234,54 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}})
 	}
 	return exp
+}
+
+// fileSourceProblems describes, on the warehouse wh, the local files each
+// file EXTERNAL model of the environment reads (files under the project
+// folder root) and names those that match no file or lack a column the
+// model declared — or, declaring none, a column the snapshot recorded
+// when the files were read at its plan — as plan and run do
+// (fileShapeDiags).
+func fileSourceProblems(ctx context.Context, wh engine.Engine, root string, models map[string]envModel) ([]string, error) {
+	names := make([]string, 0, len(models))
+	for n := range models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		def := models[n].def
+		k := def.Kind
+		if k.Name != project.KindExternal || k.Files == "" || strings.Contains(k.Files, "://") {
+			continue
+		}
+		if !globMatches(analysis.AbsPath(root, k.Files)) {
+			out = append(out, fmt.Sprintf("%s: no file matches %s", n, k.Files))
+			continue
+		}
+		var want []string
+		for _, c := range def.Columns {
+			want = append(want, c.Name)
+		}
+		if len(want) == 0 {
+			for _, c := range def.Schema {
+				want = append(want, c.Name)
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		has, ok, err := fileColumns(ctx, wh, root, k)
+		if !ok {
+			return out, nil
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: cannot read %s: %s", n, k.Files, analysis.FirstLine(analysis.ErrMessage(err))))
+			continue
+		}
+		if lacking, msg := lackingColumns(k.Files, want, has); len(lacking) > 0 {
+			out = append(out, n+": "+msg)
+		}
+	}
+	return out, nil
 }

@@ -211,6 +211,64 @@ func binaryStamp() (stamp, error) {
 	return stampFile(exe, false)
 }
 
+// externalStamps are the data files EXTERNAL models read, and the folders
+// their globs walk, stamped by size and mtime (data files are not hashed:
+// they may be large): a file replaced, touched, added or removed under a
+// glob misses the digest, as the plan describes the files and compares
+// their columns with the declared ones. ok is false when a model reads
+// files the digest cannot watch (a URL).
+func externalStamps(p *project.Project) (out []stamp, ok bool) {
+	for _, m := range p.Models {
+		if m.Kind.Name != project.KindExternal || m.Kind.Files == "" {
+			continue
+		}
+		if strings.Contains(m.Kind.Files, "://") {
+			return nil, false
+		}
+		pattern := filepath.ToSlash(analysis.AbsPath(p.Root, m.Kind.Files))
+		segs := strings.Split(pattern, "/")
+		literal := 0
+		for literal < len(segs) && !strings.ContainsAny(segs[literal], `*?[\`) {
+			literal++
+		}
+		if literal == len(segs) { // one file
+			s, err := stampFile(filepath.FromSlash(pattern), false)
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, s)
+			continue
+		}
+		base := strings.Join(segs[:literal], "/")
+		rest := strings.Join(segs[literal:], "/")
+		if s, err := stampFile(filepath.FromSlash(base), false); err != nil || s.Missing {
+			return nil, false
+		}
+		err := filepath.WalkDir(filepath.FromSlash(base), func(name string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(filepath.FromSlash(base), name)
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && !project.MatchGlob(rest, filepath.ToSlash(rel)) {
+				return nil
+			}
+			s, err := stampFile(name, false)
+			if err != nil {
+				return err
+			}
+			out = append(out, s)
+			return nil
+		})
+		if err != nil {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
 // warehouseStamps are the DuckDB warehouse's files; ok is false for a
 // warehouse the digest cannot watch (PostgreSQL).
 func warehouseStamps(p *project.Project) ([]stamp, bool) {
@@ -410,6 +468,14 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 			return nil
 		}
 	}
+	ext, watchable := externalStamps(w.Project)
+	if !watchable {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	files = append(files, ext...)
 	if w.Project.Config.Lake != "" {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.

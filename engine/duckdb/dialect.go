@@ -155,8 +155,50 @@ func (d *DB) MergeParquet(paths, keys []string) (string, error) {
 }
 
 // ReadFiles renders a query over files that yields exactly the declared
-// columns (cast to their declared types) when columns are given.
+// columns (cast to their declared types) when columns are given, taken by
+// name: from a CSV file with a header, by the names its header line gives
+// (csvHeaderGroups).
 func (d *DB) ReadFiles(spec engine.FileSpec) (string, error) {
+	if spec.Format == "csv" && len(spec.Columns) > 0 {
+		if groups, ok := csvHeaderGroups(spec.Paths, spec.Options); ok {
+			reads := make([]string, len(groups))
+			for i, g := range groups {
+				from, err := readFunc(engine.FileSpec{Paths: g.files, Format: "csv", Columns: csvColumnsInFileOrder(g.header, spec.Columns), Options: spec.Options})
+				if err != nil {
+					return "", err
+				}
+				reads[i] = "SELECT * FROM " + from
+			}
+			from := "(" + reads[0] + ")"
+			if len(reads) > 1 {
+				from = "(" + strings.Join(reads, " UNION ALL BY NAME ") + ")"
+			}
+			return selectDeclared(spec.Columns, from), nil
+		}
+	}
+	from, err := readFunc(spec)
+	if err != nil {
+		return "", err
+	}
+	if len(spec.Columns) == 0 {
+		return "SELECT * FROM " + from, nil
+	}
+	return selectDeclared(spec.Columns, from), nil
+}
+
+// selectDeclared selects the declared columns from from, by name, cast to
+// their declared types.
+func selectDeclared(cols []engine.Column, from string) string {
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = "CAST(" + engine.QuoteIdent(c.Name) + " AS " + c.Type + ") AS " + engine.QuoteIdent(c.Name)
+	}
+	return "SELECT " + strings.Join(sel, ", ") + " FROM " + from
+}
+
+// readFunc renders the reader call (read_parquet(…), read_csv(…), …) for
+// spec; a CSV reader given columns takes them by position.
+func readFunc(spec engine.FileSpec) (string, error) {
 	var fn string
 	args := []string{}
 	if len(spec.Paths) == 1 {
@@ -213,15 +255,7 @@ func (d *DB) ReadFiles(spec engine.FileSpec) (string, error) {
 		}
 		args = append(args, o.Name+" = "+v)
 	}
-	from := fn + "(" + strings.Join(args, ", ") + ")"
-	if len(spec.Columns) == 0 {
-		return "SELECT * FROM " + from, nil
-	}
-	sel := make([]string, len(spec.Columns))
-	for i, c := range spec.Columns {
-		sel[i] = "CAST(" + engine.QuoteIdent(c.Name) + " AS " + c.Type + ") AS " + engine.QuoteIdent(c.Name)
-	}
-	return "SELECT " + strings.Join(sel, ", ") + " FROM " + from, nil
+	return fn + "(" + strings.Join(args, ", ") + ")", nil
 }
 
 func isIdent(s string) bool {

@@ -49,10 +49,11 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"scrub":  scrub,
-			"exits":  exits,
-			"shop32": shop32,
-			"drop":   dropByHand,
+			"scrub":   scrub,
+			"exits":   exits,
+			"shop32":  shop32,
+			"drop":    dropByHand,
+			"parquet": csvToParquet,
 		},
 	})
 }
@@ -91,6 +92,20 @@ func dropByHand(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("drop %s: %d physical tables, want 1", args[0], len(rows.Values))
 	}
 	ts.Check(db.Exec(ctx, fmt.Sprintf("DROP TABLE _efmesh.%v", rows.Values[0][0])))
+}
+
+// csvToParquet writes a parquet file from a CSV file of the work folder,
+// as a producer of data files would: `parquet data/in.csv data/out.parquet`
+// (columns and types as DuckDB infers them from the CSV).
+func csvToParquet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: parquet in.csv out.parquet")
+	}
+	db, err := duckdb.Open(":memory:")
+	ts.Check(err)
+	defer db.Close()
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	ts.Check(db.Exec(context.Background(), fmt.Sprintf("COPY (SELECT * FROM read_csv(%s)) TO %s (FORMAT parquet)", q(ts.MkAbs(args[0])), q(ts.MkAbs(args[1])))))
 }
 
 // exits runs a command, like exec, and fails unless it ends with the given
