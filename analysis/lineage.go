@@ -542,37 +542,5 @@ func ReferenceSources(a *Analysis, model, qualifier, column string) []ColumnRef 
 // ReferenceSourcesIn is ReferenceSources for a reference in the body of
 // the query's CTE named cte (the query itself when cte is "").
 func ReferenceSourcesIn(a *Analysis, model, cte, qualifier, column string) []ColumnRef {
-	info := a.Models[model]
-	if info == nil {
-		return nil
-	}
-	o := a.outline(info.Canonical)
-	if o == nil || o.Query == nil {
-		return nil
-	}
-	lt := &lineageTracer{a: a}
-	scope := cteScope{}
-	q := o.Query
-	for _, c := range o.Query.CTEs {
-		if cte != "" && strings.EqualFold(c.Name, cte) {
-			q = c.Query
-			break
-		}
-		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
-	}
-	if q == nil || q.Kind != engine.Select || cte != "" && q == o.Query {
-		return nil
-	}
-	var rels []relation
-	for _, src := range q.From {
-		rels = append(rels, lt.relation(src, scope, rels))
-	}
-	out := resolveName(engine.ColumnRef{Qualifier: qualifier, Column: column}, "", rels)
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Model != out[j].Model {
-			return out[i].Model < out[j].Model
-		}
-		return out[i].Column < out[j].Column
-	})
-	return out
+	return ReferenceFieldSourcesIn(a, model, cte, qualifier, column, "")
 }
