@@ -8,19 +8,15 @@ import (
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/internal/testkit"
 )
 
 // TestPostgresFunctions: in a Postgres project with a server configured,
 // function completion and signature help come from the server's pg_proc
 // and pg_description.
 func TestPostgresFunctions(t *testing.T) {
-	server := os.Getenv("EFMESH_TEST_POSTGRES_URL")
-	if server == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: scripts/test starts PostgreSQL")
-		}
-		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
-	}
+	server := testkit.PostgresURL(t)
 	root := t.TempDir()
 	for rel, src := range map[string]string{
 		"efmesh.yaml":     fmt.Sprintf("name: pg\nengine: {type: postgres, url: %q}\n", server),

@@ -2,10 +2,7 @@ package lsp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/internal/testkit"
 )
 
 // TestPostgresFieldsAgainstServer: on a real PostgreSQL, a model that
@@ -21,32 +20,8 @@ import (
 // bound by the server without error, and hover follows each output
 // column to the field or the list it comes from.
 func TestPostgresFieldsAgainstServer(t *testing.T) {
-	server := os.Getenv("EFMESH_TEST_POSTGRES_URL")
-	if server == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: scripts/test starts PostgreSQL")
-		}
-		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
-	}
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	var b [6]byte
-	rand.Read(b[:])
-	name := "efmesh_lsp_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	db := u.String()
+	db := testkit.PostgresDatabase(t)
 	conn, err := pgx.Connect(ctx, db)
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,7 @@ package lsp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/efmesh/efmesh/internal/testkit"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -21,32 +19,8 @@ import (
 // when there is one and never creates it in the team's database, however
 // many checks and plan hints run.
 func TestPostgresStoreIsNotCreated(t *testing.T) {
-	server := os.Getenv("EFMESH_TEST_POSTGRES_URL")
-	if server == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: scripts/test starts PostgreSQL")
-		}
-		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
-	}
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	var b [6]byte
-	rand.Read(b[:])
-	name := "efmesh_lsp_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	db := u.String()
+	db := testkit.PostgresDatabase(t)
 
 	root := t.TempDir()
 	for rel, src := range map[string]string{
@@ -116,13 +90,7 @@ func TestStoreBackoff(t *testing.T) {
 // the editor checks a Postgres project's bodies with its server, as plan
 // does: what the server refuses is a diagnostic at its place.
 func TestPostgresEditorBindsWithServer(t *testing.T) {
-	server := os.Getenv("EFMESH_TEST_POSTGRES_URL")
-	if server == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("EFMESH_TEST_POSTGRES_URL is not set: scripts/test starts PostgreSQL")
-		}
-		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
-	}
+	server := testkit.PostgresURL(t)
 	root := t.TempDir()
 	files := map[string]string{
 		"efmesh.yaml":             fmt.Sprintf("name: pg\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", server, server),

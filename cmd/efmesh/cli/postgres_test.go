@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,42 +14,10 @@ import (
 	"github.com/efmesh/efmesh/internal/testkit"
 )
 
-// pgServer returns the throwaway server scripts/test starts; CI must have
-// one, elsewhere the test is skipped.
-func pgServer(t *testing.T) string {
-	t.Helper()
-	return testkit.PostgresURL(t)
-}
-
 // freshDatabase creates a database for one test and returns its URL.
 func freshDatabase(t *testing.T) string {
 	t.Helper()
-	server := pgServer(t)
-	ctx := context.Background()
-	admin, err := postgres.Open(ctx, server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	var b [6]byte
-	rand.Read(b[:])
-	name := "efmesh_t_" + hex.EncodeToString(b[:])
-	if err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		a, err := postgres.Open(context.Background(), server)
-		if err == nil {
-			a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			a.Close()
-		}
-	})
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testkit.PostgresDatabase(t)
 }
 
 func pgQuery(t *testing.T, dbURL, sql string) string {
