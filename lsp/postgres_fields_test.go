@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/internal/testkit"
+	"github.com/efmesh/efmesh/internal/testkit/realdb"
 )
 
 // TestPostgresFieldsAgainstServer: on a real PostgreSQL, a model that
@@ -21,7 +21,7 @@ import (
 // column to the field or the list it comes from.
 func TestPostgresFieldsAgainstServer(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.PostgresDatabase(t)
+	db := realdb.PostgresDatabase(t)
 	conn, err := pgx.Connect(ctx, db)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/efmesh/efmesh/internal/testkit"
+	"github.com/efmesh/efmesh/internal/testkit/realdb"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -20,7 +21,7 @@ import (
 // many checks and plan hints run.
 func TestPostgresStoreIsNotCreated(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.PostgresDatabase(t)
+	db := realdb.PostgresDatabase(t)
 
 	root := t.TempDir()
 	for rel, src := range map[string]string{

@@ -49,7 +49,7 @@ var mayImport = map[string][]string{
 	"internal/gen":            nil,
 	"internal/benchrun":       {"internal/gen", "workspace", "connect", "ops", "planner", "analysis", "engine", "engine/duckdb", "project", "state", "state/sqlite"},
 	"internal/testkit":        nil,
-	"internal/testkit/realdb": {"engine", "engine/duckdb", "state", "state/sqlite"},
+	"internal/testkit/realdb": {"engine", "engine/duckdb", "engine/postgres", "state", "state/sqlite", "internal/testkit"},
 	"internal/archtest":       nil,
 }
 

@@ -8,18 +8,14 @@
 package testkit
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // WriteFiles writes files (slash path → content) under dir, creating the
@@ -139,36 +135,6 @@ func PostgresURL(t testing.TB) string {
 		t.Skip("EFMESH_TEST_POSTGRES_URL is not set")
 	}
 	return u
-}
-
-// PostgresDatabase creates a database of the test's own on the throwaway
-// server (PostgresURL), dropped when the test ends, and returns its URL.
-func PostgresDatabase(t testing.TB) string {
-	t.Helper()
-	server := PostgresURL(t)
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	name := RandomName("efmesh_t_")
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		if a, err := pgx.Connect(ctx, server); err == nil {
-			a.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			a.Close(ctx)
-		}
-	})
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }
 
 // RandomName is prefix followed by 12 random hex digits: a name of the

@@ -11,13 +11,13 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine/postgres"
-	"github.com/efmesh/efmesh/internal/testkit"
+	"github.com/efmesh/efmesh/internal/testkit/realdb"
 )
 
 // freshDatabase creates a database for one test and returns its URL.
 func freshDatabase(t *testing.T) string {
 	t.Helper()
-	return testkit.PostgresDatabase(t)
+	return realdb.PostgresDatabase(t)
 }
 
 func pgQuery(t *testing.T, dbURL, sql string) string {
