@@ -37,7 +37,7 @@ func fieldHover(w *world, m *project.Model, top, scope *query, path []string) st
 	mc := modelColumn{Model: src.model, Column: col}
 	if src.model == "" {
 		ups := w.through(src, col, 0)
-		if len(ups) != 1 || ups[0].Field != "" || w.deepType(m.Source, scope, colRef{qual: qual, name: col}, 0) == "" {
+		if len(ups) != 1 || ups[0].Field != "" || w.staticType(m.Source, scope, colRef{qual: qual, name: col}, 0) == "" {
 			// Not a struct passed on whole: one the CTE builds.
 			return builtFieldHover(w, m, top, scope, qual, col, fields)
 		}
@@ -149,7 +149,18 @@ func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col st
 	for _, r := range analysis.ReferenceFieldSourcesIn(w.res.analysis, m.Name, cteName, qual, col, fields[0]) {
 		from = appendUnique(from, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
 	}
-	if len(from) == 0 {
+	// The field's type: the engine's type of the struct column (deepType
+	// asks it to describe the CTE or subquery), read down the fields.
+	typ := w.deepType(m.Source, scope, colRef{qual: qual, name: col}, 0)
+	for _, f := range fields {
+		t, ok := engine.StructFieldType(typ, f)
+		if !ok {
+			typ = ""
+			break
+		}
+		typ = t
+	}
+	if len(from) == 0 && typ == "" {
 		return ""
 	}
 	shown := make([]string, 0, len(fields)+1)
@@ -158,20 +169,29 @@ func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col st
 		shown = append(shown, columnName(f))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** · field of the struct %s", strings.Join(shown, "."), columnName(col))
+	fmt.Fprintf(&b, "**%s**", strings.Join(shown, "."))
+	if typ != "" {
+		fmt.Fprintf(&b, " `%s`", typ)
+	}
+	fmt.Fprintf(&b, " · field of the struct %s", columnName(col))
 	if src, _ := w.resolveRef(scope, colRef{qual: qual, name: col}); src != nil && src.cte != nil {
 		fmt.Fprintf(&b, " built in CTE %s", src.cte.name)
+	} else if src != nil && src.sub != nil {
+		b.WriteString(" built in a subquery")
 	}
-	if len(fields) > 1 {
+	switch {
+	case len(from) == 0:
+		// A field of constants: no column feeds it.
+	case len(fields) > 1:
 		fmt.Fprintf(&b, "\n\n%s is built from: ", columnName(fields[0]))
 		parts := make([]string, len(from))
 		for i, f := range from {
 			parts[i] = w.shownColumn(f)
 		}
 		b.WriteString(strings.Join(parts, ", "))
-		return b.String()
+	default:
+		b.WriteString(lineageList(w, from))
 	}
-	b.WriteString(lineageList(w, from))
 	return b.String()
 }
 
@@ -210,9 +230,22 @@ func cteRefHover(w *world, m *project.Model, top, scope *query, ref colRef, src 
 
 // deepType is the type of a column reference followed through the items
 // of CTEs and subqueries that pass a column on, read a struct field of it
-// (st.a AS sa) or unnest a list of it (unnest(tags) AS tg). text is the
-// model's source. "" when it cannot be told without the engine.
+// (st.a AS sa) or unnest a list of it (unnest(tags) AS tg); past what
+// those tell, the engine's description of the CTE or subquery, when w
+// has one (withEngineTypes). text is the model's source. "" when it cannot
+// be told.
 func (w *world) deepType(text []byte, q *query, r colRef, depth int) string {
+	t := w.staticType(text, q, r, depth)
+	if t == "" && w.relTypes != nil && depth <= maxDepth {
+		if s, name := w.resolveRef(q, r); s != nil {
+			t = w.engineType(q, s, name)
+		}
+	}
+	return t
+}
+
+// staticType is deepType as far as the parents' columns tell.
+func (w *world) staticType(text []byte, q *query, r colRef, depth int) string {
 	if depth > maxDepth {
 		return ""
 	}

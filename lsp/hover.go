@@ -89,6 +89,7 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 	if q == nil {
 		return "", 0, 0, false
 	}
+	w = withEngineTypes(ctx, d.v, w, m, q)
 	if scope, ref, onQual, found := refAt(q, d.off); found {
 		src, name := w.resolveRef(scope, ref)
 		if onQual {

@@ -14,6 +14,9 @@ import (
 type world struct {
 	snap *snapshot
 	res  *checkResult
+	// relTypes, when set, describes a CTE or subquery that scope reads in
+	// the engine (withEngineTypes); deepType falls back to it.
+	relTypes func(scope *query, s *source) []engine.Column
 }
 
 // maxDepth bounds every walk through CTEs, subqueries and models.

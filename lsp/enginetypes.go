@@ -1,0 +1,166 @@
+package lsp
+
+import (
+	"context"
+	"time"
+
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
+)
+
+// describeTimeout bounds the engine's description of a part of a query
+// that a hover waits for (the workbench may be busy with a check).
+const describeTimeout = 3 * time.Second
+
+// withEngineTypes returns a copy of w whose deepType asks the engine for
+// the types of the columns of m's CTEs and FROM subqueries that cannot be
+// told from the parents' columns (a struct or a list the query builds, an
+// unnest of one): the workbench describes the CTE or subquery as the check
+// binds the body (analysis.DescribeBody). top is m's query. Each relation
+// is described at most once per copy.
+func withEngineTypes(ctx context.Context, v *view, w *world, m *project.Model, top *query) *world {
+	if v == nil || w.res == nil || w.res.analysis == nil || m == nil || top == nil {
+		return w
+	}
+	a := w.res.analysis
+	seen := map[*source][]engine.Column{}
+	cw := *w
+	cw.relTypes = func(scope *query, s *source) []engine.Column {
+		if cols, ok := seen[s]; ok {
+			return cols
+		}
+		seen[s] = nil
+		probe := probeModel(m, top, scope, s)
+		if probe == nil {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+		defer cancel()
+		var cols []engine.Column
+		err := v.ck.do(ctx, func(wb analysis.Workbench) error {
+			var err error
+			cols, err = analysis.DescribeBody(ctx, a, wb, probe)
+			return err
+		})
+		if err != nil {
+			return nil
+		}
+		seen[s] = cols
+		return cols
+	}
+	return &cw
+}
+
+// engineType is the type the engine gives column name of the CTE or
+// subquery s read in scope; "" when it cannot tell.
+func (w *world) engineType(scope *query, s *source, name string) string {
+	if w.relTypes == nil || s == nil || s.cte == nil && s.sub == nil {
+		return ""
+	}
+	for _, c := range w.relTypes(scope, s) {
+		if sqlscan.SameName(c.Name, name) {
+			return c.Type
+		}
+	}
+	return ""
+}
+
+// probeModel is m with its body cut down to a query of the relation s
+// that scope reads: for a CTE of top, the WITH clause up to it and
+// `SELECT * FROM` it; for a subquery in the FROM clause of top or of one
+// of its CTEs' bodies, the CTEs that scope sees and `SELECT * FROM (…)`
+// the subquery. The header, and the macros of the kept text, stay where
+// they are, so that the body binds as the model's does. nil for any
+// other relation.
+func probeModel(m *project.Model, top, scope *query, s *source) *project.Model {
+	if top.start < m.BodyStart || top.start > len(m.Source) {
+		return nil
+	}
+	// ctesEnd is where the CTEs up to (and without) index n end.
+	ctesEnd := func(n int) (int, bool) {
+		if n == 0 {
+			return top.start, true
+		}
+		c := top.ctes[n-1]
+		if c.q == nil {
+			return 0, false
+		}
+		toks := sqlscan.Tokens(m.Source, c.q.end)
+		if len(toks) == 0 || toks[0].Text(m.Source) != ")" {
+			return 0, false
+		}
+		return toks[0].End, true
+	}
+	var prefix int
+	var tail []byte
+	var sub *query
+	switch {
+	case s.cte != nil:
+		i := -1
+		for k, c := range top.ctes {
+			if c == s.cte {
+				i = k
+			}
+		}
+		if i < 0 {
+			return nil
+		}
+		end, ok := ctesEnd(i + 1)
+		if !ok {
+			return nil
+		}
+		prefix = end
+		tail = append([]byte(" SELECT * FROM "), m.Source[s.cte.nameStart:s.cte.nameEnd]...)
+	case s.sub != nil:
+		n := len(top.ctes)
+		if scope != top {
+			n = -1
+			for k, c := range top.ctes {
+				if c.q == scope {
+					n = k
+				}
+			}
+			if n < 0 {
+				return nil
+			}
+		}
+		end, ok := ctesEnd(n)
+		if !ok || s.sub.start < end || s.sub.end > len(m.Source) {
+			return nil
+		}
+		prefix, sub = end, s.sub
+		tail = []byte(" SELECT * FROM (")
+	default:
+		return nil
+	}
+	src := append([]byte(nil), m.Source[:prefix]...)
+	src = append(src, tail...)
+	var macros []project.Macro
+	for _, mc := range m.Macros {
+		if mc.End <= prefix {
+			macros = append(macros, mc)
+		}
+	}
+	if sub != nil {
+		delta := len(src) - sub.start
+		for _, mc := range m.Macros {
+			if mc.Start >= sub.start && mc.End <= sub.end {
+				mc.Start += delta
+				mc.End += delta
+				if mc.ArgEnd > 0 {
+					mc.ArgStart += delta
+					mc.ArgEnd += delta
+				}
+				macros = append(macros, mc)
+			}
+		}
+		src = append(src, m.Source[sub.start:sub.end]...)
+		src = append(src, ") AS efmesh_probe"...)
+	}
+	src = append(src, '\n')
+	probe := *m
+	probe.Source, probe.Macros = src, macros
+	return &probe
+}
