@@ -40,20 +40,31 @@ func DescribeBody(ctx context.Context, a *Analysis, wb Workbench, m *project.Mod
 	switch {
 	case c.eng != nil:
 		return c.eng.Describe(ctx, c.bindRender(m).SQL)
-	case c.binder != nil && c.server == nil:
+	case c.binder != nil:
+		// As the check binds a body (checker.body).
 		rels := map[string][]engine.Column{}
 		for _, r := range m.Refs() {
 			s, t := checkRelation(r)
 			rels[s+"."+t] = a.Models[r].Columns
 		}
-		r, _ := RenderBody(m, MacroText{
+		text := MacroText{
 			Ref: func(n string) (string, bool) {
 				s, t := checkRelation(n)
 				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 			},
 			Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
 			Vars: a.Project.Config.Variables, Literal: c.d.Literal,
-		})
+		}
+		if c.server != nil {
+			text.Ref = func(n string) (string, bool) {
+				return c.server.StandIn(a.Models[n].Columns), true
+			}
+			text.Start = c.d.TimestampLiteral("2000-01-01T00:00:00Z")
+			text.End = c.d.TimestampLiteral("2000-01-02T00:00:00Z")
+			r, _ := RenderBody(m, text)
+			return c.server.BindContext(ctx, r.SQL, rels)
+		}
+		r, _ := RenderBody(m, text)
 		return c.binder.Bind(r.SQL, rels)
 	}
 	return nil, errors.New("the workbench cannot describe a query")

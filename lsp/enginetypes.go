@@ -50,6 +50,26 @@ func withEngineTypes(ctx context.Context, v *view, w *world, m *project.Model, t
 		seen[s] = cols
 		return cols
 	}
+	types := map[string]string{}
+	cw.exprType = func(expr string) string {
+		if t, ok := types[expr]; ok {
+			return t
+		}
+		types[expr] = ""
+		probe := &project.Model{Name: m.Name, File: m.File, Source: []byte("SELECT " + expr + " AS efmesh_probe\n")}
+		ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+		defer cancel()
+		var cols []engine.Column
+		err := v.ck.do(ctx, func(wb analysis.Workbench) error {
+			var err error
+			cols, err = analysis.DescribeBody(ctx, a, wb, probe)
+			return err
+		})
+		if err == nil && len(cols) == 1 {
+			types[expr] = cols[0].Type
+		}
+		return types[expr]
+	}
 	return &cw
 }
 

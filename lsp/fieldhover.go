@@ -18,6 +18,13 @@ import (
 // analysis.ReferenceFieldSourcesIn). "" when path is not a field of a
 // struct column in scope. m and top are the model and its query.
 func fieldHover(w *world, m *project.Model, top, scope *query, path []string) string {
+	return fieldHoverOf(w, m, top, scope, path, false)
+}
+
+// fieldHoverOf is fieldHover; paren marks a field read as (s).f, which
+// names a field whether or not its type can be told: a Postgres composite
+// type's fields are the server's to say (w.exprType).
+func fieldHoverOf(w *world, m *project.Model, top, scope *query, path []string, paren bool) string {
 	if len(path) < 2 {
 		return ""
 	}
@@ -43,11 +50,21 @@ func fieldHover(w *world, m *project.Model, top, scope *query, path []string) st
 		}
 		mc = ups[0]
 	}
-	typ := w.columnType(mc.Model, mc.Column)
+	base := w.columnType(mc.Model, mc.Column)
+	typ, kind := base, "struct"
 	for _, f := range fields {
 		t, ok := engine.StructFieldType(typ, f)
 		if !ok {
-			return ""
+			// Not a struct type whose fields it writes: the engine may
+			// know the type's fields (a composite type).
+			typ, kind = "", "composite"
+			if w.exprType != nil && base != "" {
+				typ = w.exprType(fieldProbe(base, fields))
+			}
+			if typ == "" && !paren {
+				return ""
+			}
+			break
 		}
 		typ = t
 	}
@@ -57,7 +74,11 @@ func fieldHover(w *world, m *project.Model, top, scope *query, path []string) st
 		shown = append(shown, columnName(f))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** `%s` · field of the struct column %s.%s", strings.Join(shown, "."), typ, mc.Model, columnName(mc.Column))
+	fmt.Fprintf(&b, "**%s**", strings.Join(shown, "."))
+	if typ != "" {
+		fmt.Fprintf(&b, " `%s`", typ)
+	}
+	fmt.Fprintf(&b, " · field of the %s column %s.%s", kind, mc.Model, columnName(mc.Column))
 	self := modelColumn{Model: mc.Model, Column: mc.Column, Field: fields[0]}
 	if w.res == nil || w.res.analysis == nil {
 		return b.String()

@@ -126,6 +126,12 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 		}
 		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name), string(m.Source[ref.start:ref.end])), ref.start, ref.end, true
 	}
+	if scope, path, start, end, found := parenFieldAt(m.Source, q, d.off); found {
+		if text := fieldHoverOf(w, m, q, scope, path, true); text != "" {
+			return text, start, end, true
+		}
+		return "", 0, 0, false
+	}
 	if scope, path, start, end, found := bracketFieldAt(m.Source, q, d.off); found {
 		if text := fieldHover(w, m, q, scope, path); text != "" {
 			return text, start, end, true
@@ -326,7 +332,7 @@ func itemHover(w *world, m *project.Model, top, scope *query, it *selectItem) st
 	fmt.Fprintf(&b, "**%s**", writtenName(m.Source, it.nameStart, it.nameEnd, it.name))
 	if scope == top {
 		for _, c := range inferredColumns(w.res, m.Name) {
-			if sqlscan.SameName(c.Name, it.name) {
+			if sqlscan.SameName(c.Name, it.name) && c.Type != "" {
 				fmt.Fprintf(&b, " `%s`", c.Type)
 			}
 		}

@@ -17,6 +17,9 @@ type world struct {
 	// relTypes, when set, describes a CTE or subquery that scope reads in
 	// the engine (withEngineTypes); deepType falls back to it.
 	relTypes func(scope *query, s *source) []engine.Column
+	// exprType, when set, is the type the engine gives an expression that
+	// reads no relation ("" when it cannot tell).
+	exprType func(expr string) string
 }
 
 // maxDepth bounds every walk through CTEs, subqueries and models.
