@@ -68,13 +68,8 @@ func fieldHoverOf(w *world, m *project.Model, top, scope *query, path []string, 
 		}
 		typ = t
 	}
-	shown := make([]string, 0, len(fields)+1)
-	shown = append(shown, columnName(col))
-	for _, f := range fields {
-		shown = append(shown, columnName(f))
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", strings.Join(shown, "."))
+	fmt.Fprintf(&b, "**%s**", shownPath(col, base, fields))
 	if typ != "" {
 		fmt.Fprintf(&b, " `%s`", typ)
 	}
@@ -172,7 +167,8 @@ func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col st
 	}
 	// The field's type: the engine's type of the struct column (deepType
 	// asks it to describe the CTE or subquery), read down the fields.
-	typ := w.deepType(m.Source, scope, colRef{qual: qual, name: col}, 0)
+	base := w.deepType(m.Source, scope, colRef{qual: qual, name: col}, 0)
+	typ := base
 	for _, f := range fields {
 		t, ok := engine.StructFieldType(typ, f)
 		if !ok {
@@ -184,13 +180,8 @@ func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col st
 	if len(from) == 0 && typ == "" {
 		return ""
 	}
-	shown := make([]string, 0, len(fields)+1)
-	shown = append(shown, columnName(col))
-	for _, f := range fields {
-		shown = append(shown, columnName(f))
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", strings.Join(shown, "."))
+	fmt.Fprintf(&b, "**%s**", shownPath(col, base, fields))
 	if typ != "" {
 		fmt.Fprintf(&b, " `%s`", typ)
 	}
@@ -394,4 +385,23 @@ func unnestOf(text []byte, it *selectItem) bool {
 		}
 	}
 	return false
+}
+
+// shownPath is how hover writes the field path fields of column col: each
+// field as the struct type typ (col's) names it, its case kept, where typ
+// says; as read otherwise.
+func shownPath(col, typ string, fields []string) string {
+	shown := []string{columnName(col)}
+	for _, f := range fields {
+		name := f
+		for _, n := range engine.StructFields(typ) {
+			if strings.EqualFold(n, f) {
+				name = n
+				break
+			}
+		}
+		shown = append(shown, columnName(name))
+		typ, _ = engine.StructFieldType(typ, f)
+	}
+	return strings.Join(shown, ".")
 }
