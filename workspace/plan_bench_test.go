@@ -20,7 +20,7 @@ import (
 //
 //	go test ./workspace -run '^$' -bench 'Plan/noop/2000$' -benchtime 20x -cpuprofile /tmp/noop.prof
 //	go tool pprof -top -nodecount 5 workspace.test /tmp/noop.prof
-var planBenchSizes = []int{100, 500, 2000}
+var planBenchSizes = []int{100, 500, 2000, 10000}
 
 // benchProject is a fresh clone of the generated project: N FULL models in
 // chains of five over one 1,000-row source, DuckDB in a file.
