@@ -1,6 +1,9 @@
 package engine
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Substitution replaces src[Start:End] with Text when rendering.
 type Substitution struct {
@@ -31,27 +34,33 @@ type Rendered struct {
 func Render(src []byte, from, to int, subs []Substitution) Rendered {
 	subs = append([]Substitution(nil), subs...)
 	sort.Slice(subs, func(i, j int) bool { return subs[i].Start < subs[j].Start })
-	var out []byte
-	var segs []Segment
+	// The text is sized once: the span, grown by what replaces its parts.
+	size := max(to-from, 0)
+	for _, s := range subs {
+		size += len(s.Text)
+	}
+	var out strings.Builder
+	out.Grow(size)
+	segs := make([]Segment, 0, 2*len(subs)+1)
 	pos := from
 	copySpan := func(a, b int) {
 		if b <= a {
 			return
 		}
-		segs = append(segs, Segment{Rendered: len(out), Len: b - a, Source: a, SourceLen: b - a, Copied: true})
-		out = append(out, src[a:b]...)
+		segs = append(segs, Segment{Rendered: out.Len(), Len: b - a, Source: a, SourceLen: b - a, Copied: true})
+		out.Write(src[a:b])
 	}
 	for _, s := range subs {
 		if s.Start < pos || s.End > to {
 			continue
 		}
 		copySpan(pos, s.Start)
-		segs = append(segs, Segment{Rendered: len(out), Len: len(s.Text), Source: s.Start, SourceLen: s.End - s.Start})
-		out = append(out, s.Text...)
+		segs = append(segs, Segment{Rendered: out.Len(), Len: len(s.Text), Source: s.Start, SourceLen: s.End - s.Start})
+		out.WriteString(s.Text)
 		pos = s.End
 	}
 	copySpan(pos, to)
-	return Rendered{SQL: string(out), Segments: segs}
+	return Rendered{SQL: out.String(), Segments: segs}
 }
 
 // Prefix returns r with text prepended; the map shifts accordingly and

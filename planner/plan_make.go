@@ -112,6 +112,11 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 	// environment serves now (unchanged, non-breaking, forward-only or
 	// reusing): children moved only by such parents can keep their tables.
 	keeps := map[string]bool{}
+	// One line per model (and a few removed ones): sized once, not grown
+	// by doubling a slice of wide lines.
+	if n := len(a.Project.Models); n > 0 {
+		p.Models = make([]ModelPlan, 0, n)
+	}
 	for _, m := range a.Project.Models {
 		info := a.Models[m.Name]
 		if info == nil {

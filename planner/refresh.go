@@ -64,8 +64,11 @@ func lastRefresh(ctx context.Context, st state.Reader, fp string) (time.Time, bo
 }
 
 // dueRefreshes lists the FULL models of the plan whose cron fired after
-// their last refresh, as of now.
-func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) (map[string]bool, error) {
+// their last refresh, as of now. A model skip answers true for is left
+// out without reading its ledger (every cron is still parsed): a plan's
+// own builds are refreshed by its apply, and a cold plan builds every
+// model, so it reads no ledger at all.
+func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time, skip func(ModelPlan) bool) (map[string]bool, error) {
 	due := map[string]bool{}
 	cfg := p.analysis.Project.Config
 	for _, mp := range p.Models {
@@ -76,6 +79,9 @@ func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) 
 		c, err := project.ParseCron(cfg.CronOf(info.Model))
 		if err != nil {
 			return nil, fmt.Errorf("%s: cron %w", mp.Name, err)
+		}
+		if skip != nil && skip(mp) {
+			continue
 		}
 		last, ok, err := lastRefresh(ctx, st, info.Fingerprint)
 		if err != nil {
@@ -92,11 +98,11 @@ func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) 
 // (dueRefreshes, as a run tick decides them) that this plan's apply does
 // not compute. A model the plan builds or refills is refreshed by apply.
 func (p *Plan) fillDueRefresh(ctx context.Context, st state.Reader, now time.Time) error {
-	due, err := dueRefreshes(ctx, p, st, now)
+	refill := p.refilled()
+	due, err := dueRefreshes(ctx, p, st, now, func(mp ModelPlan) bool { return p.computes(mp, refill) })
 	if err != nil {
 		return err
 	}
-	refill := p.refilled()
 	for _, mp := range p.Models {
 		if due[mp.Name] && !p.computes(mp, refill) {
 			p.DueRefresh = append(p.DueRefresh, mp.Name)

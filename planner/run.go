@@ -134,7 +134,7 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 		sort.Strings(res.BlockedBy)
 		return nil
 	}
-	due, err := dueRefreshes(ctx, p, st, now())
+	due, err := dueRefreshes(ctx, p, st, now(), nil)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,12 @@ import (
 //
 //	go test ./workspace -run '^$' -bench 'Plan/noop/2000$' -benchtime 20x -cpuprofile /tmp/noop.prof
 //	go tool pprof -top -nodecount 5 workspace.test /tmp/noop.prof
-var planBenchSizes = []int{100, 500, 2000}
+//
+// A cold plan's growth shows by comparing the profiles of two sizes (the
+// anchored pattern leaves out the other benchmarks whose names hold Plan):
+//
+//	go test ./workspace -run '^$' -bench '^BenchmarkPlan$/^cold$/^10000$' -benchtime 1x -cpuprofile /tmp/c10.prof
+var planBenchSizes = []int{100, 500, 2000, 10000}
 
 // benchProject is a fresh clone of the generated project: N FULL models in
 // chains of five over one 1,000-row source, DuckDB in a file.
