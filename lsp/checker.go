@@ -276,6 +276,12 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	res.analysis = a
 	if full {
 		c.openLintDisk(snap.proj)
+		// Linting a project checked for the first time costs about as
+		// much as checking it: what the check found goes out first.
+		c.publishFirst(snap, a.Diagnostics)
+		if h := c.v.s.beforeLint; h != nil {
+			h()
+		}
 	}
 	res.checked = c.lint.withLint(a)
 	if full {

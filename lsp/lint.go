@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"maps"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/lint"
@@ -90,7 +92,7 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 	if len(stale) > 0 {
 		// A model's findings are all in its own file.
 		byFile := map[string][]project.Diagnostic{}
-		for _, d := range lint.Check(a, sev, stale) {
+		for _, d := range lintParallel(a, sev, stale) {
 			byFile[d.File] = append(byFile[d.File], d)
 		}
 		for _, name := range stale {
@@ -105,6 +107,39 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 	}
 	project.SortDiagnostics(out[n:])
 	return out
+}
+
+// lintChunk is the fewest models worth a goroutine of their own.
+const lintChunk = 256
+
+// lintParallel is lint.Check of names spread over the cores: linting a
+// model reads only the analysis (its outline is decoded from the
+// canonical form, no database), so the models of a whole-project check
+// from a fresh clone are linted side by side.
+func lintParallel(a *analysis.Analysis, sev lint.Severities, names []string) []project.Diagnostic {
+	workers := min(runtime.GOMAXPROCS(0), (len(names)+lintChunk-1)/lintChunk)
+	if workers <= 1 {
+		return lint.Check(a, sev, names)
+	}
+	found := make([][]project.Diagnostic, workers)
+	panics := make([]any, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		part := names[i*len(names)/workers : (i+1)*len(names)/workers]
+		wg.Go(func() {
+			// A panic goes back to the checker's goroutine, whose
+			// recovery logs it and checks from scratch next time.
+			defer func() { panics[i] = recover() }()
+			found[i] = lint.Check(a, sev, part)
+		})
+	}
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+	return slices.Concat(found...)
 }
 
 // diagnosticSource names who found d.

@@ -50,6 +50,22 @@ func (c *checker) publish(res *checkResult) {
 	}
 }
 
+// publishFirst publishes the diagnostics ds of a check ahead of its full
+// result (the linter's findings and the plan hints come later), on the
+// files that have nothing published: a file whose diagnostics are out
+// keeps them until the full result replaces them, so nothing flickers.
+func (c *checker) publishFirst(snap *snapshot, ds []project.Diagnostic) {
+	byFile := map[string][]project.Diagnostic{}
+	for _, d := range ds {
+		if _, had := c.published[d.File]; d.File != "" && !had {
+			byFile[d.File] = append(byFile[d.File], d)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(byFile)) {
+		c.publishFile(snap, rel, byFile[rel])
+	}
+}
+
 // publishFile publishes the diagnostics ds of one file unless they are
 // what was published last; none clears what was.
 func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnostic) {
