@@ -283,7 +283,7 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 			h()
 		}
 	}
-	res.checked = c.lint.withLint(a)
+	res.checked = c.lint.withLint(a, full)
 	if full {
 		if serr := c.lint.disk.save(); serr != nil {
 			c.v.s.log.Debug("could not save the lint cache", "err", serr)

@@ -19,8 +19,8 @@ const lintSource = "efmesh-lint"
 // linter's findings (code = rule id, quick fixes as code actions), by
 // file and position. Only the models whose ModelInfo is new since the
 // last check are linted again (see lintCache).
-func (lc *lintCache) withLint(a *analysis.Analysis) []project.Diagnostic {
-	found := lc.lint(a)
+func (lc *lintCache) withLint(a *analysis.Analysis, full bool) []project.Diagnostic {
+	found := lc.lint(a, full)
 	if len(found) == 0 {
 		return a.Diagnostics
 	}
@@ -49,7 +49,10 @@ type lintEntry struct {
 
 // lint returns the findings of every model of a (and of the lint
 // configuration), sorted, linting only the models it has no findings for.
-func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
+// A whole-project check (full) takes findings from the disk and leaves
+// its own there; an edit's check lints its few models and keeps them in
+// memory only.
+func (lc *lintCache) lint(a *analysis.Analysis, full bool) []project.Diagnostic {
 	sev, out := lint.Configure(a.Project.Config.Lint)
 	if lc.byModel == nil || !maps.Equal(sev, lc.sev) {
 		lc.sev, lc.byModel = sev, map[string]lintEntry{}
@@ -73,13 +76,17 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 			stale = append(stale, m.Name)
 		}
 	}
-	if len(stale) > 0 && lc.disk != nil {
+	disk := lc.disk
+	if !full {
+		disk = nil
+	}
+	if len(stale) > 0 && disk != nil {
 		// Findings of an earlier session on the same inputs.
 		live := stale[:0]
 		for _, name := range stale {
 			info := a.Models[name]
-			key := lc.disk.key(a, info, sev)
-			if found, ok := lc.disk.get(key); ok {
+			key := disk.key(a, info, sev)
+			if found, ok := disk.get(key); ok {
 				lc.byModel[name] = lintEntry{info: info, found: found}
 				out = append(out, found...)
 				continue
@@ -98,8 +105,8 @@ func (lc *lintCache) lint(a *analysis.Analysis) []project.Diagnostic {
 		for _, name := range stale {
 			if info := a.Models[name]; info != nil && info.Model != nil {
 				lc.byModel[name] = lintEntry{info: info, found: byFile[info.Model.File]}
-				if lc.disk != nil {
-					lc.disk.put(lc.disk.key(a, info, sev), byFile[info.Model.File])
+				if disk != nil {
+					disk.put(disk.key(a, info, sev), byFile[info.Model.File])
 				}
 				out = append(out, byFile[info.Model.File]...)
 			}
