@@ -95,7 +95,12 @@ func (d *lintDisk) key(a *analysis.Analysis, info *analysis.ModelInfo, sev lint.
 	w(strconv.FormatBool(a.Outliner() != nil))
 	w(m.File)
 	wb(m.Source)
-	wb(info.Canonical)
+	if info.OwnHash != "" {
+		// The own hash covers the canonical form, in 64 bytes.
+		w("own " + info.OwnHash)
+	} else {
+		wb(info.Canonical)
+	}
 	cols := func(cs []engine.Column) {
 		w(strconv.Itoa(len(cs)))
 		for _, c := range cs {
@@ -117,13 +122,16 @@ func (d *lintDisk) key(a *analysis.Analysis, info *analysis.ModelInfo, sev lint.
 	for _, r := range m.Refs() {
 		other(r)
 	}
-	// A plain table name that is a model (an error of the check's, which
-	// the linter reads anyway): the linter resolves a source's schema and
-	// table against the models, so every model whose name ends in a
-	// string of the canonical form is part of the key.
-	w("named")
-	for _, name := range d.named(a, info.Canonical) {
-		other(name)
+	// A plain table name that is a model is an error of the check's,
+	// which the linter reads anyway: it resolves a source's schema and
+	// table against the models. In a model the check found anything in,
+	// every model whose name ends in a string of the canonical form is
+	// part of the key.
+	if len(info.Diagnostics) > 0 || info.Broken {
+		w("named")
+		for _, name := range d.named(a, info.Canonical) {
+			other(name)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
