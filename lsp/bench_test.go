@@ -121,10 +121,17 @@ func profileOpens(b *testing.B) func() {
 // BenchmarkEdit measures one edit → its diagnostics, debounce included:
 // the middle model of a chain alternately breaks (an unknown column) and
 // is fixed again, so each edit changes what is published.
-func BenchmarkEdit(b *testing.B) {
+func BenchmarkEdit(b *testing.B) { benchEdit(b, false) }
+
+// BenchmarkEditLeaves is BenchmarkEdit with an error in the last model of
+// every chain, as in scripts/bench: a fifth of the files hold published
+// diagnostics while the edits go on.
+func BenchmarkEditLeaves(b *testing.B) { benchEdit(b, true) }
+
+func benchEdit(b *testing.B, brokenLeaves bool) {
 	for _, n := range benchSizes {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			root := writeBenchProject(b, n)
+			root := writeBenchProjectWith(b, n, brokenLeaves)
 			c := newTestClient(b, root, clientOptions{})
 			rel := fmt.Sprintf("models/m/c%05d_2.sql", n/10)
 			c.open(rel)

@@ -283,7 +283,7 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 			h()
 		}
 	}
-	res.checked = c.lint.withLint(a, full)
+	res.checked = c.lint.withLint(a, prev, full, snap.models)
 	if full {
 		if serr := c.lint.disk.save(); serr != nil {
 			c.v.s.log.Debug("could not save the lint cache", "err", serr)

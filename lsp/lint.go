@@ -19,8 +19,19 @@ const lintSource = "efmesh-lint"
 // linter's findings (code = rule id, quick fixes as code actions), by
 // file and position. Only the models whose ModelInfo is new since the
 // last check are linted again (see lintCache).
-func (lc *lintCache) withLint(a *analysis.Analysis, full bool) []project.Diagnostic {
-	found := lc.lint(a, full)
+//
+// An edit's check (prev is the analysis a was made from by Reanalyze) on
+// the same set of models as the last call (models) lints a.Checked only
+// and, when their findings did not move, touches nothing else: a
+// keystroke does not walk ten thousand models.
+func (lc *lintCache) withLint(a, prev *analysis.Analysis, full bool, models *modelSet) []project.Diagnostic {
+	lc.linted = 0
+	found, ok := lc.lintChecked(a, prev, full, models)
+	lc.walked = !ok
+	if !ok {
+		found = lc.lint(a, full)
+		lc.lastA, lc.lastSet, lc.lastOut = a, models, found
+	}
 	if len(found) == 0 {
 		return a.Diagnostics
 	}
@@ -40,6 +51,58 @@ type lintCache struct {
 	byModel map[string]lintEntry
 	disk    *lintDisk // findings of earlier sessions; nil when not opened
 	linted  int       // the models the last call linted through the engine
+
+	// What the last call linted and found: its analysis, the snapshot's
+	// set of models, every finding.
+	lastA   *analysis.Analysis
+	lastSet *modelSet
+	lastOut []project.Diagnostic
+	walked  bool // the last call walked every model
+}
+
+// lintChecked is lint for an edit's check when a's models are those of
+// the last call's analysis (prev) and only the models a checked may have
+// new findings: ok is false when it does not apply or a finding moved
+// (then lint walks every model).
+func (lc *lintCache) lintChecked(a, prev *analysis.Analysis, full bool, models *modelSet) (found []project.Diagnostic, ok bool) {
+	if full || prev == nil || prev != lc.lastA || models == nil || models != lc.lastSet || lc.byModel == nil {
+		return nil, false
+	}
+	if sev, _ := lint.Configure(a.Project.Config.Lint); !maps.Equal(sev, lc.sev) {
+		return nil, false
+	}
+	var stale []string
+	for _, name := range a.Checked {
+		info := a.Models[name]
+		if info == nil || info.Model == nil {
+			return nil, false
+		}
+		if e, ok := lc.byModel[name]; !ok || e.info != info {
+			stale = append(stale, name)
+		}
+	}
+	lc.linted = len(stale) // lint adds what it lints when a finding moved
+	moved := false
+	if len(stale) > 0 {
+		byFile := map[string][]project.Diagnostic{}
+		for _, d := range lintParallel(a, lc.sev, stale) {
+			byFile[d.File] = append(byFile[d.File], d)
+		}
+		for _, name := range stale {
+			info := a.Models[name]
+			e, had := lc.byModel[name]
+			now := byFile[info.Model.File]
+			if !had || !sameDiagnostics(e.found, now) {
+				moved = true
+			}
+			lc.byModel[name] = lintEntry{info: info, found: now}
+		}
+	}
+	if moved {
+		return nil, false
+	}
+	lc.lastA = a
+	return lc.lastOut, true
 }
 
 type lintEntry struct {
@@ -95,7 +158,7 @@ func (lc *lintCache) lint(a *analysis.Analysis, full bool) []project.Diagnostic 
 		}
 		stale = live
 	}
-	lc.linted = len(stale)
+	lc.linted += len(stale)
 	if len(stale) > 0 {
 		// A model's findings are all in its own file.
 		byFile := map[string][]project.Diagnostic{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -102,5 +103,61 @@ func TestLintParallel(t *testing.T) {
 	project.SortDiagnostics(got)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("parallel lint found\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestLintOnEdit: an edit of a body lints the models its check checked
+// and keeps every other model's findings: a finding the edit makes
+// appears and goes again, the finding of a model the edit does not
+// reach stays.
+func TestLintOnEdit(t *testing.T) {
+	root := testkit.WriteProject(t, map[string]string{
+		"efmesh.yaml":           "name: lintedit\n",
+		"models/raw/events.sql": "MODEL (name raw.events, kind EXTERNAL (table src.events), columns (id INTEGER, value DOUBLE));\n",
+		"models/m/base.sql":     "MODEL (name m.base, kind FULL);\nSELECT id, value FROM @ref(raw.events)\n",
+		"models/m/star.sql":     "MODEL (name m.star, kind FULL);\nSELECT * FROM @ref(m.base)\n",
+		"models/m/edited.sql":   "MODEL (name m.edited, kind FULL);\nSELECT id FROM @ref(m.base)\n",
+		"models/m/child.sql":    "MODEL (name m.child, kind FULL);\nSELECT id FROM @ref(m.edited)\n",
+	})
+	c := newTestClient(t, root, clientOptions{})
+	edited := "models/m/edited.sql"
+	c.open(edited)
+	c.waitIdle()
+	codes := func(rel string) (out []string) {
+		for _, d := range c.diagnostics(rel) {
+			out = append(out, d.Code.(string))
+		}
+		return out
+	}
+	want := func(rel string, codes_ ...string) {
+		t.Helper()
+		if got := codes(rel); !slices.Equal(got, codes_) {
+			t.Fatalf("%s has %v, want %v", rel, got, codes_)
+		}
+	}
+	want("models/m/star.sql", lint.NoSelectStar)
+	want(edited)
+	for range 2 {
+		c.replace(edited, "SELECT id FROM", "SELECT * FROM")
+		c.waitIdle()
+		want(edited, lint.NoSelectStar)
+		want("models/m/star.sql", lint.NoSelectStar)
+		if n := c.srv.allViews()[0].ck.lint.linted; n == 0 || n > 2 {
+			t.Fatalf("the edit linted %d models, want the edited one and its child", n)
+		}
+		c.replace(edited, "SELECT * FROM", "SELECT id FROM")
+		c.waitIdle()
+		want(edited)
+		want("models/m/star.sql", lint.NoSelectStar)
+		// A keystroke that moves no finding walks no other model.
+		c.replace(edited, "SELECT id FROM", "SELECT id  FROM")
+		c.waitIdle()
+		want(edited)
+		want("models/m/star.sql", lint.NoSelectStar)
+		if lc := &c.srv.allViews()[0].ck.lint; lc.walked || lc.linted != 1 {
+			t.Fatalf("a keystroke walked every model (%v) or linted %d models, want 1", lc.walked, lc.linted)
+		}
+		c.replace(edited, "SELECT id  FROM", "SELECT id FROM")
+		c.waitIdle()
 	}
 }
