@@ -16,7 +16,12 @@ import (
 
 // The benchmark project of DESIGN.md §9: n FULL models in chains of five
 // over one EXTERNAL table.
-func writeBenchProject(b *testing.B, n int) string {
+func writeBenchProject(b *testing.B, n int) string { return writeBenchProjectWith(b, n, false) }
+
+// writeBenchProjectWith is writeBenchProject; with brokenLeaves the last
+// model of every chain reads a column its parent lacks (as scripts/bench
+// does), so a fifth of the files have a diagnostic to publish.
+func writeBenchProjectWith(b *testing.B, n int, brokenLeaves bool) string {
 	b.Helper()
 	root := b.TempDir()
 	write := func(rel, text string) {
@@ -41,6 +46,10 @@ func writeBenchProject(b *testing.B, n int) string {
 		if step > 0 {
 			parent = benchModel(chain, step-1)
 		}
+		col := "value"
+		if brokenLeaves && step == 4 {
+			col = "valu"
+		}
 		write(fmt.Sprintf("models/m/c%05d_%d.sql", chain, step), fmt.Sprintf(`MODEL (
   name %s,
   kind FULL,
@@ -48,10 +57,10 @@ func writeBenchProject(b *testing.B, n int) string {
   columns (id INTEGER, value DOUBLE, ts TIMESTAMP)
 );
 
-SELECT p.id, p.value + 1 AS value, p.ts
+SELECT p.id, p.%s + 1 AS value, p.ts
 FROM @ref(%s) AS p
 WHERE p.value > 0
-`, benchModel(chain, step), parent))
+`, benchModel(chain, step), col, parent))
 	}
 	return root
 }
@@ -63,17 +72,18 @@ var benchSizes = []int{100, 500, 2000, 10000}
 // BenchmarkInitialize measures initialize → every file checked and its
 // diagnostics published, on a fresh server each time: cold (no check
 // cache; every model reaches DuckDB) and warm (the cache `efmesh plan` or
-// an earlier session left in .efmesh/cache).
+// an earlier session left in .efmesh/cache); warm-leaves is warm with an
+// error in the last model of every chain, as in scripts/bench.
 //
 // peakRSS-MB is the process's high-water mark: for a clean number run one
 // size alone, e.g. -bench 'Initialize/cold/2000$' -benchtime 1x.
 func BenchmarkInitialize(b *testing.B) {
-	for _, mode := range []string{"cold", "warm"} {
+	for _, mode := range []string{"cold", "warm", "warm-leaves"} {
 		for _, n := range benchSizes {
 			b.Run(mode+"/"+strconv.Itoa(n), func(b *testing.B) {
-				root := writeBenchProject(b, n)
+				root := writeBenchProjectWith(b, n, mode == "warm-leaves")
 				cache := filepath.Join(root, ".efmesh")
-				if mode == "warm" {
+				if mode != "cold" {
 					c := newTestClient(b, root, clientOptions{})
 					c.waitIdle()
 					c.shutdown()
@@ -111,10 +121,17 @@ func profileOpens(b *testing.B) func() {
 // BenchmarkEdit measures one edit → its diagnostics, debounce included:
 // the middle model of a chain alternately breaks (an unknown column) and
 // is fixed again, so each edit changes what is published.
-func BenchmarkEdit(b *testing.B) {
+func BenchmarkEdit(b *testing.B) { benchEdit(b, false) }
+
+// BenchmarkEditLeaves is BenchmarkEdit with an error in the last model of
+// every chain, as in scripts/bench: a fifth of the files hold published
+// diagnostics while the edits go on.
+func BenchmarkEditLeaves(b *testing.B) { benchEdit(b, true) }
+
+func benchEdit(b *testing.B, brokenLeaves bool) {
 	for _, n := range benchSizes {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			root := writeBenchProject(b, n)
+			root := writeBenchProjectWith(b, n, brokenLeaves)
 			c := newTestClient(b, root, clientOptions{})
 			rel := fmt.Sprintf("models/m/c%05d_2.sql", n/10)
 			c.open(rel)

@@ -276,8 +276,14 @@ func (c *checker) check(snap *snapshot) (res *checkResult, ok bool) {
 	res.analysis = a
 	if full {
 		c.openLintDisk(snap.proj)
+		// Linting a project checked for the first time costs about as
+		// much as checking it: what the check found goes out first.
+		c.publishFirst(snap, a.Diagnostics)
+		if h := c.v.s.beforeLint; h != nil {
+			h()
+		}
 	}
-	res.checked = c.lint.withLint(a)
+	res.checked = c.lint.withLint(a, prev, full, snap.models)
 	if full {
 		if serr := c.lint.disk.save(); serr != nil {
 			c.v.s.log.Debug("could not save the lint cache", "err", serr)

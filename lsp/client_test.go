@@ -58,6 +58,9 @@ type clientOptions struct {
 	// beforeWholeCheck is the server's hook between the open files' check
 	// and the whole project's.
 	beforeWholeCheck func(open map[string]openDoc)
+	// beforeLint is the server's hook between a whole-project check's
+	// first publication and its linting.
+	beforeLint func()
 	// beforeLoad is the server's hook before a view loads its project.
 	beforeLoad func(root string)
 }
@@ -76,6 +79,7 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	ctx := context.Background()
 	c.srv = newServer(ctx, Options{})
 	c.srv.beforeWholeCheck = opts.beforeWholeCheck
+	c.srv.beforeLint = opts.beforeLint
 	c.srv.beforeLoad = opts.beforeLoad
 	go func() { c.done <- c.srv.serve(ctx, b) }()
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(a))

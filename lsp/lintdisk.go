@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
@@ -19,17 +20,17 @@ import (
 
 // lintDiskVersion names the layout of the lint cache's keys and values and
 // the rules' behaviour: bump it when either changes.
-const lintDiskVersion = 2
+const lintDiskVersion = 3
 
 // lintDisk keeps the linter's findings across sessions (in
 // .efmesh/cache/lint.gob, beside the check cache), so that opening a
-// project checked before lints only what changed: linting reads each
-// model's query through the engine, which costs as much as checking it.
-// A key covers everything a model's findings depend on — its file, its
-// canonical form, its columns, its parents' columns, the rules'
-// severities and the engine's version — and a model the check found
-// anything in is never cached (a plain table name that is a model is read
-// for columns the key does not cover). Checker goroutine only.
+// project checked before lints only what changed: linting decodes each
+// model's canonical form, which costs about as much as checking it. A key
+// covers everything a model's findings depend on — its file, its
+// canonical form, its columns, the rules' severities, the engine's
+// version, and the kind and columns of every model the linter may read
+// (its parents, and any model a plain table name of the canonical form
+// may name). Checker goroutine only.
 type lintDisk struct {
 	path   string
 	engine string // the engine library's version
@@ -39,6 +40,11 @@ type lintDisk struct {
 
 	sev    lint.Severities // the severities sevKey was written for
 	sevKey []byte
+
+	// byTable: the models of tablesOf by the last part of their name,
+	// lower case (a canonical form names a table by its parts).
+	tablesOf *analysis.Analysis
+	byTable  map[string][]string
 }
 
 // openLintDisk reads the lint cache at path; a missing or unreadable file
@@ -58,7 +64,7 @@ func openLintDisk(path, engine string) *lintDisk {
 
 // key keys the findings of info, or "" when they are not cached.
 func (d *lintDisk) key(a *analysis.Analysis, info *analysis.ModelInfo, sev lint.Severities) string {
-	if info == nil || info.Model == nil || len(info.Diagnostics) > 0 || info.Broken {
+	if info == nil || info.Model == nil {
 		return ""
 	}
 	m := info.Model
@@ -89,7 +95,12 @@ func (d *lintDisk) key(a *analysis.Analysis, info *analysis.ModelInfo, sev lint.
 	w(strconv.FormatBool(a.Outliner() != nil))
 	w(m.File)
 	wb(m.Source)
-	wb(info.Canonical)
+	if info.OwnHash != "" {
+		// The own hash covers the canonical form, in 64 bytes.
+		w("own " + info.OwnHash)
+	} else {
+		wb(info.Canonical)
+	}
 	cols := func(cs []engine.Column) {
 		w(strconv.Itoa(len(cs)))
 		for _, c := range cs {
@@ -99,15 +110,72 @@ func (d *lintDisk) key(a *analysis.Analysis, info *analysis.ModelInfo, sev lint.
 	}
 	cols(info.Columns)
 	cols(info.Inferred)
-	for _, r := range m.Refs() {
-		w(r)
-		if pi := a.Models[r]; pi != nil {
+	other := func(name string) {
+		w(name)
+		if pi := a.Models[name]; pi != nil && pi.Model != nil {
+			w(string(pi.Model.Kind.Name))
 			cols(pi.Columns)
 		} else {
 			w("missing")
 		}
 	}
+	for _, r := range m.Refs() {
+		other(r)
+	}
+	// A plain table name that is a model is an error of the check's,
+	// which the linter reads anyway: it resolves a source's schema and
+	// table against the models. In a model the check found anything in,
+	// every model whose name ends in a string of the canonical form is
+	// part of the key.
+	if len(info.Diagnostics) > 0 || info.Broken {
+		w("named")
+		for _, name := range d.named(a, info.Canonical) {
+			other(name)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// named lists, sorted, the models of a whose name's last part is one of
+// the strings of the canonical form (a JSON document).
+func (d *lintDisk) named(a *analysis.Analysis, canonical []byte) []string {
+	if len(canonical) == 0 {
+		return nil
+	}
+	if d.tablesOf != a {
+		d.tablesOf, d.byTable = a, make(map[string][]string, len(a.Models))
+		for name := range a.Models {
+			i := strings.LastIndexByte(name, '.')
+			d.byTable[name[i+1:]] = append(d.byTable[name[i+1:]], name)
+		}
+	}
+	var out []string
+	for i := 0; i < len(canonical); i++ {
+		if canonical[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(canonical) && canonical[j] != '"' {
+			if canonical[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j > len(canonical) {
+			break
+		}
+		word := canonical[i+1 : j]
+		key := string(word)
+		if bytes.ContainsFunc(word, func(r rune) bool { return 'A' <= r && r <= 'Z' }) {
+			key = strings.ToLower(key)
+		}
+		if names := d.byTable[key]; len(names) > 0 {
+			out = append(out, names...)
+		}
+		i = j
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (d *lintDisk) get(key string) ([]project.Diagnostic, bool) {

@@ -44,6 +44,7 @@ func loadSnapshot(seq uint64, root, env string, read reader, open map[string]ope
 		s.files[rel] = fileOf(p)
 	}
 	s.proj = project.WithVariables(pf.Project(), env, nil)
+	s.models = new(modelSet)
 	return s, nil
 }
 
@@ -105,6 +106,7 @@ func (s *snapshot) build() {
 		pf.ByRel[rel] = parseOf(f)
 	}
 	s.proj = project.WithVariables(pf.Project(), s.env, nil)
+	s.models = new(modelSet)
 }
 
 // withFile returns a snapshot in which the project file rel has contents
@@ -112,7 +114,7 @@ func (s *snapshot) build() {
 // globs do not match leaves the project as it is, but the new snapshot
 // still records open documents.
 func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, open map[string]openDoc) *snapshot {
-	n := &snapshot{seq: seq, root: s.root, env: s.env, config: s.config, cfg: s.cfg, files: s.files, proj: s.proj, open: open}
+	n := &snapshot{seq: seq, root: s.root, env: s.env, config: s.config, cfg: s.cfg, files: s.files, proj: s.proj, models: s.models, open: open}
 	_, had := s.files[rel]
 	kind := s.classify(rel)
 	switch {

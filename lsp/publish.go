@@ -24,6 +24,9 @@ type published struct {
 	// diagnostics encodes to the same key, so it is not encoded again.
 	f  *file
 	ds []project.Diagnostic
+	// open: the file was open, so uri is the client's spelling; a file
+	// neither open then nor now keeps its URI.
+	open bool
 }
 
 // publish sends the diagnostics of a check, file by file, skipping files
@@ -50,14 +53,36 @@ func (c *checker) publish(res *checkResult) {
 	}
 }
 
+// publishFirst publishes the diagnostics ds of a check ahead of its full
+// result (the linter's findings and the plan hints come later), on the
+// files that have nothing published: a file whose diagnostics are out
+// keeps them until the full result replaces them, so nothing flickers.
+func (c *checker) publishFirst(snap *snapshot, ds []project.Diagnostic) {
+	byFile := map[string][]project.Diagnostic{}
+	for _, d := range ds {
+		if _, had := c.published[d.File]; d.File != "" && !had {
+			byFile[d.File] = append(byFile[d.File], d)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(byFile)) {
+		c.publishFile(snap, rel, byFile[rel])
+	}
+}
+
 // publishFile publishes the diagnostics ds of one file unless they are
 // what was published last; none clears what was.
 func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnostic) {
-	uri := snap.uri(rel)
 	old, had := c.published[rel]
+	_, open := snap.open[rel]
+	var uri protocol.DocumentURI
+	if had && !open && !old.open {
+		uri = old.uri
+	} else {
+		uri = snap.uri(rel)
+	}
 	f := snap.file(rel)
 	version := snap.version(rel)
-	if had && len(ds) > 0 && old.uri == uri && old.version == version && f != nil && old.f == f && reflect.DeepEqual(old.ds, ds) {
+	if had && len(ds) > 0 && old.uri == uri && old.version == version && f != nil && old.f == f && sameDiagnostics(old.ds, ds) {
 		return
 	}
 	pds := protocolDiagnostics(snap, rel, ds)
@@ -75,11 +100,31 @@ func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnosti
 	}
 	b, _ := json.Marshal(pds)
 	key := string(b)
-	c.published[rel] = published{uri: uri, key: key, version: version, f: f, ds: ds}
+	c.published[rel] = published{uri: uri, key: key, version: version, f: f, ds: ds, open: open}
 	if had && old.key == key && old.version == version {
 		return
 	}
 	c.send(uri, version, pds)
+}
+
+// sameDiagnostics reports whether a and b are equal; the fixes of a
+// model's diagnostics a check did not redo are the same slices, so
+// comparing the diagnostics of an unchanged file reflects on nothing.
+func sameDiagnostics(a, b []project.Diagnostic) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.File != y.File || x.Range != y.Range || x.Severity != y.Severity || x.Code != y.Code || x.Message != y.Message ||
+			len(x.Fixes) != len(y.Fixes) {
+			return false
+		}
+		if len(x.Fixes) > 0 && &x.Fixes[0] != &y.Fixes[0] && !reflect.DeepEqual(x.Fixes, y.Fixes) {
+			return false
+		}
+	}
+	return true
 }
 
 // send publishes the diagnostics of one document; version 0 (a file that

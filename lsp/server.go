@@ -74,6 +74,10 @@ type Server struct {
 	// runs on a checker's goroutine after the open files were checked and
 	// published and before the rest of the project is.
 	beforeWholeCheck func(open map[string]openDoc)
+	// beforeLint, when set (by tests, before the session starts), runs on
+	// a checker's goroutine after a whole-project check published what
+	// it found and before the linter runs.
+	beforeLint func()
 	// beforeLoad, when set (by tests, before the session starts), runs on
 	// a view's loading goroutine before it reads the whole project.
 	beforeLoad func(root string)

@@ -26,6 +26,10 @@ type snapshot struct {
 	cfg    project.Config
 	files  map[string]*file // model, test and audit files by slash path relative to root
 	proj   *project.Project
+	// models stands for proj's set of models (names, files and order):
+	// a snapshot whose edit swapped one model's body in shares its
+	// predecessor's; any other change makes a new one. nil: unknown.
+	models *modelSet
 	open   map[string]openDoc // open documents by relative path
 	// full asks for a whole-project check: files the check reads but the
 	// snapshot does not hold (seeds, external files) may have changed.
@@ -35,6 +39,9 @@ type snapshot struct {
 	// never checked.
 	partial bool
 }
+
+// modelSet is the identity of a snapshot's set of models.
+type modelSet struct{ _ byte }
 
 // openDoc is what a snapshot remembers of an editor buffer it includes.
 type openDoc struct {
