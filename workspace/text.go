@@ -97,6 +97,12 @@ func RunText(r *planner.RunResult) string {
 	if len(r.Computed) > 0 {
 		fmt.Fprintf(&b, "run %s: computed %d interval(s) of %s.\n", r.Env, r.Intervals, strings.Join(r.Computed, ", "))
 	}
+	for _, f := range r.Failed {
+		fmt.Fprintf(&b, "run %s: failed %s: %s\n", r.Env, f.Model, f.Error)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(&b, "run %s: skipped %s: parent %s failed.\n", r.Env, s.Model, s.Parent)
+	}
 	if b.Len() == 0 {
 		fmt.Fprintf(&b, "run %s: nothing due.\n", r.Env)
 	}
