@@ -109,6 +109,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				// What succeeded was computed all the same: the report
 				// lists it beside what failed and what was skipped.
 				fmt.Fprint(a.stdout, workspace.RunText(res))
+				fmt.Fprint(a.stderr, workspace.RunFailuresText(res))
 				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
 			case res.Outcome == state.RunAwaitingHuman:
 				fmt.Fprintf(a.stderr, "efmesh: run %s: the environment needs an apply first (efmesh apply %s):\n", env, env)
