@@ -155,7 +155,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
-	if err := execute(ctx, p, b, st, opt, res, log, p.refilled()); err != nil {
+	if err := execute(ctx, p, b, st, opt, res, log, p.refilled(), nil); err != nil {
 		return fail(err)
 	}
 	// New or changed audits of a metadata-only change guard the data the

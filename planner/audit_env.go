@@ -2,10 +2,12 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
@@ -17,6 +19,10 @@ import (
 type EnvAudit struct {
 	Env     string        `json:"env"`
 	Results []AuditResult `json:"results"`
+	// AsApplied names the models whose audits in the project differ from
+	// those of the environment's snapshot: they were audited as applied;
+	// the project's version is a change efmesh plan shows (metadata-only).
+	AsApplied []string `json:"asApplied,omitempty"`
 }
 
 // Blocked reports whether a blocking audit failed or could not run.
@@ -30,7 +36,7 @@ func (r *EnvAudit) Blocked() bool {
 }
 
 // AuditEnvironment checks what env serves right now: every audit of the
-// project's models (those named, or all) over the environment's views, the
+// environment's models (those named, or all) over its views, the
 // whole view each time, so it catches what happened after apply — late
 // data, edits behind efmesh's back. per_interval audits are a promise
 // about each written interval, not about the table: they are reported from
@@ -38,6 +44,12 @@ func (r *EnvAudit) Blocked() bool {
 // blocking audit failed was rolled back and is marked failed; a blocking
 // per_interval audit of a model with such intervals is reported failed,
 // naming them; otherwise skipped. It changes nothing and marks nothing.
+//
+// The audits are those of the environment's snapshots as stored at apply
+// (the audits list of the stored definition), not the project's: an audit
+// edited without an apply is a change plan shows, and applies nowhere yet.
+// Such models are listed in EnvAudit.AsApplied. (A custom audit's query is
+// the project's: the store keeps the calls of a model, not audit files.)
 func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engine, ledger state.Reader, pointers map[string]string, env string, models []string, log *slog.Logger) (*EnvAudit, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
@@ -77,9 +89,21 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 		return relation(m)
 	}}
 	rep := &EnvAudit{Env: env, Results: []AuditResult{}}
+	applied, err := appliedAudits(ctx, ledger, pointers)
+	if err != nil {
+		return nil, err
+	}
 	for _, m := range proj.Models {
 		if _, ok := pointers[m.Name]; !ok || len(models) > 0 && !slices.Contains(models, m.Name) {
 			continue
+		}
+		if calls, ok := applied[m.Name]; ok && !sameAuditTexts(calls, m.Audits) {
+			am := *m
+			if am.Audits, err = parseAuditCalls(m.Name, calls); err != nil {
+				return nil, err
+			}
+			m = &am
+			rep.AsApplied = append(rep.AsApplied, m.Name)
 		}
 		var run []Audit
 		for _, au := range ModelAudits(proj, m) {
@@ -141,4 +165,54 @@ func failedIntervals(ctx context.Context, ledger state.Reader, fp string) ([]ana
 		}
 	}
 	return out, nil
+}
+
+// appliedAudits reads the audit calls (as written) of the snapshots the
+// environment points at, by model name, from their stored definitions; a
+// nil ledger, or a snapshot stored without a definition, has none.
+func appliedAudits(ctx context.Context, ledger state.Reader, pointers map[string]string) (map[string][]string, error) {
+	if ledger == nil {
+		return nil, nil
+	}
+	fps := make([]string, 0, len(pointers))
+	for _, fp := range pointers {
+		fps = append(fps, fp)
+	}
+	snaps, err := ledger.Snapshots(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(pointers))
+	for name, fp := range pointers {
+		s, ok := snaps[fp]
+		if !ok || len(s.Definition) == 0 {
+			continue
+		}
+		var d analysis.Definition
+		if err := json.Unmarshal(s.Definition, &d); err != nil {
+			return nil, fmt.Errorf("planner: the stored definition of %s: %w", name, err)
+		}
+		out[name] = d.Audits
+	}
+	return out, nil
+}
+
+func sameAuditTexts(texts []string, calls []project.AuditCall) bool {
+	return slices.EqualFunc(texts, calls, func(t string, c project.AuditCall) bool { return t == c.Text })
+}
+
+// parseAuditCalls parses stored audit calls (as written in a header) with
+// the one header parser.
+func parseAuditCalls(name string, texts []string) ([]project.AuditCall, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	src := "MODEL (name " + name + ", audits (" + strings.Join(texts, ", ") + "));\nSELECT 1\n"
+	m, diags := project.ParseModel("stored.sql", []byte(src))
+	for _, d := range diags {
+		if d.Severity == project.SeverityError {
+			return nil, fmt.Errorf("planner: the stored audits of %s do not parse: %s", name, d.Message)
+		}
+	}
+	return m.Audits, nil
 }

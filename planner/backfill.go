@@ -173,6 +173,10 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *analysis.M
 	}
 	names := namesOf(cols)
 	audits := b.intervalAudits(m)
+	committed, err := doneBefore(ctx, st, info.Fingerprint)
+	if err != nil {
+		return err
+	}
 	ie := &IntervalsError{Model: m.Name}
 	var mu sync.Mutex // guards ie and the progress count
 	finished := 0
@@ -194,7 +198,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *analysis.M
 		})
 		mu.Lock()
 		defer mu.Unlock()
-		if err := settle(ctx, st, info.Fingerprint, intervalsOf(g, batch), batch, err, ie, opt); err != nil {
+		if err := settle(ctx, st, info.Fingerprint, intervalsOf(g, batch), batch, err, ie, opt, committed); err != nil {
 			return err
 		}
 		finished++
@@ -268,10 +272,33 @@ func hasTimeColumn(m *project.Model, cols []engine.Column) error {
 	return fmt.Errorf("time_column %s is not a column of %s's query", m.Kind.TimeColumn, m.Name)
 }
 
+// doneBefore is the set of fp's intervals the ledger holds done (by start,
+// in Unix seconds) before a backfill writes any: a failed batch rolls back
+// to them, so they stay done (settle).
+func doneBefore(ctx context.Context, st state.Store, fp string) (map[int64]bool, error) {
+	ivs, err := st.Intervals(ctx, fp)
+	if err != nil {
+		return nil, err
+	}
+	done := make(map[int64]bool, len(ivs))
+	for _, iv := range ivs {
+		if iv.Status == state.IntervalDone {
+			done[iv.Start.Unix()] = true
+		}
+	}
+	return done, nil
+}
+
 // settle records one batch's outcome in the ledger: done, or failed and
 // collected in ie so the other batches go on. Only a cancelled context (or
 // a ledger that cannot be written) stops the backfill.
-func settle(ctx context.Context, st state.Store, fp string, marks []state.Interval, r analysis.Range, err error, ie *IntervalsError, opt backfillOptions) error {
+//
+// A failed batch is rolled back, so the warehouse still holds what it held
+// before: the intervals of the batch that were done before (committed; a
+// lookback or a restate recomputing them) keep their rows and stay done;
+// only the others are marked failed. The ledger never says less, nor more,
+// than the warehouse holds.
+func settle(ctx context.Context, st state.Store, fp string, marks []state.Interval, r analysis.Range, err error, ie *IntervalsError, opt backfillOptions, committed map[int64]bool) error {
 	if err == nil {
 		// The batch committed: it counts even when the backfill is being
 		// stopped, so the ledger never lags behind the table.
@@ -280,7 +307,15 @@ func settle(ctx context.Context, st state.Store, fp string, marks []state.Interv
 	if ctx.Err() != nil {
 		return err
 	}
-	_ = st.MarkIntervals(context.WithoutCancel(ctx), fp, marks, state.IntervalFailed, opt.now().UTC())
+	var lost []state.Interval
+	for _, iv := range marks {
+		if !committed[iv.Start.Unix()] {
+			lost = append(lost, iv)
+		}
+	}
+	if len(lost) > 0 {
+		_ = st.MarkIntervals(context.WithoutCancel(ctx), fp, lost, state.IntervalFailed, opt.now().UTC())
+	}
 	ie.Failed = append(ie.Failed, r)
 	if ie.Err == nil {
 		ie.Err = err

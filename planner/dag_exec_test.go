@@ -47,7 +47,7 @@ func TestRunDAG(t *testing.T) {
 			return nil
 		}
 	}
-	if err := runDAG(context.Background(), p, todo, 3, f("")); err != nil {
+	if err := runDAG(context.Background(), p, todo, 3, nil, f("")); err != nil {
 		t.Fatal(err)
 	}
 	for child, parents := range map[string][]string{"m.b": {"m.a"}, "m.c": {"m.a"}, "m.d": {"m.b", "m.c"}} {
@@ -63,12 +63,34 @@ func TestRunDAG(t *testing.T) {
 
 	// A failure stops what depends on it.
 	finished, started = map[string]time.Time{}, map[string]time.Time{}
-	err := runDAG(context.Background(), p, todo, 3, f("m.b"))
+	err := runDAG(context.Background(), p, todo, 3, nil, f("m.b"))
 	if err == nil || err.Error() != "boom" {
 		t.Fatalf("err = %v", err)
 	}
 	if _, ran := started["m.d"]; ran {
 		t.Error("m.d ran although its parent m.b failed")
+	}
+
+	// A run tick keeps going: what does not read the failed model runs,
+	// what does is skipped and names it.
+	finished, started = map[string]time.Time{}, map[string]time.Time{}
+	keep := &runOutcome{}
+	if err := runDAG(context.Background(), p, todo, 3, keep, f("m.b")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"m.a", "m.c", "m.e"} {
+		if _, ran := finished[name]; !ran {
+			t.Errorf("%s did not run although it does not read m.b", name)
+		}
+	}
+	if _, ran := started["m.d"]; ran {
+		t.Error("m.d ran although its parent m.b failed")
+	}
+	if len(keep.Failed) != 1 || keep.Failed[0].Model != "m.b" || keep.Failed[0].Error != "boom" {
+		t.Errorf("failed = %+v", keep.Failed)
+	}
+	if len(keep.Skipped) != 1 || keep.Skipped[0] != (SkippedModel{Model: "m.d", Parent: "m.b"}) {
+		t.Errorf("skipped = %+v", keep.Skipped)
 	}
 }
 

@@ -94,7 +94,13 @@ func (p *Plan) Summary() Summary {
 // a restate (Plan.refilled); other models it merges and fills only when it
 // builds them. Every FULL model computed records
 // its refresh in the ledger (see recordRefresh).
-func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool) (err error) {
+//
+// With keep nil (apply), the first failure stops the builds and is
+// returned. With keep (a run tick), a model that fails is recorded there
+// and the others go on: every model whose computed ancestors all succeeded
+// is still computed, those downstream of a failure are skipped and
+// recorded with the failed model they wait for (runOutcome).
+func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool, keep *runOutcome) (err error) {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
@@ -225,9 +231,19 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	}
 	if jobs <= 1 {
 		cp, _ := b.wh.(checkpointer)
+		inTodo := todoSet(todo)
 		for i, mp := range todo {
+			if keep != nil {
+				if failed := keep.blockedBy(p, mp.Name, inTodo); failed != "" {
+					keep.skip(mp.Name, failed)
+					continue
+				}
+			}
 			if err := one(ctx, b, mp); err != nil {
-				return err
+				if keep == nil || ctx.Err() != nil {
+					return err
+				}
+				keep.fail(mp.Name, err)
 			}
 			if cp != nil && (i+1)%checkpointEvery == 0 && i+1 < len(todo) {
 				if err := cp.Checkpoint(ctx); err != nil {
@@ -237,19 +253,31 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		}
 		return nil
 	}
-	return runDAG(ctx, p, todo, jobs, func(ctx context.Context, mp ModelPlan) error {
+	return runDAG(ctx, p, todo, jobs, keep, func(ctx context.Context, mp ModelPlan) error {
 		bb := *b // a builder per model: backfills set its interval
 		return one(ctx, &bb, mp)
 	})
 }
 
+// todoSet is the set of todo's model names.
+func todoSet(todo []ModelPlan) map[string]bool {
+	in := make(map[string]bool, len(todo))
+	for _, mp := range todo {
+		in[mp.Name] = true
+	}
+	return in
+}
+
 // runDAG runs f for every model of todo on at most jobs goroutines, each
-// as soon as the plan's models it reads are done: independent branches
-// build side by side. A failure cancels what has not started; models
-// downstream of a failed one never start. The first error is returned.
-func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, f func(context.Context, ModelPlan) error) error {
+// as soon as the models of todo it reads (directly or through models not
+// in todo, such as views) are done: independent branches build side by
+// side. Models downstream of a failed one never start. Without keep, a
+// failure cancels what has not started and the first error is returned;
+// with keep, failures and skips are recorded there and the others go on.
+func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, keep *runOutcome, f func(context.Context, ModelPlan) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	inTodo := todoSet(todo)
 	done := make(map[string]chan struct{}, len(todo))
 	failed := make(map[string]bool)
 	var mu sync.Mutex
@@ -273,13 +301,9 @@ func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, f func(con
 					cancel()
 				}
 			}
-			for _, parent := range dagParents(p, mp.Name) {
-				ch, ok := done[parent]
-				if !ok {
-					continue
-				}
+			for _, parent := range todoParents(p, mp.Name, inTodo) {
 				select {
-				case <-ch:
+				case <-done[parent]:
 				case <-ctx.Done():
 					fail(nil)
 					return
@@ -287,8 +311,14 @@ func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, f func(con
 				mu.Lock()
 				bad := failed[parent]
 				mu.Unlock()
-				if bad {
+				if bad && keep == nil {
 					fail(nil)
+					return
+				}
+			}
+			if keep != nil {
+				if cause := keep.blockedBy(p, mp.Name, inTodo); cause != "" {
+					keep.skip(mp.Name, cause)
 					return
 				}
 			}
@@ -300,6 +330,10 @@ func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, f func(con
 			}
 			defer func() { <-sem }()
 			if err := f(ctx, mp); err != nil {
+				if keep != nil && ctx.Err() == nil {
+					keep.fail(mp.Name, err)
+					return
+				}
 				fail(err)
 			}
 		}()
@@ -309,6 +343,87 @@ func runDAG(ctx context.Context, p *Plan, todo []ModelPlan, jobs int, f func(con
 		return ctx.Err()
 	}
 	return first
+}
+
+// todoParents lists the models of todo that name waits for: its parents
+// in todo, and through a parent not in todo (a view a tick does not
+// compute), that parent's, recursively.
+func todoParents(p *Plan, name string, inTodo map[string]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		for _, parent := range dagParents(p, n) {
+			if seen[parent] {
+				continue
+			}
+			seen[parent] = true
+			if inTodo[parent] {
+				out = append(out, parent)
+			} else {
+				walk(parent)
+			}
+		}
+	}
+	walk(name)
+	return out
+}
+
+// ModelFailure is a model a run tick could not compute, and why.
+type ModelFailure struct {
+	Model string `json:"model"`
+	Error string `json:"error"`
+}
+
+// SkippedModel is a model a run tick did not compute because a model it
+// reads (directly or not) failed in the same tick: Parent names that
+// failed model.
+type SkippedModel struct {
+	Model  string `json:"model"`
+	Parent string `json:"parent"`
+}
+
+// runOutcome collects a run tick's failed and skipped models as execute
+// meets them. Safe for concurrent use.
+type runOutcome struct {
+	mu      sync.Mutex
+	cause   map[string]string // failed or skipped model -> the failed model
+	Failed  []ModelFailure
+	Skipped []SkippedModel
+}
+
+func (o *runOutcome) fail(name string, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cause == nil {
+		o.cause = map[string]string{}
+	}
+	o.cause[name] = name
+	o.Failed = append(o.Failed, ModelFailure{Model: name, Error: err.Error()})
+}
+
+func (o *runOutcome) skip(name, failed string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.cause[name] = failed
+	o.Skipped = append(o.Skipped, SkippedModel{Model: name, Parent: failed})
+}
+
+// blockedBy names the failed model that name reads, directly or through
+// models not in todo, or "" when every such ancestor succeeded.
+// Precondition: the models of todo that name waits for are done.
+func (o *runOutcome) blockedBy(p *Plan, name string, inTodo map[string]bool) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.cause) == 0 {
+		return ""
+	}
+	for _, parent := range todoParents(p, name, inTodo) {
+		if c := o.cause[parent]; c != "" {
+			return c
+		}
+	}
+	return ""
 }
 
 // dagParents lists the models a model waits for: its refs, through

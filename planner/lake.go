@@ -168,6 +168,10 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *analys
 	for _, r := range ranges {
 		ivs = append(ivs, g.Intervals(r)...)
 	}
+	committed, err := doneBefore(ctx, st, info.Fingerprint)
+	if err != nil {
+		return err
+	}
 	ie := &IntervalsError{Model: m.Name}
 	for k, iv := range ivs {
 		if err := ctx.Err(); err != nil {
@@ -187,11 +191,16 @@ func (b *builder) backfillLake(ctx context.Context, st state.Store, info *analys
 		wq := "SELECT " + strings.Join(names, ", ") + " FROM (\n" + iq + "\n) AS _efmesh_interval WHERE " + engine.RangeCondition(m.Kind.TimeColumn, start, end)
 		path := filepath.Join(prefix, "interval="+intervalKey(g, iv.Start), "data.parquet")
 		mark := []state.Interval{{Start: iv.Start, End: iv.End}}
+		// A failed write leaves the partition's file as it was (a done
+		// interval stays done); a failed audit follows the new file's rename,
+		// so the interval is failed whatever it was.
+		kept := committed
 		err = b.writeFile(ctx, wq, path, opt)
 		if err == nil { // the partition's audits, before it counts as done
+			kept = nil
 			err = b.auditFile(ctx, info, path, iv, opt.log)
 		}
-		if err := settle(ctx, st, info.Fingerprint, mark, iv, err, ie, opt); err != nil {
+		if err := settle(ctx, st, info.Fingerprint, mark, iv, err, ie, opt, kept); err != nil {
 			return err
 		}
 		opt.report(m.Name, k+1, len(ivs), iv, err)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -38,18 +39,40 @@ type RunResult struct {
 	// environment ("name: change"), when the tick refused to run.
 	BlockedBy []string
 	Exported  []string // models copied into an attached database (export.go)
-	Err       error    // the error of an outcome "error" or "lock-held"
+	// Failed lists the models the tick could not compute, Skipped those it
+	// did not compute because a model they read failed: the others were
+	// computed all the same, and the outcome is "error".
+	Failed  []ModelFailure
+	Skipped []SkippedModel
+	Err     error // the error of an outcome "error" or "lock-held"
+}
+
+// ModelsFailedError is a run tick's error when models failed: the models
+// that do not read them were computed all the same.
+type ModelsFailedError struct {
+	Failed  []ModelFailure
+	Skipped []SkippedModel
+}
+
+func (e *ModelsFailedError) Error() string {
+	names := make([]string, len(e.Failed))
+	for i, f := range e.Failed {
+		names[i] = f.Model
+	}
+	return fmt.Sprintf("%d model(s) failed (%s), %d skipped", len(e.Failed), strings.Join(names, ", "), len(e.Skipped))
 }
 
 // runDetail is the runs journal's JSON of a tick.
 type runDetail struct {
-	Processed []string `json:"processed"`
-	Refreshed []string `json:"refreshed"`
-	Merged    []string `json:"merged,omitempty"`
-	Computed  []string `json:"computed,omitempty"`
-	Intervals int      `json:"intervals"`
-	BlockedBy []string `json:"blockedBy,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	Processed []string       `json:"processed"`
+	Refreshed []string       `json:"refreshed"`
+	Merged    []string       `json:"merged,omitempty"`
+	Computed  []string       `json:"computed,omitempty"`
+	Intervals int            `json:"intervals"`
+	BlockedBy []string       `json:"blockedBy,omitempty"`
+	Failed    []ModelFailure `json:"failed,omitempty"`
+	Skipped   []SkippedModel `json:"skipped,omitempty"`
+	Error     string         `json:"error,omitempty"`
 }
 
 // Run is one scheduler tick over env: for the versions the environment
@@ -97,7 +120,7 @@ func Run(ctx context.Context, a *analysis.Analysis, st state.Store, env string, 
 	default:
 		res.Outcome = state.RunOK
 	}
-	d := runDetail{Processed: res.Processed, Refreshed: res.Refreshed, Merged: res.Merged, Computed: res.Computed, Intervals: res.Intervals, BlockedBy: res.BlockedBy}
+	d := runDetail{Processed: res.Processed, Refreshed: res.Refreshed, Merged: res.Merged, Computed: res.Computed, Intervals: res.Intervals, BlockedBy: res.BlockedBy, Failed: res.Failed, Skipped: res.Skipped}
 	if err != nil {
 		d.Error = err.Error()
 	}
@@ -190,7 +213,12 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 			progress(model, batch, batches, r)
 		}
 	}
-	err = execute(ctx, p, b, st, opt, ar, log, due)
+	keep := &runOutcome{}
+	err = execute(ctx, p, b, st, opt, ar, log, due, keep)
+	// Side by side, models fail in any order: the report's is the names'.
+	slices.SortFunc(keep.Failed, func(a, b ModelFailure) int { return strings.Compare(a.Model, b.Model) })
+	slices.SortFunc(keep.Skipped, func(a, b SkippedModel) int { return strings.Compare(a.Model, b.Model) })
+	res.Failed, res.Skipped = keep.Failed, keep.Skipped
 	res.Intervals = int(committed.Load())
 	done := slices.Concat(ar.Built, ar.Computed)
 	res.Processed = append(res.Processed, done...)
@@ -208,6 +236,9 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 		return fmt.Errorf("run %s: %w", env, err)
 	}
 	res.Exported, err = exportModels(ctx, p.analysis, wh, env, done)
+	if err == nil && len(res.Failed) > 0 {
+		err = &ModelsFailedError{Failed: res.Failed, Skipped: res.Skipped}
+	}
 	return err
 }
 

@@ -97,8 +97,21 @@ func RunText(r *planner.RunResult) string {
 	if len(r.Computed) > 0 {
 		fmt.Fprintf(&b, "run %s: computed %d interval(s) of %s.\n", r.Env, r.Intervals, strings.Join(r.Computed, ", "))
 	}
-	if b.Len() == 0 {
+	if b.Len() == 0 && len(r.Failed) == 0 {
 		fmt.Fprintf(&b, "run %s: nothing due.\n", r.Env)
+	}
+	return b.String()
+}
+
+// RunFailuresText is the rest of a tick's report: the models that failed,
+// and those skipped because a model they read failed (errors, for stderr).
+func RunFailuresText(r *planner.RunResult) string {
+	var b strings.Builder
+	for _, f := range r.Failed {
+		fmt.Fprintf(&b, "run %s: failed %s: %s\n", r.Env, f.Model, f.Error)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(&b, "run %s: skipped %s: parent %s failed.\n", r.Env, s.Model, s.Parent)
 	}
 	return b.String()
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,8 +20,10 @@ func (a *app) auditCmd() *cobra.Command {
   efmesh audit dev --model core.events,mart.daily_metrics
   efmesh audit prod --json`,
 		Short: "Run the audits over what an environment serves now; changes nothing",
-		Long: `Audit runs the project's audits over the environment's views — the whole
-view each time, as consumers see it — and reports every result. It changes
+		Long: `Audit runs the audits of the environment's models as they were applied
+(not the project's edited ones, which are a change plan shows) over the
+environment's views — the whole view each time, as consumers see it — and
+reports every result, naming the models whose project audits differ. It changes
 and marks nothing. per_interval audits are reported as skipped: they check
 each interval apply and run write, not the table.
 
@@ -64,7 +67,8 @@ as plan does (--model names them one by one).`,
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": rep.Env, "passed": !rep.Blocked(), "results": rep.Results})
+				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": rep.Env, "passed": !rep.Blocked(), "results": rep.Results,
+					"asApplied": nonNil(rep.AsApplied)})
 			} else {
 				printAudit(a, rep)
 			}
@@ -132,4 +136,8 @@ func printAudit(a *app, rep *planner.EnvAudit) {
 	}
 	fmt.Fprintf(w, "\n%d passed, %d failed, %d warned, %d error(s), %d skipped.\n", counts[planner.AuditPassed],
 		counts[planner.AuditFailed], counts[planner.AuditWarned], counts[planner.AuditError], counts[planner.AuditSkipped])
+	if len(rep.AsApplied) > 0 {
+		fmt.Fprintf(w, "\nAudited as applied to %s: %s. The project's edited audits are a change (efmesh plan %s shows it; efmesh apply %s makes them %s's).\n",
+			rep.Env, strings.Join(rep.AsApplied, ", "), rep.Env, rep.Env, rep.Env)
+	}
 }

@@ -55,6 +55,10 @@ type runOut struct {
 	Intervals  int      `json:"intervals"`
 	BlockedBy  []string `json:"blockedBy"`
 	Error      string   `json:"error"`
+	Failed     []struct {
+		Model string `json:"model"`
+		Error string `json:"error"`
+	} `json:"failed"`
 }
 
 func runTick(t *testing.T, dir, env string, wantCode int) runOut {
@@ -198,7 +202,8 @@ func TestBackfillFailsResumesWithoutDuplicates(t *testing.T) {
 	// status --check reports the failed interval and the errored tick.
 	editFile(t, dir, "data/events.csv", func(s string) string { return s + "e2100,boom,2026-01-21T10:00:00Z\n" })
 	t.Setenv("EFMESH_NOW", "2026-01-22T01:00:00Z")
-	if r := runTick(t, dir, "dev", ExitError); r.Outcome != "error" || !strings.Contains(r.Error, "[2026-01-21T00:00:00Z, 2026-01-22T00:00:00Z)") {
+	if r := runTick(t, dir, "dev", ExitError); r.Outcome != "error" || len(r.Failed) != 1 || r.Failed[0].Model != "core.daily" ||
+		!strings.Contains(r.Failed[0].Error, "[2026-01-21T00:00:00Z, 2026-01-22T00:00:00Z)") {
 		t.Fatalf("failing tick: %+v", r)
 	}
 	code, out, _ = run(t, dir, "status", "dev", "--check")

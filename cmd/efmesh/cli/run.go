@@ -42,8 +42,15 @@ With --select (and --exclude), the tick computes only the selected models'
 due intervals and refreshes, and a change of the project that the
 selection leaves out (as efmesh plan --select lists it) does not block it.
 
-Exit codes: 0 the tick ran (possibly with nothing due), 1 an error or a held
-lock, 2 awaiting a human (unapplied changes, missing relations), 130 interrupted (SIGINT or
+A model that fails stops only itself and the models that read it: every
+model whose parents all succeeded is computed all the same, the failed
+ones and those skipped because of them ("skipped: parent x failed") are
+listed in the report (--json: failed, skipped, succeeded), and the tick
+exits 1. Apply keeps all-or-nothing: its first failure stops it, and it
+promotes nothing.
+
+Exit codes: 0 the tick ran (possibly with nothing due), 1 an error (a model
+failed) or a held lock, 2 awaiting a human (unapplied changes, missing relations), 130 interrupted (SIGINT or
 SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,7 +85,8 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			if a.json {
 				payload := map[string]any{"apiVersion": APIVersion, "env": env, "outcome": res.Outcome,
 					"processed": nonNil(res.Processed), "refreshed": nonNil(res.Refreshed), "merged": nonNil(res.Merged),
-					"computed": nonNil(res.Computed), "intervals": res.Intervals}
+					"computed": nonNil(res.Computed), "intervals": res.Intervals,
+					"succeeded": nonNil(res.Processed), "failed": nonNilOf(res.Failed), "skipped": nonNilOf(res.Skipped)}
 				if len(res.BlockedBy) > 0 {
 					payload["blockedBy"] = res.BlockedBy
 				}
@@ -94,15 +102,21 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				}
 				return nil
 			}
-			switch res.Outcome {
-			case state.RunOK:
+			switch {
+			case res.Outcome == state.RunOK:
 				fmt.Fprint(a.stdout, workspace.RunText(res))
-			case state.RunAwaitingHuman:
+			case len(res.Failed) > 0:
+				// What succeeded was computed all the same: the report
+				// lists it beside what failed and what was skipped.
+				fmt.Fprint(a.stdout, workspace.RunText(res))
+				fmt.Fprint(a.stderr, workspace.RunFailuresText(res))
+				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
+			case res.Outcome == state.RunAwaitingHuman:
 				fmt.Fprintf(a.stderr, "efmesh: run %s: the environment needs an apply first (efmesh apply %s):\n", env, env)
 				for _, b := range res.BlockedBy {
 					fmt.Fprintf(a.stderr, "  %s\n", b)
 				}
-			case state.RunInterrupted:
+			case res.Outcome == state.RunInterrupted:
 				why := "interrupted"
 				if ie, ok := interrupted(a.ctx); ok {
 					why = ie.Error()
@@ -182,4 +196,12 @@ func (a *app) applyFailed(payload map[string]any, res *planner.ApplyResult, err 
 	}
 	a.writeJSON(payload)
 	return &exitError{code: ExitError}
+}
+
+// nonNilOf is s, or an empty list where s is nil (JSON [] rather than null).
+func nonNilOf[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
