@@ -331,6 +331,13 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 			if !res.Applied {
 				return nil
 			}
+			if noop != nil {
+				// The store closed, as the next process finds it: the
+				// digest keeps its file's stamps, so the next plan reads
+				// no token.
+				w.Close()
+				workspace.SettleNoop(a.ctx, a.dir, *noop)
+			}
 			if a.json {
 				payload["applied"] = true
 				payload["built"] = nonNil(res.Built)
