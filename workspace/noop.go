@@ -98,8 +98,11 @@ type NoopHit struct {
 	// UnusedVars are the --var overrides nothing reads, as the full path
 	// found them.
 	UnusedVars []project.UnusedVar
-	jsonPath   string
-	jsonSum    string
+	// ByStamps: the state store was recognised by its file's stamps, its
+	// token not read.
+	ByStamps bool
+	jsonPath string
+	jsonSum  string
 }
 
 // Plan decodes the plan the digest holds (for --json, or a caller that
@@ -330,6 +333,11 @@ func storeStamps(p *project.Project) ([]stamp, bool) {
 		if err != nil {
 			return nil, false
 		}
+		if s.Size == 0 && f != path {
+			// An empty log holds no frame, as a missing one (a reader
+			// opening the store creates it).
+			s = stamp{Path: f, Missing: true}
+		}
 		out = append(out, s)
 	}
 	return out, true
@@ -467,7 +475,8 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		return hit, false
 	}
 	files, fileStore := storeStamps(p)
-	if !fileStore || d.StoreFiles == nil || !slices.Equal(files, d.StoreFiles) {
+	byStamps := fileStore && d.StoreFiles != nil && slices.Equal(files, d.StoreFiles)
+	if !byStamps {
 		d.StoreFiles = nil
 		if settle && fileStore {
 			if wait := time.Until(latestMtime(files).Add(racyStore)); wait > 0 && wait <= racyStore {
@@ -509,7 +518,7 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		}
 		_ = writeDigestRaw(path, &d, text)
 	}
-	return NoopHit{Text: text, UnusedVars: d.UnusedVars, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
+	return NoopHit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
 }
 
 // latestMtime is the latest mtime of stamps.
