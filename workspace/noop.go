@@ -461,6 +461,13 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
 			return hit, false
 		}
+		// The folders stamped now, once settled, and the listing still
+		// the same after: the next plan checks the folders, not the
+		// listing.
+		if dirs := globDirs(root, d.Globs, time.Now()); dirs != nil && slices.Equal(project.ListFiles(root, cfg), d.Listed) {
+			d.Dirs = dirs
+			touched = true
+		}
 	}
 	// efmesh.yaml is unchanged (it is the first file): its settings say
 	// where the store and the warehouse are.
