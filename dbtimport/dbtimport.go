@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/token"
@@ -733,12 +734,12 @@ func readYAML(dir, shown, rel string, v any) error {
 	return nil
 }
 
-var nonIdent = regexp.MustCompile(`[^a-z0-9_]+`)
+var nonIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_]+`) })
 
 // ident makes s a valid efmesh name part: lower case, a-z0-9_, starting
 // with a letter.
 func ident(s string) string {
-	s = nonIdent.ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "_")
+	s = nonIdent().ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "_")
 	if s != "" && (s[0] < 'a' || s[0] > 'z') {
 		s = "m_" + s
 	}

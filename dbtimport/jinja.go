@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A tag is one Jinja construct of a dbt model: {{ expression }},
@@ -60,14 +61,20 @@ func scanTags(src string) []tag {
 }
 
 var (
-	reRef     = regexp.MustCompile(`^ref\(\s*(?:(['"])([\w.-]+)(['"])\s*,\s*)?(['"])(\w+)(['"])\s*(?:,\s*v(?:ersion)?\s*=\s*\S+\s*)?\)$`)
-	reSource  = regexp.MustCompile(`^source\(\s*(['"])(\w+)(['"])\s*,\s*(['"])(\w+)(['"])\s*\)$`)
-	reVar     = regexp.MustCompile(`^var\(\s*(['"])(\w+)(['"])\s*(?:,\s*(.+?)\s*)?\)$`)
-	reConfig  = regexp.MustCompile(`(?s)^config\((.*)\)$`)
-	reIfIncr  = regexp.MustCompile(`^if\s+is_incremental\(\)$`)
-	reIf      = regexp.MustCompile(`^if\b`)
-	reEndif   = regexp.MustCompile(`^endif$`)
-	reTimeFlt = regexp.MustCompile(`(?is)^\s*(where|and)\s+((?:\w+\.)?(\w+))\s*>=?\s*\(\s*select\s+max\s*\(\s*\w+\s*\)\s+from\s+\{\{-?\s*this\s*-?\}\}\s*\)\s*$`)
+	reRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^ref\(\s*(?:(['"])([\w.-]+)(['"])\s*,\s*)?(['"])(\w+)(['"])\s*(?:,\s*v(?:ersion)?\s*=\s*\S+\s*)?\)$`)
+	})
+	reSource = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^source\(\s*(['"])(\w+)(['"])\s*,\s*(['"])(\w+)(['"])\s*\)$`)
+	})
+	reVar     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^var\(\s*(['"])(\w+)(['"])\s*(?:,\s*(.+?)\s*)?\)$`) })
+	reConfig  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^config\((.*)\)$`) })
+	reIfIncr  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^if\s+is_incremental\(\)$`) })
+	reIf      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^if\b`) })
+	reEndif   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^endif$`) })
+	reTimeFlt = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)^\s*(where|and)\s+((?:\w+\.)?(\w+))\s*>=?\s*\(\s*select\s+max\s*\(\s*\w+\s*\)\s+from\s+\{\{-?\s*this\s*-?\}\}\s*\)\s*$`)
+	})
 )
 
 // body is what converting one dbt model's text gives: the efmesh body,
@@ -120,8 +127,8 @@ func convertBody(file, src string, r resolver) body {
 			switch {
 			case t.inner == "this":
 				out.WriteString("@this")
-			case reRef.MatchString(t.inner):
-				m := reRef.FindStringSubmatch(t.inner)
+			case reRef().MatchString(t.inner):
+				m := reRef().FindStringSubmatch(t.inner)
 				name, ok := r.model(m[5])
 				if !ok {
 					keep(t, fmt.Sprintf("ref to %q, which is not a model of this dbt project", m[5]))
@@ -129,8 +136,8 @@ func convertBody(file, src string, r resolver) body {
 				}
 				b.refs = append(b.refs, name)
 				out.WriteString("@ref(" + name + ")")
-			case reSource.MatchString(t.inner):
-				m := reSource.FindStringSubmatch(t.inner)
+			case reSource().MatchString(t.inner):
+				m := reSource().FindStringSubmatch(t.inner)
 				name, ok := r.source(m[2], m[5])
 				if !ok {
 					keep(t, fmt.Sprintf("source %q.%q is not declared in the project's YAML", m[2], m[5]))
@@ -138,8 +145,8 @@ func convertBody(file, src string, r resolver) body {
 				}
 				b.refs = append(b.refs, name)
 				out.WriteString("@ref(" + name + ")")
-			case reVar.MatchString(t.inner):
-				m := reVar.FindStringSubmatch(t.inner)
+			case reVar().MatchString(t.inner):
+				m := reVar().FindStringSubmatch(t.inner)
 				name := strings.ToLower(m[2])
 				if _, seen := b.varAt[name]; !seen {
 					line, col := position(src, t.start)
@@ -157,8 +164,8 @@ func convertBody(file, src string, r resolver) body {
 					last++
 				}
 				out.WriteString("@var(" + name + ")")
-			case reConfig.MatchString(t.inner) && b.cfgAt < 0:
-				cfg, err := parseKwargs(reConfig.FindStringSubmatch(t.inner)[1])
+			case reConfig().MatchString(t.inner) && b.cfgAt < 0:
+				cfg, err := parseKwargs(reConfig().FindStringSubmatch(t.inner)[1])
 				if err != nil {
 					keep(t, "config(): "+err.Error())
 					continue
@@ -175,10 +182,10 @@ func convertBody(file, src string, r resolver) body {
 			continue
 		}
 		// A statement: only {% if is_incremental() %} … {% endif %} is known.
-		if reIfIncr.MatchString(t.inner) && b.incrAt < 0 {
+		if reIfIncr().MatchString(t.inner) && b.incrAt < 0 {
 			if j := matchingEndif(tags, i); j > 0 {
 				inside := src[t.end:tags[j].start]
-				if m := reTimeFlt.FindStringSubmatch(inside); m != nil {
+				if m := reTimeFlt().FindStringSubmatch(inside); m != nil {
 					b.timeCol, b.incrAt = strings.ToLower(m[3]), t.start
 					out.WriteString(m[1] + " " + m[2] + " >= @start AND " + m[2] + " < @end")
 					last = tags[j].end
@@ -214,9 +221,9 @@ func matchingEndif(tags []tag, i int) int {
 			continue
 		}
 		switch {
-		case reIf.MatchString(tags[j].inner):
+		case reIf().MatchString(tags[j].inner):
 			depth++
-		case reEndif.MatchString(tags[j].inner):
+		case reEndif().MatchString(tags[j].inner):
 			depth--
 			if depth == 0 {
 				return j

@@ -49,13 +49,16 @@ import (
 //     engine's versions;
 //   - the warehouse file's size and mtime, which the plan checks the store
 //     against;
-//   - the plan itself, to print it again (in gob, decoded on a hit only).
+//   - the state file's stamps when they are known to move with any write
+//     (storeStamps): then the token is not read at all;
+//   - the plan's text, to print it again, and the hash of the plan's JSON,
+//     kept beside the digest (<env>.plan.json), read for --json only.
 //
 // Anything else (another selection, a preview, a restatement, verdicts)
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 3
+const noopFormat = 4
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -95,14 +98,25 @@ type NoopHit struct {
 	// UnusedVars are the --var overrides nothing reads, as the full path
 	// found them.
 	UnusedVars []project.UnusedVar
-	planJSON   []byte
+	// ByStamps: the state store was recognised by its file's stamps, its
+	// token not read.
+	ByStamps bool
+	jsonPath string
+	jsonSum  string
 }
 
 // Plan decodes the plan the digest holds (for --json, or a caller that
 // needs the models): the plan the full path made, as it made it.
 func (h NoopHit) Plan() (*planner.Plan, error) {
+	raw, err := os.ReadFile(h.jsonPath)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != h.jsonSum {
+		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is not the one the digest names", h.jsonPath)
+	}
 	var p planner.Plan
-	if err := json.Unmarshal(h.planJSON, &p); err != nil {
+	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
 	}
 	return &p, nil
@@ -113,30 +127,40 @@ type stamp struct {
 	Path    string
 	Size    int64
 	ModTime int64
-	Hash    string
+	Hash    string // sha256 of the content, 32 bytes; "" when not hashed
 	Missing bool
 }
 
 type noopDigest struct {
-	Format     int
-	Request    string
-	Now        time.Time
-	Until      time.Time // the clock after which the plan may differ
-	Binary     stamp
-	Globs      [3][]string
-	Listed     []string
-	Dirs       []stamp
-	Files      []stamp
-	Warehouse  []stamp
-	Store      string
+	Format    int
+	Request   string
+	Now       time.Time
+	Until     time.Time // the clock after which the plan may differ
+	Binary    stamp
+	Globs     [3][]string
+	Listed    pathList
+	Dirs      []stamp
+	Files     stampList
+	Warehouse []stamp
+	Store     string
+	// StoreFiles are the state file's stamps (the database and its WAL)
+	// as they were when the store's token was last read equal to Store:
+	// nil when unknown, or when the store is not a file.
+	StoreFiles []stamp
 	UnusedVars []project.UnusedVar
+	PlanSum    string // sha256 of the plan's JSON (noopJSONPath)
 }
 
-// The digest's file is a gob stream of three values: the stamps, decoded on
-// every plan, then the plan's text, printed on a hit, and its JSON,
-// decoded only when asked for (NoopHit.Plan).
+// The digest's file is a gob stream of two values: the stamps, decoded on
+// every plan, then the plan's text, printed on a hit. The plan's JSON is a
+// file of its own beside it, read only when asked for (NoopHit.Plan): a
+// hit reads one small file.
 func noopPath(root, env string) string {
 	return filepath.Join(root, ".efmesh", "cache", "noop", env+".digest")
+}
+
+func noopJSONPath(digest string) string {
+	return strings.TrimSuffix(digest, ".digest") + ".plan.json"
 }
 
 // recorder stamps every file the loader reads: stat before the read,
@@ -155,7 +179,7 @@ func (r *recorder) read(abs string) ([]byte, error) {
 	}
 	sum := sha256.Sum256(src)
 	r.mu.Lock()
-	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Hash: hex.EncodeToString(sum[:])})
+	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Hash: string(sum[:])})
 	r.mu.Unlock()
 	return src, nil
 }
@@ -176,7 +200,7 @@ func stampFile(path string, hash bool) (stamp, error) {
 			return stamp{}, err
 		}
 		sum := sha256.Sum256(src)
-		s.Hash = hex.EncodeToString(sum[:])
+		s.Hash = string(sum[:])
 	}
 	return s, nil
 }
@@ -184,8 +208,12 @@ func stampFile(path string, hash bool) (stamp, error) {
 // same reports whether the file at s.Path is still what s says: the same
 // size and mtime, or else the same content hash (touched, not changed:
 // touched is then set, to refresh the digest).
-func (s stamp) same(touched *bool) bool {
-	now, err := stampFile(s.Path, false)
+func (s stamp) same(st *statter, touched *bool) bool {
+	now, ok := st.stat(s.Path)
+	var err error
+	if !ok {
+		now, err = stampFile(s.Path, false)
+	}
 	if err != nil || now.Missing != s.Missing || now.Size != s.Size {
 		return false
 	}
@@ -290,6 +318,56 @@ func warehouseStamps(p *project.Project) ([]stamp, bool) {
 	return out, true
 }
 
+// storeStamps are the SQLite state file's stamps: the database and its
+// write-ahead log, which every committed write changes (a WAL frame
+// appended, a checkpoint written back, the log removed); ok is false for
+// a store that is not a file (PostgreSQL).
+func storeStamps(p *project.Project) ([]stamp, bool) {
+	if p.Config.State.Type == "postgres" {
+		return nil, false
+	}
+	path := connect.StorePath(p)
+	var out []stamp
+	for _, f := range []string{path, path + "-wal"} {
+		s, err := stampFile(f, false)
+		if err != nil {
+			return nil, false
+		}
+		if s.Size == 0 && f != path {
+			// An empty log holds no frame, as a missing one (a reader
+			// opening the store creates it).
+			s = stamp{Path: f, Missing: true}
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// racyStore is how long after a write a file's mtime may still be shared
+// by the next write: the file system's clock ticks (Linux's coarse clock
+// ticks every 1 to 10 ms); a timestamp without a sub-millisecond part
+// comes from a coarser file system, trusted only after racyDir.
+const racyStore = 20 * time.Millisecond
+
+// settledStamps reports whether stamps, taken at now, would change with
+// the next write to their files: each mtime is older than the clock's
+// tick, so a later write stamps a later mtime.
+func settledStamps(stamps []stamp, now time.Time) bool {
+	for _, s := range stamps {
+		if s.Missing {
+			continue
+		}
+		window := racyStore
+		if s.ModTime%int64(time.Millisecond) == 0 {
+			window = racyDir
+		}
+		if now.Sub(time.Unix(0, s.ModTime)) < window {
+			return false
+		}
+	}
+	return true
+}
+
 func storeToken(ctx context.Context, st state.Reader, env string) (string, bool) {
 	v, ok := st.(state.EnvVersioned)
 	if !ok {
@@ -329,7 +407,24 @@ func hourEnd(t time.Time) time.Time { return t.UTC().Truncate(time.Hour).Add(tim
 // are as they were when a plan last found nothing to change: ok is false
 // otherwise, and the caller makes the full plan. It never errors: any
 // doubt is a miss.
+//
+// The store is recognised by its file's stamps when the digest has them;
+// else its token is read (a read-only open) and, when it matches and the
+// file's stamps are settled, they are kept for the next plan.
 func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, ok bool) {
+	return quickPlan(ctx, dir, req, false)
+}
+
+// SettleNoop is QuickPlan for a process that has just written the store
+// (an apply, once its store is closed): on a hit it waits for the state
+// file's stamps to settle (racyStore, at most) so that the digest keeps
+// them, and the next plan reads no token.
+func SettleNoop(ctx context.Context, dir string, req NoopRequest) bool {
+	_, ok := quickPlan(ctx, dir, req, true)
+	return ok
+}
+
+func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (hit NoopHit, ok bool) {
 	if analysis.ValidateEnv(req.Env) != nil {
 		return hit, false
 	}
@@ -354,8 +449,10 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 		return hit, false
 	}
 	touched := false
+	st := newStatter()
+	defer st.close()
 	for _, s := range d.Files {
-		if !s.same(&touched) {
+		if !s.same(st, &touched) {
 			return hit, false
 		}
 	}
@@ -363,6 +460,13 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
 		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
 			return hit, false
+		}
+		// The folders stamped now, once settled, and the listing still
+		// the same after: the next plan checks the folders, not the
+		// listing.
+		if dirs := globDirs(root, d.Globs, time.Now()); dirs != nil && slices.Equal(project.ListFiles(root, cfg), d.Listed) {
+			d.Dirs = dirs
+			touched = true
 		}
 	}
 	// efmesh.yaml is unchanged (it is the first file): its settings say
@@ -377,29 +481,62 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 	if !watchable || !slices.Equal(wh, d.Warehouse) {
 		return hit, false
 	}
-	st, err := connect.ReadOnlyStore(ctx, p)
-	if err != nil || st == nil {
-		return hit, false
-	}
-	tok, ok := storeToken(ctx, st, req.Env)
-	st.Close()
-	if !ok || tok != d.Store {
-		return hit, false
+	files, fileStore := storeStamps(p)
+	byStamps := fileStore && d.StoreFiles != nil && slices.Equal(files, d.StoreFiles)
+	if !byStamps {
+		d.StoreFiles = nil
+		if settle && fileStore {
+			if wait := time.Until(latestMtime(files).Add(racyStore)); wait > 0 && wait <= racyStore {
+				time.Sleep(wait)
+			}
+		}
+		st, err := connect.ReadOnlyStore(ctx, p)
+		if err != nil || st == nil {
+			return hit, false
+		}
+		tok, ok := storeToken(ctx, st, req.Env)
+		st.Close()
+		if !ok || tok != d.Store {
+			return hit, false
+		}
+		// The stamps taken before the token was read, and the same after
+		// it: the token is that file's, and settled stamps move with the
+		// next write.
+		if after, ok := storeStamps(p); ok && slices.Equal(files, after) && settledStamps(files, time.Now()) {
+			d.StoreFiles = files
+			touched = true
+		}
 	}
 	var text string
-	var planJSON []byte
-	if dec.Decode(&text) != nil || dec.Decode(&planJSON) != nil {
+	if dec.Decode(&text) != nil {
 		return hit, false
 	}
 	if touched { // stat-only next time
 		for i, s := range d.Files {
+			if s.Hash == "" {
+				continue
+			}
+			if now, err := stampFile(s.Path, false); err != nil || (now.Size == s.Size && now.ModTime == s.ModTime) {
+				continue
+			}
 			if now, err := stampFile(s.Path, true); err == nil && now.Hash == s.Hash {
 				d.Files[i] = now
 			}
 		}
-		_ = writeDigestRaw(path, &d, text, planJSON)
+		_ = writeDigestRaw(path, &d, text)
 	}
-	return NoopHit{Text: text, UnusedVars: d.UnusedVars, planJSON: planJSON}, true
+	return NoopHit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
+}
+
+// latestMtime is the latest mtime of stamps.
+func latestMtime(stamps []stamp) time.Time {
+	var t int64
+	for _, s := range stamps {
+		if !s.Missing && s.ModTime > t {
+			t = s.ModTime
+		}
+	}
+	return time.Unix(0, t)
 }
 
 // noopBefore is what a plan of the workspace saw before it read the store
@@ -522,21 +659,25 @@ func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
 	if err != nil {
 		return err
 	}
-	return writeDigestRaw(path, d, PlanText(p), planJSON)
+	// The JSON first: a digest names the JSON by its hash, so a digest
+	// next to another plan's JSON answers no --json.
+	if err := writeAtomic(noopJSONPath(path), planJSON); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(planJSON)
+	d.PlanSum = hex.EncodeToString(sum[:])
+	return writeDigestRaw(path, d, PlanText(p))
 }
 
-// writeDigestRaw writes the digest's three values: the stamps, the plan's
-// text and its JSON.
-func writeDigestRaw(path string, d *noopDigest, text string, planJSON []byte) error {
+// writeDigestRaw writes the digest's two values: the stamps and the
+// plan's text.
+func writeDigestRaw(path string, d *noopDigest, text string) error {
 	var buf bytes.Buffer
 	enc := gob.NewEncoder(&buf)
 	if err := enc.Encode(d); err != nil {
 		return err
 	}
 	if err := enc.Encode(text); err != nil {
-		return err
-	}
-	if err := enc.Encode(planJSON); err != nil {
 		return err
 	}
 	return writeAtomic(path, buf.Bytes())

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/state/sqlite"
 )
 
 var noopShop = map[string]string{
@@ -126,7 +129,78 @@ func settled(t *testing.T) (dir, want string) {
 	if planText(q) != planText(p) {
 		t.Fatalf("the digest's plan differs from the full plan:\n%s\n%s", planText(q), planText(p))
 	}
+	settleStore(t, dir, "dev")
 	return dir, planText(p)
+}
+
+// settleStore ages the state file (as if written an hour ago) and has a
+// quick plan of env keep its stamps, so that the next quick plan reads no
+// token: the store is then recognised by its stamps alone.
+func settleStore(t *testing.T, dir, env string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	db := filepath.Join(dir, ".efmesh", "state.db")
+	for _, f := range []string{db, db + "-wal"} {
+		if err := os.Chtimes(f, old, old); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := QuickPlan(context.Background(), dir, NoopRequest{Env: env, Now: noopNow}); !ok {
+		t.Fatal("an aged state file missed the digest")
+	}
+	if d := readDigest(t, dir, env); len(d.StoreFiles) == 0 {
+		t.Fatal("the digest does not keep the settled state file's stamps")
+	}
+}
+
+func readDigest(t *testing.T, dir, env string) noopDigest {
+	t.Helper()
+	raw, err := os.ReadFile(noopPath(dir, env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d noopDigest
+	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestNoopStoreStamps: a digest that knows the state file's stamps answers
+// without the store's token while they hold; a write to the store moves
+// them, and the token decides: a write about another environment leaves
+// dev's plan as it was (a hit, the new stamps kept once settled), a write
+// about dev misses.
+func TestNoopStoreStamps(t *testing.T) {
+	ctx := context.Background()
+	dir, want := settled(t)
+	if p, quick := planPlain(t, dir, "dev", nil, noopNow); !quick || planText(p) != want {
+		t.Fatalf("stamps held: quick %v", quick)
+	}
+	journal := func(env string) {
+		t.Helper()
+		st, err := sqlite.Open(ctx, filepath.Join(dir, ".efmesh", "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.RecordPlan(ctx, state.PlanRecord{ID: "elsewhere-" + env, Env: env, CreatedAt: noopNow, Status: state.PlanFailed, Summary: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := readDigest(t, dir, "dev").StoreFiles
+	journal("qa")
+	if p, quick := planPlain(t, dir, "dev", nil, noopNow); !quick || planText(p) != want {
+		t.Fatalf("after a write about qa: quick %v", quick)
+	}
+	settleStore(t, dir, "dev")
+	if after := readDigest(t, dir, "dev").StoreFiles; slices.Equal(after, before) {
+		t.Fatal("the digest kept the state file's old stamps")
+	}
+	journal("dev")
+	if _, ok := QuickPlan(ctx, dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
+		t.Fatal("answered from the digest after a write about dev")
+	}
 }
 
 // TestNoopDigest: an unchanged project (even touched) is answered from the

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
@@ -25,6 +26,9 @@ import (
 // anchored pattern leaves out the other benchmarks whose names hold Plan):
 //
 //	go test ./workspace -run '^$' -bench '^BenchmarkPlan$/^cold$/^10000$' -benchtime 1x -cpuprofile /tmp/c10.prof
+//
+// quick is what `efmesh plan dev` of an unchanged project does first: the
+// answer of the no-op digest (QuickPlan), with the state file's stamps kept.
 var planBenchSizes = []int{100, 500, 2000, 10000}
 
 // benchProject is a fresh clone of the generated project: N FULL models in
@@ -56,16 +60,17 @@ func plan(b *testing.B, dir, env string) bool {
 
 // BenchmarkPlan measures `efmesh plan dev` in-process: cold (a fresh clone:
 // no .efmesh, so every model reaches DuckDB), warm (the check cache filled,
-// nothing applied yet) and noop (the project applied, nothing changed).
+// nothing applied yet), noop (the project applied, nothing changed: the
+// full path) and quick (the same, answered by the no-op digest).
 func BenchmarkPlan(b *testing.B) {
-	for _, mode := range []string{"cold", "warm", "noop"} {
+	for _, mode := range []string{"cold", "warm", "noop", "quick"} {
 		for _, n := range planBenchSizes {
 			b.Run(mode+"/"+strconv.Itoa(n), func(b *testing.B) {
 				dir := benchProject(b, n)
 				switch mode {
 				case "warm":
 					plan(b, dir, "dev")
-				case "noop":
+				case "noop", "quick":
 					ctx := context.Background()
 					w, err := workspace.Open(ctx, dir, workspace.OpenOptions{})
 					if err != nil {
@@ -76,6 +81,10 @@ func BenchmarkPlan(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
+				}
+				if mode == "quick" {
+					quickBench(b, dir)
+					return
 				}
 				for b.Loop() {
 					if mode == "cold" {
@@ -140,5 +149,34 @@ func BenchmarkCheckOne(b *testing.B) {
 			}
 			b.ReportMetric(float64(checked)/float64(i), "checked/op")
 		})
+	}
+}
+
+// quickBench measures QuickPlan of dir, applied and unchanged: the digest
+// is left by a plain plan, and the state file's stamps kept (the apply of
+// the CLI does so; here the state file is aged past the clock's tick).
+func quickBench(b *testing.B, dir string) {
+	ctx := context.Background()
+	req := workspace.NoopRequest{Env: "dev", Now: time.Now()}
+	w, err := workspace.Open(ctx, dir, workspace.OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := w.Plan(ctx, "dev")
+	if err == nil {
+		err = w.RememberNoop(req, p)
+	}
+	w.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !workspace.SettleNoop(ctx, dir, req) {
+		b.Fatal("the no-op digest missed")
+	}
+	for b.Loop() {
+		hit, ok := workspace.QuickPlan(ctx, dir, req)
+		if !ok || !hit.ByStamps {
+			b.Fatalf("quick plan: hit %v, by the state file's stamps %v", ok, hit.ByStamps)
+		}
 	}
 }

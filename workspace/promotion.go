@@ -62,9 +62,9 @@ type fingerprintsDigest struct {
 	Until     int64
 	Binary    stamp
 	Globs     [3][]string
-	Listed    []string
+	Listed    pathList
 	Dirs      []stamp
-	Files     []stamp
+	Files     stampList
 	Warehouse []stamp
 	// Vars are the variables in force for the plan (efmesh.yaml's, its
 	// environment's, --var): another environment's must be the same.
@@ -160,8 +160,10 @@ func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planne
 		return nil, nil, false
 	}
 	touched := false
+	stats := newStatter()
+	defer stats.close()
 	for _, s := range d.Files {
-		if !s.same(&touched) {
+		if !s.same(stats, &touched) {
 			return nil, nil, false
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -40,30 +39,26 @@ type cmdMetrics struct {
 	lastBuilt time.Time
 	outcome   string // set by the command when it knows better than its error
 
-	reg             *prometheus.Registry
-	intervalsDone   *prometheus.CounterVec
-	intervalsFailed *prometheus.CounterVec
-	snapshotsBuilt  *prometheus.CounterVec
-	auditsPassed    *prometheus.CounterVec
-	auditsFailed    *prometheus.CounterVec
-	buildSeconds    *prometheus.GaugeVec
-	commandSeconds  *prometheus.GaugeVec
-	plannedModels   *prometheus.GaugeVec
-	lastRun         *prometheus.GaugeVec
+	reg             *metricRegistry
+	intervalsDone   *metricFamily
+	intervalsFailed *metricFamily
+	snapshotsBuilt  *metricFamily
+	auditsPassed    *metricFamily
+	auditsFailed    *metricFamily
+	buildSeconds    *metricFamily
+	commandSeconds  *metricFamily
+	plannedModels   *metricFamily
+	lastRun         *metricFamily
 }
 
 func newCmdMetrics(command, env, dir string) *cmdMetrics {
-	m := &cmdMetrics{command: command, env: env, root: dir, reg: prometheus.NewRegistry(), lastBuilt: time.Now()}
+	m := &cmdMetrics{command: command, env: env, root: dir, reg: &metricRegistry{}, lastBuilt: time.Now()}
 	perModel := []string{"model", "env"}
-	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
-		v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
-		m.reg.MustRegister(v)
-		return v
+	counter := func(name, help string, labels ...string) *metricFamily {
+		return m.reg.add("counter", name, help, labels)
 	}
-	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
-		v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-		m.reg.MustRegister(v)
-		return v
+	gauge := func(name, help string, labels ...string) *metricFamily {
+		return m.reg.add("gauge", name, help, labels)
 	}
 	m.intervalsDone = counter("efmesh_intervals_done_total", "how many intervals were computed and marked done", perModel...)
 	m.intervalsFailed = counter("efmesh_intervals_failed_total", "how many intervals failed (write or blocking audit) and were marked failed", perModel...)
@@ -101,7 +96,7 @@ func (a *app) withMetrics(cmd *cobra.Command) *cobra.Command {
 		start := time.Now()
 		err := run(c, args)
 		m.finish(err, time.Since(start))
-		if werr := prometheus.WriteToTextfile(path, m.reg); werr != nil {
+		if werr := m.reg.writeTextfile(path); werr != nil {
 			a.log.Warn("--metrics: the metrics file could not be written", "path", path, "err", werr)
 		}
 		return err
@@ -109,8 +104,8 @@ func (a *app) withMetrics(cmd *cobra.Command) *cobra.Command {
 	return cmd
 }
 
-func (m *cmdMetrics) labels(model string) prometheus.Labels {
-	return prometheus.Labels{"model": model, "env": m.env}
+func (m *cmdMetrics) labels(model string) labelSet {
+	return labelSet{"model": model, "env": m.env}
 }
 
 // planned records the plan's models by change.
@@ -119,7 +114,7 @@ func (m *cmdMetrics) planned(p *planner.Plan) {
 		return
 	}
 	for change, n := range p.Counts() {
-		m.plannedModels.With(prometheus.Labels{"change": string(change), "env": m.env}).Set(float64(n))
+		m.plannedModels.With(labelSet{"change": string(change), "env": m.env}).Set(float64(n))
 	}
 }
 
@@ -187,7 +182,7 @@ func (m *cmdMetrics) audit(r planner.AuditResult) {
 		if r.Blocking {
 			blocking = "true"
 		}
-		m.auditsFailed.With(prometheus.Labels{"model": r.Model, "env": m.env, "blocking": blocking}).Inc()
+		m.auditsFailed.With(labelSet{"model": r.Model, "env": m.env, "blocking": blocking}).Inc()
 	}
 }
 
@@ -214,6 +209,6 @@ func (m *cmdMetrics) finish(err error, took time.Duration) {
 			outcome = state.RunError
 		}
 	}
-	m.commandSeconds.With(prometheus.Labels{"command": m.command, "env": m.env}).Set(took.Seconds())
-	m.lastRun.With(prometheus.Labels{"command": m.command, "env": m.env, "outcome": outcome}).Set(float64(time.Now().Unix()))
+	m.commandSeconds.With(labelSet{"command": m.command, "env": m.env}).Set(took.Seconds())
+	m.lastRun.With(labelSet{"command": m.command, "env": m.env, "outcome": outcome}).Set(float64(time.Now().Unix()))
 }

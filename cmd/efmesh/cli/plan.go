@@ -175,6 +175,9 @@ the selected models below it are built against that version.`,
 // kept, or its decoded plan for --json. false: the digest's plan cannot be
 // decoded, and the full path answers.
 func (a *app) printNoopHit(hit workspace.NoopHit) bool {
+	if hit.ByStamps {
+		a.log.Debug("the state file is as the no-op digest stamped it: no token read")
+	}
 	if a.json {
 		p, err := hit.Plan()
 		if err != nil {
@@ -327,6 +330,13 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 					return confirmHint(phraseBusy(err), cmd, args[0])
 				}
 				return a.applyFailed(payload, &res.ApplyResult, phraseBusy(err))
+			}
+			if noop != nil {
+				// The store closed, as the next process finds it: the
+				// digest keeps its file's stamps, so the next plan reads
+				// no token.
+				w.Close()
+				workspace.SettleNoop(a.ctx, a.dir, *noop)
 			}
 			if !res.Applied {
 				return nil
