@@ -65,6 +65,11 @@ func envModels(ctx context.Context, st state.Reader, env string) (map[string]env
 	if err != nil {
 		return nil, err
 	}
+	return envModelsOf(ctx, st, env, ptrs)
+}
+
+// envModelsOf is envModels of the pointers ptrs of env, read already.
+func envModelsOf(ctx context.Context, st state.Reader, env string, ptrs map[string]state.Pointer) (map[string]envModel, error) {
 	fps := make([]string, 0, len(ptrs))
 	for _, p := range ptrs {
 		fps = append(fps, p.Fingerprint)

@@ -27,8 +27,12 @@ type Status struct {
 	Models  []ModelStatus
 	Ticks   []state.Run // newest first
 	// Applied is false for an environment that was never applied: no
-	// applied plan and no pointers. That is a problem too.
+	// applied plan and no pointers — or one deleted since (Deleted): it
+	// serves nothing (ReadEnvironment). That is a problem too.
 	Applied bool
+	// Deleted is true for an environment applied once and deleted since
+	// (LastPlan is then its last plan, not what it serves).
+	Deleted bool
 	// Missing lists the relations the store says exist that the warehouse
 	// lacks (StatusWarehouse); each is a problem.
 	Missing []MissingRelation
@@ -96,26 +100,21 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		o(&sc)
 	}
 	s := &Status{Env: env}
-	plans, err := st.Plans(ctx, env, 0)
+	e, err := ReadEnvironment(ctx, st, env)
 	if err != nil {
 		return nil, err
 	}
-	for i := range plans {
-		if plans[i].Status == state.PlanApplied {
-			s.LastPlan = &plans[i]
-			break
-		}
-	}
-	models, err := envModels(ctx, st, env)
+	s.LastPlan = e.LastApplied
+	models, err := envModelsOf(ctx, st, env, e.Pointers)
 	if err != nil {
 		return nil, err
 	}
-	s.Applied = s.LastPlan != nil || len(models) > 0
+	s.Applied, s.Deleted = e.Applied(), e.Deleted()
 	if s.Preview, err = RecordedPreview(ctx, st, env); err != nil {
 		return nil, err
 	}
 	if !s.Applied {
-		s.Problems = append(s.Problems, fmt.Sprintf("environment %s was never applied", env))
+		s.Problems = append(s.Problems, e.Absence())
 	}
 	if sc.busy != nil {
 		pid := "pid unknown"

@@ -119,7 +119,7 @@ func statusJSON(s *planner.Status) map[string]any {
 	if missing == nil {
 		missing = []planner.MissingRelation{}
 	}
-	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "applied": s.Applied,
+	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "applied": s.Applied, "deleted": s.Deleted,
 		"missing": missing, "problems": nonNil(s.Problems), "notes": nonNil(s.Notes)}
 	if p := s.LastPlan; p != nil {
 		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
@@ -153,6 +153,9 @@ func (a *app) printStatus(s *planner.Status) {
 	fmt.Fprintf(w, "Environment %s\n", s.Env)
 	if p := s.LastPlan; p != nil {
 		fmt.Fprintf(w, "  last plan  %s applied by %s at %s\n", p.ID, p.AppliedBy, rfc(p.CreatedAt))
+		if s.Deleted {
+			fmt.Fprintln(w, "  deleted    since: the environment serves nothing")
+		}
 	} else {
 		fmt.Fprintln(w, "  last plan  none: never applied")
 	}
