@@ -63,8 +63,21 @@ func lastRefresh(ctx context.Context, st state.Reader, fp string) (time.Time, bo
 	return last, found, nil
 }
 
+// ledgerOf returns the fingerprint whose ledger the snapshot fp of model
+// has once the plan is applied: its own, or — a snapshot the plan records
+// by inheriting an older one's relation (p.reuse), not stored yet — the
+// older one's, whose done intervals apply copies (inherit). A plan's
+// prediction and the run after its apply so read the same refresh time.
+func (p *Plan) ledgerOf(model, fp string) string {
+	if old, ok := p.reuse[model]; ok && !p.stored[fp] {
+		return old
+	}
+	return fp
+}
+
 // dueRefreshes lists the FULL models of the plan whose cron fired after
-// their last refresh, as of now.
+// their last refresh, as of now: what a run tick refreshes and what a
+// plan predicts it will (fillDueRefresh), one decision for both.
 func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) (map[string]bool, error) {
 	due := map[string]bool{}
 	cfg := p.analysis.Project.Config
@@ -77,7 +90,7 @@ func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time) 
 		if err != nil {
 			return nil, fmt.Errorf("%s: cron %w", mp.Name, err)
 		}
-		last, ok, err := lastRefresh(ctx, st, info.Fingerprint)
+		last, ok, err := lastRefresh(ctx, st, p.ledgerOf(mp.Name, info.Fingerprint))
 		if err != nil {
 			return nil, err
 		}
