@@ -86,7 +86,32 @@ type ModelStatus struct {
 	CoveredThrough time.Time
 	Done           int              // done intervals due
 	Missing        int              // due intervals not done: the lag
+	// MissingRanges are the due ranges not done, merged, oldest first: a
+	// hole before CoveredThrough (a restate, a failed batch) as well as
+	// the lag at the end (Holes tells them apart).
+	MissingRanges []analysis.Range
 	Failed         []analysis.Range // intervals marked failed
+}
+
+// Holes returns the missing ranges before the last done interval: what
+// "covered through" alone would hide. The lag at the end is not a hole.
+func (m ModelStatus) Holes() []analysis.Range {
+	var out []analysis.Range
+	for _, r := range m.MissingRanges {
+		if r.Start.Before(m.CoveredThrough) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// HoleIntervals counts the intervals of Holes.
+func (m ModelStatus) HoleIntervals() int {
+	n := 0
+	for _, r := range m.Holes() {
+		n += m.Grain.Count(r)
+	}
+	return n
 }
 
 // GetStatus reports on env as of now. cfg supplies the project's start for
@@ -191,6 +216,7 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		}
 		if serr == nil {
 			ms.Missing = g.Count(analysis.Range{Start: start, End: ms.DueThrough}) - ms.Done
+			ms.MissingRanges = g.Missing(start, ms.DueThrough, ivs, 0)
 		}
 		if len(ms.Failed) > 0 {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s has %d failed interval(s), the first %s", n, len(ms.Failed), ms.Failed[0]))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -130,13 +131,17 @@ func statusJSON(s *planner.Status) map[string]any {
 	out["preview"] = s.Preview
 	models := []map[string]any{}
 	for _, m := range s.Models {
+		missingRanges := [][]string{}
+		for _, r := range m.MissingRanges {
+			missingRanges = append(missingRanges, []string{rfc(r.Start), rfc(r.End)})
+		}
 		failed := [][]string{}
 		for _, r := range m.Failed {
 			failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
 		}
 		models = append(models, map[string]any{"name": m.Name, "fingerprint": m.Fingerprint, "interval": string(m.Grain),
 			"start": rfc(m.Start), "dueThrough": rfc(m.DueThrough), "coveredThrough": rfc(m.CoveredThrough),
-			"done": m.Done, "missing": m.Missing, "failed": failed})
+			"done": m.Done, "missing": m.Missing, "missingRanges": missingRanges, "failed": failed})
 	}
 	out["models"] = models
 	ticks := []map[string]any{}
@@ -169,6 +174,14 @@ func (a *app) printStatus(s *planner.Status) {
 		covered := "nothing computed"
 		if !m.CoveredThrough.IsZero() {
 			covered = "covered through " + rfc(m.CoveredThrough)
+		}
+		if holes := m.Holes(); len(holes) > 0 {
+			// "covered through" alone would hide them.
+			rs := make([]string, len(holes))
+			for i, r := range holes {
+				rs[i] = r.String()
+			}
+			covered = fmt.Sprintf("%d interval(s) missing: %s; computed through %s otherwise", m.HoleIntervals(), strings.Join(rs, ", "), rfc(m.CoveredThrough))
 		}
 		fmt.Fprintf(w, "  %s  (%s)  %s, due through %s, lag %d interval(s)\n", m.Name, m.Grain, covered, rfc(m.DueThrough), m.Missing)
 		for _, r := range m.Failed {
