@@ -84,13 +84,13 @@ type ModelStatus struct {
 	DueThrough  time.Time // end of the last complete interval before now
 	// CoveredThrough is the end of the last done interval (zero when none).
 	CoveredThrough time.Time
-	Done           int              // done intervals due
-	Missing        int              // due intervals not done: the lag
+	Done           int // done intervals due
+	Missing        int // due intervals not done: the lag
 	// MissingRanges are the due ranges not done, merged, oldest first: a
 	// hole before CoveredThrough (a restate, a failed batch) as well as
 	// the lag at the end (Holes tells them apart).
 	MissingRanges []analysis.Range
-	Failed         []analysis.Range // intervals marked failed
+	Failed        []analysis.Range // intervals marked failed
 }
 
 // Holes returns the missing ranges before the last done interval: what
