@@ -40,6 +40,47 @@ func WithWarehouse(wh engine.Engine) PlanOption {
 	}
 }
 
+// CatalogReader is what the presence check reads of a warehouse: its
+// dialect and its catalog. An engine is one; so is a cached listing that
+// the editor refreshes on its own schedule (WithCatalog).
+type CatalogReader interface {
+	Dialect() engine.Dialect
+	engine.Catalog
+}
+
+// ErrCatalogUnavailable, returned (wrapped) by a CatalogReader, says the
+// catalog cannot be read now (the warehouse is busy): the check is
+// skipped, as when no warehouse is asked for, instead of failing the plan.
+var ErrCatalogUnavailable = errors.New("the warehouse's catalog cannot be read now")
+
+// WithCatalog is WithWarehouse reading the relations from cat instead of
+// a warehouse: the same check, the same plan, with a listing the caller
+// keeps (the editor's, refreshed after an apply, a plan, a save or a
+// while, never per keystroke). EXTERNAL sources' files are not described
+// (no warehouse to read them with).
+func WithCatalog(cat CatalogReader) PlanOption {
+	return func(c *planConfig) {
+		c.checkWarehouse = true
+		c.catalog = cat
+	}
+}
+
+// catalogOf is the CatalogReader of wh (nil for a warehouse that does not
+// exist: it lists nothing).
+func catalogOf(wh engine.Engine) (CatalogReader, error) {
+	if wh == nil {
+		return nil, nil
+	}
+	cat, ok := wh.(engine.Catalog)
+	if !ok {
+		return nil, fmt.Errorf("the %s engine cannot list its relations", wh.Dialect().Name())
+	}
+	return struct {
+		engine.Engine
+		engine.Catalog
+	}{wh, cat}, nil
+}
+
 // MissingRelation is a relation the state store says exists that the
 // warehouse lacks.
 type MissingRelation struct {
@@ -70,7 +111,11 @@ type expectation struct {
 // their order. The warehouse's relations are listed with one catalog query
 // over the schemas of exp; a nil wh holds nothing.
 func missingIn(ctx context.Context, wh engine.Engine, st state.Reader, exp []expectation) ([]MissingRelation, error) {
-	missing, _, _, err := inspect(ctx, wh, st, exp, nil, nil)
+	cat, err := catalogOf(wh)
+	if err != nil {
+		return nil, err
+	}
+	missing, _, _, err := inspect(ctx, cat, st, exp, nil, nil)
 	return missing, err
 }
 
@@ -86,7 +131,7 @@ type sourceListing struct {
 // sources that ask for them, and returns the expectations it does not
 // meet, the unwanted relations it holds as views and what it lists of
 // each source (relations EXTERNAL models read), in their order.
-func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []sourceListing, error) {
+func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []sourceListing, error) {
 	if len(exp) == 0 && len(unwanted) == 0 && len(sources) == 0 {
 		return nil, nil, nil, nil
 	}
@@ -94,10 +139,6 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwant
 	var d engine.Dialect
 	if wh != nil {
 		d = wh.Dialect()
-		cat, ok := wh.(engine.Catalog)
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("the %s engine cannot list its relations", wh.Dialect().Name())
-		}
 		seen := map[string]bool{}
 		var schemas []string
 		for _, e := range append(append(exp[:len(exp):len(exp)], unwanted...), sources...) {
@@ -113,7 +154,7 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwant
 				withColumns = append(withColumns, catalogKey(d, s.rel))
 			}
 		}
-		rels, err := cat.Relations(ctx, schemas, withColumns)
+		rels, err := wh.Relations(ctx, schemas, withColumns)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%w", err)
 		}
@@ -274,7 +315,7 @@ func lakePrefixOf(root, schema, table, fp8 string) string {
 // physical relation is rebuilt (an inherited one is not inherited: the
 // model builds its own); its ledger counts for nothing (fillBackfill, and
 // Apply clears it). A missing view is recreated by the promotion.
-func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.Engine) ([]project.Diagnostic, error) {
+func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogReader) ([]project.Diagnostic, error) {
 	a := p.analysis
 	var exp, sources []expectation
 	for _, mp := range p.Models {
@@ -305,6 +346,9 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 		}
 	}
 	missing, stale, srcs, err := inspect(ctx, wh, st, exp, p.staleCandidates(), sources)
+	if errors.Is(err, ErrCatalogUnavailable) {
+		return nil, nil // not checked now: as a plan that asks for no check
+	}
 	if err != nil {
 		return nil, err
 	}
