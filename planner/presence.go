@@ -89,7 +89,33 @@ type MissingRelation struct {
 	// Physical is true for a snapshot's physical relation (or its files),
 	// false for an environment's view.
 	Physical bool   `json:"physical"`
-	Reason   string `json:"reason"`
+	// Differs is true for a relation that is there but whose columns are
+	// not the snapshot's (replaced or altered by hand).
+	Differs bool   `json:"differs,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+// sameShape reports whether a relation's listed columns are the recorded
+// ones: the same names in the same order, each type of the same family
+// (engine.TypeFamily: the catalog and DESCRIBE may spell a type apart).
+func sameShape(want, got []engine.Column) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for i := range want {
+		if !strings.EqualFold(want[i].Name, got[i].Name) || engine.TypeFamily(want[i].Type) != engine.TypeFamily(got[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func columnsText(cols []engine.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.Type
+	}
+	return strings.Join(parts, ", ")
 }
 
 // expectation is one relation the store says the warehouse holds.
@@ -105,6 +131,11 @@ type expectation struct {
 	// columns, for the table an EXTERNAL model reads, asks the catalog
 	// for its columns: the model declares some.
 	columns bool
+	// want, when set, are the columns the snapshot recorded (names, and
+	// types compared by family): the catalog lists the relation's, and a
+	// relation whose columns differ (a view replaced, a column added by
+	// hand) does not meet the expectation (status --check).
+	want []engine.Column
 }
 
 // missingIn returns the expectations the warehouse does not meet, in
@@ -154,6 +185,11 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 				withColumns = append(withColumns, catalogKey(d, s.rel))
 			}
 		}
+		for _, e := range exp {
+			if e.want != nil {
+				withColumns = append(withColumns, catalogKey(d, e.rel))
+			}
+		}
 		rels, err := wh.Relations(ctx, schemas, withColumns)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%w", err)
@@ -184,10 +220,14 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 			what = "physical relation"
 		}
 		mr := MissingRelation{Model: e.model, Relation: e.rel.String(), Physical: e.physical}
-		_, present := listed[catalogKey(d, e.rel)]
+		got, present := listed[catalogKey(d, e.rel)]
 		switch {
 		case !present:
 			mr.Reason = fmt.Sprintf("the %s %s is missing from the warehouse", what, e.rel)
+		case e.want != nil && !sameShape(e.want, got.Columns):
+			mr.Differs = true
+			mr.Reason = fmt.Sprintf("the %s %s has columns (%s), not the (%s) its snapshot recorded: changed behind efmesh's back",
+				what, e.rel, columnsText(got.Columns), columnsText(e.want))
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
 			if err != nil {

@@ -253,10 +253,20 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 			continue
 		}
 		schema, table := analysis.SplitName(n)
-		if m.snap.Built() {
-			exp = append(exp, builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint))
+		// The relations whose columns are the model's output, as the
+		// snapshot recorded it: compared with the catalog's. An SCD_TYPE_2
+		// table adds its validity columns; a parquet relation is read
+		// from its files.
+		var want []engine.Column
+		if m.def.Schema != nil && target == "table" && kind != project.KindSCDType2 && kind != project.KindSeed {
+			want = m.def.Schema
 		}
-		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}})
+		if m.snap.Built() {
+			be := builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint)
+			be.want = want
+			exp = append(exp, be)
+		}
+		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}, want: want})
 	}
 	return exp
 }
