@@ -88,7 +88,7 @@ type MissingRelation struct {
 	Relation string `json:"relation"`
 	// Physical is true for a snapshot's physical relation (or its files),
 	// false for an environment's view.
-	Physical bool   `json:"physical"`
+	Physical bool `json:"physical"`
 	// Differs is true for a relation that is there but whose columns are
 	// not the snapshot's (replaced or altered by hand).
 	Differs bool   `json:"differs,omitempty"`
