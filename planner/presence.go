@@ -95,6 +95,14 @@ type MissingRelation struct {
 	Reason  string `json:"reason"`
 }
 
+// shapeKnown reports whether the relations of a model of kind k with
+// target t have exactly its output columns: an SCD_TYPE_2 table adds its
+// validity columns, a seed's are the file's, a parquet relation reads
+// its files.
+func shapeKnown(k project.KindName, t string) bool {
+	return t == "table" && k != project.KindSCDType2 && k != project.KindSeed
+}
+
 // sameShape reports whether a relation's listed columns are the recorded
 // ones: the same names in the same order, each type of the same family
 // (engine.TypeFamily: the catalog and DESCRIBE may spell a type apart).
@@ -382,7 +390,12 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger))
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
-			exp = append(exp, expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)})
+			e := expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)}
+			if mp.Change == Unchanged && !mp.Build && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
+				// A view replaced by hand is re-pointed by the promotion.
+				e.want = info.Inferred
+			}
+			exp = append(exp, e)
 		}
 	}
 	missing, stale, srcs, err := inspect(ctx, wh, st, exp, p.staleCandidates(), sources)

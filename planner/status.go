@@ -258,7 +258,7 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 		// table adds its validity columns; a parquet relation is read
 		// from its files.
 		var want []engine.Column
-		if m.def.Schema != nil && target == "table" && kind != project.KindSCDType2 && kind != project.KindSeed {
+		if m.def.Schema != nil && shapeKnown(kind, target) {
 			want = m.def.Schema
 		}
 		if m.snap.Built() {
