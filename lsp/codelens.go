@@ -92,6 +92,10 @@ func planStatus(ctx context.Context, v *view, res *checkResult, env, model strin
 	}
 	switch mp.Change {
 	case planner.Unchanged:
+		if mp.Missing {
+			// What plan says of a relation dropped behind efmesh's back.
+			return env + ": unchanged, missing from the warehouse: rebuilds" + due
+		}
 		if mp.Build {
 			return env + ": unchanged (not built yet)" + due
 		}
@@ -134,11 +138,15 @@ type planCache struct {
 	err  error
 }
 
+// presenceTTL is how long the editor trusts a listing of the warehouse's
+// catalog when nothing invalidates it (an apply, a plan, a save).
+const presenceTTL = 30 * time.Second
+
 // planFor is the plan the code lenses and hints show: res's analysis
 // against env, read-only, from the state store when it exists, else
-// against an empty one, cached per snapshot, store version and hour. It
-// does not look into the warehouse (the efmesh.plan command does, through
-// workspace.Plan).
+// against an empty one, checked against the cached listing of the
+// warehouse's catalog (workspace.Presence) as efmesh plan checks the
+// warehouse, cached per snapshot, store version, hour and listing.
 func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*planner.Plan, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
@@ -155,20 +163,25 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 	// Intervals come due on the hour (UTC): a plan made in the same hour
 	// of the clock is the same plan.
 	now := v.s.opts.Now()
-	key := fmt.Sprintf("%d/%s/%s/%d", res.snap.seq, env, version, now.Unix()/3600)
+	// What the warehouse's catalog listed is part of it too (a table
+	// dropped by hand is rebuilt): the listing's generation, and its age.
+	key := func() string {
+		return fmt.Sprintf("%d/%s/%s/%d/%d/%d", res.snap.seq, env, version, now.Unix()/3600,
+			v.s.presence.Generation(), time.Now().UnixNano()/int64(presenceTTL))
+	}
 	c := &v.plans
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.key == key && c.err == nil {
+	if c.key == key() && c.err == nil {
 		return c.plan, nil
 	}
 	plan, err := v.makePlan(ctx, res, st, env, now)
-	c.key, c.plan, c.err = key, plan, err
+	c.key, c.plan, c.err = key(), plan, err // after the plan read the listing
 	return plan, err
 }
 
-// makePlan plans as of now against st: the workspace's preview (no
-// warehouse; a redacted environment's workbench of its own, since the
+// makePlan plans as of now against st: the workspace's preview (the
+// warehouse through the cached listing only; a redacted environment's workbench of its own, since the
 // view's belongs to its checker). It sets no backfill limit: the plan only
 // counts intervals (it never lists them), whatever the start.
 func (v *view) makePlan(ctx context.Context, res *checkResult, st state.Reader, env string, now time.Time) (*planner.Plan, error) {

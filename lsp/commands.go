@@ -554,5 +554,5 @@ func (s *Server) previewSelection(ctx context.Context, res *checkResult, a comma
 
 // workspaceOptions are the editor's: its clock and its log.
 func (s *Server) workspaceOptions() workspace.Options {
-	return workspace.Options{Now: s.opts.Now, Logger: s.log}
+	return workspace.Options{Now: s.opts.Now, Logger: s.log, Presence: s.presence}
 }

@@ -121,6 +121,9 @@ func (s *Server) didSave(_ context.Context, params json.RawMessage) error {
 		s.docs[path] = &document{uri: d.uri, path: path, version: d.version, text: d.text}
 	}
 	s.mu.Unlock()
+	// A save is when the editor looks at the warehouse again (a table
+	// dropped meanwhile shows in the lenses), never a keystroke.
+	s.presence.Invalidate()
 	// Seeds and external files are read at check time: saving one changes
 	// what a model sees even when no model text changed.
 	if v := s.viewOf(path); v != nil {

@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // ErrNoShutdown is returned by Serve when the session ended without a
@@ -69,6 +70,10 @@ type Server struct {
 	// bindInServer: checks bind Postgres bodies with the project's server
 	// (initializationOptions.bindInServer).
 	bindInServer bool
+	// presence is the cached listing of the warehouses' catalogs that
+	// lenses, hints and the side bar plan against (workspace.Presence),
+	// refreshed after an apply, a plan, a save or presenceTTL.
+	presence *workspace.Presence
 
 	// beforeWholeCheck, when set (by tests, before the session starts),
 	// runs on a checker's goroutine after the open files were checked and
@@ -144,6 +149,7 @@ func newServer(ctx context.Context, opts Options) *Server {
 		}
 	}
 	s := &Server{
+		presence: workspace.NewPresence(presenceTTL, nil),
 		opts:     opts,
 		log:      log,
 		env:      "dev",

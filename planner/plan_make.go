@@ -285,7 +285,14 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 	}
 	sourceProblems := p.checkSourceFiles(ctx, reader)
 	if cfg.checkWarehouse {
-		ds, err := p.checkWarehouse(ctx, st, cfg.warehouse)
+		cat := cfg.catalog
+		if cat == nil {
+			var err error
+			if cat, err = catalogOf(cfg.warehouse); err != nil {
+				return nil, err
+			}
+		}
+		ds, err := p.checkWarehouse(ctx, st, cat)
 		if err != nil {
 			return nil, err
 		}

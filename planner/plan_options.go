@@ -21,6 +21,9 @@ type planConfig struct {
 	// checkWarehouse: compare the store with warehouse (WithWarehouse).
 	checkWarehouse bool
 	warehouse      engine.Engine
+	// catalog, when set, is what the check lists instead of warehouse's
+	// catalog (WithCatalog).
+	catalog CatalogReader
 	// workbench: bind what a redacted environment changes (WithWorkbench).
 	workbench analysis.Workbench
 	// dueRefreshes: list the cron refreshes apply leaves to run

@@ -40,6 +40,47 @@ func WithWarehouse(wh engine.Engine) PlanOption {
 	}
 }
 
+// CatalogReader is what the presence check reads of a warehouse: its
+// dialect and its catalog. An engine is one; so is a cached listing that
+// the editor refreshes on its own schedule (WithCatalog).
+type CatalogReader interface {
+	Dialect() engine.Dialect
+	engine.Catalog
+}
+
+// ErrCatalogUnavailable, returned (wrapped) by a CatalogReader, says the
+// catalog cannot be read now (the warehouse is busy): the check is
+// skipped, as when no warehouse is asked for, instead of failing the plan.
+var ErrCatalogUnavailable = errors.New("the warehouse's catalog cannot be read now")
+
+// WithCatalog is WithWarehouse reading the relations from cat instead of
+// a warehouse: the same check, the same plan, with a listing the caller
+// keeps (the editor's, refreshed after an apply, a plan, a save or a
+// while, never per keystroke). EXTERNAL sources' files are not described
+// (no warehouse to read them with).
+func WithCatalog(cat CatalogReader) PlanOption {
+	return func(c *planConfig) {
+		c.checkWarehouse = true
+		c.catalog = cat
+	}
+}
+
+// catalogOf is the CatalogReader of wh (nil for a warehouse that does not
+// exist: it lists nothing).
+func catalogOf(wh engine.Engine) (CatalogReader, error) {
+	if wh == nil {
+		return nil, nil
+	}
+	cat, ok := wh.(engine.Catalog)
+	if !ok {
+		return nil, fmt.Errorf("the %s engine cannot list its relations", wh.Dialect().Name())
+	}
+	return struct {
+		engine.Engine
+		engine.Catalog
+	}{wh, cat}, nil
+}
+
 // MissingRelation is a relation the state store says exists that the
 // warehouse lacks.
 type MissingRelation struct {
@@ -47,8 +88,42 @@ type MissingRelation struct {
 	Relation string `json:"relation"`
 	// Physical is true for a snapshot's physical relation (or its files),
 	// false for an environment's view.
-	Physical bool   `json:"physical"`
-	Reason   string `json:"reason"`
+	Physical bool `json:"physical"`
+	// Differs is true for a relation that is there but whose columns are
+	// not the snapshot's (replaced or altered by hand).
+	Differs bool   `json:"differs,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+// shapeKnown reports whether the relations of a model of kind k with
+// target t have exactly its output columns: an SCD_TYPE_2 table adds its
+// validity columns, a seed's are the file's, a parquet relation reads
+// its files.
+func shapeKnown(k project.KindName, t string) bool {
+	return t == "table" && k != project.KindSCDType2 && k != project.KindSeed
+}
+
+// sameShape reports whether a relation's listed columns are the recorded
+// ones: the same names in the same order, each type of the same family
+// (engine.TypeFamily: the catalog and DESCRIBE may spell a type apart).
+func sameShape(want, got []engine.Column) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for i := range want {
+		if !strings.EqualFold(want[i].Name, got[i].Name) || engine.TypeFamily(want[i].Type) != engine.TypeFamily(got[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func columnsText(cols []engine.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.Type
+	}
+	return strings.Join(parts, ", ")
 }
 
 // expectation is one relation the store says the warehouse holds.
@@ -64,13 +139,22 @@ type expectation struct {
 	// columns, for the table an EXTERNAL model reads, asks the catalog
 	// for its columns: the model declares some.
 	columns bool
+	// want, when set, are the columns the snapshot recorded (names, and
+	// types compared by family): the catalog lists the relation's, and a
+	// relation whose columns differ (a view replaced, a column added by
+	// hand) does not meet the expectation (status --check).
+	want []engine.Column
 }
 
 // missingIn returns the expectations the warehouse does not meet, in
 // their order. The warehouse's relations are listed with one catalog query
 // over the schemas of exp; a nil wh holds nothing.
 func missingIn(ctx context.Context, wh engine.Engine, st state.Reader, exp []expectation) ([]MissingRelation, error) {
-	missing, _, _, err := inspect(ctx, wh, st, exp, nil, nil)
+	cat, err := catalogOf(wh)
+	if err != nil {
+		return nil, err
+	}
+	missing, _, _, err := inspect(ctx, cat, st, exp, nil, nil)
 	return missing, err
 }
 
@@ -86,7 +170,7 @@ type sourceListing struct {
 // sources that ask for them, and returns the expectations it does not
 // meet, the unwanted relations it holds as views and what it lists of
 // each source (relations EXTERNAL models read), in their order.
-func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []sourceListing, error) {
+func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwanted, sources []expectation) ([]MissingRelation, []expectation, []sourceListing, error) {
 	if len(exp) == 0 && len(unwanted) == 0 && len(sources) == 0 {
 		return nil, nil, nil, nil
 	}
@@ -94,10 +178,6 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwant
 	var d engine.Dialect
 	if wh != nil {
 		d = wh.Dialect()
-		cat, ok := wh.(engine.Catalog)
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("the %s engine cannot list its relations", wh.Dialect().Name())
-		}
 		seen := map[string]bool{}
 		var schemas []string
 		for _, e := range append(append(exp[:len(exp):len(exp)], unwanted...), sources...) {
@@ -113,7 +193,12 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwant
 				withColumns = append(withColumns, catalogKey(d, s.rel))
 			}
 		}
-		rels, err := cat.Relations(ctx, schemas, withColumns)
+		for _, e := range exp {
+			if e.want != nil {
+				withColumns = append(withColumns, catalogKey(d, e.rel))
+			}
+		}
+		rels, err := wh.Relations(ctx, schemas, withColumns)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%w", err)
 		}
@@ -143,10 +228,14 @@ func inspect(ctx context.Context, wh engine.Engine, st state.Reader, exp, unwant
 			what = "physical relation"
 		}
 		mr := MissingRelation{Model: e.model, Relation: e.rel.String(), Physical: e.physical}
-		_, present := listed[catalogKey(d, e.rel)]
+		got, present := listed[catalogKey(d, e.rel)]
 		switch {
 		case !present:
 			mr.Reason = fmt.Sprintf("the %s %s is missing from the warehouse", what, e.rel)
+		case e.want != nil && !sameShape(e.want, got.Columns):
+			mr.Differs = true
+			mr.Reason = fmt.Sprintf("the %s %s has columns (%s), not the (%s) its snapshot recorded: changed behind efmesh's back",
+				what, e.rel, columnsText(got.Columns), columnsText(e.want))
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
 			if err != nil {
@@ -274,7 +363,7 @@ func lakePrefixOf(root, schema, table, fp8 string) string {
 // physical relation is rebuilt (an inherited one is not inherited: the
 // model builds its own); its ledger counts for nothing (fillBackfill, and
 // Apply clears it). A missing view is recreated by the promotion.
-func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.Engine) ([]project.Diagnostic, error) {
+func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogReader) ([]project.Diagnostic, error) {
 	a := p.analysis
 	var exp, sources []expectation
 	for _, mp := range p.Models {
@@ -301,10 +390,18 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh engine.En
 			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger))
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
-			exp = append(exp, expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)})
+			e := expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)}
+			if mp.Change == Unchanged && !mp.Build && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
+				// A view replaced by hand is re-pointed by the promotion.
+				e.want = info.Inferred
+			}
+			exp = append(exp, e)
 		}
 	}
 	missing, stale, srcs, err := inspect(ctx, wh, st, exp, p.staleCandidates(), sources)
+	if errors.Is(err, ErrCatalogUnavailable) {
+		return nil, nil // not checked now: as a plan that asks for no check
+	}
 	if err != nil {
 		return nil, err
 	}

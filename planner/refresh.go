@@ -63,11 +63,24 @@ func lastRefresh(ctx context.Context, st state.Reader, fp string) (time.Time, bo
 	return last, found, nil
 }
 
+// ledgerOf returns the fingerprint whose ledger the snapshot fp of model
+// has once the plan is applied: its own, or — a snapshot the plan records
+// by inheriting an older one's relation (p.reuse), not stored yet — the
+// older one's, whose done intervals apply copies (inherit). A plan's
+// prediction and the run after its apply so read the same refresh time.
+func (p *Plan) ledgerOf(model, fp string) string {
+	if old, ok := p.reuse[model]; ok && !p.stored[fp] {
+		return old
+	}
+	return fp
+}
+
 // dueRefreshes lists the FULL models of the plan whose cron fired after
-// their last refresh, as of now. A model skip answers true for is left
-// out without reading its ledger (every cron is still parsed): a plan's
-// own builds are refreshed by its apply, and a cold plan builds every
-// model, so it reads no ledger at all.
+// their last refresh, as of now: what a run tick refreshes and what a
+// plan predicts it will (fillDueRefresh), one decision for both. A model
+// skip answers true for is left out without reading its ledger (every cron
+// is still parsed): a plan's own builds are refreshed by its apply, and a
+// cold plan builds every model, so it reads no ledger at all.
 func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time, skip func(ModelPlan) bool) (map[string]bool, error) {
 	due := map[string]bool{}
 	cfg := p.analysis.Project.Config
@@ -83,7 +96,7 @@ func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time, 
 		if skip != nil && skip(mp) {
 			continue
 		}
-		last, ok, err := lastRefresh(ctx, st, info.Fingerprint)
+		last, ok, err := lastRefresh(ctx, st, p.ledgerOf(mp.Name, info.Fingerprint))
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -32,6 +33,53 @@ type Restated struct {
 	// Rebuild is set for a FULL model: its refresh record is cleared, so
 	// the next run tick refills its whole table (refresh.go).
 	Rebuild bool `json:"rebuild,omitempty"`
+	// SharedWith names the other environments that point at the same
+	// snapshot (sorted): its ledger is theirs, so they lose the intervals
+	// too, and their next run or apply recomputes them in the shared table.
+	SharedWith []string `json:"sharedWith"`
+}
+
+// SharedText says what a restate of r means for the other environments
+// serving the same snapshot; empty when none does.
+func (r Restated) SharedText() string {
+	if len(r.SharedWith) == 0 {
+		return ""
+	}
+	list, verb, its := r.SharedWith[0], "serves", "its"
+	if n := len(r.SharedWith); n > 1 {
+		list, verb, its = strings.Join(r.SharedWith[:n-1], ", ")+" and "+r.SharedWith[n-1], "serve", "their"
+	}
+	if r.Rebuild {
+		return fmt.Sprintf("%s %s %s too: %s next run rebuilds its table", list, verb, r.Name, its)
+	}
+	return fmt.Sprintf("%s %s %s too: %s next run recomputes them", list, verb, r.Name, its)
+}
+
+// envsByFingerprint maps each snapshot an environment other than env
+// points at to those environments, sorted.
+func envsByFingerprint(ctx context.Context, st state.Reader, env string) (map[string][]string, error) {
+	envs, err := st.Environments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, e := range envs {
+		if e == env {
+			continue
+		}
+		ptrs, err := st.Environment(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ptrs {
+			out[p.Fingerprint] = append(out[p.Fingerprint], e)
+		}
+	}
+	for fp, es := range out {
+		sort.Strings(es)
+		out[fp] = slices.Compact(es)
+	}
+	return out, nil
 }
 
 // RestateBoundsError is a restate range not aligned to the model's grain.
@@ -65,6 +113,11 @@ func envModels(ctx context.Context, st state.Reader, env string) (map[string]env
 	if err != nil {
 		return nil, err
 	}
+	return envModelsOf(ctx, st, env, ptrs)
+}
+
+// envModelsOf is envModels of the pointers ptrs of env, read already.
+func envModelsOf(ctx context.Context, st state.Reader, env string, ptrs map[string]state.Pointer) (map[string]envModel, error) {
 	fps := make([]string, 0, len(ptrs))
 	for _, p := range ptrs {
 		fps = append(fps, p.Fingerprint)
@@ -163,13 +216,17 @@ func Restate(ctx context.Context, st state.Store, env, model string, from, to ti
 			names = append(names, n)
 		}
 	}
-	return clearLedgers(ctx, st, models, names, from, to, opt)
+	return clearLedgers(ctx, st, env, models, names, from, to, opt)
 }
 
 // clearLedgers clears (or counts, in a dry run) the ledgers of the named
 // models over [from, to), as Restate says.
-func clearLedgers(ctx context.Context, st state.Store, models map[string]envModel, names []string, from, to time.Time, opt RestateOptions) ([]Restated, error) {
+func clearLedgers(ctx context.Context, st state.Store, env string, models map[string]envModel, names []string, from, to time.Time, opt RestateOptions) ([]Restated, error) {
 	sort.Strings(names)
+	elsewhere, err := envsByFingerprint(ctx, st, env)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Restated, 0, len(names))
 	for _, n := range names {
 		m := models[n]
@@ -196,7 +253,8 @@ func clearLedgers(ctx context.Context, st state.Store, models map[string]envMode
 				return nil, err
 			}
 		}
-		out = append(out, Restated{Name: n, Fingerprint: m.snap.Fingerprint, Range: r, Intervals: count, Rebuild: full})
+		out = append(out, Restated{Name: n, Fingerprint: m.snap.Fingerprint, Range: r, Intervals: count, Rebuild: full,
+			SharedWith: append([]string{}, elsewhere[m.snap.Fingerprint]...)})
 	}
 	return out, nil
 }
@@ -258,5 +316,5 @@ func RestateSelected(ctx context.Context, st state.Store, env string, selects, e
 	if len(names) == 0 {
 		return nil, fmt.Errorf("restate: the selection holds no INCREMENTAL_BY_TIME_RANGE or FULL model of %s (it has %s)", env, strings.Join(chosen, ", "))
 	}
-	return clearLedgers(ctx, st, models, names, from, to, opt)
+	return clearLedgers(ctx, st, env, models, names, from, to, opt)
 }

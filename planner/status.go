@@ -27,8 +27,12 @@ type Status struct {
 	Models  []ModelStatus
 	Ticks   []state.Run // newest first
 	// Applied is false for an environment that was never applied: no
-	// applied plan and no pointers. That is a problem too.
+	// applied plan and no pointers — or one deleted since (Deleted): it
+	// serves nothing (ReadEnvironment). That is a problem too.
 	Applied bool
+	// Deleted is true for an environment applied once and deleted since
+	// (LastPlan is then its last plan, not what it serves).
+	Deleted bool
 	// Missing lists the relations the store says exist that the warehouse
 	// lacks (StatusWarehouse); each is a problem.
 	Missing []MissingRelation
@@ -80,9 +84,34 @@ type ModelStatus struct {
 	DueThrough  time.Time // end of the last complete interval before now
 	// CoveredThrough is the end of the last done interval (zero when none).
 	CoveredThrough time.Time
-	Done           int              // done intervals due
-	Missing        int              // due intervals not done: the lag
-	Failed         []analysis.Range // intervals marked failed
+	Done           int // done intervals due
+	Missing        int // due intervals not done: the lag
+	// MissingRanges are the due ranges not done, merged, oldest first: a
+	// hole before CoveredThrough (a restate, a failed batch) as well as
+	// the lag at the end (Holes tells them apart).
+	MissingRanges []analysis.Range
+	Failed        []analysis.Range // intervals marked failed
+}
+
+// Holes returns the missing ranges before the last done interval: what
+// "covered through" alone would hide. The lag at the end is not a hole.
+func (m ModelStatus) Holes() []analysis.Range {
+	var out []analysis.Range
+	for _, r := range m.MissingRanges {
+		if r.Start.Before(m.CoveredThrough) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// HoleIntervals counts the intervals of Holes.
+func (m ModelStatus) HoleIntervals() int {
+	n := 0
+	for _, r := range m.Holes() {
+		n += m.Grain.Count(r)
+	}
+	return n
 }
 
 // GetStatus reports on env as of now. cfg supplies the project's start for
@@ -96,26 +125,21 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		o(&sc)
 	}
 	s := &Status{Env: env}
-	plans, err := st.Plans(ctx, env, 0)
+	e, err := ReadEnvironment(ctx, st, env)
 	if err != nil {
 		return nil, err
 	}
-	for i := range plans {
-		if plans[i].Status == state.PlanApplied {
-			s.LastPlan = &plans[i]
-			break
-		}
-	}
-	models, err := envModels(ctx, st, env)
+	s.LastPlan = e.LastApplied
+	models, err := envModelsOf(ctx, st, env, e.Pointers)
 	if err != nil {
 		return nil, err
 	}
-	s.Applied = s.LastPlan != nil || len(models) > 0
+	s.Applied, s.Deleted = e.Applied(), e.Deleted()
 	if s.Preview, err = RecordedPreview(ctx, st, env); err != nil {
 		return nil, err
 	}
 	if !s.Applied {
-		s.Problems = append(s.Problems, fmt.Sprintf("environment %s was never applied", env))
+		s.Problems = append(s.Problems, e.Absence())
 	}
 	if sc.busy != nil {
 		pid := "pid unknown"
@@ -192,6 +216,7 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		}
 		if serr == nil {
 			ms.Missing = g.Count(analysis.Range{Start: start, End: ms.DueThrough}) - ms.Done
+			ms.MissingRanges = g.Missing(start, ms.DueThrough, ivs, 0)
 		}
 		if len(ms.Failed) > 0 {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s has %d failed interval(s), the first %s", n, len(ms.Failed), ms.Failed[0]))
@@ -228,10 +253,20 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 			continue
 		}
 		schema, table := analysis.SplitName(n)
-		if m.snap.Built() {
-			exp = append(exp, builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint))
+		// The relations whose columns are the model's output, as the
+		// snapshot recorded it: compared with the catalog's. An SCD_TYPE_2
+		// table adds its validity columns; a parquet relation is read
+		// from its files.
+		var want []engine.Column
+		if m.def.Schema != nil && shapeKnown(kind, target) {
+			want = m.def.Schema
 		}
-		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}})
+		if m.snap.Built() {
+			be := builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint)
+			be.want = want
+			exp = append(exp, be)
+		}
+		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}, want: want})
 	}
 	return exp
 }

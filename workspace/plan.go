@@ -33,6 +33,9 @@ func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOp
 		st = opened
 	}
 	w.watchPlan(ctx, st, env)
+	if pr := w.opts.Presence; pr != nil {
+		defer pr.Invalidate() // what Plan saw is newer than the listing
+	}
 	wb, err := w.workbench()
 	if err != nil {
 		return nil, err
@@ -49,9 +52,12 @@ func (w *Workspace) Plan(ctx context.Context, env string, opts ...planner.PlanOp
 }
 
 // Preview is the plan the editor's lenses and hints show while the user
-// types: Plan's, against the state store only. The warehouse is not
-// opened, so typing never waits on a writer nor holds one up; a redacted
-// environment's plan gets a workbench, as apply's does.
+// types: Plan's, against the state store and — with Options.Presence —
+// the cached listing of the warehouse's catalog, so a relation dropped by
+// hand is rebuilt here as in Plan. The warehouse is opened only when that
+// listing is stale, never waited for, so typing never waits on a writer
+// nor holds one up; a redacted environment's plan gets a workbench, as
+// apply's does.
 func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.PlanOption) (*planner.Plan, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
@@ -65,6 +71,9 @@ func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.Pla
 		st = opened
 	}
 	opts = append([]planner.PlanOption{planner.PlanAt(w.opts.now())}, opts...)
+	if pr := w.opts.Presence; pr != nil {
+		opts = append(opts, planner.WithCatalog(pr.catalog(w.Project, w.Analysis.Dialect(), w.opts.Warehouse)))
+	}
 	if w.Project.Config.Environments[env].Redacted {
 		wb, err := w.workbench()
 		if err != nil {
@@ -130,6 +139,9 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	out := &ApplyResult{}
 	if err := analysis.ValidateEnv(env); err != nil {
 		return out, err
+	}
+	if pr := w.opts.Presence; pr != nil {
+		defer pr.Invalidate() // the warehouse changed: list it again
 	}
 	if req.Noop != nil {
 		// Whatever happens next, the digest a previous plan left is not

@@ -34,6 +34,11 @@ type Options struct {
 	// Warehouse tunes how the warehouse is opened: how long to wait for a
 	// DuckDB file another process writes, and what to say meanwhile.
 	Warehouse []connect.WarehouseOption
+	// Presence, when set, makes Preview check the store against the
+	// warehouse's catalog through this cached listing, as Plan checks it
+	// (the editor's); Apply and Plan invalidate it. Nil: Preview reads the
+	// store only.
+	Presence *Presence
 }
 
 func (o Options) now() time.Time {

@@ -49,10 +49,11 @@ as plan does (--model names them one by one).`,
 			if ds := auditProblems(proj, models); len(ds) > 0 {
 				return &planner.ProblemsError{Diagnostics: ds}
 			}
-			ptrs, err := st.Environment(a.ctx, env)
+			e, err := planner.ReadEnvironment(a.ctx, st, env)
 			if err != nil {
 				return err
 			}
+			ptrs := e.Pointers
 			pointers := map[string]string{}
 			for name, p := range ptrs {
 				pointers[name] = p.Fingerprint

@@ -145,11 +145,12 @@ terminal and without --yes it asks nothing and exits 2.`,
 				return &ops.UnknownEnvError{Env: env}
 			}
 			defer st.Close()
-			ptrs, err := st.Environment(a.ctx, env)
+			e, err := planner.ReadEnvironment(a.ctx, st, env)
 			if err != nil {
 				return err
 			}
-			if len(ptrs) == 0 {
+			ptrs := e.Pointers
+			if !e.Applied() {
 				known, err := st.Environments(a.ctx)
 				if err != nil {
 					return err

@@ -84,7 +84,7 @@ or hour).`,
 				models := []map[string]any{}
 				for _, r := range rs {
 					models = append(models, map[string]any{"name": r.Name, "fingerprint": r.Fingerprint,
-						"from": rfc(r.Range.Start), "to": rfc(r.Range.End), "intervals": r.Intervals, "rebuild": r.Rebuild})
+						"from": rfc(r.Range.Start), "to": rfc(r.Range.End), "intervals": r.Intervals, "rebuild": r.Rebuild, "sharedWith": nonNil(r.SharedWith)})
 				}
 				payload := map[string]any{"apiVersion": APIVersion, "env": env, "model": model, "from": rfc(f), "to": rfc(t),
 					"dryRun": dryRun, "models": models}
@@ -103,10 +103,13 @@ or hour).`,
 			for _, r := range rs {
 				if r.Rebuild {
 					fmt.Fprintf(a.stdout, "%s the last refresh of %s (FULL): the next run of %s rebuilds its table\n", verb, r.Name, env)
-					continue
+				} else {
+					intervals = true
+					fmt.Fprintf(a.stdout, "%s %d interval(s) of %s in %s\n", verb, r.Intervals, r.Name, r.Range)
 				}
-				intervals = true
-				fmt.Fprintf(a.stdout, "%s %d interval(s) of %s in %s\n", verb, r.Intervals, r.Name, r.Range)
+				if t := r.SharedText(); t != "" {
+					fmt.Fprintf(a.stdout, "  %s\n", t)
+				}
 			}
 			if !dryRun && intervals {
 				fmt.Fprintf(a.stdout, "The next apply or run of %s recomputes them.\n", env)

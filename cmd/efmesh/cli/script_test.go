@@ -53,6 +53,7 @@ func TestScript(t *testing.T) {
 			"exits":   exits,
 			"shop32":  shop32,
 			"drop":    dropByHand,
+			"sql":     sqlByHand,
 			"parquet": csvToParquet,
 		},
 	})
@@ -92,6 +93,31 @@ func dropByHand(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("drop %s: %d physical tables, want 1", args[0], len(rows.Values))
 	}
 	ts.Check(db.Exec(ctx, fmt.Sprintf("DROP TABLE _efmesh.%v", rows.Values[0][0])))
+}
+
+// sqlByHand runs statements on the work folder's DuckDB warehouse, as a
+// user would by hand behind efmesh's back: `sql 'ALTER TABLE @phys(core.c_0)
+// ADD COLUMN z INTEGER'`, where @phys(m) is the model's physical table,
+// whatever the fingerprint.
+func sqlByHand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sql STATEMENTS")
+	}
+	db, err := duckdb.Open(filepath.Join(ts.Getenv("WORK"), "efmesh.duckdb"))
+	ts.Check(err)
+	defer db.Close()
+	ctx := context.Background()
+	phys := regexp.MustCompile(`@phys\(([a-z_0-9]+)\.([a-z_0-9]+)\)`)
+	q := phys.ReplaceAllStringFunc(args[0], func(m string) string {
+		g := phys.FindStringSubmatch(m)
+		rows, err := db.Query(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = '_efmesh' AND starts_with(table_name, '"+g[1]+"__"+g[2]+"__')")
+		ts.Check(err)
+		if len(rows.Values) != 1 {
+			ts.Fatalf("sql: %s: %d physical tables, want 1", m, len(rows.Values))
+		}
+		return fmt.Sprintf("_efmesh.%v", rows.Values[0][0])
+	})
+	ts.Check(db.Exec(ctx, q))
 }
 
 // csvToParquet writes a parquet file from a CSV file of the work folder,

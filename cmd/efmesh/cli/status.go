@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,7 +120,7 @@ func statusJSON(s *planner.Status) map[string]any {
 	if missing == nil {
 		missing = []planner.MissingRelation{}
 	}
-	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "applied": s.Applied,
+	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "applied": s.Applied, "deleted": s.Deleted,
 		"missing": missing, "problems": nonNil(s.Problems), "notes": nonNil(s.Notes)}
 	if p := s.LastPlan; p != nil {
 		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
@@ -130,13 +131,17 @@ func statusJSON(s *planner.Status) map[string]any {
 	out["preview"] = s.Preview
 	models := []map[string]any{}
 	for _, m := range s.Models {
+		missingRanges := [][]string{}
+		for _, r := range m.MissingRanges {
+			missingRanges = append(missingRanges, []string{rfc(r.Start), rfc(r.End)})
+		}
 		failed := [][]string{}
 		for _, r := range m.Failed {
 			failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
 		}
 		models = append(models, map[string]any{"name": m.Name, "fingerprint": m.Fingerprint, "interval": string(m.Grain),
 			"start": rfc(m.Start), "dueThrough": rfc(m.DueThrough), "coveredThrough": rfc(m.CoveredThrough),
-			"done": m.Done, "missing": m.Missing, "failed": failed})
+			"done": m.Done, "missing": m.Missing, "missingRanges": missingRanges, "failed": failed})
 	}
 	out["models"] = models
 	ticks := []map[string]any{}
@@ -153,6 +158,9 @@ func (a *app) printStatus(s *planner.Status) {
 	fmt.Fprintf(w, "Environment %s\n", s.Env)
 	if p := s.LastPlan; p != nil {
 		fmt.Fprintf(w, "  last plan  %s applied by %s at %s\n", p.ID, p.AppliedBy, rfc(p.CreatedAt))
+		if s.Deleted {
+			fmt.Fprintln(w, "  deleted    since: the environment serves nothing")
+		}
 	} else {
 		fmt.Fprintln(w, "  last plan  none: never applied")
 	}
@@ -166,6 +174,14 @@ func (a *app) printStatus(s *planner.Status) {
 		covered := "nothing computed"
 		if !m.CoveredThrough.IsZero() {
 			covered = "covered through " + rfc(m.CoveredThrough)
+		}
+		if holes := m.Holes(); len(holes) > 0 {
+			// "covered through" alone would hide them.
+			rs := make([]string, len(holes))
+			for i, r := range holes {
+				rs[i] = r.String()
+			}
+			covered = fmt.Sprintf("%d interval(s) missing: %s; computed through %s otherwise", m.HoleIntervals(), strings.Join(rs, ", "), rfc(m.CoveredThrough))
 		}
 		fmt.Fprintf(w, "  %s  (%s)  %s, due through %s, lag %d interval(s)\n", m.Name, m.Grain, covered, rfc(m.DueThrough), m.Missing)
 		for _, r := range m.Failed {
