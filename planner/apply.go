@@ -186,10 +186,10 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	// apply leaves the stored definitions as they were.
 	ctx = context.WithoutCancel(ctx)
 	for _, mp := range p.Models {
-		if mp.Change != MetadataOnly {
+		if mp.Change != MetadataOnly && !slices.Contains(p.unrecorded, mp.Name) {
 			continue
 		}
-		def, _ := json.Marshal(analysis.DefinitionOfInfo(a.Models[mp.Name]))
+		def := analysis.SnapshotDefinition(a.Project, a.Models[mp.Name])
 		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
 			// Nothing to take back: the next plan shows the change again.
 			return res, fmt.Errorf("%s is promoted, but its new metadata was not recorded: %w", mp.Name, err)
@@ -226,7 +226,7 @@ type builder struct {
 
 func (b *builder) snapshot(info *analysis.ModelInfo) state.Snapshot {
 	m := info.Model
-	def := info.DefinitionJSON()
+	def := analysis.SnapshotDefinition(b.a.Project, info)
 	return state.Snapshot{
 		Fingerprint:        info.Fingerprint,
 		FingerprintVersion: analysis.FingerprintVersion,
