@@ -204,6 +204,24 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	return res, err
 }
 
+// RecordAuditSources records the custom audit files of the unchanged
+// models whose stored definition predates them (Plan.unrecorded), for an
+// apply that has nothing else to do: it changes no data and no pointer,
+// and makes the next edit of such a file a change the plan shows.
+// Precondition: the environment's lock is held.
+func RecordAuditSources(ctx context.Context, p *Plan, st state.Store) error {
+	for _, mp := range p.Models {
+		info := p.analysis.Models[mp.Name]
+		if !slices.Contains(p.unrecorded, mp.Name) || info == nil {
+			continue
+		}
+		if err := st.UpdateDefinition(ctx, mp.Fingerprint, analysis.SnapshotDefinition(p.analysis.Project, info)); err != nil {
+			return fmt.Errorf("planner: record the audit files of %s: %w", mp.Name, err)
+		}
+	}
+	return nil
+}
+
 type builder struct {
 	a    *analysis.Analysis
 	d    engine.Dialect
