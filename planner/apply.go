@@ -186,10 +186,10 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	// apply leaves the stored definitions as they were.
 	ctx = context.WithoutCancel(ctx)
 	for _, mp := range p.Models {
-		if mp.Change != MetadataOnly {
+		if mp.Change != MetadataOnly && !slices.Contains(p.unrecorded, mp.Name) {
 			continue
 		}
-		def, _ := json.Marshal(analysis.DefinitionOfInfo(a.Models[mp.Name]))
+		def := analysis.SnapshotDefinition(a.Project, a.Models[mp.Name])
 		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
 			// Nothing to take back: the next plan shows the change again.
 			return res, fmt.Errorf("%s is promoted, but its new metadata was not recorded: %w", mp.Name, err)
@@ -202,6 +202,24 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	var err error
 	res.Exported, err = exportModels(ctx, a, wh, p.Env, slices.Concat(res.Built, res.Computed, res.Promoted))
 	return res, err
+}
+
+// RecordAuditSources records the custom audit files of the unchanged
+// models whose stored definition predates them (Plan.unrecorded), for an
+// apply that has nothing else to do: it changes no data and no pointer,
+// and makes the next edit of such a file a change the plan shows.
+// Precondition: the environment's lock is held.
+func RecordAuditSources(ctx context.Context, p *Plan, st state.Store) error {
+	for _, mp := range p.Models {
+		info := p.analysis.Models[mp.Name]
+		if !slices.Contains(p.unrecorded, mp.Name) || info == nil {
+			continue
+		}
+		if err := st.UpdateDefinition(ctx, mp.Fingerprint, analysis.SnapshotDefinition(p.analysis.Project, info)); err != nil {
+			return fmt.Errorf("planner: record the audit files of %s: %w", mp.Name, err)
+		}
+	}
+	return nil
 }
 
 type builder struct {
@@ -226,7 +244,7 @@ type builder struct {
 
 func (b *builder) snapshot(info *analysis.ModelInfo) state.Snapshot {
 	m := info.Model
-	def := info.DefinitionJSON()
+	def := analysis.SnapshotDefinition(b.a.Project, info)
 	return state.Snapshot{
 		Fingerprint:        info.Fingerprint,
 		FingerprintVersion: analysis.FingerprintVersion,

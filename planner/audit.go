@@ -57,6 +57,12 @@ type Audit struct {
 // ModelAudits resolves the audits of m. Calls that name no audit are
 // skipped: the loader reported them.
 func ModelAudits(p *project.Project, m *project.Model) []Audit {
+	return modelAudits(p.Audit, m)
+}
+
+// modelAudits is ModelAudits with custom audits looked up by custom: the
+// project's files, or those a snapshot recorded (efmesh audit).
+func modelAudits(custom func(name string) *project.CustomAudit, m *project.Model) []Audit {
 	var out []Audit
 	for _, call := range m.Audits {
 		au := Audit{Text: call.Text, Blocking: true}
@@ -87,8 +93,8 @@ func ModelAudits(p *project.Project, m *project.Model) []Audit {
 			if au.Scope == ScopeDefault && (c.Name == "assert_contiguous" || c.Name == "assert_no_gaps") {
 				au.Scope = ScopeWhole
 			}
-		case p.Audit(c.Name) != nil:
-			au.custom = p.Audit(c.Name)
+		case custom(c.Name) != nil:
+			au.custom = custom(c.Name)
 			au.Blocking = au.Blocking && au.custom.Blocking
 		default:
 			continue

@@ -23,6 +23,9 @@ type EnvAudit struct {
 	// those of the environment's snapshot: they were audited as applied;
 	// the project's version is a change efmesh plan shows (metadata-only).
 	AsApplied []string `json:"asApplied,omitempty"`
+	// EditedAudits names the custom audit files whose SQL differs from the
+	// one the environment's snapshots recorded: those ran as applied.
+	EditedAudits []string `json:"editedAudits,omitempty"`
 }
 
 // Blocked reports whether a blocking audit failed or could not run.
@@ -48,8 +51,10 @@ func (r *EnvAudit) Blocked() bool {
 // The audits are those of the environment's snapshots as stored at apply
 // (the audits list of the stored definition), not the project's: an audit
 // edited without an apply is a change plan shows, and applies nowhere yet.
-// Such models are listed in EnvAudit.AsApplied. (A custom audit's query is
-// the project's: the store keeps the calls of a model, not audit files.)
+// Such models are listed in EnvAudit.AsApplied. A custom audit runs the
+// SQL of its file as the snapshot recorded it; a file edited since is
+// listed in EnvAudit.EditedAudits. A snapshot stored before efmesh recorded
+// audit files runs the project's file.
 func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engine, ledger state.Reader, pointers map[string]string, env string, models []string, log *slog.Logger) (*EnvAudit, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
@@ -97,16 +102,26 @@ func AuditEnvironment(ctx context.Context, proj *project.Project, wh engine.Engi
 		if _, ok := pointers[m.Name]; !ok || len(models) > 0 && !slices.Contains(models, m.Name) {
 			continue
 		}
-		if calls, ok := applied[m.Name]; ok && !sameAuditTexts(calls, m.Audits) {
+		def, ok := applied[m.Name]
+		if ok && !sameAuditTexts(def.Audits, m.Audits) {
 			am := *m
-			if am.Audits, err = parseAuditCalls(m.Name, calls); err != nil {
+			if am.Audits, err = parseAuditCalls(m.Name, def.Audits); err != nil {
 				return nil, err
 			}
 			m = &am
 			rep.AsApplied = append(rep.AsApplied, m.Name)
 		}
+		custom, edited, err := storedAudits(proj, def.AuditSources)
+		if err != nil {
+			return nil, fmt.Errorf("planner: the stored audits of %s: %w", m.Name, err)
+		}
+		for _, f := range edited {
+			if !slices.Contains(rep.EditedAudits, f) {
+				rep.EditedAudits = append(rep.EditedAudits, f)
+			}
+		}
 		var run []Audit
-		for _, au := range ModelAudits(proj, m) {
+		for _, au := range modelAudits(custom, m) {
 			skip := AuditResult{Model: m.Name, Audit: au.Text, Blocking: au.Blocking, Scope: au.Scope, Status: AuditSkipped}
 			switch {
 			case au.Scope == ScopeInterval:
@@ -167,10 +182,41 @@ func failedIntervals(ctx context.Context, ledger state.Reader, fp string) ([]ana
 	return out, nil
 }
 
-// appliedAudits reads the audit calls (as written) of the snapshots the
-// environment points at, by model name, from their stored definitions; a
-// nil ledger, or a snapshot stored without a definition, has none.
-func appliedAudits(ctx context.Context, ledger state.Reader, pointers map[string]string) (map[string][]string, error) {
+// storedAudits returns the lookup of custom audits by name that a snapshot
+// recorded (sources), falling back to the project's for a name it did not
+// record (a snapshot stored before efmesh recorded audit files), and the
+// files whose project version differs from the recorded one.
+func storedAudits(proj *project.Project, sources []analysis.AuditSource) (func(string) *project.CustomAudit, []string, error) {
+	if len(sources) == 0 {
+		return proj.Audit, nil, nil
+	}
+	byName := make(map[string]*project.CustomAudit, len(sources))
+	var edited []string
+	for _, src := range sources {
+		au, diags := project.ParseAudit(src.File, []byte(src.SQL))
+		for _, d := range diags {
+			if d.Severity == project.SeverityError {
+				return nil, nil, fmt.Errorf("%s does not parse: %s", src.File, d.Message)
+			}
+		}
+		byName[src.Name] = au
+		if cur := proj.Audit(src.Name); cur == nil || string(cur.Source) != src.SQL {
+			edited = append(edited, src.File)
+		}
+	}
+	return func(name string) *project.CustomAudit {
+		if au := byName[name]; au != nil {
+			return au
+		}
+		return proj.Audit(name)
+	}, edited, nil
+}
+
+// appliedAudits reads the stored definitions of the snapshots the
+// environment points at, by model name (its audit calls as written and the
+// custom audit files they ran); a nil ledger, or a snapshot stored without
+// a definition, has none.
+func appliedAudits(ctx context.Context, ledger state.Reader, pointers map[string]string) (map[string]analysis.Definition, error) {
 	if ledger == nil {
 		return nil, nil
 	}
@@ -182,7 +228,7 @@ func appliedAudits(ctx context.Context, ledger state.Reader, pointers map[string
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string][]string, len(pointers))
+	out := make(map[string]analysis.Definition, len(pointers))
 	for name, fp := range pointers {
 		s, ok := snaps[fp]
 		if !ok || len(s.Definition) == 0 {
@@ -192,7 +238,7 @@ func appliedAudits(ctx context.Context, ledger state.Reader, pointers map[string
 		if err := json.Unmarshal(s.Definition, &d); err != nil {
 			return nil, fmt.Errorf("planner: the stored definition of %s: %w", name, err)
 		}
-		out[name] = d.Audits
+		out[name] = d
 	}
 	return out, nil
 }

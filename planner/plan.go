@@ -159,6 +159,10 @@ type Plan struct {
 	// newAudits lists, per metadata-only model, the audits (as written)
 	// its stored definition lacks: apply runs them on the existing data.
 	newAudits map[string][]string
+	// unrecorded lists the unchanged models whose stored definition was
+	// written before efmesh recorded audit files: apply records them, so
+	// the next edit of such a file is a change the plan shows.
+	unrecorded []string
 	// removedExternal holds the definitions of the EXTERNAL models the
 	// plan removes: their source must survive the removal (promote.go).
 	removedExternal map[string]analysis.Definition

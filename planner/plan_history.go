@@ -262,6 +262,31 @@ func sameTypeName(d engine.Dialect, a, b string) bool {
 	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
 }
 
+// changedAudits lists the audits of m (as written) that its stored
+// definition lacks, or whose custom audit file's SQL differs from the one
+// stored: apply runs them on the data the snapshot already holds.
+func changedAudits(p *project.Project, m *project.Model, stored analysis.Definition) []string {
+	now := analysis.DefinitionIn(p, m)
+	out := newAudits(stored.Audits, now.Audits)
+	if stored.AuditSources == nil {
+		return out // recorded before efmesh kept audit files: unknown
+	}
+	edited := map[string]bool{}
+	for _, nb := range now.AuditSources {
+		for _, na := range stored.AuditSources {
+			if na.Name == nb.Name && na.SQL != nb.SQL {
+				edited[nb.Name] = true
+			}
+		}
+	}
+	for _, au := range ModelAudits(p, m) {
+		if au.custom != nil && edited[au.custom.Name] && !slices.Contains(out, au.Text) {
+			out = append(out, au.Text)
+		}
+	}
+	return out
+}
+
 // newAudits lists the audits of now (as written) that were not among old.
 func newAudits(old, now []string) []string {
 	had := make(map[string]bool, len(old))

@@ -150,13 +150,17 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 			mp.Change = Added
 		case ptr.Fingerprint == info.Fingerprint:
 			mp.Change = Unchanged
-			if known && !analysis.SameDefinition(snap.Definition, info) {
+			if known && !analysis.SameDefinition(snap.Definition, a.Project, info) {
 				var stored analysis.Definition
 				_ = json.Unmarshal(snap.Definition, &stored)
-				if what := analysis.MetadataChanges(stored, analysis.DefinitionOf(m)); len(what) > 0 {
+				now := analysis.DefinitionIn(a.Project, m)
+				if stored.AuditSources == nil && now.AuditSources != nil {
+					p.unrecorded = append(p.unrecorded, m.Name)
+				}
+				if what := analysis.MetadataChanges(stored, now); len(what) > 0 {
 					mp.Change = MetadataOnly
 					mp.Explain = append(mp.Explain, "changed outside the fingerprint: "+strings.Join(what, ", ")+"; nothing is rebuilt")
-					if added := newAudits(stored.Audits, analysis.DefinitionOf(m).Audits); len(added) > 0 {
+					if added := changedAudits(a.Project, m, stored); len(added) > 0 {
 						p.newAudits[m.Name] = added
 						mp.Explain = append(mp.Explain, "new or changed audit(s) "+strings.Join(added, ", ")+" run on the existing data before promotion")
 					}

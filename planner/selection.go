@@ -246,10 +246,10 @@ func directChange(a *analysis.Analysis, info *analysis.ModelInfo, prev state.Sna
 		var prevDef analysis.Definition
 		_ = json.Unmarshal(prev.Definition, &prevDef)
 		return judge(a, info, prevDef, prev.Canonical).change
-	case !analysis.SameDefinition(prev.Definition, info):
+	case !analysis.SameDefinition(prev.Definition, a.Project, info):
 		var prevDef analysis.Definition
 		_ = json.Unmarshal(prev.Definition, &prevDef)
-		if len(analysis.MetadataChanges(prevDef, analysis.DefinitionOf(info.Model))) > 0 {
+		if len(analysis.MetadataChanges(prevDef, analysis.DefinitionIn(a.Project, info.Model))) > 0 {
 			return MetadataOnly
 		}
 	}

@@ -283,3 +283,20 @@ func (p *Project) Audit(name string) *CustomAudit {
 	}
 	return nil
 }
+
+// AuditsOf returns the custom audits m's calls run, through their
+// wrappers (warn, per_interval, whole), each once, in call order. Calls
+// naming a built-in or no audit at all have none.
+func (p *Project) AuditsOf(m *Model) []*CustomAudit {
+	var out []*CustomAudit
+	for i := range m.Audits {
+		c := &m.Audits[i]
+		for c.Inner != nil && slices.Contains(auditWrappers, c.Name) {
+			c = c.Inner
+		}
+		if a := p.Audit(c.Name); a != nil && !IsBuiltinAudit(c.Name) && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -192,6 +192,11 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		}
 	}
 	if !p.HasChanges {
+		// A store written before efmesh recorded audit files learns
+		// them now: nothing else changes.
+		if err := planner.RecordAuditSources(ctx, p, st); err != nil {
+			return out, err
+		}
 		if tokOK {
 			w.rememberApplied(ctx, st, env, req, opts, wb, &plannedAt{plan: p, token: tok}, &wh)
 		}

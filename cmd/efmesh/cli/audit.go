@@ -69,7 +69,7 @@ as plan does (--model names them one by one).`,
 			}
 			if a.json {
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": rep.Env, "passed": !rep.Blocked(), "results": rep.Results,
-					"asApplied": nonNil(rep.AsApplied)})
+					"asApplied": nonNil(rep.AsApplied), "editedAudits": nonNil(rep.EditedAudits)})
 			} else {
 				printAudit(a, rep)
 			}
@@ -137,6 +137,9 @@ func printAudit(a *app, rep *planner.EnvAudit) {
 	}
 	fmt.Fprintf(w, "\n%d passed, %d failed, %d warned, %d error(s), %d skipped.\n", counts[planner.AuditPassed],
 		counts[planner.AuditFailed], counts[planner.AuditWarned], counts[planner.AuditError], counts[planner.AuditSkipped])
+	for _, f := range rep.EditedAudits {
+		fmt.Fprintf(w, "\n%s changed since %s was applied: audited as applied (efmesh plan %s shows the change).\n", f, rep.Env, rep.Env)
+	}
 	if len(rep.AsApplied) > 0 {
 		fmt.Fprintf(w, "\nAudited as applied to %s: %s. The project's edited audits are a change (efmesh plan %s shows it; efmesh apply %s makes them %s's).\n",
 			rep.Env, strings.Join(rep.AsApplied, ", "), rep.Env, rep.Env, rep.Env)
