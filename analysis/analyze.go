@@ -125,6 +125,9 @@ type Analysis struct {
 	// let Reanalyze visit only what an edit reaches, in DAG order.
 	order []*ModelInfo
 	index map[string]int
+	// parts is how Reanalyze made Diagnostics, so the next edit rebuilds
+	// only the files it touches (reanalyze.go); nil after Analyze.
+	parts *diagParts
 }
 
 // Dialect is the dialect of the workbench the analysis was made with.
