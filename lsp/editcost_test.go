@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/internal/testkit"
@@ -65,6 +66,12 @@ func TestEditCost(t *testing.T) {
 		}
 		if n := v.ck.publishedFiles; n > 3 || n == 0 && k != 2 {
 			t.Errorf("edit %d: the publication looked at %d files, want the edited one and those whose diagnostics moved", k, n)
+		}
+	}
+	// What was not published again is still what the client holds.
+	for rel := range files {
+		if got, want := len(c.diagnostics(rel)) > 0, strings.HasSuffix(rel, "_4.sql"); got != want {
+			t.Errorf("%s has diagnostics %v, want %v", rel, got, want)
 		}
 	}
 }
