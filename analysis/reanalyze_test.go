@@ -271,3 +271,89 @@ func TestReanalyzeReachesOnlyWhatChanged(t *testing.T) {
 		prev = next
 	}
 }
+
+// TestReanalyzeEditCost edits one body of a project of 200 models, a
+// fifth of them broken, the way the editor does (Project.WithBody), and
+// counts what each Reanalyze visited: the edited model and the children
+// its new shape reaches, and their files' diagnostics, never the project;
+// each result equals a fresh analysis.
+func TestReanalyzeEditCost(t *testing.T) {
+	const n = 200
+	files := map[string]string{
+		"efmesh.yaml":           "name: t\n",
+		"models/raw/events.sql": "MODEL (name raw.events, kind EXTERNAL (table src.events), columns (id INTEGER, value DOUBLE));\n",
+	}
+	for i := range n {
+		chain, step := i/5, i%5
+		parent := "raw.events"
+		if step > 0 {
+			parent = fmt.Sprintf("m.c%03d_%d", chain, step-1)
+		}
+		col := "value"
+		if step == 4 {
+			col = "valu" // the leaves are broken
+		}
+		files[fmt.Sprintf("models/m/c%03d_%d.sql", chain, step)] = fmt.Sprintf("MODEL (name m.c%03d_%d);\nSELECT p.id, p.%s + 1 AS value FROM @ref(%s) AS p\n", chain, step, col, parent)
+	}
+	dir := testkit.WriteProject(t, files)
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	wb, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	fresh, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	prev, err := Analyze(ctx, p, wb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(prev.Diagnostics); got != n/5 {
+		t.Fatalf("the project has %d diagnostics, want %d", got, n/5)
+	}
+	const edited = "m.c020_2"
+	for k, st := range []struct {
+		name, body string
+	}{
+		{"break", "SELECT p.id, p.valu + 1 AS value FROM @ref(m.c020_1) AS p"},
+		{"fix", "SELECT p.id, p.value + 1 AS value FROM @ref(m.c020_1) AS p"},
+		{"same shape", "SELECT p.id, p.value + 2 AS value FROM @ref(m.c020_1) AS p"},
+		{"a new column", "SELECT p.id, p.value + 2 AS value, 1 AS x FROM @ref(m.c020_1) AS p"},
+		{"break again", "SELECT p.id, p.valu + 1 AS value FROM @ref(m.c020_1) AS p"},
+	} {
+		old := prev.Project.ByName[edited]
+		src := "MODEL (name " + edited + ");\n" + st.body + "\n"
+		m, diags := project.ParseModel(old.File, []byte(src))
+		_, was := project.ParseModel(old.File, old.Source)
+		np := prev.Project.WithBody(m, was, diags)
+		if np == nil {
+			t.Fatalf("%s: WithBody declined the edit", st.name)
+		}
+		next, err := Reanalyze(ctx, prev, np, wb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		visited, rebuilt := next.EditCost()
+		// The edited model and its two descendants, whose fingerprints
+		// follow its own, and their files. The first edit after Analyze
+		// assembles every file's diagnostics once; later ones only these.
+		if visited != 3 || k > 0 && rebuilt != 3 {
+			t.Errorf("%s: visited %d models and rebuilt %d files, want the edited model, its descendants and their 3 files", st.name, visited, rebuilt)
+		}
+		full, err := Analyze(ctx, np, fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := summary(next), summary(full); got != want {
+			t.Fatalf("%s: incremental analysis differs from a fresh one:\n--- incremental\n%s--- fresh\n%s", st.name, got, want)
+		}
+		prev = next
+	}
+}

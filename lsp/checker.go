@@ -46,7 +46,14 @@ type checker struct {
 	cache     *analysis.FileCache
 	wbErr     string // the last workbench failure logged
 	published map[string]published
-	lint      lintCache // each model's lint findings, by the ModelInfo linted
+	// lastSnap and lastDiags are what publish last published from, when
+	// it was the last to publish and its diagnostics were sorted by file:
+	// the next publication of the same lineage sends only what moved.
+	lastSnap  *snapshot
+	lastDiags []project.Diagnostic
+	// publishedFiles counts the files the last publication looked at.
+	publishedFiles int
+	lint           lintCache // each model's lint findings, by the ModelInfo linted
 
 	mu       sync.Mutex
 	inflight context.CancelFunc // cancels the running whole-project check
@@ -373,6 +380,7 @@ func (c *checker) checkOpenFirst(ctx context.Context, snap *snapshot) {
 		byFile[d.File] = append(byFile[d.File], d)
 	}
 	slices.Sort(files)
+	c.lastSnap, c.lastDiags = nil, nil
 	for _, rel := range files {
 		ds := byFile[rel]
 		project.SortDiagnostics(ds)

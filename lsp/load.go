@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/efmesh/efmesh/project"
 )
@@ -45,7 +46,23 @@ func loadSnapshot(seq uint64, root, env string, read reader, open map[string]ope
 	}
 	s.proj = project.WithVariables(pf.Project(), env, nil)
 	s.models = new(modelSet)
+	s.lineage = lineages.Add(1)
 	return s, nil
+}
+
+// lineages numbers the loads of snapshots.
+var lineages atomic.Uint64
+
+// editedWith is the edited set of a snapshot of one lineage with rel
+// replaced too (copied: snapshots are immutable).
+func editedWith(edited map[string]bool, rel string) map[string]bool {
+	if edited[rel] {
+		return edited
+	}
+	n := make(map[string]bool, len(edited)+1)
+	maps.Copy(n, edited)
+	n[rel] = true
+	return n
 }
 
 // openSnapshot is the snapshot a view starts with while the whole project
@@ -73,6 +90,7 @@ func openSnapshot(seq uint64, root, env string, read reader, open map[string]ope
 		files:   make(map[string]*file, len(open)),
 		open:    open,
 		partial: true,
+		lineage: lineages.Add(1),
 	}
 	for rel := range open {
 		kind := cfg.KindOf(rel)
@@ -114,7 +132,8 @@ func (s *snapshot) build() {
 // globs do not match leaves the project as it is, but the new snapshot
 // still records open documents.
 func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, open map[string]openDoc) *snapshot {
-	n := &snapshot{seq: seq, root: s.root, env: s.env, config: s.config, cfg: s.cfg, files: s.files, proj: s.proj, models: s.models, open: open}
+	n := &snapshot{seq: seq, root: s.root, env: s.env, config: s.config, cfg: s.cfg, files: s.files, proj: s.proj, models: s.models, open: open,
+		lineage: s.lineage, edited: s.edited}
 	_, had := s.files[rel]
 	kind := s.classify(rel)
 	switch {
@@ -123,6 +142,7 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 		f := fileOf(p)
 		n.files = maps.Clone(s.files)
 		n.files[rel] = f
+		n.edited = editedWith(s.edited, rel)
 		// Typing in a model's body leaves the DAG as it was: swap the
 		// model in instead of building the whole project again.
 		if old := s.files[rel]; kind == modelFile && old != nil && f.model != nil && s.proj != nil {
@@ -135,6 +155,7 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 	case !present && had:
 		n.files = maps.Clone(s.files)
 		delete(n.files, rel)
+		n.edited = editedWith(s.edited, rel)
 		n.build()
 	}
 	return n

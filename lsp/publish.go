@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -36,6 +37,16 @@ type published struct {
 // version of the buffer that was checked.
 func (c *checker) publish(res *checkResult) {
 	snap := res.snap
+	last, lastDiags := c.lastSnap, c.lastDiags
+	c.lastSnap, c.lastDiags = nil, nil
+	sorted := slices.IsSortedFunc(res.diags, func(a, b project.Diagnostic) int { return strings.Compare(a.File, b.File) })
+	if sorted && last != nil && c.publishChanged(last, lastDiags, snap, res.diags) {
+		c.lastSnap, c.lastDiags = snap, res.diags
+		return
+	}
+	if sorted {
+		c.lastSnap, c.lastDiags = snap, res.diags
+	}
 	byFile := map[string][]project.Diagnostic{}
 	for _, d := range res.diags {
 		if d.File != "" {
@@ -48,9 +59,75 @@ func (c *checker) publish(res *checkResult) {
 			rels = append(rels, rel)
 		}
 	}
+	c.publishedFiles = len(rels)
 	for _, rel := range rels {
 		c.publishFile(snap, rel, byFile[rel])
 	}
+}
+
+// publishChanged is publish after a publication of last's diagnostics
+// was (both sorted by file), when snap is of last's lineage: it walks the
+// two lists side by side and publishes only the files whose diagnostics
+// differ, or whose text or buffer changed, so an edit costs the files it
+// moved, not every file with a diagnostic. It reports false, publishing
+// nothing, when it does not apply.
+func (c *checker) publishChanged(last *snapshot, was []project.Diagnostic, snap *snapshot, ds []project.Diagnostic) bool {
+	if snap.lineage == 0 || last.lineage != snap.lineage || snap.full {
+		return false
+	}
+	dirty := map[string]bool{}
+	for rel := range snap.edited {
+		dirty[rel] = true
+	}
+	for rel := range last.edited {
+		dirty[rel] = true
+	}
+	for rel, d := range snap.open {
+		if last.open[rel] != d {
+			dirty[rel] = true
+		}
+	}
+	for rel, d := range last.open {
+		if snap.open[rel] != d {
+			dirty[rel] = true
+		}
+	}
+	// end returns the end of the group of ds at i, all on one file.
+	end := func(ds []project.Diagnostic, i int) int {
+		j := i + 1
+		for j < len(ds) && ds[j].File == ds[i].File {
+			j++
+		}
+		return j
+	}
+	n := 0
+	i, j := 0, 0
+	for i < len(was) || j < len(ds) {
+		var rel string
+		switch {
+		case i == len(was):
+			rel = ds[j].File
+		case j == len(ds):
+			rel = was[i].File
+		default:
+			rel = min(was[i].File, ds[j].File)
+		}
+		var old, cur []project.Diagnostic
+		if i < len(was) && was[i].File == rel {
+			e := end(was, i)
+			old, i = was[i:e], e
+		}
+		if j < len(ds) && ds[j].File == rel {
+			e := end(ds, j)
+			cur, j = ds[j:e], e
+		}
+		if rel != "" && (dirty[rel] || !sameDiagnostics(old, cur)) {
+			n++
+			c.publishFile(snap, rel, cur)
+		}
+	}
+	c.publishedFiles = n
+	return true
 }
 
 // publishFirst publishes the diagnostics ds of a check ahead of its full
@@ -58,6 +135,7 @@ func (c *checker) publish(res *checkResult) {
 // files that have nothing published: a file whose diagnostics are out
 // keeps them until the full result replaces them, so nothing flickers.
 func (c *checker) publishFirst(snap *snapshot, ds []project.Diagnostic) {
+	c.lastSnap, c.lastDiags = nil, nil
 	byFile := map[string][]project.Diagnostic{}
 	for _, d := range ds {
 		if _, had := c.published[d.File]; d.File != "" && !had {

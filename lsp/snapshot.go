@@ -34,6 +34,11 @@ type snapshot struct {
 	// full asks for a whole-project check: files the check reads but the
 	// snapshot does not hold (seeds, external files) may have changed.
 	full bool
+	// lineage names the load the snapshot's files come from (0: none):
+	// two snapshots of one lineage share every file object but those
+	// edited lists, the files replaced since the load (a small set).
+	lineage uint64
+	edited  map[string]bool
 	// partial marks the snapshot a view answers from while its project
 	// loads (openSnapshot): efmesh.yaml and the open files only. It is
 	// never checked.

@@ -282,7 +282,8 @@ func (v *view) touch() {
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
 	cur := v.snapshot()
-	n := &snapshot{seq: v.nextSeq(), root: cur.root, env: cur.env, config: cur.config, cfg: cur.cfg, files: cur.files, proj: cur.proj, models: cur.models, open: cur.open, full: true}
+	n := &snapshot{seq: v.nextSeq(), root: cur.root, env: cur.env, config: cur.config, cfg: cur.cfg, files: cur.files, proj: cur.proj, models: cur.models, open: cur.open, full: true,
+		lineage: cur.lineage, edited: cur.edited}
 	v.install(n)
 }
 
