@@ -641,3 +641,44 @@ func ReferenceSources(a *Analysis, model, qualifier, column string) []ColumnRef 
 func ReferenceSourcesIn(a *Analysis, model, cte, qualifier, column string) []ColumnRef {
 	return ReferenceFieldSourcesIn(a, model, cte, qualifier, column, "")
 }
+
+// ExpandedColumn is one column a * or COLUMNS(…) of a model's query
+// yields, as the engine yields it: name, type and where it comes from.
+type ExpandedColumn struct {
+	Name, Type string
+	Sources    []ColumnRef
+}
+
+// Expansion is what the one select item of a model's top-level query
+// that expands a * or COLUMNS(…) yields: its index among items items, and
+// the columns the bound query yields for it (the model's columns between
+// those of the items before and after it). ok is false when the query has
+// no such item, or more than one.
+func Expansion(a *Analysis, model string) (item, items int, cols []ExpandedColumn, ok bool) {
+	info := a.Models[model]
+	if info == nil || info.Columns == nil {
+		return 0, 0, nil, false
+	}
+	o := a.outline(info.Canonical)
+	if o == nil || o.Query == nil || o.Query.Kind != engine.Select {
+		return 0, 0, nil, false
+	}
+	q := o.Query
+	at := -1
+	for i, it := range q.Items {
+		if it.Star || it.Expands {
+			if at >= 0 {
+				return 0, 0, nil, false
+			}
+			at = i
+		}
+	}
+	n := len(info.Columns) - (len(q.Items) - 1)
+	if at < 0 || n < 0 {
+		return 0, 0, nil, false
+	}
+	for _, c := range info.Columns[at : at+n] {
+		cols = append(cols, ExpandedColumn{Name: c.Name, Type: c.Type, Sources: FieldSources(a, model, c.Name, "")})
+	}
+	return at, len(q.Items), cols, true
+}

@@ -133,6 +133,9 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 		}
 		return "", 0, 0, false
 	}
+	if text, start, end, ok := expansionAt(w, m, q, d.off); ok {
+		return text, start, end, true
+	}
 	if c, i := cteColumnAt(q, d.off); c != nil {
 		return cteColumnHover(w, c, i), c.cols[i].start, c.cols[i].end, true
 	}
