@@ -39,6 +39,20 @@ func DescribeBody(ctx context.Context, a *Analysis, wb Workbench, m *project.Mod
 	}
 	switch {
 	case c.eng != nil:
+		// A check answered from the cache creates no stand-ins for the
+		// models it did not bind: create those m reads (content-named,
+		// so replacing one that exists changes nothing), without
+		// recording them in a.
+		for _, r := range m.Refs() {
+			cols := a.Models[r].Columns
+			rel := standInTable(cols)
+			if a.standInTables[rel.Name] {
+				continue
+			}
+			if err := c.eng.Exec(ctx, c.scratch.ReplaceScratchTable(c.catalog, rel, cols)); err != nil {
+				return nil, err
+			}
+		}
 		return c.eng.Describe(ctx, c.bindRender(m).SQL)
 	case c.binder != nil:
 		// As the check binds a body (checker.body).

@@ -210,7 +210,7 @@ func FieldSources(a *Analysis, model, column, field string) []ColumnRef {
 	}
 	lt := &lineageTracer{a: a}
 	set := map[ColumnRef]bool{}
-	for _, out := range lt.outputs(o.Query, nil) {
+	for _, out := range lt.yielded(o.Query, columnNames(info)) {
 		if strings.EqualFold(out.name, column) {
 			for _, s := range out.field(field) {
 				set[s] = true
@@ -389,28 +389,112 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 	}
 	var outs []outCol
 	for _, item := range q.Items {
-		if item.Star {
-			outs = append(outs, starColumns(item, rels)...)
-			continue
-		}
-		var srcs []ColumnRef
-		for _, ref := range item.Refs {
-			srcs = append(srcs, resolveColumn(ref, rels)...)
-		}
-		oc := outCol{name: item.Name, srcs: srcs, pass: item.Plain}
-		for _, f := range item.Fields {
-			if oc.fields == nil {
-				oc.fields = map[string][]ColumnRef{}
-			}
-			var fs []ColumnRef
-			for _, ref := range f.Refs {
-				fs = append(fs, resolveColumn(ref, rels)...)
-			}
-			oc.fields[strings.ToLower(f.Name)] = fs
-		}
-		outs = append(outs, oc)
+		outs = append(outs, lt.itemOutputs(item, rels)...)
 	}
 	return outs
+}
+
+// itemOutputs are the columns one select item yields, with their
+// sources: a star's (or an expression over COLUMNS(…)'s) every column it
+// may cover, by name; which of them the engine really yields only the
+// bound query says (yielded).
+func (lt *lineageTracer) itemOutputs(item engine.Item, rels []relation) []outCol {
+	if item.Star {
+		return starColumns(item, rels)
+	}
+	var refs []ColumnRef
+	for _, ref := range item.Refs {
+		refs = append(refs, resolveColumn(ref, rels)...)
+	}
+	if item.Expands {
+		// The engine names each column of max(COLUMNS(…)) after the
+		// column it expands to; with an alias (a pattern such as
+		// "max_\0") the names are the engine's to say, so none is
+		// followed rather than guessed.
+		if item.Name != "" {
+			return nil
+		}
+		var outs []outCol
+		for _, c := range starColumns(engine.Item{StarOf: item.StarOf, Exclude: item.Exclude}, rels) {
+			outs = append(outs, outCol{name: c.name, srcs: append(append([]ColumnRef(nil), c.srcs...), refs...)})
+		}
+		return outs
+	}
+	oc := outCol{name: item.Name, srcs: refs, pass: item.Plain}
+	for _, f := range item.Fields {
+		if oc.fields == nil {
+			oc.fields = map[string][]ColumnRef{}
+		}
+		var fs []ColumnRef
+		for _, ref := range f.Refs {
+			fs = append(fs, resolveColumn(ref, rels)...)
+		}
+		oc.fields[strings.ToLower(f.Name)] = fs
+	}
+	return []outCol{oc}
+}
+
+// yielded is the top-level query's outputs as the engine yields them
+// (names, the bound query's column list): with at most one item that
+// expands a star or COLUMNS(…), the items before and after it yield one
+// column each, so the columns between are its expansion, each traced to
+// the column of that name it covers. Otherwise (several expansions, or
+// no column list) the outputs by name.
+func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
+	outs := lt.outputs(q, nil)
+	if q == nil || q.Kind != engine.Select || len(names) == 0 {
+		return outs
+	}
+	at := -1
+	for i, it := range q.Items {
+		if it.Star || it.Expands {
+			if at >= 0 {
+				return outs
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return outs
+	}
+	n := len(names) - (len(q.Items) - 1)
+	if n < 0 {
+		return outs
+	}
+	lt.depth++
+	defer func() { lt.depth-- }()
+	scope := cteScope{}
+	for _, c := range q.CTEs {
+		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+	}
+	var rels []relation
+	for _, src := range q.From {
+		rels = append(rels, lt.relation(src, scope, rels))
+	}
+	var out []outCol
+	for i, it := range q.Items {
+		cols := lt.itemOutputs(it, rels)
+		if i != at {
+			if len(cols) != 1 {
+				return outs
+			}
+			c := cols[0]
+			c.name = names[len(out)]
+			out = append(out, c)
+			continue
+		}
+		for _, name := range names[len(out) : len(out)+n] {
+			c := outCol{name: name}
+			for _, cand := range cols {
+				if sqlscan.SameName(cand.name, name) {
+					c = cand
+					break
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // relation is what one FROM source binds: a model's columns, a CTE's or a
@@ -475,9 +559,22 @@ func starColumns(item engine.Item, rels []relation) []outCol {
 			continue
 		}
 		for _, c := range r.cols {
-			if !exclude[strings.ToLower(c.name)] {
-				out = append(out, c)
+			if exclude[strings.ToLower(c.name)] {
+				continue
 			}
+			for _, rp := range item.Replace {
+				if strings.EqualFold(rp.Name, c.name) {
+					var srcs []ColumnRef
+					for _, ref := range rp.Refs {
+						srcs = append(srcs, resolveColumn(ref, rels)...)
+					}
+					c = outCol{name: c.name, srcs: srcs}
+				}
+			}
+			if to, ok := item.Rename[strings.ToLower(c.name)]; ok {
+				c.name = to
+			}
+			out = append(out, c)
 		}
 	}
 	return out
@@ -543,4 +640,45 @@ func ReferenceSources(a *Analysis, model, qualifier, column string) []ColumnRef 
 // the query's CTE named cte (the query itself when cte is "").
 func ReferenceSourcesIn(a *Analysis, model, cte, qualifier, column string) []ColumnRef {
 	return ReferenceFieldSourcesIn(a, model, cte, qualifier, column, "")
+}
+
+// ExpandedColumn is one column a * or COLUMNS(…) of a model's query
+// yields, as the engine yields it: name, type and where it comes from.
+type ExpandedColumn struct {
+	Name, Type string
+	Sources    []ColumnRef
+}
+
+// Expansion is what the one select item of a model's top-level query
+// that expands a * or COLUMNS(…) yields: its index among items items, and
+// the columns the bound query yields for it (the model's columns between
+// those of the items before and after it). ok is false when the query has
+// no such item, or more than one.
+func Expansion(a *Analysis, model string) (item, items int, cols []ExpandedColumn, ok bool) {
+	info := a.Models[model]
+	if info == nil || info.Columns == nil {
+		return 0, 0, nil, false
+	}
+	o := a.outline(info.Canonical)
+	if o == nil || o.Query == nil || o.Query.Kind != engine.Select {
+		return 0, 0, nil, false
+	}
+	q := o.Query
+	at := -1
+	for i, it := range q.Items {
+		if it.Star || it.Expands {
+			if at >= 0 {
+				return 0, 0, nil, false
+			}
+			at = i
+		}
+	}
+	n := len(info.Columns) - (len(q.Items) - 1)
+	if at < 0 || n < 0 {
+		return 0, 0, nil, false
+	}
+	for _, c := range info.Columns[at : at+n] {
+		cols = append(cols, ExpandedColumn{Name: c.Name, Type: c.Type, Sources: FieldSources(a, model, c.Name, "")})
+	}
+	return at, len(q.Items), cols, true
 }

@@ -109,6 +109,17 @@ type Item struct {
 	// exclude. "" when the engine does not say (then no reader may assume
 	// anything of two stars but by Hash).
 	StarShape string
+	// Replace are a star's REPLACE expressions (name and the columns its
+	// value reads); Rename its RENAME list, the old name's lower case to
+	// the new name.
+	Replace []Field
+	Rename  map[string]string
+	// Expands is an item that yields the engine's expansion of a * or
+	// COLUMNS(…): a star item, or an expression holding one
+	// (max(COLUMNS(* EXCLUDE (s)))), whose relation is then StarOf and its
+	// EXCLUDE list Exclude. How many columns it yields, and which, only
+	// the bound query tells.
+	Expands bool
 	// Refs are the columns the expression reads, outside subqueries.
 	Refs []ColumnRef
 	// Calls are the functions the expression calls outside window calls

@@ -11,8 +11,36 @@ import (
 )
 
 // describeTimeout bounds the engine's description of a part of a query
-// that a hover waits for (the workbench may be busy with a check).
+// that a hover waits for once the checker has taken it up.
 const describeTimeout = 3 * time.Second
+
+// describeStart is how long a hover waits for the checker to take up its
+// description. The checker takes such work between checks only, so while
+// a check runs the hover answers at once with what it knows without the
+// engine (the origin, no type) instead of waiting behind the check.
+const describeStart = 100 * time.Millisecond
+
+// describeNow runs f on the checker's workbench when the checker takes it
+// up within describeStart, bounded by describeTimeout; otherwise it
+// returns an error at once.
+func describeNow(ctx context.Context, ck *checker, f func(ctx context.Context, wb analysis.Workbench) error) error {
+	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+	defer cancel()
+	started, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-started:
+		case <-finished:
+		case <-time.After(describeStart):
+			cancel()
+		}
+	}()
+	return ck.do(ctx, func(wb analysis.Workbench) error {
+		close(started)
+		return f(ctx, wb)
+	})
+}
 
 // withEngineTypes returns a copy of w whose deepType asks the engine for
 // the types of the columns of m's CTEs and FROM subqueries that cannot be
@@ -36,10 +64,8 @@ func withEngineTypes(ctx context.Context, v *view, w *world, m *project.Model, t
 		if probe == nil {
 			return nil
 		}
-		ctx, cancel := context.WithTimeout(ctx, describeTimeout)
-		defer cancel()
 		var cols []engine.Column
-		err := v.ck.do(ctx, func(wb analysis.Workbench) error {
+		err := describeNow(ctx, v.ck, func(ctx context.Context, wb analysis.Workbench) error {
 			var err error
 			cols, err = analysis.DescribeBody(ctx, a, wb, probe)
 			return err
@@ -57,10 +83,8 @@ func withEngineTypes(ctx context.Context, v *view, w *world, m *project.Model, t
 		}
 		types[expr] = ""
 		probe := &project.Model{Name: m.Name, File: m.File, Source: []byte("SELECT " + expr + " AS efmesh_probe\n")}
-		ctx, cancel := context.WithTimeout(ctx, describeTimeout)
-		defer cancel()
 		var cols []engine.Column
-		err := v.ck.do(ctx, func(wb analysis.Workbench) error {
+		err := describeNow(ctx, v.ck, func(ctx context.Context, wb analysis.Workbench) error {
 			var err error
 			cols, err = analysis.DescribeBody(ctx, a, wb, probe)
 			return err

@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -92,4 +95,80 @@ func TestBuiltStructHoverTypeIsDuckDBs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFieldHoverDoesNotWaitForCheck: a hover on a field of a struct a CTE
+// builds, whose type only the engine tells, is answered at once with the
+// field's origin while a whole-project check holds the workbench; with
+// the checker idle, before and after, it has the engine's type too.
+func TestFieldHoverDoesNotWaitForCheck(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"efmesh.yaml":       "name: held\n",
+		"seeds/people.csv":  "pid,name\n1,ann\n",
+		"models/people.sql": "MODEL (name raw.people, kind SEED (path 'seeds/people.csv'), columns (pid INTEGER, name TEXT));\n",
+		"models/k.sql":      "MODEL (name mart.k, kind VIEW);\nWITH k AS (SELECT {'a': pid, 'b': name} AS st FROM @ref(raw.people))\nSELECT k.st.b AS v FROM k\n",
+	}
+	for rel, src := range files {
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The hook holds a whole-project check once hold is set.
+	var hold atomic.Bool
+	entered := make(chan struct{})
+	done := make(chan struct{}) // closed: the hook no longer holds checks
+	var once sync.Once
+	hook := func(map[string]openDoc) {
+		if !hold.Load() {
+			return
+		}
+		select {
+		case <-done:
+			return
+		case entered <- struct{}{}:
+		}
+		<-done
+	}
+	c := newTestClient(t, root, clientOptions{beforeWholeCheck: hook})
+	letGo := func() { once.Do(func() { close(done) }) }
+	t.Cleanup(letGo)
+	f := "models/k.sql"
+	c.open(f)
+	c.waitIdle()
+
+	hover := func() string {
+		var h *protocol.Hover
+		c.mustCall("textDocument/hover", c.docPos(f, "k.st.|b AS v"), &h)
+		if h == nil {
+			return ""
+		}
+		return h.Contents.Value
+	}
+	if idle := hover(); !strings.Contains(idle, "`VARCHAR`") || !strings.Contains(idle, "raw.people.name") {
+		t.Errorf("hover with the checker idle: %q, want the type VARCHAR and the origin", idle)
+	}
+
+	// A seed changed on disk: the whole project is checked again, and
+	// held there.
+	hold.Store(true)
+	c.srv.allViews()[0].touch()
+	<-entered
+	start := time.Now()
+	held := hover()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("hover took %v while the check was held", d)
+	}
+	if !strings.Contains(held, "raw.people.name") {
+		t.Errorf("hover while the check is held: %q, want the field's origin raw.people.name", held)
+	}
+
+	// Once the check is done, the checker takes the description again.
+	letGo()
+	c.waitIdle()
+	c.waitFor("the engine's type after the check", func() bool {
+		return strings.Contains(hover(), "`VARCHAR`")
+	})
 }

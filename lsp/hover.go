@@ -100,6 +100,13 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 				}
 			}
 			if src == nil {
+				// The struct column in the middle of its field path
+				// (k.st.b, st.a): the column itself, as a hover on it
+				// alone.
+				inner := colRef{qual: ref.outer, name: ref.qual, start: ref.qualStart, end: ref.qualEnd, path: ref.path[:len(ref.path)-1]}
+				if isrc, iname := w.resolveRef(scope, inner); isrc != nil {
+					return columnHover(w, m, q, scope, inner, isrc, iname), inner.start, inner.end, true
+				}
 				return "", 0, 0, false
 			}
 			return sourceHover(w, src), ref.qualStart, ref.qualEnd, true
@@ -112,19 +119,7 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 				return text, ref.start, ref.end, true
 			}
 		}
-		if src != nil && src.table != "" && src.cte == nil && src.sub == nil && src.model == "" {
-			if cteName, ok := cteOf(q, scope); ok {
-				if text := tableFunctionHover(w, m, cteName, src, name, writtenName(m.Source, ref.start, ref.end, name)); text != "" {
-					return text, ref.start, ref.end, true
-				}
-			}
-		}
-		if src != nil && (src.cte != nil || src.sub != nil) {
-			if text := cteRefHover(w, m, q, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name)); text != "" {
-				return text, ref.start, ref.end, true
-			}
-		}
-		return refHover(w, scope, ref, src, name, writtenName(m.Source, ref.start, ref.end, name), string(m.Source[ref.start:ref.end])), ref.start, ref.end, true
+		return columnHover(w, m, q, scope, ref, src, name), ref.start, ref.end, true
 	}
 	if scope, path, start, end, found := parenFieldAt(m.Source, q, d.off); found {
 		if text := fieldHoverOf(w, m, q, scope, path, true); text != "" {
@@ -138,6 +133,9 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 		}
 		return "", 0, 0, false
 	}
+	if text, start, end, ok := expansionAt(w, m, q, d.off); ok {
+		return text, start, end, true
+	}
 	if c, i := cteColumnAt(q, d.off); c != nil {
 		return cteColumnHover(w, c, i), c.cols[i].start, c.cols[i].end, true
 	}
@@ -148,6 +146,25 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 		return sourceHover(w, src), start, end, true
 	}
 	return "", 0, 0, false
+}
+
+// columnHover describes the column ref (read in scope of m's query q) that
+// resolves to name of src (nil when it resolves to none).
+func columnHover(w *world, m *project.Model, q, scope *query, ref colRef, src *source, name string) string {
+	written := writtenName(m.Source, ref.start, ref.end, name)
+	if src != nil && src.table != "" && src.cte == nil && src.sub == nil && src.model == "" {
+		if cteName, ok := cteOf(q, scope); ok {
+			if text := tableFunctionHover(w, m, cteName, src, name, written); text != "" {
+				return text
+			}
+		}
+	}
+	if src != nil && (src.cte != nil || src.sub != nil) {
+		if text := cteRefHover(w, m, q, scope, ref, src, name, written); text != "" {
+			return text
+		}
+	}
+	return refHover(w, scope, ref, src, name, written, string(m.Source[ref.start:ref.end]))
 }
 
 // isDatePart reports the date parts, which read like column names in

@@ -239,6 +239,51 @@ func joinConditions(t map[string]any) []any {
 	return append(out, joinConditions(r)...)
 }
 
+// starLists reads a star's EXCLUDE, REPLACE and RENAME lists into it.
+func starLists(it *engine.Item, v map[string]any) {
+	excl, _ := v["exclude_list"].([]any)
+	for _, e := range excl {
+		switch x := e.(type) {
+		case string:
+			it.Exclude = append(it.Exclude, x)
+		case map[string]any:
+			it.Exclude = append(it.Exclude, stringList(x["column_names"])...)
+		}
+	}
+	qexcl, _ := v["qualified_exclude_list"].([]any)
+	for _, e := range qexcl {
+		m, _ := e.(map[string]any)
+		if c, ok := m["column"].(string); ok && c != "" {
+			it.Exclude = append(it.Exclude, c)
+		} else if names := stringList(m["column_names"]); len(names) > 0 {
+			it.Exclude = append(it.Exclude, names[len(names)-1])
+		}
+	}
+	for _, e := range anyList(v["replace_list"]) {
+		m, _ := e.(map[string]any)
+		if name, _ := m["key"].(string); name != "" {
+			it.Replace = append(it.Replace, engine.Field{Name: name, Refs: columnRefs(m["value"])})
+		}
+	}
+	for _, e := range anyList(v["rename_list"]) {
+		m, _ := e.(map[string]any)
+		key, _ := m["key"].(map[string]any)
+		from, _ := key["column"].(string)
+		to, _ := m["value"].(string)
+		if from != "" && to != "" {
+			if it.Rename == nil {
+				it.Rename = map[string]string{}
+			}
+			it.Rename[strings.ToLower(from)] = to
+		}
+	}
+}
+
+func anyList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
 // outlineItem converts one select-list expression.
 func outlineItem(v map[string]any) engine.Item {
 	it := engine.Item{Hash: hashJSON(v)}
@@ -252,24 +297,8 @@ func outlineItem(v map[string]any) engine.Item {
 			}
 		}
 		it.StarShape = hashJSON(shape)
-		excl, _ := v["exclude_list"].([]any)
-		for _, e := range excl {
-			switch x := e.(type) {
-			case string:
-				it.Exclude = append(it.Exclude, x)
-			case map[string]any:
-				it.Exclude = append(it.Exclude, stringList(x["column_names"])...)
-			}
-		}
-		qexcl, _ := v["qualified_exclude_list"].([]any)
-		for _, e := range qexcl {
-			m, _ := e.(map[string]any)
-			if c, ok := m["column"].(string); ok && c != "" {
-				it.Exclude = append(it.Exclude, c)
-			} else if names := stringList(m["column_names"]); len(names) > 0 {
-				it.Exclude = append(it.Exclude, names[len(names)-1])
-			}
-		}
+		it.Expands = true
+		starLists(&it, v)
 		return it
 	}
 	it.Name, _ = v["alias"].(string)
@@ -278,6 +307,14 @@ func outlineItem(v map[string]any) engine.Item {
 			it.Name = names[len(names)-1]
 		}
 	}
+	walk(v, true, func(m map[string]any) bool {
+		if m["class"] == "STAR" && !it.Expands {
+			it.Expands = true
+			it.StarOf, _ = m["relation_name"].(string)
+			starLists(&it, m)
+		}
+		return !it.Expands
+	})
 	// Column references and windows, outside subqueries.
 	it.Refs = columnRefs(v)
 	it.Plain = v["class"] == "COLUMN_REF"
