@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -156,11 +155,9 @@ func TestFieldHoverDoesNotWaitForCheck(t *testing.T) {
 	hold.Store(true)
 	c.srv.allViews()[0].touch()
 	<-entered
-	start := time.Now()
+	// The check stays held until letGo: a hover that returns at all was
+	// answered without it.
 	held := hover()
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("hover took %v while the check was held", d)
-	}
 	if !strings.Contains(held, "raw.people.name") {
 		t.Errorf("hover while the check is held: %q, want the field's origin raw.people.name", held)
 	}
