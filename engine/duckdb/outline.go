@@ -442,6 +442,76 @@ func stringList(v any) []string {
 // hashJSON hashes a decoded value: maps encode with sorted keys, so the
 // serializer's key order does not matter.
 func hashJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return engine.Hash(b)
+	return engine.Hash(appendJSON(nil, v))
+}
+
+// appendJSON appends json.Marshal's encoding of a value the decoder of
+// Outline produced (maps, slices, strings, json.Numbers, booleans, nil),
+// byte for byte, without reflection: an outline hashes most subtrees of
+// its tree, and an editor outlines every model it opens. Anything else,
+// and any string that needs escaping, is left to json.Marshal.
+func appendJSON(b []byte, v any) []byte {
+	switch t := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if t {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case string:
+		return appendJSONString(b, t)
+	case json.Number:
+		if t != "" {
+			return append(b, t...) // the decoder's: a valid JSON number
+		}
+	case []any:
+		if t == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, x := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, x)
+		}
+		return append(b, ']')
+	case map[string]any:
+		if t == nil {
+			return append(b, "null"...)
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSON(b, t[k])
+		}
+		return append(b, '}')
+	}
+	out, _ := json.Marshal(v)
+	return append(b, out...)
+}
+
+// appendJSONString appends s quoted as json.Marshal quotes it: printable
+// ASCII other than the quote, the backslash and the HTML characters it
+// escapes is written as is; any other string goes through json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			out, _ := json.Marshal(s)
+			return append(b, out...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
