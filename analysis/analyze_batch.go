@@ -14,10 +14,9 @@ type batchDescriber interface {
 	DescribeMany(ctx context.Context, queries []string) ([][]engine.Column, []error)
 }
 
-// predescribed is a body bound ahead of its check: the query and what
-// the engine said it yields.
+// predescribed is a body bound ahead of its check: what the engine said
+// it yields.
 type predescribed struct {
-	sql  string
 	cols []engine.Column
 }
 
@@ -115,7 +114,7 @@ func (c *checker) predescribe(ctx context.Context, p *project.Project, ms []int)
 	}
 	for k, m := range models {
 		if errs[k] == nil {
-			c.predesc[m] = predescribed{sql: sqls[k], cols: cols[k]}
+			c.predesc[m] = predescribed{cols: cols[k]}
 		}
 	}
 	return nil

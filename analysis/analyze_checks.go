@@ -163,18 +163,25 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 	}
 	// Canonical form: refs by name, interval bounds as parameters, so the
 	// fingerprint never depends on dates or physical names.
-	canonR := c.canonicalRender(m)
-	if strings.TrimSpace(canonR.SQL) == "" {
-		return // the loader reported the missing body
-	}
+	// A body parsed ahead (precanonicalize, which leaves out the blank
+	// ones) is rendered again only to place an error.
 	var canon []byte
 	var err error
-	if pre, ok := c.precanon[m]; ok {
+	pre, preOK := c.precanon[m]
+	var canonR engine.Rendered
+	if preOK {
 		canon, err = pre.canon, pre.err
 	} else {
+		canonR = c.canonicalRender(m)
+		if strings.TrimSpace(canonR.SQL) == "" {
+			return // the loader reported the missing body
+		}
 		canon, err = c.wb.Canonicalize(canonR.SQL)
 	}
 	if err != nil {
+		if preOK {
+			canonR = c.canonicalRender(m)
+		}
 		c.sqlDiag(m, canonR, err)
 		info.Broken = true
 		return
@@ -246,12 +253,16 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 	if c.eng == nil {
 		return
 	}
-	r := c.bindRender(m)
+	// A body bound ahead (predescribe) bound this same text: its parents,
+	// whose stand-ins name the refs, were checked in earlier waves. It is
+	// not rendered again; only a body the batch did not answer is.
 	var cols []engine.Column
 	var errs []error
-	if pre, ok := c.predesc[m]; ok && pre.sql == r.SQL {
-		cols = pre.cols
+	var r engine.Rendered
+	if pd, ok := c.predesc[m]; ok {
+		cols = pd.cols
 	} else {
+		r = c.bindRender(m)
 		cols, errs = describeAll(ctx, c.eng, r.SQL)
 	}
 	delete(c.predesc, m)

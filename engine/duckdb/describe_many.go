@@ -51,10 +51,18 @@ func (d *DB) DescribeMany(ctx context.Context, queries []string) ([][]engine.Col
 				return
 			}
 			defer conn.Close()
+			tx := readTx{conn: conn}
+			defer tx.end(ctx)
 			for j := take(); j >= 0; j = take() {
+				tx.begin(ctx)
 				c, done, err := prepared(conn, queries[j])
 				if !done {
 					c, err = describe(ctx, conn, queries[j])
+				}
+				if !done || err != nil {
+					// A refused statement may abort the transaction; the
+					// next query binds in a fresh one.
+					tx.end(ctx)
 				}
 				cols[j], errs[j] = c, err
 			}
@@ -69,6 +77,38 @@ func (d *DB) DescribeMany(ctx context.Context, queries []string) ([][]engine.Col
 		}
 	}
 	return cols, errs
+}
+
+// readTx holds one transaction open across a connection's binds. Outside
+// one, every prepared statement begins and commits its own, which costs
+// as much as binding a small query; a transaction that writes nothing is
+// rolled back. The stand-ins a batch binds against exist before it
+// starts, so its snapshot sees them.
+type readTx struct {
+	conn *sql.Conn
+	open bool
+}
+
+// begin opens the transaction unless it is open. When BEGIN fails, binds
+// run in their own transactions, as without readTx.
+func (t *readTx) begin(ctx context.Context) {
+	if t.open {
+		return
+	}
+	_, err := t.conn.ExecContext(ctx, "BEGIN TRANSACTION")
+	t.open = err == nil
+}
+
+// end rolls the transaction back. A connection whose rollback failed may
+// still hold the old snapshot: it is discarded rather than pooled.
+func (t *readTx) end(ctx context.Context) {
+	if !t.open {
+		return
+	}
+	t.open = false
+	if _, err := t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
+		_ = t.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
 }
 
 // binderPool opens DescribeMany's connections: the database's, through a

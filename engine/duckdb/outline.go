@@ -1,11 +1,12 @@
 package duckdb
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -26,31 +27,30 @@ func (d *DB) Outline(canonical []byte) (*engine.Outline, error) { return Outline
 // modifiers for DISTINCT/ORDER BY/LIMIT, cte_map, a set operation's left
 // and right, the statement's named_param_map).
 func Outline(canonical []byte) (*engine.Outline, error) {
-	dec := json.NewDecoder(bytes.NewReader(canonical))
-	dec.UseNumber()
-	var stmt map[string]any
-	if err := dec.Decode(&stmt); err != nil {
-		return nil, fmt.Errorf("duckdb: outline: %w", err)
+	stmt, err := decodeTree(canonical)
+	if err != nil {
+		return nil, err
 	}
 	node, _ := stmt["node"].(map[string]any)
 	if node == nil {
 		return nil, fmt.Errorf("duckdb: outline: the statement has no query")
 	}
-	q := outlineQuery(node)
+	tr := new(tree)
+	q := tr.outlineQuery(node)
 	for k, v := range stmt {
 		if k != "node" {
-			q.Rest[k] = hashJSON(v)
+			q.Rest[k] = tr.hashJSON(v)
 		}
 	}
 	o := &engine.Outline{Query: q}
-	walk(stmt, false, func(m map[string]any) bool {
+	tr.walk(stmt, false, func(m map[string]any) bool {
 		if m["class"] == "WINDOW" {
 			o.Windows = addName(o.Windows, m["function_name"])
 		}
 		return true
 	})
 	slices.Sort(o.Windows)
-	walk(stmt, false, func(m map[string]any) bool {
+	tr.walk(stmt, false, func(m map[string]any) bool {
 		name := ""
 		switch m["class"] {
 		case "FUNCTION":
@@ -77,7 +77,7 @@ var bareFunctions = []string{"current_timestamp", "current_date", "current_time"
 
 // outlineQuery converts a query node (SELECT_NODE, SET_OPERATION_NODE, …);
 // nil for none.
-func outlineQuery(node map[string]any) *engine.Query {
+func (tr *tree) outlineQuery(node map[string]any) *engine.Query {
 	if node == nil {
 		return nil
 	}
@@ -91,7 +91,7 @@ func outlineQuery(node map[string]any) *engine.Query {
 			val, _ := em["value"].(map[string]any)
 			sq, _ := val["query"].(map[string]any)
 			sub, _ := sq["node"].(map[string]any)
-			q.CTEs = append(q.CTEs, engine.CTE{Name: key, Query: outlineQuery(sub)})
+			q.CTEs = append(q.CTEs, engine.CTE{Name: key, Query: tr.outlineQuery(sub)})
 		}
 	}
 	switch typ {
@@ -100,11 +100,11 @@ func outlineQuery(node map[string]any) *engine.Query {
 		items, _ := node["select_list"].([]any)
 		for _, it := range items {
 			if m, ok := it.(map[string]any); ok {
-				q.Items = append(q.Items, outlineItem(m))
+				q.Items = append(q.Items, tr.outlineItem(m))
 			}
 		}
 		from, _ := node["from_table"].(map[string]any)
-		q.From = sources(from)
+		q.From = tr.sources(from)
 		mods, _ := node["modifiers"].([]any)
 		for _, m := range mods {
 			if mm, ok := m.(map[string]any); ok && mm["type"] == "DISTINCT_MODIFIER" {
@@ -113,7 +113,7 @@ func outlineQuery(node map[string]any) *engine.Query {
 		}
 		groups, _ := node["group_expressions"].([]any)
 		q.Grouped = len(groups) > 0 || node["aggregate_handling"] == "FORCE_AGGREGATES" // GROUP BY ALL
-		q.Where = columnRefs(node["where_clause"])
+		q.Where = tr.columnRefs(node["where_clause"])
 		q.GroupAll = node["aggregate_handling"] == "FORCE_AGGREGATES"
 		clauses := []any{node["where_clause"], node["group_expressions"], node["having"], node["qualify"]}
 		for _, m := range mods {
@@ -133,35 +133,35 @@ func outlineQuery(node map[string]any) *engine.Query {
 			}
 			clauses = append(clauses, mm)
 		}
-		q.Reads = columnRefs(clauses)
+		q.Reads = tr.columnRefs(clauses)
 		for _, it := range items {
 			m, _ := it.(map[string]any)
 			for k, v := range m {
 				if k != "exclude_list" && k != "qualified_exclude_list" && k != "replace_list" && k != "rename_list" {
-					q.Stars = append(q.Stars, nestedStars(v)...)
+					q.Stars = append(q.Stars, tr.nestedStars(v)...)
 				}
 			}
 		}
-		q.Stars = append(q.Stars, nestedStars(clauses)...)
-		q.Subqueries = subqueries(append(clauses, items, joinConditions(from)))
+		q.Stars = append(q.Stars, tr.nestedStars(clauses)...)
+		q.Subqueries = tr.subqueries(append(clauses, items, joinConditions(from)))
 	case "SET_OPERATION_NODE":
 		q.Kind = engine.SetOperation
 		for _, k := range []string{"left", "right"} {
 			sub, _ := node[k].(map[string]any)
-			q.Branches = append(q.Branches, outlineQuery(sub))
+			q.Branches = append(q.Branches, tr.outlineQuery(sub))
 		}
 	}
 	for k, v := range node {
 		if k == "type" || k == "select_list" && q.Kind == engine.Select {
 			continue
 		}
-		q.Rest[k] = hashJSON(v)
+		q.Rest[k] = tr.hashJSON(v)
 	}
 	return q
 }
 
 // sources lists what a FROM clause binds, joins flattened.
-func sources(t map[string]any) []engine.Source {
+func (tr *tree) sources(t map[string]any) []engine.Source {
 	if t == nil {
 		return nil
 	}
@@ -174,31 +174,31 @@ func sources(t map[string]any) []engine.Source {
 	case "SUBQUERY":
 		sq, _ := t["subquery"].(map[string]any)
 		sub, _ := sq["node"].(map[string]any)
-		return []engine.Source{{Alias: alias, Query: outlineQuery(sub)}}
+		return []engine.Source{{Alias: alias, Query: tr.outlineQuery(sub)}}
 	case "TABLE_FUNCTION":
 		fn, _ := t["function"].(map[string]any)
 		name, _ := fn["function_name"].(string)
-		return []engine.Source{{Alias: alias, Function: strings.ToLower(name), Args: columnRefs(fn["children"]), Columns: stringList(t["column_name_alias"])}}
+		return []engine.Source{{Alias: alias, Function: strings.ToLower(name), Args: tr.columnRefs(fn["children"]), Columns: stringList(t["column_name_alias"])}}
 	case "JOIN":
 		l, _ := t["left"].(map[string]any)
 		r, _ := t["right"].(map[string]any)
-		right := sources(r)
+		right := tr.sources(r)
 		if len(right) > 0 {
 			ref, _ := t["ref_type"].(string)
 			right[0].Join = strings.ToLower(ref)
 			right[0].Using = stringList(t["using_columns"])
-			right[0].On = columnRefs(t["condition"])
+			right[0].On = tr.columnRefs(t["condition"])
 		}
-		return append(sources(l), right...)
+		return append(tr.sources(l), right...)
 	}
 	return []engine.Source{{Alias: alias}}
 }
 
 // nestedStars lists the relation names of the stars in an expression
 // ("" for an unqualified * or COLUMNS(…)), outside subqueries.
-func nestedStars(v any) []string {
+func (tr *tree) nestedStars(v any) []string {
 	var out []string
-	walk(v, true, func(m map[string]any) bool {
+	tr.walk(v, true, func(m map[string]any) bool {
 		if m["class"] == "STAR" {
 			name, _ := m["relation_name"].(string)
 			out = append(out, name)
@@ -210,18 +210,18 @@ func nestedStars(v any) []string {
 
 // subqueries outlines the queries of the subquery expressions in v, not
 // entering them.
-func subqueries(v any) []*engine.Query {
+func (tr *tree) subqueries(v any) []*engine.Query {
 	var out []*engine.Query
-	walk(v, false, func(m map[string]any) bool {
+	tr.walk(v, false, func(m map[string]any) bool {
 		if m["class"] != "SUBQUERY" {
 			return true
 		}
 		sq, _ := m["subquery"].(map[string]any)
 		if node, _ := sq["node"].(map[string]any); node != nil {
-			out = append(out, outlineQuery(node))
+			out = append(out, tr.outlineQuery(node))
 		}
 		// The compared expression (x IN (SELECT …)) is this query's.
-		out = append(out, subqueries(m["child"])...)
+		out = append(out, tr.subqueries(m["child"])...)
 		return false
 	})
 	return out
@@ -240,7 +240,7 @@ func joinConditions(t map[string]any) []any {
 }
 
 // starLists reads a star's EXCLUDE, REPLACE and RENAME lists into it.
-func starLists(it *engine.Item, v map[string]any) {
+func (tr *tree) starLists(it *engine.Item, v map[string]any) {
 	excl, _ := v["exclude_list"].([]any)
 	for _, e := range excl {
 		switch x := e.(type) {
@@ -262,7 +262,7 @@ func starLists(it *engine.Item, v map[string]any) {
 	for _, e := range anyList(v["replace_list"]) {
 		m, _ := e.(map[string]any)
 		if name, _ := m["key"].(string); name != "" {
-			it.Replace = append(it.Replace, engine.Field{Name: name, Refs: columnRefs(m["value"])})
+			it.Replace = append(it.Replace, engine.Field{Name: name, Refs: tr.columnRefs(m["value"])})
 		}
 	}
 	for _, e := range anyList(v["rename_list"]) {
@@ -285,8 +285,8 @@ func anyList(v any) []any {
 }
 
 // outlineItem converts one select-list expression.
-func outlineItem(v map[string]any) engine.Item {
-	it := engine.Item{Hash: hashJSON(v)}
+func (tr *tree) outlineItem(v map[string]any) engine.Item {
+	it := engine.Item{Hash: tr.hashJSON(v)}
 	if v["class"] == "STAR" {
 		it.Star = true
 		it.StarOf, _ = v["relation_name"].(string)
@@ -296,9 +296,9 @@ func outlineItem(v map[string]any) engine.Item {
 				shape[k] = x
 			}
 		}
-		it.StarShape = hashJSON(shape)
+		it.StarShape = tr.hashJSON(shape)
 		it.Expands = true
-		starLists(&it, v)
+		tr.starLists(&it, v)
 		return it
 	}
 	it.Name, _ = v["alias"].(string)
@@ -307,18 +307,18 @@ func outlineItem(v map[string]any) engine.Item {
 			it.Name = names[len(names)-1]
 		}
 	}
-	walk(v, true, func(m map[string]any) bool {
+	tr.walk(v, true, func(m map[string]any) bool {
 		if m["class"] == "STAR" && !it.Expands {
 			it.Expands = true
 			it.StarOf, _ = m["relation_name"].(string)
-			starLists(&it, m)
+			tr.starLists(&it, m)
 		}
 		return !it.Expands
 	})
 	// Column references and windows, outside subqueries.
-	it.Refs = columnRefs(v)
+	it.Refs = tr.columnRefs(v)
 	it.Plain = v["class"] == "COLUMN_REF"
-	walk(v, false, func(m map[string]any) bool {
+	tr.walk(v, false, func(m map[string]any) bool {
 		it.Subquery = it.Subquery || m["class"] == "SUBQUERY"
 		return !it.Subquery
 	})
@@ -327,11 +327,11 @@ func outlineItem(v map[string]any) engine.Item {
 		for _, k := range kids {
 			km, _ := k.(map[string]any)
 			if name, _ := km["alias"].(string); name != "" {
-				it.Fields = append(it.Fields, engine.Field{Name: name, Refs: columnRefs(km)})
+				it.Fields = append(it.Fields, engine.Field{Name: name, Refs: tr.columnRefs(km)})
 			}
 		}
 	}
-	walk(v, true, func(m map[string]any) bool {
+	tr.walk(v, true, func(m map[string]any) bool {
 		switch m["class"] {
 		case "WINDOW":
 			it.Windows = addName(it.Windows, m["function_name"])
@@ -339,7 +339,7 @@ func outlineItem(v map[string]any) engine.Item {
 		return true
 	})
 	// Calls, outside windows and subqueries.
-	walk(v, true, func(m map[string]any) bool {
+	tr.walk(v, true, func(m map[string]any) bool {
 		switch m["class"] {
 		case "WINDOW":
 			return false
@@ -354,9 +354,9 @@ func outlineItem(v map[string]any) engine.Item {
 }
 
 // columnRefs lists the columns an expression reads, outside subqueries.
-func columnRefs(v any) []engine.ColumnRef {
+func (tr *tree) columnRefs(v any) []engine.ColumnRef {
 	var refs []engine.ColumnRef
-	walk(v, true, func(m map[string]any) bool {
+	tr.walk(v, true, func(m map[string]any) bool {
 		if names, field := subscript(m); field != "" {
 			// c['f'] or struct_extract(c, 'f'): read as c.f.
 			path := append(names, field)
@@ -366,13 +366,13 @@ func columnRefs(v any) []engine.ColumnRef {
 		if m["class"] == "LAMBDA" {
 			// x -> x + c reads c, not x: a parameter is no column.
 			params := map[string]bool{}
-			walk(m["lhs"], true, func(p map[string]any) bool {
+			tr.walk(m["lhs"], true, func(p map[string]any) bool {
 				if names := stringList(p["column_names"]); len(names) == 1 {
 					params[strings.ToLower(names[0])] = true
 				}
 				return true
 			})
-			for _, r := range columnRefs(m["expr"]) {
+			for _, r := range tr.columnRefs(m["expr"]) {
 				first := r.Column
 				if len(r.Path) > 0 {
 					first = r.Path[0]
@@ -429,7 +429,7 @@ func subscript(m map[string]any) ([]string, string) {
 // walk calls f on every object of a decoded tree, parents first, keys in
 // sorted order, descending into an object's members when f returns true.
 // With skipSubqueries a subquery expression is not entered.
-func walk(v any, skipSubqueries bool, f func(map[string]any) bool) {
+func (tr *tree) walk(v any, skipSubqueries bool, f func(map[string]any) bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		if skipSubqueries && t["class"] == "SUBQUERY" {
@@ -438,19 +438,47 @@ func walk(v any, skipSubqueries bool, f func(map[string]any) bool) {
 		if !f(t) {
 			return
 		}
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			walk(t[k], skipSubqueries, f)
+		for _, k := range tr.sortedKeys(t) {
+			tr.walk(t[k], skipSubqueries, f)
 		}
 	case []any:
 		for _, c := range t {
-			walk(c, skipSubqueries, f)
+			tr.walk(c, skipSubqueries, f)
 		}
 	}
+}
+
+// tree memoizes the sorted keys of a decoded tree's objects: an outline
+// walks most subtrees several times (columns, calls, windows, stars,
+// hashes), and sorting an object's keys on every visit was most of it.
+// The tree is not changed while it is outlined.
+type tree struct {
+	keys map[unsafe.Pointer][]string
+}
+
+// sortedKeys returns m's keys in sorted order. A nil tree sorts each time.
+func (tr *tree) sortedKeys(m map[string]any) []string {
+	var id unsafe.Pointer
+	if tr != nil {
+		// The memo's key keeps m alive, so no other object takes its
+		// address while the memo lives.
+		id = reflect.ValueOf(m).UnsafePointer()
+		if ks, ok := tr.keys[id]; ok {
+			return ks
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if tr != nil {
+		if tr.keys == nil {
+			tr.keys = map[unsafe.Pointer][]string{}
+		}
+		tr.keys[id] = keys
+	}
+	return keys
 }
 
 // addName adds a function name to names unless present ("?" for none).
@@ -478,7 +506,73 @@ func stringList(v any) []string {
 
 // hashJSON hashes a decoded value: maps encode with sorted keys, so the
 // serializer's key order does not matter.
-func hashJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return engine.Hash(b)
+func (tr *tree) hashJSON(v any) string {
+	return engine.Hash(tr.appendJSON(nil, v))
+}
+
+// appendJSON appends json.Marshal's encoding of a value the decoder of
+// Outline produced (maps, slices, strings, json.Numbers, booleans, nil),
+// byte for byte, without reflection: an outline hashes most subtrees of
+// its tree, and an editor outlines every model it opens. Anything else,
+// and any string that needs escaping, is left to json.Marshal.
+func (tr *tree) appendJSON(b []byte, v any) []byte {
+	switch t := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if t {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case string:
+		return appendJSONString(b, t)
+	case json.Number:
+		if t != "" {
+			return append(b, t...) // the decoder's: a valid JSON number
+		}
+	case []any:
+		if t == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, x := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = tr.appendJSON(b, x)
+		}
+		return append(b, ']')
+	case map[string]any:
+		if t == nil {
+			return append(b, "null"...)
+		}
+		keys := tr.sortedKeys(t)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = tr.appendJSON(b, t[k])
+		}
+		return append(b, '}')
+	}
+	out, _ := json.Marshal(v)
+	return append(b, out...)
+}
+
+// appendJSONString appends s quoted as json.Marshal quotes it: printable
+// ASCII other than the quote, the backslash and the HTML characters it
+// escapes is written as is; any other string goes through json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			out, _ := json.Marshal(s)
+			return append(b, out...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
