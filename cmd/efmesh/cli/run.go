@@ -96,6 +96,9 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				if err != nil {
 					payload["error"] = err.Error()
 				}
+				// The failed and skipped models go to stderr with --json
+				// too, as logs do: stdout holds the payload only.
+				fmt.Fprint(a.stderr, workspace.RunFailuresText(res))
 				a.writeJSON(payload)
 				if code != ExitOK {
 					return &exitError{code: code}
@@ -136,7 +139,8 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 		},
 	}
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
-	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
+	jobs = 4
+	cmd.Flags().Var(jobsFlag{&jobs}, "jobs", jobsUsage)
 	sel.register(cmd)
 	a.registerVars(cmd)
 	return a.withMetrics(cmd)
