@@ -88,8 +88,9 @@ type runDetail struct {
 // apply rebuilds.
 //
 // Run takes the environment's lock (unless opt.Lock holds it) before it
-// opens the warehouse with open, so a tick that meets a running apply or
-// tick never touches the warehouse: the outcome is lock-held. Every tick is
+// opens the warehouse with open, waiting up to opt.LockWait for a running
+// apply or tick to release it; a tick that still meets it held never
+// touches the warehouse: the outcome is lock-held. Every tick is
 // journaled whatever its outcome; a journal failure is logged and never
 // masks the outcome. The error is that of an outcome "error", "lock-held"
 // or "interrupted" (ctx was cancelled; also in RunResult.Err).
@@ -138,7 +139,7 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 		return err
 	}
 	if opt.Lock == nil {
-		lk, err := AcquireLock(ctx, st, EnvLock(env), 0)
+		lk, err := WaitLock(ctx, st, EnvLock(env), 0, opt.LockWait, opt.OnLockWait)
 		if err != nil {
 			return err
 		}

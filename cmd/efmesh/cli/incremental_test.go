@@ -337,8 +337,9 @@ func TestRunRestateStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := runTick(t, dir, "dev", ExitError); r.Outcome != "lock-held" || !strings.Contains(r.Error, "lock env:dev is held") {
-		t.Fatalf("run under a held lock: %+v", r)
+	if code, out, errs := run(t, dir, "run", "dev", "--json", "--lock-timeout", "0s"); code != ExitError ||
+		!strings.Contains(out, `"outcome": "lock-held"`) || !strings.Contains(out, "lock env:dev is held") {
+		t.Fatalf("run under a held lock: exit %d\n%s%s", code, out, errs)
 	}
 	restoreICU := editFile(t, dir, "models/med/stays.sql", func(s string) string {
 		return strings.Replace(s, "WHERE dept <> 'discharge'", "WHERE dept <> 'discharge' AND dept <> 'ICU'", 1)
