@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -107,6 +108,14 @@ func Run(ctx context.Context, a *analysis.Analysis, st state.Store, env string, 
 	// EFMESH_NOW), as are its plan and intervals: status prints them.
 	started := now().UTC()
 	res := &RunResult{ID: newID(now()), Env: env, Processed: []string{}, Refreshed: []string{}}
+	// The tick is journaled as started first, with its process, so that a
+	// tick killed before it could record its outcome is seen by status.
+	host, _ := os.Hostname()
+	owner, _ := json.Marshal(tickOwner{Host: host, PID: os.Getpid()})
+	if jerr := st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: res.ID, Env: env, StartedAt: started,
+		Outcome: state.RunStarted, Detail: owner}); jerr != nil {
+		log.Warn("the runs journal could not record the tick's start", "env", env, "err", jerr)
+	}
 	err := runTick(ctx, a, st, env, open, opt, now, log, res)
 	var held *LockHeldError
 	switch {

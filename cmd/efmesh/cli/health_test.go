@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,43 @@ func TestRunWaitsForTheEnvLock(t *testing.T) {
 	if code, _, errs := run(t, dir, "run", "prod", "--lock-timeout", "0s"); code != ExitError || strings.Contains(errs, "waiting") ||
 		strings.Contains(errs, "gave up") || !strings.Contains(errs, "lock-held") {
 		t.Fatalf("run --lock-timeout 0s under a held lock: exit %d\n%s", code, errs)
+	}
+
+	// A tick that failed lock-held did not complete: status --check says
+	// so (exit 1), in text and in --json.
+	if code, out, _ := run(t, dir, "status", "prod", "--check"); code != ExitError ||
+		!strings.Contains(out, "did not complete: lock-held: lock env:prod is held") {
+		t.Fatalf("status --check after a lock-held tick: exit %d\n%s", code, out)
+	}
+
+	// A tick in another process waits for the lock: it is journaled as
+	// started, and status notes it is in progress (no problem of its own).
+	waiter, _, waiterErr := cliProcess(dir, "run", "prod", "--lock-timeout", "5m")
+	if err := waiter.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- waiter.Wait() }()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(waiterErr.String(), "waiting up to") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second tick never waited:\n%s", waiterErr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	code, out, _ := run(t, dir, "status", "prod", "--check", "--json")
+	if code != ExitOK || !strings.Contains(out, `"running": true`) || !strings.Contains(out, "a run tick is in progress since") {
+		t.Fatalf("status --check while a tick waits: exit %d\n%s", code, out)
+	}
+	// Killed (kill -9) before it could record its outcome: the tick
+	// started and never finished, and status --check says so.
+	if err := waiter.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	code, out, _ = run(t, dir, "status", "prod", "--check")
+	if code != ExitError || !strings.Contains(out, fmt.Sprintf("started and never finished: pid %d on", waiter.Process.Pid)) {
+		t.Fatalf("status --check after a killed tick: exit %d\n%s", code, out)
 	}
 
 	// Released while the tick waits: the tick runs.
