@@ -178,6 +178,16 @@ func Migrate(ctx context.Context, p *project.Project) (from, to int, backup stri
 // the caller says otherwise.
 const DefaultLockTimeout = 10 * time.Second
 
+// LockTimeoutOf is how long p waits for a DuckDB file another process
+// writes, and for an environment's lock another process holds: engine
+// lock_timeout in efmesh.yaml, else DefaultLockTimeout.
+func LockTimeoutOf(p *project.Project) time.Duration {
+	if t := p.Config.Engine.LockTimeout; t != nil {
+		return *t
+	}
+	return DefaultLockTimeout
+}
+
 // WarehouseOption tunes Warehouse.
 type WarehouseOption func(*warehouseConfig)
 
@@ -272,10 +282,7 @@ func openDuckDB(ctx context.Context, p *project.Project, open func(string) (*duc
 		o(&c)
 	}
 	if c.timeout < 0 {
-		c.timeout = DefaultLockTimeout
-		if t := p.Config.Engine.LockTimeout; t != nil {
-			c.timeout = *t
-		}
+		c.timeout = LockTimeoutOf(p)
 	}
 	path := WarehousePath(p)
 	start := time.Now()

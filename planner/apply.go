@@ -36,6 +36,11 @@ type ApplyOptions struct {
 	// the models it reads are done); 0 or 1 builds one at a time. Engines
 	// with one connection (DuckDB) build one at a time whatever Jobs says.
 	Jobs int
+	// LockWait is how long Run waits for the environment's lock while an
+	// apply or another tick holds it (WaitLock); 0 fails at once with the
+	// outcome lock-held. OnLockWait is called when the waiting starts.
+	LockWait   time.Duration
+	OnLockWait func(held state.Lock, wait time.Duration)
 	// Retries is how many times a failed batch write is retried, waiting
 	// RetryDelay (default 500ms), then twice as long each time. Only the
 	// transactional write is retried: it is safe to repeat.

@@ -32,11 +32,51 @@ const DefaultLockTTL = 5 * time.Minute
 // LockHeldError reports a lock held by another holder.
 type LockHeldError struct {
 	Held state.Lock
+	// Waited is how long WaitLock waited for it before giving up (0: it
+	// did not wait).
+	Waited time.Duration
 }
 
 func (e *LockHeldError) Error() string {
-	return fmt.Sprintf("lock %s is held by pid %d on %s since %s (expires %s unless refreshed)",
+	msg := fmt.Sprintf("lock %s is held by pid %d on %s since %s (expires %s unless refreshed)",
 		e.Held.Name, e.Held.PID, e.Held.Host, e.Held.AcquiredAt.UTC().Format(time.RFC3339), e.Held.ExpiresAt.UTC().Format(time.RFC3339))
+	if e.Waited > 0 {
+		msg += fmt.Sprintf("; gave up after %s", e.Waited)
+	}
+	return msg
+}
+
+// lockPoll is how often WaitLock tries a held lock again.
+const lockPoll = 100 * time.Millisecond
+
+// WaitLock takes the named lock as AcquireLock does, waiting up to wait
+// while another holder has it (as a DuckDB file another process writes is
+// waited for: the same timeout serves both). onWait, when not nil, is
+// called once when the waiting starts. A lock still held after wait fails
+// with a *LockHeldError whose Waited says so; wait <= 0 fails at once.
+func WaitLock(ctx context.Context, st state.Store, name string, ttl, wait time.Duration, onWait func(held state.Lock, wait time.Duration)) (*Lock, error) {
+	start := time.Now()
+	for first := true; ; first = false {
+		lk, err := AcquireLock(ctx, st, name, ttl)
+		var held *LockHeldError
+		if !errors.As(err, &held) {
+			return lk, err
+		}
+		if time.Since(start) >= wait {
+			if wait > 0 {
+				held.Waited = wait
+			}
+			return nil, held
+		}
+		if first && onWait != nil {
+			onWait(held.Held, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (while waiting: %v)", context.Cause(ctx), held)
+		case <-time.After(min(lockPoll, wait-time.Since(start))):
+		}
+	}
 }
 
 // Lock is a held lock, refreshed in the background until Release.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -88,8 +89,9 @@ type runDetail struct {
 // apply rebuilds.
 //
 // Run takes the environment's lock (unless opt.Lock holds it) before it
-// opens the warehouse with open, so a tick that meets a running apply or
-// tick never touches the warehouse: the outcome is lock-held. Every tick is
+// opens the warehouse with open, waiting up to opt.LockWait for a running
+// apply or tick to release it; a tick that still meets it held never
+// touches the warehouse: the outcome is lock-held. Every tick is
 // journaled whatever its outcome; a journal failure is logged and never
 // masks the outcome. The error is that of an outcome "error", "lock-held"
 // or "interrupted" (ctx was cancelled; also in RunResult.Err).
@@ -106,6 +108,14 @@ func Run(ctx context.Context, a *analysis.Analysis, st state.Store, env string, 
 	// EFMESH_NOW), as are its plan and intervals: status prints them.
 	started := now().UTC()
 	res := &RunResult{ID: newID(now()), Env: env, Processed: []string{}, Refreshed: []string{}}
+	// The tick is journaled as started first, with its process, so that a
+	// tick killed before it could record its outcome is seen by status.
+	host, _ := os.Hostname()
+	owner, _ := json.Marshal(tickOwner{Host: host, PID: os.Getpid()})
+	if jerr := st.RecordRun(context.WithoutCancel(ctx), state.Run{ID: res.ID, Env: env, StartedAt: started,
+		Outcome: state.RunStarted, Detail: owner}); jerr != nil {
+		log.Warn("the runs journal could not record the tick's start", "env", env, "err", jerr)
+	}
 	err := runTick(ctx, a, st, env, open, opt, now, log, res)
 	var held *LockHeldError
 	switch {
@@ -138,7 +148,7 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 		return err
 	}
 	if opt.Lock == nil {
-		lk, err := AcquireLock(ctx, st, EnvLock(env), 0)
+		lk, err := WaitLock(ctx, st, EnvLock(env), 0, opt.LockWait, opt.OnLockWait)
 		if err != nil {
 			return err
 		}

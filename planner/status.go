@@ -2,7 +2,9 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -39,10 +41,17 @@ type Status struct {
 	// Notes are what status could not look at, which is no problem: a
 	// warehouse another process is writing (StatusWarehouseBusy).
 	Notes []string
-	// Problems are the unhealthy states: never applied, relations missing
-	// from the warehouse, failed intervals, a last tick that ended in
-	// error. Lag, awaiting-human and lock-held ticks are normal.
+	// Problems are the unhealthy states (the health rule): never
+	// applied, relations missing from the warehouse, failed intervals, a
+	// last run tick that did not complete (error, awaiting-human,
+	// lock-held, interrupted, or started and never finished: killed), and
+	// a model that is overdue: an interval its cron made due is not
+	// computed (ModelStatus.Overdue). A tick in progress (Running) is not
+	// judged, nor is the lag it is computing.
 	Problems []string
+	// Running is true when the last tick started and its process is
+	// still alive (or runs on another host: it cannot be told).
+	Running bool
 }
 
 // StatusOption tunes GetStatus.
@@ -91,6 +100,14 @@ type ModelStatus struct {
 	// the lag at the end (Holes tells them apart).
 	MissingRanges []analysis.Range
 	Failed        []analysis.Range // intervals marked failed
+	// Cron is the model's own cron ("" when it declares none: every
+	// interval is due when it closes). ExpectedThrough is the end of the
+	// last interval its cron made due by now (at its last firing), and
+	// Overdue counts the missing intervals before it: lag beyond what the
+	// cron allows, a problem.
+	Cron            string
+	ExpectedThrough time.Time
+	Overdue         int
 }
 
 // Holes returns the missing ranges before the last done interval: what
@@ -218,6 +235,10 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 			ms.Missing = g.Count(analysis.Range{Start: start, End: ms.DueThrough}) - ms.Done
 			ms.MissingRanges = g.Missing(start, ms.DueThrough, ivs, 0)
 		}
+		if serr == nil {
+			ms.Cron = m.def.Cron
+			ms.ExpectedThrough, ms.Overdue = overdue(ms, now)
+		}
 		if len(ms.Failed) > 0 {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s has %d failed interval(s), the first %s", n, len(ms.Failed), ms.Failed[0]))
 		}
@@ -226,10 +247,118 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 	if s.Ticks, err = st.Runs(ctx, env, ticks); err != nil {
 		return nil, err
 	}
-	if len(s.Ticks) > 0 && s.Ticks[0].Outcome == state.RunError {
-		s.Problems = append(s.Problems, fmt.Sprintf("the last run tick (%s) ended in error", s.Ticks[0].StartedAt.UTC().Format(time.RFC3339)))
+	if len(s.Ticks) > 0 {
+		problem, running := lastTickProblem(s.Ticks[0])
+		s.Running = running
+		switch {
+		case running:
+			s.Notes = append(s.Notes, problem)
+		case problem != "":
+			s.Problems = append(s.Problems, problem)
+		}
+	}
+	if !s.Running {
+		for _, ms := range s.Models {
+			if ms.Overdue == 0 {
+				continue
+			}
+			allows := "every interval is due when it closes"
+			if ms.Cron != "" {
+				allows = "its cron " + ms.Cron + " made it due"
+			}
+			covered := "nothing computed"
+			if !ms.CoveredThrough.IsZero() {
+				covered = "computed through " + ms.CoveredThrough.UTC().Format(time.RFC3339)
+			}
+			s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: %d interval(s) due through %s are not computed (%s; %s)",
+				ms.Name, ms.Overdue, ms.ExpectedThrough.UTC().Format(time.RFC3339), covered, allows))
+		}
 	}
 	return s, nil
+}
+
+// overdue returns the end of the last interval ms's cron made due by now
+// (at its last firing; without a cron, every interval closed by now) and
+// how many missing intervals lie before it.
+func overdue(ms ModelStatus, now time.Time) (time.Time, int) {
+	expected := ms.DueThrough
+	if ms.Cron != "" {
+		c, err := project.ParseCron(ms.Cron)
+		if err != nil {
+			return expected, 0
+		}
+		if last := lastFiring(c, now); last.IsZero() {
+			expected = ms.Start
+		} else if f := ms.Grain.Floor(last); f.Before(expected) {
+			expected = f
+		}
+	}
+	n := 0
+	for _, r := range ms.MissingRanges {
+		if r.End.After(expected) {
+			r.End = expected
+		}
+		if r.Start.Before(r.End) {
+			n += ms.Grain.Count(r)
+		}
+	}
+	return expected, n
+}
+
+// lastFiring returns the last time c fired at or before now (zero when not
+// within two years).
+func lastFiring(c project.Cron, now time.Time) time.Time {
+	for back := time.Hour; back <= 2*366*24*time.Hour; back *= 2 {
+		t := c.Next(now.Add(-back))
+		if t.IsZero() || t.After(now) {
+			continue
+		}
+		for {
+			n := c.Next(t)
+			if n.IsZero() || n.After(now) {
+				return t
+			}
+			t = n
+		}
+	}
+	return time.Time{}
+}
+
+// tickOwner is what a started tick records of its process, so that status
+// can tell a tick in progress from one that was killed.
+type tickOwner struct {
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+}
+
+// lastTickProblem judges the last tick of an environment: "" when it
+// completed; otherwise why it is a problem, or, for a tick still running
+// (running true), a note saying so.
+func lastTickProblem(t state.Run) (msg string, running bool) {
+	at := t.StartedAt.UTC().Format(time.RFC3339)
+	var d struct {
+		runDetail
+		tickOwner
+	}
+	_ = json.Unmarshal(t.Detail, &d)
+	switch t.Outcome {
+	case state.RunOK:
+		return "", false
+	case state.RunStarted:
+		host, _ := os.Hostname()
+		if d.Host != host || d.PID > 0 && processAlive(d.PID) {
+			return fmt.Sprintf("a run tick is in progress since %s (pid %d on %s)", at, d.PID, d.Host), true
+		}
+		return fmt.Sprintf("the last run tick (%s) started and never finished: pid %d on %s was killed or crashed", at, d.PID, d.Host), false
+	}
+	why := ""
+	switch {
+	case t.Outcome == state.RunAwaitingHuman && len(d.BlockedBy) > 0:
+		why = ": the environment needs an apply first (" + strings.Join(d.BlockedBy, "; ") + ")"
+	case d.Error != "":
+		why = ": " + analysis.FirstLine(d.Error)
+	}
+	return fmt.Sprintf("the last run tick (%s) did not complete: %s%s", at, t.Outcome, why), false
 }
 
 // envExpectations lists the relations the store says an environment's

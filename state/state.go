@@ -159,6 +159,10 @@ const (
 	// RunInterrupted is a tick stopped by a signal: what it committed is
 	// in the ledger, the batch in flight was rolled back.
 	RunInterrupted = "interrupted"
+	// RunStarted is a tick that began and has not recorded its outcome
+	// yet: running, or killed (kill -9, a crash) before it could. Its
+	// FinishedAt is zero.
+	RunStarted = "started"
 )
 
 // Run is one entry of the runs journal: a scheduler tick and its outcome.
@@ -167,7 +171,7 @@ type Run struct {
 	Env        string
 	StartedAt  time.Time
 	FinishedAt time.Time
-	Outcome    string // RunOK | RunAwaitingHuman | RunLockHeld | RunError | RunInterrupted
+	Outcome    string // RunOK | RunAwaitingHuman | RunLockHeld | RunError | RunInterrupted | RunStarted
 	Detail     []byte // JSON: what the tick processed, or why it stopped
 }
 
@@ -264,8 +268,10 @@ type Store interface {
 	// returns how many it deleted.
 	ClearIntervals(ctx context.Context, fp string, from, to time.Time) (int, error)
 
-	// RecordRun appends a tick to the runs journal (zero times are now);
-	// recording an ID twice is an error.
+	// RecordRun appends a tick to the runs journal (zero times are now;
+	// a RunStarted tick has no finish time). Recording an ID twice is an
+	// error, except that a tick recorded as RunStarted is recorded once
+	// more with its outcome, which replaces it (its start is kept).
 	RecordRun(ctx context.Context, r Run) error
 
 	// Reserve protects snapshots a promotion is about to point at from the

@@ -17,11 +17,21 @@ func (s *Store) RecordRun(ctx context.Context, r state.Run) error {
 	if detail == "" {
 		detail = "{}"
 	}
-	_, err := s.exec(ctx, s.q(`
-		INSERT INTO {s}.runs (id, env, started_at, finished_at, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6)`),
-		r.ID, r.Env, nowIfZero(r.StartedAt), nowIfZero(r.FinishedAt), r.Outcome, detail)
+	var finished *time.Time // NULL while a tick is started
+	if r.Outcome != state.RunStarted {
+		f := nowIfZero(r.FinishedAt)
+		finished = &f
+	}
+	tag, err := s.exec(ctx, s.q(`
+		INSERT INTO {s}.runs AS old (id, env, started_at, finished_at, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (id) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome, detail = excluded.detail
+		WHERE old.outcome = 'started' AND old.env = excluded.env`),
+		r.ID, r.Env, nowIfZero(r.StartedAt), finished, r.Outcome, detail)
 	if err != nil {
 		return fmt.Errorf("state store: record run %s: %w", r.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("state store: record run %s: already recorded", r.ID)
 	}
 	return nil
 }

@@ -17,11 +17,20 @@ func (s *Store) RecordRun(ctx context.Context, r state.Run) error {
 	if detail == "" {
 		detail = "{}"
 	}
-	_, err := s.db.ExecContext(ctx, `
-		INSERT INTO runs (id, env, started_at, finished_at, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)`,
-		r.ID, r.Env, formatTime(nowIfZero(r.StartedAt)), formatTime(nowIfZero(r.FinishedAt)), r.Outcome, detail)
+	var finished any // NULL while a tick is started
+	if r.Outcome != state.RunStarted {
+		finished = formatTime(nowIfZero(r.FinishedAt))
+	}
+	res, err := s.db.ExecContext(ctx, `
+		INSERT INTO runs (id, env, started_at, finished_at, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome, detail = excluded.detail
+		WHERE runs.outcome = 'started' AND runs.env = excluded.env`,
+		r.ID, r.Env, formatTime(nowIfZero(r.StartedAt)), finished, r.Outcome, detail)
 	if err != nil {
 		return fmt.Errorf("state store: record run %s: %w", r.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("state store: record run %s: already recorded", r.ID)
 	}
 	return nil
 }

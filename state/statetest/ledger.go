@@ -118,6 +118,25 @@ func testRuns(t *testing.T, s state.Store) {
 	if err := s.RecordRun(t.Context(), state.Run{ID: "r0", Env: "dev", Outcome: state.RunOK}); err == nil {
 		t.Error("recording a run id twice succeeded")
 	}
+	// A started tick has no finish time until it records its outcome,
+	// which replaces it once; a finished tick is not recorded again.
+	if err := s.RecordRun(t.Context(), state.Run{ID: "s0", Env: "qa", StartedAt: t0, Outcome: state.RunStarted}); err != nil {
+		t.Fatalf("RecordRun(started): %v", err)
+	}
+	if got, err := s.Runs(t.Context(), "qa", 0); err != nil || len(got) != 1 || got[0].Outcome != state.RunStarted || !got[0].FinishedAt.IsZero() {
+		t.Fatalf("Runs(qa) of a started tick = %+v, %v", got, err)
+	}
+	if err := s.RecordRun(t.Context(), state.Run{ID: "s0", Env: "qa", StartedAt: t0.Add(time.Hour), FinishedAt: t0.Add(time.Minute),
+		Outcome: state.RunError, Detail: []byte(`{"n":2}`)}); err != nil {
+		t.Fatalf("RecordRun(outcome of a started tick): %v", err)
+	}
+	if got, err := s.Runs(t.Context(), "qa", 0); err != nil || len(got) != 1 || got[0].Outcome != state.RunError ||
+		!got[0].StartedAt.Equal(t0) || !got[0].FinishedAt.Equal(t0.Add(time.Minute)) || string(got[0].Detail) != `{"n":2}` {
+		t.Fatalf("Runs(qa) of a finished tick = %+v, %v", got, err)
+	}
+	if err := s.RecordRun(t.Context(), state.Run{ID: "s0", Env: "qa", Outcome: state.RunOK}); err == nil {
+		t.Error("recording a finished tick again succeeded")
+	}
 	runs, err := s.Runs(t.Context(), "dev", 2)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("Runs(dev, 2) = %v, %v", runs, err)

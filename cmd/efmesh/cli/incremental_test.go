@@ -337,8 +337,9 @@ func TestRunRestateStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := runTick(t, dir, "dev", ExitError); r.Outcome != "lock-held" || !strings.Contains(r.Error, "lock env:dev is held") {
-		t.Fatalf("run under a held lock: %+v", r)
+	if code, out, errs := run(t, dir, "run", "dev", "--json", "--lock-timeout", "0s"); code != ExitError ||
+		!strings.Contains(out, `"outcome": "lock-held"`) || !strings.Contains(out, "lock env:dev is held") {
+		t.Fatalf("run under a held lock: exit %d\n%s%s", code, out, errs)
 	}
 	restoreICU := editFile(t, dir, "models/med/stays.sql", func(s string) string {
 		return strings.Replace(s, "WHERE dept <> 'discharge'", "WHERE dept <> 'discharge' AND dept <> 'ICU'", 1)
@@ -355,13 +356,18 @@ func TestRunRestateStatus(t *testing.T) {
 	}
 	restoreICU()
 
-	// The journal holds every tick; awaiting-human and lock-held are healthy.
+	// The journal holds every tick; the last one, lock-held, did not
+	// complete: status --check says so.
+	if code, out, _ := run(t, dir, "status", "dev", "--check"); code != ExitError || !strings.Contains(out, "did not complete: lock-held") {
+		t.Fatalf("status --check after a lock-held tick: exit %d\n%s", code, out)
+	}
+	runTick(t, dir, "dev", ExitOK)
 	s := statusOf(t, dir, "dev")
 	var outcomes []string
 	for _, tk := range s.Ticks {
 		outcomes = append(outcomes, tk.Outcome)
 	}
-	if want := "[lock-held ok ok awaiting-human awaiting-human ok ok awaiting-human]"; fmt.Sprint(outcomes) != want {
+	if want := "[ok lock-held ok ok awaiting-human awaiting-human ok ok awaiting-human]"; fmt.Sprint(outcomes) != want {
 		t.Fatalf("ticks = %v, want %s", outcomes, want)
 	}
 	if !s.Healthy || s.LastPlan == nil || len(s.Models) != 1 || s.Models[0].Missing != 0 || s.Models[0].CoveredThrough != "2026-02-05T00:00:00Z" {

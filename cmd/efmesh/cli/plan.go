@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -360,7 +361,8 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
-	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
+	jobs = 4
+	cmd.Flags().Var(jobsFlag{&jobs}, "jobs", jobsUsage)
 	a.registerVars(cmd)
 	sel.register(cmd)
 	return a.withMetrics(cmd)
@@ -375,6 +377,28 @@ func nonNil(s []string) []string {
 
 // jobsUsage documents --jobs of apply and run.
 const jobsUsage = "run up to N builds at once: models as soon as their parents are done, and the batches of an incremental backfill (DuckDB: always 1)"
+
+// jobsFlag is --jobs: a count of builds at once, 1 or more. Zero or a
+// negative count is refused when the flag is parsed, before anything runs.
+type jobsFlag struct{ n *int }
+
+func (f jobsFlag) String() string {
+	if f.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.n)
+}
+
+func (f jobsFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return errors.New("builds at once must be 1 or more")
+	}
+	*f.n = n
+	return nil
+}
+
+func (jobsFlag) Type() string { return "int" }
 
 // confirmHint adds to a plan refused for its size how to confirm it.
 func confirmHint(err error, cmd *cobra.Command, env string) error {

@@ -176,7 +176,7 @@ func TestKillMidBackfill(t *testing.T) {
 		!strings.Contains(secondErr.String(), fmt.Sprintf("lock env:dev is held by pid %d", holder.Process.Pid)) {
 		t.Fatalf("concurrent apply: exit %d (%v)\n%s", code, err, secondErr)
 	}
-	tick, tickOut, tickErr := cliProcess(dir, "run", "dev", "--json")
+	tick, tickOut, tickErr := cliProcess(dir, "run", "dev", "--json", "--lock-timeout", "0s")
 	_ = tick.Run()
 	var r runOut
 	if json.Unmarshal(tickOut.Bytes(), &r) != nil || r.Outcome != "lock-held" || tick.ProcessState.ExitCode() != ExitError {

@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -35,7 +37,9 @@ it does when a relation the state store trusts is missing from the
 warehouse (a table or view dropped by hand): efmesh apply rebuilds it.
 
 Run shares the environment's lock with apply; a tick that meets it held
-computes nothing and exits 1 (outcome lock-held). Every tick is recorded in
+waits for it up to --lock-timeout (else engine lock_timeout in
+efmesh.yaml, else 10s), as for a DuckDB file another process writes; one
+that still meets it held computes nothing and exits 1 (outcome lock-held). Every tick is recorded in
 the runs journal (see efmesh status).
 
 With --select (and --exclude), the tick computes only the selected models'
@@ -67,7 +71,16 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			defer w.Close()
 			w.Selection = sel.workspace()
 			open := func() (engine.Engine, error) { return a.warehouse(w.Project, false) }
+			// The environment's lock is waited for as the DuckDB file is:
+			// --lock-timeout, else engine lock_timeout in efmesh.yaml.
+			lockWait := connect.LockTimeoutOf(w.Project)
+			if a.lockTimeout != nil {
+				lockWait = *a.lockTimeout
+			}
 			res, err := w.Run(a.ctx, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
+				LockWait: lockWait, OnLockWait: func(held state.Lock, wait time.Duration) {
+					fmt.Fprintf(a.stderr, "efmesh: %v; waiting up to %s for it to finish\n", &planner.LockHeldError{Held: held}, wait)
+				},
 				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed(), Progress: metricsOf(a.ctx).progressed(nil)})
 			if res == nil { // the selection could not be made; no tick ran
 				return err
@@ -96,6 +109,9 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				if err != nil {
 					payload["error"] = err.Error()
 				}
+				// The failed and skipped models go to stderr with --json
+				// too, as logs do: stdout holds the payload only.
+				fmt.Fprint(a.stderr, workspace.RunFailuresText(res))
 				a.writeJSON(payload)
 				if code != ExitOK {
 					return &exitError{code: code}
@@ -127,6 +143,10 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				if errors.As(err, &pe) { // positioned: the project's own problems
 					a.printDiagnostics(pe.Diagnostics)
 				}
+				var held *planner.LockHeldError
+				if errors.As(err, &held) && held.Waited > 0 {
+					err = fmt.Errorf("%w (wait longer with --lock-timeout 1m, or engine lock_timeout in efmesh.yaml)", err)
+				}
 				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
 			}
 			if code != ExitOK {
@@ -136,7 +156,8 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 		},
 	}
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
-	cmd.Flags().IntVar(&jobs, "jobs", 4, jobsUsage)
+	jobs = 4
+	cmd.Flags().Var(jobsFlag{&jobs}, "jobs", jobsUsage)
 	sel.register(cmd)
 	a.registerVars(cmd)
 	return a.withMetrics(cmd)

@@ -48,11 +48,19 @@ func (a *app) statusCmd() *cobra.Command {
 interval coverage of each incremental model it points at, failed intervals
 and the recent run ticks.
 
-With --check, status exits 1 when the environment is unhealthy: never
-applied, a relation the state store trusts missing from the warehouse (a
-deleted warehouse file, a table or view dropped by hand), failed
-intervals, or a last tick that ended in error. Lag, awaiting-human and
-lock-held ticks are normal (exit 0).`,
+With --check, status exits 1 when the environment is unhealthy, and says
+why (--json: problems):
+  - never applied;
+  - a relation the state store trusts missing from the warehouse (a
+    deleted warehouse file, a table or view dropped by hand);
+  - failed intervals;
+  - the last run tick did not complete: error, awaiting-human (the
+    project changed and nobody applied it), lock-held, interrupted, or a
+    tick that started and never finished (killed, crashed);
+  - a model is overdue: an interval its cron made due (without a cron,
+    every interval once it closes) is not computed.
+Lag a cron does not call for yet is normal, and so is a tick in progress
+(a note; its lag is not judged).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			proj, st, err := a.loadStore(args[0])
@@ -120,7 +128,7 @@ func statusJSON(s *planner.Status) map[string]any {
 	if missing == nil {
 		missing = []planner.MissingRelation{}
 	}
-	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "applied": s.Applied, "deleted": s.Deleted,
+	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "running": s.Running, "applied": s.Applied, "deleted": s.Deleted,
 		"missing": missing, "problems": nonNil(s.Problems), "notes": nonNil(s.Notes)}
 	if p := s.LastPlan; p != nil {
 		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
@@ -141,7 +149,8 @@ func statusJSON(s *planner.Status) map[string]any {
 		}
 		models = append(models, map[string]any{"name": m.Name, "fingerprint": m.Fingerprint, "interval": string(m.Grain),
 			"start": rfc(m.Start), "dueThrough": rfc(m.DueThrough), "coveredThrough": rfc(m.CoveredThrough),
-			"done": m.Done, "missing": m.Missing, "missingRanges": missingRanges, "failed": failed})
+			"done": m.Done, "missing": m.Missing, "missingRanges": missingRanges, "failed": failed,
+			"cron": m.Cron, "expectedThrough": rfc(m.ExpectedThrough), "overdue": m.Overdue})
 	}
 	out["models"] = models
 	ticks := []map[string]any{}
