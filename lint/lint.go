@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -153,16 +152,10 @@ func hasName(names []string, n string) bool {
 	return slices.ContainsFunc(names, func(x string) bool { return strings.EqualFold(x, n) })
 }
 
-var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// ident spells a name for SQL: bare when plain lower case, quoted (keeping
-// its case) otherwise.
-func ident(n string) string {
-	if plainName.MatchString(n) {
-		return n
-	}
-	return engine.QuoteIdent(n)
-}
+// ident spells a name for SQL as every writer of names does
+// (sqlscan.WriteIdent): bare when plain lower case and not a keyword,
+// quoted (keeping its case) otherwise.
+func ident(n string) string { return sqlscan.WriteIdent(n) }
 
 // --- no_select_star ---
 

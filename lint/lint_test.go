@@ -34,6 +34,9 @@ SELECT 1 AS id, 10 AS paid
 	"models/raw/events.sql": `MODEL (name raw.events, kind EXTERNAL (files 'data/events.csv', format csv, header true), columns (id INT, kind TEXT));
 `,
 	"data/events.csv": "id,kind\n1,a\n",
+	"models/raw/words.sql": `MODEL (name raw.words, kind VIEW);
+SELECT 1 AS "select", 2 AS "Mixed Case", 3 AS "dq""q", 4 AS "from", 5 AS plain
+`,
 }
 
 const view = "MODEL (name t.m, kind VIEW);\n"
@@ -166,6 +169,8 @@ func TestNoSelectStar(t *testing.T) {
 		{name: "star with QUALIFY and a window", src: view + "SELECT * FROM @ref(raw.orders) QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1\n", want: []string{"no_select_star 2:8"}},
 		{name: "quoted non-ASCII column expanded quoted", src: view + "SELECT c.* FROM @ref(raw.customers) c\n", want: []string{"no_select_star 2:8"},
 			fix: "no_select_star", fixed: view + "SELECT c.cid, c.name, c.name_parts, c.\"Käufer\" FROM @ref(raw.customers) c\n"},
+		{name: "keyword and quoted columns expanded quoted", src: view + "SELECT * FROM @ref(raw.words)\n", want: []string{"no_select_star 2:8"},
+			fix: "no_select_star", fixed: view + "SELECT \"select\", \"Mixed Case\", \"dq\"\"q\", \"from\", plain FROM @ref(raw.words)\n"},
 		{name: "count star", src: view + "SELECT count(*) AS n FROM @ref(raw.orders)\n", want: []string{}},
 		{name: "star over a CTE", src: view + "WITH x AS (SELECT id FROM @ref(raw.orders)) SELECT * FROM x\n", want: []string{}},
 		{name: "star over EXTERNAL", src: view + "SELECT * FROM @ref(raw.events)\n", want: []string{}},
@@ -231,6 +236,9 @@ func TestMissingColumnsContract(t *testing.T) {
 		{name: "incremental, header on lines", src: "MODEL (\n  name t.m,\n  kind INCREMENTAL_BY_TIME_RANGE (time_column ts)\n);\nSELECT id, ts FROM @ref(raw.orders) WHERE ts >= @start AND ts < @end\n",
 			want: []string{"missing_columns_contract 2:8"}, fix: "missing_columns_contract",
 			fixed: "MODEL (\n  name t.m,\n  kind INCREMENTAL_BY_TIME_RANGE (time_column ts),\n  columns (id INTEGER, ts TIMESTAMP)\n);\nSELECT id, ts FROM @ref(raw.orders) WHERE ts >= @start AND ts < @end\n"},
+		{name: "keywords and quotes", src: "MODEL (name t.m, kind FULL);\nSELECT u.* FROM (SELECT 1 AS \"select\", 2 AS \"Mixed Case\", 3 AS \"dq\"\"q\") u\n",
+			want: []string{"missing_columns_contract 1:13"}, fix: "missing_columns_contract",
+			fixed: "MODEL (name t.m, kind FULL, columns (\"select\" INTEGER, \"Mixed Case\" INTEGER, \"dq\"\"q\" INTEGER));\nSELECT u.* FROM (SELECT 1 AS \"select\", 2 AS \"Mixed Case\", 3 AS \"dq\"\"q\") u\n"},
 		{name: "VIEW", src: view + "SELECT id FROM @ref(raw.orders)\n", want: []string{}},
 		{name: "FULL with columns", src: full + "SELECT id AS x FROM @ref(raw.orders)\n", want: []string{}},
 	})
