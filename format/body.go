@@ -116,7 +116,11 @@ func (e *emitter) contextKeyword(i int, w string) bool {
 	case "time":
 		return before.is("at") && after.is("zone")
 	case "zone":
-		return before.is("time") && p > 0 && e.toks[e.prevWord(p)].is("at")
+		if !before.is("time") {
+			return false
+		}
+		b := e.prevWord(p)
+		return b >= 0 && e.toks[b].is("at")
 	case "ties", "others":
 		return before.is("exclude") || before.is("no")
 	}
