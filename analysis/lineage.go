@@ -3,7 +3,6 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -257,17 +256,10 @@ func modelColumnName(info *ModelInfo, column string) (string, bool) {
 	return "", false
 }
 
-var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
 // ShowName writes a column or field name as the engine keeps it, quoted
-// (by the engine's quoting) unless it is plain lower case, so that it
-// reads back as the same name: "Käufer", "Two Words".
-func ShowName(name string) string {
-	if plainName.MatchString(name) {
-		return name
-	}
-	return engine.QuoteIdent(name)
-}
+// unless it is plain lower case and not a keyword (sqlscan.WriteIdent), so
+// that it reads back as the same name: "Käufer", "Two Words", "select".
+func ShowName(name string) string { return sqlscan.WriteIdent(name) }
 
 func shownNames(names []string) []string {
 	out := make([]string, len(names))

@@ -27,10 +27,13 @@ import (
 //
 // errs[i] says why models[i] has no own hash (its body does not parse, or
 // holds what the analysis refuses before parsing); hashes[i] is then "".
+// An engine's refusal is a *ModelErrors: the diagnostics a plan's analysis
+// gives for it, positioned in the model's file.
 func OwnHashes(p *project.Project, models []*project.Model, wb Workbench) (hashes []string, errs []error) {
 	c := &checker{wb: wb, d: wb.Dialect(), root: p.Root, a: &Analysis{Project: p}}
 	hashes, errs = make([]string, len(models)), make([]error, len(models))
 	canons := make([][]byte, len(models))
+	renders := make([]engine.Rendered, len(models))
 	var idx []int
 	var sqls []string
 	for i, m := range models {
@@ -46,6 +49,7 @@ func OwnHashes(p *project.Project, models []*project.Model, wb Workbench) (hashe
 			errs[i] = errors.New("the model has no query")
 			continue
 		}
+		renders[i] = r
 		idx = append(idx, i)
 		sqls = append(sqls, r.SQL)
 	}
@@ -57,6 +61,17 @@ func OwnHashes(p *project.Project, models []*project.Model, wb Workbench) (hashe
 	} else {
 		for k, i := range idx {
 			canons[i], errs[i] = wb.Canonicalize(sqls[k])
+		}
+	}
+	for _, i := range idx {
+		if errs[i] == nil {
+			continue
+		}
+		// The engine's error, said as the analysis says it.
+		n := len(c.a.Diagnostics)
+		c.sqlDiag(models[i], renders[i], errs[i])
+		if len(c.a.Diagnostics) > n {
+			errs[i] = &ModelErrors{Diagnostics: c.a.Diagnostics[n:len(c.a.Diagnostics):len(c.a.Diagnostics)]}
 		}
 	}
 	for i, m := range models {
@@ -75,6 +90,20 @@ func OwnHashes(p *project.Project, models []*project.Model, wb Workbench) (hashe
 		hashes[i] = ownHash(m, canons[i], content)
 	}
 	return hashes, errs
+}
+
+// ModelErrors are a model's errors as a plan's analysis reports them.
+type ModelErrors struct {
+	Diagnostics []project.Diagnostic
+}
+
+// Error is the diagnostics' messages, each after its line:column.
+func (e *ModelErrors) Error() string {
+	parts := make([]string, len(e.Diagnostics))
+	for i, d := range e.Diagnostics {
+		parts[i] = fmt.Sprintf("%d:%d: %s", d.Range.Start.Line, d.Range.Start.Column, d.Message)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // bodyRefusal is what the checker refuses in a body before the engine

@@ -7,8 +7,12 @@ import (
 )
 
 // keywords are upper-cased where they stand as words (not after or before
-// a dot). Only words that cannot be a column or function name written bare
-// are listed, so that upper-casing never renames an output column.
+// a dot), besides DuckDB's reserved keywords (sqlscan.IsReservedKeyword)
+// not followed by "(" (LEFT(s, 2) and MAP(…) are functions). Only words
+// that cannot be a column or function name written bare are listed, so
+// that upper-casing never renames an output column; the unreserved words
+// of a construct (ROWS BETWEEN UNBOUNDED PRECEDING, AT TIME ZONE, WITHIN
+// GROUP, FILTER (…)) are upper-cased only inside it (contextKeyword).
 var keywords = map[string]bool{}
 
 func init() {
@@ -73,7 +77,62 @@ func (e *emitter) isKeyword(i int) bool {
 		}
 		return e.joinAt(i) > 0
 	}
-	return keywords[w]
+	if keywords[w] || e.contextKeyword(i, w) {
+		return true
+	}
+	n := next(e.toks, i)
+	return sqlscan.IsReservedKeyword(w) && !(n < len(e.toks) && e.toks[n].text == "(")
+}
+
+// contextKeyword reports whether the unreserved word w at toks[i] is part
+// of a construct that makes it a keyword there.
+func (e *emitter) contextKeyword(i int, w string) bool {
+	n := next(e.toks, i)
+	var after tok
+	if n < len(e.toks) {
+		after = e.toks[n]
+	}
+	p := e.prevWord(i)
+	var before tok
+	if p >= 0 {
+		before = e.toks[p]
+	}
+	switch w {
+	case "rows", "range", "groups":
+		// A window frame: ROWS BETWEEN …, ROWS UNBOUNDED PRECEDING, ROWS 3 PRECEDING.
+		return after.is("between") || after.is("unbounded") || after.is("current") || after.Kind == sqlscan.Number
+	case "unbounded":
+		return after.is("preceding") || after.is("following")
+	case "preceding", "following":
+		return before.is("unbounded") || before.Kind == sqlscan.Number || before.is("row")
+	case "current":
+		return after.is("row")
+	case "row":
+		return before.is("current")
+	case "within":
+		return after.is("group")
+	case "filter":
+		return after.text == "(" && before.text == ")"
+	case "time":
+		return before.is("at") && after.is("zone")
+	case "zone":
+		if !before.is("time") {
+			return false
+		}
+		b := e.prevWord(p)
+		return b >= 0 && e.toks[b].is("at")
+	case "ties", "others":
+		return before.is("exclude") || before.is("no")
+	}
+	return false
+}
+
+// prevWord returns the index of the last non-comment token before i, -1
+// when none.
+func (e *emitter) prevWord(i int) int {
+	for i--; i >= 0 && e.toks[i].Kind == sqlscan.Comment; i-- {
+	}
+	return i
 }
 
 // word returns how toks[i] is written.
@@ -118,7 +177,19 @@ func (e *emitter) clauseAt(i int) int {
 		return 0
 	}
 	switch strings.ToLower(t.text) {
-	case "select", "from", "where", "having", "qualify", "window", "limit", "with", "values":
+	case "from":
+		// IS [NOT] DISTINCT FROM is an operator.
+		if p := e.prevWord(i); p >= 0 && e.toks[p].is("distinct") {
+			return 0
+		}
+		return 1
+	case "with":
+		// WITH ORDINALITY belongs to a table function.
+		if k := next(e.toks, i); k < len(e.toks) && e.toks[k].is("ordinality") {
+			return 0
+		}
+		return 1
+	case "select", "where", "having", "qualify", "window", "limit", "values":
 		return 1
 	case "union", "except", "intersect":
 		n := 1
@@ -145,6 +216,12 @@ func (e *emitter) opensQuery(i int) bool {
 		return false
 	}
 	t := e.toks[k]
+	if t.is("from") {
+		// TRIM(FROM s) is a call; (FROM t) after a keyword or a bracket is a query.
+		if p := e.prevWord(i); p >= 0 && e.toks[p].Kind == sqlscan.Ident && !e.isKeyword(p) {
+			return false
+		}
+	}
 	return t.is("select") || t.is("with") || t.is("from") || t.is("values")
 }
 
@@ -335,10 +412,13 @@ func (e *emitter) betweenAnd(i, k int) bool {
 	return false
 }
 
-// comment writes the comment toks[i].
+// comment writes the comment toks[i]; one right after an opening bracket
+// stays glued to it, like the token it precedes would: sum(/* c */ x).
 func (e *emitter) comment(i int) {
 	e.breakLine()
-	e.p.comment(e.toks[i])
+	b := e.prevWord(i)
+	glued := b >= 0 && b == i-1 && e.toks[b].Kind == sqlscan.Punct && strings.Contains("([{", e.toks[b].text) && e.prev == &e.toks[b]
+	e.p.commentSpaced(e.toks[i], !glued)
 }
 
 // breakLine starts the line a line comment asked for, indented as a
@@ -398,6 +478,10 @@ func (e *emitter) space(k int) bool {
 	t := e.toks[k]
 	c, p := t.text, pv.text
 	punct := func(x *tok, s string) bool { return x.Kind == sqlscan.Punct && x.text == s }
+	if k > 0 && e.toks[k-1].Kind == sqlscan.Comment && !e.toks[k-1].nlAfter {
+		// After a /* comment */ on the line, a space, whatever came before it.
+		return true
+	}
 	wordish := func(x *tok) bool {
 		switch x.Kind {
 		case sqlscan.Ident, sqlscan.QuotedIdent, sqlscan.String, sqlscan.Number, sqlscan.Param, sqlscan.Macro:
@@ -417,7 +501,7 @@ func (e *emitter) space(k int) bool {
 		return false
 	case punct(pv, "(") || punct(pv, "[") || punct(pv, "{"):
 		return false
-	case punct(&t, ".") && (wordish(pv) || punct(pv, ")") || punct(pv, "]")):
+	case punct(&t, ".") && (wordish(pv) || punct(pv, ")") || punct(pv, "]") || punct(pv, "}")):
 		return false
 	case punct(pv, "."):
 		// 1. then 5 stays apart: glued, they would be the number 1.5.

@@ -201,13 +201,23 @@ func formatHeader(p *printer, toks []tok, i int) int {
 		if !before || p.brk {
 			p.newline(2)
 		}
-		prop = append([]tok(nil), prop...)
+		// Comments after the property's value follow its comma, so a line
+		// comment does not push the comma onto a line of its own.
+		n := len(prop)
+		for n > 0 && prop[n-1].Kind == sqlscan.Comment {
+			n--
+		}
+		trailing := prop[n:]
+		prop = append([]tok(nil), prop[:n]...)
 		rematch(prop)
 		kind := normalizeProperty(prop)
 		e := &emitter{p: p, toks: prop, indent: 4, header: true, kind: kind}
 		e.property()
 		if k < len(props)-1 {
 			p.punct(",")
+		}
+		for _, c := range trailing {
+			p.comment(c)
 		}
 	}
 	if end >= len(toks) {
@@ -341,11 +351,30 @@ func formatBody(p *printer, toks []tok) {
 }
 
 // sameTokens checks that out holds src's tokens in the same order:
-// identifiers compared without case, everything else byte for byte.
+// identifiers compared without case, everything else byte for byte. The
+// comments are compared as a sequence of their own: the header writes a
+// comment that followed a property's value after the property's comma.
 func sameTokens(src, out []byte) error {
+	if err := sameTokensOf(src, out, false); err != nil {
+		return err
+	}
+	return sameTokensOf(src, out, true)
+}
+
+// sameTokensOf compares the comments of src and out (comments set) or
+// their other tokens.
+func sameTokensOf(src, out []byte, comments bool) error {
 	a, b := sqlscan.NewScanner(src, 0), sqlscan.NewScanner(out, 0)
+	nextOf := func(s *sqlscan.Scanner) sqlscan.Token {
+		for {
+			t := s.Next()
+			if t.Kind == sqlscan.EOF || (t.Kind == sqlscan.Comment) == comments {
+				return t
+			}
+		}
+	}
 	for {
-		x, y := a.Next(), b.Next()
+		x, y := nextOf(a), nextOf(b)
 		tx, ty := x.Text(src), y.Text(out)
 		same := x.Kind == y.Kind && (tx == ty || x.Kind == sqlscan.Ident && strings.EqualFold(tx, ty))
 		if !same {
@@ -427,12 +456,16 @@ func (p *printer) punct(s string) { p.text(s, false) }
 // comment writes a comment where it was: on its own line when it stood on
 // its own line, else after what precedes it; a line comment, or one a line
 // break followed, ends its line.
-func (p *printer) comment(t tok) {
+func (p *printer) comment(t tok) { p.commentSpaced(t, true) }
+
+// commentSpaced is comment, with no space before a comment that stays on
+// its line when space is unset.
+func (p *printer) commentSpaced(t tok, space bool) {
 	if t.nlBefore && !p.fresh {
 		p.newline(p.indent)
 	}
 	p.keepBlank(t)
-	p.text(t.text, true)
+	p.text(t.text, space || t.nlBefore)
 	if strings.HasPrefix(t.text, "--") || t.nlAfter {
 		p.brk = true
 	}

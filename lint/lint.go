@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -153,16 +152,10 @@ func hasName(names []string, n string) bool {
 	return slices.ContainsFunc(names, func(x string) bool { return strings.EqualFold(x, n) })
 }
 
-var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// ident spells a name for SQL: bare when plain lower case, quoted (keeping
-// its case) otherwise.
-func ident(n string) string {
-	if plainName.MatchString(n) {
-		return n
-	}
-	return engine.QuoteIdent(n)
-}
+// ident spells a name for SQL as every writer of names does
+// (sqlscan.WriteIdent): bare when plain lower case and not a keyword,
+// quoted (keeping its case) otherwise.
+func ident(n string) string { return sqlscan.WriteIdent(n) }
 
 // --- no_select_star ---
 
@@ -267,60 +260,100 @@ func (c *checker) ambiguous(p *place) {
 		using = append(using, s.Using...)
 	}
 	rels := c.relations(p)
+	used := map[int]bool{}
+	for _, it := range p.q.Items {
+		c.unqualified(p, rels, using, it.Refs, c.bareNames(p.sel), used)
+	}
+	for _, s := range p.q.From {
+		c.unqualified(p, rels, using, s.On, c.bareNames(p.from), used)
+	}
+	// WHERE, GROUP BY, HAVING, WINDOW, QUALIFY, ORDER BY; a name the select
+	// list gives to an expression is the expression's there, not a column.
+	var reads []engine.ColumnRef
+	for _, ref := range p.q.Reads {
+		if !hasName(exprAliases(p.q), ref.Column) {
+			reads = append(reads, ref)
+		}
+	}
+	c.unqualified(p, rels, using, reads, c.bareNames(p.rest), used)
+}
+
+// exprAliases are the names the select list gives to what is not the
+// column of that name.
+func exprAliases(q *engine.Query) []string {
+	var out []string
+	for _, it := range q.Items {
+		if it.Name != "" && !(len(it.Refs) == 1 && strings.EqualFold(it.Refs[0].Column, it.Name)) {
+			out = append(out, it.Name)
+		}
+	}
+	return out
+}
+
+// bareNames are the tokens of s that are unqualified names (not a
+// qualifier, a function or an alias), outside subqueries, in order.
+func (c *checker) bareNames(s span) []int {
 	t := c.t
-	// The unqualified names of the select list, in order.
 	var words []int
-	for i := p.sel.lo; i < p.sel.hi; i++ {
+	for i := s.lo; i < s.hi; i++ {
+		if t.punct(i, "(") && t.match[i] > i && t.kwIn(i+1, "select", "with", "from", "values") {
+			i = t.match[i]
+			continue
+		}
 		if t.name(i) != "" && !t.punct(i-1, ".") && !t.punct(i+1, ".") && !t.punct(i+1, "(") && !t.kw(i-1, "as") {
 			words = append(words, i)
 		}
 	}
-	used := map[int]bool{}
-	for _, it := range p.q.Items {
-		for _, ref := range it.Refs {
-			if ref.Qualifier != "" || len(ref.Path) > 0 || hasName(using, ref.Column) {
-				continue
-			}
-			var owners []relation
-			for _, r := range rels {
-				if hasName(r.cols, ref.Column) {
-					owners = append(owners, r)
-				}
-			}
-			if len(owners) != 1 {
-				// None: an alias of the select list, or a column lint cannot
-				// place. Several: the engine's binder refuses the query and the
-				// check reports it as an error with one fix per qualifier.
-				continue
-			}
-			at := -1
-			for _, w := range words {
-				if !used[w] && t.isName(w, ref.Column) {
-					at = w
-					break
-				}
-			}
-			if at < 0 {
-				continue
-			}
-			used[at] = true
-			var names []string
-			var fixes []project.Fix
-			for _, r := range owners {
-				names = append(names, r.src.Name())
-				q := ident(r.src.Name())
-				if r.model != nil && r.src.Alias == "" {
-					// An unaliased ref renders with an implicit alias:
-					// its table name, <schema>__<table> where another
-					// unaliased ref of the scope has the same one.
-					q = ident(implicitAlias(r, rels))
-				}
-				fixes = append(fixes, project.Fix{Title: "Qualify as " + q + "." + t.toks[at].Text(t.src),
-					Edits: []project.TextEdit{c.edit(t.start(at), t.start(at), q+".")}})
-			}
-			msg := fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.toks[at].Text(t.src), len(rels), names[0])
-			c.report(AmbiguousColumn, t.start(at), t.end(at), msg, fixes...)
+	return words
+}
+
+// unqualified reports each of refs that names, unqualified, a column only
+// one of rels has, at the first unused of words that spells it.
+func (c *checker) unqualified(p *place, rels []relation, using []string, refs []engine.ColumnRef, words []int, used map[int]bool) {
+	t := c.t
+	for _, ref := range refs {
+		if ref.Qualifier != "" || len(ref.Path) > 0 || hasName(using, ref.Column) {
+			continue
 		}
+		var owners []relation
+		for _, r := range rels {
+			if hasName(r.cols, ref.Column) {
+				owners = append(owners, r)
+			}
+		}
+		if len(owners) != 1 {
+			// None: an alias of the select list, or a column lint cannot
+			// place. Several: the engine's binder refuses the query and the
+			// check reports it as an error with one fix per qualifier.
+			continue
+		}
+		at := -1
+		for _, w := range words {
+			if !used[w] && t.isName(w, ref.Column) {
+				at = w
+				break
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		used[at] = true
+		var names []string
+		var fixes []project.Fix
+		for _, r := range owners {
+			names = append(names, r.src.Name())
+			q := ident(r.src.Name())
+			if r.model != nil && r.src.Alias == "" {
+				// An unaliased ref renders with an implicit alias:
+				// its table name, <schema>__<table> where another
+				// unaliased ref of the scope has the same one.
+				q = ident(implicitAlias(r, rels))
+			}
+			fixes = append(fixes, project.Fix{Title: "Qualify as " + q + "." + t.toks[at].Text(t.src),
+				Edits: []project.TextEdit{c.edit(t.start(at), t.start(at), q+".")}})
+		}
+		msg := fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.toks[at].Text(t.src), len(rels), names[0])
+		c.report(AmbiguousColumn, t.start(at), t.end(at), msg, fixes...)
 	}
 }
 

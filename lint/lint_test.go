@@ -34,6 +34,9 @@ SELECT 1 AS id, 10 AS paid
 	"models/raw/events.sql": `MODEL (name raw.events, kind EXTERNAL (files 'data/events.csv', format csv, header true), columns (id INT, kind TEXT));
 `,
 	"data/events.csv": "id,kind\n1,a\n",
+	"models/raw/words.sql": `MODEL (name raw.words, kind VIEW);
+SELECT 1 AS "select", 2 AS "Mixed Case", 3 AS "dq""q", 4 AS "from", 5 AS plain
+`,
 }
 
 const view = "MODEL (name t.m, kind VIEW);\n"
@@ -166,6 +169,8 @@ func TestNoSelectStar(t *testing.T) {
 		{name: "star with QUALIFY and a window", src: view + "SELECT * FROM @ref(raw.orders) QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1\n", want: []string{"no_select_star 2:8"}},
 		{name: "quoted non-ASCII column expanded quoted", src: view + "SELECT c.* FROM @ref(raw.customers) c\n", want: []string{"no_select_star 2:8"},
 			fix: "no_select_star", fixed: view + "SELECT c.cid, c.name, c.name_parts, c.\"Käufer\" FROM @ref(raw.customers) c\n"},
+		{name: "keyword and quoted columns expanded quoted", src: view + "SELECT * FROM @ref(raw.words)\n", want: []string{"no_select_star 2:8"},
+			fix: "no_select_star", fixed: view + "SELECT \"select\", \"Mixed Case\", \"dq\"\"q\", \"from\", plain FROM @ref(raw.words)\n"},
 		{name: "count star", src: view + "SELECT count(*) AS n FROM @ref(raw.orders)\n", want: []string{}},
 		{name: "star over a CTE", src: view + "WITH x AS (SELECT id FROM @ref(raw.orders)) SELECT * FROM x\n", want: []string{}},
 		{name: "star over EXTERNAL", src: view + "SELECT * FROM @ref(raw.events)\n", want: []string{}},
@@ -231,6 +236,9 @@ func TestMissingColumnsContract(t *testing.T) {
 		{name: "incremental, header on lines", src: "MODEL (\n  name t.m,\n  kind INCREMENTAL_BY_TIME_RANGE (time_column ts)\n);\nSELECT id, ts FROM @ref(raw.orders) WHERE ts >= @start AND ts < @end\n",
 			want: []string{"missing_columns_contract 2:8"}, fix: "missing_columns_contract",
 			fixed: "MODEL (\n  name t.m,\n  kind INCREMENTAL_BY_TIME_RANGE (time_column ts),\n  columns (id INTEGER, ts TIMESTAMP)\n);\nSELECT id, ts FROM @ref(raw.orders) WHERE ts >= @start AND ts < @end\n"},
+		{name: "keywords and quotes", src: "MODEL (name t.m, kind FULL);\nSELECT u.* FROM (SELECT 1 AS \"select\", 2 AS \"Mixed Case\", 3 AS \"dq\"\"q\") u\n",
+			want: []string{"missing_columns_contract 1:13"}, fix: "missing_columns_contract",
+			fixed: "MODEL (name t.m, kind FULL, columns (\"select\" INTEGER, \"Mixed Case\" INTEGER, \"dq\"\"q\" INTEGER));\nSELECT u.* FROM (SELECT 1 AS \"select\", 2 AS \"Mixed Case\", 3 AS \"dq\"\"q\") u\n"},
 		{name: "VIEW", src: view + "SELECT id FROM @ref(raw.orders)\n", want: []string{}},
 		{name: "FULL with columns", src: full + "SELECT id AS x FROM @ref(raw.orders)\n", want: []string{}},
 	})
@@ -256,7 +264,7 @@ func TestImplicitCrossJoin(t *testing.T) {
 			fix: "implicit_cross_join", fixed: view + "SELECT o.id, c.name FROM @ref(raw.orders) o CROSS JOIN @ref(raw.customers) c\n"},
 		{name: "comma, WHERE on one side", src: view + "SELECT o.id, c.name FROM @ref(raw.orders) o, @ref(raw.customers) c WHERE o.amount > 0\n", want: []string{"implicit_cross_join 2:44"}},
 		{name: "comma with a join predicate", src: view + "SELECT o.id, c.name FROM @ref(raw.orders) o, @ref(raw.customers) c WHERE o.customer_id = c.cid\n", want: []string{}},
-		{name: "unqualified join predicate", src: view + "SELECT o.id, c.name FROM @ref(raw.orders) o, @ref(raw.customers) c WHERE customer_id = cid\n", want: []string{}},
+		{name: "unqualified join predicate", src: view + "SELECT o.id, c.name FROM @ref(raw.orders) o, @ref(raw.customers) c WHERE customer_id = cid\n", want: []string{"ambiguous_column 2:74", "ambiguous_column 2:88"}},
 		{name: "LATERAL subquery", src: view + "SELECT o.id, top.paid FROM @ref(raw.orders) o, LATERAL (SELECT p.paid FROM @ref(raw.payments) p WHERE p.id = o.id LIMIT 1) AS top\n", want: []string{}},
 		{name: "correlated subquery without LATERAL", src: view + "SELECT o.id, top.paid FROM @ref(raw.orders) o, (SELECT p.paid FROM @ref(raw.payments) p WHERE p.id = o.id) AS top\n", want: []string{}},
 		{name: "unnest of a column before it", src: view + "SELECT o.id, u.x FROM (SELECT id, [1, 2] AS xs FROM @ref(raw.orders)) o, unnest(o.xs) AS u(x)\n", want: []string{}},
@@ -285,5 +293,69 @@ func TestConfigure(t *testing.T) {
 	_, diags = project.ParseConfig("efmesh.yaml", []byte("lint:\n  rules: {no_select_star: eror}\n"))
 	if len(diags) != 1 || !strings.Contains(diags[0].String(), `efmesh.yaml:2:27: error: lint rule no_select_star: severity "eror" must be one of error, warn, info, off`) {
 		t.Fatalf("%v", diags)
+	}
+}
+
+// TestSettlesInOnePass applies the first fix of every finding once, on
+// several models (unqualified columns in the select list, join ON, WHERE,
+// GROUP BY, HAVING, QUALIFY, ORDER BY), and lints again: nothing new may
+// be reported (only
+// findings without a fix may remain, as they were).
+func TestSettlesInOnePass(t *testing.T) {
+	join := " FROM @ref(raw.orders) o JOIN @ref(raw.customers) c ON o.customer_id = c.cid"
+	for _, c := range []struct {
+		src  string
+		want []string // the first lint's findings
+	}{
+		{view + "SELECT o.*, \"Käufer\"" + join + "\n", []string{"no_select_star 2:8", "ambiguous_column 2:13"}},
+		{view + "SELECT *" + join + "\n", []string{"no_select_star 2:8"}},
+		{view + "SELECT o.id, name" + join + " QUALIFY row_number() OVER (PARTITION BY cid ORDER BY amount) = 1\n", []string{"ambiguous_column 2:14", "ambiguous_column 2:135", "ambiguous_column 2:148"}},
+		{view + "SELECT o.id, count(*) AS n" + join + " WHERE amount > 1 GROUP BY o.id, name HAVING max(cid) > 0 ORDER BY name\n", []string{"ambiguous_column 2:110", "ambiguous_column 2:136", "ambiguous_column 2:152", "ambiguous_column 2:170"}},
+		{view + "SELECT o.id" + join + " AND amount > 0\n", []string{"ambiguous_column 2:93"}},
+		{view + "SELECT o.id FROM @ref(raw.orders) o JOIN @ref(raw.customers) c ON customer_id = cid WINDOW w AS (PARTITION BY name)\n", []string{"ambiguous_column 2:67", "ambiguous_column 2:81"}},
+		{"MODEL (name t.m, kind FULL);\nSELECT * FROM @ref(raw.words)\n", []string{"missing_columns_contract 1:13", "no_select_star 2:8"}},
+		{view + "SELECT o.id, c.name FROM @ref(raw.orders) o, @ref(raw.customers) c\n", []string{"implicit_cross_join 2:44"}},
+		{view + "WITH dead AS (SELECT 1 AS x) SELECT w.* FROM @ref(raw.words) w JOIN @ref(raw.payments) p ON w.plain = p.id WHERE paid > 0\n", []string{"unused_cte 2:6", "no_select_star 2:37", "ambiguous_column 2:114"}},
+	} {
+		t.Run(c.src[len(view):], func(t *testing.T) {
+			_, ds, dir := check(t, c.src)
+			if got := short(ds); !slices.Equal(got, c.want) {
+				t.Fatalf("findings\n got %q\nwant %q", got, c.want)
+			}
+			byFile := map[string][]project.TextEdit{}
+			var rest []string
+			for _, d := range ds {
+				if len(d.Fixes) == 0 {
+					rest = append(rest, d.Code)
+					continue
+				}
+				for _, e := range d.Fixes[0].Edits {
+					byFile[e.File] = append(byFile[e.File], e)
+				}
+			}
+			for f, edits := range byFile {
+				path := filepath.Join(dir, filepath.FromSlash(f))
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sort.Slice(edits, func(i, j int) bool { return edits[i].Start > edits[j].Start })
+				for _, e := range edits {
+					b = slices.Concat(b[:e.Start], []byte(e.NewText), b[e.End:])
+				}
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, again := lintDir(t, dir)
+			var got []string
+			for _, d := range again {
+				got = append(got, d.Code)
+			}
+			if !slices.Equal(got, rest) {
+				b, _ := os.ReadFile(filepath.Join(dir, "models/t/m.sql"))
+				t.Errorf("first lint %q; after its fixes %q, want %q\n%s", short(ds), short(again), rest, b)
+			}
+		})
 	}
 }

@@ -128,6 +128,7 @@ type place struct {
 	sel     span // the select list, after SELECT (and DISTINCT …)
 	from    span // the FROM clause, after FROM
 	where   span // the WHERE clause, after WHERE
+	rest    span // the clauses after FROM's: WHERE, GROUP BY, … ORDER BY
 	ctes    []cteDef
 	visible []engine.CTE // the CTEs its FROM may name, nearest last
 	withAt  int          // the WITH token when the query has CTEs; -1 otherwise
@@ -216,7 +217,8 @@ func (t *text) placeQuery(q *engine.Query, s span, visible []engine.CTE, visit f
 		} else if t.kw(lo, "all") {
 			lo++
 		}
-		from := t.find(span{lo, own.hi}, base, func(i int) bool { return t.kw(i, "from") })
+		// The FROM of IS [NOT] DISTINCT FROM is an operator's.
+		from := t.find(span{lo, own.hi}, base, func(i int) bool { return t.kw(i, "from") && !t.kw(i-1, "distinct") })
 		if from < 0 {
 			p.sel = span{lo, own.hi}
 		} else {
@@ -226,6 +228,7 @@ func (t *text) placeQuery(q *engine.Query, s span, visible []engine.CTE, visit f
 				end = own.hi
 			}
 			p.from = span{from + 1, end}
+			p.rest = span{end, own.hi}
 			if t.kw(end, "where") {
 				wend := t.find(span{end + 1, own.hi}, base, func(i int) bool { return t.kwIn(i, clauseWords...) && !t.kw(i, "using") })
 				if wend < 0 {

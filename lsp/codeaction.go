@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlscan"
 	"github.com/efmesh/efmesh/workspace"
 )
 
@@ -198,17 +198,10 @@ func declareColumns(w *world, m *project.Model) (project.TextEdit, bool) {
 	return project.TextEdit{File: m.File, Start: at, End: at, NewText: sep + "columns (" + strings.Join(entries, ", ") + ")"}, true
 }
 
-var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
 // columnName spells a column name for the header and hovers: quoted
-// unless plain and lower-case, so a quoted name keeps its case ("Käufer",
-// "MixedCase") on every engine.
-func columnName(n string) string {
-	if plainName.MatchString(n) {
-		return n
-	}
-	return engine.QuoteIdent(n)
-}
+// unless plain lower case and not a keyword (sqlscan.WriteIdent), so a
+// quoted name keeps its case ("Käufer", "MixedCase") on every engine.
+func columnName(n string) string { return sqlscan.WriteIdent(n) }
 
 // columnList formats entries like the list they replace at src[start:end]:
 // one line when it was one line, else one entry per line with its

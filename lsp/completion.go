@@ -7,11 +7,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/sqlscan"
 )
@@ -285,20 +283,9 @@ func (w *world) sourceSpelling(src []byte, s *source, n string, depth int) strin
 	return n
 }
 
-// bareOrQuoted writes a name in SQL: bare when it is an identifier
-// (letters of any script, digits, _) that is not a keyword, else quoted,
-// as the engine quotes.
-func bareOrQuoted(name string) string {
-	for i, r := range name {
-		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
-			return engine.QuoteIdent(name)
-		}
-	}
-	if name == "" || isKeyword(strings.ToLower(name)) {
-		return engine.QuoteIdent(name)
-	}
-	return name
-}
+// bareOrQuoted writes a name in SQL as every writer of names does
+// (sqlscan.WriteIdent).
+func bareOrQuoted(name string) string { return sqlscan.WriteIdent(name) }
 
 // headerFrame is one open parenthesis of the MODEL header while reading it
 // up to the cursor.

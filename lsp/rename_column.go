@@ -8,7 +8,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/sqlscan"
 )
@@ -140,12 +139,7 @@ func columnNameTyped(s string) (string, error) {
 // sqlIdent writes a column name in SQL: bare when it reads back as
 // itself unquoted (lower case ASCII letters, digits and _, not a
 // keyword), else quoted, so its case and letters are kept.
-func sqlIdent(name string) string {
-	if isKeyword(name) {
-		return engine.QuoteIdent(name)
-	}
-	return columnName(name)
-}
+func sqlIdent(name string) string { return sqlscan.WriteIdent(name) }
 
 // yamlKey writes a column name as a unit-test row key at start: inside
 // the quotes the key already has, bare when plain, else double-quoted.

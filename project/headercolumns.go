@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // WithColumns returns m's file with its header's columns property set to
@@ -193,19 +195,9 @@ func columnsValue(cols []Column) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// columnName quotes a column name that is not a plain identifier.
-func columnName(n string) string {
-	plain := n != ""
-	for i, r := range n {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			plain = false
-		}
-	}
-	if plain {
-		return n
-	}
-	return `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
-}
+// columnName writes a column name as every writer of names does
+// (sqlscan.WriteIdent): quoted unless plain lower case and not a keyword.
+func columnName(n string) string { return sqlscan.WriteIdent(n) }
 
 // lineIndent is the run of spaces and tabs starting the line holding off.
 func lineIndent(src []byte, off int) string {

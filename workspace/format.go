@@ -191,7 +191,7 @@ func LayoutProblems(p *project.Project, wb analysis.Workbench, after map[string]
 			b, a := before[i], now[i]
 			switch {
 			case errs[i] != nil:
-				out[rel] = "the model does not parse, so its fingerprint cannot be checked; fix it first"
+				out[rel] = "the model has errors, so its fingerprint cannot be checked; fix them first: " + errs[i].Error()
 			case errs[k+i] != nil || hashes[k+i] != hashes[i] || a.Name != b.Name || !slices.Equal(a.Redact, b.Redact):
 				out[rel] = "the layout would change the model's fingerprint; left as it is"
 			}
