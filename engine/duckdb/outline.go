@@ -114,6 +114,7 @@ func outlineQuery(node map[string]any) *engine.Query {
 		groups, _ := node["group_expressions"].([]any)
 		q.Grouped = len(groups) > 0 || node["aggregate_handling"] == "FORCE_AGGREGATES" // GROUP BY ALL
 		q.Where = columnRefs(node["where_clause"])
+		q.WhereEqual = equalities(node["where_clause"])
 		q.GroupAll = node["aggregate_handling"] == "FORCE_AGGREGATES"
 		clauses := []any{node["where_clause"], node["group_expressions"], node["having"], node["qualify"]}
 		for _, m := range mods {
@@ -188,6 +189,7 @@ func sources(t map[string]any) []engine.Source {
 			right[0].Join = strings.ToLower(ref)
 			right[0].Using = stringList(t["using_columns"])
 			right[0].On = columnRefs(t["condition"])
+			right[0].Equal = equalities(t["condition"])
 		}
 		return append(sources(l), right...)
 	}
@@ -317,6 +319,29 @@ func outlineItem(v map[string]any) engine.Item {
 }
 
 // columnRefs lists the columns an expression reads, outside subqueries.
+// equalities are the conjuncts of a condition (AND-ed at its top) that
+// compare two expressions reading one column each with =.
+func equalities(v any) []engine.Equality {
+	m, _ := v.(map[string]any)
+	switch {
+	case m == nil:
+		return nil
+	case m["class"] == "CONJUNCTION" && m["type"] == "CONJUNCTION_AND":
+		var out []engine.Equality
+		children, _ := m["children"].([]any)
+		for _, c := range children {
+			out = append(out, equalities(c)...)
+		}
+		return out
+	case m["class"] == "COMPARISON" && m["type"] == "COMPARE_EQUAL":
+		l, r := columnRefs(m["left"]), columnRefs(m["right"])
+		if len(l) == 1 && len(r) == 1 {
+			return []engine.Equality{{Left: l[0], Right: r[0]}}
+		}
+	}
+	return nil
+}
+
 func columnRefs(v any) []engine.ColumnRef {
 	var refs []engine.ColumnRef
 	walk(v, true, func(m map[string]any) bool {
