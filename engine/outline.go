@@ -57,6 +57,9 @@ type Query struct {
 	Grouped  bool // a GROUP BY clause, GROUP BY ALL included
 	// Where are the columns the WHERE clause reads, outside subqueries.
 	Where []ColumnRef
+	// WhereEqual are the equalities at the top of the WHERE clause (see
+	// Source.Equal): how a comma join pairs its relations.
+	WhereEqual []Equality
 	// Reads are the columns every part outside the select list and the
 	// FROM clause reads (WHERE, GROUP BY, HAVING, QUALIFY, ORDER BY,
 	// LIMIT), outside subqueries; a lambda's parameters are not columns.
@@ -158,6 +161,12 @@ type ColumnRef struct {
 	Path      []string
 }
 
+// An Equality is a condition Left = Right between the one column each
+// side reads.
+type Equality struct {
+	Left, Right ColumnRef
+}
+
 // A Field is one field of a struct an item builds.
 type Field struct {
 	Name string
@@ -182,6 +191,11 @@ type Source struct {
 	// condition reads.
 	Using []string
 	On    []ColumnRef
+	// Equal are the equalities at the top of the ON condition: its
+	// conjuncts (joined by AND) that compare two expressions with =, each
+	// reading exactly one column (o.cust = c.id, o.cust = c.id + 1); the
+	// columns the join matches rows by.
+	Equal []Equality
 	// Function is a table function's name, lower-case (unnest,
 	// read_parquet, …); Args the columns its arguments read (a lateral
 	// call reads the relations before it); Columns the names the query

@@ -157,6 +157,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := p.forgetLost(ctx, st); err != nil {
 		return fail(err)
 	}
+	if err := p.dropDiffering(ctx, wh); err != nil {
+		return fail(err)
+	}
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}

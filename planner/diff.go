@@ -104,14 +104,15 @@ func Diff(ctx context.Context, st state.Reader, wh engine.Engine, a, b string, o
 	if opt.Sample < 0 || opt.Sample > 100 {
 		return nil, fmt.Errorf("diff: sample %g is not a percentage in (0, 100]", opt.Sample)
 	}
-	pa, err := st.Environment(ctx, a)
+	ea, err := ReadEnvironment(ctx, st, a)
 	if err != nil {
 		return nil, err
 	}
-	pb, err := st.Environment(ctx, b)
+	eb, err := ReadEnvironment(ctx, st, b)
 	if err != nil {
 		return nil, err
 	}
+	pa, pb := ea.Pointers, eb.Pointers
 	for env, ptrs := range map[string]map[string]state.Pointer{a: pa, b: pb} {
 		if len(ptrs) == 0 {
 			return nil, fmt.Errorf("environment %s has no models: it was never applied", env)

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/efmesh/efmesh/state"
@@ -51,7 +52,13 @@ func ReadEnvironment(ctx context.Context, st state.Reader, env string) (*Environ
 		return nil, err
 	}
 	e := &Environment{Name: env, Pointers: ptrs}
-	plans, err := st.Plans(ctx, env, 0)
+	// The last applied plan is nearly always among the newest few; the
+	// whole journal is read only when it is not.
+	const recent = 16
+	plans, err := st.Plans(ctx, env, recent)
+	if err == nil && len(plans) == recent && !slices.ContainsFunc(plans, func(r state.PlanRecord) bool { return r.Status == state.PlanApplied }) {
+		plans, err = st.Plans(ctx, env, 0)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -455,10 +455,11 @@ func dagParents(p *Plan, name string) []string {
 // checkCurrent fails when the environment's pointers moved since the plan
 // was made (another apply ran in between): the plan is stale.
 func (p *Plan) checkCurrent(ctx context.Context, st state.Reader) error {
-	cur, err := st.Environment(ctx, p.Env)
+	e, err := ReadEnvironment(ctx, st, p.Env)
 	if err != nil {
 		return err
 	}
+	cur := e.Pointers
 	same := len(cur) == len(p.current)
 	for name, ptr := range cur {
 		same = same && p.current[name].Fingerprint == ptr.Fingerprint

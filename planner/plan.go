@@ -64,7 +64,8 @@ type ModelPlan struct {
 	Retyped     []Retype `json:"retyped,omitempty"`
 	// SharedWith names the other environments that serve the table a
 	// forward-only change inherits: they see what apply writes there
-	// (new rows, added and widened columns); SharedText says it.
+	// (new rows, added and widened columns); SharedText says it. For a
+	// table that Differs, the environments that share its snapshot.
 	SharedWith []string `json:"sharedWith,omitempty"`
 	// ReclassifiedFrom is the category the AST gave before the operator's
 	// --reclassify verdict.
@@ -94,6 +95,11 @@ type ModelPlan struct {
 	// is true) or the environment's view; Reason says which.
 	Missing bool   `json:"missing,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Differs is set with Missing on a physical table that is there with
+	// columns other than its snapshot's (altered by hand): apply drops it
+	// and builds it again; SharedWith names the other environments that
+	// point at the same snapshot, which read the rebuilt table too.
+	Differs bool `json:"differs,omitempty"`
 	// StaleView is the view an earlier efmesh made for this EXTERNAL model
 	// in the environment (this one reads it in place), which apply drops
 	// (presence.go finds it; promote.go drops it).
@@ -169,6 +175,9 @@ type Plan struct {
 	// lost holds the fingerprints whose physical relation the store
 	// trusts but the warehouse lacks: rebuilt from an empty ledger.
 	lost map[string]bool
+	// differs maps the models whose physical table has columns other than
+	// their snapshot's to that table: apply drops it before building.
+	differs map[string]string
 	// copyHistory maps an SCD_TYPE_2 model to the fingerprint naming the
 	// history table its new table is initialised from (CopiesHistoryFrom).
 	copyHistory map[string]string

@@ -116,6 +116,9 @@ func SharedText(mp ModelPlan) string {
 	if n := len(envs); n > 1 {
 		list = strings.Join(envs[:n-1], ", ") + " and " + envs[n-1]
 	}
+	if mp.Differs {
+		return fmt.Sprintf("%s %s the same snapshot: the table is rebuilt for %s too", list, verb, list)
+	}
 	see := []string{"the rows of the intervals computed from now on"}
 	if len(mp.AddsColumns) > 0 {
 		see = append(see, "the new column(s) "+strings.Join(mp.AddsColumns, ", "))

@@ -45,10 +45,11 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 	if err := analysis.CheckFingerprintVersions(ctx, st); err != nil {
 		return nil, err
 	}
-	cur, err := st.Environment(ctx, env)
+	e, err := ReadEnvironment(ctx, st, env)
 	if err != nil {
 		return nil, err
 	}
+	cur := e.Pointers
 	// Heads (no canonical form) of every snapshot concerned; the full
 	// snapshot only of what a moved model was, to categorize its change.
 	fps := make([]string, 0, len(a.Models)+len(cur))

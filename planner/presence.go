@@ -387,7 +387,14 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			if old, ok := p.reuse[m.Name]; ok {
 				ledger = old
 			}
-			exp = append(exp, builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger))
+			be := builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger)
+			if mp.ReusedFrom == "" && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
+				// Its own snapshot's table has the columns the snapshot
+				// recorded (analysis.Definition: the inferred ones); one
+				// altered by hand is rebuilt, as a missing one is.
+				be.want = info.Inferred
+			}
+			exp = append(exp, be)
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
 			e := expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)}
@@ -423,6 +430,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 		mp.StaleView = v.rel.String()
 		p.HasChanges = true
 	}
+	var shared map[string][]string
 	for _, mr := range missing {
 		mp := &p.Models[at[mr.Model]]
 		mp.Missing = true
@@ -432,6 +440,23 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			continue
 		}
 		m := a.Models[mp.Name].Model
+		if mr.Differs {
+			// The table is there with other columns: apply drops it
+			// before building it again (builds create only what does not
+			// exist). It is this snapshot's, so every environment that
+			// points at the snapshot reads the rebuilt table.
+			if shared == nil {
+				if shared, err = envsByFingerprint(ctx, st, p.Env); err != nil {
+					return nil, err
+				}
+			}
+			mp.Differs = true
+			mp.SharedWith = shared[mp.Fingerprint]
+			if p.differs == nil {
+				p.differs = map[string]string{}
+			}
+			p.differs[m.Name] = mr.Relation
+		}
 		delete(p.storedTable, m.Name)
 		if mp.ReusedFrom != "" { // build its own instead of adopting a lost one
 			delete(p.reuse, m.Name)
@@ -489,6 +514,23 @@ func joinReason(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// dropDiffering drops the physical tables whose columns are not their
+// snapshot's (altered by hand), before they are built again.
+func (p *Plan) dropDiffering(ctx context.Context, wh engine.Engine) error {
+	names := make([]string, 0, len(p.differs))
+	for n := range p.differs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s, t := analysis.SplitName(p.differs[n])
+		if err := wh.Exec(ctx, wh.Dialect().DropTable(engine.Relation{Schema: s, Name: t})); err != nil {
+			return fmt.Errorf("planner: drop %s, which differs from its snapshot: %w", p.differs[n], err)
+		}
+	}
+	return nil
 }
 
 // forgetLost clears the ledgers of the stored snapshots whose physical

@@ -94,15 +94,19 @@ func Universe(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 // selection in it changes what was selected and serves the rest as prod
 // does. from names the environment the pointers come from.
 func Baseline(ctx context.Context, st state.Reader, env string) (cur map[string]state.Pointer, from string, err error) {
-	cur, err = st.Environment(ctx, env)
-	if err != nil || len(cur) > 0 || env == analysis.ProdEnv {
+	e, err := ReadEnvironment(ctx, st, env)
+	if err != nil {
+		return nil, env, err
+	}
+	cur = e.Pointers
+	if e.Applied() || env == analysis.ProdEnv {
+		return cur, env, nil
+	}
+	pe, err := ReadEnvironment(ctx, st, analysis.ProdEnv)
+	if err != nil || !pe.Applied() {
 		return cur, env, err
 	}
-	prod, err := st.Environment(ctx, analysis.ProdEnv)
-	if err != nil || len(prod) == 0 {
-		return cur, env, err
-	}
-	return prod, analysis.ProdEnv, nil
+	return pe.Pointers, analysis.ProdEnv, nil
 }
 
 // restoreRemoved writes back the models cur has and a's project lacks,

@@ -49,6 +49,9 @@ type CreatedTest struct {
 	// Unread is true when File matches none of the tests globs of
 	// efmesh.yaml: efmesh test will not read it.
 	Unread bool `json:"unread,omitempty"`
+	// Warnings name the parents that sampled no row: the test does not
+	// exercise what the query does with them.
+	Warnings []string `json:"warnings,omitempty"`
 	// YAML is the file's text.
 	YAML string `json:"yaml"`
 }
@@ -57,6 +60,47 @@ type CreatedTest struct {
 type CreatedFixture struct {
 	Model string `json:"model"`
 	Rows  int    `json:"rows"`
+	// By are the equalities of the query this parent's rows were sampled
+	// by ("id = raw.o.cust": its id matches the sampled cust of raw.o);
+	// empty for the first parent and one the query joins by none.
+	By []string `json:"by,omitempty"`
+}
+
+// link is a sampled parent a query joins another to, by one condition's
+// equalities (A the other parent's column, B the sampled one's).
+type link struct {
+	parent string
+	keys   []analysis.JoinKey
+}
+
+// joinedTo are the conditions of joins (analysis.JoinKeys) that match
+// p's rows with a sampled parent's, one per condition: its equalities
+// between p and the sampled parent it compares p with most.
+func joinedTo(joins [][]analysis.JoinKey, p string, sampled map[string]string) []link {
+	var out []link
+	for _, group := range joins {
+		by := map[string][]analysis.JoinKey{}
+		var best string
+		for _, k := range group {
+			if k.B.Model == p {
+				k.A, k.B = k.B, k.A
+			}
+			if k.A.Model != p {
+				continue
+			}
+			if _, ok := sampled[k.B.Model]; !ok {
+				continue
+			}
+			by[k.B.Model] = append(by[k.B.Model], k)
+			if best == "" || len(by[k.B.Model]) > len(by[best]) {
+				best = k.B.Model
+			}
+		}
+		if best != "" {
+			out = append(out, link{parent: best, keys: by[best]})
+		}
+	}
+	return out
 }
 
 // ErrTestExists is CreateTest refusing to overwrite a file without Force.
@@ -74,9 +118,15 @@ var ErrTestExists = errors.New("the test file exists")
 // @ref in the body, embedded models expanded as a test expands them)
 // holding a key column, else the first parent — gives its first Limit rows
 // ordered by the key columns it has (else by its first column), then by
-// every column; it comes first in the file. Every other parent gives, when it has those key columns,
-// its rows matching the sampled keys, else its first rows in the same
-// order; at most Limit each. For an INCREMENTAL_BY_TIME_RANGE model the
+// every column; it comes first in the file. Every other parent gives the
+// rows the query matches with the rows sampled before it: those equal on
+// the columns a join condition compares it by (analysis.JoinKeys: ON,
+// USING, WHERE equalities, in CTEs and subqueries too), the parents
+// sampled in the order that follows a chain of joins link by link; a
+// parent joined by no equality gives, when it has the key columns, its
+// rows matching the sampled keys, else its first rows in the same order;
+// at most Limit each. A parent that sampled no row is a warning: the test
+// would not exercise the join. For an INCREMENTAL_BY_TIME_RANGE model the
 // test's interval is the environment's coverage of the model (its done
 // intervals), and parents holding the time column are sampled inside it.
 func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOptions) (*CreatedTest, error) {
@@ -163,9 +213,29 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 	}
 	res := &CreatedTest{Model: model, Test: name, File: o.Out, Env: o.Env, Unread: unread}
 	ut := &project.UnitTest{Name: name, File: o.Out, Model: model}
-	var first string // the first parent's sample, as a query
-	var firstKey []string
+	joins := analysis.JoinKeys(w.Analysis, model)
+	// The file lists the sampled parent first, then the others in order,
+	// whatever order they are sampled in.
+	rank := map[string]int{}
 	for i, p := range parents {
+		rank[p] = i
+	}
+	samples := map[string]string{} // each sampled parent's sample, as a query
+	var firstKey []string
+	for i := range parents {
+		// After the first, the next parent is the first one the query
+		// joins to a parent already sampled (so a chain of joins is
+		// followed link by link), else the next in order.
+		if i > 0 {
+			for j := i; j < len(parents); j++ {
+				if len(joinedTo(joins, parents[j], samples)) > 0 {
+					pj := parents[j]
+					parents = slices.Insert(slices.Delete(parents, j, j+1), i, pj)
+					break
+				}
+			}
+		}
+		p := parents[i]
 		pi := w.Analysis.Models[p]
 		if pi == nil || pi.Columns == nil {
 			return nil, fmt.Errorf("the columns of %s are unknown; declare them to sample it", p)
@@ -183,7 +253,7 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 			col := q(columnFold(names, tc))
 			where = append(where, col+" >= "+d.TimestampLiteral(span[0].Format(time.RFC3339)), col+" < "+d.TimestampLiteral(span[1].Format(time.RFC3339)))
 		}
-		var order []string
+		var order, by []string
 		if i == 0 {
 			for _, k := range key {
 				if hasFold(names, k) {
@@ -194,6 +264,22 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 				firstKey = []string{names[0]}
 			}
 			order = firstKey
+		} else if links := joinedTo(joins, p, samples); len(links) > 0 {
+			// The rows the query matches with the sampled rows of the
+			// parents it joins p to, by the columns it compares.
+			var exists []string
+			for _, l := range links {
+				conds := make([]string, len(l.keys))
+				for j, k := range l.keys {
+					conds[j] = "s." + q(k.B.Column) + " = p." + q(columnFold(names, k.A.Column))
+					by = append(by, k.A.Column+" = "+k.B.Model+"."+k.B.Column)
+					if !slices.Contains(order, columnFold(names, k.A.Column)) {
+						order = append(order, columnFold(names, k.A.Column))
+					}
+				}
+				exists = append(exists, "EXISTS (SELECT 1 FROM ("+samples[l.parent]+") AS s WHERE "+strings.Join(conds, " AND ")+")")
+			}
+			where = append(where, "("+strings.Join(exists, " OR ")+")")
 		} else {
 			shared := true
 			for _, k := range firstKey {
@@ -204,7 +290,7 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 				for j, k := range firstKey {
 					conds[j] = "s." + q(k) + " = p." + q(columnFold(names, k))
 				}
-				where = append(where, "EXISTS (SELECT 1 FROM ("+first+") AS s WHERE "+strings.Join(conds, " AND ")+")")
+				where = append(where, "EXISTS (SELECT 1 FROM ("+samples[parents[0]]+") AS s WHERE "+strings.Join(conds, " AND ")+")")
 				for _, k := range firstKey {
 					order = append(order, columnFold(names, k))
 				}
@@ -229,9 +315,7 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 			sample += " WHERE " + strings.Join(where, " AND ")
 		}
 		sample += " ORDER BY " + quoted(order, "p.") + " LIMIT " + strconv.Itoa(o.Limit)
-		if i == 0 {
-			first = sample
-		}
+		samples[p] = sample
 		text := make([]string, len(names))
 		for j, n := range names {
 			text[j] = "CAST(" + q(n) + " AS VARCHAR)"
@@ -253,8 +337,17 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 			in.Rows = append(in.Rows, tr)
 		}
 		ut.Inputs = append(ut.Inputs, in)
-		res.Inputs = append(res.Inputs, CreatedFixture{Model: p, Rows: len(in.Rows)})
+		res.Inputs = append(res.Inputs, CreatedFixture{Model: p, Rows: len(in.Rows), By: by})
+		if len(in.Rows) == 0 {
+			what := "the join"
+			if i == 0 {
+				what = "the model's query"
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s sampled 0 rows in %s: the test will not exercise %s", p, o.Env, what))
+		}
 	}
+	slices.SortStableFunc(ut.Inputs, func(a, b project.TestInput) int { return rank[a.Model] - rank[b.Model] })
+	slices.SortStableFunc(res.Inputs, func(a, b CreatedFixture) int { return rank[a.Model] - rank[b.Model] })
 	res.Key = firstKey
 	if !span[0].IsZero() {
 		ut.Interval = [2]string{timeText(span[0]), timeText(span[1])}

@@ -311,5 +311,9 @@ func (w *Workspace) environment(ctx context.Context, env string) (map[string]sta
 		defer st.Close()
 		rd = st
 	}
-	return rd.Environment(ctx, env)
+	e, err := planner.ReadEnvironment(ctx, rd, env)
+	if err != nil {
+		return nil, err
+	}
+	return e.Pointers, nil
 }

@@ -168,6 +168,8 @@ func writeLeftOut(w io.Writer, p *planner.Plan) {
 func modelLine(m planner.ModelPlan, width int) string {
 	action, mark := "", changeMark[m.Change]
 	switch {
+	case m.Differs:
+		action, mark = "differs from its snapshot → rebuild "+m.PhysicalTable, "!"
 	case m.Missing && m.Build:
 		action, mark = "missing → rebuild "+m.PhysicalTable, "!"
 	case m.Missing:

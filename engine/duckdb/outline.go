@@ -114,6 +114,7 @@ func (tr *tree) outlineQuery(node map[string]any) *engine.Query {
 		groups, _ := node["group_expressions"].([]any)
 		q.Grouped = len(groups) > 0 || node["aggregate_handling"] == "FORCE_AGGREGATES" // GROUP BY ALL
 		q.Where = tr.columnRefs(node["where_clause"])
+		q.WhereEqual = tr.equalities(node["where_clause"])
 		q.GroupAll = node["aggregate_handling"] == "FORCE_AGGREGATES"
 		clauses := []any{node["where_clause"], node["group_expressions"], node["having"], node["qualify"]}
 		for _, m := range mods {
@@ -188,6 +189,7 @@ func (tr *tree) sources(t map[string]any) []engine.Source {
 			right[0].Join = strings.ToLower(ref)
 			right[0].Using = stringList(t["using_columns"])
 			right[0].On = tr.columnRefs(t["condition"])
+			right[0].Equal = tr.equalities(t["condition"])
 		}
 		return append(tr.sources(l), right...)
 	}
@@ -351,6 +353,30 @@ func (tr *tree) outlineItem(v map[string]any) engine.Item {
 		return true
 	})
 	return it
+}
+
+// columnRefs lists the columns an expression reads, outside subqueries.
+// equalities are the conjuncts of a condition (AND-ed at its top) that
+// compare two expressions reading one column each with =.
+func (tr *tree) equalities(v any) []engine.Equality {
+	m, _ := v.(map[string]any)
+	switch {
+	case m == nil:
+		return nil
+	case m["class"] == "CONJUNCTION" && m["type"] == "CONJUNCTION_AND":
+		var out []engine.Equality
+		children, _ := m["children"].([]any)
+		for _, c := range children {
+			out = append(out, tr.equalities(c)...)
+		}
+		return out
+	case m["class"] == "COMPARISON" && m["type"] == "COMPARE_EQUAL":
+		l, r := tr.columnRefs(m["left"]), tr.columnRefs(m["right"])
+		if len(l) == 1 && len(r) == 1 {
+			return []engine.Equality{{Left: l[0], Right: r[0]}}
+		}
+	}
+	return nil
 }
 
 // columnRefs lists the columns an expression reads, outside subqueries.

@@ -116,6 +116,7 @@ func outlineQuery(s *pg_query.SelectStmt) *engine.Query {
 			q.From = append(q.From, src...)
 		}
 		q.Where = columnRefs(s.WhereClause)
+		q.WhereEqual = equalities(s.WhereClause)
 		q.Distinct = len(s.DistinctClause) > 0
 		q.Grouped = len(s.GroupClause) > 0
 		// PostgreSQL has no GROUP BY ALL or ORDER BY ALL: a position
@@ -274,6 +275,7 @@ func sources(n *pg_query.Node) []engine.Source {
 				}
 			}
 			right[0].On = columnRefs(j.Quals)
+			right[0].Equal = equalities(j.Quals)
 		}
 		return append(sources(j.Larg), right...)
 	case *pg_query.Node_RangeFunction:
@@ -322,6 +324,30 @@ func rangeFunction(rf *pg_query.RangeFunction) engine.Source {
 // columnRefs lists the columns an expression reads, outside subqueries. A
 // field read of a composite or JSON value ((c).f, c.f, c->'f', c->>'f')
 // is given as the dotted name would be: Path c, f.
+// equalities are the conjuncts of a condition (AND-ed at its top) that
+// compare two expressions reading one column each with =.
+func equalities(n *pg_query.Node) []engine.Equality {
+	if b := n.GetBoolExpr(); b != nil {
+		if b.Boolop != pg_query.BoolExprType_AND_EXPR {
+			return nil
+		}
+		var out []engine.Equality
+		for _, a := range b.Args {
+			out = append(out, equalities(a)...)
+		}
+		return out
+	}
+	x := n.GetAExpr()
+	if x == nil || x.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(x.Name) != 1 || x.Name[0].GetString_().GetSval() != "=" {
+		return nil
+	}
+	l, r := columnRefs(x.Lexpr), columnRefs(x.Rexpr)
+	if len(l) == 1 && len(r) == 1 {
+		return []engine.Equality{{Left: l[0], Right: r[0]}}
+	}
+	return nil
+}
+
 func columnRefs(n *pg_query.Node) []engine.ColumnRef {
 	if n == nil {
 		return nil

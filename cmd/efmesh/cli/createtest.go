@@ -26,9 +26,14 @@ default prod) serves them, and whose expected rows are what the model
 returns for those fixtures — so efmesh test passes on it right away.
 The sample is deterministic. The key is the model's unique key, else its
 grain, else its first column; the first parent holding a key column
-gives its first --limit rows ordered by the key and then every column;
-the other parents give their rows with the sampled keys when they have
-the key columns, else their first rows (at most --limit each).
+gives its first --limit rows ordered by the key and then every column.
+Each other parent gives the rows the query matches with the rows
+sampled before: those equal on the columns its joins compare (ON, USING,
+a WHERE equality of a comma join, in subqueries and CTEs too, following
+a chain of joins link by link); a parent joined by no equality gives its
+rows with the sampled keys when it has the key columns, else its first
+rows (at most --limit each). A parent that sampled no row is warned
+about: the test would not exercise the join.
 An incremental model by time range gets the environment's coverage as
 the test's interval. The file (--out, default tests/<model>.yaml,
 relative to the project root) is not overwritten without --force;
@@ -55,6 +60,9 @@ relative to the project root) is not overwritten without --force;
 			}
 			if res.Unread {
 				fmt.Fprintf(a.stderr, "efmesh: %s matches none of the tests globs of efmesh.yaml: efmesh test will not read it\n", res.File)
+			}
+			for _, warn := range res.Warnings {
+				fmt.Fprintf(a.stderr, "efmesh: warning: %s\n", warn)
 			}
 			if a.json {
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "dryRun": o.Dry, "test": res})
