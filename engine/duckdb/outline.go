@@ -355,7 +355,6 @@ func (tr *tree) outlineItem(v map[string]any) engine.Item {
 	return it
 }
 
-// columnRefs lists the columns an expression reads, outside subqueries.
 // equalities are the conjuncts of a condition (AND-ed at its top) that
 // compare two expressions reading one column each with =.
 func (tr *tree) equalities(v any) []engine.Equality {
