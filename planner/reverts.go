@@ -53,12 +53,14 @@ type journalLine struct {
 // moves back to a version the environment served before a later plan of
 // another user replaced it. Indirect lines are left out: they follow the
 // model that moved them, which is listed. The journal is read only when
-// a line moves a model.
+// a line moves a model back to a stored version.
 func (p *Plan) fillReverts(ctx context.Context, st state.Reader, user string) error {
 	want := map[string]*ModelPlan{}
 	for i := range p.Models {
 		mp := &p.Models[i]
-		if mp.Previous == "" || mp.Previous == mp.Fingerprint || mp.Change == Removed || mp.Change == Indirect {
+		// A version the store never held cannot have been served: only a
+		// stored one can be put back, so a new change reads no journal.
+		if mp.Previous == "" || mp.Previous == mp.Fingerprint || mp.Change == Removed || mp.Change == Indirect || !p.stored[mp.Fingerprint] {
 			continue
 		}
 		want[mp.Name] = mp
