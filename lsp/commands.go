@@ -254,7 +254,7 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 	w := workspace.New(res.analysis, nil, s.workspaceOptions())
 	defer w.Close()
 	w.Reader = st
-	plan, err := w.Plan(ctx, a.Env)
+	plan, err := w.Plan(ctx, a.Env, planner.WithUser(appliedBy()))
 	if err != nil {
 		return nil, problemsText(err)
 	}
@@ -330,7 +330,7 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 	w := workspace.New(res.analysis, nil, s.workspaceOptions())
 	defer w.Close()
 	r, err := w.Apply(ctx, a.Env, workspace.ApplyRequest{
-		Plan: []planner.PlanOption{planner.WithBackfillLimit(planner.DefaultBackfillLimit)},
+		Plan: []planner.PlanOption{planner.WithBackfillLimit(planner.DefaultBackfillLimit), planner.WithUser(appliedBy())},
 		Apply: planner.ApplyOptions{
 			AppliedBy: appliedBy(),
 			Progress: func(done, total int, model string) {

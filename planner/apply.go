@@ -21,6 +21,10 @@ import (
 // ApplyOptions tunes Apply.
 type ApplyOptions struct {
 	AppliedBy string
+	// ExpectEnv, when set, is the id of the plan the caller expects to be
+	// the environment's last applied one: the apply is refused
+	// (*EnvMovedError) when someone applied since.
+	ExpectEnv string
 	Now       func() time.Time // default time.Now
 	Logger    *slog.Logger     // progress; default discards
 	// Progress is called after each model is built.
@@ -134,6 +138,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		defer lk.Release()
 	}
 	if err := p.checkCurrent(ctx, st); err != nil {
+		return res, err
+	}
+	if err := checkExpected(ctx, st, p.Env, opt.ExpectEnv); err != nil {
 		return res, err
 	}
 	if len(p.unconfirmed) > 0 {

@@ -139,6 +139,9 @@ type Plan struct {
 	// refresh and which the plan leaves as they are: apply does not
 	// refresh for a cron, the next efmesh run does (WithDueRefreshes).
 	DueRefresh []string `json:"dueRefresh,omitempty"`
+	// Reverts are the models the plan moves back to a version another
+	// user's later apply replaced (fillReverts).
+	Reverts []Revert `json:"reverts,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer

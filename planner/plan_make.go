@@ -330,6 +330,9 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 			return nil, err
 		}
 	}
+	if err := p.fillReverts(ctx, st, cfg.user); err != nil {
+		return nil, err
+	}
 	p.annotate()
 	return p, nil
 }

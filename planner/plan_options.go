@@ -29,6 +29,8 @@ type planConfig struct {
 	// dueRefreshes: list the cron refreshes apply leaves to run
 	// (WithDueRefreshes).
 	dueRefreshes bool
+	// user: who makes the plan (WithUser).
+	user string
 }
 
 // WithDueRefreshes makes MakePlan list, in Plan.DueRefresh, the FULL models

@@ -100,11 +100,25 @@ func dueRefreshes(ctx context.Context, p *Plan, st state.Reader, now time.Time, 
 		if err != nil {
 			return nil, err
 		}
-		if !ok || !c.Next(last).After(now) {
+		if _, d := refreshDue(c, last, ok, now); d {
 			due[mp.Name] = true
 		}
 	}
 	return due, nil
+}
+
+// refreshDue is the one decision of whether a FULL table is due for its
+// cron c as of now: it is when its ledger has no refresh (refreshed
+// false: never refreshed since recorded, or restated) or when the cron
+// fired at or after its last refresh (last) and by now. since is that
+// firing (zero when never refreshed). Run ticks, plans (dueRefreshes) and
+// status's overdue rule (GetStatus) all decide by it.
+func refreshDue(c project.Cron, last time.Time, refreshed bool, now time.Time) (since time.Time, due bool) {
+	if !refreshed {
+		return time.Time{}, true
+	}
+	next := c.Next(last)
+	return next, !next.IsZero() && !next.After(now)
 }
 
 // fillDueRefresh sets Plan.DueRefresh as of now: the due FULL models

@@ -27,7 +27,10 @@ type Status struct {
 	// those inside it. Nil: the project's whole history.
 	Preview *Preview
 	Models  []ModelStatus
-	Ticks   []state.Run // newest first
+	// Refreshes are the FULL models the environment serves, with their
+	// cron refreshes (RefreshStatus); one overdue is a problem.
+	Refreshes []RefreshStatus
+	Ticks     []state.Run // newest first
 	// Applied is false for an environment that was never applied: no
 	// applied plan and no pointers — or one deleted since (Deleted): it
 	// serves nothing (ReadEnvironment). That is a problem too.
@@ -108,6 +111,21 @@ type ModelStatus struct {
 	Cron            string
 	ExpectedThrough time.Time
 	Overdue         int
+}
+
+// RefreshStatus is the cron refresh of one FULL model: when its table was
+// last computed and whether its cron fired since (refreshDue, the decision
+// run and plan make). Overdue is a problem: the tick that should have
+// refreshed it did not.
+type RefreshStatus struct {
+	Name        string
+	Fingerprint string
+	Cron        string    // in force: the header's, else efmesh.yaml's defaults, else @daily
+	LastRefresh time.Time // zero when never refreshed (restated)
+	// DueSince is the cron's first firing after LastRefresh (zero when
+	// never refreshed); Overdue when it is not after now.
+	DueSince time.Time
+	Overdue  bool
 }
 
 // Holes returns the missing ranges before the last done interval: what
@@ -244,6 +262,9 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		}
 		s.Models = append(s.Models, ms)
 	}
+	if s.Refreshes, err = refreshStatuses(ctx, st, cfg, models, now); err != nil {
+		return nil, err
+	}
 	if s.Ticks, err = st.Runs(ctx, env, ticks); err != nil {
 		return nil, err
 	}
@@ -273,8 +294,48 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 			s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: %d interval(s) due through %s are not computed (%s; %s)",
 				ms.Name, ms.Overdue, ms.ExpectedThrough.UTC().Format(time.RFC3339), covered, allows))
 		}
+		for _, r := range s.Refreshes {
+			if !r.Overdue {
+				continue
+			}
+			if r.LastRefresh.IsZero() {
+				s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: its table was not refreshed since it was restated (cron %s)", r.Name, r.Cron))
+				continue
+			}
+			s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: its cron %s fired at %s, after its last refresh at %s",
+				r.Name, r.Cron, r.DueSince.UTC().Format(time.RFC3339), r.LastRefresh.UTC().Format(time.RFC3339)))
+		}
 	}
 	return s, nil
+}
+
+// refreshStatuses reads the cron refresh of every FULL model of models
+// (the versions the environment serves), sorted by name: due as refreshDue
+// decides it for run and plan, with the cron in force (cfg.CronOf).
+func refreshStatuses(ctx context.Context, st state.Reader, cfg project.Config, models map[string]envModel, now time.Time) ([]RefreshStatus, error) {
+	var out []RefreshStatus
+	for n, m := range models {
+		if m.def.Kind.Name != project.KindFull {
+			continue
+		}
+		expr := cfg.CronOf(&project.Model{Name: n, Cron: m.def.Cron})
+		c, err := project.ParseCron(expr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cron %w", n, err)
+		}
+		last, ok, err := lastRefresh(ctx, st, m.snap.Fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		r := RefreshStatus{Name: n, Fingerprint: m.snap.Fingerprint, Cron: expr}
+		if ok {
+			r.LastRefresh = last
+		}
+		r.DueSince, r.Overdue = refreshDue(c, last, ok, now)
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }
 
 // overdue returns the end of the last interval ms's cron made due by now

@@ -33,6 +33,7 @@ func WritePlan(w io.Writer, p *planner.Plan) {
 	defer writeLeftOut(w, p)
 	defer writeDueRefresh(w, p)
 	defer writeShared(w, p)
+	defer writeReverts(w, p)
 	if !p.HasChanges && len(p.LeftOut) > 0 {
 		fmt.Fprintf(w, "No changes in the selection: environment %s stays as it is (%d models).\n", p.Env, len(p.Models))
 		return
@@ -114,6 +115,18 @@ func RunFailuresText(r *planner.RunResult) string {
 		fmt.Fprintf(&b, "run %s: skipped %s: parent %s failed.\n", r.Env, s.Model, s.Parent)
 	}
 	return b.String()
+}
+
+// writeReverts says which models the plan moves back to a version someone
+// else applied over since (planner.Revert): printed right after the lines.
+func writeReverts(w io.Writer, p *planner.Plan) {
+	if len(p.Reverts) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, r := range p.Reverts {
+		fmt.Fprintf(w, "! %s\n", r.Text(p.Env))
+	}
 }
 
 // writeDueRefresh says which FULL models are due for their cron refresh:

@@ -41,7 +41,7 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 
 // options turns the flags into plan options, with the clock.
 func (f *changeFlags) options(now time.Time) ([]planner.PlanOption, error) {
-	opts := []planner.PlanOption{planner.PlanAt(now)}
+	opts := []planner.PlanOption{planner.PlanAt(now), planner.WithUser(appliedBy())}
 	if !f.allowLarge {
 		opts = append(opts, planner.WithBackfillLimit(planner.DefaultBackfillLimit))
 	}
@@ -231,19 +231,23 @@ type planPayload struct {
 	LeftOutFrom string `json:"leftOutFrom,omitempty"`
 	// DueRefresh: the FULL models whose cron is due, which only run refreshes.
 	DueRefresh []string `json:"dueRefresh,omitempty"`
+	// Reverts: the models the plan moves back to a version someone else
+	// applied over since.
+	Reverts []planner.Revert `json:"reverts,omitempty"`
 }
 
 func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh}
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh, Reverts: p.Reverts}
 }
 
 func (a *app) applyCmd() *cobra.Command {
 	var cf changeFlags
 	var sel selection
 	var (
-		yes     bool
-		retries int
-		jobs    int
+		yes       bool
+		retries   int
+		jobs      int
+		expectEnv string
 	)
 	cmd := &cobra.Command{
 		Use: "apply <env>",
@@ -323,7 +327,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 					}
 					return nil
 				},
-				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), Progress: metricsOf(a.ctx).progressed(progress),
+				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Progress: metricsOf(a.ctx).progressed(progress),
 					Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed()},
 			})
 			if err != nil {
@@ -359,6 +363,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	cmd.Flags().StringVar(&expectEnv, "expect-env", "", "refuse to apply unless the environment's last applied plan is this id (status --json: lastPlan.id), for pipelines")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
 	jobs = 4

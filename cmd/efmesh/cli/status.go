@@ -153,6 +153,12 @@ func statusJSON(s *planner.Status) map[string]any {
 			"cron": m.Cron, "expectedThrough": rfc(m.ExpectedThrough), "overdue": m.Overdue})
 	}
 	out["models"] = models
+	refreshes := []map[string]any{}
+	for _, r := range s.Refreshes {
+		refreshes = append(refreshes, map[string]any{"name": r.Name, "fingerprint": r.Fingerprint, "cron": r.Cron,
+			"lastRefresh": rfc(r.LastRefresh), "dueSince": rfc(r.DueSince), "overdue": r.Overdue})
+	}
+	out["refreshes"] = refreshes
 	ticks := []map[string]any{}
 	for _, t := range s.Ticks {
 		ticks = append(ticks, map[string]any{"id": t.ID, "startedAt": rfc(t.StartedAt), "finishedAt": rfc(t.FinishedAt),
