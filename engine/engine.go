@@ -205,6 +205,14 @@ type FileReader interface {
 	ReadFiles(spec FileSpec) (string, error)
 }
 
+// FileDescriber is an optional capability of a FileReader: the names of
+// the columns the files of spec have, as the reader binds them by name
+// (spec.Columns is not looked at), read from what names them — a CSV
+// header line, a parquet footer — without reading the data.
+type FileDescriber interface {
+	FileColumnNames(ctx context.Context, spec FileSpec) ([]string, error)
+}
+
 // FileProblem is one record of a data file that does not load: a row with
 // the wrong number of fields, a value that does not cast to its column's
 // type. Line is 1-based (the line the record starts on); 0 when the reader

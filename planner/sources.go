@@ -146,30 +146,44 @@ func (p *Plan) checkSourceFiles(ctx context.Context, rd any) []project.Diagnosti
 // before anything is computed from them. Types are not compared: the
 // reader casts each column to its declared type.
 
-// fileColumns describes the files of an EXTERNAL kind under root on rd, a
-// FileReader engine; ok is false when rd cannot read files.
-func fileColumns(ctx context.Context, rd any, root string, kind project.Kind) (cols []engine.Column, ok bool, err error) {
+// fileColumns names the columns of the files of an EXTERNAL kind under
+// root on rd, a FileReader engine — from what names them, remembered by
+// the files' stamps, when rd is an engine.FileDescriber; ok is false when
+// rd cannot read files.
+func fileColumns(ctx context.Context, rd any, root string, kind project.Kind) (names []string, ok bool, err error) {
 	fr, isFR := rd.(engine.FileReader)
 	eng, isEng := rd.(engine.Engine)
 	if !isFR || !isEng || eng == nil {
 		return nil, false, nil
 	}
-	q, err := fr.ReadFiles(engine.FileSpec{Paths: []string{analysis.AbsPath(root, kind.Files)}, Format: kind.Format, Options: analysis.FileOptions(kind.Options)})
+	spec := engine.FileSpec{Paths: []string{analysis.AbsPath(root, kind.Files)}, Format: kind.Format, Options: analysis.FileOptions(kind.Options)}
+	if fd, isFD := rd.(engine.FileDescriber); isFD {
+		names, err = fd.FileColumnNames(ctx, spec)
+		return names, true, err
+	}
+	q, err := fr.ReadFiles(spec)
 	if err != nil {
 		return nil, true, err
 	}
-	cols, err = eng.Describe(ctx, q)
-	return cols, true, err
+	cols, err := eng.Describe(ctx, q)
+	if err != nil {
+		return nil, true, err
+	}
+	names = make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return names, true, nil
 }
 
 // lackingColumns names the columns of want that has lacks (names without
 // case), and the message saying so: "data/*.parquet has no column name
 // (it has full_name)" — the columns the files have beyond want, or all
 // of them when there is none beyond.
-func lackingColumns(files string, want []string, has []engine.Column) ([]string, string) {
+func lackingColumns(files string, want []string, has []string) ([]string, string) {
 	present := make(map[string]bool, len(has))
 	for _, c := range has {
-		present[strings.ToLower(c.Name)] = true
+		present[strings.ToLower(c)] = true
 	}
 	wanted := make(map[string]bool, len(want))
 	var lacking []string
@@ -184,9 +198,9 @@ func lackingColumns(files string, want []string, has []engine.Column) ([]string,
 	}
 	var extra, all []string
 	for _, c := range has {
-		all = append(all, c.Name)
-		if !wanted[strings.ToLower(c.Name)] {
-			extra = append(extra, c.Name)
+		all = append(all, c)
+		if !wanted[strings.ToLower(c)] {
+			extra = append(extra, c)
 		}
 	}
 	it := "it has " + strings.Join(extra, ", ")
