@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -39,7 +41,7 @@ import (
 // the full path.
 
 // fingerprintsFormat names the digest's layout; bump it when it changes.
-const fingerprintsFormat = 1
+const fingerprintsFormat = 2
 
 func fingerprintsPath(root string) string {
 	return filepath.Join(root, ".efmesh", "cache", "fingerprints.digest")
@@ -51,6 +53,11 @@ type fpModel struct {
 	Kind          string
 	Fingerprint   string
 	PhysicalTable string
+	// Audited: a virtual model with audits, which an apply runs before
+	// the promotion; Exported: a model copied into an attached database
+	// when prod serves it. Either makes the apply take the full path.
+	Audited  bool
+	Exported bool
 }
 
 type fingerprintsDigest struct {
@@ -125,7 +132,14 @@ func settledModels(proj *project.Project, p *planner.Plan) ([]fpModel, bool) {
 			len(mp.Covered) > 0 || len(mp.Redacted) > 0 {
 			return nil, false
 		}
-		out = append(out, fpModel{Name: mp.Name, Kind: mp.Kind, Fingerprint: mp.Fingerprint, PhysicalTable: mp.PhysicalTable})
+		fm := fpModel{Name: mp.Name, Kind: mp.Kind, Fingerprint: mp.Fingerprint, PhysicalTable: mp.PhysicalTable}
+		if m := proj.Model(mp.Name); m != nil {
+			fm.Audited = m.Kind.Name.Virtual() && len(planner.ModelAudits(proj, m)) > 0
+			fm.Exported = m.Export != nil
+		} else {
+			return nil, false
+		}
+		out = append(out, fm)
 	}
 	return out, true
 }
@@ -138,39 +152,58 @@ func settledModels(proj *project.Project, p *planner.Plan) ([]fpModel, bool) {
 // builds none, as the full path would make it. ok is false otherwise; it
 // never errors: any doubt is a miss.
 func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planner.Plan, unused []project.UnusedVar, ok bool) {
-	if analysis.ValidateEnv(req.Env) != nil {
+	q, ok := quickPromotion(ctx, dir, req)
+	if !ok {
 		return nil, nil, false
+	}
+	return q.plan, q.digest.UnusedVars, true
+}
+
+// promotionHit is what quickPromotion decided: the plan, the digest it
+// was made from, and the project's settings (efmesh.yaml only).
+type promotionHit struct {
+	plan   *planner.Plan
+	digest *fingerprintsDigest
+	proj   *project.Project
+}
+
+// quickPromotion is the one decision behind QuickPromotion and
+// QuickApplyPromotion: what the plan of req.Env is when it is a pure
+// promotion of an unchanged project, read from the fingerprints digest.
+func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promotionHit, ok bool) {
+	if analysis.ValidateEnv(req.Env) != nil {
+		return q, false
 	}
 	root, err := project.FindRoot(dir)
 	if err != nil {
-		return nil, nil, false
+		return q, false
 	}
 	raw, err := os.ReadFile(fingerprintsPath(root))
 	if err != nil {
-		return nil, nil, false
+		return q, false
 	}
 	var d fingerprintsDigest
 	if gob.NewDecoder(bytes.NewReader(raw)).Decode(&d) != nil || d.Format != fingerprintsFormat {
-		return nil, nil, false
+		return q, false
 	}
 	if now := req.Now.UnixNano(); now < d.Now || now >= d.Until {
-		return nil, nil, false
+		return q, false
 	}
 	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
-		return nil, nil, false
+		return q, false
 	}
 	touched := false
 	stats := newStatter()
 	defer stats.close()
 	for _, s := range d.Files {
 		if !s.same(stats, &touched) {
-			return nil, nil, false
+			return q, false
 		}
 	}
 	if !(&noopDigest{Dirs: d.Dirs}).sameDirs() {
 		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
 		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
-			return nil, nil, false
+			return q, false
 		}
 	}
 	// efmesh.yaml is unchanged: its settings say which variables are in
@@ -178,27 +211,27 @@ func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planne
 	// warehouse are.
 	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
 	if err != nil {
-		return nil, nil, false
+		return q, false
 	}
 	proj := &project.Project{Root: root}
 	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
 	if proj.Config.Environments[req.Env].Redacted || proj.Config.Lake != "" {
-		return nil, nil, false
+		return q, false
 	}
 	if !maps.Equal(req.Vars, d.Overrides) || !maps.Equal(project.EffectiveVariables(proj.Config, req.Env, req.Vars), d.Vars) {
-		return nil, nil, false
+		return q, false
 	}
 	wh, watchable := warehouseStamps(proj)
 	if !watchable || !slices.Equal(wh, d.Warehouse) {
-		return nil, nil, false
+		return q, false
 	}
 	st, err := connect.ReadOnlyStore(ctx, proj)
 	if err != nil || st == nil {
-		return nil, nil, false
+		return q, false
 	}
 	defer st.Close()
 	if ptrs, err := st.Environment(ctx, req.Env); err != nil || len(ptrs) > 0 {
-		return nil, nil, false
+		return q, false
 	}
 	fps := make([]string, len(d.Models))
 	for i, m := range d.Models {
@@ -206,9 +239,9 @@ func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planne
 	}
 	heads, err := st.SnapshotHeads(ctx, fps)
 	if err != nil {
-		return nil, nil, false
+		return q, false
 	}
-	p = &planner.Plan{Env: req.Env, HasChanges: len(d.Models) > 0, Models: make([]planner.ModelPlan, len(d.Models))}
+	p := &planner.Plan{Env: req.Env, HasChanges: len(d.Models) > 0, Models: make([]planner.ModelPlan, len(d.Models))}
 	for i, m := range d.Models {
 		// A line without a physical table (an EXTERNAL model read in
 		// place, an EMBEDDED one) has nothing to build: its snapshot must
@@ -216,7 +249,7 @@ func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planne
 		// plan named.
 		s, ok := heads[m.Fingerprint]
 		if !ok || s.Name != m.Name || (m.PhysicalTable != "" && (s.BuiltAt.IsZero() || s.PhysicalTable != m.PhysicalTable)) {
-			return nil, nil, false
+			return q, false
 		}
 		p.Models[i] = planner.ModelPlan{
 			Name:          m.Name,
@@ -228,7 +261,83 @@ func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planne
 			Explain:       []string{},
 		}
 	}
-	return p, d.UnusedVars, true
+	return promotionHit{plan: p, digest: &d, proj: proj}, true
+}
+
+// QuickApplyPromotion applies the plan QuickPromotion answers for req
+// (a plain apply of req.Env) without loading the project: under the
+// environment's lock, the decision's inputs read again (the warehouse's
+// files, the environment still without pointers, every physical table
+// present), ar.Review, then planner.PromoteBuilt: the snapshots reserved,
+// the views swapped in one transaction, the pointers and the plan's
+// record written, as Apply does for the same plan. The full path audits
+// virtual models and exports to attached databases before and after a
+// promotion: a digest naming such a model is a miss.
+//
+// ok is false when the apply was not made this way and nothing was
+// changed: the caller takes the full path (Apply). With ok, the result
+// and error are the apply's, as Apply reports them.
+func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts Options, ar ApplyRequest) (res *ApplyResult, ok bool, err error) {
+	q, hit := quickPromotion(ctx, dir, req)
+	if !hit {
+		return nil, false, nil
+	}
+	for _, m := range q.digest.Models {
+		if m.Audited || m.Exported && req.Env == planner.ExportEnv {
+			return nil, false, nil
+		}
+	}
+	proj := q.proj
+	st, err := connect.Store(ctx, proj)
+	if err != nil {
+		return nil, false, nil
+	}
+	defer st.Close()
+	lk, err := planner.AcquireLock(ctx, st, planner.EnvLock(req.Env), 0)
+	if err != nil {
+		return nil, false, nil
+	}
+	defer lk.Release()
+	// Under the lock: the warehouse as the digest stamped it (a table
+	// dropped or built since changes its files), the environment still
+	// without pointers (PromoteBuilt checks it again).
+	if stamps, ok := warehouseStamps(proj); !ok || !slices.Equal(stamps, q.digest.Warehouse) {
+		return nil, false, nil
+	}
+	if ptrs, err := st.Environment(ctx, req.Env); err != nil || len(ptrs) > 0 {
+		return nil, false, nil
+	}
+	if err := os.Remove(noopPath(proj.Root, req.Env)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	wh, err := connect.ExistingWarehouse(ctx, proj, opts.Warehouse...)
+	if err != nil || wh == nil {
+		return nil, false, nil
+	}
+	defer wh.Close()
+	ao := ar.Apply
+	ao.Lock = lk
+	if ao.Now == nil {
+		ao.Now = opts.now
+	}
+	out := &ApplyResult{Plan: q.plan}
+	if err := planner.PromotionReady(ctx, q.plan, wh); err != nil {
+		return nil, false, nil
+	}
+	if ar.Review != nil {
+		if err := ar.Review(q.plan); err != nil {
+			return out, true, err
+		}
+	}
+	r, err := planner.PromoteBuilt(ctx, q.plan, wh, st, ao)
+	if r != nil {
+		out.ApplyResult = *r
+	}
+	if err != nil {
+		return out, true, err
+	}
+	out.Applied = true
+	return out, true, nil
 }
 
 // writeAtomic writes body to path through a rename, so that a concurrent

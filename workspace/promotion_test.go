@@ -4,13 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
 )
 
 // promoShop is noopShop with an EXTERNAL model whose columns are declared
@@ -182,6 +190,261 @@ func rewriteFingerprints(t *testing.T, dir string, edit func(*fingerprintsDigest
 		t.Fatal(err)
 	}
 	if err := writeAtomic(fingerprintsPath(dir), buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// quickApply is `efmesh apply env --yes` of a plain request, by the
+// fingerprints digest when it answers.
+func quickApply(t *testing.T, dir, env string, vars map[string]string) (*ApplyResult, bool) {
+	t.Helper()
+	req := NoopRequest{Env: env, Vars: vars, Now: noopNow}
+	reviewed := false
+	res, ok, err := QuickApplyPromotion(context.Background(), dir, req, Options{Now: func() time.Time { return noopNow }},
+		ApplyRequest{Noop: &req, Review: func(*planner.Plan) error { reviewed = true; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok != reviewed {
+		t.Fatalf("answered %v, reviewed %v", ok, reviewed)
+	}
+	return res, ok
+}
+
+// fullApply is Apply of env, the full path.
+func fullApply(t *testing.T, dir, env string) *ApplyResult {
+	t.Helper()
+	ctx := context.Background()
+	w, err := Open(ctx, dir, OpenOptions{Options: Options{Now: func() time.Time { return noopNow }}, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	res, err := w.Apply(ctx, env, ApplyRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// promotedState is what an apply of env left: the pointers, the last plan
+// record (its summary and status) and the views of the warehouse.
+func promotedState(t *testing.T, dir, env string) string {
+	t.Helper()
+	ctx := context.Background()
+	proj := &project.Project{Root: dir}
+	src, err := os.ReadFile(filepath.Join(dir, project.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
+	st, err := connect.ReadOnlyStore(ctx, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ptrs, err := st.Environment(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := st.Plans(ctx, env, 10)
+	if err != nil || len(plans) != 1 {
+		t.Fatalf("%s's plan records: %v %v", env, plans, err)
+	}
+	wh, err := connect.ReadWarehouse(ctx, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wh.Close()
+	listed, err := wh.(engine.Catalog).Relations(ctx, []string{"raw", "mart"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	names := slices.Sorted(maps.Keys(ptrs))
+	for _, n := range names {
+		fmt.Fprintf(&out, "pointer %s %s\n", n, ptrs[n].Fingerprint)
+	}
+	fmt.Fprintf(&out, "plan %s by %q: %s\n", plans[0].Status, plans[0].AppliedBy, plans[0].Summary)
+	for _, l := range listed {
+		fmt.Fprintf(&out, "relation %s view=%v\n", l.Relation, l.View)
+	}
+	return out.String()
+}
+
+// TestQuickApplyPromotion: the apply of an environment that promotes what
+// dev built is made without loading the project, and leaves what the
+// full path leaves: the same result, pointers, plan record (the plan's
+// JSON) and views; the environment is then settled.
+func TestQuickApplyPromotion(t *testing.T) {
+	quickDir, fullDir := promoted(t), promoted(t)
+	quick, ok := quickApply(t, quickDir, "prod", nil)
+	if !ok || !quick.Applied {
+		t.Fatalf("the apply of a pure promotion was not answered from the digest (applied %v)", quick != nil && quick.Applied)
+	}
+	full := fullApply(t, fullDir, "prod")
+	if got, want := AppliedText("prod", &quick.ApplyResult), AppliedText("prod", &full.ApplyResult); got != want {
+		t.Fatalf("applied:\n%s\nthe full path:\n%s", got, want)
+	}
+	if !slices.Equal(quick.Promoted, full.Promoted) || len(quick.Built)+len(full.Built)+len(quick.Removed)+len(full.Removed) != 0 {
+		t.Fatalf("promoted %v built %v, the full path %v %v", quick.Promoted, quick.Built, full.Promoted, full.Built)
+	}
+	if got, want := promotedState(t, quickDir, "prod"), promotedState(t, fullDir, "prod"); got != want {
+		t.Fatalf("the store and the warehouse after the apply:\n%s\nafter the full path's:\n%s", got, want)
+	}
+	if p := fullPlan(t, quickDir, "prod", nil); p.HasChanges {
+		t.Fatalf("prod after the quick apply:\n%s", planText(p))
+	}
+	// prod has pointers now: a second apply is not a pure promotion.
+	if _, ok := quickApply(t, quickDir, "prod", nil); ok {
+		t.Fatal("the second apply of prod was answered from the digest")
+	}
+}
+
+// TestQuickApplyPromotionMisses: every input of the decision, changed
+// since the digest, takes the full path and changes nothing; so do what
+// the full path does beside the promotion (audits of a virtual model, an
+// export), the environment promoted by someone else, and a physical
+// table dropped while the warehouse's stamps say otherwise.
+func TestQuickApplyPromotionMisses(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		env    string
+		vars   map[string]string
+		change func(t *testing.T, dir string)
+	}{
+		{name: "edited model", change: func(t *testing.T, dir string) {
+			writeFile(t, dir, "models/top.sql", noopShop["models/top.sql"]+"WHERE o.customer <> 'bob'\n")
+		}},
+		{name: "deleted model", change: func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "models", "top.sql")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "new file", change: func(t *testing.T, dir string) {
+			writeFile(t, dir, "models/more.sql", "MODEL (name mart.more, kind VIEW);\nSELECT 1 AS x\n")
+		}},
+		{name: "edited efmesh.yaml", change: func(t *testing.T, dir string) {
+			writeFile(t, dir, "efmesh.yaml", "name: shop\nvars: {country: IT}\n")
+		}},
+		{name: "the engine's version", change: func(t *testing.T, dir string) {
+			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Binary.Size++ })
+		}},
+		{name: "another --var", vars: map[string]string{"country": "DE"}},
+		{name: "a parent EXTERNAL's columns", change: func(t *testing.T, dir string) {
+			writeFile(t, dir, "models/rates.sql", "MODEL (name raw.rates, kind EXTERNAL (files 'data/rates.csv', format csv, header true), columns (country TEXT, rate BIGINT));\n")
+		}},
+		{name: "a parent EXTERNAL's files", change: func(t *testing.T, dir string) {
+			writeFile(t, dir, "data/rates.csv", "country,rate\nFR,21\n")
+		}},
+		{name: "the environment promoted by someone else", change: func(t *testing.T, dir string) {
+			// Pointers only: the warehouse's files are as stamped.
+			proj := &project.Project{Root: dir}
+			proj.Config, _ = project.ParseConfig(project.ConfigFile, []byte(promoShop()["efmesh.yaml"]))
+			st, err := connect.Store(ctx, proj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Promote(ctx, state.Promotion{Env: "prod", Pointers: map[string]string{}, PlanID: "other", At: noopNow}); err != nil {
+				t.Fatal(err)
+			}
+			ptrs, err := st.Environment(ctx, "dev")
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := map[string]string{"raw.orders": ptrs["raw.orders"].Fingerprint}
+			if err := st.Promote(ctx, state.Promotion{Env: "prod", Pointers: one, PlanID: "other", At: noopNow}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "a dropped physical table", change: func(t *testing.T, dir string) {
+			dropPhysical(t, dir, "raw.orders")
+			// The warehouse's stamps as the digest has them: only the
+			// catalog says the table is gone.
+			proj := &project.Project{Root: dir}
+			proj.Config, _ = project.ParseConfig(project.ConfigFile, []byte(promoShop()["efmesh.yaml"]))
+			stamps, ok := warehouseStamps(proj)
+			if !ok {
+				t.Fatal("no warehouse stamps")
+			}
+			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Warehouse = stamps })
+		}},
+		{name: "an audited virtual model", change: func(t *testing.T, dir string) {
+			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Models[0].Audited = true })
+		}},
+		{name: "an export to prod", change: func(t *testing.T, dir string) {
+			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Models[0].Exported = true })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := promoted(t)
+			if tc.change != nil {
+				tc.change(t, dir)
+			}
+			env := tc.env
+			if env == "" {
+				env = "prod"
+			}
+			before := pointerCount(t, dir, env)
+			if _, ok := quickApply(t, dir, env, tc.vars); ok {
+				t.Fatal("answered from the fingerprints digest")
+			}
+			if after := pointerCount(t, dir, env); after != before {
+				t.Fatalf("a missed apply changed %s: %d pointers, %d before", env, after, before)
+			}
+		})
+	}
+}
+
+// pointerCount is how many pointers env has in dir's store.
+func pointerCount(t *testing.T, dir, env string) int {
+	t.Helper()
+	ctx := context.Background()
+	proj := &project.Project{Root: dir}
+	src, err := os.ReadFile(filepath.Join(dir, project.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
+	st, err := connect.ReadOnlyStore(ctx, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ptrs, err := st.Environment(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ptrs)
+}
+
+// dropPhysical drops the physical table of model that dev built, by hand,
+// in the warehouse.
+func dropPhysical(t *testing.T, dir, model string) {
+	t.Helper()
+	ctx := context.Background()
+	table := ""
+	rewriteFingerprints(t, dir, func(d *fingerprintsDigest) {
+		for _, m := range d.Models {
+			if m.Name == model {
+				table = m.PhysicalTable
+			}
+		}
+	})
+	if table == "" {
+		t.Fatalf("no physical table for %s", model)
+	}
+	proj := &project.Project{Root: dir}
+	proj.Config, _ = project.ParseConfig(project.ConfigFile, []byte(promoShop()["efmesh.yaml"]))
+	wh, err := connect.Warehouse(ctx, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wh.Close()
+	s, n := analysis.SplitName(table)
+	if err := wh.Exec(ctx, "DROP TABLE "+wh.Dialect().QuoteRelation(engine.Relation{Schema: s, Name: n})); err != nil {
 		t.Fatal(err)
 	}
 }

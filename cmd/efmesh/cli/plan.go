@@ -264,12 +264,6 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.varEnv = args[0]
-			w, err := a.load(true)
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			w.Selection = sel.workspace()
 			now := a.now()
 			opts, err := cf.options(now)
 			if err != nil {
@@ -295,7 +289,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 				}
 				noop = &workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
 			}
-			res, err := w.Apply(a.ctx, args[0], workspace.ApplyRequest{
+			req := workspace.ApplyRequest{
 				Noop: noop,
 				Plan: opts,
 				Review: func(p *planner.Plan) error {
@@ -329,37 +323,32 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 				},
 				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Progress: metricsOf(a.ctx).progressed(progress),
 					Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed()},
-			})
-			if err != nil {
-				if payload == nil { // no plan was made
-					return confirmHint(phraseBusy(err), cmd, args[0])
-				}
-				return a.applyFailed(payload, &res.ApplyResult, phraseBusy(err))
 			}
+			// The promotion of what another environment built, from the
+			// fingerprints of the unchanged project, without loading it:
+			// the plan efmesh plan answers the same way
+			// (workspace/promotion.go).
 			if noop != nil {
+				if res, ok, err := workspace.QuickApplyPromotion(a.ctx, a.dir, *noop, a.workspaceOptions(), req); ok {
+					a.log.Debug("apply answered from the fingerprints digest: a promotion of built snapshots of an unchanged project")
+					return a.applied(cmd, args[0], payload, res, err)
+				}
+			}
+			w, err := a.load(true)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			w.Selection = sel.workspace()
+			res, err := w.Apply(a.ctx, args[0], req)
+			if err == nil && noop != nil {
 				// The store closed, as the next process finds it: the
 				// digest keeps its file's stamps, so the next plan reads
 				// no token.
 				w.Close()
 				workspace.SettleNoop(a.ctx, a.dir, *noop)
 			}
-			if !res.Applied {
-				return nil
-			}
-			if a.json {
-				payload["applied"] = true
-				payload["built"] = nonNil(res.Built)
-				payload["computed"] = nonNil(res.Computed)
-				payload["promoted"] = nonNil(res.Promoted)
-				payload["removed"] = nonNil(res.Removed)
-				payload["exported"] = nonNil(res.Exported)
-				payload["droppedViews"] = nonNil(res.DroppedViews)
-				payload["planId"] = res.PlanID
-				a.writeJSON(payload)
-				return nil
-			}
-			fmt.Fprint(a.stdout, workspace.AppliedText(res.Plan.Env, &res.ApplyResult))
-			return nil
+			return a.applied(cmd, args[0], payload, res, err)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
@@ -371,6 +360,35 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 	a.registerVars(cmd)
 	sel.register(cmd)
 	return a.withMetrics(cmd)
+}
+
+// applied reports an apply's outcome: res and err as Workspace.Apply
+// (or QuickApplyPromotion) returned them, payload the --json report its
+// Review started (nil when no plan was made).
+func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, res *workspace.ApplyResult, err error) error {
+	if err != nil {
+		if payload == nil { // no plan was made
+			return confirmHint(phraseBusy(err), cmd, env)
+		}
+		return a.applyFailed(payload, &res.ApplyResult, phraseBusy(err))
+	}
+	if !res.Applied {
+		return nil
+	}
+	if a.json {
+		payload["applied"] = true
+		payload["built"] = nonNil(res.Built)
+		payload["computed"] = nonNil(res.Computed)
+		payload["promoted"] = nonNil(res.Promoted)
+		payload["removed"] = nonNil(res.Removed)
+		payload["exported"] = nonNil(res.Exported)
+		payload["droppedViews"] = nonNil(res.DroppedViews)
+		payload["planId"] = res.PlanID
+		a.writeJSON(payload)
+		return nil
+	}
+	fmt.Fprint(a.stdout, workspace.AppliedText(res.Plan.Env, &res.ApplyResult))
+	return nil
 }
 
 func nonNil(s []string) []string {
