@@ -164,9 +164,11 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := p.forgetLost(ctx, st); err != nil {
 		return fail(err)
 	}
-	if err := p.dropDiffering(ctx, wh); err != nil {
+	rebuild, err := p.rebuilds(ctx, st)
+	if err != nil {
 		return fail(err)
 	}
+	b.rebuild = rebuild
 	if err := inherit(ctx, p, b, st, now()); err != nil {
 		return fail(err)
 	}
@@ -214,7 +216,6 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 		CreatedAt: now().UTC(), Status: state.PlanApplied, Summary: summary}); err != nil {
 		return res, err
 	}
-	var err error
 	res.Exported, err = exportModels(ctx, a, wh, p.Env, slices.Concat(res.Built, res.Computed, res.Promoted))
 	return res, err
 }
@@ -255,6 +256,10 @@ type builder struct {
 	// interval, when set, is what @start/@end render to (one batch of a
 	// backfill); else the model is computed whole, from start to now.
 	interval *analysis.Range
+	// rebuild maps the models whose table differs from its snapshot to
+	// the views and table their build drops and the views it creates
+	// again (aroundRebuild).
+	rebuild map[string]rebuildAround
 }
 
 func (b *builder) snapshot(info *analysis.ModelInfo) state.Snapshot {

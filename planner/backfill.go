@@ -162,7 +162,7 @@ func (b *builder) backfill(ctx context.Context, st state.Store, info *analysis.M
 	if err := hasTimeColumn(m, cols); err != nil {
 		return err
 	}
-	if err := b.wh.Exec(ctx, b.d.CreateTable(rel, cols)); err != nil {
+	if err := b.wh.Tx(ctx, b.aroundRebuild(m, rel, []string{b.d.CreateTable(rel, cols)})); err != nil {
 		return fmt.Errorf("create %s: %w", rel, err)
 	}
 

@@ -37,7 +37,7 @@ func (b *builder) build(ctx context.Context, info *analysis.ModelInfo, log *slog
 				return err
 			}
 		}
-		stmts := b.d.ReplaceTableAs(rel, b.typed(info, q))
+		stmts := b.aroundRebuild(m, rel, b.d.ReplaceTableAs(rel, b.typed(info, q)))
 		return b.writeAudited(ctx, m, stmts, b.wholeAudits(m), b.d.QuoteRelation(rel), nil, log)
 	}
 	return &engine.FeatureError{Engine: b.d.Name(), Feature: fmt.Sprintf("building %s models", m.Kind.Name)}

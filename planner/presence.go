@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -516,21 +517,75 @@ func joinReason(a, b string) string {
 	return a + "; " + b
 }
 
-// dropDiffering drops the physical tables whose columns are not their
-// snapshot's (altered by hand), before they are built again.
-func (p *Plan) dropDiffering(ctx context.Context, wh engine.Engine) error {
-	names := make([]string, 0, len(p.differs))
-	for n := range p.differs {
-		names = append(names, n)
+// rebuildAround is what apply does around the build of each physical table
+// whose columns are not its snapshot's (altered by hand, Plan.differs):
+// the build's own transaction first drops the views that read the table
+// (the view of every environment pointing at the snapshot: PostgreSQL
+// refuses to drop a table a view depends on, and CASCADE would drop other
+// environments' views silently) and the table, and after the build
+// creates those views again over the new table. One transaction on every
+// engine: a build that fails rolls back to the table and views as they
+// were, and no environment ever serves a missing view.
+type rebuildAround struct {
+	table engine.Relation // the differing table, as the store names it
+	envs  []string        // the environments whose pointer is its snapshot
+}
+
+// rebuilds maps each model whose table differs to what its build drops
+// and creates again (rebuildAround): the environments, this one
+// included, whose pointer names the model's planned snapshot.
+func (p *Plan) rebuilds(ctx context.Context, st state.Reader) (map[string]rebuildAround, error) {
+	if len(p.differs) == 0 {
+		return nil, nil
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		s, t := analysis.SplitName(p.differs[n])
-		if err := wh.Exec(ctx, wh.Dialect().DropTable(engine.Relation{Schema: s, Name: t})); err != nil {
-			return fmt.Errorf("planner: drop %s, which differs from its snapshot: %w", p.differs[n], err)
+	envs, err := st.Environments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fps := map[string]string{}
+	for _, mp := range p.Models {
+		if _, ok := p.differs[mp.Name]; ok {
+			fps[mp.Name] = mp.Fingerprint
 		}
 	}
-	return nil
+	out := make(map[string]rebuildAround, len(p.differs))
+	for n, table := range p.differs {
+		s, t := analysis.SplitName(table)
+		out[n] = rebuildAround{table: engine.Relation{Schema: s, Name: t}}
+	}
+	sort.Strings(envs)
+	for _, e := range envs {
+		ptrs, err := st.Environment(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		for _, ptr := range ptrs {
+			if fp, ok := fps[ptr.Model]; ok && ptr.Fingerprint == fp {
+				r := out[ptr.Model]
+				r.envs = append(r.envs, e)
+				out[ptr.Model] = r
+			}
+		}
+	}
+	return out, nil
+}
+
+// aroundRebuild returns stmts, the statements that create (and fill) the
+// physical table rel of m, wrapped as rebuildAround says when m's table
+// differs from its snapshot; else stmts as they are.
+func (b *builder) aroundRebuild(m *project.Model, rel engine.Relation, stmts []string) []string {
+	r, ok := b.rebuild[m.Name]
+	if !ok {
+		return stmts
+	}
+	var before, after []string
+	for _, env := range r.envs {
+		v := analysis.EnvRelation(b.d, env, m)
+		before = append(before, b.d.DropView(v))
+		after = append(after, b.d.CreateSchema(v.Schema), b.d.ReplaceView(v, "SELECT * FROM "+b.d.QuoteRelation(rel)))
+	}
+	before = append(before, b.d.DropTable(r.table))
+	return slices.Concat(before, stmts, after)
 }
 
 // forgetLost clears the ledgers of the stored snapshots whose physical

@@ -85,6 +85,7 @@ func (b *builder) refresh(ctx context.Context, info *analysis.ModelInfo, opt bac
 	default:
 		return &engine.FeatureError{Engine: b.d.Name(), Feature: "refreshing " + string(m.Kind.Name) + " models"}
 	}
+	stmts = b.aroundRebuild(m, rel, stmts)
 	// The merge and the audits of the whole table are one transaction: a
 	// blocking violation rolls the merge back, and the rows served before
 	// stay.

@@ -21,37 +21,7 @@ import (
 // nothing to do, and a report reads what its own query returns. (Its unit
 // tests are not run: efmesh runs unit tests on DuckDB only.)
 func TestPostgresShop32(t *testing.T) {
-	dir := testkit.Shop32(t)
-	dbURL := freshDatabase(t)
-	db, err := postgres.Open(context.Background(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ddl := "CREATE SCHEMA src;\n"
-	for i := range 6 {
-		csv, err := os.ReadFile(filepath.Join(dir, "seeds", fmt.Sprintf("src_%d.csv", i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ddl += fmt.Sprintf("CREATE TABLE src.src_%d (id int, amount int, ts timestamp);\n", i)
-		for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
-			f := strings.Split(line, ",")
-			ddl += fmt.Sprintf("INSERT INTO src.src_%d VALUES (%s, %s, '%s');\n", i, f[0], f[1], f[2])
-		}
-		writeFile(t, dir, fmt.Sprintf("models/raw/src_%d.sql", i), fmt.Sprintf(`MODEL (
-  name raw.src_%d,
-  kind EXTERNAL (table src.src_%d),
-  columns (id INT, amount INT, ts TIMESTAMP),
-  tags (raw),
-  audits (not_null(id))
-);
-`, i, i))
-	}
-	if err := db.Exec(context.Background(), ddl); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "efmesh.yaml", fmt.Sprintf("name: shop\nstart: 2026-01-01\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL))
+	dir, _ := postgresShop32(t)
 	t.Setenv("EFMESH_NOW", "2026-01-03T00:00:00Z")
 
 	var res struct {
@@ -94,4 +64,45 @@ func TestPostgresShop32(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Built) != 0 || len(res.Promoted) != 26 {
 		t.Fatalf("apply prod: built %v, promoted %d\n%s", res.Built, len(res.Promoted), out)
 	}
+}
+
+// postgresShop32 writes the shared 32-model project for a fresh database
+// of the test server: each SEED model becomes an EXTERNAL model of the
+// same name, columns, tags and audits reading a table of the server
+// loaded with the seed's rows. It returns the project folder and the
+// database's URL.
+func postgresShop32(t *testing.T) (string, string) {
+	t.Helper()
+	dir := testkit.Shop32(t)
+	dbURL := freshDatabase(t)
+	db, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ddl := "CREATE SCHEMA src;\n"
+	for i := range 6 {
+		csv, err := os.ReadFile(filepath.Join(dir, "seeds", fmt.Sprintf("src_%d.csv", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ddl += fmt.Sprintf("CREATE TABLE src.src_%d (id int, amount int, ts timestamp);\n", i)
+		for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
+			f := strings.Split(line, ",")
+			ddl += fmt.Sprintf("INSERT INTO src.src_%d VALUES (%s, %s, '%s');\n", i, f[0], f[1], f[2])
+		}
+		writeFile(t, dir, fmt.Sprintf("models/raw/src_%d.sql", i), fmt.Sprintf(`MODEL (
+  name raw.src_%d,
+  kind EXTERNAL (table src.src_%d),
+  columns (id INT, amount INT, ts TIMESTAMP),
+  tags (raw),
+  audits (not_null(id))
+);
+`, i, i))
+	}
+	if err := db.Exec(context.Background(), ddl); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "efmesh.yaml", fmt.Sprintf("name: shop\nstart: 2026-01-01\nengine: {type: postgres, url: %q}\nstate: {type: postgres, url: %q}\n", dbURL, dbURL))
+	return dir, dbURL
 }
