@@ -108,9 +108,13 @@ type NoopHit struct {
 // Plan decodes the plan the digest holds (for --json, or a caller that
 // needs the models): the plan the full path made, as it made it.
 func (h NoopHit) Plan() (*planner.Plan, error) {
-	raw, err := os.ReadFile(h.jsonPath)
+	sealed, err := os.ReadFile(h.jsonPath)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+	}
+	raw, ok := analysis.Unseal("plan", noopFormat, sealed)
+	if !ok {
+		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is damaged", h.jsonPath)
 	}
 	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != h.jsonSum {
 		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is not the one the digest names", h.jsonPath)
@@ -437,9 +441,18 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 	if err != nil {
 		return hit, false
 	}
-	dec := gob.NewDecoder(bytes.NewReader(raw))
+	body, ok := analysis.Unseal("noop", noopFormat, raw)
+	if !ok {
+		return hit, false
+	}
+	dec := gob.NewDecoder(bytes.NewReader(body))
 	var d noopDigest
 	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
+		return hit, false
+	}
+	// efmesh.yaml is always the first stamp: a digest without it vouches
+	// for nothing.
+	if len(d.Files) == 0 || d.Files[0].Path != filepath.Join(root, project.ConfigFile) {
 		return hit, false
 	}
 	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
@@ -661,7 +674,7 @@ func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
 	}
 	// The JSON first: a digest names the JSON by its hash, so a digest
 	// next to another plan's JSON answers no --json.
-	if err := writeAtomic(noopJSONPath(path), planJSON); err != nil {
+	if err := writeAtomic(noopJSONPath(path), analysis.Seal("plan", noopFormat, planJSON)); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(planJSON)
@@ -680,7 +693,7 @@ func writeDigestRaw(path string, d *noopDigest, text string) error {
 	if err := enc.Encode(text); err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
+	return writeAtomic(path, analysis.Seal("noop", noopFormat, buf.Bytes()))
 }
 
 // loadedFiles are the stamps of what Open read: the project's files as the

@@ -103,7 +103,7 @@ func (w *Workspace) rememberFingerprints(req NoopRequest, p *planner.Plan, d *no
 	if err := gob.NewEncoder(&buf).Encode(fd); err != nil {
 		return err
 	}
-	return writeAtomic(fingerprintsPath(w.Project.Root), buf.Bytes())
+	return writeAtomic(fingerprintsPath(w.Project.Root), analysis.Seal("fingerprints", fingerprintsFormat, buf.Bytes()))
 }
 
 // settledModels are p's models when each is settled: unchanged, built, of
@@ -149,8 +149,17 @@ func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planne
 	if err != nil {
 		return nil, nil, false
 	}
+	body, ok := analysis.Unseal("fingerprints", fingerprintsFormat, raw)
+	if !ok {
+		return nil, nil, false
+	}
 	var d fingerprintsDigest
-	if gob.NewDecoder(bytes.NewReader(raw)).Decode(&d) != nil || d.Format != fingerprintsFormat {
+	if gob.NewDecoder(bytes.NewReader(body)).Decode(&d) != nil || d.Format != fingerprintsFormat {
+		return nil, nil, false
+	}
+	// A digest that lists no file or no model where the project has files
+	// vouches for nothing.
+	if len(d.Files) == 0 || (len(d.Models) == 0 && len(d.Listed) > 0) {
 		return nil, nil, false
 	}
 	if now := req.Now.UnixNano(); now < d.Now || now >= d.Until {

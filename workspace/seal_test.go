@@ -1,0 +1,79 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+// flipEachByte flips one bit of each byte of the file at path in turn, asks
+// check whether the damaged file answers rightly (a miss, or the answer
+// of the intact file), and puts the intact file back after each.
+func flipEachByte(t *testing.T, path string, check func(pos int) bool) {
+	t.Helper()
+	intact, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(path, intact, 0o644)
+	for pos := range intact {
+		damaged := append([]byte(nil), intact...)
+		damaged[pos] ^= 0x04
+		if err := os.WriteFile(path, damaged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !check(pos) {
+			t.Fatalf("%s with byte %d of %d flipped answered wrongly", path, pos, len(intact))
+		}
+	}
+}
+
+// TestDigestsFlippedBits: one flipped bit anywhere in the no-op digest,
+// its plan or the fingerprints digest is a miss, never a wrong answer (an
+// unknown field decoded as an empty list of files or models would vouch
+// for nothing and answer "no changes").
+func TestDigestsFlippedBits(t *testing.T) {
+	ctx := context.Background()
+	dir := promoted(t)
+	req := NoopRequest{Env: "dev", Now: noopNow}
+	hit, ok := QuickPlan(ctx, dir, req)
+	if !ok {
+		t.Fatal("the intact no-op digest missed")
+	}
+	wantPlan, err := hit.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := planText(wantPlan)
+	flipEachByte(t, noopPath(dir, "dev"), func(int) bool {
+		got, ok := QuickPlan(ctx, dir, req)
+		if !ok {
+			return true
+		}
+		p, err := got.Plan()
+		return got.Text == hit.Text && err == nil && planText(p) == want
+	})
+	flipEachByte(t, noopJSONPath(noopPath(dir, "dev")), func(int) bool {
+		got, ok := QuickPlan(ctx, dir, req)
+		if !ok {
+			return true
+		}
+		p, err := got.Plan()
+		return err != nil || planText(p) == want // a damaged plan is an error, not another plan
+	})
+
+	prod := NoopRequest{Env: "prod", Now: noopNow}
+	promo, _, ok := QuickPromotion(ctx, dir, prod)
+	if !ok {
+		t.Fatal("the intact fingerprints digest missed")
+	}
+	wantPromo := planText(promo)
+	flipEachByte(t, fingerprintsPath(dir), func(int) bool {
+		p, _, ok := QuickPromotion(ctx, dir, prod)
+		return !ok || planText(p) == wantPromo
+	})
+	// After all that, the intact digests answer as before.
+	if p, _, ok := QuickPromotion(ctx, dir, prod); !ok || planText(p) != wantPromo {
+		t.Fatal("the intact fingerprints digest no longer answers")
+	}
+}
