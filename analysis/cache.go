@@ -218,6 +218,7 @@ type cacheEntry struct {
 // checkFileFormat names the layout of the check cache's file; bump it
 // when it changes.
 const checkFileFormat = 1
+
 // OpenFileCache reads the cache at path; a missing or unreadable file is an
 // empty cache (it is only ever a speed-up).
 func OpenFileCache(path string) *FileCache {
