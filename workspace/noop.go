@@ -618,14 +618,10 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 			return nil
 		}
 	}
-	ext, watchable := externalStamps(w.Project)
-	if !watchable {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	files = append(files, ext...)
+	// The EXTERNAL models' data files as Open stamped them, before the
+	// plan (or the apply) read them: stamped now, they could vouch for a
+	// file replaced after the plan checked the one before.
+	files = append(files, w.loaded.external...)
 	if w.Project.Config.Lake != "" {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.
@@ -700,13 +696,15 @@ func writeDigestRaw(path string, d *noopDigest, text string) error {
 // loader read them, the glob's listing and the seeds' data files (stamped
 // before the analysis read them).
 type loadedFiles struct {
-	files  []stamp
-	listed []string
-	seeds  []stamp
+	files    []stamp
+	listed   []string
+	seeds    []stamp
+	external []stamp
 }
 
 // loaded turns what the loader read into the project's stamps, and stamps
-// the seeds' data files, which the analysis reads next.
+// the seeds' and the EXTERNAL models' data files, which the analysis and
+// the plan read next.
 func (r *recorder) loaded(p *project.Project) *loadedFiles {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -735,6 +733,13 @@ func (r *recorder) loaded(p *project.Project) *loadedFiles {
 		}
 		l.seeds = append(l.seeds, s)
 	}
+	// Every stamp is taken before the read it vouches for: the EXTERNAL
+	// models' data files here, before the analysis or a plan reads them.
+	ext, watchable := externalStamps(p)
+	if !watchable {
+		return nil // files the digest cannot watch (a URL)
+	}
+	l.external = ext
 	return l
 }
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/efmesh/efmesh/planner"
 )
 
 // flipEachByte flips one bit of each byte of the file at path in turn, asks
@@ -75,5 +78,36 @@ func TestDigestsFlippedBits(t *testing.T) {
 	// After all that, the intact digests answer as before.
 	if p, _, ok := QuickPromotion(ctx, dir, prod); !ok || planText(p) != wantPromo {
 		t.Fatal("the intact fingerprints digest no longer answers")
+	}
+}
+
+// TestNoopExternalStampedBeforeRead: an EXTERNAL model's data file replaced
+// after the workspace read it (during a plan or a slow apply) is not
+// vouched for by the digest that plan leaves: its stamp is the one taken
+// before the read, so the next plan misses and sees the new file.
+func TestNoopExternalStampedBeforeRead(t *testing.T) {
+	ctx := context.Background()
+	dir := promoted(t)
+	w, err := Open(ctx, dir, OpenOptions{Options: Options{Now: func() time.Time { return noopNow }}, Env: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.OpenStore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The file is replaced after Open read the project, before the plan
+	// that remembers the digest ends.
+	writeFile(t, dir, "data/rates.csv", "country,rate,extra\nFR,20,1\n")
+	p, err := w.Plan(ctx, "dev", planner.PlanAt(noopNow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := NoopRequest{Env: "dev", Now: noopNow}
+	if err := w.RememberNoop(req, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := QuickPlan(ctx, dir, req); ok {
+		t.Fatal("the digest vouched for a data file replaced after it was read")
 	}
 }
