@@ -58,7 +58,7 @@ import (
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 4
+const noopFormat = 5
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -133,6 +133,24 @@ type stamp struct {
 	ModTime int64
 	Hash    string // sha256 of the content, 32 bytes; "" when not hashed
 	Missing bool
+	// Racy: the mtime was not safely older than the moment the file was
+	// read (racyWindow), so a same-size write within the same tick of the
+	// file system's clock would keep it: the file is compared by its
+	// content hash, whatever its stamps say.
+	Racy bool
+}
+
+// racy reports whether a file whose mtime is modTime, read at at, may be
+// written again without its mtime moving: a timestamp with a
+// sub-millisecond part comes from a fine clock (racyStore), any other from
+// a coarse file system (racyDir). One rule for every stamped file: model,
+// seed, audit and data files, efmesh.yaml, folders, the state file.
+func racy(modTime int64, at time.Time) bool {
+	window := racyStore
+	if modTime%int64(time.Millisecond) == 0 {
+		window = racyDir
+	}
+	return at.Sub(time.Unix(0, modTime)) < window
 }
 
 type noopDigest struct {
@@ -181,11 +199,34 @@ func (r *recorder) read(abs string) ([]byte, error) {
 	if err != nil || statErr != nil {
 		return src, errors.Join(err, statErr)
 	}
+	read := time.Now()
 	sum := sha256.Sum256(src)
+	mtime := fi.ModTime().UnixNano()
 	r.mu.Lock()
-	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Hash: string(sum[:])})
+	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: mtime, Hash: string(sum[:]), Racy: racy(mtime, read)})
 	r.mu.Unlock()
 	return src, nil
+}
+
+// stampInput stamps path, a file a plan reads, now: hashed when hash says
+// so or when its stamps are racy (then compared by content next time).
+func stampInput(path string, hash bool) (stamp, error) {
+	s, err := stampFile(path, false)
+	if err != nil || s.Missing {
+		return s, err
+	}
+	if racy(s.ModTime, time.Now()) {
+		h, err := stampFile(path, true)
+		if err != nil {
+			return stamp{}, err
+		}
+		h.Racy = true
+		return h, nil
+	}
+	if hash {
+		return stampFile(path, true)
+	}
+	return s, nil
 }
 
 // stampFile stamps path now; hash says whether to hash its content.
@@ -221,7 +262,7 @@ func (s stamp) same(st *statter, touched *bool) bool {
 	if err != nil || now.Missing != s.Missing || now.Size != s.Size {
 		return false
 	}
-	if now.ModTime == s.ModTime || s.Missing {
+	if s.Missing || (now.ModTime == s.ModTime && !s.Racy) {
 		return true
 	}
 	if s.Hash == "" {
@@ -264,7 +305,7 @@ func externalStamps(p *project.Project) (out []stamp, ok bool) {
 			literal++
 		}
 		if literal == len(segs) { // one file
-			s, err := stampFile(filepath.FromSlash(pattern), false)
+			s, err := stampInput(filepath.FromSlash(pattern), false)
 			if err != nil {
 				return nil, false
 			}
@@ -287,7 +328,14 @@ func externalStamps(p *project.Project) (out []stamp, ok bool) {
 			if !d.IsDir() && !project.MatchGlob(rest, filepath.ToSlash(rel)) {
 				return nil
 			}
-			s, err := stampFile(name, false)
+			stampOf := stampInput
+			if d.IsDir() {
+				stampOf = stampFile // a folder: its stamps or, racy, a miss
+			}
+			s, err := stampOf(name, false)
+			if err == nil && d.IsDir() && racy(s.ModTime, time.Now()) {
+				s.Racy = true // no hash: compared as changed until a plan stamps it settled
+			}
 			if err != nil {
 				return err
 			}
@@ -361,11 +409,7 @@ func settledStamps(stamps []stamp, now time.Time) bool {
 		if s.Missing {
 			continue
 		}
-		window := racyStore
-		if s.ModTime%int64(time.Millisecond) == 0 {
-			window = racyDir
-		}
-		if now.Sub(time.Unix(0, s.ModTime)) < window {
+		if racy(s.ModTime, now) {
 			return false
 		}
 	}
@@ -529,10 +573,10 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 			if s.Hash == "" {
 				continue
 			}
-			if now, err := stampFile(s.Path, false); err != nil || (now.Size == s.Size && now.ModTime == s.ModTime) {
+			if now, err := stampFile(s.Path, false); err != nil || (now.Size == s.Size && now.ModTime == s.ModTime && !s.Racy) {
 				continue
 			}
-			if now, err := stampFile(s.Path, true); err == nil && now.Hash == s.Hash {
+			if now, err := stampInput(s.Path, true); err == nil && now.Hash == s.Hash {
 				d.Files[i] = now
 			}
 		}
@@ -727,7 +771,7 @@ func (r *recorder) loaded(p *project.Project) *loadedFiles {
 		if strings.Contains(path, "://") {
 			return nil // remote data: not watched
 		}
-		s, err := stampFile(path, true)
+		s, err := stampInput(path, true)
 		if err != nil {
 			return nil
 		}
@@ -766,6 +810,8 @@ func globDirs(root string, globs [3][]string, now time.Time) []stamp {
 		}
 		seen[abs] = true
 		s, err := stampFile(abs, false)
+		// A folder is trusted only once older than racyDir, whatever its
+		// clock: adding a file is the change it stands for.
 		if err != nil || (!s.Missing && now.Sub(time.Unix(0, s.ModTime)) < racyDir) {
 			return false
 		}

@@ -39,7 +39,7 @@ import (
 // the full path.
 
 // fingerprintsFormat names the digest's layout; bump it when it changes.
-const fingerprintsFormat = 1
+const fingerprintsFormat = 2
 
 func fingerprintsPath(root string) string {
 	return filepath.Join(root, ".efmesh", "cache", "fingerprints.digest")

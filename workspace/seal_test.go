@@ -3,6 +3,8 @@ package workspace
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,5 +111,54 @@ func TestNoopExternalStampedBeforeRead(t *testing.T) {
 	}
 	if _, ok := QuickPlan(ctx, dir, req); ok {
 		t.Fatal("the digest vouched for a data file replaced after it was read")
+	}
+}
+
+// TestNoopRacyFile: a model file whose mtime was within the clock's tick of
+// its read is stamped racy, and a same-size edit that keeps its mtime (a
+// coarse-timestamp file system) misses the digest: it is compared by its
+// content hash.
+func TestNoopRacyFile(t *testing.T) {
+	ctx := context.Background()
+	dir := writeProject(t, noopShop)
+	applyEnv(t, dir, "dev", noopNow)
+	path := filepath.Join(dir, "models", "orders.sql")
+	coarse := time.Now().Truncate(time.Second) // a whole second: a coarse clock
+	if err := os.Chtimes(path, coarse, coarse); err != nil {
+		t.Fatal(err)
+	}
+	if _, quick := planPlain(t, dir, "dev", nil, noopNow); quick {
+		t.Fatal("the first plan was quick")
+	}
+	d := readDigest(t, dir, "dev")
+	var found bool
+	for _, s := range d.Files {
+		if s.Path == path {
+			found = s.Racy && s.Hash != ""
+		}
+	}
+	if !found {
+		t.Fatal("a file read within its mtime's tick is not stamped racy")
+	}
+	// The same size, the same mtime, other content.
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(body), "SELECT 1 AS order_id", "SELECT 2 AS order_id", 1)
+	if edited == string(body) {
+		t.Fatal("the edit changed nothing")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, coarse, coarse); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := QuickPlan(ctx, dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
+		t.Fatal("a same-size edit within the mtime's tick was answered from the digest")
+	}
+	if p, _ := planPlain(t, dir, "dev", nil, noopNow); !p.HasChanges {
+		t.Fatal("the full plan does not see the edit")
 	}
 }
