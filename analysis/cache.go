@@ -207,12 +207,17 @@ type FileCache struct {
 	miss bool
 }
 
-// cacheEntry is one entry of a FileCache's file. The file is the entry
-// count, then that many entries, each its own gob message.
+// cacheEntry is one entry of a FileCache's file. The file is sealed (see
+// Seal): the entry count, then that many entries, each its own gob
+// message.
 type cacheEntry struct {
 	Key   string
 	Check *CachedCheck
 }
+
+// checkFileFormat names the layout of the check cache's file; bump it
+// when it changes.
+const checkFileFormat = 1
 
 // OpenFileCache reads the cache at path; a missing or unreadable file is an
 // empty cache (it is only ever a speed-up).
@@ -225,7 +230,11 @@ func OpenFileCache(path string) *FileCache {
 	defer f.Close()
 	// Decoded entry by entry as the file is read: neither the file nor
 	// one message holding every entry is ever in memory beside them.
-	dec := gob.NewDecoder(bufio.NewReader(f))
+	sr, ok := NewSealReader(f, "check", checkFileFormat)
+	if !ok {
+		return fc
+	}
+	dec := gob.NewDecoder(sr)
 	var n int
 	if dec.Decode(&n) != nil || n < 0 {
 		return fc
@@ -237,6 +246,9 @@ func OpenFileCache(path string) *FileCache {
 			return fc
 		}
 		m[e.Key] = e.Check
+	}
+	if !sr.Verify() {
+		return fc // a damaged file: no entry of it is trusted
 	}
 	fc.old = m
 	return fc
@@ -289,13 +301,17 @@ func (fc *FileCache) Save() error {
 	// encoding (about every model's canonical form and definition
 	// together) in memory at once.
 	bw := bufio.NewWriterSize(tmp, 64<<10)
-	enc := gob.NewEncoder(bw)
+	sw := NewSealWriter(bw, "check", checkFileFormat)
+	enc := gob.NewEncoder(sw)
 	err = enc.Encode(len(fc.used))
 	for k, c := range fc.used {
 		if err != nil {
 			break
 		}
 		err = enc.Encode(cacheEntry{Key: k, Check: c})
+	}
+	if err == nil {
+		err = sw.Close()
 	}
 	if err != nil {
 		tmp.Close()

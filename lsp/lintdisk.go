@@ -55,8 +55,14 @@ func openLintDisk(path, engine string) *lintDisk {
 	if err != nil {
 		return d
 	}
+	// A damaged file (or another layout's) is an empty cache, rewritten
+	// by the next save.
+	body, ok := analysis.Unseal("lint", lintDiskVersion, b)
+	if !ok {
+		return d
+	}
 	var m map[string][]project.Diagnostic
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&m) == nil {
+	if gob.NewDecoder(bytes.NewReader(body)).Decode(&m) == nil {
 		d.old = m
 	}
 	return d
@@ -218,7 +224,7 @@ func (d *lintDisk) save() error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	if _, err := tmp.Write(analysis.Seal("lint", lintDiskVersion, buf.Bytes())); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

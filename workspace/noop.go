@@ -58,7 +58,7 @@ import (
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 4
+const noopFormat = 5
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -108,9 +108,13 @@ type NoopHit struct {
 // Plan decodes the plan the digest holds (for --json, or a caller that
 // needs the models): the plan the full path made, as it made it.
 func (h NoopHit) Plan() (*planner.Plan, error) {
-	raw, err := os.ReadFile(h.jsonPath)
+	sealed, err := os.ReadFile(h.jsonPath)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+	}
+	raw, ok := analysis.Unseal("plan", noopFormat, sealed)
+	if !ok {
+		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is damaged", h.jsonPath)
 	}
 	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != h.jsonSum {
 		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is not the one the digest names", h.jsonPath)
@@ -129,6 +133,24 @@ type stamp struct {
 	ModTime int64
 	Hash    string // sha256 of the content, 32 bytes; "" when not hashed
 	Missing bool
+	// Racy: the mtime was not safely older than the moment the file was
+	// read (racyWindow), so a same-size write within the same tick of the
+	// file system's clock would keep it: the file is compared by its
+	// content hash, whatever its stamps say.
+	Racy bool
+}
+
+// racy reports whether a file whose mtime is modTime, read at at, may be
+// written again without its mtime moving: a timestamp with a
+// sub-millisecond part comes from a fine clock (racyStore), any other from
+// a coarse file system (racyDir). One rule for every stamped file: model,
+// seed, audit and data files, efmesh.yaml, folders, the state file.
+func racy(modTime int64, at time.Time) bool {
+	window := racyStore
+	if modTime%int64(time.Millisecond) == 0 {
+		window = racyDir
+	}
+	return at.Sub(time.Unix(0, modTime)) < window
 }
 
 type noopDigest struct {
@@ -177,11 +199,34 @@ func (r *recorder) read(abs string) ([]byte, error) {
 	if err != nil || statErr != nil {
 		return src, errors.Join(err, statErr)
 	}
+	read := time.Now()
 	sum := sha256.Sum256(src)
+	mtime := fi.ModTime().UnixNano()
 	r.mu.Lock()
-	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Hash: string(sum[:])})
+	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: mtime, Hash: string(sum[:]), Racy: racy(mtime, read)})
 	r.mu.Unlock()
 	return src, nil
+}
+
+// stampInput stamps path, a file a plan reads, now: hashed when hash says
+// so or when its stamps are racy (then compared by content next time).
+func stampInput(path string, hash bool) (stamp, error) {
+	s, err := stampFile(path, false)
+	if err != nil || s.Missing {
+		return s, err
+	}
+	if racy(s.ModTime, time.Now()) {
+		h, err := stampFile(path, true)
+		if err != nil {
+			return stamp{}, err
+		}
+		h.Racy = true
+		return h, nil
+	}
+	if hash {
+		return stampFile(path, true)
+	}
+	return s, nil
 }
 
 // stampFile stamps path now; hash says whether to hash its content.
@@ -217,7 +262,7 @@ func (s stamp) same(st *statter, touched *bool) bool {
 	if err != nil || now.Missing != s.Missing || now.Size != s.Size {
 		return false
 	}
-	if now.ModTime == s.ModTime || s.Missing {
+	if s.Missing || (now.ModTime == s.ModTime && !s.Racy) {
 		return true
 	}
 	if s.Hash == "" {
@@ -260,7 +305,7 @@ func externalStamps(p *project.Project) (out []stamp, ok bool) {
 			literal++
 		}
 		if literal == len(segs) { // one file
-			s, err := stampFile(filepath.FromSlash(pattern), false)
+			s, err := stampInput(filepath.FromSlash(pattern), false)
 			if err != nil {
 				return nil, false
 			}
@@ -283,7 +328,14 @@ func externalStamps(p *project.Project) (out []stamp, ok bool) {
 			if !d.IsDir() && !project.MatchGlob(rest, filepath.ToSlash(rel)) {
 				return nil
 			}
-			s, err := stampFile(name, false)
+			stampOf := stampInput
+			if d.IsDir() {
+				stampOf = stampFile // a folder: its stamps or, racy, a miss
+			}
+			s, err := stampOf(name, false)
+			if err == nil && d.IsDir() && racy(s.ModTime, time.Now()) {
+				s.Racy = true // no hash: compared as changed until a plan stamps it settled
+			}
 			if err != nil {
 				return err
 			}
@@ -357,11 +409,7 @@ func settledStamps(stamps []stamp, now time.Time) bool {
 		if s.Missing {
 			continue
 		}
-		window := racyStore
-		if s.ModTime%int64(time.Millisecond) == 0 {
-			window = racyDir
-		}
-		if now.Sub(time.Unix(0, s.ModTime)) < window {
+		if racy(s.ModTime, now) {
 			return false
 		}
 	}
@@ -437,9 +485,18 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 	if err != nil {
 		return hit, false
 	}
-	dec := gob.NewDecoder(bytes.NewReader(raw))
+	body, ok := analysis.Unseal("noop", noopFormat, raw)
+	if !ok {
+		return hit, false
+	}
+	dec := gob.NewDecoder(bytes.NewReader(body))
 	var d noopDigest
 	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
+		return hit, false
+	}
+	// efmesh.yaml is always the first stamp: a digest without it vouches
+	// for nothing.
+	if len(d.Files) == 0 || d.Files[0].Path != filepath.Join(root, project.ConfigFile) {
 		return hit, false
 	}
 	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
@@ -516,10 +573,10 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 			if s.Hash == "" {
 				continue
 			}
-			if now, err := stampFile(s.Path, false); err != nil || (now.Size == s.Size && now.ModTime == s.ModTime) {
+			if now, err := stampFile(s.Path, false); err != nil || (now.Size == s.Size && now.ModTime == s.ModTime && !s.Racy) {
 				continue
 			}
-			if now, err := stampFile(s.Path, true); err == nil && now.Hash == s.Hash {
+			if now, err := stampInput(s.Path, true); err == nil && now.Hash == s.Hash {
 				d.Files[i] = now
 			}
 		}
@@ -605,14 +662,10 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 			return nil
 		}
 	}
-	ext, watchable := externalStamps(w.Project)
-	if !watchable {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	files = append(files, ext...)
+	// The EXTERNAL models' data files as Open stamped them, before the
+	// plan (or the apply) read them: stamped now, they could vouch for a
+	// file replaced after the plan checked the one before.
+	files = append(files, w.loaded.external...)
 	if w.Project.Config.Lake != "" {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.
@@ -661,7 +714,7 @@ func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
 	}
 	// The JSON first: a digest names the JSON by its hash, so a digest
 	// next to another plan's JSON answers no --json.
-	if err := writeAtomic(noopJSONPath(path), planJSON); err != nil {
+	if err := writeAtomic(noopJSONPath(path), analysis.Seal("plan", noopFormat, planJSON)); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(planJSON)
@@ -680,20 +733,22 @@ func writeDigestRaw(path string, d *noopDigest, text string) error {
 	if err := enc.Encode(text); err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
+	return writeAtomic(path, analysis.Seal("noop", noopFormat, buf.Bytes()))
 }
 
 // loadedFiles are the stamps of what Open read: the project's files as the
 // loader read them, the glob's listing and the seeds' data files (stamped
 // before the analysis read them).
 type loadedFiles struct {
-	files  []stamp
-	listed []string
-	seeds  []stamp
+	files    []stamp
+	listed   []string
+	seeds    []stamp
+	external []stamp
 }
 
 // loaded turns what the loader read into the project's stamps, and stamps
-// the seeds' data files, which the analysis reads next.
+// the seeds' and the EXTERNAL models' data files, which the analysis and
+// the plan read next.
 func (r *recorder) loaded(p *project.Project) *loadedFiles {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -716,12 +771,19 @@ func (r *recorder) loaded(p *project.Project) *loadedFiles {
 		if strings.Contains(path, "://") {
 			return nil // remote data: not watched
 		}
-		s, err := stampFile(path, true)
+		s, err := stampInput(path, true)
 		if err != nil {
 			return nil
 		}
 		l.seeds = append(l.seeds, s)
 	}
+	// Every stamp is taken before the read it vouches for: the EXTERNAL
+	// models' data files here, before the analysis or a plan reads them.
+	ext, watchable := externalStamps(p)
+	if !watchable {
+		return nil // files the digest cannot watch (a URL)
+	}
+	l.external = ext
 	return l
 }
 
@@ -748,6 +810,8 @@ func globDirs(root string, globs [3][]string, now time.Time) []stamp {
 		}
 		seen[abs] = true
 		s, err := stampFile(abs, false)
+		// A folder is trusted only once older than racyDir, whatever its
+		// clock: adding a file is the change it stands for.
 		if err != nil || (!s.Missing && now.Sub(time.Unix(0, s.ModTime)) < racyDir) {
 			return false
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/planner"
@@ -159,8 +160,12 @@ func readDigest(t *testing.T, dir, env string) noopDigest {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, ok := analysis.Unseal("noop", noopFormat, raw)
+	if !ok {
+		t.Fatal("the no-op digest is not sealed")
+	}
 	var d noopDigest
-	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
 	return d
@@ -358,14 +363,7 @@ func TestNoopDigestFolders(t *testing.T) {
 			if _, quick := planPlain(t, dir, "dev", nil, noopNow); quick {
 				t.Fatal("the first plan was quick")
 			}
-			raw, err := os.ReadFile(noopPath(dir, "dev"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var d noopDigest
-			if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
-				t.Fatal(err)
-			}
+			d := readDigest(t, dir, "dev")
 			if len(d.Dirs) == 0 || !d.sameDirs() {
 				t.Fatalf("the digest does not vouch for the folders: %+v", d.Dirs)
 			}

@@ -18,8 +18,9 @@ import (
 // that Preview (lenses, hints, the side bar) sees what Plan sees — a table
 // dropped behind efmesh's back is rebuilt — without opening the warehouse
 // per keystroke: one catalog query per set of schemas (one per
-// environment), kept until Invalidate (after an apply, a plan, a save) or
-// until it is older than its time to live. A warehouse another process is
+// environment), kept until Invalidate (after an apply, a plan, a save), until
+// the state file or the warehouse's files move (another process's apply),
+// or until it is older than its time to live. A warehouse another process is
 // writing is not waited for: the check is skipped until it is free.
 //
 // One Presence serves every Workspace made with it in Options, of any
@@ -37,6 +38,40 @@ type Presence struct {
 type presenceEntry struct {
 	listed []engine.Listed
 	at     time.Time
+	// version is the state file's and the warehouse's stamps, taken
+	// before the listing was read: another process's apply moves them,
+	// and the listing is read again at once. nil: not watchable (a
+	// server), the time to live alone decides.
+	version []stamp
+	settled bool // the version's stamps were settled when taken
+}
+
+// presenceVersion is what moves with any write another process makes to
+// proj's state store or warehouse: their files' stamps. nil when they are
+// not files (PostgreSQL).
+func presenceVersion(proj *project.Project) []stamp {
+	st, ok := storeStamps(proj)
+	if !ok {
+		return nil
+	}
+	wh, ok := warehouseStamps(proj)
+	if !ok {
+		return nil
+	}
+	return append(st, wh...)
+}
+
+// fresh reports whether e still answers at now for the version stamps:
+// younger than ttl and, when watchable, the same stamps, settled when they
+// were taken (a write within the clock's tick would not move them).
+func (e presenceEntry) fresh(now time.Time, ttl time.Duration, version []stamp) bool {
+	if now.Sub(e.at) >= ttl {
+		return false
+	}
+	if e.version == nil && version == nil {
+		return true
+	}
+	return e.settled && slices.Equal(e.version, version)
 }
 
 // NewPresence makes a Presence whose listings live ttl at most, by the
@@ -90,8 +125,10 @@ func (c presenceCatalog) Relations(ctx context.Context, schemas []string, withCo
 	}
 	key := c.proj.Root + "|" + strings.Join(schemas, ",") + "|" + strings.Join(cols, ",")
 	p := c.p
+	version := presenceVersion(c.proj)
+	settled := settledStamps(version, time.Now())
 	p.mu.Lock()
-	if e, ok := p.entries[key]; ok && p.now().Sub(e.at) < p.ttl {
+	if e, ok := p.entries[key]; ok && e.fresh(p.now(), p.ttl, version) {
 		p.mu.Unlock()
 		return slices.Clone(e.listed), nil
 	}
@@ -112,7 +149,7 @@ func (c presenceCatalog) Relations(ctx context.Context, schemas []string, withCo
 		}
 	}
 	p.mu.Lock()
-	p.entries[key] = presenceEntry{listed: listed, at: p.now()}
+	p.entries[key] = presenceEntry{listed: listed, at: p.now(), version: version, settled: settled}
 	p.gen++
 	p.mu.Unlock()
 	return slices.Clone(listed), nil

@@ -110,7 +110,7 @@ func (w *Workspace) rememberFingerprints(req NoopRequest, p *planner.Plan, d *no
 	if err := gob.NewEncoder(&buf).Encode(fd); err != nil {
 		return err
 	}
-	return writeAtomic(fingerprintsPath(w.Project.Root), buf.Bytes())
+	return writeAtomic(fingerprintsPath(w.Project.Root), analysis.Seal("fingerprints", fingerprintsFormat, buf.Bytes()))
 }
 
 // settledModels are p's models when each is settled: unchanged, built, of
@@ -182,8 +182,17 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 	if err != nil {
 		return q, false
 	}
+	body, sealed := analysis.Unseal("fingerprints", fingerprintsFormat, raw)
+	if !sealed {
+		return q, false
+	}
 	var d fingerprintsDigest
-	if gob.NewDecoder(bytes.NewReader(raw)).Decode(&d) != nil || d.Format != fingerprintsFormat {
+	if gob.NewDecoder(bytes.NewReader(body)).Decode(&d) != nil || d.Format != fingerprintsFormat {
+		return q, false
+	}
+	// A digest that lists no file or no model where the project has files
+	// vouches for nothing.
+	if len(d.Files) == 0 || (len(d.Models) == 0 && len(d.Listed) > 0) {
 		return q, false
 	}
 	if now := req.Now.UnixNano(); now < d.Now || now >= d.Until {

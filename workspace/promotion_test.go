@@ -180,8 +180,12 @@ func rewriteFingerprints(t *testing.T, dir string, edit func(*fingerprintsDigest
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, ok := analysis.Unseal("fingerprints", fingerprintsFormat, raw)
+	if !ok {
+		t.Fatal("the fingerprints digest is not sealed")
+	}
 	var d fingerprintsDigest
-	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
 	edit(&d)
@@ -189,7 +193,7 @@ func rewriteFingerprints(t *testing.T, dir string, edit func(*fingerprintsDigest
 	if err := gob.NewEncoder(&buf).Encode(&d); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeAtomic(fingerprintsPath(dir), buf.Bytes()); err != nil {
+	if err := writeAtomic(fingerprintsPath(dir), analysis.Seal("fingerprints", fingerprintsFormat, buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
 }

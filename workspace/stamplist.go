@@ -15,6 +15,7 @@ type stampList []stamp
 const (
 	stampMissing = 1 << iota
 	stampHashed
+	stampRacy
 )
 
 func (l stampList) MarshalBinary() ([]byte, error) {
@@ -31,6 +32,9 @@ func (l stampList) MarshalBinary() ([]byte, error) {
 		var flags byte
 		if s.Missing {
 			flags |= stampMissing
+		}
+		if s.Racy {
+			flags |= stampRacy
 		}
 		if s.Hash != "" {
 			if len(s.Hash) != 32 {
@@ -89,7 +93,7 @@ func (l *stampList) UnmarshalBinary(b []byte) error {
 		if !ok1 || !ok2 {
 			return errStampList
 		}
-		s := stamp{Path: path, Size: size, ModTime: mtime, Missing: flags&stampMissing != 0}
+		s := stamp{Path: path, Size: size, ModTime: mtime, Missing: flags&stampMissing != 0, Racy: flags&stampRacy != 0}
 		if flags&stampHashed != 0 {
 			if len(b) < 32 {
 				return errStampList
