@@ -27,6 +27,7 @@ func (c *checker) bindAudits(ctx context.Context, info *ModelInfo) error {
 	}
 	p := c.a.Project
 	found := map[*project.CustomAudit][]project.Diagnostic{}
+	at := map[*project.CustomAudit]int{} // where found's are in info.Diagnostics
 	for i := range m.Audits {
 		call := &m.Audits[i]
 		blocking := true
@@ -43,6 +44,10 @@ func (c *checker) bindAudits(ctx context.Context, info *ModelInfo) error {
 		if au == nil {
 			continue // the loader reported it
 		}
+		sev := project.SeverityError
+		if !blocking || !au.Blocking {
+			sev = project.SeverityWarning
+		}
 		diags, seen := found[au]
 		if !seen {
 			var err error
@@ -50,22 +55,21 @@ func (c *checker) bindAudits(ctx context.Context, info *ModelInfo) error {
 				return err
 			}
 			found[au] = diags
-			sev := project.SeverityError
-			if !au.Blocking {
-				sev = project.SeverityWarning
-			}
+			at[au] = len(info.Diagnostics)
 			for _, d := range diags {
-				d.Severity = sev
 				d.Message += " (auditing " + m.Name + ")"
+				d.Severity = sev
 				info.Diagnostics = append(info.Diagnostics, d)
 			}
 		}
 		if len(diags) == 0 {
 			continue
 		}
-		sev := project.SeverityError
-		if !blocking || !au.Blocking {
-			sev = project.SeverityWarning
+		// In the audit file: an error when any call of it blocks.
+		if sev == project.SeverityError {
+			for k := range diags {
+				info.Diagnostics[at[au]+k].Severity = sev
+			}
 		}
 		first := diags[0]
 		msg := fmt.Sprintf("audit %s does not run on %s: %s (%s:%d:%d)", au.Name, m.Name, first.Message, first.File, first.Range.Start.Line, first.Range.Start.Column)
