@@ -236,7 +236,10 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 	if cols == nil {
 		return nil
 	}
-	return c.deferStandIn(ctx, m, cols)
+	if err := c.deferStandIn(ctx, m, cols); err != nil {
+		return err
+	}
+	return c.bindAudits(ctx, info)
 }
 
 // deferStandIn records that m's stand-in is due without creating it: a

@@ -104,6 +104,7 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 			w(col.Type)
 		}
 	}
+	c.auditKey(m, w)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

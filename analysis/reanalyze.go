@@ -86,7 +86,8 @@ func Reanalyze(ctx context.Context, prev *Analysis, p *project.Project, wb Workb
 		}
 		old := prev.Models[m.Name]
 		recheck := old == nil || m.Kind.Name == project.KindSeed || old.Model.File != m.File ||
-			old.Model != m && !bytes.Equal(old.Model.Source, m.Source) || old.loadBroken != broken[m.File]
+			old.Model != m && !bytes.Equal(old.Model.Source, m.Source) || old.loadBroken != broken[m.File] ||
+			auditsChanged(prev.Project, p, m)
 		if !recheck {
 			for _, r := range m.Refs() {
 				pi, po := a.Models[r], prev.Models[r]
@@ -439,4 +440,23 @@ func appendOn(out, ds []project.Diagnostic, file string) []project.Diagnostic {
 func sameDiagnostic(a, b *project.Diagnostic) bool {
 	return a.File == b.File && a.Range == b.Range && a.Severity == b.Severity && a.Code == b.Code && a.Message == b.Message &&
 		reflect.DeepEqual(a.Fixes, b.Fixes)
+}
+
+// auditsChanged reports whether a custom audit m calls reads otherwise in
+// p than in prev (its file's text, or which file defines it): the audit is
+// bound with m's check, so m is checked again.
+func auditsChanged(prev, p *project.Project, m *project.Model) bool {
+	if len(m.Audits) == 0 {
+		return false
+	}
+	now, before := p.AuditsOf(m), prev.AuditsOf(m)
+	if len(now) != len(before) {
+		return true
+	}
+	for i := range now {
+		if now[i] != before[i] && (now[i].File != before[i].File || !bytes.Equal(now[i].Source, before[i].Source)) {
+			return true
+		}
+	}
+	return false
 }

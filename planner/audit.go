@@ -296,48 +296,11 @@ func (ad *auditor) query(au Audit, this string) (string, error) {
 	return ad.renderCustom(au.custom, this)
 }
 
-// renderCustom renders a custom audit's query: @this is the audited
-// relation, @ref(x) the relation of model x, @var(name) the variable's value
-// as a literal, as in a model's body.
+// renderCustom renders a custom audit's query as the check bound it
+// (analysis.RenderAudit), this being the audited relation.
 func (ad *auditor) renderCustom(c *project.CustomAudit, this string) (string, error) {
-	end := analysis.BodyEnd(c.Source, c.BodyStart)
-	var subs []engine.Substitution
-	for _, mc := range c.Macros {
-		if mc.Start < c.BodyStart || mc.End > end {
-			continue
-		}
-		var text string
-		switch mc.Kind {
-		case project.MacroThis:
-			text = this + " AS _efmesh_this"
-			// A bare @this keeps its alias only where the SQL gives none:
-			// "FROM @this AS s" must stay valid.
-			if mc.Aliased {
-				text = this
-			}
-		case project.MacroRef:
-			if ad.ref == nil {
-				return "", fmt.Errorf("audit %s: @ref is not available here", c.Name)
-			}
-			r, err := ad.ref(mc.Arg)
-			if err != nil {
-				return "", fmt.Errorf("audit %s: %w", c.Name, err)
-			}
-			text = r + analysis.ImplicitAlias(mc, analysis.MacroText{})
-		case project.MacroVar:
-			// The model's own values: the project is loaded with the
-			// variables of the environment (and --var) in force.
-			v, ok := ad.proj.Config.Variables[mc.Arg]
-			if !ok {
-				return "", fmt.Errorf("audit %s: unknown variable %q", c.Name, mc.Arg)
-			}
-			text = ad.d.Literal(v)
-		default:
-			return "", fmt.Errorf("audit %s: @%s is not available in an audit", c.Name, mc.Kind)
-		}
-		subs = append(subs, engine.Substitution{Start: mc.Start, End: mc.End, Text: text})
-	}
-	return engine.Render(c.Source, c.BodyStart, end, subs).SQL, nil
+	r, err := analysis.RenderAudit(c, analysis.AuditText{This: this, Ref: ad.ref, Vars: ad.proj.Config.Variables, Literal: ad.d.Literal})
+	return r.SQL, err
 }
 
 // evalCoverage finds holes inside the observed range of a column: a
