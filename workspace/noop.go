@@ -613,6 +613,14 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		return nil
 	}
 	files = append(files, ext...)
+	body, watchable := bodyFileStamps(w.Analysis)
+	if !watchable {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	files = append(files, body...)
 	if w.Project.Config.Lake != "" {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.
