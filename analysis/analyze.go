@@ -63,6 +63,10 @@ type ModelInfo struct {
 	// yields, whatever was declared; nil when the check did not get there.
 	Inferred []engine.Column
 	Broken   bool // the model has an error of its own
+	// Files are the files and globs the body reads by name (read_csv('x'),
+	// FROM 'x.parquet'), resolved against the project root: inputs of the
+	// model like its parents (see StampFiles).
+	Files []string
 	// Diagnostics are the checker's findings for this model (the loader's
 	// are in Project.Diagnostics).
 	Diagnostics []project.Diagnostic
@@ -214,7 +218,7 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 				key = ck.cacheKey(info, names)
 			}
 			if key != "" {
-				if cc, ok := opt.Cache.Get(key); ok {
+				if cc, ok := opt.Cache.Get(key); ok && cc.fresh() {
 					cc.fill(info, a)
 					diags[i] = info.Diagnostics
 					continue
@@ -236,13 +240,18 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 			if err := ck.model(ctx, info); err != nil {
 				return nil, err
 			}
+			// The files the body reads are inputs like its parents: their
+			// stamps go with the cached check, and a check whose files
+			// cannot be watched (a URL) is not cached.
+			info.Files = a.bodyFiles(info.Canonical)
+			stamps, stampable := StampFiles(info.Files)
 			// A check cut short (an edit supersedes it) says nothing of the
 			// model: an engine error of a cancelled statement is no finding.
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if key := keys[i]; key != "" {
-				opt.Cache.Put(key, cachedOf(info))
+			if key := keys[i]; key != "" && stampable {
+				opt.Cache.Put(key, cachedOf(info, stamps))
 			}
 			diags[i] = info.Diagnostics
 		}

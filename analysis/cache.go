@@ -39,11 +39,16 @@ type CachedCheck struct {
 	// Definition is what a snapshot records (a function of the file and
 	// Inferred): a plan compares it without encoding it again.
 	Definition []byte
+	// FilePatterns are the files the body reads by name (ModelInfo.Files)
+	// and Files their stamps taken before the check: a hit whose files
+	// moved since is a miss.
+	FilePatterns []string
+	Files        []FileStamp
 }
 
 // checkCacheVersion names the layout of keys and values; bump it when
 // either changes.
-const checkCacheVersion = 2
+const checkCacheVersion = 3
 
 // cacheKey keys info's check, or returns "" when the model cannot be
 // cached (its schema comes from files efmesh does not hash). Precondition:
@@ -154,16 +159,17 @@ func modelNames(p *project.Project) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func cachedOf(info *ModelInfo) *CachedCheck {
+func cachedOf(info *ModelInfo, files []FileStamp) *CachedCheck {
 	return &CachedCheck{OwnHash: info.OwnHash, Canonical: info.Canonical, Columns: info.Columns, Inferred: info.Inferred,
-		Broken: info.Broken, Diagnostics: info.Diagnostics, Definition: info.DefinitionJSON()}
+		Broken: info.Broken, Diagnostics: info.Diagnostics, Definition: info.DefinitionJSON(),
+		FilePatterns: info.Files, Files: files}
 }
 
 // fill restores a cached check into info; fingerprints are recomputed from
 // the own hash and the parents' fingerprints of this analysis.
 func (cc *CachedCheck) fill(info *ModelInfo, a *Analysis) {
 	info.OwnHash, info.Canonical, info.Columns, info.Inferred = cc.OwnHash, cc.Canonical, cc.Columns, cc.Inferred
-	info.Broken, info.Diagnostics = cc.Broken, cc.Diagnostics
+	info.Broken, info.Diagnostics, info.Files = cc.Broken, cc.Diagnostics, cc.FilePatterns
 	if cc.Definition != nil {
 		info.def = &definitionMemo{json: cc.Definition}
 		info.def.once.Do(func() {})

@@ -24,6 +24,14 @@ type Outline struct {
 	// items, WHERE, joins, subqueries, CTEs), lower-case, sorted, without
 	// repeats; window functions are in Windows.
 	Calls []string
+	// Files are the file paths and globs the statement reads by name,
+	// anywhere (CTEs and subqueries included): the string arguments of a
+	// file-reading table function (read_csv('x.csv'),
+	// read_parquet(['a.parquet', 'b/*.parquet'])) and a FROM that names a
+	// file as a string (FROM 'x.csv'), as written (relative paths, URLs),
+	// sorted, without repeats. They are inputs of the model like its
+	// parents: the check and the plan read them.
+	Files []string
 }
 
 // QueryKind says what a query is. A kind other than Select and

@@ -77,6 +77,7 @@ func (c *checker) model() {
 		all.hi--
 	}
 	c.nondeterministic(o)
+	c.filesInBody(o)
 	c.t.placeQuery(o.Query, all, nil, func(p *place) {
 		c.unusedCTEs(p)
 		if p.q.Kind != engine.Select {
@@ -620,4 +621,18 @@ func correlated(q *engine.Query, rels []relation) bool {
 		}
 	}
 	return false
+}
+
+// filesInBody finds the files a body reads by name: they are inputs the
+// check and the plan follow, but only an EXTERNAL model declares their
+// columns once, for every consumer and the editor.
+func (c *checker) filesInBody(o *engine.Outline) {
+	for _, f := range o.Files {
+		lit := "'" + strings.ReplaceAll(f, "'", "''") + "'"
+		start := c.m.BodyStart
+		if i := strings.Index(string(c.m.Source[c.m.BodyStart:]), lit); i >= 0 {
+			start += i
+		}
+		c.report(FileInBody, start, start+len(lit), fmt.Sprintf("%s reads the file %s directly: declare an EXTERNAL model (kind EXTERNAL (files '%s', …)) and read it with @ref, so its columns are declared once", c.m.Name, f, f))
+	}
 }

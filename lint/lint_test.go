@@ -284,7 +284,7 @@ func TestConfigure(t *testing.T) {
 	if sev[lint.NoSelectStar] != project.SeverityError || sev[lint.UnusedCTE] != 0 || sev[lint.AmbiguousColumn] != project.SeverityWarning {
 		t.Errorf("severities %v", sev)
 	}
-	if len(ds) != 1 || ds[0].String() != `efmesh.yaml:2:51: error: unknown lint rule "ambigous_column" (known: no_select_star, ambiguous_column, unused_cte, missing_columns_contract, nondeterministic_incremental, implicit_cross_join); did you mean ambiguous_column?` {
+	if len(ds) != 1 || ds[0].String() != `efmesh.yaml:2:51: error: unknown lint rule "ambigous_column" (known: no_select_star, ambiguous_column, unused_cte, missing_columns_contract, nondeterministic_incremental, implicit_cross_join, file_in_body); did you mean ambiguous_column?` {
 		t.Fatalf("%v", ds)
 	}
 	if f := ds[0].Fixes; len(f) != 1 || f[0].Edits[0].NewText != "ambiguous_column" {

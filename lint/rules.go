@@ -25,6 +25,7 @@ const (
 	MissingColumnsContract      = "missing_columns_contract"
 	NondeterministicIncremental = "nondeterministic_incremental"
 	ImplicitCrossJoin           = "implicit_cross_join"
+	FileInBody                  = "file_in_body"
 )
 
 // Rules are the linter's rules, in the order findings of one place are
@@ -38,6 +39,7 @@ var Rules = []Rule{
 	{MissingColumnsContract, 0, "a FULL or incremental model without a columns (…) contract"},
 	{NondeterministicIncremental, project.SeverityError, "now(), random(), uuid() … in an incremental model: a re-run of an interval gives other rows"},
 	{ImplicitCrossJoin, project.SeverityError, "a comma join with no WHERE predicate linking the relations"},
+	{FileInBody, project.SeverityWarning, "a body that reads a file by name (read_csv('x.csv'), FROM 'x.parquet'): declare an EXTERNAL (files …) model and @ref it"},
 }
 
 // IDs are the rule ids, in Rules' order.

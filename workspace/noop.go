@@ -666,6 +666,16 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 	// plan (or the apply) read them: stamped now, they could vouch for a
 	// file replaced after the plan checked the one before.
 	files = append(files, w.loaded.external...)
+	// The files model bodies read by name (read_csv('…')): the analysis
+	// names them once it has parsed the bodies.
+	body, watchable := bodyFileStamps(w.Analysis)
+	if !watchable {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	files = append(files, body...)
 	if w.Project.Config.Lake != "" {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.

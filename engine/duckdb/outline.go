@@ -69,6 +69,7 @@ func Outline(canonical []byte) (*engine.Outline, error) {
 		return true
 	})
 	slices.Sort(o.Calls)
+	o.Files = tr.files(stmt)
 	return o, nil
 }
 

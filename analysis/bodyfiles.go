@@ -1,0 +1,119 @@
+package analysis
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/efmesh/efmesh/project"
+)
+
+// A FileStamp is one file (or folder a glob walks) a body reads, as the
+// check saw it: a file replaced, grown, touched, added or removed under a
+// glob has another stamp.
+type FileStamp struct {
+	Path    string
+	Size    int64
+	ModTime int64
+	Missing bool
+}
+
+// bodyFiles are the files a model's body reads by name (the outline's
+// Files), resolved against the project root. They are inputs of the
+// model like its parents: their stamps are part of what a cached check
+// holds, and the no-op digest stamps them.
+func (a *Analysis) bodyFiles(canonical []byte) []string {
+	if len(canonical) == 0 || a.outliner == nil {
+		return nil
+	}
+	o := a.outline(canonical)
+	if o == nil {
+		return nil
+	}
+	out := make([]string, 0, len(o.Files))
+	for _, f := range o.Files {
+		out = append(out, AbsPath(a.Project.Root, f))
+	}
+	return out
+}
+
+// StampFiles stamps the files and globs of patterns (absolute paths, as
+// ModelInfo.Files gives them): a literal path is one stamp, a glob the
+// stamps of its literal folder, of every folder under it and of every file
+// it matches. ok is false when a pattern cannot be watched (a URL).
+func StampFiles(patterns []string) (out []FileStamp, ok bool) {
+	for _, pattern := range patterns {
+		if strings.Contains(pattern, "://") {
+			return nil, false
+		}
+		pattern = filepath.ToSlash(pattern)
+		segs := strings.Split(pattern, "/")
+		literal := 0
+		for literal < len(segs) && !strings.ContainsAny(segs[literal], `*?[\`) {
+			literal++
+		}
+		if literal == len(segs) {
+			s, err := stampOne(filepath.FromSlash(pattern))
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, s)
+			continue
+		}
+		base := strings.Join(segs[:literal], "/")
+		rest := strings.Join(segs[literal:], "/")
+		s, err := stampOne(filepath.FromSlash(base))
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, s)
+		if s.Missing {
+			continue
+		}
+		err = filepath.WalkDir(filepath.FromSlash(base), func(name string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(filepath.FromSlash(base), name)
+			if err != nil || rel == "." {
+				return err
+			}
+			if !d.IsDir() && !project.MatchGlob(rest, filepath.ToSlash(rel)) {
+				return nil
+			}
+			s, err := stampOne(name)
+			if err != nil {
+				return err
+			}
+			out = append(out, s)
+			return nil
+		})
+		if err != nil {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func stampOne(path string) (FileStamp, error) {
+	fi, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return FileStamp{Path: path, Missing: true}, nil
+	}
+	if err != nil {
+		return FileStamp{}, err
+	}
+	return FileStamp{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, nil
+}
+
+// fresh reports whether the files a cached check read are still as it
+// stamped them.
+func (cc *CachedCheck) fresh() bool {
+	if len(cc.Files) == 0 {
+		return true
+	}
+	now, ok := StampFiles(cc.FilePatterns)
+	return ok && slices.Equal(now, cc.Files)
+}
