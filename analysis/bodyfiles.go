@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ type FileStamp struct {
 // model like its parents: their stamps are part of what a cached check
 // holds, and the no-op digest stamps them.
 func (a *Analysis) bodyFiles(canonical []byte) []string {
-	if len(canonical) == 0 || a.outliner == nil {
+	if len(canonical) == 0 || a.outliner == nil || !mayReadFiles(canonical) {
 		return nil
 	}
 	o := a.outline(canonical)
@@ -37,6 +38,39 @@ func (a *Analysis) bodyFiles(canonical []byte) []string {
 		out = append(out, AbsPath(a.Project.Root, f))
 	}
 	return out
+}
+
+// mayReadFiles says, from the canonical form's text alone, whether the
+// body could read a file by name: a table function, or a table whose name
+// holds a dot, a slash or an escape (DuckDB reads FROM 'x.csv' as a table
+// named x.csv). Only such bodies are outlined for their files: decoding
+// every model's outline on a cold plan cost as much as binding it. It may
+// answer true for a body that reads no file, never false for one that does.
+func mayReadFiles(canonical []byte) bool {
+	if bytes.Contains(canonical, []byte(`"TABLE_FUNCTION"`)) {
+		return true
+	}
+	key := []byte(`"table_name"`)
+	for rest := canonical; ; {
+		i := bytes.Index(rest, key)
+		if i < 0 {
+			return false
+		}
+		rest = bytes.TrimLeft(rest[i+len(key):], " \t\r\n")
+		rest = bytes.TrimPrefix(rest, []byte(":"))
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		if !bytes.HasPrefix(rest, []byte(`"`)) {
+			continue
+		}
+		end := bytes.IndexByte(rest[1:], '"')
+		if end < 0 {
+			return true
+		}
+		if bytes.ContainsAny(rest[1:1+end], "./\\") {
+			return true
+		}
+		rest = rest[1+end:]
+	}
 }
 
 // StampFiles stamps the files and globs of patterns (absolute paths, as
