@@ -13,17 +13,10 @@ func bodyFileStamps(a *analysis.Analysis) (out []stamp, ok bool) {
 	if a == nil {
 		return nil, true
 	}
+	var patterns []string
 	for _, info := range a.Models {
-		if len(info.Files) == 0 {
-			continue
-		}
-		fs, ok := analysis.StampFiles(info.Files)
-		if !ok {
-			return nil, false
-		}
-		for _, f := range fs {
-			out = append(out, stamp{Path: f.Path, Size: f.Size, ModTime: f.ModTime, Missing: f.Missing})
-		}
+		patterns = append(patterns, info.Files...)
 	}
-	return out, true
+	// The same stamps, racy rule included, as the EXTERNAL models' files.
+	return patternStamps(patterns)
 }

@@ -291,14 +291,26 @@ func binaryStamp() (stamp, error) {
 // their columns with the declared ones. ok is false when a model reads
 // files the digest cannot watch (a URL).
 func externalStamps(p *project.Project) (out []stamp, ok bool) {
+	var patterns []string
 	for _, m := range p.Models {
 		if m.Kind.Name != project.KindExternal || m.Kind.Files == "" {
 			continue
 		}
-		if strings.Contains(m.Kind.Files, "://") {
+		patterns = append(patterns, analysis.AbsPath(p.Root, m.Kind.Files))
+	}
+	return patternStamps(patterns)
+}
+
+// patternStamps stamps the files and globs of patterns (absolute paths):
+// a literal path is one stamp, a glob the stamps of its literal folder, of
+// every folder under it and of every file it matches. ok is false when a
+// pattern cannot be watched (a URL, a glob whose folder is missing).
+func patternStamps(patterns []string) (out []stamp, ok bool) {
+	for _, raw := range patterns {
+		if strings.Contains(raw, "://") {
 			return nil, false
 		}
-		pattern := filepath.ToSlash(analysis.AbsPath(p.Root, m.Kind.Files))
+		pattern := filepath.ToSlash(raw)
 		segs := strings.Split(pattern, "/")
 		literal := 0
 		for literal < len(segs) && !strings.ContainsAny(segs[literal], `*?[\`) {
