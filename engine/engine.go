@@ -241,18 +241,37 @@ func StringList(strs []string) string {
 	return strings.Join(list, ", ")
 }
 
+// InList is the condition, over the SQL expression expr, that it is one of
+// strs; FALSE when strs is empty.
+func InList(expr string, strs []string) string {
+	if len(strs) == 0 {
+		return "FALSE"
+	}
+	return expr + " IN (" + StringList(strs) + ")"
+}
+
 // RelationsOf reads catalog rows of (schema, name, is view, column name,
 // column type) as listed relations: the rows of one relation are adjacent,
 // in column order, and a NULL column name is a relation listed without
-// columns.
-func RelationsOf(rows *Rows) []Listed {
+// columns. Only the relations among withColumns keep their columns,
+// matched without case in Go (one map lookup per relation): the query
+// lists the columns of whole schemas (ColumnSchemas) rather than naming
+// every relation asked for, which made its text, and the engine's work to
+// evaluate it, grow with (relations asked for × relations listed).
+func RelationsOf(rows *Rows, withColumns []Relation) []Listed {
+	wanted := make(map[Relation]bool, len(withColumns))
+	for _, r := range withColumns {
+		wanted[lowerRelation(r)] = true
+	}
 	out := make([]Listed, 0, len(rows.Values))
+	keep := false
 	for _, v := range rows.Values {
 		r := Relation{Schema: fmt.Sprint(v[0]), Name: fmt.Sprint(v[1])}
 		if n := len(out); n == 0 || out[n-1].Relation != r {
 			out = append(out, Listed{Relation: r, View: fmt.Sprint(v[2]) == "true"})
+			keep = wanted[lowerRelation(r)]
 		}
-		if len(v) >= 5 && v[3] != nil {
+		if keep && len(v) >= 5 && v[3] != nil {
 			l := &out[len(out)-1]
 			l.Columns = append(l.Columns, Column{Name: fmt.Sprint(v[3]), Type: fmt.Sprint(v[4])})
 		}
@@ -260,16 +279,23 @@ func RelationsOf(rows *Rows) []Listed {
 	return out
 }
 
-// ColumnsWanted is the condition, over the SQL expressions schema and
-// name, that a relation is one of rels, without case; FALSE when rels is
-// empty.
-func ColumnsWanted(schema, name string, rels []Relation) string {
-	if len(rels) == 0 {
-		return "FALSE"
+func lowerRelation(r Relation) Relation {
+	return Relation{Schema: strings.ToLower(r.Schema), Name: strings.ToLower(r.Name)}
+}
+
+// ColumnSchemas returns the schemas among schemas that hold one of rels
+// (compared without case), in their order: those whose columns a catalog
+// query lists for RelationsOf to pick from.
+func ColumnSchemas(schemas []string, rels []Relation) []string {
+	in := make(map[string]bool, len(rels))
+	for _, r := range rels {
+		in[strings.ToLower(r.Schema)] = true
 	}
-	conds := make([]string, len(rels))
-	for i, r := range rels {
-		conds[i] = fmt.Sprintf("(lower(%s) = %s AND lower(%s) = %s)", schema, QuoteString(strings.ToLower(r.Schema)), name, QuoteString(strings.ToLower(r.Name)))
+	var out []string
+	for _, s := range schemas {
+		if in[strings.ToLower(s)] {
+			out = append(out, s)
+		}
 	}
-	return "(" + strings.Join(conds, " OR ") + ")"
+	return out
 }

@@ -212,3 +212,31 @@ func BenchmarkMakePlanNoop(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckWarehouse is the presence check of a plan against an
+// applied warehouse (every physical table and environment view listed,
+// with their columns, and matched against what the store says), at a few
+// thousand relations: its cost must grow with the catalog, not with
+// (relations asked for × relations listed).
+func BenchmarkCheckWarehouse(b *testing.B) {
+	for _, n := range []int{1000, 4000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e := newBenchEnv(b, n)
+			ctx := context.Background()
+			if _, err := Apply(ctx, e.plan(b, "dev"), e.wh, e.st, ApplyOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			p := e.plan(b, "dev")
+			cat, err := catalogOf(e.wh)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				ds, err := p.checkWarehouse(ctx, e.st, cat)
+				if err != nil || len(ds) != 0 || p.HasChanges {
+					b.Fatal("an applied warehouse is not whole", err, ds)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/engine"
@@ -47,5 +48,53 @@ func TestRelationsReadOnly(t *testing.T) {
 	}
 	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "none.duckdb")); err == nil {
 		t.Fatal("OpenReadOnly created a database")
+	}
+}
+
+// TestRelationsExactNames: the catalog listing spells every name as the
+// catalog does (case, quotes, dots, non-ASCII kept), and the columns of a
+// relation asked for are found however its name is cased, while a
+// relation of the same schema not asked for lists none.
+func TestRelationsExactNames(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d := Dialect{}
+	schema := `Wëird "S.ch'ema`
+	rel := func(name string) string { return d.QuoteRelation(engine.Relation{Schema: schema, Name: name}) }
+	if err := db.Exec(ctx, `CREATE SCHEMA `+engine.QuoteIdent(schema)+`;
+		CREATE TABLE `+rel(`Mixed.Case`)+` ("Ä" INT, "b""c" TEXT);
+		CREATE TABLE `+rel(`quo"te`)+` (x INT);
+		CREATE TABLE `+rel(`ap'os`)+` (y DOUBLE);
+		CREATE VIEW `+rel(`Ünï.v`)+` AS SELECT 1 AS "Zé";
+		CREATE SCHEMA other; CREATE TABLE other."Mixed.Case" (z INT)`); err != nil {
+		t.Fatal(err)
+	}
+	rels, err := db.Relations(ctx, []string{schema, "other"}, []engine.Relation{
+		{Schema: `wëird "s.ch'ema`, Name: "mixed.case"},
+		{Schema: `WËIRD "S.CH'EMA`, Name: "ÜNÏ.V"},
+		{Schema: schema, Name: `AP'OS`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rels {
+		got = append(got, fmt.Sprintf("%q.%q:%v%v", r.Schema, r.Name, r.View, r.Columns))
+	}
+	sort.Strings(got)
+	want := []string{
+		`"Wëird \"S.ch'ema"."Mixed.Case":false[{Ä INTEGER} {b"c VARCHAR}]`,
+		`"Wëird \"S.ch'ema"."ap'os":false[{y DOUBLE}]`,
+		`"Wëird \"S.ch'ema"."quo\"te":false[]`,
+		`"Wëird \"S.ch'ema"."Ünï.v":true[{Zé INTEGER}]`,
+		`"other"."Mixed.Case":false[]`,
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("Relations =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

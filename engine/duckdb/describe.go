@@ -219,20 +219,24 @@ func describe(ctx context.Context, db queryer, query string) ([]engine.Column, e
 
 // Relations lists the tables and views of the database's schemas among
 // schemas, with the columns of those among withColumns, in one catalog
-// query (attached databases are not looked at).
+// query (attached databases are not looked at). The query names schemas,
+// never relations: it lists the columns of every relation of the schemas
+// that hold one of withColumns, and engine.RelationsOf keeps those asked
+// for, so its cost is linear in the catalog however many are asked for.
 func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engine.Relation) ([]engine.Listed, error) {
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	q := `SELECT t.table_schema, t.table_name, t.table_type = 'VIEW', c.column_name, c.data_type
-		FROM information_schema.tables t
-		LEFT JOIN information_schema.columns c ON c.table_catalog = t.table_catalog AND c.table_schema = t.table_schema
-			AND c.table_name = t.table_name AND ` + engine.ColumnsWanted("t.table_schema", "t.table_name", withColumns) + `
-		WHERE t.table_catalog = current_database() AND t.table_schema IN (` + engine.StringList(schemas) + `)
-		ORDER BY t.table_schema, t.table_name, c.ordinal_position`
+	q := `SELECT r.schema_name, r.name, r.is_view, c.column_name, c.data_type
+		FROM (SELECT database_name, schema_name, table_name AS name, false AS is_view FROM duckdb_tables()
+			UNION ALL SELECT database_name, schema_name, view_name, true FROM duckdb_views()) r
+		LEFT JOIN duckdb_columns() c ON c.database_name = r.database_name AND c.schema_name = r.schema_name
+			AND c.table_name = r.name AND ` + engine.InList("c.schema_name", engine.ColumnSchemas(schemas, withColumns)) + `
+		WHERE r.database_name = current_database() AND r.schema_name IN (` + engine.StringList(schemas) + `)
+		ORDER BY r.schema_name, r.name, c.column_index`
 	rows, err := d.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("duckdb: list relations: %w", err)
 	}
-	return engine.RelationsOf(rows), nil
+	return engine.RelationsOf(rows, withColumns), nil
 }

@@ -35,7 +35,11 @@ func (d *DB) Describe(ctx context.Context, query string) ([]engine.Column, error
 
 // Relations lists the tables, views, materialized views, partitioned and
 // foreign tables of the schemas among schemas, with the columns of those
-// among withColumns, in one catalog query.
+// among withColumns, in one catalog query. The query names schemas, never
+// relations: it lists the columns of every relation of the schemas that
+// hold one of withColumns, and engine.RelationsOf keeps those asked for
+// (without case, as Go lowers names: the server's lower() depends on the
+// database's locale), so its cost is linear in the catalog.
 func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engine.Relation) ([]engine.Listed, error) {
 	if len(schemas) == 0 {
 		return nil, nil
@@ -44,12 +48,12 @@ func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engi
 		FROM pg_catalog.pg_class c
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-			AND ` + engine.ColumnsWanted("n.nspname", "c.relname", withColumns) + `
+			AND ` + engine.InList("n.nspname", engine.ColumnSchemas(schemas, withColumns)) + `
 		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + engine.StringList(schemas) + `)
 		ORDER BY n.nspname, c.relname, a.attnum`
 	rows, err := d.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list relations: %w", err)
 	}
-	return engine.RelationsOf(rows), nil
+	return engine.RelationsOf(rows, withColumns), nil
 }
