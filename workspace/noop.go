@@ -12,11 +12,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -523,12 +525,8 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		return hit, false
 	}
 	touched := false
-	st := newStatter()
-	defer st.close()
-	for _, s := range d.Files {
-		if !s.same(st, &touched) {
-			return hit, false
-		}
+	if !sameFiles(d.Files, &touched) {
+		return hit, false
 	}
 	if !d.sameDirs() {
 		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
@@ -977,3 +975,57 @@ func rememberPromoted(ctx context.Context, st state.Reader, req NoopRequest, q p
 	}
 	_ = writeDigest(noopPath(q.proj.Root, req.Env), nd, p)
 }
+
+// sameFiles reports whether every file of files is still what its stamp
+// says (stamp.same); touched is set when one was touched, not changed.
+// The files are checked by several goroutines at once (a stat is a system
+// call that waits on the kernel, and a project has thousands of files),
+// each stopping at the first file that changed.
+func sameFiles(files []stamp, touched *bool) bool {
+	st := newStatter()
+	defer st.close()
+	st.open(files)
+	workers := min(runtime.GOMAXPROCS(0), 8, (len(files)+sameFilesChunk-1)/sameFilesChunk)
+	if workers <= 1 {
+		for _, s := range files {
+			if !s.same(st, touched) {
+				return false
+			}
+		}
+		return true
+	}
+	var changed, anyTouched atomic.Bool
+	var wg sync.WaitGroup
+	per := (len(files) + workers - 1) / workers
+	for lo := 0; lo < len(files); lo += per {
+		part := files[lo:min(lo+per, len(files))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := false
+			for i, s := range part {
+				if i%64 == 0 && changed.Load() {
+					return
+				}
+				if !s.same(st, &t) {
+					changed.Store(true)
+					return
+				}
+			}
+			if t {
+				anyTouched.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	if changed.Load() {
+		return false
+	}
+	if anyTouched.Load() {
+		*touched = true
+	}
+	return true
+}
+
+// sameFilesChunk is the fewest files worth a goroutine of their own.
+const sameFilesChunk = 256

@@ -208,12 +208,8 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 		return q, false
 	}
 	touched := false
-	stats := newStatter()
-	defer stats.close()
-	for _, s := range d.Files {
-		if !s.same(stats, &touched) {
-			return q, false
-		}
+	if !sameFiles(d.Files, &touched) {
+		return q, false
 	}
 	if !(&noopDigest{Dirs: d.Dirs}).sameDirs() {
 		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
