@@ -12,15 +12,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -58,7 +61,7 @@ import (
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 5
+const noopFormat = 6
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -164,7 +167,11 @@ type noopDigest struct {
 	Dirs      []stamp
 	Files     stampList
 	Warehouse []stamp
-	Store     string
+	// Schemas are the warehouse's schemas the plan reads, lower-cased
+	// (warehouseSchemas): a logged move of the warehouse that wrote none
+	// of them keeps the digest (moves.go). nil: not known.
+	Schemas []string
+	Store   string
 	// StoreFiles are the state file's stamps (the database and its WAL)
 	// as they were when the store's token was last read equal to Store:
 	// nil when unknown, or when the store is not a file.
@@ -518,12 +525,8 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		return hit, false
 	}
 	touched := false
-	st := newStatter()
-	defer st.close()
-	for _, s := range d.Files {
-		if !s.same(st, &touched) {
-			return hit, false
-		}
+	if !sameFiles(d.Files, &touched) {
+		return hit, false
 	}
 	if !d.sameDirs() {
 		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
@@ -547,8 +550,12 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 	p := &project.Project{Root: root}
 	p.Config, _ = project.ParseConfig(project.ConfigFile, src)
 	wh, watchable := warehouseStamps(p)
-	if !watchable || !slices.Equal(wh, d.Warehouse) {
+	if !watchable || !warehouseMovedAround(root, d.Warehouse, wh, d.Schemas) {
 		return hit, false
+	}
+	if !slices.Equal(wh, d.Warehouse) { // moved around what the plan reads
+		d.Warehouse = wh
+		touched = true
 	}
 	files, fileStore := storeStamps(p)
 	byStamps := fileStore && d.StoreFiles != nil && slices.Equal(files, d.StoreFiles)
@@ -716,6 +723,7 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		Dirs:       dirs,
 		Files:      files,
 		Warehouse:  b.warehouse,
+		Schemas:    w.planSchemas(req.Env, p),
 		Store:      b.store,
 		UnusedVars: w.UnusedVars,
 	}
@@ -924,3 +932,100 @@ func (d *noopDigest) sameDirs() bool {
 	}
 	return true
 }
+
+// rememberPromoted writes the no-op digest of req.Env right after
+// QuickApplyPromotion promoted q's plan into it, under the environment's
+// lock: the plan of req.Env is then every model unchanged at the
+// fingerprint promoted (planner.Settled's plan), against the store's token
+// read now and the warehouse's stamps after the promotion. Anything that
+// fails leaves no digest.
+func rememberPromoted(ctx context.Context, st state.Reader, req NoopRequest, q promotionHit, d engine.Dialect, warehouse []stamp) {
+	tok, ok := storeToken(ctx, st, req.Env)
+	if !ok {
+		return
+	}
+	fd := q.digest
+	p := &planner.Plan{Env: req.Env, Models: make([]planner.ModelPlan, len(q.plan.Models))}
+	for i, mp := range q.plan.Models {
+		p.Models[i] = planner.ModelPlan{
+			Name:          mp.Name,
+			Kind:          mp.Kind,
+			Change:        planner.Unchanged,
+			Fingerprint:   mp.Fingerprint,
+			PhysicalTable: mp.PhysicalTable,
+			Backfill:      [][]string{},
+			Explain:       []string{},
+		}
+	}
+	schemas := append(slices.Clone(fd.Schemas), promotionSchemas(d, p)...)
+	nd := &noopDigest{
+		Format:     noopFormat,
+		Request:    req.key(),
+		Now:        time.Unix(0, fd.Now).UTC(),
+		Until:      time.Unix(0, fd.Until).UTC(),
+		Binary:     fd.Binary,
+		Globs:      fd.Globs,
+		Listed:     fd.Listed,
+		Dirs:       fd.Dirs,
+		Files:      fd.Files,
+		Warehouse:  warehouse,
+		Schemas:    lowerSet(schemas),
+		Store:      tok,
+		UnusedVars: fd.UnusedVars,
+	}
+	_ = writeDigest(noopPath(q.proj.Root, req.Env), nd, p)
+}
+
+// sameFiles reports whether every file of files is still what its stamp
+// says (stamp.same); touched is set when one was touched, not changed.
+// The files are checked by several goroutines at once (a stat is a system
+// call that waits on the kernel, and a project has thousands of files),
+// each stopping at the first file that changed.
+func sameFiles(files []stamp, touched *bool) bool {
+	st := newStatter()
+	defer st.close()
+	st.open(files)
+	workers := min(runtime.GOMAXPROCS(0), 8, (len(files)+sameFilesChunk-1)/sameFilesChunk)
+	if workers <= 1 {
+		for _, s := range files {
+			if !s.same(st, touched) {
+				return false
+			}
+		}
+		return true
+	}
+	var changed, anyTouched atomic.Bool
+	var wg sync.WaitGroup
+	per := (len(files) + workers - 1) / workers
+	for lo := 0; lo < len(files); lo += per {
+		part := files[lo:min(lo+per, len(files))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := false
+			for i, s := range part {
+				if i%64 == 0 && changed.Load() {
+					return
+				}
+				if !s.same(st, &t) {
+					changed.Store(true)
+					return
+				}
+			}
+			if t {
+				anyTouched.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	if changed.Load() {
+		return false
+	}
+	if anyTouched.Load() {
+		*touched = true
+	}
+	return true
+}
+
+// sameFilesChunk is the fewest files worth a goroutine of their own.
+const sameFilesChunk = 256

@@ -41,7 +41,7 @@ import (
 // the full path.
 
 // fingerprintsFormat names the digest's layout; bump it when it changes.
-const fingerprintsFormat = 2
+const fingerprintsFormat = 3
 
 func fingerprintsPath(root string) string {
 	return filepath.Join(root, ".efmesh", "cache", "fingerprints.digest")
@@ -73,6 +73,11 @@ type fingerprintsDigest struct {
 	Dirs      []stamp
 	Files     stampList
 	Warehouse []stamp
+	// Schemas are the warehouse's schemas a promotion's plan reads besides
+	// the promoted environment's (the physical schema, the EXTERNAL
+	// models' sources), lower-cased: a logged move of the warehouse that
+	// wrote none of them keeps the digest (moves.go).
+	Schemas []string
 	// Vars are the variables in force for the plan (efmesh.yaml's, its
 	// environment's, --var): another environment's must be the same.
 	Vars map[string]string
@@ -101,6 +106,7 @@ func (w *Workspace) rememberFingerprints(req NoopRequest, p *planner.Plan, d *no
 		Dirs:       d.Dirs,
 		Files:      d.Files,
 		Warehouse:  d.Warehouse,
+		Schemas:    lowerSet(append([]string{analysis.PhysicalSchema}, sourceSchemas(w.Project)...)),
 		Vars:       w.Project.Config.Variables,
 		Overrides:  req.Vars,
 		UnusedVars: d.UnusedVars,
@@ -202,12 +208,8 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 		return q, false
 	}
 	touched := false
-	stats := newStatter()
-	defer stats.close()
-	for _, s := range d.Files {
-		if !s.same(stats, &touched) {
-			return q, false
-		}
+	if !sameFiles(d.Files, &touched) {
+		return q, false
 	}
 	if !(&noopDigest{Dirs: d.Dirs}).sameDirs() {
 		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
@@ -231,7 +233,7 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 		return q, false
 	}
 	wh, watchable := warehouseStamps(proj)
-	if !watchable || !slices.Equal(wh, d.Warehouse) {
+	if !watchable || !warehouseMovedAround(root, d.Warehouse, wh, d.Schemas) {
 		return q, false
 	}
 	st, err := connect.ReadOnlyStore(ctx, proj)
@@ -310,7 +312,8 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 	// Under the lock: the warehouse as the digest stamped it (a table
 	// dropped or built since changes its files), the environment still
 	// without pointers (PromoteBuilt checks it again).
-	if stamps, ok := warehouseStamps(proj); !ok || !slices.Equal(stamps, q.digest.Warehouse) {
+	before, watchable := warehouseStamps(proj)
+	if !watchable || !warehouseMovedAround(proj.Root, q.digest.Warehouse, before, q.digest.Schemas) {
 		return nil, false, nil
 	}
 	if ptrs, err := st.Environment(ctx, req.Env); err != nil || len(ptrs) > 0 {
@@ -323,7 +326,12 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 	if err != nil || wh == nil {
 		return nil, false, nil
 	}
-	defer wh.Close()
+	open := true
+	defer func() {
+		if open {
+			wh.Close()
+		}
+	}()
 	ao := ar.Apply
 	ao.Lock = lk
 	if ao.Now == nil {
@@ -346,6 +354,18 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 		return out, true, err
 	}
 	out.Applied = true
+	// Still under the lock: the warehouse closed (its file as the next
+	// process finds it), its move logged, and the promoted environment's
+	// no-op digest written, so that neither the other environments' plans
+	// nor this one's fall off their digests.
+	d := wh.Dialect()
+	open = false
+	wh.Close()
+	after, ok := warehouseStamps(proj)
+	if !ok || logMove(proj.Root, before, after, promotionSchemas(d, q.plan)) != nil {
+		return out, true, nil
+	}
+	rememberPromoted(ctx, st, req, q, d, after)
 	return out, true, nil
 }
 

@@ -76,15 +76,23 @@ func (l *stampList) UnmarshalBinary(b []byte) error {
 	if !ok || count > uint64(len(b)) {
 		return errStampList
 	}
+	// Every path and hash is written into one buffer, turned into one
+	// string at the end, of which each stamp keeps a slice: two
+	// allocations for the list instead of two per file.
 	out := make(stampList, count)
-	prev := ""
+	type span struct{ path, n, hash int }
+	spans := make([]span, count)
+	var paths, hashes []byte
+	prevAt, prevLen := 0, 0
 	for i := range out {
 		shared, ok1 := uv()
 		rest, ok2 := uv()
-		if !ok1 || !ok2 || shared > uint64(len(prev)) || rest+1 > uint64(len(b)) {
+		if !ok1 || !ok2 || shared > uint64(prevLen) || rest+1 > uint64(len(b)) {
 			return errStampList
 		}
-		path := prev[:shared] + string(b[:rest])
+		at := len(paths)
+		paths = append(paths, paths[prevAt:prevAt+int(shared)]...)
+		paths = append(paths, b[:rest]...)
 		b = b[rest:]
 		flags := b[0]
 		b = b[1:]
@@ -93,19 +101,27 @@ func (l *stampList) UnmarshalBinary(b []byte) error {
 		if !ok1 || !ok2 {
 			return errStampList
 		}
-		s := stamp{Path: path, Size: size, ModTime: mtime, Missing: flags&stampMissing != 0, Racy: flags&stampRacy != 0}
+		out[i] = stamp{Size: size, ModTime: mtime, Missing: flags&stampMissing != 0, Racy: flags&stampRacy != 0}
+		spans[i] = span{path: at, n: len(paths) - at, hash: -1}
 		if flags&stampHashed != 0 {
 			if len(b) < 32 {
 				return errStampList
 			}
-			s.Hash = string(b[:32])
+			spans[i].hash = len(hashes)
+			hashes = append(hashes, b[:32]...)
 			b = b[32:]
 		}
-		out[i] = s
-		prev = path
+		prevAt, prevLen = at, len(paths)-at
 	}
 	if len(b) != 0 {
 		return errStampList
+	}
+	allPaths, allHashes := string(paths), string(hashes)
+	for i, sp := range spans {
+		out[i].Path = allPaths[sp.path : sp.path+sp.n]
+		if sp.hash >= 0 {
+			out[i].Hash = allHashes[sp.hash : sp.hash+32]
+		}
 	}
 	*l = out
 	return nil
@@ -137,24 +153,36 @@ func (l *pathList) UnmarshalBinary(b []byte) error {
 		return errStampList
 	}
 	b = b[n:]
+	// One buffer for every path, as stampList's.
 	out := make(pathList, count)
-	prev := ""
+	ends := make([]int, count)
+	var paths []byte
+	prevAt, prevLen := 0, 0
 	for i := range out {
 		shared, n1 := binary.Uvarint(b)
 		if n1 <= 0 {
 			return errStampList
 		}
 		rest, n2 := binary.Uvarint(b[n1:])
-		if n2 <= 0 || shared > uint64(len(prev)) || rest > uint64(len(b)-n1-n2) {
+		if n2 <= 0 || shared > uint64(prevLen) || rest > uint64(len(b)-n1-n2) {
 			return errStampList
 		}
 		b = b[n1+n2:]
-		out[i] = prev[:shared] + string(b[:rest])
+		at := len(paths)
+		paths = append(paths, paths[prevAt:prevAt+int(shared)]...)
+		paths = append(paths, b[:rest]...)
 		b = b[rest:]
-		prev = out[i]
+		ends[i] = len(paths)
+		prevAt, prevLen = at, len(paths)-at
 	}
 	if len(b) != 0 {
 		return errStampList
+	}
+	all := string(paths)
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
 	}
 	*l = out
 	return nil

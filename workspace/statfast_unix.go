@@ -45,6 +45,22 @@ func (t *statter) stat(path string) (s stamp, ok bool) {
 	return stamp{Path: path, Size: st.Size, ModTime: sec*1e9 + nsec}, true
 }
 
+// open opens the folders of paths beforehand, so that stat only reads the
+// map: then stat may be called from several goroutines at once.
+func (t *statter) open(paths []stamp) {
+	for _, s := range paths {
+		dir, _ := filepath.Split(s.Path)
+		if _, seen := t.dirs[dir]; seen {
+			continue
+		}
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			fd = -1
+		}
+		t.dirs[dir] = fd
+	}
+}
+
 func (t *statter) close() {
 	for _, fd := range t.dirs {
 		if fd >= 0 {

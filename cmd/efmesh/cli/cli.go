@@ -84,7 +84,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = ExitError
 		}
 	}()
-	root := a.rootCmd()
+	root := a.rootCmd(args)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -110,7 +110,75 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return ExitError
 }
 
-func (a *app) rootCmd() *cobra.Command {
+// subcommands are efmesh's commands, by name: each is built only when it
+// is the one that runs (or all, for help, completion and a command that is
+// not one of them), so that a command pays no start-up for the others.
+var subcommands = []struct {
+	name  string
+	build func(*app) *cobra.Command
+}{
+	{"version", (*app).versionCmd}, {"init", (*app).initCmd}, {"plan", (*app).planCmd}, {"apply", (*app).applyCmd},
+	{"render", (*app).renderCmd}, {"graph", (*app).graphCmd}, {"lineage", (*app).lineageCmd}, {"test", (*app).testCmd},
+	{"migrate", (*app).migrateCmd}, {"run", (*app).runCmd}, {"restate", (*app).restateCmd}, {"status", (*app).statusCmd},
+	{"audit", (*app).auditCmd}, {"diff", (*app).diffCmd}, {"janitor", (*app).janitorCmd}, {"lsp", (*app).lspCmd},
+	{"passport", (*app).passportCmd}, {"schedule", (*app).scheduleCmd}, {"compact", (*app).compactCmd}, {"query", (*app).queryCmd},
+	{"show", (*app).showCmd}, {"env", (*app).envCmd}, {"create-external", (*app).createExternalCmd}, {"create-test", (*app).createTestCmd},
+	{"lint", (*app).lintCmd}, {"format", (*app).formatCmd},
+}
+
+// commandOf is the name of the subcommand args run: the first argument
+// that is not a root flag or a root flag's value; "" when there is none
+// (efmesh --version, efmesh alone) and ok false when args cannot be read
+// this way (then every command is built, and cobra reads them).
+func commandOf(args []string) (name string, ok bool) {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return "", false
+		case !strings.HasPrefix(arg, "-") || arg == "-":
+			return arg, true
+		case strings.Contains(arg, "="), arg == "--json", arg == "--version", arg == "-v", arg == "--help", arg == "-h":
+			// a flag with its value, or without one
+		case arg == "-C", arg == "--project", arg == "--log-level", arg == "--lock-timeout":
+			i++ // its value follows
+		case strings.HasPrefix(arg, "-C"):
+			// -Cdir
+		default:
+			return "", false // a flag the root does not have: cobra says so
+		}
+	}
+	return "", true
+}
+
+// rootCmd is the command tree args need: the root with the one
+// subcommand args name when it is one of subcommands, the root alone when
+// args name none (efmesh --version), else every command.
+func (a *app) rootCmd(args []string) *cobra.Command {
+	name, ok := commandOf(args)
+	all := !ok
+	var only []*cobra.Command
+	if ok && name != "" {
+		all = true
+		for _, c := range subcommands {
+			if c.name == name {
+				only, all = []*cobra.Command{c.build(a)}, false
+				break
+			}
+		}
+	}
+	if ok && name == "" && !slices.ContainsFunc(args, func(s string) bool { return s == "--version" || s == "-v" }) {
+		all = true // efmesh alone, or --help: the help lists every command
+	}
+	if all {
+		for _, c := range subcommands {
+			only = append(only, c.build(a))
+		}
+	}
+	return a.root(only)
+}
+
+func (a *app) root(commands []*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "efmesh",
 		Short: "Plan and apply SQL model projects; environments are views over shared snapshots",
@@ -134,8 +202,7 @@ flight is rolled back, the lock released, the journal says interrupted).`,
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
 	root.PersistentFlags().Var(durationFlag{&a.lockTimeout}, "lock-timeout",
 		"how long to wait for a DuckDB warehouse another process is writing, e.g. 30s or 0s (default: engine lock_timeout in efmesh.yaml, else 10s)")
-	root.AddCommand(a.versionCmd(), a.initCmd(), a.planCmd(), a.applyCmd(), a.renderCmd(), a.graphCmd(), a.lineageCmd(), a.testCmd(), a.migrateCmd(),
-		a.runCmd(), a.restateCmd(), a.statusCmd(), a.auditCmd(), a.diffCmd(), a.janitorCmd(), a.lspCmd(), a.passportCmd(), a.scheduleCmd(), a.compactCmd(), a.queryCmd(), a.showCmd(), a.envCmd(), a.createExternalCmd(), a.createTestCmd(), a.lintCmd(), a.formatCmd())
+	root.AddCommand(commands...)
 	// --version prints what efmesh version prints.
 	root.Version = Version
 	root.SetVersionTemplate(versionLine() + "\n")

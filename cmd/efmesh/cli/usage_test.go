@@ -40,7 +40,7 @@ func TestEveryCommandHasExamples(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(a.rootCmd())
+	walk(a.rootCmd(nil))
 }
 
 // TestVersionFlag: efmesh --version prints what efmesh version prints.
