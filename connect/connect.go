@@ -255,7 +255,7 @@ func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption)
 		if err != nil {
 			return nil, err
 		}
-		if err := tune(ctx, db, p.Config.Engine, WarehousePath(p)); err != nil {
+		if err := TuneDuckDB(ctx, db, p.Config.Engine, WarehousePath(p)); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -357,6 +357,12 @@ func ReadWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOpt
 	if err != nil {
 		return nil, err
 	}
+	// Capped as when writing: opening a file of thousands of tables
+	// reads every table's metadata into the buffer pool.
+	if err := TuneDuckDB(ctx, db, p.Config.Engine, path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -432,34 +438,71 @@ var (
 )
 
 // DefaultMemoryLimit caps the buffer pool of a DuckDB warehouse file when
-// efmesh.yaml names no engine memory_limit: past it DuckDB evicts to the
-// file and spills to its temp directory instead of growing the process. An
+// efmesh.yaml names no engine memory_limit, per DuckDB thread, with
+// MinMemoryLimit as its floor (64 MB on two cores, 512 MB on sixteen).
+// Past it DuckDB evicts blocks already in the file and spills what a query
+// holds (joins, sorts, aggregates) to its temp directory (TempDirectory)
+// instead of growing the process, so a query bigger than the cap still
+// succeeds, only slower. Without a cap DuckDB keeps every block an apply
+// wrote (a 2,000-model apply held ~480 MB of them) and, on opening a file
+// of thousands of tables, every table's metadata. What cannot spill is a
+// single value bigger than the cap (a string_agg of the whole table):
+// engine memory_limit in efmesh.yaml raises the cap for such a project. An
 // in-memory warehouse cannot evict, so it keeps DuckDB's own default (80%
 // of RAM).
-const DefaultMemoryLimit = "1GB"
+const DefaultMemoryLimit = 32 << 20 // bytes per thread
+
+// MinMemoryLimit is the least default cap of a warehouse file: DuckDB's
+// operators need some memory per thread that they cannot spill.
+const MinMemoryLimit = 64 << 20
 
 // WorkbenchMemoryLimit caps the in-memory workbench (models are checked
 // in it against empty stand-ins; compaction and parquet targets move data
 // through it); engine memory_limit in efmesh.yaml replaces it.
-const WorkbenchMemoryLimit = DefaultMemoryLimit
+const WorkbenchMemoryLimit = "1GB"
 
-// tune applies the engine settings of efmesh.yaml to a DuckDB warehouse.
-func tune(ctx context.Context, db *duckdb.DB, c project.EngineConfig, path string) error {
-	limit := c.MemoryLimit
-	if limit == "" && path != ":memory:" {
-		limit = DefaultMemoryLimit
-	}
-	if limit != "" {
-		if err := setMemoryLimit(ctx, db, limit); err != nil {
-			return err
-		}
-	}
+// DefaultMemoryLimitFor is the default cap of a warehouse file running on
+// threads DuckDB threads, as a DuckDB size: DefaultMemoryLimit per thread,
+// at least MinMemoryLimit.
+func DefaultMemoryLimitFor(threads int64) string {
+	return fmt.Sprintf("%dMB", max(MinMemoryLimit, DefaultMemoryLimit*threads)>>20)
+}
+
+// TempDirectory is where DuckDB spills what does not fit under the cap for
+// the warehouse file path: <file>.tmp beside it, on the disk the warehouse
+// already fills, removed by DuckDB when the database closes.
+func TempDirectory(path string) string { return path + ".tmp" }
+
+// TuneDuckDB applies the engine settings of efmesh.yaml to the DuckDB
+// warehouse db opened at path: its threads, then its memory cap (the
+// default cap follows the threads) and, for a file, the directory it
+// spills to. Every opening of a warehouse goes through it (and so does the
+// benchmark's floor, to be measured under the same cap).
+func TuneDuckDB(ctx context.Context, db *duckdb.DB, c project.EngineConfig, path string) error {
 	if c.Threads > 0 {
 		if err := db.Exec(ctx, fmt.Sprintf("SET threads = %d", c.Threads)); err != nil {
 			return fmt.Errorf("engine threads %d: %w", c.Threads, err)
 		}
 	}
-	return nil
+	limit := c.MemoryLimit
+	if path == ":memory:" {
+		if limit == "" {
+			return nil
+		}
+		return setMemoryLimit(ctx, db, limit)
+	}
+	if err := db.Exec(ctx, "SET temp_directory = "+engine.QuoteString(TempDirectory(path))); err != nil {
+		return fmt.Errorf("duckdb temp_directory: %w", err)
+	}
+	if limit == "" {
+		r, err := db.Query(ctx, "SELECT current_setting('threads')::BIGINT")
+		if err != nil {
+			return fmt.Errorf("engine threads: %w", err)
+		}
+		threads, _ := r.Values[0][0].(int64)
+		limit = DefaultMemoryLimitFor(threads)
+	}
+	return setMemoryLimit(ctx, db, limit)
 }
 
 // setMemoryLimit caps db's buffer pool at limit (a DuckDB size).

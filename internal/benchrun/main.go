@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/internal/gen"
@@ -359,8 +360,9 @@ func runFloor(dir, self, db string, build, tx []string) (step, error) {
 	return s, err
 }
 
-// floorChild is the floor's process: open the DuckDB file, run the script
-// through the same driver efmesh uses, close (checkpoint) it.
+// floorChild is the floor's process: open the DuckDB file under the memory
+// cap efmesh's warehouse has by default, run the script through the same
+// driver efmesh uses, close (checkpoint) it.
 func floorChild(args []string) error {
 	if len(args) != 1 {
 		return errors.New("-floor <script.json>")
@@ -376,6 +378,11 @@ func floorChild(args []string) error {
 	ctx := context.Background()
 	db, err := duckdb.Open(sc.DB)
 	if err != nil {
+		return err
+	}
+	// The same memory cap and spill directory as efmesh's warehouse.
+	if err := connect.TuneDuckDB(ctx, db, project.EngineConfig{}, sc.DB); err != nil {
+		db.Close()
 		return err
 	}
 	for _, s := range sc.Build {
