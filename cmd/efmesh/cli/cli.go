@@ -78,6 +78,7 @@ func (a *app) registerVars(cmd *cobra.Command) {
 // Run runs the efmesh command line with args (without the program name).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	defer startProfiles(stderr)()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "efmesh: internal error: %v\nplease report this with the command you ran\n", r)
