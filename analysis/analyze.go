@@ -203,7 +203,15 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 	// right after its check.
 	diags := make([][]project.Diagnostic, len(p.Models))
 	checked := make([]bool, len(p.Models))
-	for _, wave := range ck.waves(p) {
+	waves := ck.waves(p)
+	// On a check from nothing, bodies are bound along the DAG's frontier
+	// while the models before them are checked; else by level.
+	fr, err := ck.newFrontier(ctx, p, waves, broken)
+	if err != nil {
+		return nil, err
+	}
+	defer fr.close()
+	for _, wave := range waves {
 		var misses []int
 		keys := map[int]string{}
 		for _, i := range wave {
@@ -221,14 +229,19 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 				if cc, ok := opt.Cache.Get(key); ok && cc.fresh() {
 					cc.fill(info, a)
 					diags[i] = info.Diagnostics
+					if err := fr.checked(ctx, m); err != nil {
+						return nil, err
+					}
 					continue
 				}
 			}
 			keys[i] = key
 			misses = append(misses, i)
 		}
-		if err := ck.predescribe(ctx, p, misses); err != nil {
-			return nil, err
+		if fr == nil {
+			if err := ck.predescribe(ctx, p, misses); err != nil {
+				return nil, err
+			}
 		}
 		for _, i := range misses {
 			m := p.Models[i]
@@ -237,6 +250,7 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 				return nil, err
 			}
 			checked[i] = true
+			fr.await(m)
 			if err := ck.model(ctx, info); err != nil {
 				return nil, err
 			}
@@ -254,8 +268,12 @@ func AnalyzeWith(ctx context.Context, p *project.Project, wb Workbench, opt Anal
 				opt.Cache.Put(key, cachedOf(info, stamps))
 			}
 			diags[i] = info.Diagnostics
+			if err := fr.checked(ctx, m); err != nil {
+				return nil, err
+			}
 		}
 	}
+	fr.close()
 	for i, m := range p.Models {
 		if checked[i] {
 			a.Checked = append(a.Checked, m.Name)

@@ -231,6 +231,33 @@ type FileValidator interface {
 	ValidateFiles(ctx context.Context, spec FileSpec) ([]FileProblem, error)
 }
 
+// QueueDescriber is an optional capability: queries described (bound,
+// never run, answered as a Describe would) as they are submitted, over
+// several connections, while the caller goes on. A checker submits a
+// model's body as soon as its parents are checked: the DAG's frontier.
+type QueueDescriber interface {
+	DescribeQueue(ctx context.Context) DescribeQueue
+}
+
+// DescribeQueue is a QueueDescriber's queue. Submit, Fence and Close are
+// called from one goroutine.
+type DescribeQueue interface {
+	// Submit queues query; its answer comes through the result.
+	Submit(query string) PendingColumns
+	// Fence makes the queries submitted after it see every change the
+	// database committed before it (a table created meanwhile).
+	Fence()
+	// Close says no more queries come and returns once the queued ones
+	// are answered (at once when the queue's context is cancelled).
+	Close()
+}
+
+// PendingColumns is a submitted query's answer.
+type PendingColumns interface {
+	// Wait returns the query's columns or its error, once bound.
+	Wait() ([]Column, error)
+}
+
 // StringList renders strs as a comma-separated list of string literals,
 // for an IN (…) of catalog names.
 func StringList(strs []string) string {

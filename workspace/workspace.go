@@ -89,6 +89,9 @@ type Workspace struct {
 	// of the store and the warehouse, for the no-op digest (noop.go).
 	loaded *loadedFiles
 	before *noopBefore
+	// saved is closed once Open's save of the check cache, which runs
+	// while the use case goes on, is done; Close waits for it.
+	saved chan struct{}
 }
 
 // Load reads the project at root with the project's own loader; overlay
@@ -102,15 +105,27 @@ func Load(root string, overlay map[string][]byte) (*project.Project, error) {
 // a check is a pure function of the files, so only what changed reaches
 // the workbench. A cache that cannot be saved is logged, not an error.
 func Analyze(ctx context.Context, p *project.Project, wb analysis.Workbench, log *slog.Logger) (*analysis.Analysis, error) {
-	cache := analysis.OpenFileCache(connect.CachePath(p))
-	a, err := analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: cache})
+	a, save, err := analyzeCached(ctx, p, wb, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := cache.Save(); err != nil && log != nil {
-		log.Warn("could not save the check cache", "err", err)
-	}
+	save()
 	return a, nil
+}
+
+// analyzeCached is Analyze without the save of the check cache: save
+// writes it (logging a failure).
+func analyzeCached(ctx context.Context, p *project.Project, wb analysis.Workbench, log *slog.Logger) (a *analysis.Analysis, save func(), err error) {
+	cache := analysis.OpenFileCache(connect.CachePath(p))
+	a, err = analysis.AnalyzeWith(ctx, p, wb, analysis.AnalyzeOptions{Cache: cache})
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, func() {
+		if err := cache.Save(); err != nil && log != nil {
+			log.Warn("could not save the check cache", "err", err)
+		}
+	}, nil
 }
 
 // LoadFor finds the project holding dir and loads it with the variables in
@@ -188,10 +203,18 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
 		return nil, err
 	}
 	w := &Workspace{Project: p, Workbench: wb, UnusedVars: unused, opts: o.Options, ownWB: true, loaded: loaded}
-	if w.Analysis, err = Analyze(ctx, p, wb, o.logger()); err != nil {
+	a, save, err := analyzeCached(ctx, p, wb, o.logger())
+	if err != nil {
 		w.Close()
 		return nil, err
 	}
+	// Writing the check cache (a cold check's every model) is no input of
+	// the use case: it runs meanwhile, and Close waits for it.
+	w.Analysis, w.saved = a, make(chan struct{})
+	go func() {
+		defer close(w.saved)
+		save()
+	}()
 	in, out := sc.Split(w.Analysis.Diagnostics)
 	if project.HasErrors(in) {
 		w.Close()
@@ -236,8 +259,12 @@ func (w *Workspace) workbench() (analysis.Workbench, error) {
 	return wb, nil
 }
 
-// Close closes what the workspace opened.
+// Close closes what the workspace opened, once the check cache Open
+// analyzed through is saved.
 func (w *Workspace) Close() {
+	if w.saved != nil {
+		<-w.saved
+	}
 	if w.Store != nil && w.ownStor {
 		w.Store.Close()
 		w.Store = nil

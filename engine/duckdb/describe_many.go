@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -25,68 +26,152 @@ func (d *DB) DescribeMany(ctx context.Context, queries []string) ([][]engine.Col
 	if len(queries) == 0 {
 		return cols, errs
 	}
-	pool := d.binderPool()
 	// A few dozen queries per connection pay for opening it.
-	workers := min(runtime.GOMAXPROCS(0), maxBinders, (len(queries)+31)/32)
-	workers = max(workers, 1)
-	var next sync.Mutex
-	i := 0
-	take := func() int {
-		next.Lock()
-		defer next.Unlock()
-		if i >= len(queries) || ctx.Err() != nil {
-			return -1
-		}
-		i++
-		return i - 1
+	q := d.describeQueue(ctx, (len(queries)+31)/32)
+	pending := make([]*pendingColumns, len(queries))
+	for i, query := range queries {
+		pending[i] = q.submit(query)
 	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			conn, err := pool.Conn(ctx)
-			if err != nil {
-				for j := take(); j >= 0; j = take() {
-					errs[j] = convertError(err, 0)
-				}
-				return
-			}
-			defer conn.Close()
-			tx := readTx{conn: conn}
-			defer tx.end(ctx)
-			for j := take(); j >= 0; j = take() {
-				tx.begin(ctx)
-				c, done, err := prepared(conn, queries[j])
-				if !done {
-					c, err = describe(ctx, conn, queries[j])
-				}
-				if !done || err != nil {
-					// A refused statement may abort the transaction; the
-					// next query binds in a fresh one.
-					tx.end(ctx)
-				}
-				cols[j], errs[j] = c, err
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		for j := range queries {
-			if cols[j] == nil && errs[j] == nil {
-				errs[j] = err
-			}
-		}
+	q.Close()
+	for i, p := range pending {
+		cols[i], errs[i] = p.Wait()
 	}
 	return cols, errs
+}
+
+// bindQueue describes queries as they are submitted, over up to one
+// connection per core, while its caller goes on: a checker submits a
+// model's body as soon as its parents are checked (the DAG's frontier)
+// and checks other models meanwhile. Binding is DescribeMany's (the
+// optimizer off, one read transaction held across a connection's binds).
+//
+// Submit, Fence and Close are called from one goroutine; Wait from any,
+// before Close or after.
+type bindQueue struct {
+	ctx  context.Context
+	pool *sql.DB
+	jobs chan *pendingColumns
+	wg   sync.WaitGroup
+	// gen counts Fence calls: a connection whose transaction began before
+	// the fence a query was submitted after binds it in a fresh one.
+	gen atomic.Int64
+}
+
+// pendingColumns is a submitted query's answer, ready once Wait returns.
+type pendingColumns struct {
+	query string
+	gen   int64
+	done  chan struct{}
+	cols  []engine.Column
+	err   error
+}
+
+// Wait returns the query's columns or its error, as Describe would.
+func (p *pendingColumns) Wait() ([]engine.Column, error) {
+	<-p.done
+	return p.cols, p.err
+}
+
+// DescribeQueue starts a queue of describes. Close it once every query is
+// submitted; a cancelled ctx answers the queries not bound yet with its
+// error.
+func (d *DB) DescribeQueue(ctx context.Context) engine.DescribeQueue {
+	return d.describeQueue(ctx, maxBinders)
+}
+
+// describeQueue starts a queue of at most limit connections (and no more
+// than one per core).
+func (d *DB) describeQueue(ctx context.Context, limit int) *bindQueue {
+	q := &bindQueue{ctx: ctx, pool: d.binderPool(), jobs: make(chan *pendingColumns, 256)}
+	workers := max(1, min(runtime.GOMAXPROCS(0), maxBinders, limit))
+	for range workers {
+		q.wg.Go(q.work)
+	}
+	return q
+}
+
+// Submit queues query; its answer comes through the returned value.
+func (q *bindQueue) Submit(query string) engine.PendingColumns { return q.submit(query) }
+
+func (q *bindQueue) submit(query string) *pendingColumns {
+	p := &pendingColumns{query: query, gen: q.gen.Load(), done: make(chan struct{})}
+	q.jobs <- p
+	return p
+}
+
+// Fence makes the queries submitted after it see every change the
+// database committed before it (a stand-in table created meanwhile).
+func (q *bindQueue) Fence() { q.gen.Add(1) }
+
+// Close says no more queries come and returns once the queued ones are
+// answered (at once when the queue's context is cancelled): no connection
+// is in use after it.
+func (q *bindQueue) Close() {
+	close(q.jobs)
+	q.wg.Wait()
+}
+
+// work binds queued queries on one connection until the queue is closed.
+func (q *bindQueue) work() {
+	ctx := q.ctx
+	var conn *sql.Conn
+	var connErr error
+	tx := readTx{}
+	defer func() {
+		if conn != nil {
+			tx.end(ctx)
+			conn.Close()
+		}
+	}()
+	for p := range q.jobs {
+		switch {
+		case ctx.Err() != nil:
+			p.err = ctx.Err()
+		case conn == nil && connErr == nil:
+			if conn, connErr = q.pool.Conn(ctx); connErr != nil {
+				conn = nil
+			}
+			tx.conn = conn
+		}
+		if p.err == nil && connErr != nil {
+			p.err = convertError(connErr, 0)
+		}
+		if p.err == nil {
+			if tx.open && tx.gen < p.gen {
+				tx.end(ctx)
+			}
+			if !tx.open {
+				tx.gen = q.gen.Load()
+			}
+			tx.begin(ctx)
+			c, done, err := prepared(conn, p.query)
+			if !done {
+				c, err = describe(ctx, conn, p.query)
+			}
+			if !done || err != nil {
+				// A refused statement may abort the transaction; the
+				// next query binds in a fresh one.
+				tx.end(ctx)
+			}
+			p.cols, p.err = c, err
+			if ctx.Err() != nil && p.cols == nil && p.err == nil {
+				p.err = ctx.Err()
+			}
+		}
+		close(p.done)
+	}
 }
 
 // readTx holds one transaction open across a connection's binds. Outside
 // one, every prepared statement begins and commits its own, which costs
 // as much as binding a small query; a transaction that writes nothing is
-// rolled back. The stand-ins a batch binds against exist before it
-// starts, so its snapshot sees them.
+// rolled back. A query binds in a transaction that began after the
+// stand-ins it reads were created (gen, DescribeQueue.Fence).
 type readTx struct {
 	conn *sql.Conn
 	open bool
+	// gen is the queue's fence count when the transaction began.
+	gen int64
 }
 
 // begin opens the transaction unless it is open. When BEGIN fails, binds

@@ -30,10 +30,11 @@ type DB struct {
 }
 
 var (
-	_ engine.Engine     = (*DB)(nil)
-	_ engine.Parser     = (*DB)(nil)
-	_ engine.Catalog    = (*DB)(nil)
-	_ engine.FileReader = (*DB)(nil)
+	_ engine.Engine         = (*DB)(nil)
+	_ engine.Parser         = (*DB)(nil)
+	_ engine.Catalog        = (*DB)(nil)
+	_ engine.FileReader     = (*DB)(nil)
+	_ engine.QueueDescriber = (*DB)(nil)
 )
 
 // Open opens (creating when missing) the database at path; "" or ":memory:"
