@@ -438,35 +438,21 @@ var (
 )
 
 // DefaultMemoryLimit caps the buffer pool of a DuckDB warehouse file when
-// efmesh.yaml names no engine memory_limit, per DuckDB thread, with
-// MinMemoryLimit as its floor (64 MB on two cores, 512 MB on sixteen).
-// Past it DuckDB evicts blocks already in the file and spills what a query
-// holds (joins, sorts, aggregates) to its temp directory (TempDirectory)
-// instead of growing the process, so a query bigger than the cap still
-// succeeds, only slower. Without a cap DuckDB keeps every block an apply
-// wrote (a 2,000-model apply held ~480 MB of them) and, on opening a file
-// of thousands of tables, every table's metadata. What cannot spill is a
-// single value bigger than the cap (a string_agg of the whole table):
-// engine memory_limit in efmesh.yaml raises the cap for such a project. An
-// in-memory warehouse cannot evict, so it keeps DuckDB's own default (80%
-// of RAM).
-const DefaultMemoryLimit = 32 << 20 // bytes per thread
-
-// MinMemoryLimit is the least default cap of a warehouse file: DuckDB's
-// operators need some memory per thread that they cannot spill.
-const MinMemoryLimit = 64 << 20
+// efmesh.yaml names no engine memory_limit: past it DuckDB evicts blocks
+// already in the file and spills what a query holds (joins, sorts,
+// aggregates) to its temp directory (TempDirectory) instead of growing the
+// process. It is no lower because some of DuckDB's buffers cannot spill:
+// every CSV scan pins 32 MB per thread, so a model reading a few CSV files
+// ran a 128 MB cap out of memory. What the cap does not bound, the cache
+// of blocks an apply wrote, apply empties at its checkpoints
+// (duckdb.DB.Checkpoint). An in-memory warehouse cannot evict, so it keeps
+// DuckDB's own default (80% of RAM).
+const DefaultMemoryLimit = "1GB"
 
 // WorkbenchMemoryLimit caps the in-memory workbench (models are checked
 // in it against empty stand-ins; compaction and parquet targets move data
 // through it); engine memory_limit in efmesh.yaml replaces it.
-const WorkbenchMemoryLimit = "1GB"
-
-// DefaultMemoryLimitFor is the default cap of a warehouse file running on
-// threads DuckDB threads, as a DuckDB size: DefaultMemoryLimit per thread,
-// at least MinMemoryLimit.
-func DefaultMemoryLimitFor(threads int64) string {
-	return fmt.Sprintf("%dMB", max(MinMemoryLimit, DefaultMemoryLimit*threads)>>20)
-}
+const WorkbenchMemoryLimit = DefaultMemoryLimit
 
 // TempDirectory is where DuckDB spills what does not fit under the cap for
 // the warehouse file path: <file>.tmp beside it, on the disk the warehouse
@@ -474,9 +460,8 @@ func DefaultMemoryLimitFor(threads int64) string {
 func TempDirectory(path string) string { return path + ".tmp" }
 
 // TuneDuckDB applies the engine settings of efmesh.yaml to the DuckDB
-// warehouse db opened at path: its threads, then its memory cap (the
-// default cap follows the threads) and, for a file, the directory it
-// spills to. Every opening of a warehouse goes through it (and so does the
+// warehouse db opened at path: its threads, its memory cap and, for a
+// file, the directory it spills to. Every opening of a warehouse goes through it (and so does the
 // benchmark's floor, to be measured under the same cap).
 func TuneDuckDB(ctx context.Context, db *duckdb.DB, c project.EngineConfig, path string) error {
 	if c.Threads > 0 {
@@ -495,19 +480,14 @@ func TuneDuckDB(ctx context.Context, db *duckdb.DB, c project.EngineConfig, path
 		return fmt.Errorf("duckdb temp_directory: %w", err)
 	}
 	if limit == "" {
-		r, err := db.Query(ctx, "SELECT current_setting('threads')::BIGINT")
-		if err != nil {
-			return fmt.Errorf("engine threads: %w", err)
-		}
-		threads, _ := r.Values[0][0].(int64)
-		limit = DefaultMemoryLimitFor(threads)
+		limit = DefaultMemoryLimit
 	}
 	return setMemoryLimit(ctx, db, limit)
 }
 
 // setMemoryLimit caps db's buffer pool at limit (a DuckDB size).
 func setMemoryLimit(ctx context.Context, db *duckdb.DB, limit string) error {
-	if err := db.Exec(ctx, "SET memory_limit = "+engine.QuoteString(limit)); err != nil {
+	if err := db.SetMemoryLimit(ctx, limit); err != nil {
 		return fmt.Errorf("engine memory_limit %q: %w", limit, err)
 	}
 	return nil

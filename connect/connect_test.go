@@ -27,16 +27,13 @@ func loadProject(t *testing.T, yaml string) *project.Project {
 	return p
 }
 
-// The warehouse file and the workbench are capped by default (the
-// warehouse lower, by its threads: an apply writes tables it seldom reads
-// back); efmesh.yaml raises the cap for both.
+// The warehouse file and the workbench are capped by default; efmesh.yaml
+// raises the cap for both.
 func TestMemoryLimit(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct{ yaml, warehouse, workbench string }{
-		{"name: t\nengine: {type: duckdb, path: wh.duckdb, threads: 1}\n", "61.0 MiB", "953.6 MiB"},
-		{"name: t\nengine: {type: duckdb, path: wh.duckdb, threads: 2}\n", "61.0 MiB", "953.6 MiB"},
-		{"name: t\nengine: {type: duckdb, path: wh.duckdb, threads: 16}\n", "488.2 MiB", "953.6 MiB"},
-		{"name: t\nengine: {type: duckdb, path: wh.duckdb, memory_limit: 4GB}\n", "3.7 GiB", "3.7 GiB"},
+		{"name: t\nengine: {type: duckdb, path: wh.duckdb}\n", "953.6 MiB", "953.6 MiB"},
+		{"name: t\nengine: {type: duckdb, path: wh.duckdb, threads: 1, memory_limit: 4GB}\n", "3.7 GiB", "3.7 GiB"},
 	} {
 		p := loadProject(t, tc.yaml)
 		wh, err := Warehouse(ctx, p)
@@ -75,12 +72,12 @@ func TestMemoryLimit(t *testing.T) {
 	}
 }
 
-// A query that needs more memory than the default cap still succeeds: a
+// A query that needs more memory than the cap still succeeds: a
 // warehouse file spills to <file>.tmp. Without the temp directory the same
 // queries run out of memory, so they do need more than the cap.
 func TestSpillPastMemoryLimit(t *testing.T) {
 	ctx := context.Background()
-	p := loadProject(t, "name: t\nengine: {type: duckdb, path: wh.duckdb, threads: 2}\n")
+	p := loadProject(t, "name: t\nengine: {type: duckdb, path: wh.duckdb, threads: 2, memory_limit: 64MB}\n")
 	wh, err := Warehouse(ctx, p)
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,9 @@ func (p *Plan) Computes() int {
 // checkpointer is a warehouse that keeps what it has written but not yet
 // checkpointed in memory it cannot evict (DuckDB: every table created since
 // the last checkpoint pins its segments, ~100 KB even for one row, until
-// its WAL is merged into the file).
+// its WAL is merged into the file). DuckDB's Checkpoint also empties the
+// buffer pool's cache of the blocks written, which it would otherwise keep
+// up to its memory limit.
 type checkpointer interface {
 	Checkpoint(ctx context.Context) error
 }
