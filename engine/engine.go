@@ -282,9 +282,9 @@ func InList(expr string, strs []string) string {
 // in column order, and a NULL column name is a relation listed without
 // columns. Only the relations among withColumns keep their columns,
 // matched without case in Go (one map lookup per relation): the query
-// lists the columns of whole schemas (ColumnSchemas) rather than naming
-// every relation asked for, which made its text, and the engine's work to
-// evaluate it, grow with (relations asked for × relations listed).
+// may list more (the columns of whole schemas, ColumnSchemas), never one
+// condition per relation asked for, which made the engine's work grow
+// with (relations asked for × relations listed).
 func RelationsOf(rows *Rows, withColumns []Relation) []Listed {
 	wanted := make(map[Relation]bool, len(withColumns))
 	for _, r := range withColumns {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
@@ -213,11 +214,12 @@ func BenchmarkMakePlanNoop(b *testing.B) {
 	}
 }
 
-// BenchmarkCheckWarehouse is the presence check of a plan against an
-// applied warehouse (every physical table and environment view listed,
-// with their columns, and matched against what the store says), at a few
-// thousand relations: its cost must grow with the catalog, not with
-// (relations asked for × relations listed).
+// BenchmarkCheckWarehouse is the presence check against an applied
+// warehouse (every physical table and environment view listed, with
+// their columns, and matched against what the store says), at a few
+// thousand relations, as a plan makes it (checkWarehouse) and as status
+// does: its cost must grow with the catalog, not with (relations asked
+// for × relations listed).
 func BenchmarkCheckWarehouse(b *testing.B) {
 	for _, n := range []int{1000, 4000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -231,12 +233,23 @@ func BenchmarkCheckWarehouse(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for b.Loop() {
-				ds, err := p.checkWarehouse(ctx, e.st, cat)
-				if err != nil || len(ds) != 0 || p.HasChanges {
-					b.Fatal("an applied warehouse is not whole", err, ds)
+			b.Run("plan", func(b *testing.B) {
+				for b.Loop() {
+					ds, err := p.checkWarehouse(ctx, e.st, cat)
+					if err != nil || len(ds) != 0 || p.HasChanges {
+						b.Fatal("an applied warehouse is not whole", err, ds)
+					}
 				}
-			}
+			})
+			b.Run("status", func(b *testing.B) {
+				cfg := p.analysis.Project.Config
+				for b.Loop() {
+					s, err := GetStatus(ctx, e.st, cfg, "dev", time.Now(), 1, StatusWarehouse(e.wh, e.dir))
+					if err != nil || len(s.Missing) != 0 {
+						b.Fatal("an applied warehouse is not whole", err, s.Missing)
+					}
+				}
+			})
 		})
 	}
 }

@@ -34,11 +34,13 @@ func TestRelationsExactNames(t *testing.T) {
 		CREATE TABLE `+rel(`quo"te`)+` (x INT);
 		CREATE TABLE `+rel(`ap'os`)+` (y DOUBLE PRECISION);
 		CREATE VIEW `+rel(`Ünï.v`)+` AS SELECT 1 AS "Zé";
-		CREATE TABLE `+engine.QuoteIdent(plain)+`."Mixed.Case" (z INT)`)
+		CREATE TABLE `+engine.QuoteIdent(plain)+`."Mixed.Case" (z INT);
+		CREATE TABLE `+engine.QuoteIdent(plain)+`."Up.Per" (Id INT, "Ix" TEXT)`)
 	rels, err := db.Relations(ctx, []string{hostile, plain}, []engine.Relation{
 		{Schema: strings.ToLower(hostile), Name: "mixed.case"},
 		{Schema: strings.ToUpper(hostile), Name: "ÜNÏ.V"},
 		{Schema: hostile, Name: `AP'OS`},
+		{Schema: strings.ToUpper(plain), Name: "UP.PER"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +57,7 @@ func TestRelationsExactNames(t *testing.T) {
 		q(hostile) + `."quo\"te":false[]`,
 		q(hostile) + `."Ünï.v":true[{Zé integer}]`,
 		q(plain) + `."Mixed.Case":false[]`,
+		q(plain) + `."Up.Per":false[{id integer} {Ix text}]`,
 	}
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

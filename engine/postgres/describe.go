@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -35,11 +36,11 @@ func (d *DB) Describe(ctx context.Context, query string) ([]engine.Column, error
 
 // Relations lists the tables, views, materialized views, partitioned and
 // foreign tables of the schemas among schemas, with the columns of those
-// among withColumns, in one catalog query. The query names schemas, never
-// relations: it lists the columns of every relation of the schemas that
-// hold one of withColumns, and engine.RelationsOf keeps those asked for
-// (without case, as Go lowers names: the server's lower() depends on the
-// database's locale), so its cost is linear in the catalog.
+// among withColumns, in one catalog query. The relations asked for are
+// one array the server hashes (columnsWanted), never one condition each:
+// the query's cost is linear in the catalog however many are asked for,
+// and only their columns cross the wire. engine.RelationsOf then keeps
+// exactly those asked for, without case as Go lowers names.
 func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engine.Relation) ([]engine.Listed, error) {
 	if len(schemas) == 0 {
 		return nil, nil
@@ -48,7 +49,7 @@ func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engi
 		FROM pg_catalog.pg_class c
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-			AND ` + engine.InList("n.nspname", engine.ColumnSchemas(schemas, withColumns)) + `
+			AND ` + columnsWanted("n.nspname", "c.relname", withColumns) + `
 		WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN (` + engine.StringList(schemas) + `)
 		ORDER BY n.nspname, c.relname, a.attnum`
 	rows, err := d.Query(ctx, q)
@@ -56,4 +57,29 @@ func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engi
 		return nil, fmt.Errorf("postgres: list relations: %w", err)
 	}
 	return engine.RelationsOf(rows, withColumns), nil
+}
+
+// columnsWanted is the condition, over the SQL expressions schema and
+// name, that the relation may be one of rels (without case), with the
+// names of rels in one array the server hashes (an IN over a subquery),
+// not one condition each. The server's lower() depends on the database's
+// locale (a Turkish one lowers I to dotless ı), so names are folded
+// there over ASCII letters alone, which is exact for an ASCII name; a
+// name with other characters always passes, and engine.RelationsOf
+// decides for it as Go lowers it. FALSE when rels is empty.
+func columnsWanted(schema, name string, rels []engine.Relation) string {
+	if len(rels) == 0 {
+		return "FALSE"
+	}
+	schemas := make([]string, len(rels))
+	names := make([]string, len(rels))
+	for i, r := range rels {
+		schemas[i], names[i] = strings.ToLower(r.Schema), strings.ToLower(r.Name)
+	}
+	fold := func(expr string) string {
+		return "translate(" + expr + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+	}
+	return "(octet_length(" + schema + ") <> char_length(" + schema + ") OR octet_length(" + name + ") <> char_length(" + name + ")" +
+		" OR (" + fold(schema) + ", " + fold(name) + ") IN (SELECT * FROM unnest(ARRAY[" + engine.StringList(schemas) + "]::text[], ARRAY[" +
+		engine.StringList(names) + "]::text[])))"
 }
