@@ -204,11 +204,58 @@ flight is rolled back, the lock released, the journal says interrupted).`,
 	root.PersistentFlags().Var(durationFlag{&a.lockTimeout}, "lock-timeout",
 		"how long to wait for a DuckDB warehouse another process is writing, e.g. 30s or 0s (default: engine lock_timeout in efmesh.yaml, else 10s)")
 	root.AddCommand(commands...)
+	root.SetHelpCommand(helpCmd(root))
 	// --version prints what efmesh version prints.
 	root.Version = Version
 	root.SetVersionTemplate(versionLine() + "\n")
 	a.decorate(root)
 	return root
+}
+
+// helpCmd is efmesh help [command]: cobra's own prints the usage and
+// succeeds on a topic that is no command; this one fails (exit 1) and
+// names the commands the topic may have meant.
+func helpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: efmesh help [command].",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var names []cobra.Completion
+			for _, sub := range root.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, sub.Name())
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				topic := strings.Join(args, " ")
+				msg := fmt.Sprintf("unknown help topic %q; run efmesh help for the list of commands", topic)
+				// The hints are for the first word that names no command,
+				// among the commands of the one before it.
+				parent, word := root, args[0]
+				for k := len(args) - 1; k >= 1; k-- {
+					if c, rest, err := root.Find(args[:k]); err == nil && c != nil && len(rest) == 0 {
+						parent, word = c, args[k]
+						break
+					}
+				}
+				if parent.SuggestionsMinimumDistance <= 0 {
+					parent.SuggestionsMinimumDistance = 2 // what cobra takes for an unknown command
+				}
+				if hints := parent.SuggestionsFor(word); len(hints) > 0 {
+					msg += "\n\nDid you mean this?\n\t" + strings.Join(hints, "\n\t")
+				}
+				return errors.New(msg)
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
 }
 
 func (a *app) setup(cmd *cobra.Command) error {
