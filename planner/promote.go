@@ -91,7 +91,13 @@ func swapViews(ctx context.Context, env string, swaps []viewSwap, wh engine.Engi
 			res.Promoted = append(res.Promoted, mp.Name)
 		}
 	}
-	if err := wh.Tx(ctx, stmts); err != nil {
+	// Thousands of generated statements: one request where the engine
+	// takes a batch.
+	tx := wh.Tx
+	if b, ok := wh.(engine.BatchTx); ok {
+		tx = b.TxBatch
+	}
+	if err := tx(ctx, stmts); err != nil {
 		return fmt.Errorf("promote %s: %w", env, err)
 	}
 	// The views are swapped: the pointers follow whatever arrives now (a
