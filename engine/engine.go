@@ -54,6 +54,14 @@ type CheckedTx interface {
 	TxCheck(ctx context.Context, stmts []string, check func(Querier) error) error
 }
 
+// BatchTx is an engine that runs many small statements efmesh generated
+// (a promotion's schemas and views) in one transaction as one request,
+// instead of one round trip each. An error is the batch's: it carries no
+// position in a statement.
+type BatchTx interface {
+	TxBatch(ctx context.Context, stmts []string) error
+}
+
 // Parser canonicalizes SQL without a warehouse connection.
 type Parser interface {
 	// Canonicalize returns the engine's parse tree of sql with every source

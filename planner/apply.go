@@ -194,27 +194,38 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	if err := beforePromotion(ctx, p, b, st, res, log); err != nil {
 		return fail(err)
 	}
-	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now()); err != nil {
+	// Metadata is recorded only after the promotion, so a failed apply
+	// leaves the stored definitions as they were; without any, the plan's
+	// record commits with the pointers, in the promotion's transaction.
+	var definitions []ModelPlan
+	for _, mp := range p.Models {
+		if mp.Change == MetadataOnly || slices.Contains(p.unrecorded, mp.Name) {
+			definitions = append(definitions, mp)
+		}
+	}
+	applied := state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy, CreatedAt: now().UTC(), Status: state.PlanApplied, Summary: summary}
+	var journaled *state.PlanRecord
+	if len(definitions) == 0 {
+		journaled = &applied
+	}
+	if err := promote(ctx, p, wh, st, res, opt.AppliedBy, now(), journaled); err != nil {
 		return fail(err)
 	}
 	// The environment serves the new versions: what follows is recorded
 	// even when a signal arrives now, so the store says what the warehouse
-	// holds. Metadata is recorded only after the promotion, so a failed
-	// apply leaves the stored definitions as they were.
+	// holds.
 	ctx = context.WithoutCancel(ctx)
-	for _, mp := range p.Models {
-		if mp.Change != MetadataOnly && !slices.Contains(p.unrecorded, mp.Name) {
-			continue
-		}
+	for _, mp := range definitions {
 		def := analysis.SnapshotDefinition(a.Project, a.Models[mp.Name])
 		if err := st.UpdateDefinition(ctx, mp.Fingerprint, def); err != nil {
 			// Nothing to take back: the next plan shows the change again.
 			return res, fmt.Errorf("%s is promoted, but its new metadata was not recorded: %w", mp.Name, err)
 		}
 	}
-	if err := st.RecordPlan(ctx, state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy,
-		CreatedAt: now().UTC(), Status: state.PlanApplied, Summary: summary}); err != nil {
-		return res, err
+	if journaled == nil {
+		if err := st.RecordPlan(ctx, applied); err != nil {
+			return res, err
+		}
 	}
 	res.Exported, err = exportModels(ctx, a, wh, p.Env, slices.Concat(res.Built, res.Computed, res.Promoted))
 	return res, err

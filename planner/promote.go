@@ -22,7 +22,10 @@ import (
 // them in place. The views an earlier efmesh made for EXTERNAL models,
 // which the plan lists (ModelPlan.StaleView), are dropped in the same
 // transaction.
-func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult, appliedBy string, now time.Time) error {
+//
+// record, when set, is the plan's entry of the journal, written in the
+// store transaction that records the pointers.
+func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res *ApplyResult, appliedBy string, now time.Time, record *state.PlanRecord) error {
 	a := p.analysis
 	swaps := make([]viewSwap, 0, len(p.Models))
 	for _, mp := range p.Models {
@@ -34,7 +37,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 		}
 		swaps = append(swaps, sw)
 	}
-	return swapViews(ctx, p.Env, swaps, wh, st, res, appliedBy, now)
+	return swapViews(ctx, p.Env, swaps, wh, st, res, appliedBy, now, record)
 }
 
 // viewSwap is what the promotion does with one line of a plan: its view
@@ -48,8 +51,10 @@ type viewSwap struct {
 }
 
 // swapViews is the promotion of swaps into env, the one way both Apply
-// and PromoteBuilt change an environment's views and pointers.
-func swapViews(ctx context.Context, env string, swaps []viewSwap, wh engine.Engine, st state.Store, res *ApplyResult, appliedBy string, now time.Time) error {
+// and PromoteBuilt change an environment's views and pointers: the views
+// in one engine transaction, then the pointers, and record (when set),
+// in one store transaction.
+func swapViews(ctx context.Context, env string, swaps []viewSwap, wh engine.Engine, st state.Store, res *ApplyResult, appliedBy string, now time.Time, record *state.PlanRecord) error {
 	d := wh.Dialect()
 	var stmts []string
 	for _, sw := range swaps {
@@ -86,13 +91,19 @@ func swapViews(ctx context.Context, env string, swaps []viewSwap, wh engine.Engi
 			res.Promoted = append(res.Promoted, mp.Name)
 		}
 	}
-	if err := wh.Tx(ctx, stmts); err != nil {
+	// Thousands of generated statements: one request where the engine
+	// takes a batch.
+	tx := wh.Tx
+	if b, ok := wh.(engine.BatchTx); ok {
+		tx = b.TxBatch
+	}
+	if err := tx(ctx, stmts); err != nil {
 		return fmt.Errorf("promote %s: %w", env, err)
 	}
 	// The views are swapped: the pointers follow whatever arrives now (a
 	// signal), or the store would name versions the warehouse no longer
 	// serves.
-	return st.Promote(context.WithoutCancel(ctx), state.Promotion{Env: env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC()})
+	return st.Promote(context.WithoutCancel(ctx), state.Promotion{Env: env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC(), Record: record})
 }
 
 // ErrNotBuilt is PromoteBuilt's refusal of a promotion whose relations
@@ -139,19 +150,19 @@ func PromoteBuilt(ctx context.Context, p *Plan, wh engine.Engine, st state.Store
 		return res, err
 	}
 	summary, _ := json.Marshal(p)
-	record := func(status string, err error) error {
+	record := func(status string, err error) state.PlanRecord {
 		r := state.PlanRecord{ID: res.PlanID, Env: p.Env, AppliedBy: opt.AppliedBy, CreatedAt: now().UTC(), Status: status, Summary: summary}
 		if err != nil {
 			r.Error = err.Error()
 		}
-		return st.RecordPlan(context.WithoutCancel(ctx), r)
+		return r
 	}
 	fail := func(err error) (*ApplyResult, error) {
 		status := state.PlanFailed
 		if ctx.Err() != nil {
 			status = state.PlanInterrupted
 		}
-		_ = record(status, err)
+		_ = st.RecordPlan(context.WithoutCancel(ctx), record(status, err))
 		return res, err
 	}
 	fps := make([]string, len(p.Models))
@@ -166,10 +177,12 @@ func PromoteBuilt(ctx context.Context, p *Plan, wh engine.Engine, st state.Store
 		}
 		return fail(err)
 	}
-	if err := swapViews(ctx, p.Env, swaps, wh, st, res, opt.AppliedBy, now()); err != nil {
+	// The plan's record commits with the pointers: one store transaction.
+	applied := record(state.PlanApplied, nil)
+	if err := swapViews(ctx, p.Env, swaps, wh, st, res, opt.AppliedBy, now(), &applied); err != nil {
 		return fail(err)
 	}
-	return res, record(state.PlanApplied, nil)
+	return res, nil
 }
 
 // builtSwaps are the view swaps of p's lines, each model's schema and

@@ -112,6 +112,11 @@ type Promotion struct {
 	PlanID    string
 	AppliedBy string
 	At        time.Time
+	// Record, when set, is the applied plan's entry of the plans journal,
+	// written in the promotion's transaction: the environment and its
+	// journal commit together (a crash leaves both or neither) in one
+	// round trip instead of two.
+	Record *PlanRecord
 }
 
 // PlanRecord is one entry of the plans journal.
@@ -252,7 +257,9 @@ type Store interface {
 	// when zero). Snapshots it points at lose their OrphanedAt; snapshots
 	// no environment points at any more get OrphanedAt = p.At. A pointer to an unknown snapshot is an error wrapping
 	// ErrNotFound and leaves the environment as it was; an empty set removes
-	// the environment.
+	// the environment. p.Record, when set, is appended to the plans journal
+	// in the same transaction (as RecordPlan would): a promotion that fails
+	// records nothing.
 	Promote(ctx context.Context, p Promotion) error
 
 	// RecordPlan appends to the plans journal; a zero CreatedAt is recorded

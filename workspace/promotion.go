@@ -15,6 +15,7 @@ import (
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/state"
 )
 
 // The fingerprints digest: what the analysis of an unchanged project
@@ -173,67 +174,12 @@ type promotionHit struct {
 	proj   *project.Project
 }
 
-// quickPromotion is the one decision behind QuickPromotion and
-// QuickApplyPromotion: what the plan of req.Env is when it is a pure
-// promotion of an unchanged project, read from the fingerprints digest.
+// quickPromotion is the decision behind QuickPromotion: what the plan of
+// req.Env is when it is a pure promotion of an unchanged project, read
+// from the fingerprints digest and the store (opened read-only).
 func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promotionHit, ok bool) {
-	if analysis.ValidateEnv(req.Env) != nil {
-		return q, false
-	}
-	root, err := project.FindRoot(dir)
-	if err != nil {
-		return q, false
-	}
-	raw, err := os.ReadFile(fingerprintsPath(root))
-	if err != nil {
-		return q, false
-	}
-	body, sealed := analysis.Unseal("fingerprints", fingerprintsFormat, raw)
-	if !sealed {
-		return q, false
-	}
-	var d fingerprintsDigest
-	if gob.NewDecoder(bytes.NewReader(body)).Decode(&d) != nil || d.Format != fingerprintsFormat {
-		return q, false
-	}
-	// A digest that lists no file or no model where the project has files
-	// vouches for nothing.
-	if len(d.Files) == 0 || (len(d.Models) == 0 && len(d.Listed) > 0) {
-		return q, false
-	}
-	if now := req.Now.UnixNano(); now < d.Now || now >= d.Until {
-		return q, false
-	}
-	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
-		return q, false
-	}
-	touched := false
-	if !sameFiles(d.Files, &touched) {
-		return q, false
-	}
-	if !(&noopDigest{Dirs: d.Dirs}).sameDirs() {
-		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
-		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
-			return q, false
-		}
-	}
-	// efmesh.yaml is unchanged: its settings say which variables are in
-	// force for req.Env, whether it is redacted, where the store and the
-	// warehouse are.
-	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
-	if err != nil {
-		return q, false
-	}
-	proj := &project.Project{Root: root}
-	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
-	if proj.Config.Environments[req.Env].Redacted || proj.Config.Lake != "" {
-		return q, false
-	}
-	if !maps.Equal(req.Vars, d.Overrides) || !maps.Equal(project.EffectiveVariables(proj.Config, req.Env, req.Vars), d.Vars) {
-		return q, false
-	}
-	wh, watchable := warehouseStamps(proj)
-	if !watchable || !warehouseMovedAround(root, d.Warehouse, wh, d.Schemas) {
+	d, proj, ok := promotionDigest(dir, req)
+	if !ok {
 		return q, false
 	}
 	st, err := connect.ReadOnlyStore(ctx, proj)
@@ -241,6 +187,80 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 		return q, false
 	}
 	defer st.Close()
+	return promotionPlan(ctx, st, req, d, proj)
+}
+
+// promotionDigest is the part of the decision read from files: the
+// fingerprints digest, when it matches the project holding dir (every
+// file, the binary, the variables in force for req.Env, the warehouse's
+// files), and the project's settings (efmesh.yaml only).
+func promotionDigest(dir string, req NoopRequest) (d *fingerprintsDigest, proj *project.Project, ok bool) {
+	if analysis.ValidateEnv(req.Env) != nil {
+		return nil, nil, false
+	}
+	root, err := project.FindRoot(dir)
+	if err != nil {
+		return nil, nil, false
+	}
+	raw, err := os.ReadFile(fingerprintsPath(root))
+	if err != nil {
+		return nil, nil, false
+	}
+	body, sealed := analysis.Unseal("fingerprints", fingerprintsFormat, raw)
+	if !sealed {
+		return nil, nil, false
+	}
+	d = new(fingerprintsDigest)
+	if gob.NewDecoder(bytes.NewReader(body)).Decode(d) != nil || d.Format != fingerprintsFormat {
+		return nil, nil, false
+	}
+	// A digest that lists no file or no model where the project has files
+	// vouches for nothing.
+	if len(d.Files) == 0 || (len(d.Models) == 0 && len(d.Listed) > 0) {
+		return nil, nil, false
+	}
+	if now := req.Now.UnixNano(); now < d.Now || now >= d.Until {
+		return nil, nil, false
+	}
+	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
+		return nil, nil, false
+	}
+	touched := false
+	if !sameFiles(d.Files, &touched) {
+		return nil, nil, false
+	}
+	if !(&noopDigest{Dirs: d.Dirs}).sameDirs() {
+		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
+		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
+			return nil, nil, false
+		}
+	}
+	// efmesh.yaml is unchanged: its settings say which variables are in
+	// force for req.Env, whether it is redacted, where the store and the
+	// warehouse are.
+	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
+	if err != nil {
+		return nil, nil, false
+	}
+	proj = &project.Project{Root: root}
+	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
+	if proj.Config.Environments[req.Env].Redacted || proj.Config.Lake != "" {
+		return nil, nil, false
+	}
+	if !maps.Equal(req.Vars, d.Overrides) || !maps.Equal(project.EffectiveVariables(proj.Config, req.Env, req.Vars), d.Vars) {
+		return nil, nil, false
+	}
+	wh, watchable := warehouseStamps(proj)
+	if !watchable || !warehouseMovedAround(root, d.Warehouse, wh, d.Schemas) {
+		return nil, nil, false
+	}
+	return d, proj, true
+}
+
+// promotionPlan is the part of the decision read from the store: req.Env
+// has no pointers and every model of d has its snapshot stored and built
+// under the table d names; the plan promotes them all.
+func promotionPlan(ctx context.Context, st state.Reader, req NoopRequest, d *fingerprintsDigest, proj *project.Project) (q promotionHit, ok bool) {
 	if ptrs, err := st.Environment(ctx, req.Env); err != nil || len(ptrs) > 0 {
 		return q, false
 	}
@@ -272,16 +292,18 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 			Explain:       []string{},
 		}
 	}
-	return promotionHit{plan: p, digest: &d, proj: proj}, true
+	return promotionHit{plan: p, digest: d, proj: proj}, true
 }
 
 // QuickApplyPromotion applies the plan QuickPromotion answers for req
-// (a plain apply of req.Env) without loading the project: under the
-// environment's lock, the decision's inputs read again (the warehouse's
-// files, the environment still without pointers, every physical table
-// present), ar.Review, then planner.PromoteBuilt: the snapshots reserved,
-// the views swapped in one transaction, the pointers and the plan's
-// record written, as Apply does for the same plan. The full path audits
+// (a plain apply of req.Env) without loading the project: the store
+// opened once, and under the environment's lock the decision's store
+// inputs read (the environment without pointers, every snapshot stored
+// and built) and its files read again (the warehouse's), every physical
+// table present, ar.Review, then planner.PromoteBuilt: the snapshots
+// reserved, the views swapped in one transaction, the pointers and the
+// plan's record written in one store transaction, as Apply does for the
+// same plan. The full path audits
 // virtual models and exports to attached databases before and after a
 // promotion: a digest naming such a model is a miss.
 //
@@ -289,16 +311,21 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 // changed: the caller takes the full path (Apply). With ok, the result
 // and error are the apply's, as Apply reports them.
 func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts Options, ar ApplyRequest) (res *ApplyResult, ok bool, err error) {
-	q, hit := quickPromotion(ctx, dir, req)
+	d, proj, hit := promotionDigest(dir, req)
 	if !hit {
 		return nil, false, nil
 	}
-	for _, m := range q.digest.Models {
+	for _, m := range d.Models {
 		if m.Audited || m.Exported && req.Env == planner.ExportEnv {
 			return nil, false, nil
 		}
 	}
-	proj := q.proj
+	// The store is opened once, for writing (the digest names a store
+	// that exists: the apply that left it wrote there), and the decision
+	// is read from it under the lock.
+	if !connect.StoreExists(proj) {
+		return nil, false, nil
+	}
 	st, err := connect.Store(ctx, proj)
 	if err != nil {
 		return nil, false, nil
@@ -309,14 +336,16 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 		return nil, false, nil
 	}
 	defer lk.Release()
-	// Under the lock: the warehouse as the digest stamped it (a table
-	// dropped or built since changes its files), the environment still
-	// without pointers (PromoteBuilt checks it again).
-	before, watchable := warehouseStamps(proj)
-	if !watchable || !warehouseMovedAround(proj.Root, q.digest.Warehouse, before, q.digest.Schemas) {
+	// Under the lock: the environment without pointers and every
+	// snapshot stored and built (promotionPlan; PromoteBuilt checks the
+	// pointers again), the warehouse as the digest stamped it (a table
+	// dropped or built since changes its files).
+	q, hit := promotionPlan(ctx, st, req, d, proj)
+	if !hit {
 		return nil, false, nil
 	}
-	if ptrs, err := st.Environment(ctx, req.Env); err != nil || len(ptrs) > 0 {
+	before, watchable := warehouseStamps(proj)
+	if !watchable || !warehouseMovedAround(proj.Root, d.Warehouse, before, d.Schemas) {
 		return nil, false, nil
 	}
 	if err := os.Remove(noopPath(proj.Root, req.Env)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -358,14 +387,14 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 	// process finds it), its move logged, and the promoted environment's
 	// no-op digest written, so that neither the other environments' plans
 	// nor this one's fall off their digests.
-	d := wh.Dialect()
+	dialect := wh.Dialect()
 	open = false
 	wh.Close()
 	after, ok := warehouseStamps(proj)
-	if !ok || logMove(proj.Root, before, after, promotionSchemas(d, q.plan)) != nil {
+	if !ok || logMove(proj.Root, before, after, promotionSchemas(dialect, q.plan)) != nil {
 		return out, true, nil
 	}
-	rememberPromoted(ctx, st, req, q, d, after)
+	rememberPromoted(ctx, st, req, q, dialect, after)
 	return out, true, nil
 }
 

@@ -134,6 +134,25 @@ func TestTxRollsBack(t *testing.T) {
 	}
 }
 
+// TestTxBatch: a batch commits every statement (a trailing line comment
+// does not swallow the next one) or, when one fails, none.
+func TestTxBatch(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	db.Exec(ctx, "CREATE TABLE t (a INT)")
+	if err := db.TxBatch(ctx, []string{"CREATE SCHEMA s", "CREATE VIEW s.v AS SELECT a FROM t -- a comment", "CREATE VIEW s.w AS SELECT a FROM t"}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.TxBatch(ctx, []string{"CREATE VIEW s.x AS SELECT a FROM t", "CREATE VIEW s.y AS SELECT a FROM nope", "CREATE VIEW s.z AS SELECT a FROM t"})
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("a batch with a view of a missing table = %v, want an error naming it", err)
+	}
+	rows, err := db.Query(ctx, "SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables WHERE table_schema = 's'")
+	if err != nil || rows.Values[0][0] != "v,w" {
+		t.Fatalf("views after a batch and a failed one = %v, %v; want v,w", rows.Values, err)
+	}
+}
+
 func TestExtensionsDoNotDownload(t *testing.T) {
 	db := open(t)
 	err := db.Exec(context.Background(), "SELECT * FROM read_parquet('s3://bucket/x.parquet')")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -169,6 +170,31 @@ func (d *DB) Tx(ctx context.Context, stmts []string) error {
 			tx.Rollback()
 			return convertErrorIn(err, s, 0)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		return convertError(err, 0)
+	}
+	return nil
+}
+
+var _ engine.BatchTx = (*DB)(nil)
+
+// TxBatch runs stmts in one transaction as one multi-statement request:
+// DuckDB still prepares and runs them one by one, but the driver's
+// per-statement round trip (a prepared statement, a pending result and an
+// interrupt watcher each) goes. Statements are joined on their own
+// lines, so a trailing line comment cannot swallow the separator.
+func (d *DB) TxBatch(ctx context.Context, stmts []string) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return convertError(err, 0)
+	}
+	if _, err := tx.ExecContext(ctx, strings.Join(stmts, "\n;\n")); err != nil {
+		tx.Rollback()
+		return convertError(err, 0)
 	}
 	if err := tx.Commit(); err != nil {
 		return convertError(err, 0)

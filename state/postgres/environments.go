@@ -123,6 +123,9 @@ func (s *Store) promote(ctx context.Context, tx pgx.Tx, p state.Promotion) error
 		p.Env, p.PlanID, p.AppliedBy, at, pointers); err != nil {
 		return err
 	}
+	if p.Record != nil {
+		return s.recordPlan(ctx, tx, *p.Record)
+	}
 	return nil
 }
 

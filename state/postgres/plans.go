@@ -4,20 +4,31 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/efmesh/efmesh/state"
 )
 
 // RecordPlan appends r to the plans journal.
 func (s *Store) RecordPlan(ctx context.Context, r state.PlanRecord) error {
-	if r.ID == "" {
-		return fmt.Errorf("state store: record plan for %s: empty id", r.Env)
+	if err := s.write(ctx, func(tx pgx.Tx) error { return s.recordPlan(ctx, tx, r) }); err != nil {
+		return fmt.Errorf("state store: %w", err)
 	}
-	_, err := s.exec(ctx, s.q(`
+	return nil
+}
+
+// recordPlan inserts r into the plans journal in tx: alone, or in a
+// promotion's transaction.
+func (s *Store) recordPlan(ctx context.Context, tx pgx.Tx, r state.PlanRecord) error {
+	if r.ID == "" {
+		return fmt.Errorf("record plan for %s: empty id", r.Env)
+	}
+	_, err := tx.Exec(ctx, s.q(`
 		INSERT INTO {s}.plans (id, env, applied_by, created_at, status, summary, error)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`),
 		r.ID, r.Env, r.AppliedBy, nowIfZero(r.CreatedAt), r.Status, r.Summary, r.Error)
 	if err != nil {
-		return fmt.Errorf("state store: record plan %s: %w", r.ID, err)
+		return fmt.Errorf("record plan %s: %w", r.ID, err)
 	}
 	return nil
 }

@@ -131,5 +131,10 @@ func (s *Store) promote(ctx context.Context, p state.Promotion) error {
 		p.Env, p.PlanID, p.AppliedBy, at, string(journal)); err != nil {
 		return err
 	}
+	if p.Record != nil {
+		if err := recordPlan(ctx, tx, *p.Record); err != nil {
+			return err
+		}
+	}
 	return tx.Commit()
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/efmesh/efmesh/state"
@@ -9,15 +10,29 @@ import (
 
 // RecordPlan appends r to the plans journal.
 func (s *Store) RecordPlan(ctx context.Context, r state.PlanRecord) error {
-	if r.ID == "" {
-		return fmt.Errorf("state store: record plan for %s: empty id", r.Env)
+	if err := recordPlan(ctx, s.db, r); err != nil {
+		return fmt.Errorf("state store: %w", err)
 	}
-	_, err := s.db.ExecContext(ctx, `
+	return nil
+}
+
+// execer is a pool or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// recordPlan inserts r into the plans journal through ex: alone, or in a
+// promotion's transaction.
+func recordPlan(ctx context.Context, ex execer, r state.PlanRecord) error {
+	if r.ID == "" {
+		return fmt.Errorf("record plan for %s: empty id", r.Env)
+	}
+	_, err := ex.ExecContext(ctx, `
 		INSERT INTO plans (id, env, applied_by, created_at, status, summary, error)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.Env, r.AppliedBy, formatTime(nowIfZero(r.CreatedAt)), r.Status, r.Summary, r.Error)
 	if err != nil {
-		return fmt.Errorf("state store: record plan %s: %w", r.ID, err)
+		return fmt.Errorf("record plan %s: %w", r.ID, err)
 	}
 	return nil
 }

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"PromoteReplacesSet", testPromoteReplaces},
 		{"PromoteUnknownSnapshotChangesNothing", testPromoteUnknownSnapshot},
 		{"PromoteEmptySetRemovesEnvironment", testPromoteEmpty},
+		{"PromoteJournalsPlanRecord", testPromoteRecord},
 		{"Environments", testEnvironments},
 		{"Plans", testPlans},
 		{"RecordPlanTwice", testRecordPlanTwice},
@@ -357,6 +358,37 @@ func testPromoteUnknownSnapshot(t *testing.T, s state.Store) {
 	}
 	if got := pointers(t, s, "dev"); !maps.Equal(got, before) {
 		t.Errorf("a failed promotion changed dev: %v, want %v", got, before)
+	}
+}
+
+// testPromoteRecord: a promotion's plan record commits with its pointers,
+// and a promotion that fails records nothing.
+func testPromoteRecord(t *testing.T, s state.Store) {
+	put(t, s, snapshot("a", 1))
+	rec := state.PlanRecord{ID: "p-ok", Env: "dev", AppliedBy: "ci", CreatedAt: t0, Status: state.PlanApplied, Summary: []byte(`{"models":1}`)}
+	if err := s.Promote(t.Context(), state.Promotion{Env: "dev", Pointers: map[string]string{"a": fp("a", 1)}, PlanID: "p-ok", At: t0, Record: &rec}); err != nil {
+		t.Fatal(err)
+	}
+	bad := state.PlanRecord{ID: "p-bad", Env: "dev", CreatedAt: t0.Add(time.Minute), Status: state.PlanApplied}
+	err := s.Promote(t.Context(), state.Promotion{Env: "dev", Pointers: map[string]string{"a": fp("a", 1), "z": "no-such-fp"}, PlanID: "p-bad", At: t0.Add(time.Minute), Record: &bad})
+	if !errors.Is(err, state.ErrNotFound) {
+		t.Fatalf("Promote with an unknown snapshot = %v, want ErrNotFound", err)
+	}
+	// A record whose id is taken fails the promotion: the pointers stay.
+	dup := state.PlanRecord{ID: "p-ok", Env: "dev", CreatedAt: t0.Add(2 * time.Minute), Status: state.PlanApplied}
+	if err := s.Promote(t.Context(), state.Promotion{Env: "dev", Pointers: map[string]string{}, At: t0.Add(2 * time.Minute), Record: &dup}); err == nil {
+		t.Fatal("a promotion whose plan record id is taken succeeded")
+	}
+	if got := pointers(t, s, "dev"); !maps.Equal(got, map[string]string{"a": fp("a", 1)}) {
+		t.Errorf("failed promotions changed dev: %v", got)
+	}
+	plans, err := s.Plans(t.Context(), "dev", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) != 1 || plans[0].ID != "p-ok" || plans[0].AppliedBy != "ci" || !plans[0].CreatedAt.Equal(t0) ||
+		plans[0].Status != state.PlanApplied || string(plans[0].Summary) != `{"models":1}` {
+		t.Errorf("plans after one promotion and two failed ones: %+v", plans)
 	}
 }
 
