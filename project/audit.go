@@ -73,12 +73,12 @@ var auditProperties = []string{"name", "blocking", "description"}
 // problem of the file and returns whatever could be parsed.
 func ParseAudit(file string, src []byte) (*CustomAudit, []Diagnostic) {
 	a := &CustomAudit{File: file, Source: src, Blocking: true}
-	p := &headerParser{file: file, src: src, li: newLineIndex(src), seen: map[string]token{}}
+	p := &headerParser{file: file, src: src, li: newLineIndex(src)}
 	a.Header = p.rng(0, 0)
 	a.NameRange = a.Header
 	hasHeader, end := p.parseBlock("AUDIT", "an audit file", &a.Header, func(toks []token) { p.auditProperty(a, toks) })
 	if hasHeader && p.hasProps {
-		if _, ok := p.seen["name"]; !ok {
+		if _, ok := p.seen.get("name"); !ok {
 			p.errorf(p.modelTok.start, p.modelTok.end, CodeMissingProperty, "the AUDIT header has no name: add name my_audit")
 		}
 	}
@@ -110,11 +110,11 @@ func (p *headerParser) auditProperty(a *CustomAudit, toks []token) {
 		p.unknownName(nameTok, "audit property", auditProperties)
 		return
 	}
-	if first, dup := p.seen[name]; dup {
+	if first, dup := p.seen.get(name); dup {
 		p.errorf(nameTok.start, nameTok.end, CodeDuplicateProperty, "duplicate property %s (first set on line %d)", name, p.li.pos(first.start).Line)
 		return
 	}
-	p.seen[name] = nameTok
+	p.seen.set(name, nameTok)
 	if len(toks) == 1 {
 		p.errorf(nameTok.start, nameTok.end, CodeHeaderSyntax, "property %s needs a value", name)
 		return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // CodeDuplicateProperty marks a header property (or kind option) set twice.
@@ -22,7 +23,6 @@ func ParseModel(file string, src []byte) (*Model, []Diagnostic) {
 		file: file,
 		src:  src,
 		li:   newLineIndex(src),
-		seen: map[string]token{},
 		m: &Model{
 			File:   file,
 			Source: src,
@@ -64,17 +64,54 @@ type headerParser struct {
 	m     *Model
 	diags []Diagnostic
 
-	seen     map[string]token // property name → its name token
-	modelTok token            // the MODEL (or AUDIT) keyword
-	closeTok token            // the token that ends the header: ')' or ';'
-	unclosed bool             // the header's '(' was never closed
-	hasProps bool             // the header has a property list to check
+	seen     seenProps // property name → where its name is
+	modelTok token     // the MODEL (or AUDIT) keyword
+	closeTok token     // the token that ends the header: ')' or ';'
+	unclosed bool      // the header's '(' was never closed
+	hasProps bool      // the header has a property list to check
 }
 
-// property is the token run of one header property: its name and value.
+// property is the token run of one header property: its name and value,
+// toks[start:end] of the header's tokens.
 type property struct {
-	toks  []token
-	comma token // the comma that ended it; zero for the last property
+	start, end int
+	comma      token // the comma that ended it; zero for the last property
+}
+
+// seenProps are the properties (or options) already set, by lower-case
+// name, in the order they came. A header sets a handful: a linear search
+// beats hashing, and the first few live in the parser itself.
+type seenProps struct {
+	list []seenProp
+	buf  [8]seenProp
+}
+
+// seenProp is a property set and the byte range of its name.
+type seenProp struct {
+	name       string
+	start, end int
+}
+
+func (s *seenProps) get(name string) (seenProp, bool) {
+	for _, e := range s.list {
+		if e.name == name {
+			return e, true
+		}
+	}
+	return seenProp{}, false
+}
+
+func (s *seenProps) set(name string, t token) {
+	for i := range s.list {
+		if s.list[i].name == name {
+			s.list[i].start, s.list[i].end = t.start, t.end
+			return
+		}
+	}
+	if s.list == nil {
+		s.list = s.buf[:0]
+	}
+	s.list = append(s.list, seenProp{name, t.start, t.end})
 }
 
 func (p *headerParser) errorf(start, end int, code, format string, args ...any) {
@@ -163,8 +200,18 @@ func (p *headerParser) parseBlock(keyword, noun string, header *Range, prop func
 	// Split the header into properties at top-level commas. Each property's
 	// tokens are parsed on their own, so a mistake in one never hides the
 	// problems of the others.
+	// All of the header's tokens go in one slice (most headers hold a few
+	// dozen); a property is a run of it.
 	var props []property
-	var cur []token
+	buf := tokenBufs.Get().(*[]token)
+	toks := (*buf)[:0]
+	defer func() {
+		// The parsers keep strings of tokens, never tokens.
+		clear(toks)
+		*buf = toks[:0]
+		tokenBufs.Put(buf)
+	}()
+	cur := 0 // where the property being read starts in toks
 	depth := 0
 	end = -1
 	for end < 0 {
@@ -175,7 +222,7 @@ func (p *headerParser) parseBlock(keyword, noun string, header *Range, prop func
 			// so is the property being read.
 			p.errorf(t.start, t.end, CodeHeaderSyntax, "%s", t.val)
 			p.unclosed = true
-			cur = nil
+			toks = toks[:cur]
 			end = len(p.src)
 		case t.kind == tokEOF:
 			p.errorf(open.start, open.end, CodeHeaderSyntax, "%s ( is never closed: expected )", keyword)
@@ -190,8 +237,8 @@ func (p *headerParser) parseBlock(keyword, noun string, header *Range, prop func
 			// type, as in TIMESTAMP WITH TIME ZONE). Recover so the body is
 			// still scanned for refs.
 			p.errorf(open.start, open.end, CodeHeaderSyntax, "%s ( is not closed before %s: expected )", keyword, strings.ToUpper(t.val))
-			if len(cur) > 0 {
-				p.closeTok = cur[len(cur)-1]
+			if len(toks) > cur {
+				p.closeTok = toks[len(toks)-1]
 			} else {
 				p.closeTok = open
 			}
@@ -207,8 +254,8 @@ func (p *headerParser) parseBlock(keyword, noun string, header *Range, prop func
 				*lx = save
 			}
 		case t.isPunct(",") && depth == 0:
-			props = append(props, property{toks: cur, comma: t})
-			cur = nil
+			props = append(props, property{start: cur, end: len(toks), comma: t})
+			cur = len(toks)
 		default:
 			switch {
 			case t.isPunct("(") || t.isPunct("["):
@@ -216,14 +263,14 @@ func (p *headerParser) parseBlock(keyword, noun string, header *Range, prop func
 			case (t.isPunct(")") || t.isPunct("]")) && depth > 0:
 				depth--
 			}
-			cur = append(cur, t)
+			toks = append(toks, t)
 		}
 	}
-	props = append(props, property{toks: cur})
+	props = append(props, property{start: cur, end: len(toks)})
 	*header = p.rng(first.start, end)
 
 	for i, pr := range props {
-		if len(pr.toks) == 0 {
+		if pr.end == pr.start {
 			// A trailing comma before ) is accepted, like in most SQL dialects'
 			// lists; an empty slot elsewhere is a typo.
 			if i < len(props)-1 {
@@ -231,10 +278,14 @@ func (p *headerParser) parseBlock(keyword, noun string, header *Range, prop func
 			}
 			continue
 		}
-		prop(pr.toks)
+		prop(toks[pr.start:pr.end:pr.end])
 	}
 	return true, end
 }
+
+// tokenBufs holds the token slices of headers being parsed, so loading a
+// project of many files does not allocate one per file.
+var tokenBufs = sync.Pool{New: func() any { b := make([]token, 0, 64); return &b }}
 
 // nextIs reports whether the next token of lx is the keyword kw, without
 // consuming it.
@@ -248,13 +299,13 @@ func nextIs(lx *lexer, kw string) bool {
 // finish applies defaults and the checks that span properties.
 func (p *headerParser) finish() {
 	m := p.m
-	if _, ok := p.seen["name"]; !ok {
+	if _, ok := p.seen.get("name"); !ok {
 		p.errorf(p.modelTok.start, p.modelTok.end, CodeMissingProperty, "the MODEL header has no name: add name schema.table")
 	}
 	if m.Kind.Name == KindIncrementalByTimeRange && m.Interval == "" {
 		m.Interval = "day"
 	}
-	if pr, ok := p.seen["redact"]; ok {
+	if pr, ok := p.seen.get("redact"); ok {
 		// A redacted environment writes the model without these columns:
 		// the columns that identify rows or intervals must stay.
 		keep := map[string]string{strings.ToLower(m.Kind.TimeColumn): "the time column"}

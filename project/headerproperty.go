@@ -63,11 +63,11 @@ func (p *headerParser) property(toks []token) {
 	if len(value) > 0 {
 		vs, ve = span(value)
 	}
-	if first, dup := p.seen[name]; dup {
+	if first, dup := p.seen.get(name); dup {
 		p.errorf(nameTok.start, nameTok.end, CodeDuplicateProperty, "duplicate property %s (first set on line %d)", name, p.li.pos(first.start).Line)
 		return
 	}
-	p.seen[name] = nameTok
+	p.seen.set(name, nameTok)
 	p.m.Properties = append(p.m.Properties, Property{
 		Name:       name,
 		Range:      p.rng(nameTok.start, ve),

@@ -11,7 +11,7 @@ import (
 // This file holds the SQL-ish lexer of MODEL headers and the position
 // bookkeeping shared by the parsers of this package.
 
-type tokKind int
+type tokKind uint8
 
 const (
 	tokEOF     tokKind = iota
@@ -32,8 +32,8 @@ type token struct {
 	// punctuation the character, otherwise the source text. For tokIllegal it
 	// is the error message.
 	val    string
-	quoted bool // an identifier with at least one "quoted" part
-	parts  int  // the number of dot-separated parts of an identifier
+	quoted bool  // an identifier with at least one "quoted" part
+	parts  int32 // the number of dot-separated parts of an identifier
 }
 
 // is reports whether t is the bare (unquoted, undotted) keyword kw, ignoring
@@ -94,10 +94,15 @@ func (lx *lexer) next() token {
 }
 
 // ident lexes a dotted identifier whose parts are bare or double-quoted.
+// A name of bare parts is its source text (the parts joined by '.'), one
+// string; only a quoted part makes the parts be joined anew.
 func (lx *lexer) ident() token {
 	t := token{kind: tokIdent, start: lx.pos}
-	var parts []string
+	var quotedVal []byte // the parts unquoted and joined, once a part is quoted
 	for {
+		if t.parts > 0 && quotedVal != nil {
+			quotedVal = append(quotedVal, '.')
+		}
 		if lx.pos < len(lx.src) && lx.src[lx.pos] == '"' {
 			val, end, ok := sqlscan.Unquote(lx.src, lx.pos)
 			if !ok {
@@ -105,14 +110,21 @@ func (lx *lexer) ident() token {
 				lx.pos = end
 				return token{kind: tokIllegal, start: q, end: q + 1, val: "unterminated quoted identifier"}
 			}
+			if quotedVal == nil {
+				// The bare parts before this one, with their dots.
+				quotedVal = append(make([]byte, 0, end-t.start), lx.src[t.start:lx.pos]...)
+			}
 			lx.pos = end
-			parts = append(parts, val)
+			quotedVal = append(quotedVal, val...)
 			t.quoted = true
 		} else {
 			s := lx.pos
 			lx.pos = sqlscan.IdentEnd(lx.src, lx.pos)
-			parts = append(parts, string(lx.src[s:lx.pos]))
+			if quotedVal != nil {
+				quotedVal = append(quotedVal, lx.src[s:lx.pos]...)
+			}
 		}
+		t.parts++
 		// A dot continues the name only when another part follows directly.
 		if lx.pos+1 < len(lx.src) && lx.src[lx.pos] == '.' &&
 			(lx.src[lx.pos+1] == '"' || sqlscan.IsIdentStart(lx.src, lx.pos+1)) {
@@ -122,8 +134,11 @@ func (lx *lexer) ident() token {
 		break
 	}
 	t.end = lx.pos
-	t.val = strings.Join(parts, ".")
-	t.parts = len(parts)
+	if quotedVal != nil {
+		t.val = string(quotedVal)
+	} else {
+		t.val = string(lx.src[t.start:t.end])
+	}
 	return t
 }
 

@@ -68,7 +68,7 @@ func LoadWith(root string, overlay map[string][]byte) (*Project, error) {
 		if src, ok := ov[abs]; ok {
 			return src, nil
 		}
-		return os.ReadFile(abs)
+		return ReadFile(abs)
 	}
 	f, err := ReadFiles(root, read, extra)
 	if err != nil {
