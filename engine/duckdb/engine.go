@@ -258,8 +258,9 @@ const trimLimit = "8MB"
 // models under the default 1 GB cap. No statement evicts them, but
 // lowering the limit does, so the limit is set to trimLimit and back.
 // The limit goes back to what SetMemoryLimit set (exactly: DuckDB prints
-// it rounded), or to DuckDB's default. A trim that fails (a block still
-// pinned) is not an error. On an in-memory database it does nothing.
+// it rounded); without one (a limit set by SQL, or DuckDB's default) the
+// pool is not emptied. A trim that fails (a block still pinned) is not an
+// error. On an in-memory database it does nothing.
 func (d *DB) Checkpoint(ctx context.Context) error {
 	if d.path == "" || d.path == ":memory:" {
 		return nil
@@ -267,11 +268,12 @@ func (d *DB) Checkpoint(ctx context.Context) error {
 	if err := d.Exec(ctx, "CHECKPOINT"); err != nil {
 		return err
 	}
-	_ = d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(trimLimit))
-	if limit := d.memoryLimit.Load(); limit != nil {
-		return d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(*limit))
+	limit := d.memoryLimit.Load()
+	if limit == nil {
+		return nil // no limit to come back to exactly
 	}
-	return d.Exec(ctx, "RESET memory_limit")
+	_ = d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(trimLimit))
+	return d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(*limit))
 }
 
 // Close closes the database.
