@@ -210,7 +210,7 @@ func (s *Server) read(abs string) ([]byte, error) {
 	if d != nil {
 		return d.text, nil
 	}
-	return os.ReadFile(abs)
+	return project.ReadFile(abs)
 }
 
 // openUnder returns the open documents inside root, by relative path.

@@ -2,7 +2,6 @@ package project
 
 import (
 	"bytes"
-	"container/heap"
 	"fmt"
 	"maps"
 	"reflect"
@@ -22,8 +21,8 @@ func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Projec
 	p := &Project{
 		Root:     root,
 		Config:   cfg,
-		ByName:   map[string]*Model{},
-		Children: map[string][]string{},
+		ByName:   make(map[string]*Model, len(models)),
+		Children: make(map[string][]string, len(models)),
 	}
 	all := slices.Clone(diags)
 
@@ -32,8 +31,8 @@ func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Projec
 
 	// Duplicate names: every copy is flagged, naming the other files, since
 	// the user may mean to fix either one.
-	groups := map[string][]*Model{}
-	var names []string
+	groups := make(map[string][]*Model, len(files))
+	names := make([]string, 0, len(files))
 	for _, m := range files {
 		if m.Name == "" {
 			continue
@@ -70,7 +69,7 @@ func Build(root string, cfg Config, models []*Model, diags []Diagnostic) *Projec
 	// Refs: unknown ones are diagnostics; known ones are edges of the DAG
 	// (deps: model → the models it refs, sorted, self refs included so
 	// they surface as cycles).
-	deps := map[string][]string{}
+	deps := make(map[string][]string, len(names))
 	for _, m := range files {
 		kept := m.Name != "" && p.ByName[m.Name] == m
 		for _, mc := range m.Macros {
@@ -250,35 +249,72 @@ func shortestCycle(start string, deps map[string][]string, in map[string]bool) [
 	return []string{start, start} // unreachable for a member of a cycle
 }
 
+// graph is the DAG over names (sorted, distinct) by position: deps[i]
+// are the positions of names[i]'s deps, in the order deps lists them. The
+// algorithms below walk positions, not names, so a project of thousands
+// of models costs slices, not maps.
+type graph struct {
+	names []string
+	deps  [][]int32
+}
+
+func newGraph(names []string, deps map[string][]string) graph {
+	at := make(map[string]int32, len(names))
+	for i, n := range names {
+		at[n] = int32(i)
+	}
+	g := graph{names: names, deps: make([][]int32, len(names))}
+	total := 0
+	for _, n := range names {
+		total += len(deps[n])
+	}
+	flat := make([]int32, 0, total)
+	for i, n := range names {
+		start := len(flat)
+		for _, d := range deps[n] {
+			flat = append(flat, at[d])
+		}
+		g.deps[i] = flat[start:len(flat):len(flat)]
+	}
+	return g
+}
+
 // stronglyConnected returns the strongly connected components of the graph
 // (Tarjan's algorithm, iterative so deep chains cannot overflow the stack).
 func stronglyConnected(names []string, deps map[string][]string) [][]string {
-	index := map[string]int{}
-	low := map[string]int{}
-	onStack := map[string]bool{}
-	var stack []string
+	g := newGraph(names, deps)
+	const unvisited = -1
+	index := make([]int32, len(names))
+	low := make([]int32, len(names))
+	for i := range index {
+		index[i] = unvisited
+	}
+	onStack := make([]bool, len(names))
+	var stack []int32
 	var out [][]string
-	next := 0
+	var next int32
 
 	type frame struct {
-		node string
+		node int32
 		i    int // next dep to visit
 	}
-	for _, root := range names {
-		if _, done := index[root]; done {
+	var call []frame
+	for r := range names {
+		root := int32(r)
+		if index[root] != unvisited {
 			continue
 		}
-		call := []frame{{node: root}}
+		call = append(call[:0], frame{node: root})
 		index[root], low[root] = next, next
 		next++
 		stack = append(stack, root)
 		onStack[root] = true
 		for len(call) > 0 {
 			f := &call[len(call)-1]
-			if f.i < len(deps[f.node]) {
-				d := deps[f.node][f.i]
+			if ds := g.deps[f.node]; f.i < len(ds) {
+				d := ds[f.i]
 				f.i++
-				if _, seen := index[d]; !seen {
+				if index[d] == unvisited {
 					index[d], low[d] = next, next
 					next++
 					stack = append(stack, d)
@@ -301,7 +337,7 @@ func stronglyConnected(names []string, deps map[string][]string) [][]string {
 					x := stack[len(stack)-1]
 					stack = stack[:len(stack)-1]
 					onStack[x] = false
-					scc = append(scc, x)
+					scc = append(scc, names[x])
 					if x == n {
 						break
 					}
@@ -317,51 +353,93 @@ func stronglyConnected(names []string, deps map[string][]string) [][]string {
 // topoOrder orders models parents first, breaking ties by name. Models that
 // cannot be ordered (in a cycle, or downstream of one) follow in name order.
 func topoOrder(byName map[string]*Model, names []string, deps map[string][]string) []*Model {
-	indegree := map[string]int{}
-	children := map[string][]string{}
-	for _, n := range names {
-		for _, d := range deps[n] {
-			indegree[n]++
-			children[d] = append(children[d], n)
+	g := newGraph(names, deps)
+	indegree := make([]int32, len(names))
+	nchildren := make([]int32, len(names)+1)
+	for n, ds := range g.deps {
+		indegree[n] = int32(len(ds))
+		for _, d := range ds {
+			nchildren[d+1]++
 		}
 	}
-	ready := &stringHeap{}
-	for _, n := range names {
+	// children[d] = flat[first[d]:first[d+1]], in names order as before.
+	for i := range names {
+		nchildren[i+1] += nchildren[i]
+	}
+	first := nchildren
+	flat := make([]int32, first[len(names)])
+	fill := slices.Clone(first[:len(names)])
+	for n, ds := range g.deps {
+		for _, d := range ds {
+			flat[fill[d]] = int32(n)
+			fill[d]++
+		}
+	}
+	// Names are sorted, so the smallest position is the first name.
+	var ready posHeap
+	for n := range names {
 		if indegree[n] == 0 {
-			heap.Push(ready, n)
+			ready.push(int32(n))
 		}
 	}
 	out := make([]*Model, 0, len(names))
-	placed := map[string]bool{}
-	for ready.Len() > 0 {
-		n := heap.Pop(ready).(string)
+	placed := make([]bool, len(names))
+	for len(ready) > 0 {
+		n := ready.pop()
 		placed[n] = true
-		out = append(out, byName[n])
-		for _, c := range children[n] {
+		out = append(out, byName[names[n]])
+		for _, c := range flat[first[n]:first[n+1]] {
 			if indegree[c]--; indegree[c] == 0 {
-				heap.Push(ready, c)
+				ready.push(c)
 			}
 		}
 	}
-	for _, n := range names {
+	for n, name := range names {
 		if !placed[n] {
-			out = append(out, byName[n])
+			out = append(out, byName[name])
 		}
 	}
 	return out
 }
 
-type stringHeap []string
+// posHeap is a min-heap of positions.
+type posHeap []int32
 
-func (h stringHeap) Len() int           { return len(h) }
-func (h stringHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h stringHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *stringHeap) Push(x any)        { *h = append(*h, x.(string)) }
-func (h *stringHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *posHeap) push(x int32) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if a[parent] <= a[i] {
+			break
+		}
+		a[parent], a[i] = a[i], a[parent]
+		i = parent
+	}
+}
+
+func (h *posHeap) pop() int32 {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(a) && a[l] < a[m] {
+			m = l
+		}
+		if r < len(a) && a[r] < a[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }
 
 // WithBody returns p with m in place of the model of m's file when only the

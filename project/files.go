@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -41,13 +42,40 @@ func (k FileKind) String() string {
 // KindOf tells what the slash path rel (relative to the root) is to the
 // project: a model, a unit test or a custom audit file, in that order of
 // precedence, or none.
-func (c Config) KindOf(rel string) FileKind {
+func (c Config) KindOf(rel string) FileKind { return c.kindMatcher().kindOf(rel) }
+
+// kindMatcher holds the config's valid globs, split once, by kind in order
+// of precedence: a loader asks for the kind of every file.
+type kindMatcher []struct {
+	segs [][]string
+	kind FileKind
+}
+
+func (c Config) kindMatcher() kindMatcher {
+	km := make(kindMatcher, 0, 3)
 	for _, k := range []struct {
 		globs []string
 		kind  FileKind
 	}{{c.Models, ModelFile}, {c.Tests, TestFile}, {c.Audits, AuditFile}} {
+		var segs [][]string
 		for _, g := range k.globs {
-			if ValidateGlob(g) == nil && MatchGlob(g, rel) {
+			if ValidateGlob(g) == nil {
+				segs = append(segs, globSegments(g))
+			}
+		}
+		km = append(km, struct {
+			segs [][]string
+			kind FileKind
+		}{segs, k.kind})
+	}
+	return km
+}
+
+func (km kindMatcher) kindOf(rel string) FileKind {
+	name := strings.Split(rel, "/")
+	for _, k := range km {
+		for _, segs := range k.segs {
+			if matchSegments(segs, name) {
 				return k.kind
 			}
 		}
@@ -137,8 +165,9 @@ func ReadFiles(root string, read ReadFunc, extra []string) (*Files, error) {
 	for _, rel := range rels {
 		seen[rel] = true
 	}
+	km := cfg.kindMatcher()
 	for _, rel := range extra {
-		if !seen[rel] && cfg.KindOf(rel) != NotProjectFile {
+		if !seen[rel] && km.kindOf(rel) != NotProjectFile {
 			seen[rel] = true
 			rels = append(rels, rel)
 		}
@@ -154,7 +183,7 @@ func ReadFiles(root string, read ReadFunc, extra []string) (*Files, error) {
 		wg.Go(func() {
 			for i := range next {
 				rel := rels[i]
-				kind := cfg.KindOf(rel)
+				kind := km.kindOf(rel)
 				src, err := read(filepath.Join(root, filepath.FromSlash(rel)))
 				if err != nil {
 					parsed[i] = UnreadableFile(kind, rel, err)

@@ -85,6 +85,14 @@ func matchSegment(pat, name string) bool {
 	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") {
 		return false
 	}
+	// The usual shapes, a literal name and *.sql, without path.Match: a
+	// loader matches every file of the project.
+	if !hasMeta(pat) {
+		return pat == name
+	}
+	if len(pat) > 1 && pat[0] == '*' && !hasMeta(pat[1:]) {
+		return strings.HasSuffix(name, pat[1:])
+	}
 	ok, err := path.Match(pat, name)
 	return ok && err == nil
 }

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -150,7 +151,7 @@ type lineIndex struct {
 }
 
 func newLineIndex(src []byte) *lineIndex {
-	starts := []int{0}
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
 	for i, c := range src {
 		if c == '\n' {
 			starts = append(starts, i+1)

@@ -32,8 +32,14 @@ func ReadFile(abs string) ([]byte, error) {
 		size = int(st.Size)
 	}
 	// One byte more than the size, so a file read whole is known to be
-	// at its end by the read of nothing that follows.
-	buf := make([]byte, 0, max(size+1, 512))
+	// at its end by the read of nothing that follows (model files are
+	// small: no 512-byte floor as os.ReadFile has, but for files whose
+	// size is not known).
+	n := size + 1
+	if size == 0 {
+		n = 512
+	}
+	buf := make([]byte, 0, n)
 	for {
 		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
 		if err == syscall.EINTR {
