@@ -14,8 +14,16 @@ import (
 // non-blocking mode) before it reads. Here it is openat, fstat, the
 // reads and close.
 func ReadFile(abs string) ([]byte, error) {
+	var st syscall.Stat_t
+	src, _, err := readFile(abs, &st)
+	return src, err
+}
+
+// readFile is ReadFile that also fills st with the open file's fstat,
+// taken before the first read; statErr is that fstat's error (st is then
+// zero and the read went on without a size).
+func readFile(abs string, st *syscall.Stat_t) (src []byte, statErr, err error) {
 	var fd int
-	var err error
 	for {
 		fd, err = syscall.Open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err != syscall.EINTR {
@@ -23,12 +31,14 @@ func ReadFile(abs string) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: abs, Err: err}
+		return nil, nil, &fs.PathError{Op: "open", Path: abs, Err: err}
 	}
 	defer syscall.Close(fd)
 	size := 0
-	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size > 0 && int64(int(st.Size)) == st.Size {
+	if err := syscall.Fstat(fd, st); err != nil {
+		statErr = &fs.PathError{Op: "stat", Path: abs, Err: err}
+		*st = syscall.Stat_t{}
+	} else if st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size > 0 && int64(int(st.Size)) == st.Size {
 		size = int(st.Size)
 	}
 	// One byte more than the size, so a file read whole is known to be
@@ -46,10 +56,10 @@ func ReadFile(abs string) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: abs, Err: err}
+			return nil, statErr, &fs.PathError{Op: "read", Path: abs, Err: err}
 		}
 		if n <= 0 {
-			return buf, nil
+			return buf, statErr, nil
 		}
 		buf = buf[:len(buf)+n]
 		if len(buf) == cap(buf) {

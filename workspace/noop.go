@@ -201,16 +201,14 @@ type recorder struct {
 }
 
 func (r *recorder) read(abs string) ([]byte, error) {
-	fi, statErr := os.Stat(abs)
-	src, err := os.ReadFile(abs)
-	if err != nil || statErr != nil {
-		return src, errors.Join(err, statErr)
+	src, size, mtime, err := project.ReadFileStamp(abs)
+	if err != nil {
+		return src, err
 	}
 	read := time.Now()
 	sum := sha256.Sum256(src)
-	mtime := fi.ModTime().UnixNano()
 	r.mu.Lock()
-	r.files = append(r.files, stamp{Path: abs, Size: fi.Size(), ModTime: mtime, Hash: string(sum[:]), Racy: racy(mtime, read)})
+	r.files = append(r.files, stamp{Path: abs, Size: size, ModTime: mtime, Hash: string(sum[:]), Racy: racy(mtime, read)})
 	r.mu.Unlock()
 	return src, nil
 }
