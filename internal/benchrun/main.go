@@ -39,9 +39,12 @@ import (
 	"github.com/efmesh/efmesh/state/sqlite"
 )
 
-// step is one whole process: its wall time and peak resident memory.
+// step is one whole process: its wall time, CPU time (user and system,
+// every thread: on a shared machine the wall time also counts the waits
+// for a core) and peak resident memory.
 type step struct {
 	Ms     float64 `json:"ms"`
+	CPUMs  float64 `json:"cpuMs"`
 	PeakMB float64 `json:"peakMB"`
 }
 
@@ -143,6 +146,11 @@ func loadAvg() string {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// cpuMs is a finished child's user and system CPU time (wait4's rusage).
+func cpuMs(ps *os.ProcessState) float64 {
+	return ms(ps.UserTime() + ps.SystemTime())
+}
+
 // peakMB is a finished child's peak resident memory (wait4's rusage).
 func peakMB(ps *os.ProcessState) float64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
@@ -162,6 +170,7 @@ func run(dir, name string, args ...string) (step, string, error) {
 	s := step{Ms: ms(time.Since(t))}
 	if cmd.ProcessState != nil {
 		s.PeakMB = peakMB(cmd.ProcessState)
+		s.CPUMs = cpuMs(cmd.ProcessState)
 	}
 	if err != nil {
 		return s, out.String(), fmt.Errorf("%s %s: %w\n%s%s", filepath.Base(name), strings.Join(args, " "), err, out.String(), errb.String())
@@ -202,7 +211,7 @@ func measure(ctx context.Context, bin string, n int, withLSP bool) (result, erro
 		return r, err
 	}
 	say := func(what string, s step) {
-		fmt.Fprintf(os.Stderr, "  %-28s %9.1f ms %6.0f MB\n", what, s.Ms, s.PeakMB)
+		fmt.Fprintf(os.Stderr, "  %-28s %9.1f ms (cpu %7.1f ms) %6.0f MB\n", what, s.Ms, s.CPUMs, s.PeakMB)
 	}
 	if r.ColdPlan, _, err = run(dir, bin, "plan", "dev"); err != nil {
 		return r, err
