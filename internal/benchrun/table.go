@@ -30,7 +30,7 @@ func printTable(w io.Writer, rows []result) {
 	fmt.Fprintln(w, strings.Repeat("-", nameW+colW*len(rows)+10))
 	line("cold plan, fresh clone (no cache)", "≤ 300 ms", func(r result) string { return msf(r.ColdPlan.Ms) })
 	line("no-op plan, first after apply", "", func(r result) string { return msf(r.NoopPlan.Ms) })
-	line("no-op plan again (digest)", "≤ 15 ms", func(r result) string { return msf(r.NoopAgain.Ms) })
+	line("no-op plan again (digest; median of 11)", "≤ 15 ms", func(r result) string { return msf(r.NoopAgain.Ms) })
 	line("apply dev (build all)", "", func(r result) string { return msf(r.Apply.Ms) })
 	line("  floor: the same SQL on DuckDB", "", func(r result) string { return msf(r.ApplyFloor.Ms) })
 	line("  apply / floor", "≤ 1.15×", func(r result) string { return ratio(r.Apply.Ms, r.ApplyFloor.Ms) })
