@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -25,19 +26,25 @@ import (
 // the store's token read from the locked store. expectEnv, when set, must
 // be the environment's last applied plan: otherwise the full path decides.
 // A digest whose apply would record audit files in the store (ApplyNoop
-// false) is a miss. Once the lock is released and the store closed, the
-// digest keeps the state file's settled stamps (SettleNoop), as after
-// Apply, so the next plan reads no token.
+// false) is a miss.
+//
+// The lock's row moves the state file's stamps: the next plan reads the
+// store's token once (a read-only open) and stamps the file again, rather
+// than this apply waiting for the stamps to settle.
 //
 // The hit's plan is reviewed by the caller (NoopHit.Text, NoopHit.Plan).
 func QuickApply(ctx context.Context, dir string, req NoopRequest, expectEnv string) (hit NoopHit, ok bool) {
-	// Without the store: a project that changed misses here, at the cost
-	// of stat calls.
-	if pre, ok := quickPlan(ctx, dir, req, false, nil); !ok || !pre.applyNoop {
+	if analysis.ValidateEnv(req.Env) != nil {
 		return hit, false
 	}
 	root, err := project.FindRoot(dir)
 	if err != nil {
+		return hit, false
+	}
+	// The digest read, not checked, before the store is opened: most
+	// misses (no digest, another request, the clock, an apply that writes)
+	// take no lock.
+	if d, _, ok := loadDigest(noopPath(root, req.Env), root, req); !ok || !d.ApplyNoop {
 		return hit, false
 	}
 	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
@@ -68,8 +75,6 @@ func QuickApply(ctx context.Context, dir string, req NoopRequest, expectEnv stri
 	if !ok {
 		return NoopHit{}, false
 	}
-	// The lock's row moved the state file: stamp it again once settled.
-	SettleNoop(ctx, dir, req)
 	return hit, true
 }
 

@@ -507,25 +507,8 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 		return hit, false
 	}
 	path := noopPath(root, req.Env)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return hit, false
-	}
-	body, ok := analysis.Unseal("noop", noopFormat, raw)
+	d, dec, ok := loadDigest(path, root, req)
 	if !ok {
-		return hit, false
-	}
-	dec := gob.NewDecoder(bytes.NewReader(body))
-	var d noopDigest
-	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
-		return hit, false
-	}
-	// efmesh.yaml is always the first stamp: a digest without it vouches
-	// for nothing.
-	if len(d.Files) == 0 || d.Files[0].Path != filepath.Join(root, project.ConfigFile) {
-		return hit, false
-	}
-	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
 		return hit, false
 	}
 	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
@@ -614,6 +597,33 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 		_ = writeDigestRaw(path, &d, text)
 	}
 	return NoopHit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, applyNoop: d.ApplyNoop, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
+}
+
+// readDigest reads the digest at path, without checking a file: ok when
+// it is a digest of req's request whose clock window holds req.Now. dec
+// reads on to the plan's text.
+func loadDigest(path, root string, req NoopRequest) (d noopDigest, dec *gob.Decoder, ok bool) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return d, nil, false
+	}
+	body, ok := analysis.Unseal("noop", noopFormat, raw)
+	if !ok {
+		return d, nil, false
+	}
+	dec = gob.NewDecoder(bytes.NewReader(body))
+	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
+		return d, nil, false
+	}
+	// efmesh.yaml is always the first stamp: a digest without it vouches
+	// for nothing.
+	if len(d.Files) == 0 || d.Files[0].Path != filepath.Join(root, project.ConfigFile) {
+		return d, nil, false
+	}
+	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
+		return d, nil, false
+	}
+	return d, dec, true
 }
 
 // latestMtime is the latest mtime of stamps.

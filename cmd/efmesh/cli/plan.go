@@ -329,6 +329,14 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 			// digest, as efmesh plan answers it (workspace/applynoop.go).
 			if noop != nil {
 				if hit, ok := workspace.QuickApply(a.ctx, a.dir, *noop, expectEnv); ok {
+					if !a.json && metricsOf(a.ctx) == nil {
+						// Review prints the plan without changes and
+						// nothing else: its text as the digest keeps it.
+						a.log.Debug("apply answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+						a.warnUnusedVars(hit.UnusedVars)
+						fmt.Fprint(a.stdout, hit.Text)
+						return nil
+					}
 					if p, err := hit.Plan(); err == nil {
 						a.log.Debug("apply answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
 						a.warnUnusedVars(hit.UnusedVars)
