@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,12 @@ var debugLine = regexp.MustCompile(`(?m)^time=\S+ level=DEBUG .*\n`)
 // and stderr (the debug log aside) and leave the store as they found it.
 // It returns the exit code and the outputs.
 func applyBoth(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	return applyBothIn(t, dir, storeState, args...)
+}
+
+// applyBothIn is applyBoth for a store summed up by storeState.
+func applyBothIn(t *testing.T, dir string, storeState func(*testing.T, string) string, args ...string) (int, string, string) {
 	t.Helper()
 	args = append([]string{"--log-level", "debug", "apply"}, args...)
 	before := storeState(t, dir)
@@ -147,4 +154,29 @@ func TestApplyNoopDigest(t *testing.T) {
 	if code != 0 || strings.Contains(errs, fastApply) || lastPlanID(t, dir, "prod") == id {
 		t.Fatalf("apply of a changed project: exit %d\n%s\n%s", code, out, errs)
 	}
+}
+
+// With the state store in Postgres (and the warehouse in DuckDB), the
+// token is read from the locked Postgres store: the same answers.
+func TestApplyNoopDigestPostgresState(t *testing.T) {
+	dbURL := freshDatabase(t)
+	dir := copyExample(t, "hospital")
+	cfg, err := os.ReadFile(filepath.Join(dir, "efmesh.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgText := strings.Replace(string(cfg), "state: {type: sqlite, path: .efmesh/state.db}", fmt.Sprintf("state: {type: postgres, url: %q}", dbURL), 1)
+	if cfgText == string(cfg) {
+		t.Fatal("the example's state line changed; update this test")
+	}
+	writeFile(t, dir, "efmesh.yaml", cfgText)
+	t.Setenv("EFMESH_NOW", "2026-02-01T06:00:00Z")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	pgState := func(t *testing.T, _ string) string {
+		return pgQuery(t, dbURL, `SELECT (SELECT count(*) FROM efmesh_state.plans), (SELECT count(*) FROM efmesh_state.environments), (SELECT count(*) FROM efmesh_state.snapshots)`)
+	}
+	if code, out, _ := applyBothIn(t, dir, pgState, "dev", "--yes"); code != 0 || !strings.Contains(out, "No changes") {
+		t.Fatalf("apply of an unchanged project: exit %d\n%s", code, out)
+	}
+	applyBothIn(t, dir, pgState, "dev", "--yes", "--json")
 }
