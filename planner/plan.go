@@ -212,6 +212,11 @@ func FingerprintPrefix(table string) string {
 // Analysis returns the analysis the plan was made from.
 func (p *Plan) Analysis() *analysis.Analysis { return p.analysis }
 
+// RecordsAuditSources reports whether an apply of p writes the store even
+// when p changes nothing: unchanged models whose stored definitions
+// predate their audit files get them recorded (RecordAuditSources).
+func (p *Plan) RecordsAuditSources() bool { return len(p.unrecorded) > 0 }
+
 // Counts tallies the models of each change.
 func (p *Plan) Counts() map[Change]int {
 	out := map[Change]int{}

@@ -61,7 +61,7 @@ import (
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 6
+const noopFormat = 7
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -104,8 +104,10 @@ type NoopHit struct {
 	// ByStamps: the state store was recognised by its file's stamps, its
 	// token not read.
 	ByStamps bool
-	jsonPath string
-	jsonSum  string
+	// applyNoop: the digest's ApplyNoop.
+	applyNoop bool
+	jsonPath  string
+	jsonSum   string
 }
 
 // Plan decodes the plan the digest holds (for --json, or a caller that
@@ -178,6 +180,10 @@ type noopDigest struct {
 	StoreFiles []stamp
 	UnusedVars []project.UnusedVar
 	PlanSum    string // sha256 of the plan's JSON (noopJSONPath)
+	// ApplyNoop: an apply of this plan writes nothing either (no audit
+	// files to record, planner.Plan.RecordsAuditSources), so a plain apply
+	// may be answered from the digest (QuickApply). false: not known.
+	ApplyNoop bool
 }
 
 // The digest's file is a gob stream of two values: the stamps, decoded on
@@ -477,7 +483,7 @@ func hourEnd(t time.Time) time.Time { return t.UTC().Truncate(time.Hour).Add(tim
 // else its token is read (a read-only open) and, when it matches and the
 // file's stamps are settled, they are kept for the next plan.
 func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, ok bool) {
-	return quickPlan(ctx, dir, req, false)
+	return quickPlan(ctx, dir, req, false, nil)
 }
 
 // SettleNoop is QuickPlan for a process that has just written the store
@@ -485,11 +491,14 @@ func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, o
 // file's stamps to settle (racyStore, at most) so that the digest keeps
 // them, and the next plan reads no token.
 func SettleNoop(ctx context.Context, dir string, req NoopRequest) bool {
-	_, ok := quickPlan(ctx, dir, req, true)
+	_, ok := quickPlan(ctx, dir, req, true, nil)
 	return ok
 }
 
-func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (hit NoopHit, ok bool) {
+// quickPlan is QuickPlan; with under, a store the caller holds the
+// environment's lock in, the store's token is read from it whatever the
+// stamps say, and the digest is not written.
+func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, under state.Reader) (hit NoopHit, ok bool) {
 	if analysis.ValidateEnv(req.Env) != nil {
 		return hit, false
 	}
@@ -498,25 +507,8 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		return hit, false
 	}
 	path := noopPath(root, req.Env)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return hit, false
-	}
-	body, ok := analysis.Unseal("noop", noopFormat, raw)
+	d, dec, ok := loadDigest(path, root, req)
 	if !ok {
-		return hit, false
-	}
-	dec := gob.NewDecoder(bytes.NewReader(body))
-	var d noopDigest
-	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
-		return hit, false
-	}
-	// efmesh.yaml is always the first stamp: a digest without it vouches
-	// for nothing.
-	if len(d.Files) == 0 || d.Files[0].Path != filepath.Join(root, project.ConfigFile) {
-		return hit, false
-	}
-	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
 		return hit, false
 	}
 	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
@@ -556,8 +548,13 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		touched = true
 	}
 	files, fileStore := storeStamps(p)
-	byStamps := fileStore && d.StoreFiles != nil && slices.Equal(files, d.StoreFiles)
-	if !byStamps {
+	byStamps := under == nil && fileStore && d.StoreFiles != nil && slices.Equal(files, d.StoreFiles)
+	if under != nil {
+		if tok, ok := storeToken(ctx, under, req.Env); !ok || tok != d.Store {
+			return hit, false
+		}
+		touched = false
+	} else if !byStamps {
 		d.StoreFiles = nil
 		if settle && fileStore {
 			if wait := time.Until(latestMtime(files).Add(racyStore)); wait > 0 && wait <= racyStore {
@@ -599,7 +596,34 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool) (h
 		}
 		_ = writeDigestRaw(path, &d, text)
 	}
-	return NoopHit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
+	return NoopHit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, applyNoop: d.ApplyNoop, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
+}
+
+// readDigest reads the digest at path, without checking a file: ok when
+// it is a digest of req's request whose clock window holds req.Now. dec
+// reads on to the plan's text.
+func loadDigest(path, root string, req NoopRequest) (d noopDigest, dec *gob.Decoder, ok bool) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return d, nil, false
+	}
+	body, ok := analysis.Unseal("noop", noopFormat, raw)
+	if !ok {
+		return d, nil, false
+	}
+	dec = gob.NewDecoder(bytes.NewReader(body))
+	if dec.Decode(&d) != nil || d.Format != noopFormat || d.Request != req.key() {
+		return d, nil, false
+	}
+	// efmesh.yaml is always the first stamp: a digest without it vouches
+	// for nothing.
+	if len(d.Files) == 0 || d.Files[0].Path != filepath.Join(root, project.ConfigFile) {
+		return d, nil, false
+	}
+	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
+		return d, nil, false
+	}
+	return d, dec, true
 }
 
 // latestMtime is the latest mtime of stamps.
@@ -724,6 +748,7 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		Schemas:    w.planSchemas(req.Env, p),
 		Store:      b.store,
 		UnusedVars: w.UnusedVars,
+		ApplyNoop:  !p.RecordsAuditSources(),
 	}
 	if err := w.rememberFingerprints(req, p, d); err != nil {
 		return err

@@ -324,6 +324,27 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Progress: metricsOf(a.ctx).progressed(progress),
 					Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed()},
 			}
+			// An unchanged project's apply is its no-op plan, reviewed,
+			// under the environment's lock: answered from the no-op
+			// digest, as efmesh plan answers it (workspace/applynoop.go).
+			if noop != nil {
+				if hit, ok := workspace.QuickApply(a.ctx, a.dir, *noop, expectEnv); ok {
+					if !a.json && metricsOf(a.ctx) == nil {
+						// Review prints the plan without changes and
+						// nothing else: its text as the digest keeps it.
+						a.log.Debug("apply answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+						a.warnUnusedVars(hit.UnusedVars)
+						fmt.Fprint(a.stdout, hit.Text)
+						return nil
+					}
+					if p, err := hit.Plan(); err == nil {
+						a.log.Debug("apply answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
+						a.warnUnusedVars(hit.UnusedVars)
+						err := req.Review(p)
+						return a.applied(cmd, args[0], payload, &workspace.ApplyResult{Plan: p}, err)
+					}
+				}
+			}
 			// The promotion of what another environment built, from the
 			// fingerprints of the unchanged project, without loading it:
 			// the plan efmesh plan answers the same way
