@@ -64,7 +64,10 @@ type result struct {
 	// process of a few milliseconds is timed as one sample of its spread):
 	// the first plan after an apply may take the full path and save the
 	// project's digest, the next ones answer from it (workspace/noop.go).
-	NoopAgain    step    `json:"noopPlanAgain"`
+	NoopAgain step `json:"noopPlanAgain"`
+	// NoopApply is an apply of the unchanged project (median of noopRuns):
+	// nothing to build or promote.
+	NoopApply    step    `json:"noopApply"`
 	Promote      step    `json:"promote"`
 	PromoteFloor step    `json:"promoteFloor"`
 	LSP          *lspRes `json:"lsp,omitempty"`
@@ -184,6 +187,27 @@ func run(dir, name string, args ...string) (step, string, error) {
 	return s, out.String(), nil
 }
 
+// median runs the command noopRuns times in dir, each of which must
+// print want first, and returns the run of median wall time, with the
+// highest peak RSS of all.
+func median(dir, bin, want string, args ...string) (step, error) {
+	runs := make([]step, noopRuns)
+	for i := range runs {
+		s, out, err := run(dir, bin, args...)
+		if err != nil {
+			return s, err
+		}
+		if !strings.HasPrefix(out, want) {
+			return s, fmt.Errorf("%s, run %d: want %q, got:\n%s", strings.Join(args, " "), i+1, want, out)
+		}
+		runs[i] = s
+	}
+	slices.SortFunc(runs, func(a, b step) int { return cmp.Compare(a.Ms, b.Ms) })
+	m := runs[len(runs)/2]
+	m.PeakMB = slices.MaxFunc(runs, func(a, b step) int { return cmp.Compare(a.PeakMB, b.PeakMB) }).PeakMB
+	return m, nil
+}
+
 // project writes a fresh clone of the benchmark project of n models into
 // a new temporary folder: the sources only, no .efmesh and no warehouse.
 func writeProject(ctx context.Context, n int) (string, error) {
@@ -235,19 +259,14 @@ func measure(ctx context.Context, bin string, n int, withLSP bool) (result, erro
 		return r, fmt.Errorf("the no-op plan has changes:\n%s", out)
 	}
 	say("no-op plan", r.NoopPlan)
-	again := make([]step, noopRuns)
-	for i := range again {
-		if again[i], out, err = run(dir, bin, "plan", "dev"); err != nil {
-			return r, err
-		}
-		if !strings.HasPrefix(out, "No changes") {
-			return r, fmt.Errorf("no-op plan %d after the first has changes:\n%s", i+1, out)
-		}
+	if r.NoopAgain, err = median(dir, bin, "No changes", "plan", "dev"); err != nil {
+		return r, err
 	}
-	slices.SortFunc(again, func(a, b step) int { return cmp.Compare(a.Ms, b.Ms) })
-	r.NoopAgain = again[len(again)/2]
-	r.NoopAgain.PeakMB = slices.MaxFunc(again, func(a, b step) int { return cmp.Compare(a.PeakMB, b.PeakMB) }).PeakMB
 	say(fmt.Sprintf("no-op plan again (median of %d)", noopRuns), r.NoopAgain)
+	if r.NoopApply, err = median(dir, bin, "No changes", "apply", "dev", "--yes"); err != nil {
+		return r, err
+	}
+	say(fmt.Sprintf("no-op apply (median of %d)", noopRuns), r.NoopApply)
 	if r.Promote, _, err = run(dir, bin, "apply", "prod", "--yes"); err != nil {
 		return r, err
 	}

@@ -31,6 +31,7 @@ func printTable(w io.Writer, rows []result) {
 	line("cold plan, fresh clone (no cache)", "≤ 300 ms", func(r result) string { return msf(r.ColdPlan.Ms) })
 	line("no-op plan, first after apply", "", func(r result) string { return msf(r.NoopPlan.Ms) })
 	line("no-op plan again (digest; median of 11)", "≤ 15 ms", func(r result) string { return msf(r.NoopAgain.Ms) })
+	line("no-op apply (digest; median of 11)", "", func(r result) string { return msf(r.NoopApply.Ms) })
 	line("apply dev (build all)", "", func(r result) string { return msf(r.Apply.Ms) })
 	line("  floor: the same SQL on DuckDB", "", func(r result) string { return msf(r.ApplyFloor.Ms) })
 	line("  apply / floor", "≤ 1.15×", func(r result) string { return ratio(r.Apply.Ms, r.ApplyFloor.Ms) })
