@@ -13,10 +13,10 @@ import (
 // Every table DuckDB creates pins memory it cannot evict until a
 // checkpoint, and small tables never fill the WAL enough to trigger one:
 // hundreds of one-row models ran a warehouse capped at 40 MB out of
-// memory. Apply checkpoints every checkpointEvery models, so the same
-// apply fits.
+// memory. Apply checkpoints whenever the warehouse holds more than
+// checkpointBudget, so the same apply fits.
 func TestApplyOfManySmallTablesFitsASmallMemoryLimit(t *testing.T) {
-	const n = 3 * checkpointEvery
+	const n = 600 // ~60 MB pinned without a checkpoint
 	files := map[string]string{}
 	for i := range n {
 		files[fmt.Sprintf("models/m%04d.sql", i)] = fmt.Sprintf(

@@ -48,19 +48,29 @@ func (p *Plan) Computes() int {
 // the last checkpoint pins its segments, ~100 KB even for one row, until
 // its WAL is merged into the file). DuckDB's Checkpoint also empties the
 // buffer pool's cache of the blocks written, which it would otherwise keep
-// up to its memory limit.
+// up to its memory limit. MemoryUsage is what the warehouse holds now.
 type checkpointer interface {
 	Checkpoint(ctx context.Context) error
+	MemoryUsage(ctx context.Context) (int64, error)
 }
 
-// checkpointEvery bounds how many models a sequential apply builds between
-// two checkpoints, so that what they pin stays far below the warehouse's
-// memory limit whatever their size: DuckDB checkpoints on its own only when
-// the WAL reaches wal_autocheckpoint (16 MB), which thousands of small
-// tables never do before the pinned memory exceeds the limit (out of
-// memory). Measured at 2,000 models, a checkpoint costs little next to
-// the builds it follows.
-const checkpointEvery = 200
+// checkpointBudget is how much memory a sequential apply lets the
+// warehouse hold (what the tables written since the last checkpoint pin,
+// and the cache of blocks written) before it checkpoints, looking every
+// checkpointCheck models: the memory stays far below the warehouse's limit
+// whatever the tables' sizes, and the checkpoints follow the bytes
+// written, not the number of tables. DuckDB checkpoints on its own only
+// when the WAL reaches wal_autocheckpoint (16 MB), which thousands of
+// small tables never do before the pinned memory exceeds the limit (out
+// of memory); and a checkpoint costs in proportion to the whole catalog
+// (every table's entry is written again), so a fixed count of models
+// between two checkpoints makes an apply quadratic in the project's size.
+// A few large tables are checkpointed after each; many small ones, after
+// as many as fit the budget.
+const (
+	checkpointBudget = 32 << 20
+	checkpointCheck  = 20
+)
 
 // Summary is a plan's totals as apply counts them: what plan's text and
 // JSON print, and what apply's report (ApplyResult) then lists.
@@ -247,9 +257,15 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 				}
 				keep.fail(mp.Name, err)
 			}
-			if cp != nil && (i+1)%checkpointEvery == 0 && i+1 < len(todo) {
-				if err := cp.Checkpoint(ctx); err != nil {
-					return fmt.Errorf("checkpoint after %d models: %w", i+1, err)
+			if cp != nil && (i+1)%checkpointCheck == 0 && i+1 < len(todo) {
+				used, err := cp.MemoryUsage(ctx)
+				if err != nil {
+					return fmt.Errorf("memory usage after %d models: %w", i+1, err)
+				}
+				if used > checkpointBudget {
+					if err := cp.Checkpoint(ctx); err != nil {
+						return fmt.Errorf("checkpoint after %d models: %w", i+1, err)
+					}
 				}
 			}
 		}

@@ -276,6 +276,17 @@ func (d *DB) Checkpoint(ctx context.Context) error {
 	return d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(*limit))
 }
 
+// MemoryUsage is the memory DuckDB's buffer manager holds now, in bytes
+// (duckdb_memory(): blocks of tables, pinned or cached, and what running
+// queries hold).
+func (d *DB) MemoryUsage(ctx context.Context) (int64, error) {
+	r, err := d.Query(ctx, "SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory()")
+	if err != nil {
+		return 0, err
+	}
+	return r.Values[0][0].(int64), nil
+}
+
 // Close closes the database.
 func (d *DB) Close() error {
 	if d.binders != nil {
