@@ -55,3 +55,22 @@ func TestApplyOfManySmallTablesFitsASmallMemoryLimit(t *testing.T) {
 		t.Fatalf("the last model reads %v, %v", rows, err)
 	}
 }
+
+// The budget is at most an eighth of the warehouse's memory limit.
+func TestCheckpointDueFollowsTheBudgetAndTheLimit(t *testing.T) {
+	for _, c := range []struct {
+		used, limit int64
+		want        bool
+	}{
+		{used: 10 << 20, limit: 1 << 30, want: false},
+		{used: checkpointBudget + 1, limit: 1 << 30, want: true},
+		{used: checkpointBudget + 1, limit: 0, want: true},
+		{used: checkpointBudget, limit: 0, want: false},
+		{used: 6 << 20, limit: 40 << 20, want: true},
+		{used: 4 << 20, limit: 40 << 20, want: false},
+	} {
+		if got := checkpointDue(c.used, c.limit); got != c.want {
+			t.Errorf("checkpointDue(%d, %d) = %v, want %v", c.used, c.limit, got, c.want)
+		}
+	}
+}
