@@ -48,19 +48,41 @@ func (p *Plan) Computes() int {
 // the last checkpoint pins its segments, ~100 KB even for one row, until
 // its WAL is merged into the file). DuckDB's Checkpoint also empties the
 // buffer pool's cache of the blocks written, which it would otherwise keep
-// up to its memory limit.
+// up to its memory limit. MemoryUsage is what the warehouse holds now and
+// its memory limit.
 type checkpointer interface {
 	Checkpoint(ctx context.Context) error
+	MemoryUsage(ctx context.Context) (used, limit int64, err error)
 }
 
-// checkpointEvery bounds how many models a sequential apply builds between
-// two checkpoints, so that what they pin stays far below the warehouse's
-// memory limit whatever their size: DuckDB checkpoints on its own only when
-// the WAL reaches wal_autocheckpoint (16 MB), which thousands of small
-// tables never do before the pinned memory exceeds the limit (out of
-// memory). Measured at 2,000 models, a checkpoint costs little next to
-// the builds it follows.
-const checkpointEvery = 200
+// checkpointBudget is how much memory a sequential apply lets the
+// warehouse hold (what the tables written since the last checkpoint pin,
+// and the cache of blocks written) before it checkpoints, looking every
+// checkpointCheck models; never more than an eighth of the warehouse's
+// memory limit. The memory stays far below the limit whatever the
+// tables' sizes, and the checkpoints follow the bytes written, not the
+// number of tables: a checkpoint costs in proportion to the whole catalog
+// (every table's entry and statistics are written again), so a fixed
+// count of models between two checkpoints makes an apply of many small
+// tables quadratic in the project's size. DuckDB checkpoints on its own
+// only when the WAL reaches wal_autocheckpoint (16 MB), which thousands of
+// small tables never do before the pinned memory exceeds the limit (out
+// of memory). A few large tables are checkpointed after each; many small
+// ones, after as many as fit the budget.
+const (
+	checkpointBudget = 40 << 20
+	checkpointCheck  = 20
+)
+
+// checkpointDue reports whether a warehouse holding used bytes under a
+// memory limit of limit bytes (0: unknown) is to be checkpointed.
+func checkpointDue(used, limit int64) bool {
+	budget := int64(checkpointBudget)
+	if limit > 0 {
+		budget = min(budget, limit/8)
+	}
+	return used > budget
+}
 
 // Summary is a plan's totals as apply counts them: what plan's text and
 // JSON print, and what apply's report (ApplyResult) then lists.
@@ -247,9 +269,15 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 				}
 				keep.fail(mp.Name, err)
 			}
-			if cp != nil && (i+1)%checkpointEvery == 0 && i+1 < len(todo) {
-				if err := cp.Checkpoint(ctx); err != nil {
-					return fmt.Errorf("checkpoint after %d models: %w", i+1, err)
+			if cp != nil && (i+1)%checkpointCheck == 0 && i+1 < len(todo) {
+				used, limit, err := cp.MemoryUsage(ctx)
+				if err != nil {
+					return fmt.Errorf("memory usage after %d models: %w", i+1, err)
+				}
+				if checkpointDue(used, limit) {
+					if err := cp.Checkpoint(ctx); err != nil {
+						return fmt.Errorf("checkpoint after %d models: %w", i+1, err)
+					}
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -274,6 +275,36 @@ func (d *DB) Checkpoint(ctx context.Context) error {
 	}
 	_ = d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(trimLimit))
 	return d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(*limit))
+}
+
+// MemoryUsage is the memory DuckDB's buffer manager holds now, in bytes
+// (duckdb_memory(): blocks of tables, pinned or cached, and what running
+// queries hold), and its memory limit (0 if DuckDB prints one it cannot
+// be read back from).
+func (d *DB) MemoryUsage(ctx context.Context) (used, limit int64, err error) {
+	r, err := d.Query(ctx, "SELECT coalesce((SELECT sum(memory_usage_bytes) FROM duckdb_memory()), 0)::BIGINT, current_setting('memory_limit')")
+	if err != nil {
+		return 0, 0, err
+	}
+	used, _ = r.Values[0][0].(int64)
+	s, _ := r.Values[0][1].(string)
+	return used, parseSize(s), nil
+}
+
+// parseSize reads a size as DuckDB prints one ("953.6 MiB", "40.0 MB",
+// "512 bytes"); 0 if it is none.
+func parseSize(s string) int64 {
+	num, unit, _ := strings.Cut(strings.TrimSpace(s), " ")
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0
+	}
+	mult := map[string]float64{
+		"bytes": 1, "B": 1,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15,
+		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50,
+	}[strings.TrimSpace(unit)]
+	return int64(f * mult)
 }
 
 // Close closes the database.
