@@ -4,13 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
-	"github.com/efmesh/efmesh/state"
 )
 
 // QuickApply answers a plain apply (ApplyRequest.Noop's request) of an
@@ -70,30 +68,15 @@ func QuickApply(ctx context.Context, dir string, req NoopRequest, expectEnv stri
 		if hit, ok = quickPlan(ctx, dir, req, false, st); !ok || !hit.applyNoop {
 			return false
 		}
-		return expectEnv == "" || lastApplied(ctx, st, req.Env) == expectEnv
+		if expectEnv == "" {
+			return true
+		}
+		// As the full path's --expect-env check reads it.
+		e, err := planner.ReadEnvironment(ctx, st, req.Env)
+		return err == nil && e.LastApplied != nil && e.LastApplied.ID == expectEnv
 	}()
 	if !ok {
 		return NoopHit{}, false
 	}
 	return hit, true
-}
-
-// lastApplied is the id of env's last applied plan, as the full path's
-// --expect-env check reads it (planner.ReadEnvironment): "" when there is
-// none or it cannot be read.
-func lastApplied(ctx context.Context, st state.Reader, env string) string {
-	const recent = 16
-	plans, err := st.Plans(ctx, env, recent)
-	if err == nil && len(plans) == recent && !slices.ContainsFunc(plans, func(r state.PlanRecord) bool { return r.Status == state.PlanApplied }) {
-		plans, err = st.Plans(ctx, env, 0)
-	}
-	if err != nil {
-		return ""
-	}
-	for _, r := range plans {
-		if r.Status == state.PlanApplied {
-			return r.ID
-		}
-	}
-	return ""
 }
