@@ -102,8 +102,23 @@ func swapViews(ctx context.Context, env string, swaps []viewSwap, wh engine.Engi
 	}
 	// The views are swapped: the pointers follow whatever arrives now (a
 	// signal), or the store would name versions the warehouse no longer
-	// serves.
-	return st.Promote(context.WithoutCancel(ctx), state.Promotion{Env: env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC(), Record: record})
+	// serves. Meanwhile a warehouse that merges its log into its file on
+	// close does so now, on a core of its own (the views are committed
+	// already; a failed merge is tried again on close): the promotion's
+	// two writes overlap.
+	var merged chan struct{}
+	if cp, ok := wh.(checkpointer); ok {
+		merged = make(chan struct{})
+		go func() {
+			defer close(merged)
+			_ = cp.Checkpoint(context.WithoutCancel(ctx))
+		}()
+	}
+	err := st.Promote(context.WithoutCancel(ctx), state.Promotion{Env: env, Pointers: pointers, PlanID: res.PlanID, AppliedBy: appliedBy, At: now.UTC(), Record: record})
+	if merged != nil {
+		<-merged
+	}
+	return err
 }
 
 // ErrNotBuilt is PromoteBuilt's refusal of a promotion whose relations

@@ -13,6 +13,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -336,31 +337,50 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 		return nil, false, nil
 	}
 	defer lk.Release()
-	// Under the lock: the environment without pointers and every
-	// snapshot stored and built (promotionPlan; PromoteBuilt checks the
-	// pointers again), the warehouse as the digest stamped it (a table
-	// dropped or built since changes its files).
-	q, hit := promotionPlan(ctx, st, req, d, proj)
-	if !hit {
+	// Under the lock: the warehouse opens (DuckDB reads its catalog) while
+	// the store says whether the promotion can be made from the digest:
+	// the environment without pointers and every snapshot stored and built
+	// (promotionPlan; PromoteBuilt checks the pointers again), the
+	// warehouse as the digest stamped it (a table dropped or built since
+	// changes its files; stamped before it opens).
+	before, watchable := warehouseStamps(proj)
+	if !watchable {
 		return nil, false, nil
 	}
-	before, watchable := warehouseStamps(proj)
-	if !watchable || !warehouseMovedAround(proj.Root, d.Warehouse, before, d.Schemas) {
+	type opened struct {
+		wh  engine.Engine
+		err error
+	}
+	whc := make(chan opened, 1)
+	go func() {
+		wh, err := connect.ExistingWarehouse(ctx, proj, opts.Warehouse...)
+		whc <- opened{wh, err}
+	}()
+	var wh engine.Engine
+	taken, open := false, false
+	defer func() {
+		switch {
+		case !taken: // not used: closed once it has opened
+			if o := <-whc; o.err == nil && o.wh != nil {
+				o.wh.Close()
+			}
+		case open:
+			wh.Close()
+		}
+	}()
+	q, hit := promotionPlan(ctx, st, req, d, proj)
+	if !hit || !warehouseMovedAround(proj.Root, d.Warehouse, before, d.Schemas) {
 		return nil, false, nil
 	}
 	if err := os.Remove(noopPath(proj.Root, req.Env)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
-	wh, err := connect.ExistingWarehouse(ctx, proj, opts.Warehouse...)
-	if err != nil || wh == nil {
+	o := <-whc
+	taken = true
+	if o.err != nil || o.wh == nil {
 		return nil, false, nil
 	}
-	open := true
-	defer func() {
-		if open {
-			wh.Close()
-		}
-	}()
+	wh, open = o.wh, true
 	ao := ar.Apply
 	ao.Lock = lk
 	if ao.Now == nil {
