@@ -266,16 +266,36 @@ func (d *DB) Checkpoint(ctx context.Context) error {
 	if d.path == "" || d.path == ":memory:" {
 		return nil
 	}
+	limit := d.memoryLimit.Load()
+	if limit != nil {
+		// The checkpoint runs under a cap just above what is pinned: it
+		// writes every new table into blocks of 256 KB (even a table of
+		// one row), which the pool would otherwise keep cached, up to the
+		// limit (400 small tables: 110 MB at the checkpoint's end, which
+		// the trim below gives back only then). Under the cap, each block
+		// is evicted once it is written. A cap it cannot get under (more
+		// pinned since) is not set.
+		if used, _, err := d.MemoryUsage(ctx); err == nil {
+			capMiB := (used+checkpointHeadroom)>>20 + 1
+			_ = d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(strconv.FormatInt(capMiB, 10)+"MiB"))
+		}
+	}
 	if err := d.Exec(ctx, "CHECKPOINT"); err != nil {
+		if limit != nil {
+			_ = d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(*limit))
+		}
 		return err
 	}
-	limit := d.memoryLimit.Load()
 	if limit == nil {
 		return nil // no limit to come back to exactly
 	}
 	_ = d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(trimLimit))
 	return d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(*limit))
 }
+
+// checkpointHeadroom is what a checkpoint may cache above what is pinned
+// when it starts.
+const checkpointHeadroom = 16 << 20
 
 // MemoryUsage is the memory DuckDB's buffer manager holds now, in bytes
 // (duckdb_memory(): blocks of tables, pinned or cached, and what running
