@@ -61,7 +61,7 @@ import (
 // is not a plain plan: the front end asks for the full path.
 
 // noopFormat names the digest's layout; bump it when the layout changes.
-const noopFormat = 7
+const noopFormat = 8
 
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
@@ -159,8 +159,28 @@ func racy(modTime int64, at time.Time) bool {
 }
 
 type noopDigest struct {
-	Format    int
-	Request   string
+	Format  int
+	Request string
+	Saw     projectSeen
+	Store   string
+	// StoreFiles are the state file's stamps (the database and its WAL)
+	// as they were when the store's token was last read equal to Store:
+	// nil when unknown, or when the store is not a file.
+	StoreFiles []stamp
+	UnusedVars []project.UnusedVar
+	PlanSum    string // sha256 of the plan's JSON (noopJSONPath)
+	// ApplyNoop: an apply of this plan writes nothing either (no audit
+	// files to record, planner.Plan.RecordsAuditSources), so a plain apply
+	// may be answered from the digest (QuickApply). false: not known.
+	ApplyNoop bool
+}
+
+// projectSeen is what the plan a digest was taken from saw of the
+// project and around it: the clock's window in which the plan stands,
+// the binary, every file it read, the listing of the globs (and their
+// folders), and the warehouse's files. Both digests (the no-op digest
+// and the fingerprints digest) hold while it does (holds).
+type projectSeen struct {
 	Now       time.Time
 	Until     time.Time // the clock after which the plan may differ
 	Binary    stamp
@@ -173,17 +193,51 @@ type noopDigest struct {
 	// (warehouseSchemas): a logged move of the warehouse that wrote none
 	// of them keeps the digest (moves.go). nil: not known.
 	Schemas []string
-	Store   string
-	// StoreFiles are the state file's stamps (the database and its WAL)
-	// as they were when the store's token was last read equal to Store:
-	// nil when unknown, or when the store is not a file.
-	StoreFiles []stamp
-	UnusedVars []project.UnusedVar
-	PlanSum    string // sha256 of the plan's JSON (noopJSONPath)
-	// ApplyNoop: an apply of this plan writes nothing either (no audit
-	// files to record, planner.Plan.RecordsAuditSources), so a plain apply
-	// may be answered from the digest (QuickApply). false: not known.
-	ApplyNoop bool
+}
+
+// holds reports whether the project at root is still what s saw at the
+// clock now: within the clock's window, the same binary, every file as
+// stamped, the same listing (the folders as stamped, or the globs listing
+// the same files), and the warehouse's files as stamped or moved only
+// around what the plan read (a logged move). It returns the project as
+// far as efmesh.yaml says (its root and settings: the file is one of the
+// stamped), and the warehouse's stamps now. touched: a file was touched,
+// not changed, or the folders were stamped anew (s has them); a digest
+// rewritten with s checks by stat only next time.
+func (s *projectSeen) holds(root string, now time.Time) (proj *project.Project, wh []stamp, touched, ok bool) {
+	if now.Before(s.Now) || !now.Before(s.Until) {
+		return nil, nil, false, false
+	}
+	if bin, err := binaryStamp(); err != nil || bin != s.Binary {
+		return nil, nil, false, false
+	}
+	if !sameFiles(s.Files, &touched) {
+		return nil, nil, false, false
+	}
+	if !s.sameDirs() {
+		cfg := project.Config{Models: s.Globs[0], Tests: s.Globs[1], Audits: s.Globs[2]}
+		if !slices.Equal(project.ListFiles(root, cfg), s.Listed) {
+			return nil, nil, false, false
+		}
+		// The folders stamped now, once settled, and the listing still
+		// the same after: the next check stats the folders, not the
+		// listing.
+		if dirs := globDirs(root, s.Globs, time.Now()); dirs != nil && slices.Equal(project.ListFiles(root, cfg), s.Listed) {
+			s.Dirs = dirs
+			touched = true
+		}
+	}
+	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
+	if err != nil {
+		return nil, nil, false, false
+	}
+	proj = &project.Project{Root: root}
+	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
+	wh, watchable := warehouseStamps(proj)
+	if !watchable || !warehouseMovedAround(root, s.Warehouse, wh, s.Schemas) {
+		return nil, nil, false, false
+	}
+	return proj, wh, touched, true
 }
 
 // The digest's file is a gob stream of two values: the stamps, decoded on
@@ -511,40 +565,12 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 	if !ok {
 		return hit, false
 	}
-	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
+	p, wh, touched, ok := d.Saw.holds(root, req.Now)
+	if !ok {
 		return hit, false
 	}
-	touched := false
-	if !sameFiles(d.Files, &touched) {
-		return hit, false
-	}
-	if !d.sameDirs() {
-		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
-		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
-			return hit, false
-		}
-		// The folders stamped now, once settled, and the listing still
-		// the same after: the next plan checks the folders, not the
-		// listing.
-		if dirs := globDirs(root, d.Globs, time.Now()); dirs != nil && slices.Equal(project.ListFiles(root, cfg), d.Listed) {
-			d.Dirs = dirs
-			touched = true
-		}
-	}
-	// efmesh.yaml is unchanged (it is the first file): its settings say
-	// where the store and the warehouse are.
-	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
-	if err != nil {
-		return hit, false
-	}
-	p := &project.Project{Root: root}
-	p.Config, _ = project.ParseConfig(project.ConfigFile, src)
-	wh, watchable := warehouseStamps(p)
-	if !watchable || !warehouseMovedAround(root, d.Warehouse, wh, d.Schemas) {
-		return hit, false
-	}
-	if !slices.Equal(wh, d.Warehouse) { // moved around what the plan reads
-		d.Warehouse = wh
+	if !slices.Equal(wh, d.Saw.Warehouse) { // moved around what the plan reads
+		d.Saw.Warehouse = wh
 		touched = true
 	}
 	files, fileStore := storeStamps(p)
@@ -583,7 +609,7 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 		return hit, false
 	}
 	if touched { // stat-only next time
-		for i, s := range d.Files {
+		for i, s := range d.Saw.Files {
 			if s.Hash == "" {
 				continue
 			}
@@ -591,7 +617,7 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 				continue
 			}
 			if now, err := stampInput(s.Path, true); err == nil && now.Hash == s.Hash {
-				d.Files[i] = now
+				d.Saw.Files[i] = now
 			}
 		}
 		_ = writeDigestRaw(path, &d, text)
@@ -599,8 +625,8 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 	return NoopHit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, applyNoop: d.ApplyNoop, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
 }
 
-// readDigest reads the digest at path, without checking a file: ok when
-// it is a digest of req's request whose clock window holds req.Now. dec
+// loadDigest reads the digest at path, without checking a file: ok when
+// it is a digest of req's request (projectSeen.holds checks the rest). dec
 // reads on to the plan's text.
 func loadDigest(path, root string, req NoopRequest) (d noopDigest, dec *gob.Decoder, ok bool) {
 	raw, err := os.ReadFile(path)
@@ -617,10 +643,7 @@ func loadDigest(path, root string, req NoopRequest) (d noopDigest, dec *gob.Deco
 	}
 	// efmesh.yaml is always the first stamp: a digest without it vouches
 	// for nothing.
-	if len(d.Files) == 0 || d.Files[0].Path != filepath.Join(root, project.ConfigFile) {
-		return d, nil, false
-	}
-	if req.Now.Before(d.Now) || !req.Now.Before(d.Until) {
+	if len(d.Saw.Files) == 0 || d.Saw.Files[0].Path != filepath.Join(root, project.ConfigFile) {
 		return d, nil, false
 	}
 	return d, dec, true
@@ -735,17 +758,19 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		dirs = nil // a file came or went since Open listed them
 	}
 	d := &noopDigest{
-		Format:     noopFormat,
-		Request:    req.key(),
-		Now:        req.Now.UTC(),
-		Until:      validUntil(w.Project, req.Now),
-		Binary:     bin,
-		Globs:      [3][]string{cfg.Models, cfg.Tests, cfg.Audits},
-		Listed:     w.loaded.listed,
-		Dirs:       dirs,
-		Files:      files,
-		Warehouse:  b.warehouse,
-		Schemas:    w.planSchemas(req.Env, p),
+		Format:  noopFormat,
+		Request: req.key(),
+		Saw: projectSeen{
+			Now:       req.Now.UTC(),
+			Until:     validUntil(w.Project, req.Now),
+			Binary:    bin,
+			Globs:     [3][]string{cfg.Models, cfg.Tests, cfg.Audits},
+			Listed:    w.loaded.listed,
+			Dirs:      dirs,
+			Files:     files,
+			Warehouse: b.warehouse,
+			Schemas:   w.planSchemas(req.Env, p),
+		},
 		Store:      b.store,
 		UnusedVars: w.UnusedVars,
 		ApplyNoop:  !p.RecordsAuditSources(),
@@ -943,13 +968,13 @@ func pathDir(rel string) string {
 
 // sameDirs reports whether every folder the globs list is as the digest
 // stamped it: then the listing is too. false: list the files.
-func (d *noopDigest) sameDirs() bool {
-	if d.Dirs == nil {
+func (s *projectSeen) sameDirs() bool {
+	if s.Dirs == nil {
 		return false
 	}
-	for _, s := range d.Dirs {
-		now, err := stampFile(s.Path, false)
-		if err != nil || now != s {
+	for _, d := range s.Dirs {
+		now, err := stampFile(d.Path, false)
+		if err != nil || now != d {
 			return false
 		}
 	}
@@ -980,19 +1005,13 @@ func rememberPromoted(ctx context.Context, st state.Reader, req NoopRequest, q p
 			Explain:       []string{},
 		}
 	}
-	schemas := append(slices.Clone(fd.Schemas), promotionSchemas(d, p)...)
+	saw := fd.Saw
+	saw.Warehouse = warehouse
+	saw.Schemas = lowerSet(append(slices.Clone(fd.Saw.Schemas), promotionSchemas(d, p)...))
 	nd := &noopDigest{
 		Format:     noopFormat,
 		Request:    req.key(),
-		Now:        time.Unix(0, fd.Now).UTC(),
-		Until:      time.Unix(0, fd.Until).UTC(),
-		Binary:     fd.Binary,
-		Globs:      fd.Globs,
-		Listed:     fd.Listed,
-		Dirs:       fd.Dirs,
-		Files:      fd.Files,
-		Warehouse:  warehouse,
-		Schemas:    lowerSet(schemas),
+		Saw:        saw,
 		Store:      tok,
 		UnusedVars: fd.UnusedVars,
 	}

@@ -364,14 +364,14 @@ func TestNoopDigestFolders(t *testing.T) {
 				t.Fatal("the first plan was quick")
 			}
 			d := readDigest(t, dir, "dev")
-			if len(d.Dirs) == 0 || !d.sameDirs() {
-				t.Fatalf("the digest does not vouch for the folders: %+v", d.Dirs)
+			if len(d.Saw.Dirs) == 0 || !d.Saw.sameDirs() {
+				t.Fatalf("the digest does not vouch for the folders: %+v", d.Saw.Dirs)
 			}
 			if _, quick := planPlain(t, dir, "dev", nil, noopNow); !quick {
 				t.Fatal("an unchanged project was not answered from the digest")
 			}
 			writeFile(t, dir, tc.add, "MODEL (name mart.more, kind VIEW);\nSELECT 1 AS x\n")
-			if d.sameDirs() {
+			if d.Saw.sameDirs() {
 				t.Fatal("the folders' stamps did not move")
 			}
 			if _, ok := QuickPlan(context.Background(), dir, NoopRequest{Env: "dev", Now: noopNow}); ok {

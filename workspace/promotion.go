@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
@@ -43,7 +42,7 @@ import (
 // the full path.
 
 // fingerprintsFormat names the digest's layout; bump it when it changes.
-const fingerprintsFormat = 3
+const fingerprintsFormat = 4
 
 func fingerprintsPath(root string) string {
 	return filepath.Join(root, ".efmesh", "cache", "fingerprints.digest")
@@ -64,22 +63,12 @@ type fpModel struct {
 
 type fingerprintsDigest struct {
 	Format int
-	// The stamps, as in the no-op digest: the plan's clock and how long
-	// nothing can fall due, the binary, the globs, the listing, the
-	// folders, the files and the warehouse's files.
-	Now       int64
-	Until     int64
-	Binary    stamp
-	Globs     [3][]string
-	Listed    pathList
-	Dirs      []stamp
-	Files     stampList
-	Warehouse []stamp
-	// Schemas are the warehouse's schemas a promotion's plan reads besides
-	// the promoted environment's (the physical schema, the EXTERNAL
-	// models' sources), lower-cased: a logged move of the warehouse that
-	// wrote none of them keeps the digest (moves.go).
-	Schemas []string
+	// Saw is what the plan saw, as in the no-op digest; its Schemas are
+	// the warehouse's schemas a promotion's plan reads besides the
+	// promoted environment's (the physical schema, the EXTERNAL models'
+	// sources), lower-cased: a logged move of the warehouse that wrote
+	// none of them keeps the digest (moves.go).
+	Saw projectSeen
 	// Vars are the variables in force for the plan (efmesh.yaml's, its
 	// environment's, --var): another environment's must be the same.
 	Vars map[string]string
@@ -98,17 +87,11 @@ func (w *Workspace) rememberFingerprints(req NoopRequest, p *planner.Plan, d *no
 	if !ok {
 		return nil
 	}
+	saw := d.Saw
+	saw.Schemas = lowerSet(append([]string{analysis.PhysicalSchema}, sourceSchemas(w.Project)...))
 	fd := &fingerprintsDigest{
 		Format:     fingerprintsFormat,
-		Now:        d.Now.UnixNano(),
-		Until:      d.Until.UnixNano(),
-		Binary:     d.Binary,
-		Globs:      d.Globs,
-		Listed:     d.Listed,
-		Dirs:       d.Dirs,
-		Files:      d.Files,
-		Warehouse:  d.Warehouse,
-		Schemas:    lowerSet(append([]string{analysis.PhysicalSchema}, sourceSchemas(w.Project)...)),
+		Saw:        saw,
 		Vars:       w.Project.Config.Variables,
 		Overrides:  req.Vars,
 		UnusedVars: d.UnusedVars,
@@ -217,42 +200,20 @@ func promotionDigest(dir string, req NoopRequest) (d *fingerprintsDigest, proj *
 	}
 	// A digest that lists no file or no model where the project has files
 	// vouches for nothing.
-	if len(d.Files) == 0 || (len(d.Models) == 0 && len(d.Listed) > 0) {
+	if len(d.Saw.Files) == 0 || (len(d.Models) == 0 && len(d.Saw.Listed) > 0) {
 		return nil, nil, false
 	}
-	if now := req.Now.UnixNano(); now < d.Now || now >= d.Until {
+	// efmesh.yaml is one of the files: its settings say which variables
+	// are in force for req.Env, whether it is redacted, where the store
+	// and the warehouse are.
+	proj, _, _, ok = d.Saw.holds(root, req.Now)
+	if !ok {
 		return nil, nil, false
 	}
-	if bin, err := binaryStamp(); err != nil || bin != d.Binary {
-		return nil, nil, false
-	}
-	touched := false
-	if !sameFiles(d.Files, &touched) {
-		return nil, nil, false
-	}
-	if !(&noopDigest{Dirs: d.Dirs}).sameDirs() {
-		cfg := project.Config{Models: d.Globs[0], Tests: d.Globs[1], Audits: d.Globs[2]}
-		if !slices.Equal(project.ListFiles(root, cfg), d.Listed) {
-			return nil, nil, false
-		}
-	}
-	// efmesh.yaml is unchanged: its settings say which variables are in
-	// force for req.Env, whether it is redacted, where the store and the
-	// warehouse are.
-	src, err := os.ReadFile(filepath.Join(root, project.ConfigFile))
-	if err != nil {
-		return nil, nil, false
-	}
-	proj = &project.Project{Root: root}
-	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
 	if proj.Config.Environments[req.Env].Redacted || proj.Config.Lake != "" {
 		return nil, nil, false
 	}
 	if !maps.Equal(req.Vars, d.Overrides) || !maps.Equal(project.EffectiveVariables(proj.Config, req.Env, req.Vars), d.Vars) {
-		return nil, nil, false
-	}
-	wh, watchable := warehouseStamps(proj)
-	if !watchable || !warehouseMovedAround(root, d.Warehouse, wh, d.Schemas) {
 		return nil, nil, false
 	}
 	return d, proj, true
@@ -369,7 +330,7 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 		}
 	}()
 	q, hit := promotionPlan(ctx, st, req, d, proj)
-	if !hit || !warehouseMovedAround(proj.Root, d.Warehouse, before, d.Schemas) {
+	if !hit || !warehouseMovedAround(proj.Root, d.Saw.Warehouse, before, d.Saw.Schemas) {
 		return nil, false, nil
 	}
 	if err := os.Remove(noopPath(proj.Root, req.Env)); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -131,7 +131,7 @@ func TestQuickPromotionMisses(t *testing.T) {
 			writeFile(t, dir, "efmesh.yaml", "name: shop\nvars: {country: IT}\n")
 		}},
 		{name: "the binary", change: func(t *testing.T, dir string) {
-			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Binary.Size++ })
+			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Saw.Binary.Size++ })
 		}},
 		{name: "another --var", vars: map[string]string{"country": "DE"}},
 		{name: "an environment's own vars", env: "eu"},
@@ -333,7 +333,7 @@ func TestQuickApplyPromotionMisses(t *testing.T) {
 			writeFile(t, dir, "efmesh.yaml", "name: shop\nvars: {country: IT}\n")
 		}},
 		{name: "the engine's version", change: func(t *testing.T, dir string) {
-			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Binary.Size++ })
+			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Saw.Binary.Size++ })
 		}},
 		{name: "another --var", vars: map[string]string{"country": "DE"}},
 		{name: "a parent EXTERNAL's columns", change: func(t *testing.T, dir string) {
@@ -373,7 +373,7 @@ func TestQuickApplyPromotionMisses(t *testing.T) {
 			if !ok {
 				t.Fatal("no warehouse stamps")
 			}
-			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Warehouse = stamps })
+			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Saw.Warehouse = stamps })
 		}},
 		{name: "an audited virtual model", change: func(t *testing.T, dir string) {
 			rewriteFingerprints(t, dir, func(d *fingerprintsDigest) { d.Models[0].Audited = true })

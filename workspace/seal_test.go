@@ -132,7 +132,7 @@ func TestNoopRacyFile(t *testing.T) {
 	}
 	d := readDigest(t, dir, "dev")
 	var found bool
-	for _, s := range d.Files {
+	for _, s := range d.Saw.Files {
 		if s.Path == path {
 			found = s.Racy && s.Hash != ""
 		}
