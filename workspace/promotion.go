@@ -313,15 +313,19 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 		err error
 	}
 	whc := make(chan opened, 1)
+	openCtx, stopOpen := context.WithCancel(ctx)
+	defer stopOpen()
 	go func() {
-		wh, err := connect.ExistingWarehouse(ctx, proj, opts.Warehouse...)
+		wh, err := connect.ExistingWarehouse(openCtx, proj, opts.Warehouse...)
 		whc <- opened{wh, err}
 	}()
 	var wh engine.Engine
 	taken, open := false, false
 	defer func() {
 		switch {
-		case !taken: // not used: closed once it has opened
+		case !taken: // not used: closed once it has opened (a wait for
+			// a file another process holds is given up)
+			stopOpen()
 			if o := <-whc; o.err == nil && o.wh != nil {
 				o.wh.Close()
 			}
