@@ -268,6 +268,12 @@ func (d *DB) Checkpoint(ctx context.Context) error {
 	}
 	limit := d.memoryLimit.Load()
 	if limit != nil {
+		// A pool holding little (a promotion's views: catalog entries,
+		// no table data) has nothing to evict: the checkpoint alone.
+		used, _, err := d.MemoryUsage(ctx)
+		if err == nil && used <= checkpointHeadroom {
+			return d.Exec(ctx, "CHECKPOINT")
+		}
 		// The checkpoint runs under a cap just above what is pinned: it
 		// writes every new table into blocks of 256 KB (even a table of
 		// one row), which the pool would otherwise keep cached, up to the
@@ -275,7 +281,7 @@ func (d *DB) Checkpoint(ctx context.Context) error {
 		// the trim below gives back only then). Under the cap, each block
 		// is evicted once it is written. A cap it cannot get under (more
 		// pinned since) is not set.
-		if used, _, err := d.MemoryUsage(ctx); err == nil {
+		if err == nil {
 			capMiB := (used+checkpointHeadroom)>>20 + 1
 			_ = d.Exec(ctx, "SET memory_limit = "+engine.QuoteString(strconv.FormatInt(capMiB, 10)+"MiB"))
 		}
