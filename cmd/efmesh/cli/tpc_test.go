@@ -17,18 +17,35 @@ import (
 
 // TestTPCHMatchesPlainDuckDB builds the 22 TPC-H queries as an efmesh
 // project — SQL nobody on the team wrote for efmesh — and holds efmesh to
-// what plain DuckDB does with them: the plan reports no error, the apply
-// succeeds, and every model's rows and column types in the dev environment
-// are those of the original query over the same data.
-//
-// The data is testdata/tpch/generate.sql, run once in plain DuckDB and
-// written as parquet files, each an EXTERNAL model with the columns DuckDB
-// reads from it. Each query of testdata/tpch/queries becomes a FULL model
-// whose table names are @ref(tpch.<table>): the tables DuckDB's parser
-// reads (a CTE of the same name excepted), not substrings, so aliases,
-// CTE names and columns stay as written.
+// what plain DuckDB does with them (see benchmarkMatchesPlainDuckDB).
+// generate.sql's data gives every query rows.
 func TestTPCHMatchesPlainDuckDB(t *testing.T) {
-	suite := filepath.Join("..", "..", "..", "testdata", "tpch")
+	benchmarkMatchesPlainDuckDB(t, "tpch", 8, 22, 22)
+}
+
+// TestTPCDSMatchesPlainDuckDB does the same with TPC-DS queries over its
+// 24 tables.
+func TestTPCDSMatchesPlainDuckDB(t *testing.T) {
+	benchmarkMatchesPlainDuckDB(t, "tpcds", 24, 0, 0)
+}
+
+// benchmarkMatchesPlainDuckDB builds testdata/<suite> as an efmesh project
+// and holds efmesh to what plain DuckDB does with its queries: the plan
+// reports no error, the apply succeeds, and every model's rows and column
+// types in the dev environment are those of the original query over the
+// same data. Numbers compare within 0.01; order only where the query has a
+// top-level ORDER BY.
+//
+// The data is the suite's generate.sql, run once in plain DuckDB and
+// written as parquet files, each an EXTERNAL model <suite>.<table> with the
+// columns DuckDB reads from it. Each query of the suite's queries/ becomes
+// a FULL model <suite>_q.<file> whose table names are @ref(<suite>.<table>):
+// the tables DuckDB's parser reads (a CTE of the same name excepted), not
+// substrings, so aliases, CTE names and columns stay as written. wantQueries
+// is the number of queries (0: any); at least wantRows of them must return
+// a row that is not all NULL.
+func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQueries, wantRows int) {
+	src := filepath.Join("..", "..", "..", "testdata", suite)
 	ctx := context.Background()
 	dir := t.TempDir()
 
@@ -37,7 +54,7 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	gen, err := os.ReadFile(filepath.Join(suite, "generate.sql"))
+	gen, err := os.ReadFile(filepath.Join(src, "generate.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +67,10 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 	}
 	tables := map[string]bool{}
 	files := map[string]string{
-		"efmesh.yaml": "name: tpch\nmodels: [\"models/**/*.sql\"]\nstart: 2024-01-01\n" +
+		"efmesh.yaml": "name: " + suite + "\nmodels: [\"models/**/*.sql\"]\nstart: 2024-01-01\n" +
 			"engine: {type: duckdb, path: efmesh.duckdb}\nstate: {type: sqlite, path: .efmesh/state.db}\n",
 	}
-	if err := plain.Exec(ctx, "CREATE SCHEMA tpch"); err != nil {
+	if err := plain.Exec(ctx, "CREATE SCHEMA "+suite); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
@@ -67,10 +84,11 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Plain DuckDB reads the same files under the same names.
-		if err := plain.Exec(ctx, fmt.Sprintf("CREATE VIEW tpch.%s AS SELECT * FROM read_parquet(%s)", engine.QuoteIdent(name), engine.QuoteString(file))); err != nil {
+		rel := suite + "." + engine.QuoteIdent(name)
+		if err := plain.Exec(ctx, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", rel, engine.QuoteString(file))); err != nil {
 			t.Fatal(err)
 		}
-		cols, err := plain.Describe(ctx, "SELECT * FROM tpch."+engine.QuoteIdent(name))
+		cols, err := plain.Describe(ctx, "SELECT * FROM "+rel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,16 +96,16 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 		for i, c := range cols {
 			decl[i] = c.Name + " " + c.Type
 		}
-		files["models/tpch/"+name+".sql"] = fmt.Sprintf("MODEL (\n  name tpch.%s,\n  kind EXTERNAL (files 'data/%s.parquet', format parquet),\n  columns (%s)\n);\n",
-			name, name, strings.Join(decl, ", "))
+		files["models/"+suite+"/"+name+".sql"] = fmt.Sprintf("MODEL (\n  name %s.%s,\n  kind EXTERNAL (files 'data/%s.parquet', format parquet),\n  columns (%s)\n);\n",
+			suite, name, name, strings.Join(decl, ", "))
 	}
-	if len(tables) != 8 {
-		t.Fatalf("generate.sql makes %d tables, want TPC-H's 8", len(tables))
+	if len(tables) != wantTables {
+		t.Fatalf("generate.sql makes %d tables, want %d", len(tables), wantTables)
 	}
 
-	queries, err := filepath.Glob(filepath.Join(suite, "queries", "*.sql"))
-	if err != nil || len(queries) != 22 {
-		t.Fatalf("%d queries, want 22 (%v)", len(queries), err)
+	queries, err := filepath.Glob(filepath.Join(src, "queries", "*.sql"))
+	if err != nil || len(queries) == 0 || wantQueries > 0 && len(queries) != wantQueries {
+		t.Fatalf("%d queries, want %d (%v)", len(queries), wantQueries, err)
 	}
 	for _, path := range queries {
 		b, err := os.ReadFile(path)
@@ -95,8 +113,8 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := strings.TrimSuffix(filepath.Base(path), ".sql")
-		body := refTables(t, plain, string(b), tables, "tpch")
-		files["models/tpch_q/"+name+".sql"] = fmt.Sprintf("MODEL (name tpch_q.%s, kind FULL);\n\n%s", name, body)
+		body := refTables(t, plain, string(b), tables, suite)
+		files["models/"+suite+"_q/"+name+".sql"] = fmt.Sprintf("MODEL (name %s_q.%s, kind FULL);\n\n%s", suite, name, body)
 	}
 	for rel, body := range files {
 		writeFile(t, dir, rel, body)
@@ -120,8 +138,7 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer built.Close()
-	compared := 0
-	var empty []string
+	compared, withRows := 0, 0
 	for _, m := range p.Models {
 		if m.Kind.Name == project.KindExternal {
 			continue
@@ -144,18 +161,20 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 		if msg := sameRows(got.Values, want.Values, topLevelOrderBy(t, plain, q)); msg != "" {
 			t.Errorf("%s: efmesh and plain DuckDB differ: %s", m.File, msg)
 		}
-		if onlyNulls(want.Values) {
-			empty = append(empty, m.Name)
+		if !onlyNulls(want.Values) {
+			withRows++
+		} else {
+			t.Logf("%s: no rows (or only NULLs) over generate.sql's data", m.Name)
 		}
 		compared++
 	}
-	if compared != 22 {
-		t.Errorf("%d queries compared, want 22", compared)
+	if compared != len(queries) {
+		t.Errorf("%d queries compared, want %d", compared, len(queries))
 	}
-	if len(empty) > 0 {
-		t.Errorf("%v return no rows (or only NULLs) over generate.sql's data: a query should prove something", empty)
+	if withRows < wantRows {
+		t.Errorf("%d queries return rows over generate.sql's data, want %d: a query should prove something", withRows, wantRows)
 	}
-	t.Logf("%d TPC-H queries compared with plain DuckDB", compared)
+	t.Logf("%s: %d queries compared with plain DuckDB, %d of them with rows", suite, compared, withRows)
 }
 
 // onlyNulls reports whether rows hold no value but NULL (an aggregate
