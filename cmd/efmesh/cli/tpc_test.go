@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/project"
@@ -31,9 +32,9 @@ func TestTPCDSMatchesPlainDuckDB(t *testing.T) {
 
 // benchmarkMatchesPlainDuckDB builds testdata/<suite> as an efmesh project
 // and holds efmesh to what plain DuckDB does with its queries: the plan
-// reports no error, the apply succeeds, and every model's rows and column
-// types in the dev environment are those of the original query over the
-// same data. Numbers compare within 0.01; order only where the query has a
+// reports no error, the apply succeeds, the columns the check infers are
+// those apply builds, and every model's rows and column types in the dev
+// environment are those of the original query over the same data. Numbers compare within 0.01; order only where the query has a
 // top-level ORDER BY.
 //
 // The data is the suite's generate.sql, run once in plain DuckDB and
@@ -133,6 +134,20 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The check the editor runs (and plan's gate), for the columns it
+	// predicts.
+	wb, err := duckdb.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	checked, err := analysis.Analyze(ctx, p, wb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked.Errors() {
+		t.Fatalf("the check reports errors: %v", checked.Diagnostics)
+	}
 	built, err := duckdb.OpenReadOnly(filepath.Join(dir, "efmesh.duckdb"))
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +172,9 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 		}
 		if msg := sameColumns(got.Columns, want.Columns); msg != "" {
 			t.Errorf("%s: efmesh and plain DuckDB name or type the columns differently: %s", m.File, msg)
+		}
+		if msg := sameColumns(checked.Models[m.Name].Inferred, got.Columns); msg != "" {
+			t.Errorf("%s: the check predicts other columns than apply built: %s", m.File, msg)
 		}
 		if msg := sameRows(got.Values, want.Values, topLevelOrderBy(t, plain, q)); msg != "" {
 			t.Errorf("%s: efmesh and plain DuckDB differ: %s", m.File, msg)
