@@ -129,6 +129,9 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 		t.Logf("plan dev warns:\n%s", errs)
 	}
 	mustRun(t, dir, "apply", "dev", "--yes")
+	if out := mustRun(t, dir, "plan", "dev", "--json"); !strings.Contains(out, `"hasChanges": false`) && !strings.Contains(out, `"hasChanges":false`) {
+		t.Errorf("plan dev after apply has changes:\n%s", out)
+	}
 
 	p, err := project.Load(dir)
 	if err != nil {
