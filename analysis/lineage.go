@@ -351,7 +351,7 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 		scope[k] = v
 	}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
 	}
 	switch q.Kind {
 	case engine.SetOperation:
@@ -434,11 +434,18 @@ func (lt *lineageTracer) itemOutputs(item engine.Item, rels []relation) []outCol
 // no column list) the outputs by name.
 func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 	outs := lt.outputs(q, nil)
-	if q == nil || q.Kind != engine.Select || len(names) == 0 {
+	if q == nil || len(names) == 0 {
+		return outs
+	}
+	first := q
+	for first.Kind == engine.SetOperation && len(first.Branches) > 0 && first.Branches[0] != nil {
+		first = first.Branches[0]
+	}
+	if first.Kind != engine.Select {
 		return outs
 	}
 	at := -1
-	for i, it := range q.Items {
+	for i, it := range first.Items {
 		if it.Star || it.Expands {
 			if at >= 0 {
 				return outs
@@ -447,6 +454,16 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 		}
 	}
 	if at < 0 {
+		// One column per item, in order: an item the query does not
+		// name (sum(x), a CASE) is called what the engine calls it.
+		if len(outs) == len(names) {
+			for i := range outs {
+				outs[i].name = names[i]
+			}
+		}
+		return outs
+	}
+	if q != first {
 		return outs
 	}
 	n := len(names) - (len(q.Items) - 1)
@@ -457,7 +474,7 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 	defer func() { lt.depth-- }()
 	scope := cteScope{}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
 	}
 	var rels []relation
 	for _, src := range q.From {
@@ -484,6 +501,22 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 				}
 			}
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// renamed is cols with the first len(names) renamed, as a column list
+// does (AS t(a, b), WITH c(a, b) AS …); cols itself is left as it is (a
+// CTE's outputs serve each reference).
+func renamed(cols []outCol, names []string) []outCol {
+	if len(names) == 0 {
+		return cols
+	}
+	out := append([]outCol(nil), cols...)
+	for i, n := range names {
+		if i < len(out) {
+			out[i].name = n
 		}
 	}
 	return out
@@ -518,14 +551,14 @@ func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []rel
 		return r
 	}
 	if src.Query != nil {
-		return relation{name: name, cols: lt.outputs(src.Query, ctes)}
+		return relation{name: name, cols: renamed(lt.outputs(src.Query, ctes), src.Columns)}
 	}
 	if src.Table == "" {
 		return relation{name: name}
 	}
 	if src.Schema == "" {
 		if cols, ok := ctes[strings.ToLower(src.Table)]; ok {
-			return relation{name: name, cols: cols}
+			return relation{name: name, cols: renamed(cols, src.Columns)}
 		}
 	}
 	model := strings.ToLower(src.Schema + "." + src.Table)
@@ -537,7 +570,7 @@ func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []rel
 	for i, c := range info.Columns {
 		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}, pass: true}
 	}
-	return relation{name: name, cols: cols}
+	return relation{name: name, cols: renamed(cols, src.Columns)}
 }
 
 func starColumns(item engine.Item, rels []relation) []outCol {
