@@ -21,13 +21,23 @@ import (
 // what plain DuckDB does with them (see benchmarkMatchesPlainDuckDB).
 // generate.sql's data gives every query rows.
 func TestTPCHMatchesPlainDuckDB(t *testing.T) {
-	benchmarkMatchesPlainDuckDB(t, "tpch", 8, 22, 22)
+	benchmarkMatchesPlainDuckDB(t, "tpch", 8, 22, 22, map[string]string{
+		// Through a subquery's column list (c_orders (c_custkey, c_count)).
+		"tpch_q.q13.c_count": "tpch.orders.o_orderkey",
+		// A column the query does not name.
+		`tpch_q.q18."sum(l_quantity)"`: "tpch.lineitem.l_quantity",
+		"tpch_q.q08.mkt_share":         "tpch.lineitem.l_extendedprice",
+	})
 }
 
 // TestTPCDSMatchesPlainDuckDB does the same with TPC-DS queries over its
 // 24 tables.
 func TestTPCDSMatchesPlainDuckDB(t *testing.T) {
-	benchmarkMatchesPlainDuckDB(t, "tpcds", 24, 0, 0)
+	benchmarkMatchesPlainDuckDB(t, "tpcds", 24, 0, 85, map[string]string{
+		`tpcds_q.q02."round((sun_sales1 / sun_sales2), 2)"`: "tpcds.web_sales.ws_ext_sales_price",
+		"tpcds_q.q05.sales":     "tpcds.catalog_sales.cs_ext_sales_price",
+		`tpcds_q.q50."30 days"`: "tpcds.store_returns.sr_returned_date_sk",
+	})
 }
 
 // benchmarkMatchesPlainDuckDB builds testdata/<suite> as an efmesh project
@@ -44,8 +54,9 @@ func TestTPCDSMatchesPlainDuckDB(t *testing.T) {
 // the tables DuckDB's parser reads (a CTE of the same name excepted), not
 // substrings, so aliases, CTE names and columns stay as written. wantQueries
 // is the number of queries (0: any); at least wantRows of them must return
-// a row that is not all NULL.
-func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQueries, wantRows int) {
+// a row that is not all NULL. lineage maps a column to a source column its
+// lineage must name.
+func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQueries, wantRows int, lineage map[string]string) {
 	src := filepath.Join("..", "..", "..", "testdata", suite)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -191,6 +202,11 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 	}
 	if compared != len(queries) {
 		t.Errorf("%d queries compared, want %d", compared, len(queries))
+	}
+	for col, want := range lineage {
+		if out := mustRun(t, dir, "lineage", col); !strings.Contains(out, want) {
+			t.Errorf("lineage of %s misses %s:\n%s", col, want, out)
+		}
 	}
 	if withRows < wantRows {
 		t.Errorf("%d queries return rows over generate.sql's data, want %d: a query should prove something", withRows, wantRows)
