@@ -298,6 +298,11 @@ type outCol struct {
 	// pass: the column is another's value unchanged (a bare reference),
 	// so a field of it is the same field of its source.
 	pass bool
+	// same: the column's values are its sources' values unchanged, all
+	// the way down (bare references through CTEs, subqueries and set
+	// operations), not computed from them (sum(x), rank() OVER (…)): what
+	// a join on it matches parents' rows by (JoinKeys).
+	same bool
 	// fields: the sources of each field of a struct the item builds,
 	// by lower-case name.
 	fields map[string][]ColumnRef
@@ -367,6 +372,9 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 			for j := range outs {
 				if j < len(bo) {
 					outs[j].srcs = append(outs[j].srcs, bo[j].srcs...)
+					outs[j].same = outs[j].same && bo[j].same
+				} else {
+					outs[j].same = false
 				}
 			}
 		}
@@ -413,6 +421,7 @@ func (lt *lineageTracer) itemOutputs(item engine.Item, rels []relation) []outCol
 		return outs
 	}
 	oc := outCol{name: item.Name, srcs: refs, pass: item.Plain}
+	oc.same = item.Plain && len(item.Refs) == 1 && sameColumn(item.Refs[0], rels)
 	for _, f := range item.Fields {
 		if oc.fields == nil {
 			oc.fields = map[string][]ColumnRef{}
@@ -568,7 +577,7 @@ func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []rel
 	}
 	cols := make([]outCol, len(info.Columns))
 	for i, c := range info.Columns {
-		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}, pass: true}
+		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}, pass: true, same: true}
 	}
 	return relation{name: name, cols: renamed(cols, src.Columns)}
 }
@@ -606,6 +615,28 @@ func starColumns(item engine.Item, rels []relation) []outCol {
 }
 
 func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
+	_, _, out := lookupColumn(ref, rels)
+	return out
+}
+
+// sameColumn reports whether ref reads a whole column (no struct field)
+// whose values are its sources' unchanged (outCol.same).
+func sameColumn(ref engine.ColumnRef, rels []relation) bool {
+	cols, field, _ := lookupColumn(ref, rels)
+	if len(cols) == 0 || field != "" {
+		return false
+	}
+	for _, c := range cols {
+		if !c.same {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupColumn finds the columns ref reads, the struct field it reads of
+// them ("" for the whole column), and their sources.
+func lookupColumn(ref engine.ColumnRef, rels []relation) ([]outCol, string, []ColumnRef) {
 	// A dotted name is read as the binder reads it: the most qualified
 	// reading that names a column in scope (s.t.c, then t.c.field, then
 	// c.field.field).
@@ -619,14 +650,16 @@ func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
 		if k+1 < len(ref.Path) {
 			field = ref.Path[k+1]
 		}
-		if out := resolveName(r, field, rels); len(out) > 0 {
-			return out
+		if cols, out := resolveName(r, field, rels); len(out) > 0 {
+			return cols, field, out
 		}
 	}
-	return resolveName(ref, "", rels)
+	cols, out := resolveName(ref, "", rels)
+	return cols, "", out
 }
 
-func resolveName(ref engine.ColumnRef, field string, rels []relation) []ColumnRef {
+func resolveName(ref engine.ColumnRef, field string, rels []relation) ([]outCol, []ColumnRef) {
+	var cols []outCol
 	var out []ColumnRef
 	for _, r := range rels {
 		if ref.Qualifier != "" && !strings.EqualFold(ref.Qualifier, r.name) {
@@ -634,14 +667,15 @@ func resolveName(ref engine.ColumnRef, field string, rels []relation) []ColumnRe
 		}
 		for _, c := range r.cols {
 			if strings.EqualFold(c.name, ref.Column) {
+				cols = append(cols, c)
 				out = append(out, c.field(field)...)
 			}
 		}
 		if ref.Qualifier == "" && len(out) > 0 {
-			return out // the first relation that has it, as the binder would for an unambiguous name
+			return cols, out // the first relation that has it, as the binder would for an unambiguous name
 		}
 	}
-	return out
+	return cols, out
 }
 
 // WindowFunctions names the window calls of a canonical form, sorted,
