@@ -31,7 +31,7 @@ func ReferenceFieldSourcesIn(a *Analysis, model, cte, qualifier, column, field s
 			q = c.Query
 			break
 		}
-		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
 	}
 	if q == nil || q.Kind != engine.Select || cte != "" && q == o.Query {
 		return nil
@@ -40,7 +40,7 @@ func ReferenceFieldSourcesIn(a *Analysis, model, cte, qualifier, column, field s
 	for _, src := range q.From {
 		rels = append(rels, lt.relation(src, scope, rels))
 	}
-	out := resolveName(engine.ColumnRef{Qualifier: qualifier, Column: column}, field, rels)
+	_, out := resolveName(engine.ColumnRef{Qualifier: qualifier, Column: column}, field, rels)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Model != out[j].Model {
 			return out[i].Model < out[j].Model

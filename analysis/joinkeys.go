@@ -53,7 +53,7 @@ func (jk *joinKeys) query(q *engine.Query, ctes cteScope, outer []relation) {
 	}
 	for _, c := range q.CTEs {
 		jk.query(c.Query, scope, nil)
-		scope[strings.ToLower(c.Name)] = jk.lt.outputs(c.Query, scope)
+		scope[strings.ToLower(c.Name)] = renamed(jk.lt.outputs(c.Query, scope), c.Columns)
 	}
 	for _, b := range q.Branches {
 		jk.query(b, scope, outer)
@@ -87,7 +87,18 @@ func (jk *joinKeys) query(q *engine.Query, ctes cteScope, outer []relation) {
 }
 
 func (jk *joinKeys) equal(e engine.Equality, rels []relation) []JoinKey {
-	return pairs(resolveColumn(e.Left, rels), resolveColumn(e.Right, rels))
+	return pairs(keyColumn(e.Left, rels), keyColumn(e.Right, rels))
+}
+
+// keyColumn is the parent columns behind the column one side of an
+// equality reads when that column's values are theirs unchanged; none for
+// a column computed from them (v1.rn = v1_lag.rn + 1 over rank() OVER
+// (PARTITION BY i_brand ORDER BY d_year) matches no parent's rows).
+func keyColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
+	if !sameColumn(ref, rels) {
+		return nil
+	}
+	return resolveColumn(ref, rels)
 }
 
 // pairs are the equalities between the parent columns behind two sides.

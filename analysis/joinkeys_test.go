@@ -9,8 +9,10 @@ import (
 // TestJoinKeys: the equalities a query matches its parents' rows by, one
 // group a condition, each column traced to its parent: ON (an expression
 // on one side still pairs its column), USING, a comma join's WHERE, a
-// FROM subquery renaming a column, a CTE, a subquery expression seeing
-// the relations around it; a self join and a filter pair nothing.
+// FROM subquery renaming a column (an alias or a column list), a CTE, a
+// subquery expression seeing the relations around it, a set operation's
+// columns; a self join, a filter and a column computed from the parents'
+// (a rank) pair nothing.
 func TestJoinKeys(t *testing.T) {
 	seed := `MODEL (name raw.%s, kind SEED (path 'seeds/s.csv'), columns (id INTEGER, cust INTEGER, code TEXT));`
 	a := analyzeFiles(t, map[string]string{
@@ -31,6 +33,14 @@ JOIN k ON k.kid = o.cust
 WHERE EXISTS (SELECT 1 FROM @ref(raw.c) c2 WHERE c2.code = o.code)`,
 		"models/self.sql": `MODEL (name m.self);
 SELECT a.id FROM @ref(raw.o) a JOIN @ref(raw.o) b ON a.cust = b.id`,
+		// TPC-DS's v1.rn = v1_lag.rn + 1: a column computed from several
+		// parents' columns matches none of their rows.
+		"models/rank.sql": `MODEL (name m.rank);
+WITH v AS (SELECT o.id, c.code, rank() OVER (PARTITION BY c.code ORDER BY o.cust) AS rn FROM @ref(raw.o) o JOIN @ref(raw.c) c ON o.cust = c.id)
+SELECT v1.id FROM v v1, v v2 WHERE v1.rn = v2.rn + 1 AND v1.code = v2.code`,
+		"models/union.sql": `MODEL (name m.union_);
+SELECT o.id FROM @ref(raw.o) o JOIN (SELECT id FROM @ref(raw.c) UNION ALL SELECT id FROM @ref(raw.r)) u ON u.id = o.cust
+JOIN (SELECT cust FROM @ref(raw.r)) AS x (who) ON x.who = o.id`,
 	})
 	mustClean(t, a)
 	show := func(groups [][]JoinKey) string {
@@ -50,6 +60,8 @@ SELECT a.id FROM @ref(raw.o) a JOIN @ref(raw.o) b ON a.cust = b.id`,
 		{"m.comma", "(raw.o.cust=raw.c.id raw.c.code=raw.r.code)"},
 		{"m.sub", "(raw.r.cust=raw.o.id) (raw.c.id=raw.o.cust) (raw.c.code=raw.o.code)"},
 		{"m.self", ""},
+		{"m.rank", "(raw.o.cust=raw.c.id)"},
+		{"m.union_", "(raw.c.id=raw.o.cust raw.r.id=raw.o.cust) (raw.r.cust=raw.o.id)"},
 	} {
 		if got := show(JoinKeys(a, tc.model)); got != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.model, got, tc.want)

@@ -298,6 +298,11 @@ type outCol struct {
 	// pass: the column is another's value unchanged (a bare reference),
 	// so a field of it is the same field of its source.
 	pass bool
+	// same: the column's values are its sources' values unchanged, all
+	// the way down (bare references through CTEs, subqueries and set
+	// operations), not computed from them (sum(x), rank() OVER (…)): what
+	// a join on it matches parents' rows by (JoinKeys).
+	same bool
 	// fields: the sources of each field of a struct the item builds,
 	// by lower-case name.
 	fields map[string][]ColumnRef
@@ -351,7 +356,7 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 		scope[k] = v
 	}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
 	}
 	switch q.Kind {
 	case engine.SetOperation:
@@ -367,6 +372,9 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 			for j := range outs {
 				if j < len(bo) {
 					outs[j].srcs = append(outs[j].srcs, bo[j].srcs...)
+					outs[j].same = outs[j].same && bo[j].same
+				} else {
+					outs[j].same = false
 				}
 			}
 		}
@@ -413,6 +421,7 @@ func (lt *lineageTracer) itemOutputs(item engine.Item, rels []relation) []outCol
 		return outs
 	}
 	oc := outCol{name: item.Name, srcs: refs, pass: item.Plain}
+	oc.same = item.Plain && len(item.Refs) == 1 && sameColumn(item.Refs[0], rels)
 	for _, f := range item.Fields {
 		if oc.fields == nil {
 			oc.fields = map[string][]ColumnRef{}
@@ -434,11 +443,18 @@ func (lt *lineageTracer) itemOutputs(item engine.Item, rels []relation) []outCol
 // no column list) the outputs by name.
 func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 	outs := lt.outputs(q, nil)
-	if q == nil || q.Kind != engine.Select || len(names) == 0 {
+	if q == nil || len(names) == 0 {
+		return outs
+	}
+	first := q
+	for first.Kind == engine.SetOperation && len(first.Branches) > 0 && first.Branches[0] != nil {
+		first = first.Branches[0]
+	}
+	if first.Kind != engine.Select {
 		return outs
 	}
 	at := -1
-	for i, it := range q.Items {
+	for i, it := range first.Items {
 		if it.Star || it.Expands {
 			if at >= 0 {
 				return outs
@@ -447,6 +463,16 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 		}
 	}
 	if at < 0 {
+		// One column per item, in order: an item the query does not
+		// name (sum(x), a CASE) is called what the engine calls it.
+		if len(outs) == len(names) {
+			for i := range outs {
+				outs[i].name = names[i]
+			}
+		}
+		return outs
+	}
+	if q != first {
 		return outs
 	}
 	n := len(names) - (len(q.Items) - 1)
@@ -457,7 +483,7 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 	defer func() { lt.depth-- }()
 	scope := cteScope{}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = lt.outputs(c.Query, scope)
+		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
 	}
 	var rels []relation
 	for _, src := range q.From {
@@ -484,6 +510,22 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 				}
 			}
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// renamed is cols with the first len(names) renamed, as a column list
+// does (AS t(a, b), WITH c(a, b) AS …); cols itself is left as it is (a
+// CTE's outputs serve each reference).
+func renamed(cols []outCol, names []string) []outCol {
+	if len(names) == 0 {
+		return cols
+	}
+	out := append([]outCol(nil), cols...)
+	for i, n := range names {
+		if i < len(out) {
+			out[i].name = n
 		}
 	}
 	return out
@@ -518,14 +560,14 @@ func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []rel
 		return r
 	}
 	if src.Query != nil {
-		return relation{name: name, cols: lt.outputs(src.Query, ctes)}
+		return relation{name: name, cols: renamed(lt.outputs(src.Query, ctes), src.Columns)}
 	}
 	if src.Table == "" {
 		return relation{name: name}
 	}
 	if src.Schema == "" {
 		if cols, ok := ctes[strings.ToLower(src.Table)]; ok {
-			return relation{name: name, cols: cols}
+			return relation{name: name, cols: renamed(cols, src.Columns)}
 		}
 	}
 	model := strings.ToLower(src.Schema + "." + src.Table)
@@ -535,9 +577,9 @@ func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []rel
 	}
 	cols := make([]outCol, len(info.Columns))
 	for i, c := range info.Columns {
-		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}, pass: true}
+		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}, pass: true, same: true}
 	}
-	return relation{name: name, cols: cols}
+	return relation{name: name, cols: renamed(cols, src.Columns)}
 }
 
 func starColumns(item engine.Item, rels []relation) []outCol {
@@ -573,6 +615,28 @@ func starColumns(item engine.Item, rels []relation) []outCol {
 }
 
 func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
+	_, _, out := lookupColumn(ref, rels)
+	return out
+}
+
+// sameColumn reports whether ref reads a whole column (no struct field)
+// whose values are its sources' unchanged (outCol.same).
+func sameColumn(ref engine.ColumnRef, rels []relation) bool {
+	cols, field, _ := lookupColumn(ref, rels)
+	if len(cols) == 0 || field != "" {
+		return false
+	}
+	for _, c := range cols {
+		if !c.same {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupColumn finds the columns ref reads, the struct field it reads of
+// them ("" for the whole column), and their sources.
+func lookupColumn(ref engine.ColumnRef, rels []relation) ([]outCol, string, []ColumnRef) {
 	// A dotted name is read as the binder reads it: the most qualified
 	// reading that names a column in scope (s.t.c, then t.c.field, then
 	// c.field.field).
@@ -586,14 +650,16 @@ func resolveColumn(ref engine.ColumnRef, rels []relation) []ColumnRef {
 		if k+1 < len(ref.Path) {
 			field = ref.Path[k+1]
 		}
-		if out := resolveName(r, field, rels); len(out) > 0 {
-			return out
+		if cols, out := resolveName(r, field, rels); len(out) > 0 {
+			return cols, field, out
 		}
 	}
-	return resolveName(ref, "", rels)
+	cols, out := resolveName(ref, "", rels)
+	return cols, "", out
 }
 
-func resolveName(ref engine.ColumnRef, field string, rels []relation) []ColumnRef {
+func resolveName(ref engine.ColumnRef, field string, rels []relation) ([]outCol, []ColumnRef) {
+	var cols []outCol
 	var out []ColumnRef
 	for _, r := range rels {
 		if ref.Qualifier != "" && !strings.EqualFold(ref.Qualifier, r.name) {
@@ -601,14 +667,15 @@ func resolveName(ref engine.ColumnRef, field string, rels []relation) []ColumnRe
 		}
 		for _, c := range r.cols {
 			if strings.EqualFold(c.name, ref.Column) {
+				cols = append(cols, c)
 				out = append(out, c.field(field)...)
 			}
 		}
 		if ref.Qualifier == "" && len(out) > 0 {
-			return out // the first relation that has it, as the binder would for an unambiguous name
+			return cols, out // the first relation that has it, as the binder would for an unambiguous name
 		}
 	}
-	return out
+	return cols, out
 }
 
 // WindowFunctions names the window calls of a canonical form, sorted,

@@ -120,6 +120,42 @@ FROM @ref(stg.v) AS p, unnest(p.names) AS u(n)`,
 	}
 }
 
+// TestColumnListsAndUnnamedItems: a column list renames the first
+// columns of a subquery, a CTE or a model (AS t(y, z), WITH c(p) AS …),
+// so the outer query reads them by the new names; an item the query does
+// not name (sum(u.b), TPC-H's sum(l_quantity)) is the column the engine
+// names after it, in a set operation too.
+func TestColumnListsAndUnnamedItems(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/s.sql": `MODEL (name m.s);
+SELECT 1 AS a, 2 AS b`,
+		"models/x.sql": `MODEL (name m.x);
+WITH c(p) AS (SELECT a, b FROM @ref(m.s))
+SELECT t.y, t.z, c.p, c.b, u.v, sum(u.b)
+FROM (SELECT b, a FROM @ref(m.s)) AS t (y, z), c, @ref(m.s) AS u (v)
+GROUP BY ALL`,
+		"models/u.sql": `MODEL (name m.u);
+SELECT sum(a) FROM @ref(m.s) UNION ALL SELECT b FROM @ref(m.s)`,
+	})
+	mustClean(t, a)
+	if got := a.Models["m.x"].Columns[5].Name; got != "sum(u.b)" {
+		t.Fatalf("the engine names the last column %q", got)
+	}
+	for _, tc := range []struct{ model, col, want string }{
+		{"m.x", "y", "[{m.s b}]"},
+		{"m.x", "z", "[{m.s a}]"},
+		{"m.x", "p", "[{m.s a}]"},
+		{"m.x", "b", "[{m.s b}]"},
+		{"m.x", "v", "[{m.s a}]"},
+		{"m.x", "sum(u.b)", "[{m.s b}]"},
+		{"m.u", "sum(a)", "[{m.s a} {m.s b}]"},
+	} {
+		if got := refsText(ColumnSources(a, tc.model, tc.col)); got != tc.want {
+			t.Errorf("%s.%s: got %s, want %s", tc.model, tc.col, got, tc.want)
+		}
+	}
+}
+
 // refsText prints refs as {model column} or {model column field}.
 func refsText(refs []ColumnRef) string {
 	parts := make([]string, len(refs))

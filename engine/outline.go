@@ -103,6 +103,9 @@ type Query struct {
 type CTE struct {
 	Name  string
 	Query *Query
+	// Columns are the names its column list gives the query's first
+	// columns (WITH c(a, b) AS …); nil without one.
+	Columns []string
 }
 
 // An Item is one entry of a select list.
@@ -206,11 +209,13 @@ type Source struct {
 	Equal []Equality
 	// Function is a table function's name, lower-case (unnest,
 	// read_parquet, …); Args the columns its arguments read (a lateral
-	// call reads the relations before it); Columns the names the query
-	// gives its output columns (AS u(x)).
+	// call reads the relations before it).
 	Function string
 	Args     []ColumnRef
-	Columns  []string
+	// Columns are the names the query gives the relation's first columns
+	// (a table function's AS u(x), a subquery's or a table's AS t(a, b));
+	// the columns after them keep their names.
+	Columns []string
 }
 
 // Name is what the query calls the relation: its alias, or its table's

@@ -104,18 +104,34 @@ func (c *checker) relations(p *place) []relation {
 		r := relation{src: s}
 		switch {
 		case s.Query != nil:
-			r.cols = outputNames(s.Query)
+			r.cols = renamed(outputNames(s.Query), s.Columns)
 		case s.Schema == "" && cte(p.visible, s.Table) != nil:
-			r.cols = outputNames(cte(p.visible, s.Table))
+			r.cols = renamed(outputNames(cte(p.visible, s.Table)), s.Columns)
 		default:
 			if info := c.a.Models[strings.ToLower(s.Schema+"."+s.Table)]; info != nil {
 				r.model = info.Model
 				for _, col := range info.Columns {
 					r.cols = append(r.cols, col.Name)
 				}
+				r.cols = renamed(r.cols, s.Columns)
 			}
 		}
 		out[i] = r
+	}
+	return out
+}
+
+// renamed is cols with the first len(names) renamed, as a column list
+// (AS t(a, b)) does; nil (unknown) stays unknown.
+func renamed(cols, names []string) []string {
+	if cols == nil || len(names) == 0 {
+		return cols
+	}
+	out := append([]string(nil), cols...)
+	for i, n := range names {
+		if i < len(out) {
+			out[i] = n
+		}
 	}
 	return out
 }
@@ -556,31 +572,41 @@ func (c *checker) crossJoins(p *place) {
 }
 
 // linked reports whether the WHERE clause reads a column of relation k and
-// one of a relation before it.
+// one of a relation before it. An unqualified column no relation is known
+// to have may be one of a relation whose columns are unknown here (a
+// subquery's *): it may link those, so no cross join is claimed.
 func (c *checker) linked(p *place, rels []relation, k int) bool {
-	owner := func(ref engine.ColumnRef) int {
+	owners := func(ref engine.ColumnRef) []int {
 		if ref.Qualifier != "" {
 			for i, r := range rels {
 				if strings.EqualFold(r.src.Name(), ref.Qualifier) {
-					return i
+					return []int{i}
 				}
 			}
-			return -1
+			return nil
 		}
 		for i, r := range rels {
 			if hasName(r.cols, ref.Column) {
-				return i
+				return []int{i}
 			}
 		}
-		return -1
+		var unknown []int
+		for i, r := range rels {
+			if r.cols == nil {
+				unknown = append(unknown, i)
+			}
+		}
+		return unknown
 	}
 	this, earlier := false, false
 	for _, ref := range p.q.Where {
-		switch i := owner(ref); {
-		case i == k:
-			this = true
-		case i >= 0 && i < k:
-			earlier = true
+		for _, i := range owners(ref) {
+			switch {
+			case i == k:
+				this = true
+			case i < k:
+				earlier = true
+			}
 		}
 	}
 	return this && earlier

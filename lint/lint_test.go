@@ -272,6 +272,12 @@ func TestImplicitCrossJoin(t *testing.T) {
 		{name: "explicit CROSS JOIN", src: view + "SELECT o.id, c.name FROM @ref(raw.orders) o CROSS JOIN @ref(raw.customers) c\n", want: []string{}},
 		{name: "USING", src: view + "SELECT id, p.paid FROM @ref(raw.orders) o JOIN @ref(raw.payments) p USING (id)\n", want: []string{}},
 		{name: "third relation unlinked", src: view + "SELECT o.id FROM @ref(raw.orders) o, @ref(raw.payments) p, @ref(raw.customers) c WHERE o.id = p.id\n", want: []string{"implicit_cross_join 2:58"}},
+		// The column that links may be one of a subquery's * (TPC-DS's
+		// (SELECT substr(w_warehouse_name, 1, 20) w_substr, * FROM warehouse)),
+		// or renamed by a column list.
+		{name: "linked through a subquery's star", src: view + "SELECT o.id FROM @ref(raw.orders) o, (SELECT 1 AS one, * FROM @ref(raw.customers)) c WHERE o.customer_id = cid\n", want: []string{"no_select_star 2:56"}},
+		{name: "star subquery unlinked", src: view + "SELECT o.id FROM @ref(raw.orders) o, (SELECT 1 AS one, * FROM @ref(raw.customers)) c WHERE o.amount > 0\n", want: []string{"implicit_cross_join 2:36", "no_select_star 2:56"}},
+		{name: "linked by a column list's name", src: view + "SELECT o.id FROM @ref(raw.orders) o, (SELECT cid, name FROM @ref(raw.customers)) AS c (k, n) WHERE o.customer_id = k\n", want: []string{"ambiguous_column 2:116"}},
 	})
 }
 

@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -43,7 +44,8 @@ type TestRow struct {
 }
 
 // TestValue is one column value of a row. Value is nil for YAML null, else
-// a string, int64, float64 or bool.
+// a string, int64, float64 or bool; an integer is exact: an int64, or
+// the digits of one past int64.
 type TestValue struct {
 	Column string
 	Value  any
@@ -159,7 +161,15 @@ func (p *configParser) rows(n ast.Node, where string) []TestRow {
 				case int64:
 					tv.Value = x
 				case uint64:
-					tv.Value = float64(x)
+					// The YAML reader gives a non-negative integer as
+					// uint64: keep it exact (an int64, or its digits past
+					// that), never a float64 that 2450815 would print as
+					// 2.450815e+06 and 2^53+1 round.
+					if x <= math.MaxInt64 {
+						tv.Value = int64(x)
+					} else {
+						tv.Value = v.GetToken().Value
+					}
 				default:
 					tv.Value = v.GetToken().Value
 				}

@@ -92,7 +92,7 @@ func (tr *tree) outlineQuery(node map[string]any) *engine.Query {
 			val, _ := em["value"].(map[string]any)
 			sq, _ := val["query"].(map[string]any)
 			sub, _ := sq["node"].(map[string]any)
-			q.CTEs = append(q.CTEs, engine.CTE{Name: key, Query: tr.outlineQuery(sub)})
+			q.CTEs = append(q.CTEs, engine.CTE{Name: key, Query: tr.outlineQuery(sub), Columns: stringList(val["aliases"])})
 		}
 	}
 	switch typ {
@@ -172,11 +172,11 @@ func (tr *tree) sources(t map[string]any) []engine.Source {
 	case "BASE_TABLE":
 		schema, _ := t["schema_name"].(string)
 		table, _ := t["table_name"].(string)
-		return []engine.Source{{Schema: schema, Table: table, Alias: alias}}
+		return []engine.Source{{Schema: schema, Table: table, Alias: alias, Columns: stringList(t["column_name_alias"])}}
 	case "SUBQUERY":
 		sq, _ := t["subquery"].(map[string]any)
 		sub, _ := sq["node"].(map[string]any)
-		return []engine.Source{{Alias: alias, Query: tr.outlineQuery(sub)}}
+		return []engine.Source{{Alias: alias, Query: tr.outlineQuery(sub), Columns: stringList(t["column_name_alias"])}}
 	case "TABLE_FUNCTION":
 		fn, _ := t["function"].(map[string]any)
 		name, _ := fn["function_name"].(string)

@@ -91,7 +91,7 @@ func outlineQuery(s *pg_query.SelectStmt) *engine.Query {
 	if w := s.WithClause; w != nil {
 		for _, c := range w.Ctes {
 			if ce := c.GetCommonTableExpr(); ce != nil {
-				q.CTEs = append(q.CTEs, engine.CTE{Name: ce.Ctename, Query: outlineQuery(ce.Ctequery.GetSelectStmt())})
+				q.CTEs = append(q.CTEs, engine.CTE{Name: ce.Ctename, Query: outlineQuery(ce.Ctequery.GetSelectStmt()), Columns: nodeNames(ce.Aliascolnames)})
 			}
 		}
 	}
@@ -253,10 +253,10 @@ func sources(n *pg_query.Node) []engine.Source {
 	switch x := n.GetNode().(type) {
 	case *pg_query.Node_RangeVar:
 		rv := x.RangeVar
-		return []engine.Source{{Schema: rv.Schemaname, Table: rv.Relname, Alias: rv.GetAlias().GetAliasname()}}
+		return []engine.Source{{Schema: rv.Schemaname, Table: rv.Relname, Alias: rv.GetAlias().GetAliasname(), Columns: nodeNames(rv.GetAlias().GetColnames())}}
 	case *pg_query.Node_RangeSubselect:
 		rs := x.RangeSubselect
-		return []engine.Source{{Alias: rs.GetAlias().GetAliasname(), Query: outlineQuery(rs.Subquery.GetSelectStmt())}}
+		return []engine.Source{{Alias: rs.GetAlias().GetAliasname(), Query: outlineQuery(rs.Subquery.GetSelectStmt()), Columns: nodeNames(rs.GetAlias().GetColnames())}}
 	case *pg_query.Node_JoinExpr:
 		j := x.JoinExpr
 		right := sources(j.Rarg)
@@ -286,17 +286,24 @@ func sources(n *pg_query.Node) []engine.Source {
 	return []engine.Source{{}}
 }
 
+// nodeNames reads a list of names (an alias's column list, a CTE's); nil
+// for none.
+func nodeNames(list []*pg_query.Node) []string {
+	var out []string
+	for _, n := range list {
+		if sv := n.GetString_(); sv != nil {
+			out = append(out, sv.Sval)
+		}
+	}
+	return out
+}
+
 // rangeFunction outlines a table function of a FROM clause (unnest(x),
 // generate_series(…), jsonb_array_elements(x), ROWS FROM (…)): its name,
 // the columns its arguments read, and the names AS f(a, b) gives its
 // columns.
 func rangeFunction(rf *pg_query.RangeFunction) engine.Source {
-	src := engine.Source{Alias: rf.GetAlias().GetAliasname()}
-	for _, n := range rf.GetAlias().GetColnames() {
-		if sv := n.GetString_(); sv != nil {
-			src.Columns = append(src.Columns, sv.Sval)
-		}
-	}
+	src := engine.Source{Alias: rf.GetAlias().GetAliasname(), Columns: nodeNames(rf.GetAlias().GetColnames())}
 	for _, f := range rf.Functions {
 		// Each function is a list: the call, then its column definitions.
 		items := f.GetList().GetItems()

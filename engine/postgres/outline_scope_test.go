@@ -47,3 +47,18 @@ ORDER BY d FETCH FIRST 3 ROWS ONLY`)
 		t.Errorf("plain query: %+v", q)
 	}
 }
+
+// TestOutlineColumnLists: the names a column list gives a subquery's, a
+// table's, a table function's or a CTE's first columns, as the DuckDB
+// outline records them.
+func TestOutlineColumnLists(t *testing.T) {
+	o := outline(t, `WITH c(p, q) AS (SELECT 1, 2) SELECT * FROM (SELECT 1, 2) AS s (y, z), c, generate_series(1, 3) AS r (k), m.t AS u (v), m.t`)
+	q := o.Query
+	got := fmt.Sprint(q.CTEs[0].Columns)
+	for _, src := range q.From {
+		got += fmt.Sprint(src.Columns)
+	}
+	if want := "[p q][y z][][k][v][]"; got != want {
+		t.Errorf("column lists = %s, want %s", got, want)
+	}
+}
