@@ -44,19 +44,24 @@ func TestTPCDSMatchesPlainDuckDB(t *testing.T) {
 // and holds efmesh to what plain DuckDB does with its queries: the plan
 // reports no error, the apply succeeds, the columns the check infers are
 // those apply builds, and every model's rows and column types in the dev
-// environment are those of the original query over the same data. Numbers compare within 0.01; order only where the query has a
-// top-level ORDER BY.
+// environment are those of the original query over the same data. Numbers
+// compare within 0.01; order only where the query has a top-level ORDER BY.
 //
-// The data is the suite's generate.sql, run once in plain DuckDB and
-// written as parquet files, each an EXTERNAL model <suite>.<table> with the
-// columns DuckDB reads from it. Each query of the suite's queries/ becomes
-// a FULL model <suite>_q.<file> whose table names are @ref(<suite>.<table>):
-// the tables DuckDB's parser reads (a CTE of the same name excepted), not
-// substrings, so aliases, CTE names and columns stay as written. wantQueries
-// is the number of queries (0: any); at least wantRows of them must return
-// a row that is not all NULL. lineage maps a column to a source column its
-// lineage must name. With createTests, efmesh create-test writes a unit
-// test of each query from rows sampled in dev, and efmesh test passes them.
+// DuckDB's tpch and tpcds extensions (dbgen, tpch_queries()) are not in the
+// driver's static library, and loading them would download them: the data
+// and the queries are testdata's own. The data is the suite's generate.sql,
+// run once in plain DuckDB and written as parquet files, each an EXTERNAL
+// model <suite>.<table> with the columns DuckDB reads from it. Each query of
+// the suite's queries/ becomes a FULL model <suite>_q.<file> whose table
+// names are @ref(<suite>.<table>): the tables DuckDB's parser reads (a CTE
+// of the same name excepted), not substrings, so aliases, CTE names and
+// columns stay as written.
+//
+// wantQueries is the number of queries (0: any); at least wantRows of them
+// must return a row that is not all NULL. lineage maps a column to a source
+// column its lineage must name. With createTests, efmesh create-test writes
+// a unit test of each query from rows sampled in dev, and efmesh test
+// passes them.
 func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQueries, wantRows int, createTests bool, lineage map[string]string) {
 	src := filepath.Join("..", "..", "..", "testdata", suite)
 	ctx := context.Background()
