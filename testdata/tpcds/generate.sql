@@ -5,6 +5,9 @@
 -- filter on. r(i, salt, n) is a pseudo-random integer in [0, n); pick(i,
 -- salt, list) one element of list; k(i, salt, n) a surrogate key in
 -- [1, n] that is NULL one time in fifty, as the benchmark's foreign keys are.
+-- Unlike the benchmark's slowly changing dimensions, every row of item,
+-- store, call_center and web_site has an id of its own, so that the
+-- queries' ORDER BY i_item_id (and the like) order their rows fully.
 CREATE MACRO r(i, salt, n) AS (hash(i, salt) % n)::BIGINT;
 CREATE MACRO pick(i, salt, l) AS l[r(i, salt, len(l)) + 1];
 CREATE MACRO k(i, salt, n) AS CASE WHEN r(i, salt || '?', 50) = 0 THEN NULL ELSE r(i, salt, n) + 1 END::INTEGER;

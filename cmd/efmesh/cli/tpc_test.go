@@ -21,7 +21,7 @@ import (
 // what plain DuckDB does with them (see benchmarkMatchesPlainDuckDB).
 // generate.sql's data gives every query rows.
 func TestTPCHMatchesPlainDuckDB(t *testing.T) {
-	benchmarkMatchesPlainDuckDB(t, "tpch", 8, 22, 22, map[string]string{
+	benchmarkMatchesPlainDuckDB(t, "tpch", 8, 22, 22, true, map[string]string{
 		// Through a subquery's column list (c_orders (c_custkey, c_count)).
 		"tpch_q.q13.c_count": "tpch.orders.o_orderkey",
 		// A column the query does not name.
@@ -33,7 +33,7 @@ func TestTPCHMatchesPlainDuckDB(t *testing.T) {
 // TestTPCDSMatchesPlainDuckDB does the same with TPC-DS queries over its
 // 24 tables.
 func TestTPCDSMatchesPlainDuckDB(t *testing.T) {
-	benchmarkMatchesPlainDuckDB(t, "tpcds", 24, 0, 85, map[string]string{
+	benchmarkMatchesPlainDuckDB(t, "tpcds", 24, 0, 85, false, map[string]string{
 		`tpcds_q.q02."round((sun_sales1 / sun_sales2), 2)"`: "tpcds.web_sales.ws_ext_sales_price",
 		"tpcds_q.q05.sales":     "tpcds.catalog_sales.cs_ext_sales_price",
 		`tpcds_q.q50."30 days"`: "tpcds.store_returns.sr_returned_date_sk",
@@ -44,19 +44,25 @@ func TestTPCDSMatchesPlainDuckDB(t *testing.T) {
 // and holds efmesh to what plain DuckDB does with its queries: the plan
 // reports no error, the apply succeeds, the columns the check infers are
 // those apply builds, and every model's rows and column types in the dev
-// environment are those of the original query over the same data. Numbers compare within 0.01; order only where the query has a
-// top-level ORDER BY.
+// environment are those of the original query over the same data. Numbers
+// compare within 0.01; order only where the query has a top-level ORDER BY.
 //
-// The data is the suite's generate.sql, run once in plain DuckDB and
-// written as parquet files, each an EXTERNAL model <suite>.<table> with the
-// columns DuckDB reads from it. Each query of the suite's queries/ becomes
-// a FULL model <suite>_q.<file> whose table names are @ref(<suite>.<table>):
-// the tables DuckDB's parser reads (a CTE of the same name excepted), not
-// substrings, so aliases, CTE names and columns stay as written. wantQueries
-// is the number of queries (0: any); at least wantRows of them must return
-// a row that is not all NULL. lineage maps a column to a source column its
-// lineage must name.
-func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQueries, wantRows int, lineage map[string]string) {
+// DuckDB's tpch and tpcds extensions (dbgen, tpch_queries()) are not in the
+// driver's static library, and loading them would download them: the data
+// and the queries are testdata's own. The data is the suite's generate.sql,
+// run once in plain DuckDB and written as parquet files, each an EXTERNAL
+// model <suite>.<table> with the columns DuckDB reads from it. Each query of
+// the suite's queries/ becomes a FULL model <suite>_q.<file> whose table
+// names are @ref(<suite>.<table>): the tables DuckDB's parser reads (a CTE
+// of the same name excepted), not substrings, so aliases, CTE names and
+// columns stay as written.
+//
+// wantQueries is the number of queries (0: any); at least wantRows of them
+// must return a row that is not all NULL. lineage maps a column to a source
+// column its lineage must name. With createTests, efmesh create-test writes
+// a unit test of each query from rows sampled in dev, and efmesh test
+// passes them.
+func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQueries, wantRows int, createTests bool, lineage map[string]string) {
 	src := filepath.Join("..", "..", "..", "testdata", suite)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -202,6 +208,20 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 	}
 	if compared != len(queries) {
 		t.Errorf("%d queries compared, want %d", compared, len(queries))
+	}
+	// create-test samples each query's parents in dev and writes a test
+	// that passes at once. Each run loads and checks the whole project:
+	// the 97 TPC-DS queries would take minutes.
+	for _, m := range p.Models {
+		if !createTests {
+			break
+		}
+		if m.Kind.Name != project.KindExternal {
+			mustRun(t, dir, "create-test", m.Name, "--env", "dev")
+		}
+	}
+	if out := mustRun(t, dir, "test"); createTests && !strings.Contains(out, fmt.Sprintf("%d passed, 0 failed", len(queries))) {
+		t.Errorf("the sampled tests do not pass:\n%s", out)
 	}
 	for col, want := range lineage {
 		if out := mustRun(t, dir, "lineage", col); !strings.Contains(out, want) {
