@@ -121,11 +121,11 @@ func TestBindColumns(t *testing.T) {
 			cols("utc timestamp without time zone", "d timestamp with time zone", "prev timestamp with time zone",
 				"y numeric", "c2 numeric", "days integer", "next date")},
 		{"hostile quoted names", `SELECT "Sp ace ""q""", w."Ünï" FROM raw."Weird ""Name""" AS w`,
-			[]engine.Column{{Name: `Sp ace "q"`, Type: "text"}, {Name: "Ünï", Type: "int"}}},
+			[]engine.Column{{Name: `Sp ace "q"`, Type: "text"}, {Name: "Ünï", Type: "integer"}}},
 		{"hostile unaliased qualifier", `SELECT "Weird ""Name"""."Ünï" FROM raw."Weird ""Name"""`,
-			[]engine.Column{{Name: "Ünï", Type: "int"}}},
+			[]engine.Column{{Name: "Ünï", Type: "integer"}}},
 		{"hostile USING", `SELECT "Ünï" FROM raw."Weird ""Name""" a JOIN raw."Weird ""Name""" b USING ("Ünï")`,
-			[]engine.Column{{Name: "Ünï", Type: "int"}}},
+			[]engine.Column{{Name: "Ünï", Type: "integer"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -438,4 +438,23 @@ func FuzzBind(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBindDeclaredTypesAsBuilt: a column declared in any spelling of its
+// type comes out as a table built with that type reports it
+// (format_type's spelling, modifiers kept).
+func TestBindDeclaredTypesAsBuilt(t *testing.T) {
+	rels := map[string][]engine.Column{
+		"raw.t": cols("a VARCHAR", "b DECIMAL(15, 2)", "c INTEGER", "d DATE", "e int8", "f TIMESTAMP",
+			"g timestamptz", "h varchar(20)", "i character varying", "j bool", "k TEXT[]", "l double"),
+	}
+	got, err := Parser{}.Bind("SELECT * FROM raw.t", rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cols("a character varying", "b numeric(15,2)", "c integer", "d date", "e bigint", "f timestamp without time zone",
+		"g timestamp with time zone", "h character varying(20)", "i character varying", "j boolean", "k text[]", "l double")
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %v\nwant %v", got, want)
+	}
 }

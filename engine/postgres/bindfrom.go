@@ -80,7 +80,7 @@ func (b *binder) rangeVar(rv *pg_query.RangeVar, sc *scope) *rel {
 		r.table = true
 		r.schema, r.catalog = rv.Schemaname, rv.Catalogname
 		for _, c := range cols {
-			r.cols = append(r.cols, column{name: c.Name, typ: c.Type})
+			r.cols = append(r.cols, column{name: c.Name, typ: declaredType(c.Type)})
 		}
 	} else {
 		// Opaque from here on, so its columns raise nothing further.

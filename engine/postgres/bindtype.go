@@ -3,6 +3,7 @@ package postgres
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -109,6 +110,34 @@ func formatType(tn *pg_query.TypeName) string {
 		s += "[]"
 	}
 	return s
+}
+
+// declaredTypes memoizes declaredType.
+var declaredTypes sync.Map
+
+// declaredType is a relation column's type as written ("VARCHAR",
+// "DECIMAL(15, 2)", "int4") in format_type's spelling ("character
+// varying", "numeric(15,2)", "integer"): what a table built with that
+// type reports. A type pg_query does not parse passes through.
+func declaredType(t string) string {
+	if t == "" {
+		return t
+	}
+	if v, ok := declaredTypes.Load(t); ok {
+		return v.(string)
+	}
+	out := t
+	if tree, err := pg_query.Parse("SELECT NULL::" + t); err == nil && len(tree.Stmts) == 1 {
+		if sel := tree.Stmts[0].GetStmt().GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+			if tc := sel.TargetList[0].GetResTarget().GetVal().GetTypeCast(); tc != nil {
+				if f := formatType(tc.TypeName); f != "" {
+					out = f
+				}
+			}
+		}
+	}
+	declaredTypes.Store(t, out)
+	return out
 }
 
 func quoteTypeName(s string) string {
