@@ -138,17 +138,7 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 		writeFile(t, dir, rel, body)
 	}
 
-	code, out, errs := run(t, dir, "plan", "dev")
-	if code != 0 || strings.Contains(errs, "error") {
-		t.Fatalf("plan dev: exit %d\n%s\n%s", code, out, errs)
-	}
-	if strings.Contains(errs, "warning") {
-		t.Logf("plan dev warns:\n%s", errs)
-	}
-	mustRun(t, dir, "apply", "dev", "--yes")
-	if out := mustRun(t, dir, "plan", "dev", "--json"); !strings.Contains(out, `"hasChanges": false`) && !strings.Contains(out, `"hasChanges":false`) {
-		t.Errorf("plan dev after apply has changes:\n%s", out)
-	}
+	planApplyReplan(t, dir)
 
 	p, err := project.Load(dir)
 	if err != nil {
@@ -328,4 +318,21 @@ func refTables(t *testing.T, db *duckdb.DB, q string, tables map[string]bool, sc
 		t.Fatalf("the query reads none of the tables:\n%s", q)
 	}
 	return out
+}
+
+// planApplyReplan plans dev (no error), applies it, and plans it again:
+// the plan right after the apply has no changes.
+func planApplyReplan(t *testing.T, dir string) {
+	t.Helper()
+	code, out, errs := run(t, dir, "plan", "dev")
+	if code != 0 || strings.Contains(errs, "error") {
+		t.Fatalf("plan dev: exit %d\n%s\n%s", code, out, errs)
+	}
+	if strings.Contains(errs, "warning") {
+		t.Logf("plan dev warns:\n%s", errs)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if out := mustRun(t, dir, "plan", "dev", "--json"); !strings.Contains(out, `"hasChanges": false`) && !strings.Contains(out, `"hasChanges":false`) {
+		t.Errorf("plan dev after apply has changes:\n%s", out)
+	}
 }
