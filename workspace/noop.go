@@ -875,8 +875,7 @@ const racyDir = 2 * time.Second
 // folders skipped unless the glob names one, no deeper than a glob without
 // ** reaches), so that a check finds the listing unchanged by stat calls
 // alone: a file added, removed or renamed moves its folder's mtime. A base
-// that does not exist is stamped missing with its ancestors (creating it
-// moves the nearest one). nil: a folder changed too recently to be trusted
+// that does not exist is stamped missing. nil: a folder changed too recently to be trusted
 // (racyDir), or could not be read; the check lists the files instead.
 func globDirs(root string, globs [3][]string, now time.Time) []stamp {
 	seen := map[string]bool{}
@@ -914,13 +913,13 @@ func globDirs(root string, globs [3][]string, now time.Time) []stamp {
 			}
 			wantsHidden := strings.Contains("/"+pattern, "/.")
 			if _, err := fs.Stat(fsys, base); errors.Is(err, fs.ErrNotExist) {
-				for dir := base; ; dir = pathDir(dir) {
-					if !add(dir) {
-						return nil
-					}
-					if _, err := fs.Stat(fsys, dir); err == nil || dir == "." {
-						break
-					}
+				// No file matches below a folder that does not exist, and
+				// creating it (or any of its parents) makes it exist: its
+				// missing stamp says so without any clock, where a parent's
+				// mtime would move with every file written beside it (the
+				// warehouse, its WAL).
+				if !add(base) {
+					return nil
 				}
 				continue
 			}
@@ -957,13 +956,6 @@ func globDirs(root string, globs [3][]string, now time.Time) []stamp {
 		out = []stamp{} // no folder to watch is not "list the files"
 	}
 	return out
-}
-
-func pathDir(rel string) string {
-	if i := strings.LastIndex(rel, "/"); i >= 0 {
-		return rel[:i]
-	}
-	return "."
 }
 
 // sameDirs reports whether every folder the globs list is as the digest

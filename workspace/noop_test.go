@@ -381,6 +381,36 @@ func TestNoopDigestFolders(t *testing.T) {
 	}
 }
 
+// TestNoopDigestBesideProject: a file written beside efmesh.yaml (the
+// warehouse, its WAL, a note) is outside every glob: the folders the
+// digest vouches for do not include the project's root, so a plan right
+// after an apply is still answered by stat calls, without listing files.
+func TestNoopDigestBesideProject(t *testing.T) {
+	dir := writeProject(t, noopShop)
+	applyEnv(t, dir, "dev", noopNow)
+	old := time.Now().Add(-time.Hour)
+	for _, d := range []string{".", "models", "seeds"} {
+		if err := os.Chtimes(filepath.Join(dir, d), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, quick := planPlain(t, dir, "dev", nil, noopNow); quick {
+		t.Fatal("the first plan was quick")
+	}
+	writeFile(t, dir, "notes.txt", "scratch\n")
+	if d := readDigest(t, dir, "dev"); len(d.Saw.Dirs) == 0 || !d.Saw.sameDirs() {
+		t.Fatalf("a file beside efmesh.yaml moved the folders the digest vouches for: %+v", d.Saw.Dirs)
+	}
+	if _, quick := planPlain(t, dir, "dev", nil, noopNow); !quick {
+		t.Fatal("a file beside efmesh.yaml missed the digest")
+	}
+	// A folder a glob names, created now, still misses.
+	writeFile(t, dir, "audits/more.sql", "AUDIT (name more);\nSELECT 1 WHERE false\n")
+	if _, ok := QuickPlan(context.Background(), dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
+		t.Fatal("answered from the digest after creating audits/")
+	}
+}
+
 // TestNoopValidUntilCron: a digest answers no longer than the plan it
 // holds is true; the plan names the FULL models due for their cron, so a
 // cron firing before the hour ends ends the digest's answer there.
