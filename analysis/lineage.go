@@ -356,7 +356,7 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 		scope[k] = v
 	}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
+		scope[strings.ToLower(c.Name)] = lt.cteOutputs(c, scope)
 	}
 	switch q.Kind {
 	case engine.SetOperation:
@@ -392,6 +392,36 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 		outs = append(outs, lt.itemOutputs(item, rels)...)
 	}
 	return outs
+}
+
+// cteOutputs are a CTE's output columns, named by its column list. A
+// recursive CTE's are its anchor's, each also fed by the recursive part's
+// column at the same position, the part reading the CTE's name as the
+// anchor's columns (what a row of it is made of, however deep).
+func (lt *lineageTracer) cteOutputs(c engine.CTE, scope cteScope) []outCol {
+	q := c.Query
+	if q == nil || q.Kind != engine.RecursiveCTE || len(q.Branches) != 2 {
+		return renamed(lt.outputs(q, scope), c.Columns)
+	}
+	outs := renamed(lt.outputs(q.Branches[0], scope), c.Columns)
+	inner := cteScope{}
+	for k, v := range scope {
+		inner[k] = v
+	}
+	inner[strings.ToLower(c.Name)] = outs
+	rec := lt.outputs(q.Branches[1], inner)
+	merged := make([]outCol, len(outs))
+	for j, o := range outs {
+		o.srcs = append([]ColumnRef(nil), o.srcs...)
+		if j < len(rec) {
+			o.srcs = append(o.srcs, rec[j].srcs...)
+			o.same = o.same && rec[j].same
+		} else {
+			o.same = false
+		}
+		merged[j] = o
+	}
+	return merged
 }
 
 // itemOutputs are the columns one select item yields, with their
@@ -483,7 +513,7 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 	defer func() { lt.depth-- }()
 	scope := cteScope{}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
+		scope[strings.ToLower(c.Name)] = lt.cteOutputs(c, scope)
 	}
 	var rels []relation
 	for _, src := range q.From {

@@ -184,3 +184,32 @@ func TestSplitPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRecursiveCTELineage: a WITH RECURSIVE CTE's column comes from its
+// anchor and from its recursive part, which reads the CTE's own rows (the
+// anchor's columns) and the models it joins; a column only the anchor
+// feeds (a constant, the depth) has none beyond what it reads.
+func TestRecursiveCTELineage(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/e.sql": `MODEL (name raw.e);
+SELECT 1 AS src, 2 AS dst, 'x' AS label`,
+		"models/w.sql": `MODEL (name m.w);
+WITH RECURSIVE walk(node, path, depth) AS (
+  SELECT e.src, [e.label], 0 FROM @ref(raw.e) AS e WHERE e.src = 1
+  UNION ALL
+  SELECT e.dst, list_append(w.path, e.label), w.depth + 1
+  FROM walk AS w JOIN @ref(raw.e) AS e ON e.src = w.node
+)
+SELECT node, path, depth FROM walk`,
+	})
+	mustClean(t, a)
+	for _, tc := range []struct{ col, want string }{
+		{"node", "[{raw.e dst} {raw.e src}]"},
+		{"path", "[{raw.e label}]"},
+		{"depth", "[]"},
+	} {
+		if got := refsText(ColumnSources(a, "m.w", tc.col)); got != tc.want {
+			t.Errorf("m.w.%s: got %s, want %s", tc.col, got, tc.want)
+		}
+	}
+}

@@ -45,6 +45,10 @@ const (
 	Select QueryKind = "select"
 	// SetOperation is UNION, INTERSECT or EXCEPT: Branches are filled.
 	SetOperation QueryKind = "set_operation"
+	// RecursiveCTE is the body of a WITH RECURSIVE CTE that reads itself:
+	// Branches are its anchor and its recursive part, which reads the
+	// CTE's rows so far under the CTE's name.
+	RecursiveCTE QueryKind = "recursive_cte"
 )
 
 // A Query is one query node: the statement's top-level query, a CTE's, a
@@ -54,8 +58,9 @@ type Query struct {
 	// CTEs are the WITH clause's queries in order; each sees the ones
 	// before it.
 	CTEs []CTE
-	// Branches are a set operation's operands, left to right; the output
-	// columns are the first branch's names.
+	// Branches are a set operation's operands, left to right (a recursive
+	// CTE's anchor and recursive part); the output columns are the first
+	// branch's names.
 	Branches []*Query
 	Items    []Item
 	// From lists the relations of the FROM clause in order, joins

@@ -146,8 +146,11 @@ func (tr *tree) outlineQuery(node map[string]any) *engine.Query {
 		}
 		q.Stars = append(q.Stars, tr.nestedStars(clauses)...)
 		q.Subqueries = tr.subqueries(append(clauses, items, joinConditions(from)))
-	case "SET_OPERATION_NODE":
+	case "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE":
 		q.Kind = engine.SetOperation
+		if typ == "RECURSIVE_CTE_NODE" {
+			q.Kind = engine.RecursiveCTE
+		}
 		for _, k := range []string{"left", "right"} {
 			sub, _ := node[k].(map[string]any)
 			q.Branches = append(q.Branches, tr.outlineQuery(sub))
