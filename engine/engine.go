@@ -73,6 +73,17 @@ type Parser interface {
 	Outliner
 }
 
+// ConstantChecker is an engine whose binder leaves the casts of constants
+// (DATE '2024-13-45', 'x'::INTEGER, CAST('x' AS ENUM(…))) to execution: a
+// value that does not cast passes the bind and fails the build on its
+// first row. CheckConstants evaluates them as the build would; each error
+// is a *SQLError positioned in query. canonical is query's canonical form
+// (Canonicalize, refs and bounds aside): a query without such a cast is
+// answered from it, without the engine.
+type ConstantChecker interface {
+	CheckConstants(ctx context.Context, canonical []byte, query string) []error
+}
+
 // SQLError is a structured error from the engine's parser, binder or
 // catalog. Position is a 0-based byte offset into the SQL text the engine
 // saw, or -1 when the engine gave none.
