@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,8 +26,7 @@ import (
 // the rows are plain DuckDB's.
 func TestDialectMatchesPlainDuckDB(t *testing.T) {
 	// The incremental models cover a week of days.
-	t.Setenv("EFMESH_NOW", "2024-03-08T00:00:00Z")
-	const start, end = "TIMESTAMP '2024-03-01 00:00:00'", "TIMESTAMP '2024-03-08 00:00:00'"
+	t.Setenv("EFMESH_NOW", dialectNow)
 	dir := copyTree(t, filepath.Join("..", "..", "..", "testdata", "dialect"))
 	planApplyReplan(t, dir)
 
@@ -66,47 +66,13 @@ func TestDialectMatchesPlainDuckDB(t *testing.T) {
 	}
 	defer built.Close()
 
-	plain, err := duckdb.Open(":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain, plainSQL := plainDialect(t, dir, p)
 	defer plain.Close()
-	// Plain SQL: every @ref(x) is x; @start/@end are the week applied.
-	plainSQL := func(m *project.Model) string {
-		q := plainQuery(m)
-		for _, r := range []struct{ macro, lit string }{{"@start", start}, {"@end", end}} {
-			q = strings.ReplaceAll(strings.ReplaceAll(q, r.macro, r.lit), strings.ToUpper(r.macro), r.lit)
-		}
-		return q
-	}
-	schemas := map[string]bool{}
 	compared := 0
 	for _, m := range p.Models { // parents first
-		if !schemas[m.Schema] {
-			schemas[m.Schema] = true
-			if err := plain.Exec(ctx, "CREATE SCHEMA "+engine.QuoteIdent(m.Schema)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		rel := engine.QuoteIdent(m.Schema) + "." + engine.QuoteIdent(m.Table)
-		q := plainSQL(m)
-		if m.Kind.Name == project.KindSeed {
-			cols := make([]string, len(m.Columns))
-			for i, c := range m.Columns {
-				cols[i] = engine.QuoteString(c.Name) + ": " + engine.QuoteString(c.Type)
-			}
-			q = fmt.Sprintf("SELECT * FROM read_csv(%s, header = true, columns = {%s})",
-				engine.QuoteString(filepath.Join(dir, m.Kind.Path)), strings.Join(cols, ", "))
-		} else if !strings.Contains(strings.ToLower(q), "@start") && q == plainQuery(m) {
+		q, rel := plainSQL(m), engine.QuoteIdent(m.Schema)+"."+engine.QuoteIdent(m.Table)
+		if m.Kind.Name != project.KindSeed && q == plainQuery(m) {
 			checkAliases(t, plain, m) // (its parse knows no @start)
-		}
-		stmt := "CREATE TABLE " + rel + " AS " + q
-		if m.Kind.Name == project.KindView {
-			stmt = "CREATE VIEW " + rel + " AS " + q
-		}
-		if err := plain.Exec(ctx, stmt); err != nil {
-			t.Errorf("%s in plain DuckDB: %v", m.File, err)
-			continue
 		}
 		want, err := plain.Query(ctx, q)
 		if err != nil {
@@ -198,4 +164,135 @@ func catalogColumns(t *testing.T, db *duckdb.DB, rel string) []engine.Column {
 		cols[i] = engine.Column{Name: fmt.Sprint(r[0]), Type: fmt.Sprint(r[1])}
 	}
 	return cols
+}
+
+// dialectNow is the clock of the dialect tests: the incremental models of
+// testdata/dialect cover the week from its start.
+const dialectNow = "2024-03-08T00:00:00Z"
+
+// plainDialect builds p's models (testdata/dialect) in a plain in-memory
+// DuckDB without efmesh, parents first, each a table (a view for a VIEW,
+// the seed's CSV read with its declared columns) named as the model, and
+// returns it with the plain SQL of a model: each @ref(x) is x, @start and
+// @end the week dialectNow ends.
+func plainDialect(t *testing.T, dir string, p *project.Project) (*duckdb.DB, func(*project.Model) string) {
+	t.Helper()
+	const start, end = "TIMESTAMP '2024-03-01 00:00:00'", "TIMESTAMP '2024-03-08 00:00:00'"
+	plainSQL := func(m *project.Model) string {
+		if m.Kind.Name == project.KindSeed {
+			cols := make([]string, len(m.Columns))
+			for i, c := range m.Columns {
+				cols[i] = engine.QuoteString(c.Name) + ": " + engine.QuoteString(c.Type)
+			}
+			return fmt.Sprintf("SELECT * FROM read_csv(%s, header = true, columns = {%s})",
+				engine.QuoteString(filepath.Join(dir, m.Kind.Path)), strings.Join(cols, ", "))
+		}
+		q := plainQuery(m)
+		for _, r := range []struct{ macro, lit string }{{"@start", start}, {"@end", end}} {
+			q = strings.ReplaceAll(strings.ReplaceAll(q, r.macro, r.lit), strings.ToUpper(r.macro), r.lit)
+		}
+		return q
+	}
+	ctx := context.Background()
+	plain, err := duckdb.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]bool{}
+	for _, m := range p.Models {
+		if !schemas[m.Schema] {
+			schemas[m.Schema] = true
+			if err := plain.Exec(ctx, "CREATE SCHEMA "+engine.QuoteIdent(m.Schema)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stmt := "CREATE TABLE "
+		if m.Kind.Name == project.KindView {
+			stmt = "CREATE VIEW "
+		}
+		stmt += engine.QuoteIdent(m.Schema) + "." + engine.QuoteIdent(m.Table) + " AS " + plainSQL(m)
+		if err := plain.Exec(ctx, stmt); err != nil {
+			t.Errorf("%s in plain DuckDB: %v", m.File, err)
+		}
+	}
+	return plain, plainSQL
+}
+
+// TestDialectRejectedBeforeApply: each model of testdata/dialect/rejected
+// is one plain DuckDB refuses over the project's data (an unknown column
+// through a ref, a field a struct lacks, 'a' + 1, a lambda over a scalar,
+// an ambiguous column of a USING join, a window in WHERE, a column missing
+// from GROUP BY, a date literal that does not cast, …), and the plan
+// reports it, before anything is built, as an error at the place its
+// first line names ("-- error at: x": the first x of the body).
+//
+// known: a cast DuckDB's binder adds and only execution evaluates passes
+// the check and fails the build: a string literal compared with or passed
+// for another type (n < 'x', d > 'yesterday', s['first'] on a VARCHAR),
+// and UNION BY NAME of a STRUCT and a list column (a cast between them
+// that does not exist).
+func TestDialectRejectedBeforeApply(t *testing.T) {
+	t.Setenv("EFMESH_NOW", dialectNow)
+	src := filepath.Join("..", "..", "..", "testdata", "dialect")
+	dir := copyTree(t, src)
+	bad, err := filepath.Glob(filepath.Join(src, "rejected", "*.sql"))
+	if err != nil || len(bad) < 12 {
+		t.Fatalf("%d rejected models, want at least 12 (%v)", len(bad), err)
+	}
+	for _, f := range bad {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, "models/bad/"+filepath.Base(f), string(b))
+	}
+	good, err := project.Load(copyTree(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := plainDialect(t, dir, good)
+	defer plain.Close()
+
+	code, out, errs := run(t, dir, "plan", "dev")
+	if code == 0 {
+		t.Fatalf("the plan accepts the rejected models:\n%s", out)
+	}
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range p.Models {
+		if m.Schema != "bad" {
+			continue
+		}
+		if _, err := plain.Query(context.Background(), plainQuery(m)); err == nil {
+			t.Errorf("%s: plain DuckDB runs it: not a case", m.File)
+		}
+		first, _, _ := strings.Cut(string(m.Source), "\n")
+		needle, ok := strings.CutPrefix(first, "-- error at: ")
+		at := strings.Index(string(m.Source[m.BodyStart:]), needle)
+		if !ok || at < 0 {
+			t.Fatalf("%s: no \"-- error at: x\" line naming a place in the body", m.File)
+		}
+		at += m.BodyStart
+		line := 1 + strings.Count(string(m.Source[:at]), "\n")
+		col := at - strings.LastIndex(string(m.Source[:at]), "\n")
+		if want := fmt.Sprintf("%s:%d:%d: error: ", m.File, line, col); !strings.Contains(errs, want) {
+			t.Errorf("%s: the plan has no error at %q (line %d, column %d):\n%s", m.File, needle, line, col, grepLines(errs, m.File))
+		}
+	}
+	if objs := warehouseObjects(t, dir); objs != "<none>" {
+		t.Errorf("the refused plan built: %s", objs)
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
