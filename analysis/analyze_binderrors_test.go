@@ -250,8 +250,9 @@ func TestQualifyClause(t *testing.T) {
 // position; each is placed on what its message names — the field of a
 // struct access on a scalar, the UNPIVOT column, the ASOF keyword, the call
 // a lambda is passed to (not the FROM clause its "or:" line mentions) —
-// and a typed literal or cast of a literal that does not cast (which binds,
-// and fails the build on its first row) is an error at the literal.
+// and a typed literal or cast of a literal that does not cast, or a string
+// literal cast to the type it meets (which binds, and fails the build on
+// its first row), is an error at the literal.
 func TestErrorsPlacedByWhatTheyName(t *testing.T) {
 	files := map[string]string{
 		"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 'x' AS name, [1] AS tags, 2 AS q1, TIMESTAMP '2024-01-01' AS ts",
@@ -264,6 +265,7 @@ func TestErrorsPlacedByWhatTheyName(t *testing.T) {
 		"date":    "SELECT s.id, DATE '2024-02-30' AS d FROM @ref(a.src) AS s",
 		"enum":    "SELECT s.id FROM @ref(a.src) AS s WHERE s.name = CAST('é' AS ENUM('a', 'b'))",
 		"exclude": "SELECT * EXCLUDE (id, nope) FROM @ref(a.src)",
+		"implied": "SELECT s.id FROM @ref(a.src) AS s WHERE s.name = 'x' AND s.ts > 'last week'",
 		"fine":    "SELECT s.id, DATE '2024-02-29', TRY_CAST('x' AS INTEGER), s.name::VARCHAR, s.tags[1] FROM @ref(a.src) AS s",
 	}
 	want := map[string]string{
@@ -274,6 +276,7 @@ func TestErrorsPlacedByWhatTheyName(t *testing.T) {
 		"date":    "'2024-02-30'",
 		"enum":    "CAST",
 		"exclude": "nope",
+		"implied": "'last week'",
 	}
 	for name, body := range cases {
 		files["models/"+name+".sql"] = "MODEL (name a." + name + ");\n" + body

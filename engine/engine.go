@@ -74,12 +74,13 @@ type Parser interface {
 }
 
 // ConstantChecker is an engine whose binder leaves the casts of constants
-// (DATE '2024-13-45', 'x'::INTEGER, CAST('x' AS ENUM(…))) to execution: a
-// value that does not cast passes the bind and fails the build on its
-// first row. CheckConstants evaluates them as the build would; each error
-// is a *SQLError positioned in query. canonical is query's canonical form
-// (Canonicalize, refs and bounds aside): a query without such a cast is
-// answered from it, without the engine.
+// to execution: a typed literal or cast of a literal (DATE '2024-13-45',
+// 'x'::INTEGER) or a string literal cast to what it meets (n < 'x' of an
+// INTEGER n) binds, and the build fails on its first row. CheckConstants
+// evaluates them as the build would; each error is a *SQLError positioned
+// in query. canonical is query's canonical form (Canonicalize, refs and
+// bounds aside): a query without a cast or a string literal is answered
+// from it, without the engine.
 type ConstantChecker interface {
 	CheckConstants(ctx context.Context, canonical []byte, query string) []error
 }

@@ -10,9 +10,11 @@ import (
 )
 
 // TestCheckConstants: a typed literal or a cast of a literal that does not
-// cast prepares (Describe has no error) and fails the query on its first
-// row; CheckConstants reports it at the literal. Good ones, a TRY_CAST and
-// casts of columns are no error.
+// cast, or a string literal the binder casts to the type of what it meets
+// (n < 'x', d > 'yesterday', s['first']), prepares (Describe has no error)
+// and fails the query on its first row; CheckConstants reports it at the
+// literal. Good ones, a TRY_CAST, casts of columns and strings meeting
+// strings are no error.
 func TestCheckConstants(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(":memory:")
@@ -20,7 +22,7 @@ func TestCheckConstants(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Exec(ctx, "CREATE TABLE t AS SELECT 'x' AS s, 1 AS n"); err != nil {
+	if err := db.Exec(ctx, "CREATE TABLE t AS SELECT 'x' AS s, 1 AS n, DATE '2024-01-01' AS d, MAP {'k': 1} AS m, {'a': 1} AS st"); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ query, at, msg string }{
@@ -30,6 +32,16 @@ func TestCheckConstants(t *testing.T) {
 		{"SELECT [INTERVAL 'soon'] FROM t", "'soon'", "interval"},
 		{"SELECT n FROM t WHERE n IN (SELECT 300::TINYINT)", "300::TINYINT", "out of range"},
 		{"SELECT n, DATE '2024-02-29', TRY_CAST('x' AS INTEGER), CAST(n AS VARCHAR), '1'::INTEGER, [1, 2]::VARCHAR[] FROM t", "", ""},
+		// Casts the binder adds: a string literal meets another type.
+		{"SELECT n FROM t WHERE n < 'x'", "'x'", "Could not convert string 'x' to INT32"},
+		{"SELECT n FROM t WHERE s = 'a' OR d > 'yesterday'", "'yesterday'", "yesterday"},
+		{"SELECT s['first'] AS c FROM t", "'first'", "INT64"},
+		{"SELECT n FROM t WHERE d BETWEEN '2024-01-01' AND '2024-02-30'", "'2024-02-30'", "2024-02-30"},
+		{"WITH c AS (SELECT * FROM t) SELECT n FROM c WHERE d = 'bad'", "'bad'", "bad"},
+		{"SELECT n, count(*) FROM t WHERE d > 'soon' GROUP BY n", "'soon'", "soon"},
+		{"SELECT n IN (1, 'two') AS i FROM t", "'two'", "two"},
+		{"SELECT n FROM t WHERE n IN (SELECT n FROM t WHERE d < 'never')", "'never'", "never"},
+		{"SELECT s = 'x', d > '2024-01-01', strftime(d, '%Y'), n IN (1, 2), s LIKE 'a%', regexp_matches(s, 'a'), date_part('year', d), m['k'], st['a'], list_contains(['a'], s), s || 'b', concat(s, 'c', n) FROM t WHERE d < '2025-01-01' AND s <> 'é'", "", ""},
 	} {
 		if _, err := db.Describe(ctx, tc.query); err != nil {
 			t.Fatalf("%s: Describe: %v", tc.query, err)

@@ -248,11 +248,9 @@ func plainDialect(t *testing.T, dir string, p *project.Project) (*duckdb.DB, fun
 // reports it, before anything is built, as an error at the place its
 // first line names ("-- error at: x": the first x of the body).
 //
-// known: a cast DuckDB's binder adds and only execution evaluates passes
-// the check and fails the build: a string literal compared with or passed
-// for another type (n < 'x', d > 'yesterday', s['first'] on a VARCHAR),
-// and UNION BY NAME of a STRUCT and a list column (a cast between them
-// that does not exist).
+// known: UNION BY NAME of a STRUCT column and a list passes the check and
+// fails the build: the binder casts one to the other (a cast that does not
+// exist), which only a row's evaluation finds.
 func TestDialectRejectedBeforeApply(t *testing.T) {
 	t.Setenv("EFMESH_NOW", dialectNow)
 	src := filepath.Join("..", "..", "..", "testdata", "dialect")
