@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -58,7 +59,15 @@ func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string)
 	}
 	var errs []error
 	at := map[int]bool{}
-	for _, c := range constantCasts(tree["statements"]) {
+	consts := constantCasts(tree["statements"])
+	all := make([]any, len(consts))
+	for i, c := range consts {
+		all[i] = c
+	}
+	if len(all) > 0 && ev.eval(all, "") == nil {
+		consts = nil // all cast: none to evaluate alone
+	}
+	for _, c := range consts {
 		if err := ev.eval([]any{c}, ""); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -88,11 +97,19 @@ type evaluator struct {
 	query string
 }
 
+// selectOne is json_serialize_sql's tree of SELECT 1, which every
+// evaluation starts from, serialized once.
+var selectOne atomic.Pointer[string]
+
 // parse returns json_serialize_sql's tree of sql, numbers as json.Number.
 func (ev *evaluator) parse(sql string) (map[string]any, bool) {
 	var serialized string
-	if err := ev.conn.QueryRowContext(ev.ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sql).Scan(&serialized); err != nil {
+	if p := selectOne.Load(); sql == "SELECT 1" && p != nil {
+		serialized = *p
+	} else if err := ev.conn.QueryRowContext(ev.ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sql).Scan(&serialized); err != nil {
 		return nil, false
+	} else if sql == "SELECT 1" {
+		selectOne.Store(&serialized)
 	}
 	var tree map[string]any
 	dec := json.NewDecoder(strings.NewReader(serialized))
@@ -251,21 +268,32 @@ func (ev *evaluator) checkNode(node map[string]any, ctes []any) []error {
 	if types == nil {
 		return nil
 	}
-	var errs []error
+	// The sites whose literal is cast, over one row of NULLs of every
+	// operand's type: all at once, then one by one when that fails.
+	cols := make([]string, len(types))
+	for i, t := range types {
+		cols[i] = "CAST(NULL AS " + t + ") AS _efmesh_c" + strconv.Itoa(i)
+	}
+	from := "SELECT " + strings.Join(cols, ", ")
+	var cast []site
+	var exprs []any
 	k := 0
 	for _, s := range sites {
 		ts := types[k : k+len(s.operands)]
+		expr := replaceOperands(s.expr, s.operands, k)
 		k += len(s.operands)
 		typ, _ := s.expr["type"].(string)
 		if strings.HasPrefix(typ, "COMPARE_") && !slices.ContainsFunc(ts, func(t string) bool { return t != "VARCHAR" }) {
 			continue // a string compared with strings: no cast
 		}
-		cols := make([]string, len(ts))
-		for i, t := range ts {
-			cols[i] = "CAST(NULL AS " + t + ") AS _efmesh_c" + strconv.Itoa(i)
-		}
-		expr := replaceOperands(s.expr, s.operands)
-		err := ev.eval([]any{expr}, "SELECT "+strings.Join(cols, ", "))
+		cast, exprs = append(cast, s), append(exprs, expr)
+	}
+	if len(exprs) == 0 || ev.eval(exprs, from) == nil {
+		return nil
+	}
+	var errs []error
+	for i, s := range cast {
+		err := ev.eval(exprs[i:i+1], from)
 		var se *engine.SQLError
 		if err == nil || !errors.As(convertError(err, 0), &se) || !strings.Contains(se.Message, "Conversion Error") && se.Type != "Conversion" {
 			continue
@@ -384,8 +412,8 @@ func opaque(v any) bool {
 }
 
 // replaceOperands is a copy of expr with operands[i] replaced by the column
-// _efmesh_c<i>.
-func replaceOperands(expr map[string]any, operands []map[string]any) map[string]any {
+// _efmesh_c<first+i>.
+func replaceOperands(expr map[string]any, operands []map[string]any, first int) map[string]any {
 	out := make(map[string]any, len(expr))
 	for k, v := range expr {
 		out[k] = v
@@ -395,7 +423,7 @@ func replaceOperands(expr map[string]any, operands []map[string]any) map[string]
 			for i, o := range operands {
 				if reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(o).UnsafePointer() {
 					return map[string]any{"class": "COLUMN_REF", "type": "COLUMN_REF", "alias": "", "query_location": 0,
-						"column_names": []any{"_efmesh_c" + strconv.Itoa(i)}}
+						"column_names": []any{"_efmesh_c" + strconv.Itoa(first+i)}}
 				}
 			}
 		}
