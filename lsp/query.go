@@ -479,6 +479,7 @@ func columnRefs(toks []sqlToken) []colRef {
 		}
 		inBrace[i] = len(open) > 0 && open[len(open)-1] == "{"
 	}
+	params := lambdaParams(toks)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if !t.isIdent() {
@@ -520,6 +521,9 @@ func columnRefs(toks []sqlToken) []colRef {
 		case len(chain) == 1 && t.kind == tkIdent && isKeyword(t.val):
 			continue
 		}
+		if bound(params, identName(chain[0]), i-len(chain)*2+2) {
+			continue // a lambda's parameter or a comprehension's variable
+		}
 		last := chain[len(chain)-1]
 		r := colRef{name: identName(last), start: last.start, end: last.end}
 		if len(chain) >= 2 {
@@ -535,6 +539,88 @@ func columnRefs(toks []sqlToken) []colRef {
 		out = append(out, r)
 	}
 	return out
+}
+
+// A lambdaParam is a name that stands for a lambda's parameter (x -> …,
+// (a, b) -> …, lambda a, b: …) or a list comprehension's variable
+// ([… FOR x IN …]) in tokens from..to, not for a column.
+type lambdaParam struct {
+	name     string
+	from, to int
+}
+
+// lambdaParams lists the lambda parameters among toks, each bound from the
+// parentheses or brackets around its lambda (a comprehension's, around the
+// brackets) to their end.
+func lambdaParams(toks []sqlToken) []lambdaParam {
+	opener := func(t sqlToken) bool { return t.isPunct("(") || t.isPunct("[") || t.isPunct("{") }
+	closer := func(t sqlToken) bool { return t.isPunct(")") || t.isPunct("]") || t.isPunct("}") }
+	// start and end of the innermost group around toks[i].
+	start := func(i int) int {
+		depth := 0
+		for j := i - 1; j >= 0; j-- {
+			switch {
+			case closer(toks[j]):
+				depth++
+			case opener(toks[j]):
+				if depth == 0 {
+					return j
+				}
+				depth--
+			}
+		}
+		return 0
+	}
+	end := func(i int) int {
+		depth := 0
+		for j := i + 1; j < len(toks); j++ {
+			switch {
+			case opener(toks[j]):
+				depth++
+			case closer(toks[j]):
+				if depth == 0 {
+					return j
+				}
+				depth--
+			}
+		}
+		return len(toks)
+	}
+	var out []lambdaParam
+	for i, t := range toks {
+		switch {
+		case t.kind == tkOp && t.val == "->" && i > 0 && toks[i-1].isIdent():
+			out = append(out, lambdaParam{identName(toks[i-1]), i - 1, end(i)})
+		case t.kind == tkOp && t.val == "->" && i > 0 && toks[i-1].isPunct(")"):
+			k := start(i - 1)
+			for j := k + 1; j < i-1; j++ {
+				if toks[j].isIdent() {
+					out = append(out, lambdaParam{identName(toks[j]), k, end(i)})
+				}
+			}
+		case t.is("lambda"):
+			for j := i + 1; j < len(toks) && !(toks[j].kind == tkOp && toks[j].val == ":"); j++ {
+				if toks[j].isIdent() {
+					out = append(out, lambdaParam{identName(toks[j]), i, end(i)})
+				}
+			}
+		case t.is("for") && i+1 < len(toks) && toks[i+1].isIdent():
+			if k := start(i); toks[k].isPunct("[") {
+				out = append(out, lambdaParam{identName(toks[i+1]), k, end(i)})
+			}
+		}
+	}
+	return out
+}
+
+// bound reports whether name at token i is one of params.
+func bound(params []lambdaParam, name string, i int) bool {
+	for _, p := range params {
+		if p.from <= i && i <= p.to && sqlscan.SameName(p.name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // identName is the name an identifier token denotes, folded as the
