@@ -206,6 +206,10 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 				imp.refuse("%s: `* EXCLUDE (%s)` names the column; rename it there by hand first", cf.rel, imp.column)
 				found = true
 			}
+			if it.star && slices.Contains(it.replaced, imp.column) && w.starReaches(scope, it, want) {
+				imp.refuse("%s: the REPLACE or RENAME list of a * names the column; rename it there by hand first", cf.rel)
+				found = true
+			}
 		}
 		for _, r := range refs {
 			if r.name != imp.column {

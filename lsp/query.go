@@ -36,8 +36,11 @@ type selectItem struct {
 	star               bool
 	starQual           string   // s in s.*
 	exclude            []string // * EXCLUDE (a, b)
-	refs               []colRef
-	plain              bool // the expression is one column reference
+	// replaced: the columns a star's REPLACE (expr AS a) and RENAME (a AS
+	// b) lists name, lower case.
+	replaced []string
+	refs     []colRef
+	plain    bool // the expression is one column reference
 }
 
 type colRef struct {
@@ -431,6 +434,37 @@ func makeItem(toks []sqlToken) *selectItem {
 	if it.star {
 		it.name = ""
 		for i, t := range expr {
+			if (t.is("replace") || t.is("rename")) && i+1 < len(expr) && expr[i+1].isPunct("(") {
+				// Each entry of the list, to its comma at depth 1: REPLACE
+				// names the column after its last AS, RENAME before it.
+				depth, entry := 0, []sqlToken(nil)
+				for _, e := range expr[i+1:] {
+					switch {
+					case e.isPunct("(") || e.isPunct("[") || e.isPunct("{"):
+						depth++
+					case e.isPunct(")") || e.isPunct("]") || e.isPunct("}"):
+						depth--
+					}
+					if depth == 1 && !e.isPunct("(") && !e.isPunct(",") || depth > 1 {
+						entry = append(entry, e)
+						continue
+					}
+					for k := len(entry) - 1; k >= 0; k-- {
+						if entry[k].is("as") {
+							if n := k + 1; t.is("replace") && n < len(entry) && entry[n].isIdent() {
+								it.replaced = append(it.replaced, identName(entry[n]))
+							} else if t.is("rename") && k > 0 && entry[k-1].isIdent() {
+								it.replaced = append(it.replaced, identName(entry[k-1]))
+							}
+							break
+						}
+					}
+					entry = nil
+					if depth == 0 {
+						break
+					}
+				}
+			}
 			if t.is("exclude") {
 				for _, e := range expr[i+1:] {
 					if e.isIdent() {
