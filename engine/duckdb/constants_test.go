@@ -22,7 +22,7 @@ func TestCheckConstants(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Exec(ctx, "CREATE TABLE t AS SELECT 'x' AS s, 1 AS n, DATE '2024-01-01' AS d, MAP {'k': 1} AS m, {'a': 1} AS st"); err != nil {
+	if err := db.Exec(ctx, "CREATE TABLE t AS SELECT 'x' AS s, 1 AS n, DATE '2024-01-01' AS d, MAP {'k': 1} AS m, {'a': 1, 'my f': 2} AS st, 'ok'::ENUM('sad', 'ok') AS mood"); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ query, at, msg string }{
@@ -41,7 +41,7 @@ func TestCheckConstants(t *testing.T) {
 		{"SELECT n, count(*) FROM t WHERE d > 'soon' GROUP BY n", "'soon'", "soon"},
 		{"SELECT n IN (1, 'two') AS i FROM t", "'two'", "two"},
 		{"SELECT n FROM t WHERE n IN (SELECT n FROM t WHERE d < 'never')", "'never'", "never"},
-		{"SELECT s = 'x', d > '2024-01-01', strftime(d, '%Y'), n IN (1, 2), s LIKE 'a%', regexp_matches(s, 'a'), date_part('year', d), m['k'], st['a'], list_contains(['a'], s), s || 'b', concat(s, 'c', n) FROM t WHERE d < '2025-01-01' AND s <> 'é'", "", ""},
+		{"SELECT s = 'x', d > '2024-01-01', strftime(d, '%Y'), n IN (1, 2), s LIKE 'a%', regexp_matches(s, 'a'), date_part('year', d), m['k'], st['a'], list_contains(['a'], s), s || 'b', concat(s, 'c', n), mood = 'nope', mood IN ('ok', 'gone'), st['my f'] > '1' FROM t WHERE d < '2025-01-01' AND s <> 'é'", "", ""},
 	} {
 		if _, err := db.Describe(ctx, tc.query); err != nil {
 			t.Fatalf("%s: Describe: %v", tc.query, err)
