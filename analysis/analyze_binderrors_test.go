@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/project"
 )
 
 // TestEveryBinderError: a body with several bad references yields one
@@ -241,6 +242,57 @@ func TestQualifyClause(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.sql, got, tc.want)
+		}
+	}
+}
+
+// TestErrorsPlacedByWhatTheyName: DuckDB gives some binder errors no
+// position; each is placed on what its message names — the field of a
+// struct access on a scalar, the UNPIVOT column, the ASOF keyword, the call
+// a lambda is passed to (not the FROM clause its "or:" line mentions) —
+// and a typed literal or cast of a literal that does not cast, or a string
+// literal cast to the type it meets (which binds, and fails the build on
+// its first row), is an error at the literal.
+func TestErrorsPlacedByWhatTheyName(t *testing.T) {
+	files := map[string]string{
+		"models/src.sql": "MODEL (name a.src);\nSELECT 1 AS id, 'x' AS name, [1] AS tags, 2 AS q1, TIMESTAMP '2024-01-01' AS ts",
+	}
+	cases := map[string]string{
+		"field":   "SELECT s.id, s.name.first FROM @ref(a.src) AS s",
+		"unpivot": "UNPIVOT @ref(a.src) ON q1, q9 INTO NAME k VALUE v",
+		"asof":    "SELECT s.id FROM @ref(a.src) AS s\nASOF JOIN @ref(a.src) AS t ON s.id = t.id",
+		"lambda":  "SELECT s.id,\n  list_transform(s.id, x -> x + 1) AS y\nFROM @ref(a.src) AS s",
+		"date":    "SELECT s.id, DATE '2024-02-30' AS d FROM @ref(a.src) AS s",
+		"enum":    "SELECT s.id FROM @ref(a.src) AS s WHERE s.name = CAST('é' AS ENUM('a', 'b'))",
+		"exclude": "SELECT * EXCLUDE (id, nope) FROM @ref(a.src)",
+		"implied": "SELECT s.id FROM @ref(a.src) AS s WHERE s.name = 'x' AND s.ts > 'last week'",
+		"fine":    "SELECT s.id, DATE '2024-02-29', TRY_CAST('x' AS INTEGER), s.name::VARCHAR, s.tags[1] FROM @ref(a.src) AS s",
+	}
+	want := map[string]string{
+		"field":   "first",
+		"unpivot": "q9",
+		"asof":    "ASOF",
+		"lambda":  "list_transform",
+		"date":    "'2024-02-30'",
+		"enum":    "CAST",
+		"exclude": "nope",
+		"implied": "'last week'",
+	}
+	for name, body := range cases {
+		files["models/"+name+".sql"] = "MODEL (name a." + name + ");\n" + body
+	}
+	a := analyzeFiles(t, files)
+	got := map[string]string{}
+	for _, d := range a.Diagnostics {
+		m := a.Project.ByName["a."+strings.TrimSuffix(strings.TrimPrefix(d.File, "models/"), ".sql")]
+		if m == nil || d.Severity != project.SeverityError {
+			continue
+		}
+		got[m.Table] += string(m.Source[d.Range.Start.Offset:d.Range.End.Offset])
+	}
+	for name := range cases {
+		if got[name] != want[name] {
+			t.Errorf("%s: the error is on %q, want %q (%v)", name, got[name], want[name], a.Models["a."+name].Diagnostics)
 		}
 	}
 }

@@ -266,6 +266,15 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 		cols, errs = describeAll(ctx, c.eng, r.SQL)
 	}
 	delete(c.predesc, m)
+	if errs == nil {
+		// A constant that does not cast binds, and fails the build.
+		if cc, ok := c.eng.(engine.ConstantChecker); ok {
+			if r.SQL == "" {
+				r = c.bindRender(m)
+			}
+			errs = cc.CheckConstants(ctx, info.Canonical, r.SQL)
+		}
+	}
 	if errs != nil {
 		for _, err := range errs {
 			c.sqlDiag(m, r, err)

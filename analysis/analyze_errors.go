@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
@@ -38,8 +39,11 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		start = r.SourceOffset(se.Position)
 	}
 	end := tokenEnd(m.Source, start)
-	if se.Position < 0 && se.Type == "Binder" {
-		if s, e, ok := namedClause(m, se.Message); ok {
+	if se.Position <= 0 && se.Type == "Binder" {
+		// (0: DESCRIBE's own position, before the query, cut to its start.)
+		if s, e, ok := namedInMessage(m, se.Message); ok {
+			start, end = s, e
+		} else if s, e, ok := namedClause(m, FirstLine(se.Message)); se.Position < 0 && ok {
 			start, end = s, e
 		}
 	}
@@ -166,13 +170,13 @@ func FirstLine(s string) string {
 	return s
 }
 
-// tokenEnd returns the end of the identifier, quoted name or single
-// character at off.
+// tokenEnd returns the end of the identifier, quoted name, string or
+// single character at off.
 func tokenEnd(src []byte, off int) int {
 	if off >= len(src) {
 		return off
 	}
-	if src[off] == '"' {
+	if src[off] == '"' || src[off] == '\'' {
 		end, _ := sqlscan.QuotedEnd(src, off)
 		return end
 	}
@@ -262,6 +266,127 @@ func functionDiag(m *project.Model, se *engine.SQLError, start, end int) project
 
 // clauseWords are the clauses an engine message may name, as written in
 // it.
+// Binder errors DuckDB gives no position, and what in the body each names:
+// the field of a struct access, the column an UNPIVOT lists, the ASOF of a
+// join, a call that takes a lambda.
+var (
+	extractFieldErr = regexp.MustCompile(`^Cannot extract field '((?:[^']|'')*)' from expression "((?:[^"]|"")*)"`)
+	unpivotColErr   = regexp.MustCompile(`^Column "((?:[^"]|"")*)" referenced in UNPIVOT`)
+	starListErr     = regexp.MustCompile(`^Column "((?:[^"]|"")*)" in (EXCLUDE|REPLACE|RENAME) list not found`)
+	asofErr         = regexp.MustCompile(`ASOF JOIN`)
+	lambdaErr       = regexp.MustCompile(`lambda function binding`)
+)
+
+// namedInMessage positions a Binder error without a position by what its
+// first line names, when the body has exactly one such place: the field
+// in expr.field or expr['field'], the column of an UNPIVOT's ON list or of
+// a star's EXCLUDE (REPLACE, RENAME) list, the ASOF keyword, the function
+// a lambda is passed to. Several candidates
+// (or none) leave the error where it was.
+func namedInMessage(m *project.Model, msg string) (start, end int, ok bool) {
+	msg = FirstLine(msg)
+	src := m.Source
+	var toks []sqlscan.Token
+	bodyEnd := BodyEnd(src, m.BodyStart)
+	for _, t := range sqlscan.Tokens(src, m.BodyStart) {
+		if t.Start >= bodyEnd {
+			break
+		}
+		if t.Kind != sqlscan.Comment {
+			toks = append(toks, t)
+		}
+	}
+	name := func(t sqlscan.Token, want string) bool {
+		switch t.Kind {
+		case sqlscan.Ident:
+			return sqlscan.SameName(t.Text(src), want)
+		case sqlscan.QuotedIdent:
+			return t.Value(src) == want
+		}
+		return false
+	}
+	punct := func(i int, p string) bool {
+		return i >= 0 && i < len(toks) && (toks[i].Kind == sqlscan.Punct || toks[i].Kind == sqlscan.Op) && toks[i].Text(src) == p
+	}
+	var found []sqlscan.Token
+	switch {
+	case extractFieldErr.MatchString(msg):
+		sm := extractFieldErr.FindStringSubmatch(msg)
+		field, expr := strings.ReplaceAll(sm[1], "''", "'"), strings.ReplaceAll(sm[2], `""`, `"`)
+		for i, t := range toks {
+			if !name(t, expr) {
+				continue
+			}
+			switch {
+			case punct(i+1, ".") && i+2 < len(toks) && name(toks[i+2], field):
+				found = append(found, toks[i+2])
+			case punct(i+1, "[") && i+2 < len(toks) && toks[i+2].Kind == sqlscan.String && toks[i+2].Value(src) == field:
+				found = append(found, toks[i+2])
+			}
+		}
+	case unpivotColErr.MatchString(msg):
+		col := strings.ReplaceAll(unpivotColErr.FindStringSubmatch(msg)[1], `""`, `"`)
+		on := false
+		for _, t := range toks {
+			switch {
+			case t.Kind == sqlscan.Ident && t.Is(src, "UNPIVOT"):
+				on = true
+			case on && t.Kind == sqlscan.Ident && (t.Is(src, "INTO") || t.Is(src, "FOR")):
+				on = false
+			case on && name(t, col):
+				found = append(found, t)
+			}
+		}
+	case starListErr.MatchString(msg):
+		sm := starListErr.FindStringSubmatch(msg)
+		col := strings.ReplaceAll(sm[1], `""`, `"`)
+		depth := -1 // inside the list's parentheses: > 0
+		for i, t := range toks {
+			switch {
+			case t.Kind == sqlscan.Ident && t.Is(src, sm[2]) && punct(i+1, "("):
+				depth = 0
+			case depth >= 0 && punct(i, "("):
+				depth++
+			case depth >= 0 && punct(i, ")"):
+				if depth--; depth == 0 {
+					depth = -1
+				}
+			case depth > 0 && name(t, col) && !punct(i-1, "."):
+				found = append(found, t)
+			}
+		}
+	case asofErr.MatchString(msg):
+		for _, t := range toks {
+			if t.Kind == sqlscan.Ident && t.Is(src, "ASOF") {
+				found = append(found, t)
+			}
+		}
+	case lambdaErr.MatchString(msg):
+		// The call whose parentheses hold a top-level ->.
+		var calls []int // token index of each open paren's call, -1 for none
+		for i, t := range toks {
+			switch {
+			case punct(i, "("):
+				c := -1
+				if i > 0 && (toks[i-1].Kind == sqlscan.Ident || toks[i-1].Kind == sqlscan.QuotedIdent) {
+					c = i - 1
+				}
+				calls = append(calls, c)
+			case punct(i, ")") && len(calls) > 0:
+				calls = calls[:len(calls)-1]
+			case t.Kind == sqlscan.Op && t.Text(src) == "->" && len(calls) > 0 && calls[len(calls)-1] >= 0:
+				if c := toks[calls[len(calls)-1]]; len(found) == 0 || found[len(found)-1] != c {
+					found = append(found, c)
+				}
+			}
+		}
+	}
+	if len(found) != 1 {
+		return 0, 0, false
+	}
+	return found[0].Start, found[0].End, true
+}
+
 var clauseWords = []string{"SELECT", "FROM", "WHERE", "GROUP BY", "HAVING", "WINDOW", "QUALIFY", "ORDER BY", "LIMIT"}
 
 // namedClause positions an engine error that has no position but names

@@ -31,7 +31,7 @@ func ReferenceFieldSourcesIn(a *Analysis, model, cte, qualifier, column, field s
 			q = c.Query
 			break
 		}
-		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
+		scope[strings.ToLower(c.Name)] = lt.cteOutputs(c, scope)
 	}
 	if q == nil || q.Kind != engine.Select || cte != "" && q == o.Query {
 		return nil

@@ -53,7 +53,7 @@ func (jk *joinKeys) query(q *engine.Query, ctes cteScope, outer []relation) {
 	}
 	for _, c := range q.CTEs {
 		jk.query(c.Query, scope, nil)
-		scope[strings.ToLower(c.Name)] = renamed(jk.lt.outputs(c.Query, scope), c.Columns)
+		scope[strings.ToLower(c.Name)] = jk.lt.cteOutputs(c, scope)
 	}
 	for _, b := range q.Branches {
 		jk.query(b, scope, outer)

@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -356,7 +357,7 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 		scope[k] = v
 	}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
+		scope[strings.ToLower(c.Name)] = lt.cteOutputs(c, scope)
 	}
 	switch q.Kind {
 	case engine.SetOperation:
@@ -392,6 +393,36 @@ func (lt *lineageTracer) outputs(q *engine.Query, ctes cteScope) []outCol {
 		outs = append(outs, lt.itemOutputs(item, rels)...)
 	}
 	return outs
+}
+
+// cteOutputs are a CTE's output columns, named by its column list. A
+// recursive CTE's are its anchor's, each also fed by the recursive part's
+// column at the same position, the part reading the CTE's name as the
+// anchor's columns (what a row of it is made of, however deep).
+func (lt *lineageTracer) cteOutputs(c engine.CTE, scope cteScope) []outCol {
+	q := c.Query
+	if q == nil || q.Kind != engine.RecursiveCTE || len(q.Branches) != 2 {
+		return renamed(lt.outputs(q, scope), c.Columns)
+	}
+	outs := renamed(lt.outputs(q.Branches[0], scope), c.Columns)
+	inner := cteScope{}
+	for k, v := range scope {
+		inner[k] = v
+	}
+	inner[strings.ToLower(c.Name)] = outs
+	rec := lt.outputs(q.Branches[1], inner)
+	merged := make([]outCol, len(outs))
+	for j, o := range outs {
+		o.srcs = append([]ColumnRef(nil), o.srcs...)
+		if j < len(rec) {
+			o.srcs = append(o.srcs, rec[j].srcs...)
+			o.same = o.same && rec[j].same
+		} else {
+			o.same = false
+		}
+		merged[j] = o
+	}
+	return merged
 }
 
 // itemOutputs are the columns one select item yields, with their
@@ -483,7 +514,7 @@ func (lt *lineageTracer) yielded(q *engine.Query, names []string) []outCol {
 	defer func() { lt.depth-- }()
 	scope := cteScope{}
 	for _, c := range q.CTEs {
-		scope[strings.ToLower(c.Name)] = renamed(lt.outputs(c.Query, scope), c.Columns)
+		scope[strings.ToLower(c.Name)] = lt.cteOutputs(c, scope)
 	}
 	var rels []relation
 	for _, src := range q.From {
@@ -537,6 +568,9 @@ func renamed(cols []outCol, names []string) []outCol {
 // columns.
 func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []relation) relation {
 	name := src.Name()
+	if src.Pivot != nil {
+		return relation{name: name, cols: renamed(lt.pivotColumns(src.Pivot, ctes, before), src.Columns)}
+	}
 	if src.Function != "" {
 		var srcs []ColumnRef
 		for _, ref := range src.Args {
@@ -580,6 +614,123 @@ func (lt *lineageTracer) relation(src engine.Source, ctes cteScope, before []rel
 		cols[i] = outCol{name: c.Name, srcs: []ColumnRef{{Model: model, Column: c.Name}}, pass: true, same: true}
 	}
 	return relation{name: name, cols: renamed(cols, src.Columns)}
+}
+
+// pivotColumns are the columns a PIVOT or UNPIVOT yields. An UNPIVOT's
+// are the columns it leaves as they are, its name columns (made of column
+// names, no source) and its value columns, each fed by the unpivoted
+// columns it stacks. A PIVOT's are its groups (GROUP BY's, else every
+// column neither its ON nor its aggregates read), then each aggregate's
+// columns, fed by what the aggregate and the ON expressions read; when
+// the data names them, only the groups are known.
+func (lt *lineageTracer) pivotColumns(p *engine.Pivot, ctes cteScope, before []relation) []outCol {
+	var rels []relation
+	for _, s := range p.Of {
+		rels = append(rels, lt.relation(s, ctes, append(before[:len(before):len(before)], rels...)))
+	}
+	var in []outCol
+	for _, r := range rels {
+		in = append(in, r.cols...)
+	}
+	find := func(name string) (outCol, bool) {
+		for _, c := range in {
+			if strings.EqualFold(c.name, name) {
+				return c, true
+			}
+		}
+		return outCol{}, false
+	}
+	var out []outCol
+	if p.Unpivot {
+		used := map[string]bool{}
+		values := make([][]ColumnRef, len(p.Values))
+		stack := func(i int, name string) {
+			if c, ok := find(name); ok && i < len(values) {
+				used[strings.ToLower(c.name)] = true
+				values[i] = append(values[i], c.srcs...)
+			}
+		}
+		for _, entry := range p.On {
+			for i, name := range entry {
+				stack(i, name)
+			}
+		}
+		for _, pat := range p.Patterns {
+			re, err := regexp.Compile(pat)
+			if err != nil {
+				return nil // the engine's regex, not Go's: unknown
+			}
+			for _, c := range in {
+				if re.MatchString(c.name) && !hasFold(p.Exclude, c.name) {
+					stack(0, c.name)
+				}
+			}
+		}
+		for _, c := range in {
+			if !used[strings.ToLower(c.name)] {
+				out = append(out, c)
+			}
+		}
+		for _, n := range p.Names {
+			out = append(out, outCol{name: n})
+		}
+		for i, n := range p.Values {
+			out = append(out, outCol{name: n, srcs: values[i]})
+		}
+		return out
+	}
+	var reads []ColumnRef
+	for _, ref := range p.Reads {
+		reads = append(reads, resolveColumn(ref, rels)...)
+	}
+	if len(p.Groups) > 0 {
+		for _, g := range p.Groups {
+			if c, ok := find(g); ok {
+				out = append(out, c)
+			}
+		}
+	} else {
+		read := map[string]bool{}
+		for _, refs := range append(p.Aggregates, p.Reads) {
+			for _, r := range refs {
+				read[strings.ToLower(r.Column)] = true
+			}
+		}
+		for _, c := range in {
+			if !read[strings.ToLower(c.name)] {
+				out = append(out, c)
+			}
+		}
+	}
+	// Each IN value's columns, one per aggregate, in turn.
+	srcs := make([][]ColumnRef, len(p.Columns))
+	rows := 0
+	for i, names := range p.Columns {
+		if i < len(p.Aggregates) {
+			for _, ref := range p.Aggregates[i] {
+				srcs[i] = append(srcs[i], resolveColumn(ref, rels)...)
+			}
+		}
+		srcs[i] = append(srcs[i], reads...)
+		rows = max(rows, len(names))
+	}
+	for j := range rows {
+		for i, names := range p.Columns {
+			if j < len(names) {
+				out = append(out, outCol{name: names[j], srcs: srcs[i]})
+			}
+		}
+	}
+	return out
+}
+
+func hasFold(names []string, name string) bool {
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func starColumns(item engine.Item, rels []relation) []outCol {

@@ -184,3 +184,72 @@ func TestSplitPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRecursiveCTELineage: a WITH RECURSIVE CTE's column comes from its
+// anchor and from its recursive part, which reads the CTE's own rows (the
+// anchor's columns) and the models it joins; a column only the anchor
+// feeds (a constant, the depth) has none beyond what it reads.
+func TestRecursiveCTELineage(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/e.sql": `MODEL (name raw.e);
+SELECT 1 AS src, 2 AS dst, 'x' AS label`,
+		"models/w.sql": `MODEL (name m.w);
+WITH RECURSIVE walk(node, path, depth) AS (
+  SELECT e.src, [e.label], 0 FROM @ref(raw.e) AS e WHERE e.src = 1
+  UNION ALL
+  SELECT e.dst, list_append(w.path, e.label), w.depth + 1
+  FROM walk AS w JOIN @ref(raw.e) AS e ON e.src = w.node
+)
+SELECT node, path, depth FROM walk`,
+	})
+	mustClean(t, a)
+	for _, tc := range []struct{ col, want string }{
+		{"node", "[{raw.e dst} {raw.e src}]"},
+		{"path", "[{raw.e label}]"},
+		{"depth", "[]"},
+	} {
+		if got := refsText(ColumnSources(a, "m.w", tc.col)); got != tc.want {
+			t.Errorf("m.w.%s: got %s, want %s", tc.col, got, tc.want)
+		}
+	}
+}
+
+// TestPivotLineage: an UNPIVOT's value column comes from the columns it
+// stacks (named, or matched by COLUMNS('re')), the columns it leaves keep
+// theirs and its name column has none; a PIVOT's columns (the IN values
+// joined with the aggregates' aliases) come from what the aggregate and
+// the ON expression read, its groups from themselves.
+func TestPivotLineage(t *testing.T) {
+	a := analyzeFiles(t, map[string]string{
+		"models/s.sql": `MODEL (name raw.s);
+SELECT 'n' AS region, 'apple' AS product, 1 AS q1, 2 AS q2, 3 AS q3`,
+		"models/u.sql": `MODEL (name m.u);
+UNPIVOT @ref(raw.s) ON q1, q2 INTO NAME quarter VALUE amount`,
+		"models/r.sql": `MODEL (name m.r);
+SELECT region, k, v FROM (UNPIVOT @ref(raw.s) ON COLUMNS('^q[23]$') INTO NAME k VALUE v) AS x`,
+		"models/p.sql": `MODEL (name m.p);
+SELECT * FROM (PIVOT @ref(raw.s) ON product IN ('apple', 'pear' AS p) USING sum(q1) AS s1, max(q3) AS m3 GROUP BY region) AS pv`,
+		"models/i.sql": `MODEL (name m.i);
+PIVOT @ref(raw.s) ON product IN ('apple') USING sum(q2)`,
+	})
+	mustClean(t, a)
+	for _, tc := range []struct{ model, col, want string }{
+		{"m.u", "amount", "[{raw.s q1} {raw.s q2}]"},
+		{"m.u", "quarter", "[]"},
+		{"m.u", "q3", "[{raw.s q3}]"},
+		{"m.r", "v", "[{raw.s q2} {raw.s q3}]"},
+		{"m.r", "region", "[{raw.s region}]"},
+		{"m.p", "region", "[{raw.s region}]"},
+		{"m.p", "apple_s1", "[{raw.s product} {raw.s q1}]"},
+		{"m.p", "p_m3", "[{raw.s product} {raw.s q3}]"},
+		{"m.i", "apple", "[{raw.s product} {raw.s q2}]"},
+		{"m.i", "q3", "[{raw.s q3}]"},
+	} {
+		if got := refsText(ColumnSources(a, tc.model, tc.col)); got != tc.want {
+			t.Errorf("%s.%s: got %s, want %s", tc.model, tc.col, got, tc.want)
+		}
+	}
+	if cols := fmt.Sprint(a.Models["m.p"].Columns); cols != "[{region VARCHAR} {apple_s1 HUGEINT} {apple_m3 INTEGER} {p_s1 HUGEINT} {p_m3 INTEGER}]" {
+		t.Errorf("m.p yields %s", cols)
+	}
+}

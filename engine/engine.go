@@ -73,6 +73,18 @@ type Parser interface {
 	Outliner
 }
 
+// ConstantChecker is an engine whose binder leaves the casts of constants
+// to execution: a typed literal or cast of a literal (DATE '2024-13-45',
+// 'x'::INTEGER) or a string literal cast to what it meets (n < 'x' of an
+// INTEGER n) binds, and the build fails on its first row. CheckConstants
+// evaluates them as the build would; each error is a *SQLError positioned
+// in query. canonical is query's canonical form (Canonicalize, refs and
+// bounds aside): a query without a cast or a string literal is answered
+// from it, without the engine.
+type ConstantChecker interface {
+	CheckConstants(ctx context.Context, canonical []byte, query string) []error
+}
+
 // SQLError is a structured error from the engine's parser, binder or
 // catalog. Position is a 0-based byte offset into the SQL text the engine
 // saw, or -1 when the engine gave none.

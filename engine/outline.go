@@ -45,6 +45,10 @@ const (
 	Select QueryKind = "select"
 	// SetOperation is UNION, INTERSECT or EXCEPT: Branches are filled.
 	SetOperation QueryKind = "set_operation"
+	// RecursiveCTE is the body of a WITH RECURSIVE CTE that reads itself:
+	// Branches are its anchor and its recursive part, which reads the
+	// CTE's rows so far under the CTE's name.
+	RecursiveCTE QueryKind = "recursive_cte"
 )
 
 // A Query is one query node: the statement's top-level query, a CTE's, a
@@ -54,8 +58,9 @@ type Query struct {
 	// CTEs are the WITH clause's queries in order; each sees the ones
 	// before it.
 	CTEs []CTE
-	// Branches are a set operation's operands, left to right; the output
-	// columns are the first branch's names.
+	// Branches are a set operation's operands, left to right (a recursive
+	// CTE's anchor and recursive part); the output columns are the first
+	// branch's names.
 	Branches []*Query
 	Items    []Item
 	// From lists the relations of the FROM clause in order, joins
@@ -216,6 +221,35 @@ type Source struct {
 	// (a table function's AS u(x), a subquery's or a table's AS t(a, b));
 	// the columns after them keep their names.
 	Columns []string
+	// Pivot is a PIVOT or UNPIVOT of other relations; nil for none.
+	Pivot *Pivot
+}
+
+// A Pivot is a PIVOT or an UNPIVOT in a FROM clause (a PIVOT or UNPIVOT
+// statement is a SELECT * FROM one).
+type Pivot struct {
+	// Of are the relations it reads (joins flattened).
+	Of      []Source
+	Unpivot bool
+	// An UNPIVOT's Names are its name columns (INTO NAME n) and Values its
+	// value columns (VALUE v, …). On lists the unpivoted columns of each
+	// entry of the ON list (q1, or (q1, q2) AS h), Patterns the regular
+	// expressions of its COLUMNS('re') entries ("" for COLUMNS(*)) and
+	// Exclude what their EXCLUDE lists leave out. The output is the
+	// relation's other columns, then Names, then Values.
+	Names, Values []string
+	On            [][]string
+	Patterns      []string
+	Exclude       []string
+	// A PIVOT's Groups are its GROUP BY columns, Columns the names of
+	// the columns it makes (the IN lists' values crossed, each joined
+	// with an aggregate's alias; nil when the data decides them, or an
+	// aggregate has no alias among several), and Aggregates the columns
+	// each aggregate reads and Reads those its ON expressions read.
+	Groups     []string
+	Columns    [][]string // per aggregate, the names of its columns
+	Aggregates [][]ColumnRef
+	Reads      []ColumnRef
 }
 
 // Name is what the query calls the relation: its alias, or its table's

@@ -189,6 +189,12 @@ func (c *checker) selectStar(p *place) {
 			stars = append(stars, i)
 		}
 	}
+	// FROM x without a select list (DuckDB's FROM-first) is SELECT *: its
+	// star is the FROM keyword, with nothing to expand in place.
+	fromOnly := len(stars) == 0 && p.sel.empty() && !p.from.empty() && p.from.lo > 0 && t.kw(p.from.lo-1, "from")
+	if fromOnly {
+		stars = []int{p.from.lo - 1}
+	}
 	rels := c.relations(p)
 	k := 0
 	for _, it := range p.q.Items {
@@ -221,7 +227,7 @@ func (c *checker) selectStar(p *place) {
 		}
 		msg := fmt.Sprintf("SELECT * over %s: list the columns, so that a change of the parent does not silently change this model", strings.Join(parents, ", "))
 		var fixes []project.Fix
-		if len(covered) == 1 && covered[0].cols != nil {
+		if len(covered) == 1 && covered[0].cols != nil && !fromOnly {
 			fixes = c.expandStar(at, start, end, it, covered[0])
 		}
 		c.report(NoSelectStar, start, end, msg, fixes...)

@@ -175,6 +175,11 @@ func TestNoSelectStar(t *testing.T) {
 		{name: "star over a CTE", src: view + "WITH x AS (SELECT id FROM @ref(raw.orders)) SELECT * FROM x\n", want: []string{}},
 		{name: "star over EXTERNAL", src: view + "SELECT * FROM @ref(raw.events)\n", want: []string{}},
 		{name: "star of the EXTERNAL side of a join", src: view + "SELECT e.*, o.amount FROM @ref(raw.events) e JOIN @ref(raw.orders) o USING (id)\n", want: []string{}},
+		// DuckDB's FROM-first: without a select list it is SELECT *.
+		{name: "FROM alone", src: view + "FROM @ref(raw.orders) WHERE amount > 0\n", want: []string{"no_select_star 2:1"}},
+		{name: "FROM first, then a star", src: view + "FROM @ref(raw.orders) AS o SELECT o.* EXCLUDE (ts)\n", want: []string{"no_select_star 2:35"},
+			fix: "no_select_star", fixed: view + "FROM @ref(raw.orders) AS o SELECT o.id, o.customer_id, o.amount\n"},
+		{name: "FROM first, columns", src: view + "FROM @ref(raw.orders) AS o SELECT o.id WHERE o.amount > 0\n", want: []string{}},
 	})
 }
 
@@ -270,6 +275,7 @@ func TestImplicitCrossJoin(t *testing.T) {
 		{name: "unnest of a column before it", src: view + "SELECT o.id, u.x FROM (SELECT id, [1, 2] AS xs FROM @ref(raw.orders)) o, unnest(o.xs) AS u(x)\n", want: []string{}},
 		{name: "uncorrelated subquery", src: view + "SELECT o.id, s.n FROM @ref(raw.orders) o, (SELECT count(*) AS n FROM @ref(raw.payments)) AS s\n", want: []string{"implicit_cross_join 2:41"}},
 		{name: "explicit CROSS JOIN", src: view + "SELECT o.id, c.name FROM @ref(raw.orders) o CROSS JOIN @ref(raw.customers) c\n", want: []string{}},
+		{name: "FROM first, comma, no WHERE", src: view + "FROM @ref(raw.orders) o, @ref(raw.customers) c SELECT o.id, c.name\n", want: []string{"implicit_cross_join 2:24"}},
 		{name: "USING", src: view + "SELECT id, p.paid FROM @ref(raw.orders) o JOIN @ref(raw.payments) p USING (id)\n", want: []string{}},
 		{name: "third relation unlinked", src: view + "SELECT o.id FROM @ref(raw.orders) o, @ref(raw.payments) p, @ref(raw.customers) c WHERE o.id = p.id\n", want: []string{"implicit_cross_join 2:58"}},
 		// The column that links may be one of a subquery's * (TPC-DS's

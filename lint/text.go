@@ -204,6 +204,14 @@ func (t *text) placeQuery(q *engine.Query, s span, visible []engine.CTE, visit f
 		t.placeQuery(q.Branches[0], span{own.lo, k}, visible, visit)
 		t.placeQuery(q.Branches[1], span{r, own.hi}, visible, visit)
 	case engine.Select:
+		if t.kw(own.lo, "from") {
+			if !t.placeFromFirst(p, own, base) {
+				return
+			}
+			visit(p)
+			t.placeFromSubqueries(q, p, base, visible, visit)
+			return
+		}
 		sel := t.find(own, base, func(i int) bool { return t.kw(i, "select") })
 		if sel < 0 {
 			return
@@ -238,22 +246,62 @@ func (t *text) placeQuery(q *engine.Query, s span, visible []engine.CTE, visit f
 			}
 		}
 		visit(p)
-		// FROM subqueries, in order.
-		var subs []span
-		for i := p.from.lo; i < p.from.hi; i++ {
-			if t.depth[i] == base && t.punct(i, "(") && t.match[i] > 0 && t.kwIn(i+1, "select", "with", "from", "values") {
-				subs = append(subs, span{i + 1, t.match[i]})
-			}
-		}
-		k := 0
-		for _, src := range q.From {
-			if src.Query == nil {
-				continue
-			}
-			if k < len(subs) {
-				t.placeQuery(src.Query, subs[k], visible, visit)
-			}
-			k++
+		t.placeFromSubqueries(q, p, base, visible, visit)
+	}
+}
+
+// placeFromSubqueries places the subqueries of p's FROM clause, in order.
+func (t *text) placeFromSubqueries(q *engine.Query, p *place, base int, visible []engine.CTE, visit func(*place)) {
+	var subs []span
+	for i := p.from.lo; i < p.from.hi; i++ {
+		if t.depth[i] == base && t.punct(i, "(") && t.match[i] > 0 && t.kwIn(i+1, "select", "with", "from", "values") {
+			subs = append(subs, span{i + 1, t.match[i]})
 		}
 	}
+	k := 0
+	for _, src := range q.From {
+		if src.Query == nil {
+			continue
+		}
+		if k < len(subs) {
+			t.placeQuery(src.Query, subs[k], visible, visit)
+		}
+		k++
+	}
+}
+
+// placeFromFirst places DuckDB's FROM-first query, own starting at its
+// FROM: FROM x [SELECT …] [WHERE …] […]. Without a SELECT the select list
+// is empty (the query is SELECT *).
+func (t *text) placeFromFirst(p *place, own span, base int) bool {
+	end := t.find(span{own.lo + 1, own.hi}, base, func(i int) bool {
+		return t.kw(i, "select") || t.kwIn(i, clauseWords...) && !t.kw(i, "using")
+	})
+	if end < 0 {
+		end = own.hi
+	}
+	p.from = span{own.lo + 1, end}
+	if t.kw(end, "select") {
+		lo := end + 1
+		if t.kwIn(lo, "distinct", "all") {
+			return false // (placed by the rules of a plain SELECT only)
+		}
+		send := t.find(span{lo, own.hi}, base, func(i int) bool { return t.kwIn(i, clauseWords...) && !t.kw(i, "using") })
+		if send < 0 {
+			send = own.hi
+		}
+		p.sel = span{lo, send}
+		end = send
+	} else {
+		p.sel = span{end, end}
+	}
+	p.rest = span{end, own.hi}
+	if t.kw(end, "where") {
+		wend := t.find(span{end + 1, own.hi}, base, func(i int) bool { return t.kwIn(i, clauseWords...) && !t.kw(i, "using") })
+		if wend < 0 {
+			wend = own.hi
+		}
+		p.where = span{end + 1, wend}
+	}
+	return true
 }

@@ -203,7 +203,11 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 		for _, it := range scope.items {
 			refs = append(refs, it.refs...)
 			if it.star && slices.Contains(it.exclude, imp.column) && w.starReaches(scope, it, want) {
-				imp.refuse("%s: `* EXCLUDE (%s)` names the column; rename it there by hand first", cf.rel, imp.column)
+				imp.refuse("%s: `* EXCLUDE (%s)` names the column; rename it there by hand first", cf.rel, sqlscan.WriteIdent(imp.column))
+				found = true
+			}
+			if it.star && slices.Contains(it.replaced, imp.column) && w.starReaches(scope, it, want) {
+				imp.refuse("%s: the REPLACE or RENAME list of a * names the column; rename it there by hand first", cf.rel)
 				found = true
 			}
 		}

@@ -36,8 +36,11 @@ type selectItem struct {
 	star               bool
 	starQual           string   // s in s.*
 	exclude            []string // * EXCLUDE (a, b)
-	refs               []colRef
-	plain              bool // the expression is one column reference
+	// replaced: the columns a star's REPLACE (expr AS a) and RENAME (a AS
+	// b) lists name, lower case.
+	replaced []string
+	refs     []colRef
+	plain    bool // the expression is one column reference
 }
 
 type colRef struct {
@@ -431,6 +434,37 @@ func makeItem(toks []sqlToken) *selectItem {
 	if it.star {
 		it.name = ""
 		for i, t := range expr {
+			if (t.is("replace") || t.is("rename")) && i+1 < len(expr) && expr[i+1].isPunct("(") {
+				// Each entry of the list, to its comma at depth 1: REPLACE
+				// names the column after its last AS, RENAME before it.
+				depth, entry := 0, []sqlToken(nil)
+				for _, e := range expr[i+1:] {
+					switch {
+					case e.isPunct("(") || e.isPunct("[") || e.isPunct("{"):
+						depth++
+					case e.isPunct(")") || e.isPunct("]") || e.isPunct("}"):
+						depth--
+					}
+					if depth == 1 && !e.isPunct("(") && !e.isPunct(",") || depth > 1 {
+						entry = append(entry, e)
+						continue
+					}
+					for k := len(entry) - 1; k >= 0; k-- {
+						if entry[k].is("as") {
+							if n := k + 1; t.is("replace") && n < len(entry) && entry[n].isIdent() {
+								it.replaced = append(it.replaced, identName(entry[n]))
+							} else if t.is("rename") && k > 0 && entry[k-1].isIdent() {
+								it.replaced = append(it.replaced, identName(entry[k-1]))
+							}
+							break
+						}
+					}
+					entry = nil
+					if depth == 0 {
+						break
+					}
+				}
+			}
 			if t.is("exclude") {
 				for _, e := range expr[i+1:] {
 					if e.isIdent() {
@@ -479,6 +513,7 @@ func columnRefs(toks []sqlToken) []colRef {
 		}
 		inBrace[i] = len(open) > 0 && open[len(open)-1] == "{"
 	}
+	params := lambdaParams(toks)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if !t.isIdent() {
@@ -520,6 +555,9 @@ func columnRefs(toks []sqlToken) []colRef {
 		case len(chain) == 1 && t.kind == tkIdent && isKeyword(t.val):
 			continue
 		}
+		if bound(params, identName(chain[0]), i-len(chain)*2+2) {
+			continue // a lambda's parameter or a comprehension's variable
+		}
 		last := chain[len(chain)-1]
 		r := colRef{name: identName(last), start: last.start, end: last.end}
 		if len(chain) >= 2 {
@@ -535,6 +573,88 @@ func columnRefs(toks []sqlToken) []colRef {
 		out = append(out, r)
 	}
 	return out
+}
+
+// A lambdaParam is a name that stands for a lambda's parameter (x -> …,
+// (a, b) -> …, lambda a, b: …) or a list comprehension's variable
+// ([… FOR x IN …]) in tokens from..to, not for a column.
+type lambdaParam struct {
+	name     string
+	from, to int
+}
+
+// lambdaParams lists the lambda parameters among toks, each bound from the
+// parentheses or brackets around its lambda (a comprehension's, around the
+// brackets) to their end.
+func lambdaParams(toks []sqlToken) []lambdaParam {
+	opener := func(t sqlToken) bool { return t.isPunct("(") || t.isPunct("[") || t.isPunct("{") }
+	closer := func(t sqlToken) bool { return t.isPunct(")") || t.isPunct("]") || t.isPunct("}") }
+	// start and end of the innermost group around toks[i].
+	start := func(i int) int {
+		depth := 0
+		for j := i - 1; j >= 0; j-- {
+			switch {
+			case closer(toks[j]):
+				depth++
+			case opener(toks[j]):
+				if depth == 0 {
+					return j
+				}
+				depth--
+			}
+		}
+		return 0
+	}
+	end := func(i int) int {
+		depth := 0
+		for j := i + 1; j < len(toks); j++ {
+			switch {
+			case opener(toks[j]):
+				depth++
+			case closer(toks[j]):
+				if depth == 0 {
+					return j
+				}
+				depth--
+			}
+		}
+		return len(toks)
+	}
+	var out []lambdaParam
+	for i, t := range toks {
+		switch {
+		case t.kind == tkOp && t.val == "->" && i > 0 && toks[i-1].isIdent():
+			out = append(out, lambdaParam{identName(toks[i-1]), i - 1, end(i)})
+		case t.kind == tkOp && t.val == "->" && i > 0 && toks[i-1].isPunct(")"):
+			k := start(i - 1)
+			for j := k + 1; j < i-1; j++ {
+				if toks[j].isIdent() {
+					out = append(out, lambdaParam{identName(toks[j]), k, end(i)})
+				}
+			}
+		case t.is("lambda"):
+			for j := i + 1; j < len(toks) && !(toks[j].kind == tkOp && toks[j].val == ":"); j++ {
+				if toks[j].isIdent() {
+					out = append(out, lambdaParam{identName(toks[j]), i, end(i)})
+				}
+			}
+		case t.is("for") && i+1 < len(toks) && toks[i+1].isIdent():
+			if k := start(i); toks[k].isPunct("[") {
+				out = append(out, lambdaParam{identName(toks[i+1]), k, end(i)})
+			}
+		}
+	}
+	return out
+}
+
+// bound reports whether name at token i is one of params.
+func bound(params []lambdaParam, name string, i int) bool {
+	for _, p := range params {
+		if p.from <= i && i <= p.to && sqlscan.SameName(p.name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // identName is the name an identifier token denotes, folded as the

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
@@ -45,7 +46,7 @@ func (w *world) fileOf(name string) *file {
 // found, else the declared ones.
 func (w *world) columns(name string) []engine.Column {
 	if info := w.res.info(name); info != nil && info.Columns != nil {
-		return info.Columns
+		return w.reported(info.Model, info.Columns)
 	}
 	if m := w.model(name); m != nil && m.Columns != nil {
 		out := make([]engine.Column, len(m.Columns))
@@ -55,6 +56,30 @@ func (w *world) columns(name string) []engine.Column {
 		return out
 	}
 	return nil
+}
+
+// reported is a declared model's columns with their types as the engine
+// reports those of the table built with them (TEXT is VARCHAR in DuckDB):
+// what a reader of the table gets. Inferred columns are the engine's
+// already.
+func (w *world) reported(m *project.Model, cols []engine.Column) []engine.Column {
+	if m == nil || m.Columns == nil || w.res == nil || w.res.analysis == nil {
+		return cols
+	}
+	sc, ok := w.res.analysis.Dialect().(engine.Scratch)
+	if !ok {
+		return cols
+	}
+	out := make([]engine.Column, len(cols))
+	for i, c := range cols {
+		out[i] = c
+		// A nested type's field names keep their case and spaces: only
+		// a scalar type (or a list of one) is named as reported.
+		if t := strings.TrimRight(c.Type, "[]0123456789 "); !strings.ContainsAny(t, `"(`) || strings.HasPrefix(strings.ToUpper(t), "DECIMAL(") || strings.HasPrefix(strings.ToUpper(t), "NUMERIC(") {
+			out[i].Type = sc.ReportedType(c.Type)
+		}
+	}
+	return out
 }
 
 func (w *world) columnType(model, column string) string {

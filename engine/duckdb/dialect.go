@@ -98,8 +98,17 @@ var typeAliases = map[string]string{
 
 func (Dialect) ReportedType(declared string) string {
 	n := normalType(declared)
-	if a, ok := typeAliases[n]; ok {
-		return a
+	// A list or array of an alias is one of its type: TEXT[] is VARCHAR[].
+	base, dims := n, ""
+	for strings.HasSuffix(base, "]") {
+		i := strings.LastIndexByte(base, '[')
+		if i <= 0 {
+			break
+		}
+		base, dims = base[:i], base[i:]+dims
+	}
+	if a, ok := typeAliases[base]; ok {
+		return a + dims
 	}
 	return n
 }

@@ -200,7 +200,7 @@ func TestStatements(t *testing.T) {
 func TestReportedType(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
-	decl := []string{"int", "text", "Double  Precision", "decimal( 10,2 )", "timestamptz", "bool", "int8", "varchar"}
+	decl := []string{"int", "text", "Double  Precision", "decimal( 10,2 )", "timestamptz", "bool", "int8", "varchar", "text[]", "int[3]", "string[][]"}
 	defs := make([]string, len(decl))
 	for i, d := range decl {
 		defs[i] = fmt.Sprintf("c%d %s", i, d)
@@ -214,7 +214,7 @@ func TestReportedType(t *testing.T) {
 	}
 	d := Dialect{}
 	for i, c := range cols {
-		if got, want := d.ReportedType(decl[i]), d.ReportedType(c.Type); got != want {
+		if got, want := d.ReportedType(decl[i]), c.Type; got != want {
 			t.Errorf("%s: %s, DESCRIBE says %s", decl[i], got, want)
 		}
 	}

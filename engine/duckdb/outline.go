@@ -146,8 +146,11 @@ func (tr *tree) outlineQuery(node map[string]any) *engine.Query {
 		}
 		q.Stars = append(q.Stars, tr.nestedStars(clauses)...)
 		q.Subqueries = tr.subqueries(append(clauses, items, joinConditions(from)))
-	case "SET_OPERATION_NODE":
+	case "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE":
 		q.Kind = engine.SetOperation
+		if typ == "RECURSIVE_CTE_NODE" {
+			q.Kind = engine.RecursiveCTE
+		}
 		for _, k := range []string{"left", "right"} {
 			sub, _ := node[k].(map[string]any)
 			q.Branches = append(q.Branches, tr.outlineQuery(sub))
@@ -193,8 +196,95 @@ func (tr *tree) sources(t map[string]any) []engine.Source {
 			right[0].Equal = tr.equalities(t["condition"])
 		}
 		return append(tr.sources(l), right...)
+	case "PIVOT":
+		return []engine.Source{{Alias: alias, Columns: stringList(t["column_name_alias"]), Pivot: tr.pivot(t)}}
 	}
 	return []engine.Source{{Alias: alias}}
+}
+
+// pivot outlines a PIVOT or UNPIVOT table reference.
+func (tr *tree) pivot(t map[string]any) *engine.Pivot {
+	src, _ := t["source"].(map[string]any)
+	p := &engine.Pivot{Of: tr.sources(src)}
+	pivots := anyList(t["pivots"])
+	if values := stringList(t["unpivot_names"]); len(values) > 0 {
+		p.Unpivot, p.Values = true, values
+		for _, pv := range pivots {
+			pm, _ := pv.(map[string]any)
+			p.Names = append(p.Names, stringList(pm["unpivot_names"])...)
+			for _, e := range anyList(pm["entries"]) {
+				em, _ := e.(map[string]any)
+				if star, _ := em["star_expr"].(map[string]any); star != nil {
+					re := ""
+					if x, _ := star["expr"].(map[string]any); x != nil {
+						v, _ := x["value"].(map[string]any)
+						re, _ = v["value"].(string)
+					}
+					p.Patterns = append(p.Patterns, re)
+					var it engine.Item
+					tr.starLists(&it, star)
+					p.Exclude = append(p.Exclude, it.Exclude...)
+					continue
+				}
+				var cols []string
+				for _, v := range anyList(em["values"]) {
+					vm, _ := v.(map[string]any)
+					cols = append(cols, fmt.Sprint(vm["value"]))
+				}
+				p.On = append(p.On, cols)
+			}
+		}
+		return p
+	}
+	p.Groups = stringList(t["groups"])
+	// The names of the pivoted columns: each combination of the ON
+	// expressions' IN values (or their aliases), joined by "_".
+	names := []string{""}
+	for _, pv := range pivots {
+		pm, _ := pv.(map[string]any)
+		p.Reads = append(p.Reads, tr.columnRefs(pm["pivot_expressions"])...)
+		entries := anyList(pm["entries"])
+		if len(entries) == 0 {
+			names = nil // the data decides
+		}
+		var next []string
+		for _, n := range names {
+			for _, e := range entries {
+				em, _ := e.(map[string]any)
+				name, _ := em["alias"].(string)
+				if name == "" {
+					var vals []string
+					for _, v := range anyList(em["values"]) {
+						vm, _ := v.(map[string]any)
+						vals = append(vals, fmt.Sprint(vm["value"]))
+					}
+					name = strings.Join(vals, "_")
+				}
+				if n != "" {
+					name = n + "_" + name
+				}
+				next = append(next, name)
+			}
+		}
+		names = next
+	}
+	aggs := anyList(t["aggregates"])
+	for _, a := range aggs {
+		am, _ := a.(map[string]any)
+		p.Aggregates = append(p.Aggregates, tr.columnRefs(am))
+		alias, _ := am["alias"].(string)
+		var cols []string
+		if alias != "" || len(aggs) == 1 {
+			for _, n := range names {
+				if alias != "" {
+					n += "_" + alias
+				}
+				cols = append(cols, n)
+			}
+		}
+		p.Columns = append(p.Columns, cols)
+	}
+	return p
 }
 
 // nestedStars lists the relation names of the stars in an expression

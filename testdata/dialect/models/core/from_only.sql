@@ -1,0 +1,3 @@
+MODEL (name core.from_only, kind VIEW);
+
+FROM @ref(raw.edges)
