@@ -33,7 +33,7 @@ func (d *DB) ValidateFiles(ctx context.Context, spec engine.FileSpec) ([]engine.
 			return nil, err
 		}
 		if _, err := conn.ExecContext(ctx, "SELECT max(hash(_efmesh_r)) FROM ("+q+") AS _efmesh_r"); err != nil {
-			return []engine.FileProblem{{Path: strings.Join(spec.Paths, ", "), Message: firstLine(convertError(err, 0))}}, nil
+			return fileProblem(ctx, spec, err)
 		}
 		return nil, nil
 	}
@@ -53,7 +53,7 @@ func (d *DB) ValidateFiles(ctx context.Context, spec engine.FileSpec) ([]engine.
 	if _, err := conn.ExecContext(ctx, "SELECT max(hash(_efmesh_r)) FROM ("+q+") AS _efmesh_r"); err != nil {
 		// Not a record the store can hold: the file itself (missing,
 		// unreadable, a header that names no column).
-		return []engine.FileProblem{{Path: strings.Join(spec.Paths, ", "), Message: firstLine(convertError(err, 0))}}, nil
+		return fileProblem(ctx, spec, err)
 	}
 	rows, err := conn.QueryContext(ctx, "SELECT s.file_path, r.line, coalesce(r.column_name, ''), r.error_message FROM temp."+engine.QuoteIdent(table)+
 		" AS r JOIN temp."+engine.QuoteIdent(scan)+" AS s USING (scan_id, file_id) ORDER BY s.file_path, r.line, r.column_idx")
@@ -87,4 +87,14 @@ func firstLine(err error) string {
 		return s[:i]
 	}
 	return s
+}
+
+// fileProblem is err, which reading the files of spec met, as the one
+// problem of the files; a read cut short by ctx is no problem of theirs
+// but ctx's error, so that no caller takes it for what the files hold.
+func fileProblem(ctx context.Context, spec engine.FileSpec, err error) ([]engine.FileProblem, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return []engine.FileProblem{{Path: strings.Join(spec.Paths, ", "), Message: firstLine(convertError(err, 0))}}, nil
 }
