@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -29,13 +27,12 @@ var _ engine.ConstantChecker = (*DB)(nil)
 //
 // Casts the binder adds are those of a string literal that meets another
 // operand: a comparison (x = 'a', x IN (…), x BETWEEN 'a' AND 'b'), a
-// subscript (x['a']) or a call. The other operands of each such
-// expression in a SELECT node are bound in that node's place (its FROM,
-// WHERE, grouping and the CTEs in scope) for their types, and the
-// expression is evaluated over one row of NULLs of those types, so the
-// literal is cast exactly as the query casts it. What does not bind so (an
-// operand naming a select alias, a lambda parameter or an outer query's
-// column) is not evaluated. A literal a row's evaluation never reaches
+// subscript (x['a']) or a call. The sites of a SELECT node are evaluated
+// in one statement over its FROM clause's row of NULLs (LEFT JOIN … ON
+// false, the CTEs in scope): each operand is NULL of the type it has in
+// the query, so the literal is cast exactly as the query casts it. What
+// does not bind so (an operand naming a select alias, a lambda parameter
+// or an outer query's column) is not evaluated. A literal a row's evaluation never reaches
 // (x IN (1, 'two') where every x is 1, the right of an AND that is always
 // false) is reported all the same: other data reaches it.
 //
@@ -57,18 +54,33 @@ func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string)
 	if !ok {
 		return nil // the describe reports what does not parse
 	}
-	var errs []error
-	at := map[int]bool{}
 	consts := constantCasts(tree["statements"])
 	all := make([]any, len(consts))
 	for i, c := range consts {
 		all[i] = c
 	}
-	if len(all) > 0 && ev.eval(all, "") == nil {
+	var nodes []nodeSites
+	if strs {
+		nodes = ev.nodesWithSites(tree)
+	}
+	// The common case, nothing that fails: every probe in two statements.
+	var probes []map[string]any
+	if len(all) > 0 {
+		probes = append(probes, ev.probe(all, nil, nil))
+	}
+	for _, n := range nodes {
+		probes = append(probes, ev.probe(n.exprs(), n.node["from_table"], n.ctes))
+	}
+	if len(probes) == 0 || ev.allRun(probes) {
+		return nil
+	}
+	var errs []error
+	at := map[int]bool{}
+	if len(all) > 0 && ev.eval(all) == nil {
 		consts = nil // all cast: none to evaluate alone
 	}
 	for _, c := range consts {
-		if err := ev.eval([]any{c}, ""); err != nil {
+		if err := ev.eval([]any{c}); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -77,8 +89,8 @@ func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string)
 			errs = append(errs, &engine.SQLError{Type: "Conversion", Message: innerMessage(err), Position: pos})
 		}
 	}
-	if strs {
-		for _, e := range ev.impliedCasts(tree) {
+	for _, n := range nodes {
+		for _, e := range ev.checkNode(n) {
 			var se *engine.SQLError
 			if errors.As(e, &se) && !at[se.Position] {
 				at[se.Position] = true
@@ -97,19 +109,20 @@ type evaluator struct {
 	query string
 }
 
-// selectOne is json_serialize_sql's tree of SELECT 1, which every
-// evaluation starts from, serialized once.
-var selectOne atomic.Pointer[string]
+// templates holds json_serialize_sql's trees of the fixed statements every
+// evaluation starts from (SELECT 1, the NULL row's join), serialized once.
+var templates sync.Map // SQL text → serialized tree
 
-// parse returns json_serialize_sql's tree of sql, numbers as json.Number.
+// parse returns json_serialize_sql's tree of sql, numbers as json.Number;
+// a template's is serialized once.
 func (ev *evaluator) parse(sql string) (map[string]any, bool) {
 	var serialized string
-	if p := selectOne.Load(); sql == "SELECT 1" && p != nil {
-		serialized = *p
+	if v, ok := templates.Load(sql); ok {
+		serialized = v.(string)
 	} else if err := ev.conn.QueryRowContext(ev.ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sql).Scan(&serialized); err != nil {
 		return nil, false
-	} else if sql == "SELECT 1" {
-		selectOne.Store(&serialized)
+	} else if sql == selectOne || sql == nullRow {
+		templates.Store(sql, serialized)
 	}
 	var tree map[string]any
 	dec := json.NewDecoder(strings.NewReader(serialized))
@@ -119,6 +132,13 @@ func (ev *evaluator) parse(sql string) (map[string]any, bool) {
 	}
 	return tree, true
 }
+
+// The templates: SELECT 1, and the row where every column of a FROM clause
+// is NULL (its FROM's right side is replaced by that clause).
+const (
+	selectOne = "SELECT 1"
+	nullRow   = "SELECT 1 FROM (SELECT 1) AS _efmesh_one LEFT JOIN (SELECT 1) AS _efmesh_from ON false"
+)
 
 // statement returns the SELECT node of sql's tree, and the tree to run it.
 func (ev *evaluator) statement(sql string) (tree, node map[string]any) {
@@ -134,18 +154,102 @@ func (ev *evaluator) statement(sql string) (tree, node map[string]any) {
 	return tree, node
 }
 
-// eval runs SELECT items FROM (from) — FROM nothing when from is "" —
-// and returns its error.
-func (ev *evaluator) eval(items []any, from string) error {
-	q := "SELECT 1"
-	if from != "" {
-		q += " FROM (" + from + ") AS _efmesh_t"
+// eval runs SELECT items (FROM nothing) and returns its error.
+func (ev *evaluator) eval(items []any) error { return ev.run(ev.probe(items, nil, nil)) }
+
+// probe is the tree of SELECT items over one row where every column of
+// from (a SELECT node's FROM clause; nil for none) is NULL, with ctes in
+// scope: each operand is NULL of the type it has in the query, so a
+// literal it meets is cast as the query casts it. nil when the templates
+// do not parse.
+func (ev *evaluator) probe(items []any, from any, ctes []any) map[string]any {
+	f, _ := from.(map[string]any)
+	tmpl := nullRow
+	if f == nil || f["type"] == "EMPTY" {
+		tmpl = selectOne
 	}
-	tree, node := ev.statement(q)
+	tree, node := ev.statement(tmpl)
 	if node == nil {
 		return nil
 	}
+	if tmpl == nullRow {
+		join, _ := node["from_table"].(map[string]any)
+		if join == nil || join["right"] == nil {
+			return nil
+		}
+		join["right"] = f
+	}
 	node["select_list"] = items
+	if len(ctes) > 0 {
+		node["cte_map"] = map[string]any{"map": ctes}
+	}
+	return tree
+}
+
+// allRun reports whether every probe runs without an error, in two
+// statements: one turns the probes into SQL, the other runs them all (each
+// yields one row: their cross join is one row of every column).
+func (ev *evaluator) allRun(probes []map[string]any) bool {
+	var b strings.Builder
+	b.WriteString("SELECT json_deserialize_sql(j::JSON) FROM (VALUES ")
+	for i, p := range probes {
+		if p == nil {
+			return false
+		}
+		js, err := json.Marshal(unlocated(p))
+		if err != nil {
+			return false
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(%d, %s)", i, engine.QuoteString(string(js)))
+	}
+	b.WriteString(") AS t(i, j) ORDER BY i")
+	rows, err := ev.conn.QueryContext(ev.ctx, b.String())
+	if err != nil {
+		return false
+	}
+	var sqls []string
+	for rows.Next() {
+		var s string
+		if rows.Scan(&s) != nil {
+			break
+		}
+		sqls = append(sqls, s)
+	}
+	err = rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || len(sqls) != len(probes) {
+		return false
+	}
+	var q strings.Builder
+	q.WriteString("SELECT * FROM ")
+	for i, s := range sqls {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "(%s) AS _efmesh_p%d", s, i)
+	}
+	rows, err = ev.conn.QueryContext(ev.ctx, q.String())
+	if err != nil {
+		return false
+	}
+	for rows.Next() {
+	}
+	err = rows.Err()
+	rows.Close()
+	return err == nil
+}
+
+// run executes a statement's tree and returns its error (none for no
+// tree).
+func (ev *evaluator) run(tree map[string]any) error {
+	if tree == nil {
+		return nil
+	}
 	b, err := json.Marshal(unlocated(tree))
 	if err != nil {
 		return nil
@@ -160,56 +264,6 @@ func (ev *evaluator) eval(items []any, from string) error {
 	return err
 }
 
-// types binds SELECT items in node's place (its FROM, WHERE, grouping,
-// the CTEs in scope) and returns the items' types; nil when that does not
-// bind (an operand naming a select alias, a lambda parameter, an outer
-// query's column). Without its grouping when it does not bind with it (a
-// WHERE operand of a grouped query).
-func (ev *evaluator) types(node map[string]any, ctes []any, items []any) []string {
-	tree, tmpl := ev.statement("SELECT 1")
-	if tmpl == nil {
-		return nil
-	}
-	stmts := tree["statements"].([]any)
-	for attempt := 0; attempt < 2; attempt++ {
-		probe := make(map[string]any, len(node))
-		for k, v := range node {
-			probe[k] = v
-		}
-		probe["select_list"] = items
-		probe["modifiers"] = []any{}
-		probe["cte_map"] = map[string]any{"map": ctes}
-		if attempt == 1 {
-			probe["group_expressions"], probe["group_sets"] = []any{}, []any{}
-			probe["aggregate_handling"], probe["having"], probe["qualify"] = "STANDARD_HANDLING", nil, nil
-		}
-		stmts[0].(map[string]any)["node"] = probe
-		b, err := json.Marshal(unlocated(tree))
-		if err != nil {
-			return nil
-		}
-		var sqlText string
-		if err := ev.conn.QueryRowContext(ev.ctx, "SELECT json_deserialize_sql(?::JSON)", string(b)).Scan(&sqlText); err != nil {
-			continue
-		}
-		cols, done, err := prepared(ev.conn, sqlText)
-		if !done || err != nil {
-			if cols, err = describe(ev.ctx, ev.conn, sqlText); err != nil {
-				continue
-			}
-		}
-		if len(cols) != len(items) {
-			return nil
-		}
-		out := make([]string, len(cols))
-		for i, c := range cols {
-			out[i] = c.Type
-		}
-		return out
-	}
-	return nil
-}
-
 // A site is an expression whose operands meet a string literal: a
 // comparison (x = 'a', x IN ('a'), x BETWEEN 'a' AND 'b'), a subscript
 // (x['a']) or a call. The binder casts the literal to what the operand
@@ -220,11 +274,25 @@ type site struct {
 	literals []map[string]any // its string literals
 }
 
-// impliedCasts evaluates each site of the tree's SELECT nodes with its
-// other operands NULL of their bound types: the literal is cast as the
-// query casts it, and a Conversion Error is the query's on its first row.
-func (ev *evaluator) impliedCasts(tree map[string]any) []error {
-	var errs []error
+// nodeSites is a SELECT node of the query, the CTEs in its scope and its
+// sites (not those of its subqueries, which are nodes of their own).
+type nodeSites struct {
+	node  map[string]any
+	ctes  []any
+	sites []site
+}
+
+func (n nodeSites) exprs() []any {
+	out := make([]any, len(n.sites))
+	for i, s := range n.sites {
+		out[i] = s.expr
+	}
+	return out
+}
+
+// nodesWithSites lists the tree's SELECT nodes that have sites.
+func (ev *evaluator) nodesWithSites(tree map[string]any) []nodeSites {
+	var out []nodeSites
 	var visit func(v any, ctes []any)
 	visit = func(v any, ctes []any) {
 		switch t := v.(type) {
@@ -233,7 +301,13 @@ func (ev *evaluator) impliedCasts(tree map[string]any) []error {
 				ctes = append(ctes[:len(ctes):len(ctes)], anyList(cm["map"])...)
 			}
 			if t["type"] == "SELECT_NODE" {
-				errs = append(errs, ev.checkNode(t, ctes)...)
+				var sites []site
+				for _, k := range []string{"select_list", "where_clause", "having", "qualify", "group_expressions", "from_table"} {
+					sites = append(sites, sitesIn(t[k])...)
+				}
+				if len(sites) > 0 {
+					out = append(out, nodeSites{node: t, ctes: ctes, sites: sites})
+				}
 			}
 			for _, c := range t {
 				visit(c, ctes)
@@ -245,55 +319,26 @@ func (ev *evaluator) impliedCasts(tree map[string]any) []error {
 		}
 	}
 	visit(tree["statements"], nil)
-	return errs
+	return out
 }
 
 // checkNode evaluates the sites of one SELECT node (not those of its
-// subqueries, which are nodes of their own).
-func (ev *evaluator) checkNode(node map[string]any, ctes []any) []error {
-	var sites []site
-	for _, k := range []string{"select_list", "where_clause", "having", "qualify", "group_expressions", "from_table"} {
-		sites = append(sites, sitesIn(node[k])...)
-	}
-	if len(sites) == 0 {
-		return nil
-	}
-	var items []any
-	for _, s := range sites {
-		for _, o := range s.operands {
-			items = append(items, o)
-		}
-	}
-	types := ev.types(node, ctes, items)
-	if types == nil {
-		return nil
-	}
-	// The sites whose literal is cast, over one row of NULLs of every
-	// operand's type: all at once, then one by one when that fails.
-	cols := make([]string, len(types))
-	for i, t := range types {
-		cols[i] = "CAST(NULL AS " + t + ") AS _efmesh_c" + strconv.Itoa(i)
-	}
-	from := "SELECT " + strings.Join(cols, ", ")
-	var cast []site
-	var exprs []any
-	k := 0
-	for _, s := range sites {
-		ts := types[k : k+len(s.operands)]
-		expr := replaceOperands(s.expr, s.operands, k)
-		k += len(s.operands)
-		typ, _ := s.expr["type"].(string)
-		if strings.HasPrefix(typ, "COMPARE_") && !slices.ContainsFunc(ts, func(t string) bool { return t != "VARCHAR" }) {
-			continue // a string compared with strings: no cast
-		}
-		cast, exprs = append(cast, s), append(exprs, expr)
-	}
-	if len(exprs) == 0 || ev.eval(exprs, from) == nil {
+// subqueries, which are nodes of their own) over its FROM clause's NULL
+// row: all at once, then one by one when that fails. What does not bind
+// so (an operand naming a select alias, a lambda parameter or an outer
+// query's column, a bare column beside an aggregate of a grouped query)
+// is no finding.
+func (ev *evaluator) checkNode(n nodeSites) []error {
+	exprs, from := n.exprs(), n.node["from_table"]
+	if ev.run(ev.probe(exprs, from, n.ctes)) == nil {
 		return nil
 	}
 	var errs []error
-	for i, s := range cast {
-		err := ev.eval(exprs[i:i+1], from)
+	for i, s := range n.sites {
+		err := ev.run(ev.probe(exprs[i:i+1], from, n.ctes))
+		if ev.ctx.Err() != nil {
+			return nil
+		}
 		var se *engine.SQLError
 		if err == nil || !errors.As(convertError(err, 0), &se) || !strings.Contains(se.Message, "Conversion Error") && se.Type != "Conversion" {
 			continue
@@ -409,39 +454,6 @@ func opaque(v any) bool {
 	}
 	walk(v)
 	return found
-}
-
-// replaceOperands is a copy of expr with operands[i] replaced by the column
-// _efmesh_c<first+i>.
-func replaceOperands(expr map[string]any, operands []map[string]any, first int) map[string]any {
-	out := make(map[string]any, len(expr))
-	for k, v := range expr {
-		out[k] = v
-	}
-	sub := func(v any) any {
-		if m, ok := v.(map[string]any); ok {
-			for i, o := range operands {
-				if reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(o).UnsafePointer() {
-					return map[string]any{"class": "COLUMN_REF", "type": "COLUMN_REF", "alias": "", "query_location": 0,
-						"column_names": []any{"_efmesh_c" + strconv.Itoa(first+i)}}
-				}
-			}
-		}
-		return v
-	}
-	for _, k := range []string{"left", "right", "input", "lower", "upper"} {
-		if v, ok := out[k]; ok {
-			out[k] = sub(v)
-		}
-	}
-	if kids, ok := out["children"].([]any); ok {
-		nk := make([]any, len(kids))
-		for i, c := range kids {
-			nk[i] = sub(c)
-		}
-		out["children"] = nk
-	}
-	return out
 }
 
 // constantCasts lists the outermost CAST nodes in v whose operand is a
