@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
@@ -41,7 +40,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 	end := tokenEnd(m.Source, start)
 	if se.Position <= 0 && se.Type == "Binder" {
 		// (0: DESCRIBE's own position, before the query, cut to its start.)
-		if s, e, ok := namedInMessage(m, se.Message); ok {
+		if s, e, ok := namedInBody(m, se.Names); ok {
 			start, end = s, e
 		} else if s, e, ok := namedClause(m, FirstLine(se.Message)); se.Position < 0 && ok {
 			start, end = s, e
@@ -266,25 +265,16 @@ func functionDiag(m *project.Model, se *engine.SQLError, start, end int) project
 
 // clauseWords are the clauses an engine message may name, as written in
 // it.
-// Binder errors DuckDB gives no position, and what in the body each names:
-// the field of a struct access, the column an UNPIVOT lists, the ASOF of a
-// join, a call that takes a lambda.
-var (
-	extractFieldErr = regexp.MustCompile(`^Cannot extract field '((?:[^']|'')*)' from expression "((?:[^"]|"")*)"`)
-	unpivotColErr   = regexp.MustCompile(`^Column "((?:[^"]|"")*)" referenced in UNPIVOT`)
-	starListErr     = regexp.MustCompile(`^Column "((?:[^"]|"")*)" in (EXCLUDE|REPLACE|RENAME) list not found`)
-	asofErr         = regexp.MustCompile(`ASOF JOIN`)
-	lambdaErr       = regexp.MustCompile(`lambda function binding`)
-)
-
-// namedInMessage positions a Binder error without a position by what its
-// first line names, when the body has exactly one such place: the field
-// in expr.field or expr['field'], the column of an UNPIVOT's ON list or of
-// a star's EXCLUDE (REPLACE, RENAME) list, the ASOF keyword, the function
-// a lambda is passed to. Several candidates
-// (or none) leave the error where it was.
-func namedInMessage(m *project.Model, msg string) (start, end int, ok bool) {
-	msg = FirstLine(msg)
+// namedInBody finds the place an engine error without a position names
+// (SQLError.Names) in m's body, when the body has exactly one such place:
+// the field in expr.field or expr['field'], the column of an UNPIVOT's ON
+// list or of a star's EXCLUDE (REPLACE, RENAME) list, a keyword, the
+// function a lambda is passed to. Several candidates (or none) leave the
+// error where it was.
+func namedInBody(m *project.Model, n *engine.Named) (start, end int, ok bool) {
+	if n == nil {
+		return 0, 0, false
+	}
 	src := m.Source
 	var toks []sqlscan.Token
 	bodyEnd := BodyEnd(src, m.BodyStart)
@@ -310,9 +300,8 @@ func namedInMessage(m *project.Model, msg string) (start, end int, ok bool) {
 	}
 	var found []sqlscan.Token
 	switch {
-	case extractFieldErr.MatchString(msg):
-		sm := extractFieldErr.FindStringSubmatch(msg)
-		field, expr := strings.ReplaceAll(sm[1], "''", "'"), strings.ReplaceAll(sm[2], `""`, `"`)
+	case n.Kind == engine.NamedField:
+		field, expr := n.Name, n.Of
 		for i, t := range toks {
 			if !name(t, expr) {
 				continue
@@ -324,8 +313,8 @@ func namedInMessage(m *project.Model, msg string) (start, end int, ok bool) {
 				found = append(found, toks[i+2])
 			}
 		}
-	case unpivotColErr.MatchString(msg):
-		col := strings.ReplaceAll(unpivotColErr.FindStringSubmatch(msg)[1], `""`, `"`)
+	case n.Kind == engine.NamedListColumn && strings.EqualFold(n.Of, "UNPIVOT"):
+		col := n.Name
 		on := false
 		for _, t := range toks {
 			switch {
@@ -337,13 +326,12 @@ func namedInMessage(m *project.Model, msg string) (start, end int, ok bool) {
 				found = append(found, t)
 			}
 		}
-	case starListErr.MatchString(msg):
-		sm := starListErr.FindStringSubmatch(msg)
-		col := strings.ReplaceAll(sm[1], `""`, `"`)
+	case n.Kind == engine.NamedListColumn:
+		col := n.Name
 		depth := -1 // inside the list's parentheses: > 0
 		for i, t := range toks {
 			switch {
-			case t.Kind == sqlscan.Ident && t.Is(src, sm[2]) && punct(i+1, "("):
+			case t.Kind == sqlscan.Ident && t.Is(src, n.Of) && punct(i+1, "("):
 				depth = 0
 			case depth >= 0 && punct(i, "("):
 				depth++
@@ -355,13 +343,13 @@ func namedInMessage(m *project.Model, msg string) (start, end int, ok bool) {
 				found = append(found, t)
 			}
 		}
-	case asofErr.MatchString(msg):
+	case n.Kind == engine.NamedKeyword:
 		for _, t := range toks {
-			if t.Kind == sqlscan.Ident && t.Is(src, "ASOF") {
+			if t.Kind == sqlscan.Ident && t.Is(src, n.Name) {
 				found = append(found, t)
 			}
 		}
-	case lambdaErr.MatchString(msg):
+	case n.Kind == engine.NamedLambdaCall:
 		// The call whose parentheses hold a top-level ->.
 		var calls []int // token index of each open paren's call, -1 for none
 		for i, t := range toks {

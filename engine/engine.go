@@ -98,7 +98,34 @@ type SQLError struct {
 	// Label is how the engine itself heads such a message ("ERROR" for
 	// PostgreSQL); "" means Type + " Error", DuckDB's way.
 	Label string
+	// Names is, for an error the engine gives no position, the place in
+	// the query its message names, for the caller to find in the text;
+	// nil when it names none.
+	Names *Named
 }
+
+// Named is a place in a query an engine's message names, read by the
+// engine from its own wording.
+type Named struct {
+	Kind NamedKind
+	// Name is the field (NamedField), the column (NamedListColumn) or the
+	// keyword (NamedKeyword); "" for NamedLambdaCall.
+	Name string
+	// Of is the expression a field is read from (x of x.f or x['f']), or
+	// the keyword that opens the list a column is named in (UNPIVOT,
+	// EXCLUDE, REPLACE, RENAME).
+	Of string
+}
+
+// NamedKind is what a Named place is.
+type NamedKind uint8
+
+const (
+	NamedField      NamedKind = iota + 1 // the field Name read from Of
+	NamedListColumn                      // the column Name in the list Of opens
+	NamedKeyword                         // the keyword Name
+	NamedLambdaCall                      // the call a lambda (->) is passed to
+)
 
 // Subtypes of SQLError the planner reads; each engine fills them.
 const (

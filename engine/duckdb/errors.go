@@ -86,6 +86,7 @@ func convertError(err error, shift int) error {
 		}
 	}
 	classifyMessage(e)
+	e.Names = namedPlace(e)
 	return e
 }
 
@@ -160,6 +161,43 @@ func classifyMessage(e *engine.SQLError) {
 		e.Subtype = engine.SubtypeNotGrouped
 		e.Name = strings.TrimSuffix(strings.TrimPrefix(e.Message, "column "), " must appear in the GROUP BY clause or be used in an aggregate function")
 	}
+}
+
+// Binder errors DuckDB gives no position, and the place each names: the
+// field of a struct access on a scalar, the column an UNPIVOT or a star's
+// EXCLUDE (REPLACE, RENAME) list names, the ASOF of a join without its
+// inequality, a call a lambda is passed to.
+var (
+	extractFieldErr = regexp.MustCompile(`^Cannot extract field '((?:[^']|'')*)' from expression "((?:[^"]|"")*)"`)
+	unpivotColErr   = regexp.MustCompile(`^Column "((?:[^"]|"")*)" referenced in UNPIVOT`)
+	starListErr     = regexp.MustCompile(`^Column "((?:[^"]|"")*)" in (EXCLUDE|REPLACE|RENAME) list not found`)
+	asofErr         = regexp.MustCompile(`ASOF JOIN`)
+	lambdaErr       = regexp.MustCompile(`lambda function binding`)
+)
+
+// namedPlace is the place a Binder error's first line names (Names): a
+// caller reads it where the error has no position of its own.
+func namedPlace(e *engine.SQLError) *engine.Named {
+	if e.Type != "Binder" {
+		return nil
+	}
+	msg, _, _ := strings.Cut(e.Message, "\n")
+	unq := func(s, q string) string { return strings.ReplaceAll(s, q+q, q) }
+	switch {
+	case extractFieldErr.MatchString(msg):
+		m := extractFieldErr.FindStringSubmatch(msg)
+		return &engine.Named{Kind: engine.NamedField, Name: unq(m[1], "'"), Of: unq(m[2], `"`)}
+	case unpivotColErr.MatchString(msg):
+		return &engine.Named{Kind: engine.NamedListColumn, Name: unq(unpivotColErr.FindStringSubmatch(msg)[1], `"`), Of: "UNPIVOT"}
+	case starListErr.MatchString(msg):
+		m := starListErr.FindStringSubmatch(msg)
+		return &engine.Named{Kind: engine.NamedListColumn, Name: unq(m[1], `"`), Of: m[2]}
+	case asofErr.MatchString(msg):
+		return &engine.Named{Kind: engine.NamedKeyword, Name: "ASOF"}
+	case lambdaErr.MatchString(msg):
+		return &engine.Named{Kind: engine.NamedLambdaCall}
+	}
+	return nil
 }
 
 // missingFunction is DuckDB's message about a call of a function it does
