@@ -95,6 +95,16 @@ func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Colum
 		} else {
 			start, end, with, ok = rebindable(cur, &e)
 		}
+		if len(edits) > 0 && (e.Position < 0 || !nameError(e.Subtype)) {
+			// Past our replacements, an error no position ties to the
+			// user's text, or one about types, may be about a NULL of
+			// ours rather than the user's text: PostgreSQL's NULL is of
+			// type unknown, so to_jsonb(NULL) and NULL -> 'k' fail to
+			// resolve where the column they replace resolves. What is
+			// left is unknown; the next check, past the first error,
+			// reports it.
+			return nil, inTextOrder(errs)
+		}
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
 			e.Candidates = unqualifiedCandidates(ctx, eng, cur, start, end)
 		}
@@ -141,6 +151,16 @@ func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Colum
 		edits = append(edits, sqlEdit{at: start, oldLen: end - start, newLen: len(with)})
 	}
 	return nil, inTextOrder(errs)
+}
+
+// nameError reports whether subtype is one of the errors about a name
+// that describeAll replaces and binds past.
+func nameError(subtype string) bool {
+	switch subtype {
+	case engine.SubtypeColumnNotFound, engine.SubtypeNotGrouped, engine.SubtypeAmbiguousColumn, engine.SubtypeFieldNotFound:
+		return true
+	}
+	return false
 }
 
 // qualifyClause is the range of sql's QUALIFY clause, from its keyword
