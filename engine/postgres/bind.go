@@ -142,7 +142,10 @@ type rel struct {
 	cols  []column
 	// opaque: the item may have columns beyond cols (a function result),
 	// so an unknown name is not an error against it.
-	opaque      bool
+	opaque bool
+	// scalar: a function in FROM returning a base type, whose name alone
+	// (a whole-row reference) is its one column's value, of its type.
+	scalar      bool
 	qualified   bool // reachable as name.column and name.*
 	unqualified bool // its columns resolve unqualified and expand in *
 	loc         int32

@@ -77,7 +77,7 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 	case *pg_query.Node_CaseExpr:
 		ce := x.CaseExpr
 		b.expr(ce.Arg, sc)
-		t := typUnknown
+		var results []string
 		for _, w := range ce.Args {
 			cw := w.GetCaseWhen()
 			if cw == nil {
@@ -85,12 +85,14 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 				continue
 			}
 			b.expr(cw.Expr, sc)
-			t = commonType(t, b.expr(cw.Result, sc))
+			results = append(results, b.expr(cw.Result, sc))
 		}
+		// Without ELSE, PostgreSQL adds ELSE NULL: a result of its own.
+		results = append(results, typUnknown)
 		if ce.Defresult != nil {
-			t = commonType(t, b.expr(ce.Defresult, sc))
+			results[len(results)-1] = b.expr(ce.Defresult, sc)
 		}
-		return t
+		return commonOf(results)
 	case *pg_query.Node_CoalesceExpr:
 		return b.common(x.CoalesceExpr.Args, sc)
 	case *pg_query.Node_MinMaxExpr:
@@ -139,11 +141,11 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 }
 
 func (b *binder) common(ns []*pg_query.Node, sc *scope) string {
-	t := typUnknown
-	for _, a := range ns {
-		t = commonType(t, b.expr(a, sc))
+	types := make([]string, len(ns))
+	for i, a := range ns {
+		types[i] = b.expr(a, sc)
 	}
-	return t
+	return commonOf(types)
 }
 
 // walk binds every expression below m, for node types expr does not know.
@@ -191,7 +193,17 @@ func (b *binder) aExpr(e *pg_query.A_Expr, sc *scope) string {
 		}
 		return opType(op, lt, rt)
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
-		return lt
+		// NULLIF(a, b) is a, as the = operator it resolves to reads a.
+		cl, cr := canonType(lt), canonType(rt)
+		switch {
+		case lt == "" || lt == typUnknown:
+			return ""
+		case cl == "character varying":
+			return "text" // varchar = … is text's operator
+		case rt == typUnknown || cl == cr || isInt(cl) && isInt(cr):
+			return lt
+		}
+		return ""
 	}
 	return "boolean" // IN, LIKE, BETWEEN, IS DISTINCT FROM, op ANY/ALL
 }

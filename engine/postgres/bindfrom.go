@@ -160,6 +160,7 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, lsc *scope) *rel {
 			name = out
 		}
 		r.cols = []column{{name: name, typ: types[0]}}
+		r.scalar = !rf.Ordinality
 	}
 	if rf.Ordinality && !r.opaque {
 		r.cols = append(r.cols, column{name: "ordinality", typ: "bigint"})

@@ -113,6 +113,11 @@ func (b *binder) unqualified(name string, loc int32, sc *scope) (string, *hit) {
 	for s := sc; s != nil; s = s.outer {
 		for _, r := range s.rels {
 			if r.qualified && r.name == name {
+				if r.scalar && len(r.cols) == 1 {
+					// A whole-row reference to a function of a base
+					// type is its value (makeWholeRowVar).
+					return r.cols[0].typ, nil
+				}
 				return "", nil
 			}
 		}

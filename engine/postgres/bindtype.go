@@ -33,7 +33,7 @@ func constType(c *pg_query.A_Const) string {
 	case *pg_query.A_Const_Sval:
 		return typUnknown
 	case *pg_query.A_Const_Bsval:
-		return "bit"
+		return `"bit"` // format_type quotes bit without a length
 	}
 	return ""
 }
@@ -78,6 +78,14 @@ func formatType(tn *pg_query.TypeName) string {
 			s = "double precision"
 		case "bool":
 			s = "boolean"
+		case "numeric":
+			// numeric(p) is numeric(p,0): its scale defaults to 0.
+			if len(mods) == 1 {
+				paren = "(" + mods[0] + ",0)"
+			}
+			s = "numeric" + paren
+		case "char":
+			s = `"char"` // the one-byte type, not character (bpchar)
 		case "varchar":
 			s = "character varying" + paren
 		case "bpchar":
@@ -270,47 +278,105 @@ func isText(t string) bool {
 	return t == "text" || t == "character varying" || t == "character" || t == typUnknown
 }
 
+// asText is a text-like type as a function taking text reads it: varchar
+// has no functions or operators of its own, bpchar has.
+func asText(t string) string {
+	if canonType(t) == "character varying" {
+		return "text"
+	}
+	return t
+}
+
 // commonType is the type PostgreSQL resolves for values of types a and b
-// meeting in CASE, UNION, COALESCE or VALUES, for the common cases; "" when
-// either is unknown or the pair is not one of them.
+// meeting in CASE, UNION, COALESCE, VALUES or ARRAY (select_common_type),
+// with the modifier select_common_typmod keeps: only where both are of the
+// same type and modifier. An untyped literal or NULL (typUnknown) takes
+// the other side's type without its modifier. "" when either is not known
+// or the pair is not one of the common cases. Folded left to right over a
+// list it is PostgreSQL's resolution: the first type stays unless a later
+// one of its category is one the first converts to implicitly and not
+// back.
 func commonType(a, b string) string {
 	switch {
-	case a == typUnknown:
-		return b
-	case b == typUnknown:
-		return a
 	case a == "" || b == "":
 		return ""
+	case a == typUnknown && b == typUnknown:
+		return typUnknown
+	case a == typUnknown:
+		return noMods(b)
+	case b == typUnknown:
+		return noMods(a)
 	case a == b:
 		return a
 	}
 	ca, cb := canonType(a), canonType(b)
 	if ca == cb {
-		return ca // modifiers that differ are dropped
+		return noMods(a) // modifiers that differ are dropped
 	}
 	if ra, rb := numRank[ca], numRank[cb]; ra > 0 && rb > 0 {
-		if ca == "real" || cb == "real" {
-			return "double precision"
-		}
+		// smallint → integer → bigint → numeric → real → double
+		// precision convert implicitly upwards only.
 		if ra > rb {
-			return ca
+			return noMods(a)
 		}
-		return cb
+		return noMods(b)
 	}
 	switch {
 	case isText(ca) && isText(cb):
-		if ca == "text" || cb == "text" {
-			return "text"
-		}
-		return "character varying"
+		// text, varchar and bpchar convert implicitly into each other:
+		// the first stays.
+		return noMods(a)
 	case isTimestamp(ca) && isTimestamp(cb):
 		return "timestamp with time zone"
 	case ca == "date" && isTimestamp(cb):
-		return cb
+		return noMods(b)
 	case cb == "date" && isTimestamp(ca):
-		return ca
+		return noMods(a)
 	}
 	return ""
+}
+
+// commonOf folds commonType over types, as PostgreSQL resolves a CASE's
+// results, COALESCE's or an ARRAY's elements; typUnknown for none.
+func commonOf(types []string) string {
+	if len(types) == 0 {
+		return typUnknown
+	}
+	t := types[0]
+	for _, u := range types[1:] {
+		t = commonType(t, u)
+	}
+	return t
+}
+
+// noMods is type t without its modifiers, as format_type spells the type
+// of a value whose modifier is lost (typmod -1): "character varying(20)"
+// reads "character varying", "character(3)" reads "bpchar", "bit(3)"
+// reads "bit" quoted, "numeric(10,2)[]" reads "numeric[]".
+func noMods(t string) string {
+	if !strings.Contains(t, "(") {
+		return t
+	}
+	arr := ""
+	for strings.HasSuffix(t, "[]") {
+		t, arr = strings.TrimSuffix(t, "[]"), arr+"[]"
+	}
+	for {
+		i := strings.IndexByte(t, '(')
+		j := strings.IndexByte(t, ')')
+		if i < 0 || j < i {
+			break
+		}
+		t = t[:i] + t[j+1:]
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	switch t {
+	case "character":
+		t = "bpchar"
+	case "bit":
+		t = `"bit"`
+	}
+	return t + arr
 }
 
 func arrayOf(t string) string {
@@ -384,8 +450,15 @@ func arith(op, a, b string) string {
 		return "integer"
 	case a == "date" && isInt(b) && plusMinus, isInt(a) && b == "date" && op == "+":
 		return "date"
-	case a == "date" && b == "interval" && plusMinus, a == "interval" && b == "date" && op == "+":
+	case a == "date" && b == "interval" && plusMinus, a == "interval" && b == "date" && op == "+",
+		a == "date" && b == "time without time zone" && op == "+", a == "time without time zone" && b == "date" && op == "+":
 		return "timestamp without time zone"
+	case a == "date" && b == "time with time zone" && op == "+", a == "time with time zone" && b == "date" && op == "+":
+		return "timestamp with time zone"
+	case (a == "time without time zone" || a == "time with time zone") && b == "interval" && plusMinus:
+		return a
+	case a == "time without time zone" && b == a && op == "-":
+		return "interval"
 	case isTimestamp(a) && b == "interval" && plusMinus:
 		return a
 	case a == "interval" && isTimestamp(b) && op == "+":
@@ -409,12 +482,21 @@ func funcType(name string, args []string) string {
 		}
 		return ""
 	}
+	// bare is argument i without its modifier: a polymorphic result's
+	// type (typmod -1).
+	bare := func(i int) string {
+		if i < len(args) {
+			return noMods(args[i])
+		}
+		return ""
+	}
 	a0 := arg(0)
 	switch name {
 	case "count", "row_number", "rank", "dense_rank":
 		return "bigint"
 	case "ntile", "length", "char_length", "character_length", "octet_length", "bit_length",
-		"strpos", "position", "ascii", "array_length", "cardinality", "array_position", "array_ndims":
+		"strpos", "position", "ascii", "array_length", "cardinality", "array_position", "array_ndims",
+		"scale", "width_bucket", "num_nulls", "num_nonnulls", "jsonb_array_length", "json_array_length":
 		return "integer"
 	case "percent_rank", "cume_dist", "random", "pi", "date_part", "corr", "covar_pop", "covar_samp",
 		"regr_slope", "regr_intercept", "regr_r2", "regr_count", "regr_avgx", "regr_avgy",
@@ -439,11 +521,16 @@ func funcType(name string, args []string) string {
 			return "interval"
 		}
 	case "min", "max", "any_value", "lag", "lead", "first_value", "last_value", "nth_value", "abs":
-		if (name == "min" || name == "max") && isText(a0) && a0 != typUnknown {
-			return "text" // there is no max(varchar): it reads text
+		t := bare(0)
+		if (name == "lag" || name == "lead") && len(args) == 3 {
+			// lag(anycompatible, integer, anycompatible)
+			t = noMods(commonType(args[0], args[2]))
 		}
-		if a0 != typUnknown {
-			return a0
+		if name == "min" || name == "max" {
+			t = asText(t) // there is no max(varchar): it reads text
+		}
+		if t != typUnknown {
+			return t
 		}
 	case "now", "transaction_timestamp", "statement_timestamp", "clock_timestamp", "to_timestamp", "make_timestamptz":
 		return "timestamp with time zone"
@@ -453,7 +540,7 @@ func funcType(name string, args []string) string {
 		return "date"
 	case "age", "make_interval", "justify_days", "justify_hours", "justify_interval":
 		return "interval"
-	case "to_number", "extract", "scale", "trim_scale":
+	case "to_number", "extract", "trim_scale", "div":
 		return "numeric"
 	case "date_trunc":
 		switch a1 := arg(1); {
@@ -487,17 +574,27 @@ func funcType(name string, args []string) string {
 			return "double precision"
 		}
 	case "array_agg":
-		return arrayOf(a0)
+		return arrayOf(bare(0))
 	case "unnest":
-		if strings.HasSuffix(a0, "[]") {
-			return strings.TrimSuffix(a0, "[]")
+		if t := bare(0); strings.HasSuffix(t, "[]") {
+			return strings.TrimSuffix(t, "[]")
 		}
 	case "generate_series":
 		switch {
 		case a0 == "date":
 			return "timestamp with time zone"
-		case numRank[a0] > 0 || isTimestamp(a0):
+		case isTimestamp(a0):
 			return a0
+		case numRank[a0] > 0 && len(args) >= 2:
+			// generate_series(start, stop[, step]) of one numeric type:
+			// the arguments' common one.
+			t := args[0]
+			for _, u := range args[1:] {
+				t = commonType(t, u)
+			}
+			if ct := canonType(t); ct == "integer" || ct == "bigint" || ct == "numeric" {
+				return ct
+			}
 		}
 	case "generate_subscripts":
 		return "integer"
