@@ -222,6 +222,11 @@ type binder struct {
 	// PostgreSQL uses as the subquery expression's column name.
 	sublinks map[*pg_query.SubLink]string
 	using    *usingIndex
+	// ctx is where the expression being bound sits in its level.
+	ctx exprCtx
+	// refsLocal and refsOuter count the column references resolved at
+	// the level of the scope they are looked up from, and at outer ones.
+	refsLocal, refsOuter int
 }
 
 func (b *binder) fail(typ, sub string, pos int32, name string, cands []string, format string, args ...any) {

@@ -31,15 +31,33 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		return constType(x.AConst)
 	case *pg_query.Node_TypeCast:
 		b.expr(x.TypeCast.Arg, sc)
-		return formatType(x.TypeCast.TypeName)
+		typ := formatType(x.TypeCast.TypeName)
+		b.literal(x.TypeCast.Arg.GetAConst(), typ)
+		return typ
 	case *pg_query.Node_FuncCall:
 		fc := x.FuncCall
+		kind := callKind(fc)
+		saved := b.ctx
+		local, outer := b.refsLocal, b.refsOuter
+		switch kind {
+		case "aggregate":
+			b.ctx.inAgg = true
+			b.ctx = b.ctx.banSRF("aggregate function calls cannot contain set-returning function calls"+srfHint, -1)
+		case "window":
+			b.ctx.inWindow = true
+			b.ctx = b.ctx.banSRF("window function calls cannot contain set-returning function calls"+srfHint, -1)
+		}
 		args := make([]string, len(fc.Args))
 		for i, a := range fc.Args {
 			args[i] = b.expr(a, sc)
 		}
 		b.exprs(fc.AggOrder, sc)
-		b.expr(fc.AggFilter, sc)
+		if fc.AggFilter != nil {
+			b.ctx = exprCtx{clause: "FILTER"}
+			b.expr(fc.AggFilter, sc)
+		}
+		b.ctx = saved
+		b.place(saved, kind, fc.Location, b.refsLocal == local && b.refsOuter > outer)
 		b.window(fc.Over, sc)
 		if len(functionSchema(fc.Funcname)) > 0 {
 			return ""
@@ -48,7 +66,13 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 	case *pg_query.Node_AExpr:
 		return b.aExpr(x.AExpr, sc)
 	case *pg_query.Node_BoolExpr:
-		b.exprs(x.BoolExpr.Args, sc)
+		op := strings.TrimSuffix(x.BoolExpr.Boolop.String(), "_EXPR") // AND, OR, NOT
+		saved := b.ctx
+		for _, a := range x.BoolExpr.Args {
+			b.ctx = saved.banSRF("argument of "+op+" must not return a set", minLoc(a))
+			b.expr(a, sc)
+		}
+		b.ctx = saved
 		return "boolean"
 	case *pg_query.Node_NullTest:
 		b.expr(x.NullTest.Arg, sc)
@@ -76,32 +100,48 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		return "boolean"
 	case *pg_query.Node_CaseExpr:
 		ce := x.CaseExpr
+		saved := b.ctx
+		inCase := saved.banSRF("set-returning functions are not allowed in CASE"+srfHint, -1)
+		b.ctx = inCase
+		defer func() { b.ctx = saved }()
 		b.expr(ce.Arg, sc)
 		var results []string
+		var locs []int32
 		for _, w := range ce.Args {
 			cw := w.GetCaseWhen()
 			if cw == nil {
 				b.expr(w, sc)
 				continue
 			}
+			// The condition must be one boolean, not a set of them.
+			b.ctx = inCase.banSRF("argument of CASE/WHEN must not return a set", minLoc(cw.Expr))
 			b.expr(cw.Expr, sc)
+			b.ctx = inCase
 			results = append(results, b.expr(cw.Result, sc))
+			locs = append(locs, minLoc(cw.Result))
 		}
-		// Without ELSE, PostgreSQL adds ELSE NULL: a result of its own.
-		results = append(results, typUnknown)
+		// The ELSE comes first (without one, PostgreSQL's ELSE NULL).
+		def := typUnknown
 		if ce.Defresult != nil {
-			results[len(results)-1] = b.expr(ce.Defresult, sc)
+			def = b.expr(ce.Defresult, sc)
 		}
-		return commonOf(results)
+		return b.resolve("CASE", append([]string{def}, results...), append([]int32{minLoc(ce.Defresult)}, locs...))
 	case *pg_query.Node_CoalesceExpr:
-		return b.common(x.CoalesceExpr.Args, sc)
+		saved := b.ctx
+		b.ctx = saved.banSRF("set-returning functions are not allowed in COALESCE"+srfHint, -1)
+		defer func() { b.ctx = saved }()
+		return b.common("COALESCE", x.CoalesceExpr.Args, sc)
 	case *pg_query.Node_MinMaxExpr:
-		return b.common(x.MinMaxExpr.Args, sc)
+		what := "GREATEST"
+		if x.MinMaxExpr.Op == pg_query.MinMaxOp_IS_LEAST {
+			what = "LEAST"
+		}
+		return b.common(what, x.MinMaxExpr.Args, sc)
 	case *pg_query.Node_AArrayExpr:
 		if len(x.AArrayExpr.Elements) == 0 {
 			return ""
 		}
-		return arrayOf(b.common(x.AArrayExpr.Elements, sc))
+		return arrayOf(b.common("ARRAY", x.AArrayExpr.Elements, sc))
 	case *pg_query.Node_RowExpr:
 		b.exprs(x.RowExpr.Args, sc)
 		return "record"
@@ -140,10 +180,37 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 	return ""
 }
 
-func (b *binder) common(ns []*pg_query.Node, sc *scope) string {
+// common binds ns and resolves their common type, as what (COALESCE,
+// ARRAY, …) does.
+func (b *binder) common(what string, ns []*pg_query.Node, sc *scope) string {
 	types := make([]string, len(ns))
+	locs := make([]int32, len(ns))
 	for i, a := range ns {
-		types[i] = b.expr(a, sc)
+		types[i], locs[i] = b.expr(a, sc), minLoc(a)
+	}
+	return b.resolve(what, types, locs)
+}
+
+// resolve is commonOf(types), refusing as PostgreSQL's select_common_type
+// does two types of different categories (integer and text), at the
+// offending value's location; "" then.
+func (b *binder) resolve(what string, types []string, locs []int32) string {
+	first := ""
+	for i, t := range types {
+		if t == "" {
+			break // past a type not known, what is matched is not known
+		}
+		if t == typUnknown {
+			continue
+		}
+		if first == "" {
+			first = t
+			continue
+		}
+		if cf, ct := category(first), category(t); cf != 0 && ct != 0 && cf != ct {
+			b.fail("Binder", "DATATYPE_MISMATCH", locs[i], "", nil, "%s types %s and %s cannot be matched", what, typeName(first), typeName(t))
+			return ""
+		}
 	}
 	return commonOf(types)
 }
@@ -191,7 +258,13 @@ func (b *binder) aExpr(e *pg_query.A_Expr, sc *scope) string {
 			}
 			return ""
 		}
+		b.operator(op, lt, rt, e.Location)
 		return opType(op, lt, rt)
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		if strings.HasSuffix(rt, "[]") {
+			b.operator(lastName(e.Name), lt, strings.TrimSuffix(rt, "[]"), e.Location)
+		}
+		return "boolean"
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		// NULLIF(a, b) is a, as the = operator it resolves to reads a.
 		cl, cr := canonType(lt), canonType(rt)

@@ -175,7 +175,7 @@ func (b *binder) join(j *pg_query.JoinExpr, sc *scope, left []*rel) ([]*rel, *re
 	b.checkConflicts(lns, rns)
 	both := append(append([]*rel(nil), lns...), rns...)
 	if j.Quals != nil {
-		b.expr(j.Quals, sc.sibling(both, left, false))
+		b.inClause("JOIN conditions", j.Quals, sc.sibling(both, left, false))
 	}
 
 	var using []string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -22,6 +23,9 @@ func (b *binder) query(s *pg_query.SelectStmt, outer *scope, leaf bool, onLeft f
 		return result{opaque: true}
 	}
 	sc := &scope{outer: outer}
+	saved := b.ctx
+	b.ctx = exprCtx{}
+	defer func() { b.ctx = saved }()
 	if s.WithClause != nil {
 		b.with(s.WithClause, sc)
 	}
@@ -57,13 +61,45 @@ func (b *binder) setOp(s *pg_query.SelectStmt, sc *scope, onLeft func(result)) r
 		op := strings.TrimPrefix(s.Op.String(), "SETOP_")
 		b.fail("Parser", "SYNTAX_ERROR", firstTargetLoc(s.Rarg), "", nil, "each %s query must have the same number of columns", op)
 	}
+	what := strings.TrimPrefix(s.Op.String(), "SETOP_")
 	for i, c := range l.cols {
 		if i < len(r.cols) && !out.opaque {
-			c.typ = commonType(c.typ, r.cols[i].typ)
+			c.typ = b.resolve(what, []string{c.typ, r.cols[i].typ}, []int32{-1, targetLoc(s.Rarg, i)})
 		}
 		out.cols = append(out.cols, c)
 	}
 	return out
+}
+
+// targetLoc is where a set operation's arm writes its i-th output column
+// (the leftmost leaf's select-list item or first VALUES row); -1 where it
+// cannot tell (a * before it).
+func targetLoc(s *pg_query.SelectStmt, i int) int32 {
+	for s != nil && s.Larg != nil {
+		s = s.Larg
+	}
+	if s == nil {
+		return -1
+	}
+	if len(s.ValuesLists) > 0 {
+		if items := s.ValuesLists[0].GetList().GetItems(); i < len(items) {
+			return minLoc(items[i])
+		}
+		return -1
+	}
+	for j, n := range s.TargetList {
+		rt := n.GetResTarget()
+		if rt == nil {
+			return -1
+		}
+		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
+			return -1
+		}
+		if j == i {
+			return minLoc(rt.Val)
+		}
+	}
+	return -1
 }
 
 // firstTargetLoc is where PostgreSQL points for a column-count mismatch: the
@@ -83,15 +119,20 @@ func firstTargetLoc(s *pg_query.SelectStmt) int32 {
 
 func (b *binder) values(s *pg_query.SelectStmt, sc *scope) result {
 	var out result
+	var types [][]string
+	var locs [][]int32
 	for _, row := range s.ValuesLists {
 		for i, e := range row.GetList().GetItems() {
-			t := b.expr(e, sc)
 			if i >= len(out.cols) {
-				out.cols = append(out.cols, column{name: "column" + strconv.Itoa(i+1), typ: t})
-				continue
+				out.cols = append(out.cols, column{name: "column" + strconv.Itoa(i+1)})
+				types, locs = append(types, nil), append(locs, nil)
 			}
-			out.cols[i].typ = commonType(out.cols[i].typ, t)
+			types[i] = append(types[i], b.expr(e, sc))
+			locs[i] = append(locs[i], minLoc(e))
 		}
+	}
+	for i := range out.cols {
+		out.cols[i].typ = b.resolve("VALUES", types[i], locs[i])
 	}
 	return out
 }
@@ -156,7 +197,7 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 		targets = append(targets, t)
 		out.cols = append(out.cols, column{name: t.name, typ: typ})
 	}
-	b.expr(s.WhereClause, sc)
+	b.inClause("WHERE", s.WhereClause, sc)
 	g := &grouping{hits: map[hit]bool{}}
 	for _, n := range s.GroupClause {
 		b.groupItem(n, sc, targets, out.opaque, g)
@@ -164,7 +205,7 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 	if len(s.GroupClause) > 0 && !g.other {
 		b.ungrouped(sc, targets, g)
 	}
-	b.expr(s.HavingClause, sc)
+	b.inClause("HAVING", s.HavingClause, sc)
 	for _, w := range s.WindowClause {
 		b.window(w.GetWindowDef(), sc)
 	}
@@ -234,7 +275,7 @@ func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque
 		}
 	}
 	g.other = true
-	b.expr(n, sc)
+	b.inClause("GROUP BY", n, sc)
 }
 
 // ungrouped reports, as PostgreSQL does, a select-list entry that is a
@@ -323,10 +364,13 @@ func (b *binder) window(w *pg_query.WindowDef, sc *scope) {
 	if w == nil {
 		return
 	}
+	saved := b.ctx
+	b.ctx.windowDef = true
 	b.exprs(w.PartitionClause, sc)
 	b.exprs(w.OrderClause, sc) // SortBy nodes: the generic walk binds their expressions
 	b.expr(w.StartOffset, sc)
 	b.expr(w.EndOffset, sc)
+	b.ctx = saved
 }
 
 func (b *binder) with(w *pg_query.WithClause, sc *scope) {
@@ -366,11 +410,32 @@ func (b *binder) cte(ce *pg_query.CommonTableExpr, c *cte, csc *scope, recursive
 		c.opaque = r.opaque
 	}
 	var onLeft func(result)
+	var left []column
 	if recursive {
-		onLeft = shape
+		onLeft = func(r result) {
+			left = resolved(r.cols)
+			shape(r)
+		}
 	}
 	res := b.query(q, csc, false, onLeft)
 	shape(res)
+	if recursive && q.Op == pg_query.SetOperation_SETOP_UNION && readsTable(q.Rarg, ce.Ctename) && !res.opaque {
+		// A recursive query's columns are typed by its non-recursive
+		// term: the union may not widen them.
+		for i, l := range left {
+			if i >= len(res.cols) {
+				break
+			}
+			lt, ot := l.typ, res.cols[i].typ
+			if lt == "" || ot == "" || lt == ot {
+				continue // (its modifier too: varchar(20) is not varchar)
+			}
+			b.fail("Binder", "DATATYPE_MISMATCH", targetLoc(q.Larg, i), "", nil,
+				"recursive query %q column %d has type %s in non-recursive term but type %s overall\nHINT: Cast the output of the non-recursive term to the correct type.",
+				ce.Ctename, i+1, lt, ot)
+			break
+		}
+	}
 	if sc := ce.SearchClause; sc != nil && sc.SearchSeqColumn != "" {
 		c.cols = append(c.cols, column{name: sc.SearchSeqColumn})
 	}
@@ -407,4 +472,16 @@ func (b *binder) renameCols(cols []column, names []*pg_query.Node, opaque bool, 
 		}
 	}
 	return out
+}
+
+// readsTable reports whether s reads an unqualified relation named name
+// (a recursive query's reference to itself).
+func readsTable(s *pg_query.SelectStmt, name string) bool {
+	found := false
+	eachMessage(s.ProtoReflect(), func(pm protoreflect.Message) {
+		if rv, ok := pm.Interface().(*pg_query.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			found = true
+		}
+	})
+	return found
 }

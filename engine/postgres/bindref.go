@@ -104,6 +104,7 @@ func (b *binder) unqualified(name string, loc int32, sc *scope) (string, *hit) {
 			return "", nil
 		}
 		if len(hits) == 1 {
+			b.countRef(s == sc)
 			return hits[0].r.cols[hits[0].i].typ, &hits[0]
 		}
 		if maybe {
@@ -180,6 +181,7 @@ func (b *binder) findRel(qual []string, loc int32, sc *scope) *rel {
 			return nil
 		}
 		if len(found) == 1 {
+			b.countRef(s == sc)
 			return found[0]
 		}
 	}
@@ -235,4 +237,14 @@ func (b *binder) expandStar(cr *pg_query.ColumnRef, sc *scope) ([]column, []hit,
 		b.fail("Parser", "SYNTAX_ERROR", cr.Location, "", nil, "SELECT * with no tables specified is not valid")
 	}
 	return cols, hits, opaque
+}
+
+// countRef counts a reference resolved at the level it is looked up
+// from (local) or at an outer one.
+func (b *binder) countRef(local bool) {
+	if local {
+		b.refsLocal++
+	} else {
+		b.refsOuter++
+	}
 }

@@ -617,3 +617,86 @@ func funcType(name string, args []string) string {
 	}
 	return ""
 }
+
+// category is PostgreSQL's type category of t for the types it resolves
+// against one another: 'N' numeric, 'S' string, 'B' boolean, 'D' date and
+// timestamps, 'T' interval; 0 for any other type (or not known).
+func category(t string) byte {
+	switch c := canonType(t); {
+	case numRank[c] > 0:
+		return 'N'
+	case c == "text" || c == "character varying" || c == "character":
+		return 'S'
+	case c == "boolean":
+		return 'B'
+	case c == "date" || isTimestamp(c):
+		return 'D'
+	case c == "interval":
+		return 'T'
+	}
+	return 0
+}
+
+// typeName is t as PostgreSQL's messages name it (format_type_be): no
+// modifiers, bpchar as character.
+func typeName(t string) string {
+	t = noMods(t)
+	if t == "bpchar" {
+		return "character"
+	}
+	return t
+}
+
+// operator reports, as PostgreSQL does, a binary operator that does not
+// exist for the operands' types where no implicit conversion can make
+// one: arithmetic on a string or boolean, a comparison across categories
+// (integer = text).
+func (b *binder) operator(op, lt, rt string, loc int32) {
+	cl, cr := category(lt), category(rt)
+	if cl == 0 || cr == 0 {
+		return
+	}
+	bad := false
+	switch op {
+	case "+", "-", "*", "/", "%":
+		bad = cl == 'S' || cl == 'B' || cr == 'S' || cr == 'B'
+	case "=", "<>", "!=", "<", ">", "<=", ">=":
+		bad = cl != cr
+	}
+	if bad {
+		if op == "!=" {
+			op = "<>"
+		}
+		b.fail("Binder", "UNDEFINED_FUNCTION", loc, "", nil,
+			"operator does not exist: %s %s %s\nHINT: No operator matches the given name and argument types. You might need to add explicit type casts.",
+			typeName(lt), op, typeName(rt))
+	}
+}
+
+// literal reports, as the server does when it reads the literal, a string
+// cast to a number type that holds no digit at all ('many'::int), which
+// no version's input function takes; a number in any spelling passes.
+func (b *binder) literal(c *pg_query.A_Const, typ string) {
+	if c == nil || c.Isnull {
+		return
+	}
+	sv, ok := c.Val.(*pg_query.A_Const_Sval)
+	if !ok {
+		return
+	}
+	ct := canonType(typ)
+	if numRank[ct] == 0 || ct == "real" || ct == "double precision" {
+		return
+	}
+	s := sv.Sval.GetSval()
+	if strings.ContainsAny(s, "0123456789") {
+		return
+	}
+	if ct == "numeric" {
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "nan", "infinity", "+infinity", "-infinity", "inf", "+inf", "-inf":
+			return
+		}
+	}
+	b.fail("Conversion", "22P02", c.Location, "", nil, "invalid input syntax for type %s: \"%s\"", ct, s)
+}
