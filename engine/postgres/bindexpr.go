@@ -168,7 +168,19 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 	case *pg_query.Node_CollateClause:
 		return b.expr(x.CollateClause.Arg, sc)
 	case *pg_query.Node_GroupingFunc:
-		b.exprs(x.GroupingFunc.Args, sc)
+		gc := groupingCall{args: x.GroupingFunc.Args, hits: make([]*hit, len(x.GroupingFunc.Args))}
+		local, outer := b.refsLocal, b.refsOuter
+		for i, a := range x.GroupingFunc.Args {
+			if cr := a.GetColumnRef(); cr != nil && !isStar(cr) {
+				_, gc.hits[i] = b.columnRef(cr, sc)
+			} else {
+				b.expr(a, sc)
+			}
+		}
+		// One reading an outer level's columns is that level's.
+		if b.ctx.level != nil && !(b.refsOuter > outer && b.refsLocal == local) {
+			b.ctx.level.groupings = append(b.ctx.level.groupings, gc)
+		}
 		return "integer"
 	case *pg_query.Node_SqlvalueFunction:
 		return sqlValueType(x.SqlvalueFunction)

@@ -25,6 +25,20 @@ type exprCtx struct {
 	// where it says it, -1 at the call.
 	srfBan string
 	srfAt  int32
+	// level collects what the level's GROUP BY decides, once bound.
+	level *levelState
+}
+
+// levelState is what a query level collects for its GROUP BY to check.
+type levelState struct {
+	groupings []groupingCall
+}
+
+// groupingCall is a GROUPING(…) of the level: each argument, and the
+// column it names when it is a plain column reference.
+type groupingCall struct {
+	args []*pg_query.Node
+	hits []*hit
 }
 
 // banSRF returns c with the innermost construct's word on set-returning
@@ -125,4 +139,28 @@ func (b *binder) inClause(clause string, n *pg_query.Node, sc *scope) {
 	b.ctx.clause = clause
 	b.expr(n, sc)
 	b.ctx = saved
+}
+
+// groupingArgs reports, as PostgreSQL does, a GROUPING argument that is
+// none of the level's GROUP BY expressions. g is what the GROUP BY
+// groups; a GROUP BY naming output columns or positions is not checked.
+func (b *binder) groupingArgs(level *levelState, g *grouping) {
+	if level == nil || g.unsure {
+		return
+	}
+	for _, gc := range level.groupings {
+		for i, a := range gc.args {
+			ok := false
+			if h := gc.hits[i]; h != nil {
+				ok = g.hits[*h]
+			}
+			for _, ge := range g.exprs {
+				ok = ok || sameExpr(a, ge)
+			}
+			if !ok {
+				b.fail("Binder", "GROUPING_ERROR", minLoc(a), "", nil, "arguments to GROUPING must be grouping expressions of the associated query level")
+				return
+			}
+		}
+	}
 }

@@ -68,6 +68,22 @@ func TestBindRefusesAsTheServer(t *testing.T) {
 		// A literal no number reads.
 		"SELECT 'many'::int FROM %t", "SELECT CAST('' AS bigint) FROM %t", "SELECT i + ' x '::numeric FROM %t",
 		"SELECT '12'::int, ' -3 '::smallint, 'NaN'::numeric, '1e3'::numeric, '-Infinity'::numeric FROM %t",
+		// GROUPING of what is not grouped.
+		"SELECT i, grouping(t) FROM %t GROUP BY ROLLUP (i)", "SELECT grouping(i) FROM %t",
+		"SELECT i, grouping(i, t) FROM %t GROUP BY GROUPING SETS ((i), (v), ())",
+		"SELECT i + 1, grouping(i) FROM %t GROUP BY i + 1", "SELECT i FROM %t GROUP BY i HAVING grouping(t) = 0",
+		"SELECT x.i, grouping(x.i, y.i) FROM %t x JOIN %u y ON x.i = y.i GROUP BY CUBE (x.i, x.t)",
+		"SELECT i, grouping(i), grouping(lower(t)), grouping(%t.i) FROM %t GROUP BY ROLLUP (i, lower(t))",
+		"SELECT i FROM %t GROUP BY i HAVING grouping(i) = 0 ORDER BY grouping(i)",
+		"SELECT i, (SELECT grouping(%t.i) FROM %u LIMIT 1) FROM %t GROUP BY i",
+		// DISTINCT ON that is not the leftmost ORDER BY.
+		"SELECT DISTINCT ON (i) i, t FROM %t ORDER BY t", "SELECT DISTINCT ON (i, t) i, t FROM %t ORDER BY i, v, t",
+		"SELECT DISTINCT ON (x.i) x.t FROM %t x ORDER BY x.t, x.i", "SELECT DISTINCT ON (lower(t)) i FROM %t ORDER BY i",
+		"SELECT DISTINCT ON (2) i, t FROM %t ORDER BY 1",
+		"SELECT DISTINCT ON (i) i, t FROM %t ORDER BY i, t", "SELECT DISTINCT ON (t, i) i, t FROM %t ORDER BY i, t, v",
+		"SELECT DISTINCT ON (x.i) x.i AS k, x.t FROM %t x ORDER BY k, x.t", "SELECT DISTINCT ON (lower(t)) i FROM %t ORDER BY lower(t), i",
+		"SELECT DISTINCT ON (i) i FROM %t ORDER BY %t.i", "SELECT DISTINCT ON (1) i, t FROM %t ORDER BY i DESC",
+		"SELECT DISTINCT ON (i) t FROM %t", "SELECT DISTINCT i, t FROM %t ORDER BY t",
 		// A recursive query its union widens.
 		"WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1.5 FROM r WHERE n < 3) SELECT n FROM r",
 		"WITH RECURSIVE r AS (SELECT v AS p FROM %t UNION ALL SELECT p || 'x' FROM r WHERE length(p) < 3) SELECT p FROM r",

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,7 @@ func (b *binder) query(s *pg_query.SelectStmt, outer *scope, leaf bool, onLeft f
 	}
 	sc := &scope{outer: outer}
 	saved := b.ctx
-	b.ctx = exprCtx{}
+	b.ctx = exprCtx{level: &levelState{}}
 	defer func() { b.ctx = saved }()
 	if s.WithClause != nil {
 		b.with(s.WithClause, sc)
@@ -219,7 +220,99 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 	}
 	b.expr(s.LimitOffset, sc)
 	b.expr(s.LimitCount, sc)
+	b.groupingArgs(b.ctx.level, g)
+	if len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil && len(s.SortClause) > 0 && !out.opaque {
+		b.distinctOn(s, sc, targets)
+	}
 	return out
+}
+
+// distinctOn reports, as PostgreSQL's transformDistinctOnClause does, DISTINCT
+// ON expressions that are not the leftmost ORDER BY expressions (in any
+// order): at the DISTINCT ON expression that comes after an ORDER BY item
+// of its own, or is missing from the ORDER BY.
+func (b *binder) distinctOn(s *pg_query.SelectStmt, sc *scope, targets []target) {
+	// key names what an item sorts by: an output column ("t3"), a column
+	// ("c…"), an expression (its index among exprs); "" when unknown.
+	var exprs []*pg_query.Node
+	key := func(n *pg_query.Node) string {
+		if name, _, ok := bareName(n); ok {
+			for i, t := range targets {
+				if t.name == name {
+					return "t" + strconv.Itoa(i)
+				}
+			}
+		}
+		if c := n.GetAConst(); c != nil {
+			if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok && int(iv.Ival.GetIval()) >= 1 && int(iv.Ival.GetIval()) <= len(targets) {
+				return "t" + strconv.Itoa(int(iv.Ival.GetIval())-1)
+			}
+			return ""
+		}
+		if cr := n.GetColumnRef(); cr != nil {
+			if isStar(cr) {
+				return ""
+			}
+			_, h := b.columnRef(cr, sc)
+			if h == nil {
+				return ""
+			}
+			for i, t := range targets {
+				if t.hit != nil && *t.hit == *h {
+					return "t" + strconv.Itoa(i)
+				}
+			}
+			return fmt.Sprintf("c%p.%d", h.r, h.i)
+		}
+		for i, t := range targets {
+			if t.hit == nil && sameExpr(t.expr, n) {
+				return "t" + strconv.Itoa(i)
+			}
+		}
+		for i, e := range exprs {
+			if sameExpr(e, n) {
+				return "e" + strconv.Itoa(i)
+			}
+		}
+		exprs = append(exprs, n)
+		return "e" + strconv.Itoa(len(exprs)-1)
+	}
+	var dkeys []string
+	where := map[string]int32{} // each DISTINCT ON key's first expression
+	for _, d := range s.DistinctClause {
+		k := key(d)
+		if k == "" {
+			return
+		}
+		if _, ok := where[k]; !ok {
+			where[k] = minLoc(d)
+			dkeys = append(dkeys, k)
+		}
+	}
+	const msg = "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"
+	placed := map[string]bool{}
+	skipped := false
+	for _, n := range s.SortClause {
+		k := key(n.GetSortBy().GetNode())
+		if k == "" {
+			return
+		}
+		if _, ok := where[k]; !ok {
+			skipped = true
+			continue
+		}
+		if skipped {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
+			return
+		}
+		placed[k] = true
+	}
+	for _, k := range dkeys {
+		if !placed[k] && skipped {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
+			return
+		}
+	}
 }
 
 // sortItem binds an ORDER BY or DISTINCT ON item by PostgreSQL's SQL92
@@ -244,6 +337,10 @@ func (b *binder) sortItem(n *pg_query.Node, sc *scope, targets []target, opaque 
 type grouping struct {
 	hits  map[hit]bool
 	other bool
+	// exprs are the items that are expressions; unsure: an item names an
+	// output column or position, whose expression is not compared.
+	exprs  []*pg_query.Node
+	unsure bool
 }
 
 // groupItem binds a GROUP BY item: a bare name is a FROM column of this
@@ -258,14 +355,14 @@ func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque
 	if name, loc, ok := bareName(n); ok {
 		if hits, maybe := sc.find(name); len(hits) == 0 && !maybe {
 			if b.matchTarget(name, loc, targets, "GROUP BY") {
-				g.other = true
+				g.other, g.unsure = true, true
 				return
 			}
 		}
 	}
 	if c := n.GetAConst(); c != nil {
 		b.ordinal(c, len(targets), opaque, "GROUP BY")
-		g.other = true
+		g.other, g.unsure = true, true
 		return
 	}
 	if cr := n.GetColumnRef(); cr != nil && !isStar(cr) {
@@ -275,6 +372,7 @@ func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque
 		}
 	}
 	g.other = true
+	g.exprs = append(g.exprs, n)
 	b.inClause("GROUP BY", n, sc)
 }
 
