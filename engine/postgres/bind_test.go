@@ -78,7 +78,7 @@ func TestBindColumns(t *testing.T) {
 		{"function in FROM named after itself", `SELECT generate_series FROM generate_series(1, 3)`, cols("generate_series integer")},
 		{"WITH ORDINALITY", `SELECT x, ordinality FROM unnest(ARRAY[1, 2]) WITH ORDINALITY AS u(x)`, cols("x integer", "ordinality bigint")},
 		{"column definition list", `SELECT x.a, x.b FROM json_to_record('{}') AS x(a int, b text)`, cols("a integer", "b text")},
-		{"opaque function columns are not checked", `SELECT j.key, j.anything, anything FROM json_each('{}') j`, cols("key ", "anything ", "anything ")},
+		{"opaque function columns are not checked", `SELECT j.key, j.anything, anything FROM ext.each('{}') j`, cols("key ", "anything ", "anything ")},
 		{"UNION names from the left arm", `SELECT id AS k, name FROM med.patients UNION SELECT id, name FROM med.wards ORDER BY name, 1`,
 			cols("k integer", "name text")},
 		{"UNION common type", `SELECT id FROM med.patients UNION ALL SELECT cost FROM med.moves`, cols("id numeric")},
@@ -163,9 +163,9 @@ func TestBindGroupedIsFine(t *testing.T) {
 
 func TestBindOpaque(t *testing.T) {
 	for _, sql := range []string{
-		`SELECT * FROM json_each('{}')`,
-		`SELECT p.*, j.* FROM med.patients p, json_each('{}') j`,
-		`SELECT * FROM (SELECT * FROM jsonb_each('{}')) s`,
+		`SELECT * FROM ext.each('{}')`,
+		`SELECT p.*, j.* FROM med.patients p, ext.each('{}') j`,
+		`SELECT * FROM (SELECT * FROM ext.each('{}')) s`,
 		`WITH d AS (DELETE FROM med.moves RETURNING *) SELECT * FROM d`,
 	} {
 		got, err := Parser{}.Bind(sql, bindRelations)

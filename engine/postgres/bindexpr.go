@@ -51,7 +51,14 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		for i, a := range fc.Args {
 			args[i] = b.expr(a, sc)
 		}
-		b.exprs(fc.AggOrder, sc)
+		var within []string // WITHIN GROUP (ORDER BY …): the sorted values' types
+		for _, o := range fc.AggOrder {
+			if sb := o.GetSortBy(); sb != nil && fc.AggWithinGroup {
+				within = append(within, b.expr(sb.Node, sc))
+				continue
+			}
+			b.expr(o, sc)
+		}
 		if fc.AggFilter != nil {
 			b.ctx = exprCtx{clause: "FILTER"}
 			b.expr(fc.AggFilter, sc)
@@ -61,6 +68,9 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		b.window(fc.Over, sc)
 		if len(functionSchema(fc.Funcname)) > 0 {
 			return ""
+		}
+		if fc.AggWithinGroup {
+			return withinGroupType(lastName(fc.Funcname), args, within)
 		}
 		return funcType(lastName(fc.Funcname), args)
 	case *pg_query.Node_AExpr:
@@ -141,27 +151,35 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		if len(x.AArrayExpr.Elements) == 0 {
 			return ""
 		}
-		return arrayOf(b.common("ARRAY", x.AArrayExpr.Elements, sc))
+		t := b.common("ARRAY", x.AArrayExpr.Elements, sc)
+		if t == typUnknown {
+			t = "text" // ARRAY['a', 'b'] is text[]
+		}
+		return arrayOf(t)
 	case *pg_query.Node_RowExpr:
 		b.exprs(x.RowExpr.Args, sc)
 		return "record"
 	case *pg_query.Node_AIndirection:
 		ai := x.AIndirection
 		t := b.expr(ai.Arg, sc)
-		elem := true
+		elem, slice := true, false
 		for _, ind := range ai.Indirection {
 			if idx := ind.GetAIndices(); idx != nil {
 				b.expr(idx.Lidx, sc)
 				b.expr(idx.Uidx, sc)
-				elem = elem && !idx.IsSlice
+				slice = slice || idx.IsSlice
 				continue
 			}
 			elem = false // a field selection
 		}
-		if elem && strings.HasSuffix(t, "[]") {
-			return strings.TrimSuffix(t, "[]")
+		switch {
+		case !strings.HasSuffix(t, "[]") || len(ai.Indirection) == 0:
+		case elem && slice:
+			return noMods(t) // a[1:2] (any subscript a slice) is an array
+		case elem:
+			return noMods(strings.TrimSuffix(t, "[]"))
 		}
-		if len(ai.Indirection) > 0 && !elem {
+		if len(ai.Indirection) > 0 {
 			return ""
 		}
 		return t

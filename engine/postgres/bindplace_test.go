@@ -53,6 +53,8 @@ func TestBindRefusesAsTheServer(t *testing.T) {
 		"SELECT count(*) FILTER (WHERE rank() OVER () > 1) FROM %t",
 		"SELECT count(*) FILTER (WHERE unnest(ia) > 1) FROM %t",
 		"SELECT i FROM %t WHERE i IN (SELECT count(*) FROM %u WHERE max(%u.i) > 1)",
+		// The columns of a function in FROM that has fixed ones.
+		"SELECT e.nope FROM %t, jsonb_each(j) e", "SELECT z.c FROM %t, ROWS FROM (unnest(ja), generate_series(1, 2)) z(a, b)",
 		// Types that do not meet.
 		"SELECT t + 1 FROM %t", "SELECT i - v FROM %t", "SELECT c * 2 FROM %t", "SELECT bo + 1 FROM %t", "SELECT t - t FROM %t",
 		"SELECT i FROM %t WHERE t = 1", "SELECT i FROM %t WHERE i = t", "SELECT i FROM %t WHERE j ->> 'k' = 1",

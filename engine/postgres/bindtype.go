@@ -575,6 +575,22 @@ func funcType(name string, args []string) string {
 		}
 	case "array_agg":
 		return arrayOf(bare(0))
+	case "array_remove", "array_replace", "array_append", "trim_array", "array_fill":
+		if t := bare(0); strings.HasSuffix(t, "[]") {
+			return t
+		}
+	case "array_prepend":
+		if t := bare(1); strings.HasSuffix(t, "[]") {
+			return t
+		}
+	case "array_cat":
+		if t, u := bare(0), bare(1); strings.HasSuffix(t, "[]") && t == u {
+			return t
+		}
+	case "date_bin":
+		if a1 := arg(1); isTimestamp(a1) {
+			return a1
+		}
 	case "unnest":
 		if t := bare(0); strings.HasSuffix(t, "[]") {
 			return strings.TrimSuffix(t, "[]")
@@ -699,4 +715,42 @@ func (b *binder) literal(c *pg_query.A_Const, typ string) {
 		}
 	}
 	b.fail("Conversion", "22P02", c.Location, "", nil, "invalid input syntax for type %s: \"%s\"", ct, s)
+}
+
+// withinGroupType is the result type of an ordered-set aggregate, args its
+// direct arguments' types and sorted the WITHIN GROUP values' types.
+func withinGroupType(name string, args, sorted []string) string {
+	if len(sorted) != 1 {
+		return ""
+	}
+	st := noMods(sorted[0])
+	switch name {
+	case "percentile_cont":
+		switch canonType(st) {
+		case "interval":
+			if len(args) == 1 && strings.HasSuffix(args[0], "[]") {
+				return "interval[]"
+			}
+			return "interval"
+		}
+		if numRank[canonType(st)] > 0 {
+			if len(args) == 1 && strings.HasSuffix(args[0], "[]") {
+				return "double precision[]"
+			}
+			return "double precision"
+		}
+	case "percentile_disc", "mode":
+		if st == typUnknown || st == "" {
+			return ""
+		}
+		if name == "percentile_disc" && len(args) == 1 && strings.HasSuffix(args[0], "[]") {
+			return arrayOf(st)
+		}
+		return st
+	case "rank", "dense_rank":
+		return "bigint"
+	case "percent_rank", "cume_dist":
+		return "double precision"
+	}
+	return ""
 }
