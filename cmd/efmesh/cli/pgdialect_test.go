@@ -259,6 +259,24 @@ func TestPostgresDialectSweepMatchesPlainPostgres(t *testing.T) {
 		compared++
 	}
 	t.Logf("%d models compared with plain PostgreSQL", compared)
+
+	// Column lineage through Postgres' own constructs: a function's alias
+	// read as a whole row, a whole-row reference, quoted names, a comma
+	// join qualified by table names, a recursive CTE, ROWS FROM.
+	for col, want := range map[string]string{
+		"core.order_items.sku":      "raw.orders.payload.items",
+		"core.whole_rows.paid_text": "core.status_counts.paid",
+		"core.quoted_child.doppelt": "raw.customers.credit",
+		"core.comma.kind":           "raw.events.kind",
+		"core.category_tree.path":   "raw.categories.label",
+		"core.rows_from.tag":        "raw.orders.tags",
+		"core.record_sets.sku":      "raw.orders.payload.items",
+		"mart.kind_mix.revenue":     "raw.orders.amount",
+	} {
+		if out := mustRun(t, dir, "lineage", col); !strings.Contains(out, want) {
+			t.Errorf("lineage of %s misses %s:\n%s", col, want, out)
+		}
+	}
 }
 
 // pgMissedWithoutServer are the rejected queries the check without a
