@@ -21,7 +21,7 @@ func (pgParserBench) Close() error            { return nil }
 // jsonb_array_elements aliased item, read as item ->> 'sku').
 func TestWholeRowLineage(t *testing.T) {
 	dir := testkit.WriteProject(t, map[string]string{
-		"efmesh.yaml": "name: t\nstart: 2026-01-01\nengine: {type: postgres, url: \"postgres://nobody@127.0.0.1:1/none\"}\n",
+		"efmesh.yaml":  "name: t\nstart: 2026-01-01\nengine: {type: postgres, url: \"postgres://nobody@127.0.0.1:1/none\"}\n",
 		"models/o.sql": "MODEL (name raw.o, kind EXTERNAL (table src.o), columns (id INT, doc JSONB, qty INT));",
 		"models/i.sql": `MODEL (name core.i, kind FULL);
 SELECT o.id, item ->> 'sku' AS sku, to_jsonb(o) ->> 'qty' AS qty_text
