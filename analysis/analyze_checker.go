@@ -229,6 +229,28 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 			info.Fingerprint = ""
 			return nil
 		}
+		if pt, ok := c.d.(engine.PseudoTyper); ok && inferredOK && m.Kind.Name != project.KindEmbedded && m.Kind.Name.HasBody() {
+			for i, col := range inferred {
+				if !pt.PseudoType(col.Type) {
+					continue
+				}
+				// The build's CREATE TABLE or VIEW refuses the column:
+				// said at its item (by name, else by place when the list
+				// has no *).
+				start, end, ok := itemNamed(c.d, m, col.Name, 1)
+				if items := selectItems(m); !ok && len(items) == len(inferred) {
+					start, end, ok = items[i][0], items[i][1], true
+				}
+				if !ok {
+					start, end = m.BodyStart, tokenEnd(m.Source, m.BodyStart)
+				}
+				c.diag(m, start, end, project.CodeBinder,
+					fmt.Sprintf("column %s has pseudo-type %s, which no table or view column can have: cast it, or take its fields apart", engine.QuoteIdent(col.Name), col.Type))
+				info.Broken = true
+				info.Fingerprint = ""
+				return nil
+			}
+		}
 		c.propertyColumns(m, cols)
 	}
 	cols = WithValidity(m, cols)
@@ -319,6 +341,12 @@ func duplicateColumn(d engine.Dialect, cols []engine.Column) string {
 // of that name (its alias, or the column's last part). ok is false when
 // the items do not spell it out (a * expands to it).
 func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end int, ok bool) {
+	return itemNamed(d, m, name, 2)
+}
+
+// itemNamed finds the nth top-level select-list item (from 1) that ends
+// with a name spelling name: the range of that name.
+func itemNamed(d engine.Dialect, m *project.Model, name string, nth int) (start, end int, ok bool) {
 	toks := sqlscan.Tokens(m.Source, m.BodyStart)
 	depth, i := 0, 0
 	for ; i < len(toks); i++ {
@@ -339,7 +367,7 @@ func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end i
 	itemEnd := func() bool {
 		if isName(last) && engine.IdentKey(d, unquoted(last.Text(m.Source))) == key {
 			seen++
-			if seen == 2 {
+			if seen == nth {
 				start, end, ok = last.Start, last.End, true
 				return true
 			}
@@ -371,6 +399,86 @@ func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end i
 	}
 	itemEnd()
 	return
+}
+
+// selectItems are the ranges of the items of m's top-level select list
+// (the first SELECT outside parentheses); nil when one is a star, whose
+// columns are not its own to place.
+func selectItems(m *project.Model) [][2]int {
+	toks := sqlscan.Tokens(m.Source, m.BodyStart)
+	depth, i := 0, 0
+	for ; i < len(toks); i++ {
+		text := toks[i].Text(m.Source)
+		switch {
+		case toks[i].Kind == sqlscan.Punct && (text == "(" || text == "["):
+			depth++
+		case toks[i].Kind == sqlscan.Punct && (text == ")" || text == "]"):
+			depth--
+		}
+		if depth == 0 && toks[i].Is(m.Source, "select") {
+			break
+		}
+	}
+	// Past DISTINCT [ON (…)] or ALL.
+	i++
+	if i < len(toks) && (toks[i].Is(m.Source, "distinct") || toks[i].Is(m.Source, "all")) {
+		i++
+		if i+1 < len(toks) && toks[i-1].Is(m.Source, "distinct") && toks[i].Is(m.Source, "on") && toks[i+1].Text(m.Source) == "(" {
+			d := 0
+			for i++; i < len(toks); i++ {
+				switch toks[i].Text(m.Source) {
+				case "(":
+					d++
+				case ")":
+					d--
+				}
+				if d == 0 {
+					i++
+					break
+				}
+			}
+		}
+	}
+	var items [][2]int
+	first, last := -1, -1
+	done := func() bool {
+		if first < 0 {
+			return false
+		}
+		if text := string(m.Source[first:last]); text == "*" || strings.HasSuffix(text, ".*") {
+			return true
+		}
+		items = append(items, [2]int{first, last})
+		first = -1
+		return false
+	}
+	depth = 0
+	for _, t := range toks[min(i, len(toks)):] {
+		text := t.Text(m.Source)
+		if depth == 0 && (t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && selectListEnds[strings.ToLower(text)]) {
+			break
+		}
+		switch {
+		case t.Kind == sqlscan.Punct && (text == "(" || text == "[" || text == "{"):
+			depth++
+		case t.Kind == sqlscan.Punct && (text == ")" || text == "]" || text == "}"):
+			depth--
+		}
+		if depth == 0 && t.Kind == sqlscan.Punct && text == "," {
+			if done() {
+				return nil
+			}
+			continue
+		}
+		if first < 0 {
+			first = t.Start
+		}
+		last = t.End
+	}
+	if done() {
+		return nil
+	}
+	return items
 }
 
 // selectListEnds are the keywords that end a select list.
