@@ -136,15 +136,29 @@ func pgPlainDatabase(t *testing.T, p *project.Project, leaveOut string) *postgre
 		case project.KindExternal:
 			stmt = "CREATE VIEW " + rel + " AS SELECT * FROM " + m.Kind.Table
 		case project.KindView:
-			stmt = "CREATE VIEW " + rel + " AS " + pgPlainQuery(m)
+			stmt = "CREATE VIEW " + rel + " AS " + pgDeclaredQuery(m)
 		default:
-			stmt = "CREATE TABLE " + rel + " AS " + pgPlainQuery(m)
+			stmt = "CREATE TABLE " + rel + " AS " + pgDeclaredQuery(m)
 		}
 		if err := plain.Exec(ctx, stmt); err != nil {
 			t.Errorf("%s in plain PostgreSQL: %v", m.File, err)
 		}
 	}
 	return plain
+}
+
+// pgDeclaredQuery is pgPlainQuery with the model's declared columns (its
+// contract) cast to their declared types, as apply builds it.
+func pgDeclaredQuery(m *project.Model) string {
+	q := pgPlainQuery(m)
+	if m.Columns == nil {
+		return q
+	}
+	cols := make([]string, len(m.Columns))
+	for i, c := range m.Columns {
+		cols[i] = "CAST(" + engine.QuoteIdent(c.Name) + " AS " + c.Type + ") AS " + engine.QuoteIdent(c.Name)
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM (\n" + q + "\n) AS declared"
 }
 
 // pgChecks analyzes p without the server (as the editor does) and bound
@@ -234,6 +248,11 @@ func TestPostgresDialectSweepMatchesPlainPostgres(t *testing.T) {
 			t.Errorf("%s: plain PostgreSQL: %v", m.File, err)
 			continue
 		}
+		yields, err := plain.Query(ctx, q) // the body's own columns, before a contract's casts
+		if err != nil {
+			t.Errorf("%s: plain PostgreSQL: %v", m.File, err)
+			continue
+		}
 		got, err := built.Query(ctx, "SELECT * FROM "+engine.QuoteIdent("dev__"+m.Schema)+"."+engine.QuoteIdent(m.Table))
 		if err != nil {
 			t.Errorf("%s: dev: %v", m.File, err)
@@ -243,9 +262,21 @@ func TestPostgresDialectSweepMatchesPlainPostgres(t *testing.T) {
 			t.Errorf("%s: efmesh and plain PostgreSQL name or type the columns differently: %s", m.File, msg)
 		}
 		for _, how := range hows {
-			if info := checks[how].Models[m.Name]; info == nil {
+			info := checks[how].Models[m.Name]
+			if info == nil {
 				t.Errorf("%s: the check %s has no model", m.File, how)
-			} else if msg := sameColumns(info.Inferred, got.Columns); msg != "" {
+				continue
+			}
+			if msg := sameColumns(info.Inferred, yields.Columns); msg != "" {
+				t.Errorf("%s: the check %s infers other columns than the body yields: %s", m.File, how, msg)
+			}
+			// What children bind against: the contract, spelled as the
+			// engine spells a column declared with it, is what apply built.
+			spelled, err := postgres.Parser{}.Bind("SELECT * FROM x", map[string][]engine.Column{"x": info.Columns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := sameColumns(spelled, got.Columns); msg != "" {
 				t.Errorf("%s: the check %s predicts other columns than apply built: %s", m.File, how, msg)
 			}
 		}
