@@ -99,6 +99,16 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 			first = sub.cols[0]
 			b.sublinks[sl] = first.name
 		}
+		if !sub.opaque && len(sub.cols) > 1 {
+			switch sl.SubLinkType {
+			case pg_query.SubLinkType_EXPR_SUBLINK, pg_query.SubLinkType_ARRAY_SUBLINK:
+				b.fail("Binder", "SYNTAX_ERROR", sl.Location, "", nil, "subquery must return only one column")
+			case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
+				if sl.Testexpr.GetRowExpr() == nil {
+					b.fail("Binder", "SYNTAX_ERROR", sl.Location, "", nil, "subquery has too many columns")
+				}
+			}
+		}
 		switch sl.SubLinkType {
 		case pg_query.SubLinkType_EXPR_SUBLINK:
 			return first.typ
@@ -135,7 +145,15 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		if ce.Defresult != nil {
 			def = b.expr(ce.Defresult, sc)
 		}
-		return b.resolve("CASE", append([]string{def}, results...), append([]int32{minLoc(ce.Defresult)}, locs...))
+		t := b.resolve("CASE", append([]string{def}, results...), append([]int32{minLoc(ce.Defresult)}, locs...))
+		nodes := []*pg_query.Node{ce.Defresult}
+		for _, w := range ce.Args {
+			if cw := w.GetCaseWhen(); cw != nil {
+				nodes = append(nodes, cw.Result)
+			}
+		}
+		b.literals(nodes, t)
+		return t
 	case *pg_query.Node_CoalesceExpr:
 		saved := b.ctx
 		b.ctx = saved.banSRF("set-returning functions are not allowed in COALESCE"+srfHint, -1)
@@ -218,7 +236,17 @@ func (b *binder) common(what string, ns []*pg_query.Node, sc *scope) string {
 	for i, a := range ns {
 		types[i], locs[i] = b.expr(a, sc), minLoc(a)
 	}
-	return b.resolve(what, types, locs)
+	t := b.resolve(what, types, locs)
+	b.literals(ns, t)
+	return t
+}
+
+// literals checks the untyped string literals among ns as the server reads
+// them once their common type is t.
+func (b *binder) literals(ns []*pg_query.Node, t string) {
+	for _, n := range ns {
+		b.literal(n.GetAConst(), t)
+	}
 }
 
 // resolve is commonOf(types), refusing as PostgreSQL's select_common_type
@@ -289,11 +317,24 @@ func (b *binder) aExpr(e *pg_query.A_Expr, sc *scope) string {
 			return ""
 		}
 		b.operator(op, lt, rt, e.Location)
+		if comparison[op] {
+			// An untyped literal compared with a number is read as one.
+			if rt == typUnknown {
+				b.literal(e.Rexpr.GetAConst(), lt)
+			}
+			if lt == typUnknown {
+				b.literal(e.Lexpr.GetAConst(), rt)
+			}
+		}
 		return opType(op, lt, rt)
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
 		if strings.HasSuffix(rt, "[]") {
 			b.operator(lastName(e.Name), lt, strings.TrimSuffix(rt, "[]"), e.Location)
 		}
+		return "boolean"
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		// x IN ('a', 'b'): each literal is compared with x.
+		b.literals(e.Rexpr.GetList().GetItems(), lt)
 		return "boolean"
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		// NULLIF(a, b) is a, as the = operator it resolves to reads a.

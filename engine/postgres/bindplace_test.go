@@ -70,6 +70,9 @@ func TestBindRefusesAsTheServer(t *testing.T) {
 		// A literal no number reads.
 		"SELECT 'many'::int FROM %t", "SELECT CAST('' AS bigint) FROM %t", "SELECT i + ' x '::numeric FROM %t",
 		"SELECT '12'::int, ' -3 '::smallint, 'NaN'::numeric, '1e3'::numeric, '-Infinity'::numeric FROM %t",
+		"SELECT DISTINCT i FROM %t ORDER BY t", "SELECT DISTINCT i, t FROM %t ORDER BY i, lower(t)", "SELECT DISTINCT x.i FROM %t x ORDER BY x.t",
+		"SELECT DISTINCT i, lower(t) FROM %t ORDER BY lower(t), 1, i", "SELECT DISTINCT x.i AS k FROM %t x ORDER BY k, x.i",
+		"SELECT DISTINCT i + 1 FROM %t ORDER BY i + 1", "SELECT DISTINCT * FROM %t ORDER BY i",
 		// GROUPING of what is not grouped.
 		"SELECT i, grouping(t) FROM %t GROUP BY ROLLUP (i)", "SELECT grouping(i) FROM %t",
 		"SELECT i, grouping(i, t) FROM %t GROUP BY GROUPING SETS ((i), (v), ())",

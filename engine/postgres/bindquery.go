@@ -221,8 +221,12 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 	b.expr(s.LimitOffset, sc)
 	b.expr(s.LimitCount, sc)
 	b.groupingArgs(b.ctx.level, g)
-	if len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil && len(s.SortClause) > 0 && !out.opaque {
-		b.distinctOn(s, sc, targets)
+	if len(s.DistinctClause) > 0 && len(s.SortClause) > 0 && !out.opaque {
+		if s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
+			b.distinctOn(s, sc, targets)
+		} else {
+			b.distinctOrder(s, sc, targets)
+		}
 	}
 	return out
 }
@@ -232,10 +236,69 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 // order): at the DISTINCT ON expression that comes after an ORDER BY item
 // of its own, or is missing from the ORDER BY.
 func (b *binder) distinctOn(s *pg_query.SelectStmt, sc *scope, targets []target) {
-	// key names what an item sorts by: an output column ("t3"), a column
-	// ("c…"), an expression (its index among exprs); "" when unknown.
+	key := b.sortKeys(sc, targets)
+	var dkeys []string
+	where := map[string]int32{} // each DISTINCT ON key's first expression
+	for _, d := range s.DistinctClause {
+		k := key(d)
+		if k == "" {
+			return
+		}
+		if _, ok := where[k]; !ok {
+			where[k] = minLoc(d)
+			dkeys = append(dkeys, k)
+		}
+	}
+	const msg = "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"
+	placed := map[string]bool{}
+	skipped := false
+	for _, n := range s.SortClause {
+		k := key(n.GetSortBy().GetNode())
+		if k == "" {
+			return
+		}
+		if _, ok := where[k]; !ok {
+			skipped = true
+			continue
+		}
+		if skipped {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
+			return
+		}
+		placed[k] = true
+	}
+	for _, k := range dkeys {
+		if !placed[k] && skipped {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
+			return
+		}
+	}
+}
+
+// distinctOrder reports, as PostgreSQL does, an ORDER BY item of a SELECT
+// DISTINCT that is not in its select list.
+func (b *binder) distinctOrder(s *pg_query.SelectStmt, sc *scope, targets []target) {
+	key := b.sortKeys(sc, targets)
+	for _, n := range s.SortClause {
+		e := n.GetSortBy().GetNode()
+		k := key(e)
+		if k == "" {
+			return
+		}
+		if !strings.HasPrefix(k, "t") {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", minLoc(e), "", nil, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+			return
+		}
+	}
+}
+
+// sortKeys returns what names what an ORDER BY or DISTINCT ON item sorts
+// by, as PostgreSQL matches items to the select list: an output column
+// ("t3"), another column ("c…"), another expression ("e…", the same for
+// equal ones); "" when it cannot tell.
+func (b *binder) sortKeys(sc *scope, targets []target) func(*pg_query.Node) string {
 	var exprs []*pg_query.Node
-	key := func(n *pg_query.Node) string {
+	return func(n *pg_query.Node) string {
 		if name, _, ok := bareName(n); ok {
 			for i, t := range targets {
 				if t.name == name {
@@ -276,42 +339,6 @@ func (b *binder) distinctOn(s *pg_query.SelectStmt, sc *scope, targets []target)
 		}
 		exprs = append(exprs, n)
 		return "e" + strconv.Itoa(len(exprs)-1)
-	}
-	var dkeys []string
-	where := map[string]int32{} // each DISTINCT ON key's first expression
-	for _, d := range s.DistinctClause {
-		k := key(d)
-		if k == "" {
-			return
-		}
-		if _, ok := where[k]; !ok {
-			where[k] = minLoc(d)
-			dkeys = append(dkeys, k)
-		}
-	}
-	const msg = "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"
-	placed := map[string]bool{}
-	skipped := false
-	for _, n := range s.SortClause {
-		k := key(n.GetSortBy().GetNode())
-		if k == "" {
-			return
-		}
-		if _, ok := where[k]; !ok {
-			skipped = true
-			continue
-		}
-		if skipped {
-			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
-			return
-		}
-		placed[k] = true
-	}
-	for _, k := range dkeys {
-		if !placed[k] && skipped {
-			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
-			return
-		}
 	}
 }
 

@@ -663,6 +663,9 @@ func typeName(t string) string {
 	return t
 }
 
+// comparison are the comparison operators.
+var comparison = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true}
+
 // operator reports, as PostgreSQL does, a binary operator that does not
 // exist for the operands' types where no implicit conversion can make
 // one: arithmetic on a string or boolean, a comparison across categories
@@ -675,7 +678,12 @@ func (b *binder) operator(op, lt, rt string, loc int32) {
 	bad := false
 	switch op {
 	case "+", "-", "*", "/", "%":
-		bad = cl == 'S' || cl == 'B' || cr == 'S' || cr == 'B'
+		ct, cu := canonType(lt), canonType(rt)
+		bad = cl == 'S' || cl == 'B' || cr == 'S' || cr == 'B' ||
+			// A timestamp or interval and a number: only date + integer
+			// and interval * or / a number exist.
+			(isTimestamp(ct) || cl == 'T') && cr == 'N' && !(cl == 'T' && (op == "*" || op == "/")) ||
+			cl == 'N' && (isTimestamp(cu) || cr == 'T') && !(cr == 'T' && op == "*")
 	case "=", "<>", "!=", "<", ">", "<=", ">=":
 		bad = cl != cr
 	}
