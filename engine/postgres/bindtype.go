@@ -400,11 +400,17 @@ func opType(op, a, b string) string {
 		return arith(op, canonType(a), canonType(b))
 	case "||":
 		ca, cb := canonType(a), canonType(b)
+		// anycompatiblearray || anycompatible(array): the elements'
+		// common type.
+		ea, eb := strings.TrimSuffix(noMods(a), "[]"), strings.TrimSuffix(noMods(b), "[]")
 		switch {
+		case strings.HasSuffix(ca, "[]") && strings.HasSuffix(cb, "[]"), strings.HasSuffix(ca, "[]") && b != typUnknown,
+			strings.HasSuffix(cb, "[]") && a != typUnknown:
+			return arrayOf(commonType(ea, eb))
 		case strings.HasSuffix(ca, "[]"):
-			return ca
+			return noMods(a)
 		case strings.HasSuffix(cb, "[]"):
-			return cb
+			return noMods(b)
 		case ca == "jsonb" && cb == "jsonb":
 			return "jsonb"
 		case isText(ca) || isText(cb):
