@@ -620,8 +620,14 @@ func funcType(name string, args []string) string {
 		}
 	case "generate_subscripts":
 		return "integer"
-	case "jsonb_array_elements", "jsonb_path_query":
+	case "jsonb_array_elements", "jsonb_path_query", "jsonb_path_query_first", "jsonb_path_query_array", "jsonb_extract_path":
 		return "jsonb"
+	case "json_extract_path":
+		return "json"
+	case "jsonb_extract_path_text", "json_extract_path_text":
+		return "text"
+	case "jsonb_path_exists", "jsonb_path_match":
+		return "boolean"
 	case "json_array_elements":
 		return "json"
 	case "jsonb_array_elements_text", "json_array_elements_text", "jsonb_object_keys", "json_object_keys":

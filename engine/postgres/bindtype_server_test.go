@@ -64,6 +64,8 @@ func TestBindTypesAsTheServer(t *testing.T) {
 		"percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY d)", "percentile_disc(0.5) WITHIN GROUP (ORDER BY v)",
 		"percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY n)", "mode() WITHIN GROUP (ORDER BY c)",
 		"rank(1) WITHIN GROUP (ORDER BY i)", "cume_dist(1) WITHIN GROUP (ORDER BY i)",
+		"jsonb_path_query_first(j, '$.a')", "jsonb_path_query_array(j, '$.a')", "jsonb_extract_path(j, 'a')",
+		"jsonb_extract_path_text(j, 'a')", "json_extract_path(j::json, 'a')", "jsonb_path_exists(j, '$.a')",
 		"row(i, t)", "'x'", "NULL", "1.5", "1e3", "3000000000", "TRUE", "interval '1 day'", "date '2024-01-01'",
 		"timestamp '2024-01-01'", "timestamptz '2024-01-01'", "time '12:00'", "B'101'", "'{}'::jsonb",
 		"position('a' IN t)", "octet_length(v)", "char_length(c)", "md5(t)", "format('%s', i)", "regexp_replace(v, 'a', 'b')",
