@@ -229,21 +229,27 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 			info.Fingerprint = ""
 			return nil
 		}
+		if sc, ok := c.d.(engine.SystemColumner); ok && m.Kind.Name.Materialized() {
+			for i, col := range cols {
+				if !sc.SystemColumn(col.Name) {
+					continue
+				}
+				// The build's CREATE TABLE refuses the name.
+				start, end := c.columnPlace(m, cols, i)
+				c.diag(m, start, end, project.CodeBinder,
+					fmt.Sprintf("column name %s conflicts with a system column name: every table of the engine has one; name it otherwise (AS …)", engine.QuoteIdent(col.Name)))
+				info.Broken = true
+				info.Fingerprint = ""
+				return nil
+			}
+		}
 		if pt, ok := c.d.(engine.PseudoTyper); ok && inferredOK && m.Kind.Name != project.KindEmbedded && m.Kind.Name.HasBody() {
 			for i, col := range inferred {
 				if !pt.PseudoType(col.Type) {
 					continue
 				}
-				// The build's CREATE TABLE or VIEW refuses the column:
-				// said at its item (by name, else by place when the list
-				// has no *).
-				start, end, ok := itemNamed(c.d, m, col.Name, 1)
-				if items := selectItems(m); !ok && len(items) == len(inferred) {
-					start, end, ok = items[i][0], items[i][1], true
-				}
-				if !ok {
-					start, end = m.BodyStart, tokenEnd(m.Source, m.BodyStart)
-				}
+				// The build's CREATE TABLE or VIEW refuses the column.
+				start, end := c.columnPlace(m, inferred, i)
 				c.diag(m, start, end, project.CodeBinder,
 					fmt.Sprintf("column %s has pseudo-type %s, which no table or view column can have: cast it, or take its fields apart", engine.QuoteIdent(col.Name), col.Type))
 				info.Broken = true
@@ -333,6 +339,26 @@ func duplicateColumn(d engine.Dialect, cols []engine.Column) string {
 		seen[k] = true
 	}
 	return ""
+}
+
+// columnPlace is where m yields its column cols[i]: a declared column's
+// name in the header, else the select-list item that names it, else the
+// item in its place (when the list has no *), else the body's start.
+func (c *checker) columnPlace(m *project.Model, cols []engine.Column, i int) (start, end int) {
+	if m.Columns != nil {
+		for _, dc := range m.Columns {
+			if dc.Name == cols[i].Name && dc.Range.End.Offset > dc.Range.Start.Offset {
+				return dc.Range.Start.Offset, dc.Range.End.Offset
+			}
+		}
+	}
+	if start, end, ok := itemNamed(c.d, m, cols[i].Name, 1); ok {
+		return start, end
+	}
+	if items := selectItems(m); len(items) == len(cols) {
+		return items[i][0], items[i][1]
+	}
+	return m.BodyStart, tokenEnd(m.Source, m.BodyStart)
 }
 
 // repeatedItem finds, in the top-level select list of m's body (the first

@@ -98,6 +98,13 @@ type PseudoTyper interface {
 	PseudoType(typ string) bool
 }
 
+// SystemColumner is an optional Dialect capability: the names of the
+// columns every table of the engine has of its own (PostgreSQL's xmin,
+// ctid, …), which a table built from a query cannot take.
+type SystemColumner interface {
+	SystemColumn(name string) bool
+}
+
 // TypeCaveat is an optional Dialect capability: what the engine does not
 // keep of a declared type it accepts (DuckDB's VARCHAR(3) is a plain
 // VARCHAR). "" when it keeps all of it.

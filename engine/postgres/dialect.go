@@ -124,3 +124,17 @@ var pseudoTypes = map[string]bool{
 func (Dialect) PseudoType(typ string) bool {
 	return pseudoTypes[strings.ToLower(strings.TrimSpace(typ))]
 }
+
+var _ engine.SystemColumner = Dialect{}
+
+// SystemColumn reports whether name is one of the system columns every
+// PostgreSQL table has: CREATE TABLE refuses a column of that name
+// ("column name "xmin" conflicts with a system column name"); a view
+// takes it.
+func (Dialect) SystemColumn(name string) bool {
+	switch name {
+	case "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid":
+		return true
+	}
+	return false
+}
