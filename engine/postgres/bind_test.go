@@ -446,14 +446,15 @@ func FuzzBind(f *testing.F) {
 func TestBindDeclaredTypesAsBuilt(t *testing.T) {
 	rels := map[string][]engine.Column{
 		"raw.t": cols("a VARCHAR", "b DECIMAL(15, 2)", "c INTEGER", "d DATE", "e int8", "f TIMESTAMP",
-			"g timestamptz", "h varchar(20)", "i character varying", "j bool", "k TEXT[]", "l double"),
+			"g timestamptz", "h varchar(20)", "i character varying", "j bool", "k TEXT[]", "l double", `m "bit"`, "n bit(3)", `o "char"`, "p bpchar"),
 	}
 	got, err := Parser{}.Bind("SELECT * FROM raw.t", rels)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := cols("a character varying", "b numeric(15,2)", "c integer", "d date", "e bigint", "f timestamp without time zone",
-		"g timestamp with time zone", "h character varying(20)", "i character varying", "j boolean", "k text[]", "l double")
+		"g timestamp with time zone", "h character varying(20)", "i character varying", "j boolean", "k text[]", "l double",
+		`m "bit"`, "n bit(3)", `o "char"`, "p bpchar")
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}

@@ -86,6 +86,12 @@ func formatType(tn *pg_query.TypeName) string {
 			s = "numeric" + paren
 		case "char":
 			s = `"char"` // the one-byte type, not character (bpchar)
+		case "bit":
+			// bit without a length is quoted: unquoted, bit is bit(1).
+			s = `"bit"`
+			if paren != "" {
+				s = "bit" + paren
+			}
 		case "varchar":
 			s = "character varying" + paren
 		case "bpchar":
@@ -104,7 +110,13 @@ func formatType(tn *pg_query.TypeName) string {
 		case "timetz":
 			s = "time" + paren + " with time zone"
 		case "interval":
-			s = "interval" // its modifiers encode fields, not a precision list
+			s = "interval" + intervalMods(mods)
+		case "serial":
+			s = "integer" // the serial types are integers with a default
+		case "bigserial":
+			s = "bigint"
+		case "smallserial":
+			s = "smallint"
 		default:
 			s = quoteTypeName(parts[0]) + paren
 		}
@@ -261,6 +273,9 @@ func canonType(t string) string {
 	case "timetz", "time with time zone":
 		return "time with time zone"
 	}
+	if strings.HasPrefix(s, "interval ") {
+		return "interval" // interval day, interval year to month
+	}
 	return s
 }
 
@@ -354,12 +369,15 @@ func commonOf(types []string) string {
 // reads "character varying", "character(3)" reads "bpchar", "bit(3)"
 // reads "bit" quoted, "numeric(10,2)[]" reads "numeric[]".
 func noMods(t string) string {
-	if !strings.Contains(t, "(") {
-		return t
-	}
 	arr := ""
 	for strings.HasSuffix(t, "[]") {
 		t, arr = strings.TrimSuffix(t, "[]"), arr+"[]"
+	}
+	if strings.HasPrefix(t, "interval") {
+		return "interval" + arr // its fields are its modifier too
+	}
+	if !strings.Contains(t, "(") {
+		return t + arr
 	}
 	for {
 		i := strings.IndexByte(t, '(')
@@ -773,4 +791,33 @@ func withinGroupType(name string, args, sorted []string) string {
 		return "double precision"
 	}
 	return ""
+}
+
+// intervalFields are the interval field sets PostgreSQL's typmod encodes
+// (a bit per field: MONTH 1, YEAR 2, DAY 3, HOUR 10, MINUTE 11, SECOND
+// 12), as format_type names them.
+var intervalFields = map[int]string{
+	1 << 2: " year", 1 << 1: " month", 1 << 3: " day", 1 << 10: " hour", 1 << 11: " minute", 1 << 12: " second",
+	1<<2 | 1<<1: " year to month", 1<<3 | 1<<10: " day to hour", 1<<3 | 1<<10 | 1<<11: " day to minute",
+	1<<3 | 1<<10 | 1<<11 | 1<<12: " day to second", 1<<10 | 1<<11: " hour to minute",
+	1<<10 | 1<<11 | 1<<12: " hour to second", 1<<11 | 1<<12: " minute to second",
+	0x7FFF: "",
+}
+
+// intervalMods renders an interval's modifiers (the fields, then a
+// seconds precision) as format_type does: " day", "(3)", " day to
+// second(3)".
+func intervalMods(mods []string) string {
+	if len(mods) == 0 {
+		return ""
+	}
+	f, err := strconv.Atoi(mods[0])
+	fields, ok := intervalFields[f]
+	if err != nil || !ok {
+		return ""
+	}
+	if len(mods) == 2 {
+		return fields + "(" + mods[1] + ")"
+	}
+	return fields
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestBindTypesAsTheServer(t *testing.T) {
 		// Operators.
 		"r + i", "r * n", "s + s", "s + i", "i / b", "n / i", "d - r", "i % s", "2 ^ i", "n ^ i",
 		"dt + i", "dt - dt", "dt + iv", "dt + tm", "tm + dt", "ts + iv", "tz - iv", "ts - ts", "tz - tz", "iv * i",
-		"iv / 2", "tm + iv", "tm - tm", "j -> 'k'", "j ->> 'k'", "j #> '{a}'", "j #>> '{a}'", "j -> 0", "j || j",
+		"iv / 2", "tm + iv", "iv::interval day + ts", "(iv::interval hour) * 2", "coalesce(iv::interval day, iv)", "tm - tm", "j -> 'k'", "j ->> 'k'", "j #> '{a}'", "j #>> '{a}'", "j -> 0", "j || j",
 		"j @> j", "j ? 'k'", "j - 'k'", "ja || t", "t || ja", "ja || ja", "r || ARRAY[1, 2]", "ARRAY[1, 2] || n", "ja || 'x'::text", "'{a}' || ja", "ARRAY[s] || ARRAY[b]", "ja[1]", "t || i", "v || v", "c || c",
 		"-i", "-s", "-n", "@ i", "i & 3", "ts::date", "tz::date",
 		// Functions.
@@ -96,6 +97,32 @@ func TestBindTypesAsTheServer(t *testing.T) {
 	} {
 		queries = append(queries, strings.ReplaceAll(q, "%s", rel))
 	}
+	// Declared spellings: a table built with each reads as the binder
+	// spells the declared type.
+	spellings := []string{"int", "INT4", "integer", "smallint", "int8", "bigint", "serial", "numeric", "NUMERIC(8)", "decimal(10, 2)",
+		"real", "float", "float(10)", "float(30)", "double precision", "float8", "text", "varchar", "VARCHAR(20)", "character varying(3)",
+		"char", "character(4)", "bpchar", `"char"`, "bit", "bit(3)", `"bit"`, "varbit", "bit varying(5)", "bool", "date",
+		"timestamp", "timestamp(3)", "timestamptz", "timestamp(0) with time zone", "time", "time(2)", "timetz", "interval",
+		"interval day", "interval(3)", "interval year to month", "interval day to second(2)", "interval minute", "bigserial", "smallserial", "json", "jsonb", "uuid", "bytea", "text[]", "int[]", "varchar(5)[]", "numeric(4,1)[]", "name", "money", "inet"}
+	var declCols []string
+	for i, sp := range spellings {
+		declCols = append(declCols, "c"+strconv.Itoa(i)+" "+sp)
+	}
+	mustExec(t, db, "CREATE TABLE "+s+".decl ("+strings.Join(declCols, ", ")+")")
+	built, err := db.Describe(ctx, "SELECT * FROM "+s+".decl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spelled, err := Parser{}.Bind("SELECT * FROM "+s+".decl", map[string][]engine.Column{s + ".decl": cols(declCols...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range spellings {
+		if spelled[i].Type != built[i].Type {
+			t.Errorf("a column declared %s: the binder spells it %s, a table built with it %s", spellings[i], spelled[i].Type, built[i].Type)
+		}
+	}
+
 	var bad, unknown []string
 	for _, q := range queries {
 		want, err := db.Describe(ctx, q)
