@@ -25,7 +25,12 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 	}
 	switch x := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
-		t, _ := b.columnRef(x.ColumnRef, sc)
+		local := b.refsLocal
+		t, h := b.columnRef(x.ColumnRef, sc)
+		if h != nil && b.refsLocal > local && b.ctx.clause == "HAVING" && !b.ctx.inAgg && b.ctx.level != nil {
+			// Outside an aggregate, HAVING reads only grouped columns.
+			b.ctx.level.having = append(b.ctx.level.having, refAt{h: *h, loc: x.ColumnRef.Location})
+		}
 		return t
 	case *pg_query.Node_AConst:
 		return constType(x.AConst)
@@ -65,6 +70,12 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		}
 		b.ctx = saved
 		b.place(saved, kind, fc.Location, b.refsLocal == local && b.refsOuter > outer)
+		if w := fc.Over; w != nil && b.ctx.level != nil {
+			// OVER w, OVER (w …): a window of the level's WINDOW clause.
+			if name := w.Name + w.Refname; name != "" && (w.Name == "" || w.Refname == "") {
+				b.ctx.level.windowRefs = append(b.ctx.level.windowRefs, windowRef{name: name, loc: w.Location})
+			}
+		}
 		b.window(fc.Over, sc)
 		if len(functionSchema(fc.Funcname)) > 0 {
 			return ""

@@ -32,6 +32,22 @@ type exprCtx struct {
 // levelState is what a query level collects for its GROUP BY to check.
 type levelState struct {
 	groupings []groupingCall
+	// having are the columns HAVING reads outside aggregates.
+	having []refAt
+	// windowRefs are the windows calls name (OVER w).
+	windowRefs []windowRef
+}
+
+// refAt is a column reference and where it is written.
+type refAt struct {
+	h   hit
+	loc int32
+}
+
+// windowRef is a window name a call refers to, where it is written.
+type windowRef struct {
+	name string
+	loc  int32
 }
 
 // groupingCall is a GROUPING(…) of the level: each argument, and the
@@ -161,6 +177,50 @@ func (b *binder) groupingArgs(level *levelState, g *grouping) {
 				b.fail("Binder", "GROUPING_ERROR", minLoc(a), "", nil, "arguments to GROUPING must be grouping expressions of the associated query level")
 				return
 			}
+		}
+	}
+}
+
+// havingUngrouped reports, as PostgreSQL does, a column HAVING reads
+// outside an aggregate that the GROUP BY does not group, when the GROUP BY
+// names only columns.
+func (b *binder) havingUngrouped(level *levelState, g *grouping) {
+	if level == nil || g.other {
+		return
+	}
+	grouped := map[string]bool{}
+	for h := range g.hits {
+		grouped[h.r.cols[h.i].name] = true
+	}
+	for _, ra := range level.having {
+		if g.hits[ra.h] || grouped[ra.h.r.cols[ra.h.i].name] || ra.h.r.opaque {
+			continue
+		}
+		col := ra.h.r.cols[ra.h.i].name
+		name := col
+		if ra.h.r.name != "" {
+			name = ra.h.r.name + "." + col
+		}
+		b.fail("Binder", "NOT_GROUPED", ra.loc, col, nil,
+			"column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
+		return
+	}
+}
+
+// windowNames reports, as PostgreSQL does, a call over a window the
+// level's WINDOW clause does not define.
+func (b *binder) windowNames(level *levelState, s *pg_query.SelectStmt) {
+	if level == nil {
+		return
+	}
+	defined := map[string]bool{}
+	for _, w := range s.WindowClause {
+		defined[w.GetWindowDef().GetName()] = true
+	}
+	for _, wr := range level.windowRefs {
+		if !defined[wr.name] {
+			b.fail("Binder", "UNDEFINED_OBJECT", wr.loc, wr.name, nil, "window %q does not exist", wr.name)
+			return
 		}
 	}
 }

@@ -73,6 +73,13 @@ func TestBindRefusesAsTheServer(t *testing.T) {
 		"SELECT DISTINCT i FROM %t ORDER BY t", "SELECT DISTINCT i, t FROM %t ORDER BY i, lower(t)", "SELECT DISTINCT x.i FROM %t x ORDER BY x.t",
 		"SELECT DISTINCT i, lower(t) FROM %t ORDER BY lower(t), 1, i", "SELECT DISTINCT x.i AS k FROM %t x ORDER BY k, x.i",
 		"SELECT DISTINCT i + 1 FROM %t ORDER BY i + 1", "SELECT DISTINCT * FROM %t ORDER BY i",
+		// HAVING of what is not grouped; a window not defined.
+		"SELECT i FROM %t GROUP BY i HAVING t = 'x'", "SELECT x.i FROM %t x GROUP BY x.i HAVING max(x.n) > 1 AND x.t <> 'a'",
+		"SELECT i FROM %t GROUP BY i HAVING i > 1 AND count(t) > 0", "SELECT i FROM %t GROUP BY i, t HAVING t = 'x'",
+		"SELECT i FROM %t GROUP BY lower(t), i HAVING lower(t) = 'x'", "SELECT i FROM %t GROUP BY i HAVING EXISTS (SELECT 1 FROM %u WHERE %u.i = 1)",
+		"SELECT rank() OVER w FROM %t", "SELECT rank() OVER (w ORDER BY i) FROM %t WINDOW v AS (PARTITION BY t)",
+		"SELECT rank() OVER w, sum(i) OVER (v ORDER BY i) FROM %t WINDOW w AS (ORDER BY i), v AS (PARTITION BY t)",
+		"SELECT (SELECT max(i) OVER w FROM %u WINDOW w AS ()) FROM %t WINDOW v AS ()",
 		// GROUPING of what is not grouped.
 		"SELECT i, grouping(t) FROM %t GROUP BY ROLLUP (i)", "SELECT grouping(i) FROM %t",
 		"SELECT i, grouping(i, t) FROM %t GROUP BY GROUPING SETS ((i), (v), ())",

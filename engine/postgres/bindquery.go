@@ -207,6 +207,9 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 		b.ungrouped(sc, targets, g)
 	}
 	b.inClause("HAVING", s.HavingClause, sc)
+	if len(s.GroupClause) > 0 {
+		b.havingUngrouped(b.ctx.level, g)
+	}
 	for _, w := range s.WindowClause {
 		b.window(w.GetWindowDef(), sc)
 	}
@@ -221,6 +224,7 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 	b.expr(s.LimitOffset, sc)
 	b.expr(s.LimitCount, sc)
 	b.groupingArgs(b.ctx.level, g)
+	b.windowNames(b.ctx.level, s)
 	if len(s.DistinctClause) > 0 && len(s.SortClause) > 0 && !out.opaque {
 		if s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
 			b.distinctOn(s, sc, targets)
