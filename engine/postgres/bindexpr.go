@@ -164,6 +164,9 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 			}
 		}
 		b.literals(nodes, t)
+		if t == typUnknown {
+			t = "text" // all untyped: PostgreSQL resolves them as text
+		}
 		return t
 	case *pg_query.Node_CoalesceExpr:
 		saved := b.ctx
@@ -249,6 +252,9 @@ func (b *binder) common(what string, ns []*pg_query.Node, sc *scope) string {
 	}
 	t := b.resolve(what, types, locs)
 	b.literals(ns, t)
+	if t == typUnknown {
+		t = "text" // all untyped: PostgreSQL resolves them as text
+	}
 	return t
 }
 
