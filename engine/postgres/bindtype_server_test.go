@@ -35,7 +35,7 @@ func TestBindTypesAsTheServer(t *testing.T) {
 		// Operators.
 		"r + i", "r * n", "s + s", "s + i", "i / b", "n / i", "d - r", "i % s", "2 ^ i", "n ^ i",
 		"dt + i", "dt - dt", "dt + iv", "dt + tm", "tm + dt", "ts + iv", "tz - iv", "ts - ts", "tz - tz", "iv * i",
-		"iv / 2", "tm + iv", "greatest(coalesce('a', 'x'), v)", "coalesce(CASE WHEN bo THEN NULL END, v)", "iv::interval day + ts", "(iv::interval hour) * 2", "coalesce(iv::interval day, iv)", "tm - tm", "j -> 'k'", "j ->> 'k'", "j #> '{a}'", "j #>> '{a}'", "j -> 0", "j || j",
+		"iv / 2", "tm + iv", "greatest(coalesce('a', 'x'), v)", "CASE WHEN bo THEN v ELSE c END", "CASE WHEN bo THEN c ELSE v END", "CASE WHEN bo THEN c WHEN i > 1 THEN v END", "coalesce(CASE WHEN bo THEN NULL END, v)", "iv::interval day + ts", "(iv::interval hour) * 2", "coalesce(iv::interval day, iv)", "tm - tm", "j -> 'k'", "j ->> 'k'", "j #> '{a}'", "j #>> '{a}'", "j -> 0", "j || j",
 		"j @> j", "j ? 'k'", "j - 'k'", "ja || t", "t || ja", "ja || ja", "r || ARRAY[1, 2]", "ARRAY[1, 2] || n", "ja || 'x'::text", "'{a}' || ja", "ARRAY[s] || ARRAY[b]", "ja[1]", "t || i", "v || v", "c || c",
 		"-i", "-s", "-n", "@ i", "i & 3", "ts::date", "tz::date",
 		// Functions.
