@@ -38,6 +38,14 @@ func (d serverDescriber) Describe(ctx context.Context, sql string) ([]engine.Col
 	return d.server.BindContext(ctx, sql, d.relations)
 }
 
+// UntypedNull reports whether the server's NULL has no type until context
+// gives it one (PostgreSQL's unknown), so that a NULL replacing a column
+// can make an error of its own (see describeAll).
+func (d serverDescriber) UntypedNull() bool {
+	u, ok := d.server.(interface{ UntypedNull() bool })
+	return ok && u.UntypedNull()
+}
+
 // describeAll describes sql and, where the engine stops at a reference it
 // cannot bind (an unknown column or struct field, an ambiguous or
 // ungrouped column), replaces that reference and binds again, so a body
@@ -45,6 +53,10 @@ func (d serverDescriber) Describe(ctx context.Context, sql string) ([]engine.Col
 // positions are in sql's coordinates; the columns are nil when any error
 // was found.
 func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Column, []error) {
+	untyped := false
+	if u, ok := eng.(interface{ UntypedNull() bool }); ok {
+		untyped = u.UntypedNull()
+	}
 	var errs []error
 	var edits []sqlEdit
 	groupNulled := false // a GROUP BY item was replaced by NULL
@@ -95,6 +107,16 @@ func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Colum
 		} else {
 			start, end, with, ok = rebindable(cur, &e)
 		}
+		if len(edits) > 0 && untyped && (e.Position < 0 || !nameError(e.Subtype)) {
+			// Where NULL has no type, an error past our replacements
+			// that no position ties to the user's text, or that is not
+			// about a name, may be about a NULL of ours: PostgreSQL's
+			// NULL is of type unknown, so to_jsonb(NULL) and NULL -> 'k'
+			// fail to resolve where the column they replace resolves.
+			// What is left is unknown; the next check, past the first
+			// error, reports it.
+			return nil, inTextOrder(errs)
+		}
 		if ok && e.Subtype == engine.SubtypeColumnNotFound && len(e.Candidates) == 0 {
 			e.Candidates = unqualifiedCandidates(ctx, eng, cur, start, end)
 		}
@@ -141,6 +163,16 @@ func describeAll(ctx context.Context, eng describer, sql string) ([]engine.Colum
 		edits = append(edits, sqlEdit{at: start, oldLen: end - start, newLen: len(with)})
 	}
 	return nil, inTextOrder(errs)
+}
+
+// nameError reports whether subtype is one of the errors about a name
+// that describeAll replaces and binds past.
+func nameError(subtype string) bool {
+	switch subtype {
+	case engine.SubtypeColumnNotFound, engine.SubtypeNotGrouped, engine.SubtypeAmbiguousColumn, engine.SubtypeFieldNotFound:
+		return true
+	}
+	return false
 }
 
 // qualifyClause is the range of sql's QUALIFY clause, from its keyword

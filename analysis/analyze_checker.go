@@ -229,6 +229,34 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 			info.Fingerprint = ""
 			return nil
 		}
+		if sc, ok := c.d.(engine.SystemColumner); ok && m.Kind.Name.Materialized() {
+			for i, col := range cols {
+				if !sc.SystemColumn(col.Name) {
+					continue
+				}
+				// The build's CREATE TABLE refuses the name.
+				start, end := c.columnPlace(m, cols, i)
+				c.diag(m, start, end, project.CodeBinder,
+					fmt.Sprintf("column name %s conflicts with a system column name: every table of the engine has one; name it otherwise (AS …)", engine.QuoteIdent(col.Name)))
+				info.Broken = true
+				info.Fingerprint = ""
+				return nil
+			}
+		}
+		if pt, ok := c.d.(engine.PseudoTyper); ok && inferredOK && m.Kind.Name != project.KindEmbedded && m.Kind.Name.HasBody() {
+			for i, col := range inferred {
+				if !pt.PseudoType(col.Type) {
+					continue
+				}
+				// The build's CREATE TABLE or VIEW refuses the column.
+				start, end := c.columnPlace(m, inferred, i)
+				c.diag(m, start, end, project.CodeBinder,
+					fmt.Sprintf("column %s has pseudo-type %s, which no table or view column can have: cast it, or take its fields apart", engine.QuoteIdent(col.Name), col.Type))
+				info.Broken = true
+				info.Fingerprint = ""
+				return nil
+			}
+		}
 		c.propertyColumns(m, cols)
 	}
 	cols = WithValidity(m, cols)
@@ -313,12 +341,38 @@ func duplicateColumn(d engine.Dialect, cols []engine.Column) string {
 	return ""
 }
 
+// columnPlace is where m yields its column cols[i]: a declared column's
+// name in the header, else the select-list item that names it, else the
+// item in its place (when the list has no *), else the body's start.
+func (c *checker) columnPlace(m *project.Model, cols []engine.Column, i int) (start, end int) {
+	if m.Columns != nil {
+		for _, dc := range m.Columns {
+			if dc.Name == cols[i].Name && dc.Range.End.Offset > dc.Range.Start.Offset {
+				return dc.Range.Start.Offset, dc.Range.End.Offset
+			}
+		}
+	}
+	if start, end, ok := itemNamed(c.d, m, cols[i].Name, 1); ok {
+		return start, end
+	}
+	if items := selectItems(m); len(items) == len(cols) {
+		return items[i][0], items[i][1]
+	}
+	return m.BodyStart, tokenEnd(m.Source, m.BodyStart)
+}
+
 // repeatedItem finds, in the top-level select list of m's body (the first
 // SELECT outside parentheses: the query's, or its first branch's), the
 // second item whose name is name as d keeps names, and returns the range
 // of that name (its alias, or the column's last part). ok is false when
 // the items do not spell it out (a * expands to it).
 func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end int, ok bool) {
+	return itemNamed(d, m, name, 2)
+}
+
+// itemNamed finds the nth top-level select-list item (from 1) that ends
+// with a name spelling name: the range of that name.
+func itemNamed(d engine.Dialect, m *project.Model, name string, nth int) (start, end int, ok bool) {
 	toks := sqlscan.Tokens(m.Source, m.BodyStart)
 	depth, i := 0, 0
 	for ; i < len(toks); i++ {
@@ -339,7 +393,7 @@ func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end i
 	itemEnd := func() bool {
 		if isName(last) && engine.IdentKey(d, unquoted(last.Text(m.Source))) == key {
 			seen++
-			if seen == 2 {
+			if seen == nth {
 				start, end, ok = last.Start, last.End, true
 				return true
 			}
@@ -371,6 +425,86 @@ func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end i
 	}
 	itemEnd()
 	return
+}
+
+// selectItems are the ranges of the items of m's top-level select list
+// (the first SELECT outside parentheses); nil when one is a star, whose
+// columns are not its own to place.
+func selectItems(m *project.Model) [][2]int {
+	toks := sqlscan.Tokens(m.Source, m.BodyStart)
+	depth, i := 0, 0
+	for ; i < len(toks); i++ {
+		text := toks[i].Text(m.Source)
+		switch {
+		case toks[i].Kind == sqlscan.Punct && (text == "(" || text == "["):
+			depth++
+		case toks[i].Kind == sqlscan.Punct && (text == ")" || text == "]"):
+			depth--
+		}
+		if depth == 0 && toks[i].Is(m.Source, "select") {
+			break
+		}
+	}
+	// Past DISTINCT [ON (…)] or ALL.
+	i++
+	if i < len(toks) && (toks[i].Is(m.Source, "distinct") || toks[i].Is(m.Source, "all")) {
+		i++
+		if i+1 < len(toks) && toks[i-1].Is(m.Source, "distinct") && toks[i].Is(m.Source, "on") && toks[i+1].Text(m.Source) == "(" {
+			d := 0
+			for i++; i < len(toks); i++ {
+				switch toks[i].Text(m.Source) {
+				case "(":
+					d++
+				case ")":
+					d--
+				}
+				if d == 0 {
+					i++
+					break
+				}
+			}
+		}
+	}
+	var items [][2]int
+	first, last := -1, -1
+	done := func() bool {
+		if first < 0 {
+			return false
+		}
+		if text := string(m.Source[first:last]); text == "*" || strings.HasSuffix(text, ".*") {
+			return true
+		}
+		items = append(items, [2]int{first, last})
+		first = -1
+		return false
+	}
+	depth = 0
+	for _, t := range toks[min(i, len(toks)):] {
+		text := t.Text(m.Source)
+		if depth == 0 && (t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && selectListEnds[strings.ToLower(text)]) {
+			break
+		}
+		switch {
+		case t.Kind == sqlscan.Punct && (text == "(" || text == "[" || text == "{"):
+			depth++
+		case t.Kind == sqlscan.Punct && (text == ")" || text == "]" || text == "}"):
+			depth--
+		}
+		if depth == 0 && t.Kind == sqlscan.Punct && text == "," {
+			if done() {
+				return nil
+			}
+			continue
+		}
+		if first < 0 {
+			first = t.Start
+		}
+		last = t.End
+	}
+	if done() {
+		return nil
+	}
+	return items
 }
 
 // selectListEnds are the keywords that end a select list.

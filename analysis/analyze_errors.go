@@ -58,8 +58,11 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 		if !strings.HasPrefix(msg, "syntax error") {
 			msg = "syntax error: " + msg
 		}
-	case se.Subtype == engine.SubtypeColumnNotFound || se.Subtype == engine.SubtypeFieldNotFound ||
-		se.Subtype == engine.SubtypeAmbiguousColumn || se.Subtype == engine.SubtypeNotGrouped:
+	case (se.Subtype == engine.SubtypeColumnNotFound || se.Subtype == engine.SubtypeFieldNotFound ||
+		se.Subtype == engine.SubtypeAmbiguousColumn || se.Subtype == engine.SubtypeNotGrouped) &&
+		(se.Position >= 0 || se.Name != ""):
+		// (Neither positioned nor named, the word at the body's start
+		// is no reference: the engine's message is said as it is.)
 		switch {
 		case start < len(m.Source) && m.Source[start] == '\'':
 			// s['f']: the string that names the field.

@@ -806,6 +806,24 @@ func lookupColumn(ref engine.ColumnRef, rels []relation) ([]outCol, string, []Co
 		}
 	}
 	cols, out := resolveName(ref, "", rels)
+	if len(out) == 0 && ref.Qualifier == "" || len(out) == 0 && len(ref.Path) > 0 {
+		// No column of the name: a relation's name alone is a whole-row
+		// reference (to_jsonb(s), a function's alias e ->> 'k'), which
+		// reads every column of the relation.
+		name := ref.Column
+		if len(ref.Path) > 0 {
+			name = ref.Path[0]
+		}
+		for _, r := range rels {
+			if strings.EqualFold(r.name, name) {
+				for _, c := range r.cols {
+					cols = append(cols, c)
+					out = append(out, c.srcs...)
+				}
+				break
+			}
+		}
+	}
 	return cols, "", out
 }
 

@@ -88,6 +88,23 @@ type Widener interface {
 	Widens(from, to string) bool
 }
 
+// PseudoTyper is an optional Dialect capability: the types a value may
+// have in a query that no table or view column can (PostgreSQL's
+// pseudo-types: record, void, …), so that a model yielding one fails at
+// apply.
+type PseudoTyper interface {
+	// PseudoType reports whether a column of type typ (as the engine
+	// spells it) cannot be created.
+	PseudoType(typ string) bool
+}
+
+// SystemColumner is an optional Dialect capability: the names of the
+// columns every table of the engine has of its own (PostgreSQL's xmin,
+// ctid, …), which a table built from a query cannot take.
+type SystemColumner interface {
+	SystemColumn(name string) bool
+}
+
 // TypeCaveat is an optional Dialect capability: what the engine does not
 // keep of a declared type it accepts (DuckDB's VARCHAR(3) is a plain
 // VARCHAR). "" when it keeps all of it.

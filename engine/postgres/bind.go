@@ -142,7 +142,10 @@ type rel struct {
 	cols  []column
 	// opaque: the item may have columns beyond cols (a function result),
 	// so an unknown name is not an error against it.
-	opaque      bool
+	opaque bool
+	// scalar: a function in FROM returning a base type, whose name alone
+	// (a whole-row reference) is its one column's value, of its type.
+	scalar      bool
 	qualified   bool // reachable as name.column and name.*
 	unqualified bool // its columns resolve unqualified and expand in *
 	loc         int32
@@ -219,6 +222,11 @@ type binder struct {
 	// PostgreSQL uses as the subquery expression's column name.
 	sublinks map[*pg_query.SubLink]string
 	using    *usingIndex
+	// ctx is where the expression being bound sits in its level.
+	ctx exprCtx
+	// refsLocal and refsOuter count the column references resolved at
+	// the level of the scope they are looked up from, and at outer ones.
+	refsLocal, refsOuter int
 }
 
 func (b *binder) fail(typ, sub string, pos int32, name string, cands []string, format string, args ...any) {

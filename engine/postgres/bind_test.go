@@ -78,7 +78,7 @@ func TestBindColumns(t *testing.T) {
 		{"function in FROM named after itself", `SELECT generate_series FROM generate_series(1, 3)`, cols("generate_series integer")},
 		{"WITH ORDINALITY", `SELECT x, ordinality FROM unnest(ARRAY[1, 2]) WITH ORDINALITY AS u(x)`, cols("x integer", "ordinality bigint")},
 		{"column definition list", `SELECT x.a, x.b FROM json_to_record('{}') AS x(a int, b text)`, cols("a integer", "b text")},
-		{"opaque function columns are not checked", `SELECT j.key, j.anything, anything FROM json_each('{}') j`, cols("key ", "anything ", "anything ")},
+		{"opaque function columns are not checked", `SELECT j.key, j.anything, anything FROM ext.each('{}') j`, cols("key ", "anything ", "anything ")},
 		{"UNION names from the left arm", `SELECT id AS k, name FROM med.patients UNION SELECT id, name FROM med.wards ORDER BY name, 1`,
 			cols("k integer", "name text")},
 		{"UNION common type", `SELECT id FROM med.patients UNION ALL SELECT cost FROM med.moves`, cols("id numeric")},
@@ -163,9 +163,9 @@ func TestBindGroupedIsFine(t *testing.T) {
 
 func TestBindOpaque(t *testing.T) {
 	for _, sql := range []string{
-		`SELECT * FROM json_each('{}')`,
-		`SELECT p.*, j.* FROM med.patients p, json_each('{}') j`,
-		`SELECT * FROM (SELECT * FROM jsonb_each('{}')) s`,
+		`SELECT * FROM ext.each('{}')`,
+		`SELECT p.*, j.* FROM med.patients p, ext.each('{}') j`,
+		`SELECT * FROM (SELECT * FROM ext.each('{}')) s`,
 		`WITH d AS (DELETE FROM med.moves RETURNING *) SELECT * FROM d`,
 	} {
 		got, err := Parser{}.Bind(sql, bindRelations)
@@ -446,14 +446,15 @@ func FuzzBind(f *testing.F) {
 func TestBindDeclaredTypesAsBuilt(t *testing.T) {
 	rels := map[string][]engine.Column{
 		"raw.t": cols("a VARCHAR", "b DECIMAL(15, 2)", "c INTEGER", "d DATE", "e int8", "f TIMESTAMP",
-			"g timestamptz", "h varchar(20)", "i character varying", "j bool", "k TEXT[]", "l double"),
+			"g timestamptz", "h varchar(20)", "i character varying", "j bool", "k TEXT[]", "l double", `m "bit"`, "n bit(3)", `o "char"`, "p bpchar"),
 	}
 	got, err := Parser{}.Bind("SELECT * FROM raw.t", rels)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := cols("a character varying", "b numeric(15,2)", "c integer", "d date", "e bigint", "f timestamp without time zone",
-		"g timestamp with time zone", "h character varying(20)", "i character varying", "j boolean", "k text[]", "l double")
+		"g timestamp with time zone", "h character varying(20)", "i character varying", "j boolean", "k text[]", "l double",
+		`m "bit"`, "n bit(3)", `o "char"`, "p bpchar")
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}

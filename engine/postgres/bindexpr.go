@@ -25,30 +25,75 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 	}
 	switch x := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
-		t, _ := b.columnRef(x.ColumnRef, sc)
+		local := b.refsLocal
+		t, h := b.columnRef(x.ColumnRef, sc)
+		if h != nil && b.refsLocal > local && b.ctx.clause == "HAVING" && !b.ctx.inAgg && b.ctx.level != nil {
+			// Outside an aggregate, HAVING reads only grouped columns.
+			b.ctx.level.having = append(b.ctx.level.having, refAt{h: *h, loc: x.ColumnRef.Location})
+		}
 		return t
 	case *pg_query.Node_AConst:
 		return constType(x.AConst)
 	case *pg_query.Node_TypeCast:
 		b.expr(x.TypeCast.Arg, sc)
-		return formatType(x.TypeCast.TypeName)
+		typ := formatType(x.TypeCast.TypeName)
+		b.literal(x.TypeCast.Arg.GetAConst(), typ)
+		return typ
 	case *pg_query.Node_FuncCall:
 		fc := x.FuncCall
+		kind := callKind(fc)
+		saved := b.ctx
+		local, outer := b.refsLocal, b.refsOuter
+		switch kind {
+		case "aggregate":
+			b.ctx.inAgg = true
+			b.ctx = b.ctx.banSRF("aggregate function calls cannot contain set-returning function calls"+srfHint, -1)
+		case "window":
+			b.ctx.inWindow = true
+			b.ctx = b.ctx.banSRF("window function calls cannot contain set-returning function calls"+srfHint, -1)
+		}
 		args := make([]string, len(fc.Args))
 		for i, a := range fc.Args {
 			args[i] = b.expr(a, sc)
 		}
-		b.exprs(fc.AggOrder, sc)
-		b.expr(fc.AggFilter, sc)
+		var within []string // WITHIN GROUP (ORDER BY …): the sorted values' types
+		for _, o := range fc.AggOrder {
+			if sb := o.GetSortBy(); sb != nil && fc.AggWithinGroup {
+				within = append(within, b.expr(sb.Node, sc))
+				continue
+			}
+			b.expr(o, sc)
+		}
+		if fc.AggFilter != nil {
+			b.ctx = exprCtx{clause: "FILTER"}
+			b.expr(fc.AggFilter, sc)
+		}
+		b.ctx = saved
+		b.place(saved, kind, fc.Location, b.refsLocal == local && b.refsOuter > outer)
+		if w := fc.Over; w != nil && b.ctx.level != nil {
+			// OVER w, OVER (w …): a window of the level's WINDOW clause.
+			if name := w.Name + w.Refname; name != "" && (w.Name == "" || w.Refname == "") {
+				b.ctx.level.windowRefs = append(b.ctx.level.windowRefs, windowRef{name: name, loc: w.Location})
+			}
+		}
 		b.window(fc.Over, sc)
 		if len(functionSchema(fc.Funcname)) > 0 {
 			return ""
+		}
+		if fc.AggWithinGroup {
+			return withinGroupType(lastName(fc.Funcname), args, within)
 		}
 		return funcType(lastName(fc.Funcname), args)
 	case *pg_query.Node_AExpr:
 		return b.aExpr(x.AExpr, sc)
 	case *pg_query.Node_BoolExpr:
-		b.exprs(x.BoolExpr.Args, sc)
+		op := strings.TrimSuffix(x.BoolExpr.Boolop.String(), "_EXPR") // AND, OR, NOT
+		saved := b.ctx
+		for _, a := range x.BoolExpr.Args {
+			b.ctx = saved.banSRF("argument of "+op+" must not return a set", minLoc(a))
+			b.expr(a, sc)
+		}
+		b.ctx = saved
 		return "boolean"
 	case *pg_query.Node_NullTest:
 		b.expr(x.NullTest.Arg, sc)
@@ -65,6 +110,16 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 			first = sub.cols[0]
 			b.sublinks[sl] = first.name
 		}
+		if !sub.opaque && len(sub.cols) > 1 {
+			switch sl.SubLinkType {
+			case pg_query.SubLinkType_EXPR_SUBLINK, pg_query.SubLinkType_ARRAY_SUBLINK:
+				b.fail("Binder", "SYNTAX_ERROR", sl.Location, "", nil, "subquery must return only one column")
+			case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
+				if sl.Testexpr.GetRowExpr() == nil {
+					b.fail("Binder", "SYNTAX_ERROR", sl.Location, "", nil, "subquery has too many columns")
+				}
+			}
+		}
 		switch sl.SubLinkType {
 		case pg_query.SubLinkType_EXPR_SUBLINK:
 			return first.typ
@@ -76,57 +131,106 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 		return "boolean"
 	case *pg_query.Node_CaseExpr:
 		ce := x.CaseExpr
+		saved := b.ctx
+		inCase := saved.banSRF("set-returning functions are not allowed in CASE"+srfHint, -1)
+		b.ctx = inCase
+		defer func() { b.ctx = saved }()
 		b.expr(ce.Arg, sc)
-		t := typUnknown
+		var results []string
+		var locs []int32
 		for _, w := range ce.Args {
 			cw := w.GetCaseWhen()
 			if cw == nil {
 				b.expr(w, sc)
 				continue
 			}
+			// The condition must be one boolean, not a set of them.
+			b.ctx = inCase.banSRF("argument of CASE/WHEN must not return a set", minLoc(cw.Expr))
 			b.expr(cw.Expr, sc)
-			t = commonType(t, b.expr(cw.Result, sc))
+			b.ctx = inCase
+			results = append(results, b.expr(cw.Result, sc))
+			locs = append(locs, minLoc(cw.Result))
 		}
+		// The ELSE comes first (without one, PostgreSQL's ELSE NULL).
+		def := typUnknown
 		if ce.Defresult != nil {
-			t = commonType(t, b.expr(ce.Defresult, sc))
+			def = b.expr(ce.Defresult, sc)
+		}
+		t := b.resolve("CASE", append([]string{def}, results...), append([]int32{minLoc(ce.Defresult)}, locs...))
+		nodes := []*pg_query.Node{ce.Defresult}
+		for _, w := range ce.Args {
+			if cw := w.GetCaseWhen(); cw != nil {
+				nodes = append(nodes, cw.Result)
+			}
+		}
+		b.literals(nodes, t)
+		if t == typUnknown {
+			t = "text" // all untyped: PostgreSQL resolves them as text
 		}
 		return t
 	case *pg_query.Node_CoalesceExpr:
-		return b.common(x.CoalesceExpr.Args, sc)
+		saved := b.ctx
+		b.ctx = saved.banSRF("set-returning functions are not allowed in COALESCE"+srfHint, -1)
+		defer func() { b.ctx = saved }()
+		return b.common("COALESCE", x.CoalesceExpr.Args, sc)
 	case *pg_query.Node_MinMaxExpr:
-		return b.common(x.MinMaxExpr.Args, sc)
+		what := "GREATEST"
+		if x.MinMaxExpr.Op == pg_query.MinMaxOp_IS_LEAST {
+			what = "LEAST"
+		}
+		return b.common(what, x.MinMaxExpr.Args, sc)
 	case *pg_query.Node_AArrayExpr:
 		if len(x.AArrayExpr.Elements) == 0 {
 			return ""
 		}
-		return arrayOf(b.common(x.AArrayExpr.Elements, sc))
+		t := b.common("ARRAY", x.AArrayExpr.Elements, sc)
+		if t == typUnknown {
+			t = "text" // ARRAY['a', 'b'] is text[]
+		}
+		return arrayOf(t)
 	case *pg_query.Node_RowExpr:
 		b.exprs(x.RowExpr.Args, sc)
 		return "record"
 	case *pg_query.Node_AIndirection:
 		ai := x.AIndirection
 		t := b.expr(ai.Arg, sc)
-		elem := true
+		elem, slice := true, false
 		for _, ind := range ai.Indirection {
 			if idx := ind.GetAIndices(); idx != nil {
 				b.expr(idx.Lidx, sc)
 				b.expr(idx.Uidx, sc)
-				elem = elem && !idx.IsSlice
+				slice = slice || idx.IsSlice
 				continue
 			}
 			elem = false // a field selection
 		}
-		if elem && strings.HasSuffix(t, "[]") {
-			return strings.TrimSuffix(t, "[]")
+		switch {
+		case !strings.HasSuffix(t, "[]") || len(ai.Indirection) == 0:
+		case elem && slice:
+			return noMods(t) // a[1:2] (any subscript a slice) is an array
+		case elem:
+			return noMods(strings.TrimSuffix(t, "[]"))
 		}
-		if len(ai.Indirection) > 0 && !elem {
+		if len(ai.Indirection) > 0 {
 			return ""
 		}
 		return t
 	case *pg_query.Node_CollateClause:
 		return b.expr(x.CollateClause.Arg, sc)
 	case *pg_query.Node_GroupingFunc:
-		b.exprs(x.GroupingFunc.Args, sc)
+		gc := groupingCall{args: x.GroupingFunc.Args, hits: make([]*hit, len(x.GroupingFunc.Args))}
+		local, outer := b.refsLocal, b.refsOuter
+		for i, a := range x.GroupingFunc.Args {
+			if cr := a.GetColumnRef(); cr != nil && !isStar(cr) {
+				_, gc.hits[i] = b.columnRef(cr, sc)
+			} else {
+				b.expr(a, sc)
+			}
+		}
+		// One reading an outer level's columns is that level's.
+		if b.ctx.level != nil && !(b.refsOuter > outer && b.refsLocal == local) {
+			b.ctx.level.groupings = append(b.ctx.level.groupings, gc)
+		}
 		return "integer"
 	case *pg_query.Node_SqlvalueFunction:
 		return sqlValueType(x.SqlvalueFunction)
@@ -138,12 +242,52 @@ func (b *binder) expr(n *pg_query.Node, sc *scope) string {
 	return ""
 }
 
-func (b *binder) common(ns []*pg_query.Node, sc *scope) string {
-	t := typUnknown
-	for _, a := range ns {
-		t = commonType(t, b.expr(a, sc))
+// common binds ns and resolves their common type, as what (COALESCE,
+// ARRAY, …) does.
+func (b *binder) common(what string, ns []*pg_query.Node, sc *scope) string {
+	types := make([]string, len(ns))
+	locs := make([]int32, len(ns))
+	for i, a := range ns {
+		types[i], locs[i] = b.expr(a, sc), minLoc(a)
+	}
+	t := b.resolve(what, types, locs)
+	b.literals(ns, t)
+	if t == typUnknown {
+		t = "text" // all untyped: PostgreSQL resolves them as text
 	}
 	return t
+}
+
+// literals checks the untyped string literals among ns as the server reads
+// them once their common type is t.
+func (b *binder) literals(ns []*pg_query.Node, t string) {
+	for _, n := range ns {
+		b.literal(n.GetAConst(), t)
+	}
+}
+
+// resolve is commonOf(types), refusing as PostgreSQL's select_common_type
+// does two types of different categories (integer and text), at the
+// offending value's location; "" then.
+func (b *binder) resolve(what string, types []string, locs []int32) string {
+	first := ""
+	for i, t := range types {
+		if t == "" {
+			break // past a type not known, what is matched is not known
+		}
+		if t == typUnknown {
+			continue
+		}
+		if first == "" {
+			first = t
+			continue
+		}
+		if cf, ct := category(first), category(t); cf != 0 && ct != 0 && cf != ct {
+			b.fail("Binder", "DATATYPE_MISMATCH", locs[i], "", nil, "%s types %s and %s cannot be matched", what, typeName(first), typeName(t))
+			return ""
+		}
+	}
+	return commonOf(types)
 }
 
 // walk binds every expression below m, for node types expr does not know.
@@ -189,9 +333,38 @@ func (b *binder) aExpr(e *pg_query.A_Expr, sc *scope) string {
 			}
 			return ""
 		}
+		b.operator(op, lt, rt, e.Location)
+		if comparison[op] {
+			// An untyped literal compared with a number is read as one.
+			if rt == typUnknown {
+				b.literal(e.Rexpr.GetAConst(), lt)
+			}
+			if lt == typUnknown {
+				b.literal(e.Lexpr.GetAConst(), rt)
+			}
+		}
 		return opType(op, lt, rt)
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		if strings.HasSuffix(rt, "[]") {
+			b.operator(lastName(e.Name), lt, strings.TrimSuffix(rt, "[]"), e.Location)
+		}
+		return "boolean"
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		// x IN ('a', 'b'): each literal is compared with x.
+		b.literals(e.Rexpr.GetList().GetItems(), lt)
+		return "boolean"
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
-		return lt
+		// NULLIF(a, b) is a, as the = operator it resolves to reads a.
+		cl, cr := canonType(lt), canonType(rt)
+		switch {
+		case lt == "" || lt == typUnknown:
+			return ""
+		case cl == "character varying":
+			return "text" // varchar = … is text's operator
+		case rt == typUnknown || cl == cr || isInt(cl) && isInt(cr):
+			return lt
+		}
+		return ""
 	}
 	return "boolean" // IN, LIKE, BETWEEN, IS DISTINCT FROM, op ANY/ALL
 }

@@ -115,6 +115,30 @@ var scalarSRFs = map[string]bool{
 	"jsonb_object_keys": true, "json_object_keys": true,
 }
 
+// recordSRFs are set-returning functions in FROM with fixed output
+// columns.
+var recordSRFs = map[string][]column{
+	"jsonb_each":      {{name: "key", typ: "text"}, {name: "value", typ: "jsonb"}},
+	"json_each":       {{name: "key", typ: "text"}, {name: "value", typ: "json"}},
+	"jsonb_each_text": {{name: "key", typ: "text"}, {name: "value", typ: "text"}},
+	"json_each_text":  {{name: "key", typ: "text"}, {name: "value", typ: "text"}},
+}
+
+// allScalarSRFs reports whether every call is one of scalarSRFs (unnest
+// of one array), unqualified.
+func allScalarSRFs(calls []*pg_query.FuncCall) bool {
+	for _, c := range calls {
+		if c == nil || len(functionSchema(c.Funcname)) > 0 {
+			return false
+		}
+		name := lastName(c.Funcname)
+		if !scalarSRFs[name] || name == "unnest" && len(c.Args) != 1 {
+			return false
+		}
+	}
+	return len(calls) > 0
+}
+
 // srfOutName is the name of the one output column of a set-returning
 // function declared with an OUT parameter: the parameter's, whatever the
 // table alias.
@@ -127,6 +151,7 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, lsc *scope) *rel {
 	// A function in FROM is implicitly LATERAL.
 	var calls []*pg_query.FuncCall
 	var types []string
+	ownDefs := false // a ROWS FROM function with a column definition list of its own
 	for _, f := range rf.Functions {
 		items := f.GetList().GetItems()
 		if len(items) == 0 {
@@ -134,6 +159,7 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, lsc *scope) *rel {
 		}
 		types = append(types, b.expr(items[0], lsc))
 		calls = append(calls, items[0].GetFuncCall())
+		ownDefs = ownDefs || len(items) > 1 && len(items[1].GetList().GetItems()) > 0
 	}
 	r := &rel{qualified: true, unqualified: true, opaque: true, loc: -1}
 	var fname string
@@ -160,6 +186,20 @@ func (b *binder) rangeFunction(rf *pg_query.RangeFunction, lsc *scope) *rel {
 			name = out
 		}
 		r.cols = []column{{name: name, typ: types[0]}}
+		r.scalar = !rf.Ordinality
+	case len(calls) == 1 && calls[0] != nil && !rf.IsRowsfrom && recordSRFs[fname] != nil && len(functionSchema(calls[0].Funcname)) == 0:
+		r.opaque = false
+		r.cols = append([]column(nil), recordSRFs[fname]...)
+	case rf.IsRowsfrom && !ownDefs && allScalarSRFs(calls):
+		// ROWS FROM (f(…), g(…)): one column per function.
+		r.opaque = false
+		for i, c := range calls {
+			name := lastName(c.Funcname)
+			if out, ok := srfOutName[name]; ok {
+				name = out
+			}
+			r.cols = append(r.cols, column{name: name, typ: types[i]})
+		}
 	}
 	if rf.Ordinality && !r.opaque {
 		r.cols = append(r.cols, column{name: "ordinality", typ: "bigint"})
@@ -174,7 +214,7 @@ func (b *binder) join(j *pg_query.JoinExpr, sc *scope, left []*rel) ([]*rel, *re
 	b.checkConflicts(lns, rns)
 	both := append(append([]*rel(nil), lns...), rns...)
 	if j.Quals != nil {
-		b.expr(j.Quals, sc.sibling(both, left, false))
+		b.inClause("JOIN conditions", j.Quals, sc.sibling(both, left, false))
 	}
 
 	var using []string

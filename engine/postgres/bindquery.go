@@ -1,10 +1,12 @@
 package postgres
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/efmesh/efmesh/engine"
 )
@@ -22,6 +24,9 @@ func (b *binder) query(s *pg_query.SelectStmt, outer *scope, leaf bool, onLeft f
 		return result{opaque: true}
 	}
 	sc := &scope{outer: outer}
+	saved := b.ctx
+	b.ctx = exprCtx{level: &levelState{}}
+	defer func() { b.ctx = saved }()
 	if s.WithClause != nil {
 		b.with(s.WithClause, sc)
 	}
@@ -57,13 +62,45 @@ func (b *binder) setOp(s *pg_query.SelectStmt, sc *scope, onLeft func(result)) r
 		op := strings.TrimPrefix(s.Op.String(), "SETOP_")
 		b.fail("Parser", "SYNTAX_ERROR", firstTargetLoc(s.Rarg), "", nil, "each %s query must have the same number of columns", op)
 	}
+	what := strings.TrimPrefix(s.Op.String(), "SETOP_")
 	for i, c := range l.cols {
 		if i < len(r.cols) && !out.opaque {
-			c.typ = commonType(c.typ, r.cols[i].typ)
+			c.typ = b.resolve(what, []string{c.typ, r.cols[i].typ}, []int32{-1, targetLoc(s.Rarg, i)})
 		}
 		out.cols = append(out.cols, c)
 	}
 	return out
+}
+
+// targetLoc is where a set operation's arm writes its i-th output column
+// (the leftmost leaf's select-list item or first VALUES row); -1 where it
+// cannot tell (a * before it).
+func targetLoc(s *pg_query.SelectStmt, i int) int32 {
+	for s != nil && s.Larg != nil {
+		s = s.Larg
+	}
+	if s == nil {
+		return -1
+	}
+	if len(s.ValuesLists) > 0 {
+		if items := s.ValuesLists[0].GetList().GetItems(); i < len(items) {
+			return minLoc(items[i])
+		}
+		return -1
+	}
+	for j, n := range s.TargetList {
+		rt := n.GetResTarget()
+		if rt == nil {
+			return -1
+		}
+		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
+			return -1
+		}
+		if j == i {
+			return minLoc(rt.Val)
+		}
+	}
+	return -1
 }
 
 // firstTargetLoc is where PostgreSQL points for a column-count mismatch: the
@@ -83,15 +120,20 @@ func firstTargetLoc(s *pg_query.SelectStmt) int32 {
 
 func (b *binder) values(s *pg_query.SelectStmt, sc *scope) result {
 	var out result
+	var types [][]string
+	var locs [][]int32
 	for _, row := range s.ValuesLists {
 		for i, e := range row.GetList().GetItems() {
-			t := b.expr(e, sc)
 			if i >= len(out.cols) {
-				out.cols = append(out.cols, column{name: "column" + strconv.Itoa(i+1), typ: t})
-				continue
+				out.cols = append(out.cols, column{name: "column" + strconv.Itoa(i+1)})
+				types, locs = append(types, nil), append(locs, nil)
 			}
-			out.cols[i].typ = commonType(out.cols[i].typ, t)
+			types[i] = append(types[i], b.expr(e, sc))
+			locs[i] = append(locs[i], minLoc(e))
 		}
+	}
+	for i := range out.cols {
+		out.cols[i].typ = b.resolve("VALUES", types[i], locs[i])
 	}
 	return out
 }
@@ -156,7 +198,7 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 		targets = append(targets, t)
 		out.cols = append(out.cols, column{name: t.name, typ: typ})
 	}
-	b.expr(s.WhereClause, sc)
+	b.inClause("WHERE", s.WhereClause, sc)
 	g := &grouping{hits: map[hit]bool{}}
 	for _, n := range s.GroupClause {
 		b.groupItem(n, sc, targets, out.opaque, g)
@@ -164,7 +206,10 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 	if len(s.GroupClause) > 0 && !g.other {
 		b.ungrouped(sc, targets, g)
 	}
-	b.expr(s.HavingClause, sc)
+	b.inClause("HAVING", s.HavingClause, sc)
+	if len(s.GroupClause) > 0 {
+		b.havingUngrouped(b.ctx.level, g)
+	}
 	for _, w := range s.WindowClause {
 		b.window(w.GetWindowDef(), sc)
 	}
@@ -178,7 +223,127 @@ func (b *binder) simple(s *pg_query.SelectStmt, sc *scope) result {
 	}
 	b.expr(s.LimitOffset, sc)
 	b.expr(s.LimitCount, sc)
+	b.groupingArgs(b.ctx.level, g)
+	b.windowNames(b.ctx.level, s)
+	if len(s.DistinctClause) > 0 && len(s.SortClause) > 0 && !out.opaque {
+		if s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
+			b.distinctOn(s, sc, targets)
+		} else {
+			b.distinctOrder(s, sc, targets)
+		}
+	}
 	return out
+}
+
+// distinctOn reports, as PostgreSQL's transformDistinctOnClause does, DISTINCT
+// ON expressions that are not the leftmost ORDER BY expressions (in any
+// order): at the DISTINCT ON expression that comes after an ORDER BY item
+// of its own, or is missing from the ORDER BY.
+func (b *binder) distinctOn(s *pg_query.SelectStmt, sc *scope, targets []target) {
+	key := b.sortKeys(sc, targets)
+	var dkeys []string
+	where := map[string]int32{} // each DISTINCT ON key's first expression
+	for _, d := range s.DistinctClause {
+		k := key(d)
+		if k == "" {
+			return
+		}
+		if _, ok := where[k]; !ok {
+			where[k] = minLoc(d)
+			dkeys = append(dkeys, k)
+		}
+	}
+	const msg = "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"
+	placed := map[string]bool{}
+	skipped := false
+	for _, n := range s.SortClause {
+		k := key(n.GetSortBy().GetNode())
+		if k == "" {
+			return
+		}
+		if _, ok := where[k]; !ok {
+			skipped = true
+			continue
+		}
+		if skipped {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
+			return
+		}
+		placed[k] = true
+	}
+	for _, k := range dkeys {
+		if !placed[k] && skipped {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", where[k], "", nil, msg)
+			return
+		}
+	}
+}
+
+// distinctOrder reports, as PostgreSQL does, an ORDER BY item of a SELECT
+// DISTINCT that is not in its select list.
+func (b *binder) distinctOrder(s *pg_query.SelectStmt, sc *scope, targets []target) {
+	key := b.sortKeys(sc, targets)
+	for _, n := range s.SortClause {
+		e := n.GetSortBy().GetNode()
+		k := key(e)
+		if k == "" {
+			return
+		}
+		if !strings.HasPrefix(k, "t") {
+			b.fail("Binder", "INVALID_COLUMN_REFERENCE", minLoc(e), "", nil, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+			return
+		}
+	}
+}
+
+// sortKeys returns what names what an ORDER BY or DISTINCT ON item sorts
+// by, as PostgreSQL matches items to the select list: an output column
+// ("t3"), another column ("c…"), another expression ("e…", the same for
+// equal ones); "" when it cannot tell.
+func (b *binder) sortKeys(sc *scope, targets []target) func(*pg_query.Node) string {
+	var exprs []*pg_query.Node
+	return func(n *pg_query.Node) string {
+		if name, _, ok := bareName(n); ok {
+			for i, t := range targets {
+				if t.name == name {
+					return "t" + strconv.Itoa(i)
+				}
+			}
+		}
+		if c := n.GetAConst(); c != nil {
+			if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok && int(iv.Ival.GetIval()) >= 1 && int(iv.Ival.GetIval()) <= len(targets) {
+				return "t" + strconv.Itoa(int(iv.Ival.GetIval())-1)
+			}
+			return ""
+		}
+		if cr := n.GetColumnRef(); cr != nil {
+			if isStar(cr) {
+				return ""
+			}
+			_, h := b.columnRef(cr, sc)
+			if h == nil {
+				return ""
+			}
+			for i, t := range targets {
+				if t.hit != nil && *t.hit == *h {
+					return "t" + strconv.Itoa(i)
+				}
+			}
+			return fmt.Sprintf("c%p.%d", h.r, h.i)
+		}
+		for i, t := range targets {
+			if t.hit == nil && sameExpr(t.expr, n) {
+				return "t" + strconv.Itoa(i)
+			}
+		}
+		for i, e := range exprs {
+			if sameExpr(e, n) {
+				return "e" + strconv.Itoa(i)
+			}
+		}
+		exprs = append(exprs, n)
+		return "e" + strconv.Itoa(len(exprs)-1)
+	}
 }
 
 // sortItem binds an ORDER BY or DISTINCT ON item by PostgreSQL's SQL92
@@ -203,6 +368,10 @@ func (b *binder) sortItem(n *pg_query.Node, sc *scope, targets []target, opaque 
 type grouping struct {
 	hits  map[hit]bool
 	other bool
+	// exprs are the items that are expressions; unsure: an item names an
+	// output column or position, whose expression is not compared.
+	exprs  []*pg_query.Node
+	unsure bool
 }
 
 // groupItem binds a GROUP BY item: a bare name is a FROM column of this
@@ -217,14 +386,14 @@ func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque
 	if name, loc, ok := bareName(n); ok {
 		if hits, maybe := sc.find(name); len(hits) == 0 && !maybe {
 			if b.matchTarget(name, loc, targets, "GROUP BY") {
-				g.other = true
+				g.other, g.unsure = true, true
 				return
 			}
 		}
 	}
 	if c := n.GetAConst(); c != nil {
 		b.ordinal(c, len(targets), opaque, "GROUP BY")
-		g.other = true
+		g.other, g.unsure = true, true
 		return
 	}
 	if cr := n.GetColumnRef(); cr != nil && !isStar(cr) {
@@ -234,7 +403,8 @@ func (b *binder) groupItem(n *pg_query.Node, sc *scope, targets []target, opaque
 		}
 	}
 	g.other = true
-	b.expr(n, sc)
+	g.exprs = append(g.exprs, n)
+	b.inClause("GROUP BY", n, sc)
 }
 
 // ungrouped reports, as PostgreSQL does, a select-list entry that is a
@@ -323,10 +493,13 @@ func (b *binder) window(w *pg_query.WindowDef, sc *scope) {
 	if w == nil {
 		return
 	}
+	saved := b.ctx
+	b.ctx.windowDef = true
 	b.exprs(w.PartitionClause, sc)
 	b.exprs(w.OrderClause, sc) // SortBy nodes: the generic walk binds their expressions
 	b.expr(w.StartOffset, sc)
 	b.expr(w.EndOffset, sc)
+	b.ctx = saved
 }
 
 func (b *binder) with(w *pg_query.WithClause, sc *scope) {
@@ -366,11 +539,32 @@ func (b *binder) cte(ce *pg_query.CommonTableExpr, c *cte, csc *scope, recursive
 		c.opaque = r.opaque
 	}
 	var onLeft func(result)
+	var left []column
 	if recursive {
-		onLeft = shape
+		onLeft = func(r result) {
+			left = resolved(r.cols)
+			shape(r)
+		}
 	}
 	res := b.query(q, csc, false, onLeft)
 	shape(res)
+	if recursive && q.Op == pg_query.SetOperation_SETOP_UNION && readsTable(q.Rarg, ce.Ctename) && !res.opaque {
+		// A recursive query's columns are typed by its non-recursive
+		// term: the union may not widen them.
+		for i, l := range left {
+			if i >= len(res.cols) {
+				break
+			}
+			lt, ot := l.typ, res.cols[i].typ
+			if lt == "" || ot == "" || lt == ot {
+				continue // (its modifier too: varchar(20) is not varchar)
+			}
+			b.fail("Binder", "DATATYPE_MISMATCH", targetLoc(q.Larg, i), "", nil,
+				"recursive query %q column %d has type %s in non-recursive term but type %s overall\nHINT: Cast the output of the non-recursive term to the correct type.",
+				ce.Ctename, i+1, lt, ot)
+			break
+		}
+	}
 	if sc := ce.SearchClause; sc != nil && sc.SearchSeqColumn != "" {
 		c.cols = append(c.cols, column{name: sc.SearchSeqColumn})
 	}
@@ -407,4 +601,16 @@ func (b *binder) renameCols(cols []column, names []*pg_query.Node, opaque bool, 
 		}
 	}
 	return out
+}
+
+// readsTable reports whether s reads an unqualified relation named name
+// (a recursive query's reference to itself).
+func readsTable(s *pg_query.SelectStmt, name string) bool {
+	found := false
+	eachMessage(s.ProtoReflect(), func(pm protoreflect.Message) {
+		if rv, ok := pm.Interface().(*pg_query.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			found = true
+		}
+	})
+	return found
 }

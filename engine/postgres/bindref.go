@@ -104,6 +104,7 @@ func (b *binder) unqualified(name string, loc int32, sc *scope) (string, *hit) {
 			return "", nil
 		}
 		if len(hits) == 1 {
+			b.countRef(s == sc)
 			return hits[0].r.cols[hits[0].i].typ, &hits[0]
 		}
 		if maybe {
@@ -113,6 +114,11 @@ func (b *binder) unqualified(name string, loc int32, sc *scope) (string, *hit) {
 	for s := sc; s != nil; s = s.outer {
 		for _, r := range s.rels {
 			if r.qualified && r.name == name {
+				if r.scalar && len(r.cols) == 1 {
+					// A whole-row reference to a function of a base
+					// type is its value (makeWholeRowVar).
+					return r.cols[0].typ, nil
+				}
 				return "", nil
 			}
 		}
@@ -175,6 +181,7 @@ func (b *binder) findRel(qual []string, loc int32, sc *scope) *rel {
 			return nil
 		}
 		if len(found) == 1 {
+			b.countRef(s == sc)
 			return found[0]
 		}
 	}
@@ -230,4 +237,14 @@ func (b *binder) expandStar(cr *pg_query.ColumnRef, sc *scope) ([]column, []hit,
 		b.fail("Parser", "SYNTAX_ERROR", cr.Location, "", nil, "SELECT * with no tables specified is not valid")
 	}
 	return cols, hits, opaque
+}
+
+// countRef counts a reference resolved at the level it is looked up
+// from (local) or at an outer one.
+func (b *binder) countRef(local bool) {
+	if local {
+		b.refsLocal++
+	} else {
+		b.refsOuter++
+	}
 }

@@ -33,7 +33,7 @@ func constType(c *pg_query.A_Const) string {
 	case *pg_query.A_Const_Sval:
 		return typUnknown
 	case *pg_query.A_Const_Bsval:
-		return "bit"
+		return `"bit"` // format_type quotes bit without a length
 	}
 	return ""
 }
@@ -78,6 +78,20 @@ func formatType(tn *pg_query.TypeName) string {
 			s = "double precision"
 		case "bool":
 			s = "boolean"
+		case "numeric":
+			// numeric(p) is numeric(p,0): its scale defaults to 0.
+			if len(mods) == 1 {
+				paren = "(" + mods[0] + ",0)"
+			}
+			s = "numeric" + paren
+		case "char":
+			s = `"char"` // the one-byte type, not character (bpchar)
+		case "bit":
+			// bit without a length is quoted: unquoted, bit is bit(1).
+			s = `"bit"`
+			if paren != "" {
+				s = "bit" + paren
+			}
 		case "varchar":
 			s = "character varying" + paren
 		case "bpchar":
@@ -96,7 +110,13 @@ func formatType(tn *pg_query.TypeName) string {
 		case "timetz":
 			s = "time" + paren + " with time zone"
 		case "interval":
-			s = "interval" // its modifiers encode fields, not a precision list
+			s = "interval" + intervalMods(mods)
+		case "serial":
+			s = "integer" // the serial types are integers with a default
+		case "bigserial":
+			s = "bigint"
+		case "smallserial":
+			s = "smallint"
 		default:
 			s = quoteTypeName(parts[0]) + paren
 		}
@@ -253,6 +273,9 @@ func canonType(t string) string {
 	case "timetz", "time with time zone":
 		return "time with time zone"
 	}
+	if strings.HasPrefix(s, "interval ") {
+		return "interval" // interval day, interval year to month
+	}
 	return s
 }
 
@@ -270,47 +293,108 @@ func isText(t string) bool {
 	return t == "text" || t == "character varying" || t == "character" || t == typUnknown
 }
 
+// asText is a text-like type as a function taking text reads it: varchar
+// has no functions or operators of its own, bpchar has.
+func asText(t string) string {
+	if canonType(t) == "character varying" {
+		return "text"
+	}
+	return t
+}
+
 // commonType is the type PostgreSQL resolves for values of types a and b
-// meeting in CASE, UNION, COALESCE or VALUES, for the common cases; "" when
-// either is unknown or the pair is not one of them.
+// meeting in CASE, UNION, COALESCE, VALUES or ARRAY (select_common_type),
+// with the modifier select_common_typmod keeps: only where both are of the
+// same type and modifier. An untyped literal or NULL (typUnknown) takes
+// the other side's type without its modifier. "" when either is not known
+// or the pair is not one of the common cases. Folded left to right over a
+// list it is PostgreSQL's resolution: the first type stays unless a later
+// one of its category is one the first converts to implicitly and not
+// back.
 func commonType(a, b string) string {
 	switch {
-	case a == typUnknown:
-		return b
-	case b == typUnknown:
-		return a
 	case a == "" || b == "":
 		return ""
+	case a == typUnknown && b == typUnknown:
+		return typUnknown
+	case a == typUnknown:
+		return noMods(b)
+	case b == typUnknown:
+		return noMods(a)
 	case a == b:
 		return a
 	}
 	ca, cb := canonType(a), canonType(b)
 	if ca == cb {
-		return ca // modifiers that differ are dropped
+		return noMods(a) // modifiers that differ are dropped
 	}
 	if ra, rb := numRank[ca], numRank[cb]; ra > 0 && rb > 0 {
-		if ca == "real" || cb == "real" {
-			return "double precision"
-		}
+		// smallint → integer → bigint → numeric → real → double
+		// precision convert implicitly upwards only.
 		if ra > rb {
-			return ca
+			return noMods(a)
 		}
-		return cb
+		return noMods(b)
 	}
 	switch {
 	case isText(ca) && isText(cb):
-		if ca == "text" || cb == "text" {
-			return "text"
-		}
-		return "character varying"
+		// text, varchar and bpchar convert implicitly into each other:
+		// the first stays.
+		return noMods(a)
 	case isTimestamp(ca) && isTimestamp(cb):
 		return "timestamp with time zone"
 	case ca == "date" && isTimestamp(cb):
-		return cb
+		return noMods(b)
 	case cb == "date" && isTimestamp(ca):
-		return ca
+		return noMods(a)
 	}
 	return ""
+}
+
+// commonOf folds commonType over types, as PostgreSQL resolves a CASE's
+// results, COALESCE's or an ARRAY's elements; typUnknown for none.
+func commonOf(types []string) string {
+	if len(types) == 0 {
+		return typUnknown
+	}
+	t := types[0]
+	for _, u := range types[1:] {
+		t = commonType(t, u)
+	}
+	return t
+}
+
+// noMods is type t without its modifiers, as format_type spells the type
+// of a value whose modifier is lost (typmod -1): "character varying(20)"
+// reads "character varying", "character(3)" reads "bpchar", "bit(3)"
+// reads "bit" quoted, "numeric(10,2)[]" reads "numeric[]".
+func noMods(t string) string {
+	arr := ""
+	for strings.HasSuffix(t, "[]") {
+		t, arr = strings.TrimSuffix(t, "[]"), arr+"[]"
+	}
+	if strings.HasPrefix(t, "interval") {
+		return "interval" + arr // its fields are its modifier too
+	}
+	if !strings.Contains(t, "(") {
+		return t + arr
+	}
+	for {
+		i := strings.IndexByte(t, '(')
+		j := strings.IndexByte(t, ')')
+		if i < 0 || j < i {
+			break
+		}
+		t = t[:i] + t[j+1:]
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	switch t {
+	case "character":
+		t = "bpchar"
+	case "bit":
+		t = `"bit"`
+	}
+	return t + arr
 }
 
 func arrayOf(t string) string {
@@ -334,11 +418,17 @@ func opType(op, a, b string) string {
 		return arith(op, canonType(a), canonType(b))
 	case "||":
 		ca, cb := canonType(a), canonType(b)
+		// anycompatiblearray || anycompatible(array): the elements'
+		// common type.
+		ea, eb := strings.TrimSuffix(noMods(a), "[]"), strings.TrimSuffix(noMods(b), "[]")
 		switch {
+		case strings.HasSuffix(ca, "[]") && strings.HasSuffix(cb, "[]"), strings.HasSuffix(ca, "[]") && b != typUnknown,
+			strings.HasSuffix(cb, "[]") && a != typUnknown:
+			return arrayOf(commonType(ea, eb))
 		case strings.HasSuffix(ca, "[]"):
-			return ca
+			return noMods(a)
 		case strings.HasSuffix(cb, "[]"):
-			return cb
+			return noMods(b)
 		case ca == "jsonb" && cb == "jsonb":
 			return "jsonb"
 		case isText(ca) || isText(cb):
@@ -384,8 +474,15 @@ func arith(op, a, b string) string {
 		return "integer"
 	case a == "date" && isInt(b) && plusMinus, isInt(a) && b == "date" && op == "+":
 		return "date"
-	case a == "date" && b == "interval" && plusMinus, a == "interval" && b == "date" && op == "+":
+	case a == "date" && b == "interval" && plusMinus, a == "interval" && b == "date" && op == "+",
+		a == "date" && b == "time without time zone" && op == "+", a == "time without time zone" && b == "date" && op == "+":
 		return "timestamp without time zone"
+	case a == "date" && b == "time with time zone" && op == "+", a == "time with time zone" && b == "date" && op == "+":
+		return "timestamp with time zone"
+	case (a == "time without time zone" || a == "time with time zone") && b == "interval" && plusMinus:
+		return a
+	case a == "time without time zone" && b == a && op == "-":
+		return "interval"
 	case isTimestamp(a) && b == "interval" && plusMinus:
 		return a
 	case a == "interval" && isTimestamp(b) && op == "+":
@@ -409,12 +506,21 @@ func funcType(name string, args []string) string {
 		}
 		return ""
 	}
+	// bare is argument i without its modifier: a polymorphic result's
+	// type (typmod -1).
+	bare := func(i int) string {
+		if i < len(args) {
+			return noMods(args[i])
+		}
+		return ""
+	}
 	a0 := arg(0)
 	switch name {
 	case "count", "row_number", "rank", "dense_rank":
 		return "bigint"
 	case "ntile", "length", "char_length", "character_length", "octet_length", "bit_length",
-		"strpos", "position", "ascii", "array_length", "cardinality", "array_position", "array_ndims":
+		"strpos", "position", "ascii", "array_length", "cardinality", "array_position", "array_ndims",
+		"scale", "width_bucket", "num_nulls", "num_nonnulls", "jsonb_array_length", "json_array_length":
 		return "integer"
 	case "percent_rank", "cume_dist", "random", "pi", "date_part", "corr", "covar_pop", "covar_samp",
 		"regr_slope", "regr_intercept", "regr_r2", "regr_count", "regr_avgx", "regr_avgy",
@@ -439,11 +545,16 @@ func funcType(name string, args []string) string {
 			return "interval"
 		}
 	case "min", "max", "any_value", "lag", "lead", "first_value", "last_value", "nth_value", "abs":
-		if (name == "min" || name == "max") && isText(a0) && a0 != typUnknown {
-			return "text" // there is no max(varchar): it reads text
+		t := bare(0)
+		if (name == "lag" || name == "lead") && len(args) == 3 {
+			// lag(anycompatible, integer, anycompatible)
+			t = noMods(commonType(args[0], args[2]))
 		}
-		if a0 != typUnknown {
-			return a0
+		if name == "min" || name == "max" {
+			t = asText(t) // there is no max(varchar): it reads text
+		}
+		if t != typUnknown {
+			return t
 		}
 	case "now", "transaction_timestamp", "statement_timestamp", "clock_timestamp", "to_timestamp", "make_timestamptz":
 		return "timestamp with time zone"
@@ -453,7 +564,7 @@ func funcType(name string, args []string) string {
 		return "date"
 	case "age", "make_interval", "justify_days", "justify_hours", "justify_interval":
 		return "interval"
-	case "to_number", "extract", "scale", "trim_scale":
+	case "to_number", "extract", "trim_scale", "div":
 		return "numeric"
 	case "date_trunc":
 		switch a1 := arg(1); {
@@ -487,22 +598,54 @@ func funcType(name string, args []string) string {
 			return "double precision"
 		}
 	case "array_agg":
-		return arrayOf(a0)
+		return arrayOf(bare(0))
+	case "array_remove", "array_replace", "array_append", "trim_array", "array_fill":
+		if t := bare(0); strings.HasSuffix(t, "[]") {
+			return t
+		}
+	case "array_prepend":
+		if t := bare(1); strings.HasSuffix(t, "[]") {
+			return t
+		}
+	case "array_cat":
+		if t, u := bare(0), bare(1); strings.HasSuffix(t, "[]") && t == u {
+			return t
+		}
+	case "date_bin":
+		if a1 := arg(1); isTimestamp(a1) {
+			return a1
+		}
 	case "unnest":
-		if strings.HasSuffix(a0, "[]") {
-			return strings.TrimSuffix(a0, "[]")
+		if t := bare(0); strings.HasSuffix(t, "[]") {
+			return strings.TrimSuffix(t, "[]")
 		}
 	case "generate_series":
 		switch {
 		case a0 == "date":
 			return "timestamp with time zone"
-		case numRank[a0] > 0 || isTimestamp(a0):
+		case isTimestamp(a0):
 			return a0
+		case numRank[a0] > 0 && len(args) >= 2:
+			// generate_series(start, stop[, step]) of one numeric type:
+			// the arguments' common one.
+			t := args[0]
+			for _, u := range args[1:] {
+				t = commonType(t, u)
+			}
+			if ct := canonType(t); ct == "integer" || ct == "bigint" || ct == "numeric" {
+				return ct
+			}
 		}
 	case "generate_subscripts":
 		return "integer"
-	case "jsonb_array_elements", "jsonb_path_query":
+	case "jsonb_array_elements", "jsonb_path_query", "jsonb_path_query_first", "jsonb_path_query_array", "jsonb_extract_path":
 		return "jsonb"
+	case "json_extract_path":
+		return "json"
+	case "jsonb_extract_path_text", "json_extract_path_text":
+		return "text"
+	case "jsonb_path_exists", "jsonb_path_match":
+		return "boolean"
 	case "json_array_elements":
 		return "json"
 	case "jsonb_array_elements_text", "json_array_elements_text", "jsonb_object_keys", "json_object_keys":
@@ -519,4 +662,162 @@ func funcType(name string, args []string) string {
 		return "bytea"
 	}
 	return ""
+}
+
+// category is PostgreSQL's type category of t for the types it resolves
+// against one another: 'N' numeric, 'S' string, 'B' boolean, 'D' date and
+// timestamps, 'T' interval; 0 for any other type (or not known).
+func category(t string) byte {
+	switch c := canonType(t); {
+	case numRank[c] > 0:
+		return 'N'
+	case c == "text" || c == "character varying" || c == "character":
+		return 'S'
+	case c == "boolean":
+		return 'B'
+	case c == "date" || isTimestamp(c):
+		return 'D'
+	case c == "interval":
+		return 'T'
+	}
+	return 0
+}
+
+// typeName is t as PostgreSQL's messages name it (format_type_be): no
+// modifiers, bpchar as character.
+func typeName(t string) string {
+	t = noMods(t)
+	if t == "bpchar" {
+		return "character"
+	}
+	return t
+}
+
+// comparison are the comparison operators.
+var comparison = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true}
+
+// operator reports, as PostgreSQL does, a binary operator that does not
+// exist for the operands' types where no implicit conversion can make
+// one: arithmetic on a string or boolean, a comparison across categories
+// (integer = text).
+func (b *binder) operator(op, lt, rt string, loc int32) {
+	cl, cr := category(lt), category(rt)
+	if cl == 0 || cr == 0 {
+		return
+	}
+	bad := false
+	switch op {
+	case "+", "-", "*", "/", "%":
+		ct, cu := canonType(lt), canonType(rt)
+		bad = cl == 'S' || cl == 'B' || cr == 'S' || cr == 'B' ||
+			// A timestamp or interval and a number: only date + integer
+			// and interval * or / a number exist.
+			(isTimestamp(ct) || cl == 'T') && cr == 'N' && !(cl == 'T' && (op == "*" || op == "/")) ||
+			cl == 'N' && (isTimestamp(cu) || cr == 'T') && !(cr == 'T' && op == "*")
+	case "=", "<>", "!=", "<", ">", "<=", ">=":
+		bad = cl != cr
+	}
+	if bad {
+		if op == "!=" {
+			op = "<>"
+		}
+		b.fail("Binder", "UNDEFINED_FUNCTION", loc, "", nil,
+			"operator does not exist: %s %s %s\nHINT: No operator matches the given name and argument types. You might need to add explicit type casts.",
+			typeName(lt), op, typeName(rt))
+	}
+}
+
+// literal reports, as the server does when it reads the literal, a string
+// cast to a number type that holds no digit at all ('many'::int), which
+// no version's input function takes; a number in any spelling passes.
+func (b *binder) literal(c *pg_query.A_Const, typ string) {
+	if c == nil || c.Isnull {
+		return
+	}
+	sv, ok := c.Val.(*pg_query.A_Const_Sval)
+	if !ok {
+		return
+	}
+	ct := canonType(typ)
+	if numRank[ct] == 0 || ct == "real" || ct == "double precision" {
+		return
+	}
+	s := sv.Sval.GetSval()
+	if strings.ContainsAny(s, "0123456789") {
+		return
+	}
+	if ct == "numeric" {
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "nan", "infinity", "+infinity", "-infinity", "inf", "+inf", "-inf":
+			return
+		}
+	}
+	b.fail("Conversion", "22P02", c.Location, "", nil, "invalid input syntax for type %s: \"%s\"", ct, s)
+}
+
+// withinGroupType is the result type of an ordered-set aggregate, args its
+// direct arguments' types and sorted the WITHIN GROUP values' types.
+func withinGroupType(name string, args, sorted []string) string {
+	if len(sorted) != 1 {
+		return ""
+	}
+	st := noMods(sorted[0])
+	switch name {
+	case "percentile_cont":
+		switch canonType(st) {
+		case "interval":
+			if len(args) == 1 && strings.HasSuffix(args[0], "[]") {
+				return "interval[]"
+			}
+			return "interval"
+		}
+		if numRank[canonType(st)] > 0 {
+			if len(args) == 1 && strings.HasSuffix(args[0], "[]") {
+				return "double precision[]"
+			}
+			return "double precision"
+		}
+	case "percentile_disc", "mode":
+		if st == typUnknown || st == "" {
+			return ""
+		}
+		if name == "percentile_disc" && len(args) == 1 && strings.HasSuffix(args[0], "[]") {
+			return arrayOf(st)
+		}
+		return st
+	case "rank", "dense_rank":
+		return "bigint"
+	case "percent_rank", "cume_dist":
+		return "double precision"
+	}
+	return ""
+}
+
+// intervalFields are the interval field sets PostgreSQL's typmod encodes
+// (a bit per field: MONTH 1, YEAR 2, DAY 3, HOUR 10, MINUTE 11, SECOND
+// 12), as format_type names them.
+var intervalFields = map[int]string{
+	1 << 2: " year", 1 << 1: " month", 1 << 3: " day", 1 << 10: " hour", 1 << 11: " minute", 1 << 12: " second",
+	1<<2 | 1<<1: " year to month", 1<<3 | 1<<10: " day to hour", 1<<3 | 1<<10 | 1<<11: " day to minute",
+	1<<3 | 1<<10 | 1<<11 | 1<<12: " day to second", 1<<10 | 1<<11: " hour to minute",
+	1<<10 | 1<<11 | 1<<12: " hour to second", 1<<11 | 1<<12: " minute to second",
+	0x7FFF: "",
+}
+
+// intervalMods renders an interval's modifiers (the fields, then a
+// seconds precision) as format_type does: " day", "(3)", " day to
+// second(3)".
+func intervalMods(mods []string) string {
+	if len(mods) == 0 {
+		return ""
+	}
+	f, err := strconv.Atoi(mods[0])
+	fields, ok := intervalFields[f]
+	if err != nil || !ok {
+		return ""
+	}
+	if len(mods) == 2 {
+		return fields + "(" + mods[1] + ")"
+	}
+	return fields
 }

@@ -61,6 +61,10 @@ func OpenChecker(ctx context.Context, url string) (*Checker, error) {
 // Dialect returns PostgreSQL's DDL generator.
 func (c *Checker) Dialect() engine.Dialect { return Dialect{} }
 
+// UntypedNull: PostgreSQL's NULL is of type unknown until context gives it
+// one (to_jsonb(NULL) does not resolve where to_jsonb(a column) does).
+func (c *Checker) UntypedNull() bool { return true }
+
 // Close ends the session, and its temporary tables with it.
 func (c *Checker) Close() error { return c.db.Close() }
 

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -104,3 +105,36 @@ func (d Dialect) NormalizeIdent(name string) string {
 }
 
 var _ engine.IdentNormalizer = Dialect{}
+
+var _ engine.PseudoTyper = Dialect{}
+
+// pseudoTypes are PostgreSQL's pseudo-types (pg_type.typtype 'p') a query
+// can yield: CREATE TABLE and CREATE VIEW refuse a column of one
+// ("column "r" has pseudo-type record").
+var pseudoTypes = map[string]bool{
+	"record": true, "record[]": true, "void": true, "cstring": true, "internal": true, "trigger": true,
+	"event_trigger": true, "language_handler": true, "fdw_handler": true, "index_am_handler": true,
+	"table_am_handler": true, "tsm_handler": true, "pg_ddl_command": true, "any": true, "anyelement": true,
+	"anyarray": true, "anynonarray": true, "anyenum": true, "anyrange": true, "anymultirange": true,
+	"anycompatible": true, "anycompatiblearray": true, "anycompatiblenonarray": true,
+	"anycompatiblerange": true, "anycompatiblemultirange": true,
+}
+
+// PseudoType reports whether typ is one of PostgreSQL's pseudo-types.
+func (Dialect) PseudoType(typ string) bool {
+	return pseudoTypes[strings.ToLower(strings.TrimSpace(typ))]
+}
+
+var _ engine.SystemColumner = Dialect{}
+
+// SystemColumn reports whether name is one of the system columns every
+// PostgreSQL table has: CREATE TABLE refuses a column of that name
+// ("column name "xmin" conflicts with a system column name"); a view
+// takes it.
+func (Dialect) SystemColumn(name string) bool {
+	switch name {
+	case "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid":
+		return true
+	}
+	return false
+}

@@ -54,6 +54,12 @@ func (d *DB) convertError(err error, sql string) error {
 		}
 		e.Name = name
 	}
+	// `column "c" specified in USING clause does not exist in left
+	// table`, said without a position: the name lets the check find it.
+	const using = " specified in USING clause does not exist in "
+	if pe.Code == "42703" && e.Position < 0 && strings.HasPrefix(pe.Message, `column "`) && strings.Contains(pe.Message, `"`+using) {
+		e.Name = pe.Message[len(`column "`):strings.Index(pe.Message, `"`+using)]
+	}
 	if pe.Code == "42703" && e.Position >= 0 {
 		parts := nameAt(sql, e.Position)
 		if len(parts) > 0 {

@@ -323,6 +323,16 @@ func TestServerErrors(t *testing.T) {
 		}
 	}
 
+	// An unknown USING column is said without a position: named, the
+	// check finds it in the USING list.
+	for _, name := range []string{"nope", `Gr"öße`} {
+		q := "select 1 from " + s + ".t a join " + s + ".t b using (id, " + engine.QuoteIdent(name) + ")"
+		se := sqlError(t, db.Exec(ctx, q))
+		if se.Subtype != "COLUMN_NOT_FOUND" || se.Position != -1 || se.Name != name {
+			t.Errorf("%s: %#v, want COLUMN_NOT_FOUND of %q without a position", q, se, name)
+		}
+	}
+
 	// In a Tx, positions are relative to the failing statement.
 	bad := "select 'ä', nme from " + s + ".t"
 	se := sqlError(t, db.Tx(ctx, []string{"select 1", bad}))
