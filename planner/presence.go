@@ -94,6 +94,48 @@ type MissingRelation struct {
 	// not the snapshot's (replaced or altered by hand).
 	Differs bool   `json:"differs,omitempty"`
 	Reason  string `json:"reason"`
+	// listedView says what the warehouse holds under the name of a
+	// relation that Differs: a view or a table. Apply drops it as what it
+	// is before making the relation again.
+	listedView bool
+}
+
+// relKind is what an expected relation must be: a table or a view. One of
+// the other kind under its name (a table made by hand where an
+// environment's view was) was replaced behind efmesh's back.
+type relKind uint8
+
+const (
+	anyKind relKind = iota
+	tableKind
+	viewKind
+)
+
+func (k relKind) String() string {
+	if k == viewKind {
+		return "view"
+	}
+	return "table"
+}
+
+func kindOf(view bool) relKind {
+	if view {
+		return viewKind
+	}
+	return tableKind
+}
+
+// physicalKind is what the physical relation of a model of kind k with
+// target t is: a view for a VIEW model and for a parquet target (a view
+// over its files), else a table.
+func physicalKind(k project.KindName, t string) relKind {
+	switch {
+	case k == project.KindView || t == "parquet":
+		return viewKind
+	case t == "table":
+		return tableKind
+	}
+	return anyKind
 }
 
 // shapeKnown reports whether the relations of a model of kind k with
@@ -145,6 +187,9 @@ type expectation struct {
 	// relation whose columns differ (a view replaced, a column added by
 	// hand) does not meet the expectation (status --check).
 	want []engine.Column
+	// kind, when set, is what the relation must be (a view or a table):
+	// one of the other kind under its name does not meet the expectation.
+	kind relKind
 }
 
 // missingIn returns the expectations the warehouse does not meet, in
@@ -233,8 +278,14 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 		switch {
 		case !present:
 			mr.Reason = fmt.Sprintf("the %s %s is missing from the warehouse", what, e.rel)
+		case e.kind != anyKind && kindOf(got.View) != e.kind:
+			mr.Differs = true
+			mr.listedView = got.View
+			mr.Reason = fmt.Sprintf("the %s %s is a %s, not the %s efmesh made: replaced behind efmesh's back",
+				what, e.rel, kindOf(got.View), e.kind)
 		case e.want != nil && !sameShape(e.want, got.Columns):
 			mr.Differs = true
+			mr.listedView = got.View
 			mr.Reason = fmt.Sprintf("the %s %s has columns (%s), not the (%s) its snapshot recorded: changed behind efmesh's back",
 				what, e.rel, columnsText(got.Columns), columnsText(e.want))
 		case e.files != "":
@@ -308,7 +359,7 @@ func clipIdent(d engine.Dialect, name string) string {
 // both expect through it.
 func builtExpectation(model string, kind project.KindName, target, table, lake, ledgerFP string) expectation {
 	ps, pn := analysis.SplitName(table)
-	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
+	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true, kind: physicalKind(kind, target)}
 	if fp8 := FingerprintPrefix(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
 		schema, name := analysis.SplitName(model)
 		var incremental bool
@@ -398,7 +449,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			exp = append(exp, be)
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
-			e := expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)}
+			e := expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m), kind: viewKind}
 			if mp.Change == Unchanged && !mp.Build && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
 				// A view replaced by hand is re-pointed by the promotion.
 				e.want = info.Inferred
@@ -438,6 +489,14 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 		mp.Reason = joinReason(mp.Reason, mr.Reason)
 		p.HasChanges = true
 		if !mr.Physical {
+			if mr.Differs && !mr.listedView {
+				// A table where the environment's view was: the
+				// promotion drops it before making the view again.
+				if p.envTables == nil {
+					p.envTables = map[string]bool{}
+				}
+				p.envTables[mp.Name] = true
+			}
 			continue
 		}
 		m := a.Models[mp.Name].Model
@@ -457,6 +516,12 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 				p.differs = map[string]string{}
 			}
 			p.differs[m.Name] = mr.Relation
+			if mr.listedView {
+				if p.differsView == nil {
+					p.differsView = map[string]bool{}
+				}
+				p.differsView[m.Name] = true
+			}
 		}
 		delete(p.storedTable, m.Name)
 		if mp.ReusedFrom != "" { // build its own instead of adopting a lost one
@@ -528,6 +593,7 @@ func joinReason(a, b string) string {
 // were, and no environment ever serves a missing view.
 type rebuildAround struct {
 	table engine.Relation // the differing table, as the store names it
+	view  bool            // the warehouse holds a view under its name
 	envs  []string        // the environments whose pointer is its snapshot
 }
 
@@ -551,7 +617,7 @@ func (p *Plan) rebuilds(ctx context.Context, st state.Reader) (map[string]rebuil
 	out := make(map[string]rebuildAround, len(p.differs))
 	for n, table := range p.differs {
 		s, t := analysis.SplitName(table)
-		out[n] = rebuildAround{table: engine.Relation{Schema: s, Name: t}}
+		out[n] = rebuildAround{table: engine.Relation{Schema: s, Name: t}, view: p.differsView[n]}
 	}
 	sort.Strings(envs)
 	for _, e := range envs {
@@ -584,7 +650,11 @@ func (b *builder) aroundRebuild(m *project.Model, rel engine.Relation, stmts []s
 		before = append(before, b.d.DropView(v))
 		after = append(after, b.d.CreateSchema(v.Schema), b.d.ReplaceView(v, "SELECT * FROM "+b.d.QuoteRelation(rel)))
 	}
-	before = append(before, b.d.DropTable(r.table))
+	if r.view {
+		before = append(before, b.d.DropView(r.table))
+	} else {
+		before = append(before, b.d.DropTable(r.table))
+	}
 	return slices.Concat(before, stmts, after)
 }
 

@@ -456,7 +456,7 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 			be.want = want
 			exp = append(exp, be)
 		}
-		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}, want: want})
+		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}, want: want, kind: viewKind})
 	}
 	return exp
 }
