@@ -366,6 +366,22 @@ func externalStamps(p *project.Project) (out []stamp, ok bool) {
 	return patternStamps(patterns)
 }
 
+// SourcesVersion is what moves when the files an EXTERNAL model of p reads
+// change (a file replaced, added or removed): their stamps, hashed. ""
+// when they cannot be watched (a URL, a glob whose folder is missing): a
+// cache keyed by it must not keep its answer.
+func SourcesVersion(p *project.Project) string {
+	stamps, ok := externalStamps(p)
+	if !ok {
+		return ""
+	}
+	h := sha256.New()
+	for _, s := range stamps {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\n", s.Path, s.Size, s.ModTime, s.Missing)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
 // patternStamps stamps the files and globs of patterns (absolute paths):
 // a literal path is one stamp, a glob the stamps of its literal folder, of
 // every folder under it and of every file it matches. ok is false when a

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
 
@@ -74,7 +76,10 @@ func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.Pla
 	if pr := w.opts.Presence; pr != nil {
 		opts = append(opts, planner.WithCatalog(pr.catalog(w.Project, w.Analysis.Dialect(), w.opts.Warehouse)))
 	}
-	if w.Project.Config.Environments[env].Redacted {
+	// A redacted environment's plan checks its variant on a workbench; the
+	// files EXTERNAL models read are described on one, as Plan describes
+	// them on the warehouse (a file of another shape stops both).
+	if w.Project.Config.Environments[env].Redacted || readsFiles(w.Project) {
 		wb, err := w.workbench()
 		if err != nil {
 			return nil, err
@@ -296,4 +301,15 @@ func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env str
 	if err := w.RememberNoop(*req.Noop, p); err != nil {
 		w.opts.logger().Debug("could not save the no-op digest", "err", err)
 	}
+}
+
+// readsFiles reports whether p has an EXTERNAL model over local files that
+// declares its columns: the plan describes those files.
+func readsFiles(p *project.Project) bool {
+	for _, m := range p.Models {
+		if m.Kind.Name == project.KindExternal && m.Kind.Files != "" && len(m.Columns) > 0 && !strings.Contains(m.Kind.Files, "://") {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -281,6 +283,9 @@ func TestDriftSweep(t *testing.T) {
 	}
 }
 
+// cliDiagnostic is a positioned error as the CLI prints it.
+var cliDiagnostic = regexp.MustCompile(`(?m)^(\S+):(\d+):\d+: error: (.*)$`)
+
 // checkDrift compares what plan, status and the editor say with what
 // apply and run do after the drift.
 func checkDrift(t *testing.T, dir string, c driftCase, want string) {
@@ -309,9 +314,26 @@ func checkDrift(t *testing.T, dir string, c driftCase, want string) {
 	}
 	status := runRes(t, dir, "status", "dev", "--check")
 	t.Logf("status --check: exit %d\n%s", status.code, status)
-	if full.code == ExitOK {
-		if editor := editorPlan(t, dir, "dev"); editor != full.out {
-			report("the editor's plan differs from the CLI's:\n%s\ncli:\n%s", editor, full.out)
+	// The editor: the same plan, or the same refusal, and each positioned
+	// error of the CLI's a diagnostic in the file at its line.
+	var fileErrs []string
+	for _, m := range cliDiagnostic.FindAllStringSubmatch(full.String(), -1) {
+		fileErrs = append(fileErrs, m[1]+":"+m[2]+": "+m[3])
+	}
+	waitFor := ""
+	if len(fileErrs) > 0 {
+		waitFor = fileErrs[0][strings.Index(fileErrs[0], ": ")+2:]
+	}
+	editor, editorErr, diags := editorSession(t, dir, "dev", waitFor)
+	switch {
+	case full.code == ExitOK && (editorErr != nil || editor != full.out):
+		report("the editor's plan differs from the CLI's:\n%s%v\ncli:\n%s", editor, editorErr, full.out)
+	case full.code != ExitOK && editorErr == nil:
+		report("the CLI's plan fails, the editor's does not:\n%s\ncli:\n%s", editor, full)
+	}
+	for _, want := range fileErrs {
+		if !slices.Contains(diags, want) {
+			report("the editor does not publish %q; it publishes %q", want, diags)
 		}
 	}
 	noChanges := full.code == ExitOK && strings.Contains(full.out, "No changes")
