@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/efmesh/efmesh/engine/duckdb"
 )
 
 // The drift sweep: a project of every materialized kind applied to dev and
@@ -42,16 +46,27 @@ SELECT l.label, sum(l.amount)::BIGINT AS amount FROM @ref(core.labeled) AS l GRO
 	}
 }
 
-// driftRows is what an environment serves: every view's rows, ordered.
+// driftRows is what an environment serves: every view's rows, ordered (a
+// view that cannot be read, its error).
 func driftRows(t *testing.T, dir, env string) string {
 	t.Helper()
 	prefix := env + "__"
 	if env == "prod" {
 		prefix = ""
 	}
+	db, err := duckdb.Open(filepath.Join(dir, "efmesh.duckdb"))
+	if err != nil {
+		return err.Error()
+	}
+	defer db.Close()
 	var b strings.Builder
 	for _, v := range []string{"raw.ev", "core.daily", "core.labeled", "mart.totals"} {
-		b.WriteString(v + "=" + query(t, dir, "SELECT * FROM "+prefix+v+" ORDER BY ALL") + "\n")
+		rows, err := db.Query(context.Background(), "SELECT * FROM "+prefix+v+" ORDER BY ALL")
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", v, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%v\n", v, rows.Values)
 	}
 	return b.String()
 }
@@ -129,9 +144,9 @@ type driftCase struct {
 	now string
 	// fails: apply is expected to fail (and plan to say so first).
 	fails bool
-	// keep: the rows to expect are those served before the drift, not a
-	// clean apply's (the clock went back: what was computed stays).
-	keep bool
+	// files: the drift changes the project's files; the rows to expect
+	// are a clean apply's of them.
+	files bool
 	// known: a mismatch this sweep found and left open, with why.
 	known string
 }
@@ -180,7 +195,7 @@ func TestDriftSweep(t *testing.T) {
 		{name: "env view replaced by a stale table", drift: func(t *testing.T, dir string) {
 			execWarehouse(t, dir, "DROP VIEW dev__core.labeled; CREATE TABLE dev__core.labeled AS SELECT * FROM "+physical["core.labeled"]+" WHERE id = 1")
 		}},
-		{name: "env view replaced by a table, then a change", drift: func(t *testing.T, dir string) {
+		{name: "env view replaced by a table, then a change", files: true, drift: func(t *testing.T, dir string) {
 			execWarehouse(t, dir, "DROP VIEW dev__core.labeled; CREATE TABLE dev__core.labeled AS SELECT * FROM "+physical["core.labeled"])
 			editFile(t, dir, "seeds/ev.csv", func(s string) string { return s + "5,50,2026-01-03T08:00:00\n" })
 		}},
@@ -212,6 +227,38 @@ func TestDriftSweep(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{name: "warehouse WAL left behind", drift: func(t *testing.T, dir string) {
+			// A process that died before its checkpoint: DuckDB replays it.
+			execWarehouse(t, dir, "PRAGMA disable_checkpoint_on_shutdown; SET wal_autocheckpoint = '1TB'; CREATE TABLE main.scratch AS SELECT 1 AS x")
+			if _, err := os.Stat(filepath.Join(dir, "efmesh.duckdb.wal")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "warehouse deleted, its WAL left behind", drift: func(t *testing.T, dir string) {
+			execWarehouse(t, dir, "PRAGMA disable_checkpoint_on_shutdown; SET wal_autocheckpoint = '1TB'; DROP TABLE "+physical["core.labeled"])
+			if err := os.Remove(filepath.Join(dir, "efmesh.duckdb")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "another project's warehouse", drift: func(t *testing.T, dir string) {
+			b, err := os.ReadFile(filepath.Join(other, "efmesh.duckdb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dir, "efmesh.duckdb", string(b))
+		}},
+		{name: "physical schema dropped", drift: func(t *testing.T, dir string) { execWarehouse(t, dir, "DROP SCHEMA _efmesh CASCADE") }},
+		{name: "state truncated", drift: func(t *testing.T, dir string) {
+			if err := os.Truncate(filepath.Join(dir, ".efmesh", "state.db"), 0); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "state not a database", fails: true, drift: func(t *testing.T, dir string) {
+			writeFile(t, dir, ".efmesh/state.db", strings.Repeat("not a database\n", 400))
+		}},
+		{name: "seed value does not cast", files: true, fails: true, drift: func(t *testing.T, dir string) {
+			editFile(t, dir, "seeds/ev.csv", func(s string) string { return s + "5,lots,2026-01-03T08:00:00\n" })
+		}},
 		{name: "state deleted", drift: func(t *testing.T, dir string) {
 			for _, f := range []string{"state.db", "state.db-wal", "state.db-shm"} {
 				os.Remove(filepath.Join(dir, ".efmesh", f))
@@ -231,33 +278,33 @@ func TestDriftSweep(t *testing.T) {
 			}
 			writeFile(t, dir, ".efmesh/state.db", string(b))
 		}},
-		{name: "external file deleted", fails: true, drift: func(t *testing.T, dir string) {
+		{name: "external file deleted", files: true, fails: true, drift: func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, "data", "src.csv")); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{name: "external columns changed", fails: true, drift: func(t *testing.T, dir string) {
+		{name: "external columns changed", files: true, fails: true, drift: func(t *testing.T, dir string) {
 			writeFile(t, dir, "data/src.csv", "id,name\n1,a\n2,b\n3,a\n4,c\n")
 		}},
 		// A FULL model is as fresh as its last refresh: its cron says when
 		// run reads the source again.
-		{name: "external rows changed", keep: true, drift: func(t *testing.T, dir string) {
+		{name: "external rows changed", drift: func(t *testing.T, dir string) {
 			writeFile(t, dir, "data/src.csv", "id,label\n1,x\n2,b\n3,a\n4,c\n")
 		}},
-		{name: "seed changed", drift: func(t *testing.T, dir string) {
+		{name: "seed changed", files: true, drift: func(t *testing.T, dir string) {
 			editFile(t, dir, "seeds/ev.csv", func(s string) string { return s + "5,50,2026-01-03T08:00:00\n" })
 		}},
-		{name: "seed changed, same size, older mtime", drift: func(t *testing.T, dir string) {
+		{name: "seed changed, same size, older mtime", files: true, drift: func(t *testing.T, dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, "seeds/ev.csv"))
 			writeAt(t, dir, "seeds/ev.csv", strings.Replace(string(b), "1,10,", "1,19,", 1), past)
 		}},
-		{name: "incremental rows deleted", keep: true, drift: func(t *testing.T, dir string) {
+		{name: "incremental rows deleted", drift: func(t *testing.T, dir string) {
 			execWarehouse(t, dir, "DELETE FROM "+physical["core.daily"]+" WHERE day = '2026-01-02'")
 		}, known: "the interval ledger is the truth of what is computed (README): rows deleted by hand " +
 			"from a ledgered interval are not looked for; restate the range"},
-		{name: "clock went back", now: "2026-01-03T06:00:00Z", keep: true, drift: func(t *testing.T, dir string) {}},
+		{name: "clock went back", now: "2026-01-03T06:00:00Z", drift: func(t *testing.T, dir string) {}},
 		{name: "files restored from git", drift: func(t *testing.T, dir string) { touchAll(t, dir, time.Now().Add(time.Minute)) }},
-		{name: "branch switch", drift: func(t *testing.T, dir string) {
+		{name: "branch switch", files: true, drift: func(t *testing.T, dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, "models/labeled.sql"))
 			writeAt(t, dir, "models/labeled.sql", strings.Replace(string(b), "LEFT JOIN", "INNER JOIN", 1)[:len(b)], past)
 			touchAll(t, dir, past)
@@ -275,10 +322,10 @@ func TestDriftSweep(t *testing.T) {
 				t.Setenv("EFMESH_NOW", c.now)
 			}
 			want := before
-			if !c.keep {
+			if c.files {
 				want = cleanRows(t, dir)
 			}
-			checkDrift(t, dir, c, want)
+			checkDrift(t, dir, c, before, want)
 		})
 	}
 }
@@ -288,7 +335,7 @@ var cliDiagnostic = regexp.MustCompile(`(?m)^(\S+):(\d+):\d+: error: (.*)$`)
 
 // checkDrift compares what plan, status and the editor say with what
 // apply and run do after the drift.
-func checkDrift(t *testing.T, dir string, c driftCase, want string) {
+func checkDrift(t *testing.T, dir string, c driftCase, before, want string) {
 	t.Helper()
 	report := func(format string, args ...any) {
 		t.Helper()
@@ -377,6 +424,22 @@ func checkDrift(t *testing.T, dir string, c driftCase, want string) {
 	}
 	if st := runRes(t, dir, "status", "dev", "--check"); st.code != ExitOK {
 		report("status --check after the apply: exit %d\n%s", st.code, st)
+	}
+
+	// prod, which dev's apply may have repaired (a shared table) or not
+	// (its views): healthy means it serves what it served before; apply
+	// makes it dev's.
+	if st := runRes(t, dir, "status", "prod", "--check"); st.code == ExitOK {
+		if got := driftRows(t, dir, "prod"); got != before {
+			report("status --check of prod is healthy, and prod serves:\n%s\nnot\n%s", got, before)
+		}
+	} else if p := runRes(t, dir, "plan", "prod"); p.code != ExitOK || strings.Contains(p.out, "No changes") {
+		report("status --check of prod is unhealthy:\n%s\nplan prod:\n%s", st, p)
+	}
+	if ap := runRes(t, dir, "apply", "prod", "--yes"); ap.code != ExitOK {
+		report("apply prod: exit %d\n%s", ap.code, ap)
+	} else if got := driftRows(t, dir, "prod"); got != want {
+		report("prod after its apply:\n%s\nwant\n%s", got, want)
 	}
 }
 
