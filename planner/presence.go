@@ -293,10 +293,14 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if !gone {
+			switch {
+			case gone:
+				mr.Reason = fmt.Sprintf("the parquet files of %s (%s) are missing", e.rel, e.files)
+			case e.ledgerFP == "" && !isParquet(e.files):
+				mr.Reason = fmt.Sprintf("the parquet file of %s (%s) is not a parquet file (truncated or replaced)", e.rel, e.files)
+			default:
 				continue
 			}
-			mr.Reason = fmt.Sprintf("the parquet files of %s (%s) are missing", e.rel, e.files)
 		default:
 			continue
 		}
@@ -326,6 +330,30 @@ func filesGone(ctx context.Context, st state.Reader, e expectation) (bool, error
 		}
 	}
 	return false, nil
+}
+
+// isParquet reports whether the file at path ends as every parquet file
+// does (its footer's length, then the magic PAR1; the file starts with
+// PAR1 too): one read of its last bytes, so a file truncated or replaced
+// by hand, which the relation's view cannot read, is rebuilt.
+func isParquet(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist) // unreadable now: not judged
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.IsDir() {
+		return true
+	}
+	if fi.Size() < 12 {
+		return false
+	}
+	var tail [4]byte
+	if _, err := f.ReadAt(tail[:], fi.Size()-4); err != nil {
+		return true
+	}
+	return string(tail[:]) == "PAR1"
 }
 
 // catalogKey is how the catalog of an engine of dialect d lists the

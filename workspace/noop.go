@@ -366,6 +366,21 @@ func externalStamps(p *project.Project) (out []stamp, ok bool) {
 	return patternStamps(patterns)
 }
 
+// usesLake reports whether p keeps data in its lake: a lake folder named
+// in efmesh.yaml, or a model of target parquet (in the default lake folder
+// when efmesh.yaml names none).
+func usesLake(p *project.Project) bool {
+	if p.Config.Lake != "" {
+		return true
+	}
+	for _, m := range p.Models {
+		if planner.TargetOf(m) == "parquet" {
+			return true
+		}
+	}
+	return false
+}
+
 // SourcesVersion is what moves when the files an EXTERNAL model of p reads
 // change (a file replaced, added or removed): their stamps, hashed. ""
 // when they cannot be watched (a URL, a glob whose folder is missing): a
@@ -756,7 +771,7 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		return nil
 	}
 	files = append(files, body...)
-	if w.Project.Config.Lake != "" {
+	if usesLake(w.Project) {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {

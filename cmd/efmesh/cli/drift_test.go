@@ -40,6 +40,10 @@ FROM @ref(raw.ev) WHERE ts >= @start AND ts < @end GROUP BY ALL
 		"models/labeled.sql": `MODEL (name core.labeled, kind FULL, columns (id INTEGER, amount INTEGER, label TEXT));
 SELECT e.id, e.amount, s.label FROM @ref(raw.ev) AS e LEFT JOIN @ref(raw.src) AS s USING (id)
 `,
+		"models/lake.sql": `MODEL (name mart.lake, kind FULL, target parquet, columns (id INTEGER, amount INTEGER));
+SELECT e.id, e.amount FROM @ref(raw.ev) AS e
+`,
+		"models/srcview.sql": "MODEL (name mart.src_view, kind VIEW, columns (id INTEGER, label TEXT));\nSELECT s.id, s.label FROM @ref(raw.src) AS s\n",
 		"models/totals.sql": `MODEL (name mart.totals, kind VIEW, columns (label TEXT, amount BIGINT));
 SELECT l.label, sum(l.amount)::BIGINT AS amount FROM @ref(core.labeled) AS l GROUP BY ALL
 `,
@@ -60,7 +64,7 @@ func driftRows(t *testing.T, dir, env string) string {
 	}
 	defer db.Close()
 	var b strings.Builder
-	for _, v := range []string{"raw.ev", "core.daily", "core.labeled", "mart.totals"} {
+	for _, v := range []string{"raw.ev", "core.daily", "core.labeled", "mart.totals", "mart.lake", "mart.src_view"} {
 		rows, err := db.Query(context.Background(), "SELECT * FROM "+prefix+v+" ORDER BY ALL")
 		if err != nil {
 			fmt.Fprintf(&b, "%s: %v\n", v, err)
@@ -122,7 +126,7 @@ func cleanRows(t *testing.T, dir string) string {
 func touchAll(t *testing.T, dir string, at time.Time) {
 	t.Helper()
 	for _, rel := range []string{"efmesh.yaml", "seeds/ev.csv", "data/src.csv", "models/ev.sql", "models/src.sql",
-		"models/daily.sql", "models/labeled.sql", "models/totals.sql"} {
+		"models/daily.sql", "models/labeled.sql", "models/totals.sql", "models/lake.sql", "models/srcview.sql"} {
 		if err := os.Chtimes(filepath.Join(dir, rel), at, at); err != nil {
 			t.Fatal(err)
 		}
@@ -147,6 +151,10 @@ type driftCase struct {
 	// files: the drift changes the project's files; the rows to expect
 	// are a clean apply's of them.
 	files bool
+	// fresh: the case builds its project anew instead of copying the
+	// template (its drift is to the lake's files, which the template's
+	// views read); moved: a project copied elsewhere, its folder deleted.
+	fresh, moved bool
 	// known: a mismatch this sweep found and left open, with why.
 	known string
 }
@@ -247,6 +255,23 @@ func TestDriftSweep(t *testing.T) {
 			}
 			writeFile(t, dir, "efmesh.duckdb", string(b))
 		}},
+		{name: "lake files deleted", fresh: true, drift: func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "lake")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "lake file truncated", fresh: true, drift: func(t *testing.T, dir string) {
+			files, _ := filepath.Glob(filepath.Join(dir, "lake", "mart", "lake", "*", "data.parquet"))
+			if len(files) != 1 {
+				t.Fatalf("lake files: %v", files)
+			}
+			if err := os.Truncate(files[0], 0); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "project moved", moved: true, drift: func(t *testing.T, dir string) {},
+			known: "the views over files (a parquet target's, a VIEW reading an EXTERNAL model's files) name them by absolute path: " +
+				"in a moved project they read the old folder's files, and plan and status do not look at the paths"},
 		{name: "physical schema dropped", drift: func(t *testing.T, dir string) { execWarehouse(t, dir, "DROP SCHEMA _efmesh CASCADE") }},
 		{name: "state truncated", drift: func(t *testing.T, dir string) {
 			if err := os.Truncate(filepath.Join(dir, ".efmesh", "state.db"), 0); err != nil {
@@ -312,7 +337,20 @@ func TestDriftSweep(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			// A copy of the template, whose lake views read the template's
+			// files (a project moved: the views keep their paths); a case
+			// about the lake's files has a project of its own.
 			dir := copyAll(t, tmpl)
+			switch {
+			case c.fresh:
+				dir, _ = driftTemplate(t)
+			case c.moved:
+				from, _ := driftTemplate(t)
+				dir = copyAll(t, from)
+				if err := os.RemoveAll(from); err != nil {
+					t.Fatal(err)
+				}
+			}
 			// The digest of the world before the drift.
 			if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
 				t.Fatalf("plan before the drift:\n%s", out)
