@@ -89,6 +89,14 @@ func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.Pla
 	return w.planSelected(ctx, st, env, opts)
 }
 
+// ReadOnlyWarehouseError is an apply with changes to make in a warehouse
+// this process cannot write: nothing was changed.
+type ReadOnlyWarehouseError struct{ Path string }
+
+func (e *ReadOnlyWarehouseError) Error() string {
+	return fmt.Sprintf("the warehouse %s is read-only: apply cannot make the plan's changes; nothing was changed", e.Path)
+}
+
 // UncheckedStoreError is a warehouse that could not be opened to check the
 // state store against: the store cannot be trusted unchecked.
 type UncheckedStoreError struct{ Err error }
@@ -164,7 +172,15 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	defer lk.Release()
-	wh, err := connect.WarehouseIfExists(ctx, w.Project, w.opts.Warehouse...)
+	// A warehouse this process cannot write is read as plan reads it: an
+	// unchanged project applies nothing, and a plan with changes stops
+	// before any is made (ReadOnlyWarehouseError).
+	readOnly := connect.WarehouseReadOnly(w.Project)
+	open := connect.WarehouseIfExists
+	if readOnly != "" {
+		open = connect.ReadWarehouse
+	}
+	wh, err := open(ctx, w.Project, w.opts.Warehouse...)
 	if err != nil {
 		return out, err
 	}
@@ -206,6 +222,9 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 			w.rememberApplied(ctx, st, env, req, opts, wb, &plannedAt{plan: p, token: tok}, &wh)
 		}
 		return out, nil
+	}
+	if readOnly != "" {
+		return out, &ReadOnlyWarehouseError{Path: readOnly}
 	}
 	if wh == nil { // the first apply creates the warehouse
 		var ew engine.Engine
