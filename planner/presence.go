@@ -190,6 +190,73 @@ type expectation struct {
 	// kind, when set, is what the relation must be (a view or a table):
 	// one of the other kind under its name does not meet the expectation.
 	kind relKind
+	// reads, for a view, are what its definition names (without case):
+	// the physical relation an environment's view reads, the files a
+	// view over files reads by absolute path. A view whose definition the
+	// catalog lists without one of them was replaced by hand, or was made
+	// in another folder (a project moved: it reads the old one's files).
+	reads []string
+}
+
+// physicalName is the table part of a stored physical relation's name
+// ("" for none): an environment's view names it, whatever quoting the
+// catalog prints.
+func physicalName(table string) string {
+	if table == "" {
+		return ""
+	}
+	_, n := analysis.SplitName(table)
+	return n
+}
+
+// filesRead are the local files a VIEW model's definition reads by
+// absolute path: those of the EXTERNAL models it refs (through EMBEDDED
+// ones, which are inlined).
+func filesRead(a *analysis.Analysis, m *project.Model) []string {
+	return filesReadVia(a.Project.Root, m.Refs(), func(name string) (project.Kind, []string, bool) {
+		info := a.Models[name]
+		if info == nil {
+			return project.Kind{}, nil, false
+		}
+		return info.Model.Kind, info.Model.Refs(), true
+	})
+}
+
+// filesReadVia is filesRead over refs, with lookup telling each model's
+// kind and refs (an analysis, or the definitions an environment stored).
+func filesReadVia(root string, refs []string, lookup func(string) (project.Kind, []string, bool)) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(refs []string)
+	walk = func(refs []string) {
+		for _, r := range refs {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			kind, more, ok := lookup(r)
+			switch {
+			case !ok:
+			case kind.Name == project.KindExternal && kind.Files != "" && !strings.Contains(kind.Files, "://"):
+				out = append(out, analysis.AbsPath(root, kind.Files))
+			case kind.Name == project.KindEmbedded:
+				walk(more)
+			}
+		}
+	}
+	walk(refs)
+	return out
+}
+
+// readsAll reports whether the view definition def names each of reads.
+func readsAll(def string, reads []string) bool {
+	def = strings.ToLower(def)
+	for _, r := range reads {
+		if !strings.Contains(def, strings.ToLower(r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // missingIn returns the expectations the warehouse does not meet, in
@@ -283,6 +350,11 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 			mr.listedView = got.View
 			mr.Reason = fmt.Sprintf("the %s %s is a %s, not the %s efmesh made: replaced behind efmesh's back",
 				what, e.rel, kindOf(got.View), e.kind)
+		case len(e.reads) > 0 && got.View && got.Definition != "" && !readsAll(got.Definition, e.reads):
+			mr.Differs = true
+			mr.listedView = true
+			mr.Reason = fmt.Sprintf("the %s %s does not read %s: changed behind efmesh's back, or made in another folder",
+				what, e.rel, strings.Join(e.reads, ", "))
 		case e.want != nil && !sameShape(e.want, got.Columns):
 			mr.Differs = true
 			mr.listedView = got.View
@@ -391,10 +463,12 @@ func builtExpectation(model string, kind project.KindName, target, table, lake, 
 	if fp8 := FingerprintPrefix(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
 		schema, name := analysis.SplitName(model)
 		var incremental bool
-		e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, name, fp8))
+		prefix := lakePrefixOf(lake, schema, name, fp8)
+		e.files, incremental = lakeFiles(kind, prefix)
 		if incremental {
 			e.ledgerFP = ledgerFP
 		}
+		e.reads = []string{prefix}
 	}
 	return e
 }
@@ -468,6 +542,9 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 				ledger = old
 			}
 			be := builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger)
+			if m.Kind.Name == project.KindView {
+				be.reads = filesRead(a, m)
+			}
 			if mp.ReusedFrom == "" && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
 				// Its own snapshot's table has the columns the snapshot
 				// recorded (analysis.Definition: the inferred ones); one
@@ -481,6 +558,10 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			if mp.Change == Unchanged && !mp.Build && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
 				// A view replaced by hand is re-pointed by the promotion.
 				e.want = info.Inferred
+			}
+			if mp.Change == Unchanged && !mp.Build {
+				// It reads the physical relation it was pointed at.
+				e.reads = []string{physicalName(p.storedTable[m.Name])}
 			}
 			exp = append(exp, e)
 		}
