@@ -248,11 +248,13 @@ func filesReadVia(root string, refs []string, lookup func(string) (project.Kind,
 	return out
 }
 
-// readsAll reports whether the view definition def names each of reads.
+// readsAll reports whether the view definition def names each of reads,
+// as written or as a SQL string literal spells it (quotes doubled).
 func readsAll(def string, reads []string) bool {
 	def = strings.ToLower(def)
 	for _, r := range reads {
-		if !strings.Contains(def, strings.ToLower(r)) {
+		r = strings.ToLower(r)
+		if !strings.Contains(def, r) && !strings.Contains(def, strings.ReplaceAll(r, "'", "''")) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,5 +189,52 @@ func TestPresenceChecksExternalTablesInTheSameQuery(t *testing.T) {
 		if wh.calls != 3+i {
 			t.Fatalf("%s: catalog queries: %d", c.table, wh.calls)
 		}
+	}
+}
+
+// TestViewDefinitionNamesItsFiles: the catalog lists a view's definition
+// once, and a view over files names their absolute path as the
+// expectation does — in a folder whose name holds a quote, too (the SQL
+// literal doubles it): a view made there is not taken for one made
+// elsewhere.
+func TestViewDefinitionNamesItsFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "o'brien")
+	csv := filepath.Join(dir, "data", "src.csv")
+	if err := os.MkdirAll(filepath.Dir(csv), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(csv, []byte("id,label\n1,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lit := "'" + strings.ReplaceAll(csv, "'", "''") + "'"
+	if err := db.Exec(ctx, "CREATE SCHEMA s; CREATE VIEW s.v AS SELECT * FROM read_csv("+lit+", columns = {'id': 'INTEGER', 'label': 'VARCHAR'}); "+
+		"CREATE TABLE s.t (a INTEGER, b INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	listed, err := db.Relations(ctx, []string{"s"}, []engine.Relation{{Schema: "s", Name: "v"}, {Schema: "s", Name: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := map[string]string{}
+	for _, l := range listed {
+		defs[l.Name] = l.Definition
+		if len(l.Columns) != 2 {
+			t.Fatalf("%s: columns %v", l.Name, l.Columns)
+		}
+	}
+	if defs["t"] != "" || !strings.Contains(defs["v"], "CREATE VIEW") {
+		t.Fatalf("definitions: %q", defs)
+	}
+	if !readsAll(defs["v"], []string{csv}) {
+		t.Fatalf("the definition does not read %s:\n%s", csv, defs["v"])
+	}
+	if readsAll(defs["v"], []string{filepath.Join(t.TempDir(), "data", "src.csv")}) {
+		t.Fatalf("the definition reads another folder:\n%s", defs["v"])
 	}
 }
