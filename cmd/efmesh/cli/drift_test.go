@@ -538,3 +538,36 @@ func readOnly(t *testing.T, path string) {
 	}
 	t.Cleanup(func() { exec.Command("chattr", "-i", path).Run() })
 }
+
+// TestDriftLakeBeforeFirstInterval: an incremental parquet target with no
+// interval due yet is an empty view that reads no file; it is not taken
+// for a view made in another folder (the presence check reads the views'
+// definitions): plan after apply has no changes, and the view reads its
+// files once the first interval is computed.
+func TestDriftLakeBeforeFirstInterval(t *testing.T) {
+	t.Setenv("EFMESH_NOW", "2026-01-05T06:00:00Z")
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":   "name: lake\nstart: 2026-01-05\n",
+		"seeds/ev.csv":  "id,ts\n1,2026-01-05T10:00:00\n",
+		"models/ev.sql": "MODEL (name raw.ev, kind SEED (path 'seeds/ev.csv'), columns (id INTEGER, ts TIMESTAMP));\n",
+		"models/orders.sql": `MODEL (name core.orders, kind INCREMENTAL_BY_TIME_RANGE (time_column ts), target parquet,
+  columns (id INTEGER, ts TIMESTAMP));
+SELECT id, ts FROM @ref(raw.ev) WHERE ts >= @start AND ts < @end
+`,
+	})
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
+		t.Fatalf("plan after an apply that computed no interval:\n%s", out)
+	}
+	if code, out := statusCheck(t, dir, "dev"); code != ExitOK {
+		t.Fatalf("status --check: exit %d\n%s", code, out)
+	}
+	t.Setenv("EFMESH_NOW", "2026-01-06T06:00:00Z")
+	runTick(t, dir, "dev", ExitOK)
+	if got := query(t, dir, "SELECT count(*) FROM dev__core.orders"); got != "[[1]]" {
+		t.Fatalf("dev__core.orders after the first interval: %s", got)
+	}
+	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
+		t.Fatalf("plan after the first interval:\n%s", out)
+	}
+}
