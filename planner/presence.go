@@ -238,7 +238,7 @@ func filesReadVia(root string, refs []string, lookup func(string) (project.Kind,
 			switch {
 			case !ok:
 			case kind.Name == project.KindExternal && kind.Files != "" && !strings.Contains(kind.Files, "://"):
-				out = append(out, analysis.AbsPath(root, kind.Files))
+				out = append(out, literalPrefix(analysis.AbsPath(root, kind.Files)))
 			case kind.Name == project.KindEmbedded:
 				walk(more)
 			}
@@ -253,6 +253,17 @@ func filesReadVia(root string, refs []string, lookup func(string) (project.Kind,
 // reading no file yet (lakeView).
 func awaitsFiles(e expectation, def string) bool {
 	return e.ledgerFP != "" && !strings.Contains(strings.ToLower(def), "read_parquet")
+}
+
+// literalPrefix is the part of a file pattern before its first wildcard,
+// cut at a folder: what a view over its files names whichever files match
+// (a CSV glob is read file by file, each named).
+func literalPrefix(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[{")
+	if i < 0 {
+		return pattern
+	}
+	return pattern[:strings.LastIndexAny(pattern[:i], `/\`)+1]
 }
 
 // readsAll reports whether the view definition def names each of reads,
@@ -359,16 +370,16 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 			mr.listedView = got.View
 			mr.Reason = fmt.Sprintf("the %s %s is a %s, not the %s efmesh made: replaced behind efmesh's back",
 				what, e.rel, kindOf(got.View), e.kind)
-		case len(e.reads) > 0 && got.View && got.Definition != "" && !readsAll(got.Definition, e.reads) && !awaitsFiles(e, got.Definition):
-			mr.Differs = true
-			mr.listedView = true
-			mr.Reason = fmt.Sprintf("the %s %s does not read %s: changed behind efmesh's back, or made in another folder",
-				what, e.rel, strings.Join(e.reads, ", "))
 		case e.want != nil && !sameShape(e.want, got.Columns):
 			mr.Differs = true
 			mr.listedView = got.View
 			mr.Reason = fmt.Sprintf("the %s %s has columns (%s), not the (%s) its snapshot recorded: changed behind efmesh's back",
 				what, e.rel, columnsText(got.Columns), columnsText(e.want))
+		case len(e.reads) > 0 && got.View && got.Definition != "" && !readsAll(got.Definition, e.reads) && !awaitsFiles(e, got.Definition):
+			mr.Differs = true
+			mr.listedView = true
+			mr.Reason = fmt.Sprintf("the %s %s does not read %s: changed behind efmesh's back, or made in another folder",
+				what, e.rel, strings.Join(e.reads, ", "))
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
 			if err != nil {

@@ -238,3 +238,16 @@ func TestViewDefinitionNamesItsFiles(t *testing.T) {
 		t.Fatalf("the definition reads another folder:\n%s", defs["v"])
 	}
 }
+
+func TestLiteralPrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"/p/data/src.csv":        "/p/data/src.csv",
+		"/p/data/events/*.csv":   "/p/data/events/",
+		"/p/data/**/x_?.parquet": "/p/data/",
+		"/p/d[ab]/x.csv":         "/p/",
+	} {
+		if got := literalPrefix(in); got != want {
+			t.Errorf("literalPrefix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
