@@ -32,7 +32,7 @@ func driftFiles() map[string]string {
 		"seeds/ev.csv":  "id,amount,ts\n1,10,2026-01-01T10:00:00\n2,20,2026-01-02T10:00:00\n3,30,2026-01-02T11:00:00\n4,40,2026-01-04T09:00:00\n",
 		"data/src.csv":  "id,label\n1,a\n2,b\n3,a\n4,c\n",
 		"models/ev.sql": "MODEL (name raw.ev, kind SEED (path 'seeds/ev.csv'), columns (id INTEGER, amount INTEGER, ts TIMESTAMP));\n",
-		"models/src.sql": "MODEL (name raw.src, kind EXTERNAL (files 'data/src.csv', format csv, header true),\n" +
+		"models/src.sql": "MODEL (name raw.src, kind EXTERNAL (files 'data/src*.csv', format csv, header true),\n" +
 			"  columns (id INTEGER, label TEXT));\n",
 		"models/daily.sql": `MODEL (name core.daily, kind INCREMENTAL_BY_TIME_RANGE (time_column day), interval day,
   columns (day TIMESTAMP, n BIGINT, amount BIGINT));
@@ -325,6 +325,12 @@ func TestDriftSweep(t *testing.T) {
 		}, drift: func(t *testing.T, dir string) {
 			writeFile(t, dir, "data/src.csv", "id,label\n1,x\n2,b\n3,a\n4,c\n")
 		}},
+		{name: "external file added to its glob", rows: func(before string) string {
+			return strings.Replace(before, "[4 c]]\n", "[4 c] [5 e]]\n", 1)
+		}, drift: func(t *testing.T, dir string) {
+			writeFile(t, dir, "data/src_b.csv", "id,label\n5,e\n")
+		}, known: "a VIEW over a CSV glob names the files that matched when it was built (each read by its own header): " +
+			"a file added later is not read until the VIEW is rebuilt, and plan, status and the digest do not notice"},
 		{name: "seed changed", files: true, drift: func(t *testing.T, dir string) {
 			editFile(t, dir, "seeds/ev.csv", func(s string) string { return s + "5,50,2026-01-03T08:00:00\n" })
 		}},
