@@ -196,6 +196,11 @@ type expectation struct {
 	// catalog lists without one of them was replaced by hand, or was made
 	// in another folder (a project moved: it reads the old one's files).
 	reads []string
+	// globs, for a VIEW over an EXTERNAL model's files, are their
+	// patterns (absolute): a CSV glob is rendered file by file, so the
+	// view names the files that matched when it was built; one added or
+	// removed since makes it differ (viewFilesProblem).
+	globs []string
 }
 
 // physicalName is the table part of a stored physical relation's name
@@ -212,7 +217,7 @@ func physicalName(table string) string {
 // filesRead are the local files a VIEW model's definition reads by
 // absolute path: those of the EXTERNAL models it refs (through EMBEDDED
 // ones, which are inlined).
-func filesRead(a *analysis.Analysis, m *project.Model) []string {
+func filesRead(a *analysis.Analysis, m *project.Model) (reads, globs []string) {
 	return filesReadVia(a.Project.Root, m.Refs(), func(name string) (project.Kind, []string, bool) {
 		info := a.Models[name]
 		if info == nil {
@@ -224,8 +229,7 @@ func filesRead(a *analysis.Analysis, m *project.Model) []string {
 
 // filesReadVia is filesRead over refs, with lookup telling each model's
 // kind and refs (an analysis, or the definitions an environment stored).
-func filesReadVia(root string, refs []string, lookup func(string) (project.Kind, []string, bool)) []string {
-	var out []string
+func filesReadVia(root string, refs []string, lookup func(string) (project.Kind, []string, bool)) (out, globs []string) {
 	seen := map[string]bool{}
 	var walk func(refs []string)
 	walk = func(refs []string) {
@@ -238,14 +242,67 @@ func filesReadVia(root string, refs []string, lookup func(string) (project.Kind,
 			switch {
 			case !ok:
 			case kind.Name == project.KindExternal && kind.Files != "" && !strings.Contains(kind.Files, "://"):
-				out = append(out, literalPrefix(analysis.AbsPath(root, kind.Files)))
+				abs := analysis.AbsPath(root, kind.Files)
+				out = append(out, literalPrefix(abs))
+				globs = append(globs, abs)
 			case kind.Name == project.KindEmbedded:
 				walk(more)
 			}
 		}
 	}
 	walk(refs)
-	return out
+	return out, globs
+}
+
+// viewFilesProblem says what is wrong with the files the view definition
+// def names for the patterns globs ("" when nothing is): a pattern it
+// does not name whole (a reader expands that one when read) was rendered
+// as the files it matched then, and must name each file it matches now
+// and no file that is gone.
+func viewFilesProblem(def string, globs []string) string {
+	for _, g := range globs {
+		if strings.Contains(g, "**") || readsAll(def, []string{g}) {
+			continue
+		}
+		files, err := filepath.Glob(g)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if !readsAll(def, []string{f}) {
+				return fmt.Sprintf("it does not read %s, which %s matches since it was made", f, g)
+			}
+		}
+		for _, f := range namedFiles(def, literalPrefix(g)) {
+			if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Sprintf("it reads %s, which is gone", f)
+			}
+		}
+	}
+	return ""
+}
+
+// namedFiles are the string literals of def that start with prefix, as
+// the files they name (a doubled quote read as one).
+func namedFiles(def, prefix string) []string {
+	var out []string
+	lit := "'" + strings.ReplaceAll(prefix, "'", "''")
+	for rest := def; ; {
+		i := strings.Index(rest, lit)
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+1:]
+		j := 0
+		for j < len(rest) && (rest[j] != '\'' || (j+1 < len(rest) && rest[j+1] == '\'')) {
+			if rest[j] == '\'' {
+				j++
+			}
+			j++
+		}
+		out = append(out, strings.ReplaceAll(rest[:j], "''", "'"))
+		rest = rest[j:]
+	}
 }
 
 // awaitsFiles reports whether def is the view of an incremental parquet
@@ -380,6 +437,10 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 			mr.listedView = true
 			mr.Reason = fmt.Sprintf("the %s %s does not read %s: changed behind efmesh's back, or made in another folder",
 				what, e.rel, strings.Join(e.reads, ", "))
+		case len(e.globs) > 0 && got.View && got.Definition != "" && viewFilesProblem(got.Definition, e.globs) != "":
+			mr.Differs = true
+			mr.listedView = true
+			mr.Reason = fmt.Sprintf("the %s %s reads files as they were when it was made: %s", what, e.rel, viewFilesProblem(got.Definition, e.globs))
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
 			if err != nil {
@@ -563,7 +624,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			}
 			be := builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger)
 			if m.Kind.Name == project.KindView {
-				be.reads = filesRead(a, m)
+				be.reads, be.globs = filesRead(a, m)
 			}
 			if mp.ReusedFrom == "" && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
 				// Its own snapshot's table has the columns the snapshot

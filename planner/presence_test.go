@@ -251,3 +251,43 @@ func TestLiteralPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestViewFilesProblem: a CSV glob is rendered as the files it matched;
+// a file added or removed since is a problem, a glob named whole is not.
+func TestViewFilesProblem(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "it's")
+	for _, f := range []string{"a.csv", "b.csv"} {
+		testWrite(t, filepath.Join(dir, f), "id\n1\n")
+	}
+	glob := filepath.Join(dir, "*.csv")
+	lit := func(p string) string { return "'" + strings.ReplaceAll(p, "'", "''") + "'" }
+	def := "CREATE VIEW v AS SELECT * FROM read_csv([" + lit(filepath.Join(dir, "a.csv")) + ", " + lit(filepath.Join(dir, "b.csv")) + "])"
+	if got := namedFiles(def, literalPrefix(glob)); len(got) != 2 || got[1] != filepath.Join(dir, "b.csv") {
+		t.Fatalf("namedFiles: %q", got)
+	}
+	if p := viewFilesProblem(def, []string{glob}); p != "" {
+		t.Fatalf("the files as built: %s", p)
+	}
+	if p := viewFilesProblem("CREATE VIEW v AS SELECT * FROM read_parquet("+lit(glob)+")", []string{glob}); p != "" {
+		t.Fatalf("a glob named whole: %s", p)
+	}
+	testWrite(t, filepath.Join(dir, "c.csv"), "id\n3\n")
+	if p := viewFilesProblem(def, []string{glob}); !strings.Contains(p, "does not read "+filepath.Join(dir, "c.csv")) {
+		t.Fatalf("a file added: %q", p)
+	}
+	os.Remove(filepath.Join(dir, "c.csv"))
+	os.Remove(filepath.Join(dir, "b.csv"))
+	if p := viewFilesProblem(def, []string{glob}); !strings.Contains(p, "reads "+filepath.Join(dir, "b.csv")+", which is gone") {
+		t.Fatalf("a file removed: %q", p)
+	}
+}
+
+func testWrite(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -468,7 +468,7 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, r
 			be := builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint)
 			be.want = want
 			if kind == project.KindView {
-				be.reads = filesReadVia(root, storedRefs(m.def), func(name string) (project.Kind, []string, bool) {
+				be.reads, be.globs = filesReadVia(root, storedRefs(m.def), func(name string) (project.Kind, []string, bool) {
 					pm, ok := models[name]
 					return pm.def.Kind, storedRefs(pm.def), ok
 				})
