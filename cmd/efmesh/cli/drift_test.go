@@ -147,6 +147,12 @@ type driftCase struct {
 	known string
 }
 
+// TestDriftSweep: per drift, plan (the full path and the no-op digest),
+// status --check and the editor (its plan and its diagnostics) must say
+// what apply and run then do: the same refusal, or a plan whose apply
+// leaves dev (and prod, once applied) serving the rows a clean apply of
+// the same files serves, after which plan has no changes and status is
+// healthy.
 func TestDriftSweep(t *testing.T) {
 	t.Setenv("EFMESH_NOW", driftNow)
 	// The project is built in the folder every case works in, then set
@@ -337,6 +343,9 @@ func TestDriftSweep(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(dir, "seeds/ev.csv"))
 			writeAt(t, dir, "seeds/ev.csv", strings.Replace(string(b), "1,10,", "1,19,", 1), past)
 		}},
+		// known: rows deleted by hand from a ledgered interval are not
+		// looked for (the ledger is the truth of what is computed); plan,
+		// status and run say nothing, and `restate` recomputes the range.
 		{name: "incremental rows deleted", drift: func(t *testing.T, dir string) {
 			execWarehouse(t, dir, "DELETE FROM "+physical["core.daily"]+" WHERE day = '2026-01-02'")
 		}, known: "the interval ledger is the truth of what is computed (README): rows deleted by hand " +
