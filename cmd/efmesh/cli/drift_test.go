@@ -15,6 +15,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/internal/testkit"
+	"github.com/efmesh/efmesh/state/sqlite"
 )
 
 // The drift sweep: a project of every materialized kind applied to dev and
@@ -460,6 +461,7 @@ func checkDrift(t *testing.T, dir string, c driftCase, before, want string) {
 		report("status --check is unhealthy but plan has no changes:\n%s\nplan:\n%s", status, full)
 	}
 
+	stored := storedEnvs(t, dir)
 	apply := runRes(t, dir, "apply", "dev", "--yes")
 	t.Logf("apply: exit %d\n%s", apply.code, apply)
 	if (apply.code == ExitOK) == planFails {
@@ -474,6 +476,10 @@ func checkDrift(t *testing.T, dir string, c driftCase, before, want string) {
 		}
 		if strings.Contains(apply.String(), "panic") {
 			report("apply panicked:\n%s", apply)
+		}
+		// Refused before any action: the store is as it was.
+		if got := storedEnvs(t, dir); got != stored {
+			report("a failed apply changed the state store:\n%s\nwas\n%s", got, stored)
 		}
 		return
 	}
@@ -584,4 +590,20 @@ SELECT id, ts FROM @ref(raw.ev) WHERE ts >= @start AND ts < @end
 	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
 		t.Fatalf("plan after the first interval:\n%s", out)
 	}
+}
+
+// storedEnvs is storeState where the state store opens ("" where it does
+// not: a file that is not a database).
+func storedEnvs(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, ".efmesh", "state.db")
+	if _, err := os.Stat(path); err != nil {
+		return "none" // opening it would create it
+	}
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		return ""
+	}
+	st.Close()
+	return storeState(t, dir)
 }
