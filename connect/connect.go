@@ -338,6 +338,27 @@ func WarehouseIfExists(ctx context.Context, p *project.Project, opts ...Warehous
 	return Warehouse(ctx, p, opts...)
 }
 
+// WarehouseReadOnly reports, for a DuckDB warehouse file that exists,
+// whether this process cannot write it (the file or its folder read-only):
+// plan and status read it, apply cannot change it. "" otherwise, else the
+// file's path.
+func WarehouseReadOnly(p *project.Project) string {
+	if EngineType(p) != "duckdb" {
+		return ""
+	}
+	path := WarehousePath(p)
+	if path == ":memory:" {
+		return ""
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	if writable(path) {
+		return ""
+	}
+	return path
+}
+
 // ReadWarehouse opens the warehouse for reading its catalog (plan, status):
 // a DuckDB file read-only, so nothing is written or created, or (nil, nil)
 // when the file does not exist. A file another process is writing is

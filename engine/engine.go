@@ -230,6 +230,9 @@ type Listed struct {
 	Relation
 	View    bool
 	Columns []Column
+	// Definition is a view's SQL as the catalog prints it, when the
+	// engine lists it ("" otherwise).
+	Definition string
 }
 
 // FileSpec describes files read as a relation (seeds, file externals).
@@ -325,7 +328,7 @@ func InList(expr string, strs []string) string {
 }
 
 // RelationsOf reads catalog rows of (schema, name, is view, column name,
-// column type) as listed relations: the rows of one relation are adjacent,
+// column type[, view definition]) as listed relations: the rows of one relation are adjacent,
 // in column order, and a NULL column name is a relation listed without
 // columns. Only the relations among withColumns keep their columns,
 // matched without case in Go (one map lookup per relation): the query
@@ -344,6 +347,9 @@ func RelationsOf(rows *Rows, withColumns []Relation) []Listed {
 		if n := len(out); n == 0 || out[n-1].Relation != r {
 			out = append(out, Listed{Relation: r, View: fmt.Sprint(v[2]) == "true"})
 			keep = wanted[lowerRelation(r)]
+		}
+		if len(v) >= 6 && v[5] != nil {
+			out[len(out)-1].Definition = fmt.Sprint(v[5])
 		}
 		if keep && len(v) >= 5 && v[3] != nil {
 			l := &out[len(out)-1]

@@ -165,9 +165,10 @@ func (v *view) planFor(ctx context.Context, res *checkResult, env string) (*plan
 	now := v.s.opts.Now()
 	// What the warehouse's catalog listed is part of it too (a table
 	// dropped by hand is rebuilt): the listing's generation, and its age.
+	// And the files EXTERNAL models read, which it checks.
 	key := func() string {
-		return fmt.Sprintf("%d/%s/%s/%d/%d/%d", res.snap.seq, env, version, now.Unix()/3600,
-			v.s.presence.Generation(), time.Now().UnixNano()/int64(presenceTTL))
+		return fmt.Sprintf("%d/%s/%s/%d/%d/%d/%s", res.snap.seq, env, version, now.Unix()/3600,
+			v.s.presence.Generation(), time.Now().UnixNano()/int64(presenceTTL), sourcesVersion(res.snap.proj))
 	}
 	c := &v.plans
 	c.mu.Lock()

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,8 +41,16 @@ var hintWait = time.Second
 // for the models downstream of it.
 const CodeBreakingChange = "breaking-change"
 
-// hint is the message of a hint on a model's MODEL header.
-type hint struct{ model, msg string }
+// hint is the message of a hint on a model's MODEL header, or, with
+// problem set, an error the plan found that the check cannot (what an
+// EXTERNAL model reads is missing or of another shape: plan, apply and run
+// stop on it), published where the plan reports it.
+type hint struct {
+	model, msg string
+	problem    bool
+	file, code string
+	rng        project.Range
+}
 
 // hinter is a view's plan hints job.
 type hinter struct {
@@ -112,6 +122,10 @@ func (h *hinter) place(res *checkResult) ([]project.Diagnostic, uint64) {
 	}
 	out := slices.Clone(res.checked)
 	for _, hn := range hints {
+		if hn.problem {
+			out = append(out, project.Diagnostic{File: hn.file, Range: hn.rng, Severity: project.SeverityError, Code: hn.code, Message: hn.msg})
+			continue
+		}
 		info := res.analysis.Models[hn.model]
 		if info == nil {
 			continue
@@ -200,7 +214,7 @@ func (h *hinter) compute(ctx context.Context, res *checkResult) (string, []hint)
 		return "none", nil
 	}
 	env := h.v.s.environment()
-	key := env + "/" + version + "/" + fingerprints(res.analysis)
+	key := env + "/" + version + "/" + fingerprints(res.analysis) + "/" + sourcesVersion(p)
 	h.mu.Lock()
 	if key == h.key {
 		hints := h.hints
@@ -209,10 +223,37 @@ func (h *hinter) compute(ctx context.Context, res *checkResult) (string, []hint)
 	}
 	h.mu.Unlock()
 	plan, err := h.v.planFor(ctx, res, env)
+	var pe *planner.ProblemsError
+	if errors.As(err, &pe) {
+		// Not kept under the key: the files an EXTERNAL model reads are
+		// not in it, so the next check plans again.
+		return "", problemHints(pe.Diagnostics)
+	}
 	if err != nil {
 		return "", nil
 	}
 	return key, planHints(plan, res, env)
+}
+
+// problemHints are the errors a plan refused the project with.
+func problemHints(ds []project.Diagnostic) []hint {
+	var out []hint
+	for _, d := range ds {
+		if d.Severity == project.SeverityError && d.File != "" {
+			out = append(out, hint{msg: d.Message, problem: true, file: d.File, code: d.Code, rng: d.Range})
+		}
+	}
+	return out
+}
+
+// sourcesVersion is what moves when the files EXTERNAL models of p read
+// change (the plan checks them); a new value each time when they cannot be
+// watched.
+func sourcesVersion(p *project.Project) string {
+	if v := workspace.SourcesVersion(p); v != "" {
+		return v
+	}
+	return "unwatched " + strconv.FormatInt(time.Now().UnixNano(), 10)
 }
 
 // fingerprints sums up the fingerprints of every analyzed model.

@@ -2,9 +2,13 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
@@ -121,4 +125,61 @@ func TestOnePublishPerEdit(t *testing.T) {
 	if h := hint(); h != "" {
 		t.Errorf("hint after dev was applied elsewhere: %s", h)
 	}
+}
+
+// TestExternalFileProblems: what an EXTERNAL model reads is checked by the
+// plan (a file that matches no more, a file whose columns are not the
+// declared ones: plan, apply and run stop there); the editor publishes
+// the plan's errors where the plan reports them, and follows the files as
+// they change.
+func TestExternalFileProblems(t *testing.T) {
+	root := writeProject(t, map[string]string{
+		"efmesh.yaml":  "name: src\n",
+		"data/src.csv": "id,label\n1,a\n",
+		"models/src.sql": "MODEL (name raw.src, kind EXTERNAL (files 'data/src.csv', format csv, header true),\n" +
+			"  columns (id INTEGER, label TEXT));\n",
+		"models/b.sql": "MODEL (name s.b, kind FULL);\nSELECT id, label FROM @ref(raw.src)\n",
+	})
+	applyElsewhere(t, root, "dev")
+	c := newTestClient(t, root, clientOptions{})
+	c.open("models/b.sql")
+	c.waitIdle()
+	errorsOf := func() string {
+		var out []string
+		for _, d := range c.diagnostics("models/src.sql") {
+			if d.Severity == protocol.DiagnosticSeverityError {
+				out = append(out, fmt.Sprintf("%d: %s", d.Range.Start.Line+1, d.Message))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	if got := errorsOf(); got != "" {
+		t.Fatalf("errors before the file changed: %s", got)
+	}
+	change := func(body string) {
+		t.Helper()
+		path := filepath.Join(root, "data", "src.csv")
+		typ := protocol.FileChangeTypeChanged
+		if body == "" {
+			typ = protocol.FileChangeTypeDeleted
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": c.uri("data/src.csv"), "type": typ}}})
+	}
+	wait := func(want string) {
+		t.Helper()
+		c.waitFor("the plan's error "+want, func() bool { return errorsOf() == want })
+	}
+	change("")
+	wait("1: EXTERNAL raw.src reads files data/src.csv, but no file matches data/src.csv")
+	change("id,label\n1,a\n2,b\n")
+	wait("")
+	change("id,name\n1,a\n")
+	wait("2: EXTERNAL raw.src: data/src.csv has no column label (it has name)")
+	change("id,label\n1,a\n")
+	wait("")
 }

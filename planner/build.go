@@ -27,7 +27,11 @@ func (b *builder) build(ctx context.Context, info *analysis.ModelInfo, log *slog
 		if err := b.checkContract(ctx, info, q); err != nil {
 			return err
 		}
-		return b.wh.Exec(ctx, b.d.ReplaceView(rel, b.typed(info, q)))
+		stmt := b.d.ReplaceView(rel, b.typed(info, q))
+		if _, ok := b.rebuild[m.Name]; ok { // replaced by hand: dropped first, in one transaction
+			return b.wh.Tx(ctx, b.aroundRebuild(m, rel, []string{stmt}))
+		}
+		return b.wh.Exec(ctx, stmt)
 	case project.KindFull, project.KindSeed:
 		// The contract's families are checked on the query (unless the
 		// checker already proved them against the parents' real types);

@@ -181,6 +181,14 @@ type Plan struct {
 	// differs maps the models whose physical table has columns other than
 	// their snapshot's to that table: apply drops it before building.
 	differs map[string]string
+	// differsView holds the models of differs whose name the warehouse
+	// holds as a view (a table efmesh built replaced by hand): apply
+	// drops that view instead.
+	differsView map[string]bool
+	// envTables holds the models whose environment view is a table in
+	// the warehouse (replaced by hand): the promotion drops the table
+	// before making the view again.
+	envTables map[string]bool
 	// copyHistory maps an SCD_TYPE_2 model to the fingerprint naming the
 	// history table its new table is initialised from (CopiesHistoryFrom).
 	copyHistory map[string]string

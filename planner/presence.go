@@ -94,6 +94,48 @@ type MissingRelation struct {
 	// not the snapshot's (replaced or altered by hand).
 	Differs bool   `json:"differs,omitempty"`
 	Reason  string `json:"reason"`
+	// listedView says what the warehouse holds under the name of a
+	// relation that Differs: a view or a table. Apply drops it as what it
+	// is before making the relation again.
+	listedView bool
+}
+
+// relKind is what an expected relation must be: a table or a view. One of
+// the other kind under its name (a table made by hand where an
+// environment's view was) was replaced behind efmesh's back.
+type relKind uint8
+
+const (
+	anyKind relKind = iota
+	tableKind
+	viewKind
+)
+
+func (k relKind) String() string {
+	if k == viewKind {
+		return "view"
+	}
+	return "table"
+}
+
+func kindOf(view bool) relKind {
+	if view {
+		return viewKind
+	}
+	return tableKind
+}
+
+// physicalKind is what the physical relation of a model of kind k with
+// target t is: a view for a VIEW model and for a parquet target (a view
+// over its files), else a table.
+func physicalKind(k project.KindName, t string) relKind {
+	switch {
+	case k == project.KindView || t == "parquet":
+		return viewKind
+	case t == "table":
+		return tableKind
+	}
+	return anyKind
 }
 
 // shapeKnown reports whether the relations of a model of kind k with
@@ -145,6 +187,153 @@ type expectation struct {
 	// relation whose columns differ (a view replaced, a column added by
 	// hand) does not meet the expectation (status --check).
 	want []engine.Column
+	// kind, when set, is what the relation must be (a view or a table):
+	// one of the other kind under its name does not meet the expectation.
+	kind relKind
+	// reads, for a view, are what its definition names (without case):
+	// the physical relation an environment's view reads, the files a
+	// view over files reads by absolute path. A view whose definition the
+	// catalog lists without one of them was replaced by hand, or was made
+	// in another folder (a project moved: it reads the old one's files).
+	reads []string
+	// globs, for a VIEW over an EXTERNAL model's files, are their
+	// patterns (absolute): a CSV glob is rendered file by file, so the
+	// view names the files that matched when it was built; one added or
+	// removed since makes it differ (viewFilesProblem).
+	globs []string
+}
+
+// physicalName is the table part of a stored physical relation's name
+// ("" for none): an environment's view names it, whatever quoting the
+// catalog prints.
+func physicalName(table string) string {
+	if table == "" {
+		return ""
+	}
+	_, n := analysis.SplitName(table)
+	return n
+}
+
+// filesRead are the local files a VIEW model's definition reads by
+// absolute path: those of the EXTERNAL models it refs (through EMBEDDED
+// ones, which are inlined).
+func filesRead(a *analysis.Analysis, m *project.Model) (reads, globs []string) {
+	return filesReadVia(a.Project.Root, m.Refs(), func(name string) (project.Kind, []string, bool) {
+		info := a.Models[name]
+		if info == nil {
+			return project.Kind{}, nil, false
+		}
+		return info.Model.Kind, info.Model.Refs(), true
+	})
+}
+
+// filesReadVia is filesRead over refs, with lookup telling each model's
+// kind and refs (an analysis, or the definitions an environment stored).
+func filesReadVia(root string, refs []string, lookup func(string) (project.Kind, []string, bool)) (out, globs []string) {
+	seen := map[string]bool{}
+	var walk func(refs []string)
+	walk = func(refs []string) {
+		for _, r := range refs {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			kind, more, ok := lookup(r)
+			switch {
+			case !ok:
+			case kind.Name == project.KindExternal && kind.Files != "" && !strings.Contains(kind.Files, "://"):
+				abs := analysis.AbsPath(root, kind.Files)
+				out = append(out, literalPrefix(abs))
+				globs = append(globs, abs)
+			case kind.Name == project.KindEmbedded:
+				walk(more)
+			}
+		}
+	}
+	walk(refs)
+	return out, globs
+}
+
+// viewFilesProblem says what is wrong with the files the view definition
+// def names for the patterns globs ("" when nothing is): a pattern it
+// does not name whole (a reader expands that one when read) was rendered
+// as the files it matched then, and must name each file it matches now
+// and no file that is gone.
+func viewFilesProblem(def string, globs []string) string {
+	for _, g := range globs {
+		if strings.Contains(g, "**") || readsAll(def, []string{g}) {
+			continue
+		}
+		files, err := filepath.Glob(g)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if !readsAll(def, []string{f}) {
+				return fmt.Sprintf("it does not read %s, which %s matches since it was made", f, g)
+			}
+		}
+		for _, f := range namedFiles(def, literalPrefix(g)) {
+			if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Sprintf("it reads %s, which is gone", f)
+			}
+		}
+	}
+	return ""
+}
+
+// namedFiles are the string literals of def that start with prefix, as
+// the files they name (a doubled quote read as one).
+func namedFiles(def, prefix string) []string {
+	var out []string
+	lit := "'" + strings.ReplaceAll(prefix, "'", "''")
+	for rest := def; ; {
+		i := strings.Index(rest, lit)
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+1:]
+		j := 0
+		for j < len(rest) && (rest[j] != '\'' || (j+1 < len(rest) && rest[j+1] == '\'')) {
+			if rest[j] == '\'' {
+				j++
+			}
+			j++
+		}
+		out = append(out, strings.ReplaceAll(rest[:j], "''", "'"))
+		rest = rest[j:]
+	}
+}
+
+// awaitsFiles reports whether def is the view of an incremental parquet
+// target before its first interval: an empty relation of its columns,
+// reading no file yet (lakeView).
+func awaitsFiles(e expectation, def string) bool {
+	return e.ledgerFP != "" && !strings.Contains(strings.ToLower(def), "read_parquet")
+}
+
+// literalPrefix is the part of a file pattern before its first wildcard,
+// cut at a folder: what a view over its files names whichever files match
+// (a CSV glob is read file by file, each named).
+func literalPrefix(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[{")
+	if i < 0 {
+		return pattern
+	}
+	return pattern[:strings.LastIndexAny(pattern[:i], `/\`)+1]
+}
+
+// readsAll reports whether the view definition def names each of reads,
+// as written or as a SQL string literal spells it (quotes doubled).
+func readsAll(def string, reads []string) bool {
+	def = strings.ToLower(def)
+	for _, r := range reads {
+		r = strings.ToLower(r)
+		if !strings.Contains(def, r) && !strings.Contains(def, strings.ReplaceAll(r, "'", "''")) {
+			return false
+		}
+	}
+	return true
 }
 
 // missingIn returns the expectations the warehouse does not meet, in
@@ -233,19 +422,38 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 		switch {
 		case !present:
 			mr.Reason = fmt.Sprintf("the %s %s is missing from the warehouse", what, e.rel)
+		case e.kind != anyKind && kindOf(got.View) != e.kind:
+			mr.Differs = true
+			mr.listedView = got.View
+			mr.Reason = fmt.Sprintf("the %s %s is a %s, not the %s efmesh made: replaced behind efmesh's back",
+				what, e.rel, kindOf(got.View), e.kind)
 		case e.want != nil && !sameShape(e.want, got.Columns):
 			mr.Differs = true
+			mr.listedView = got.View
 			mr.Reason = fmt.Sprintf("the %s %s has columns (%s), not the (%s) its snapshot recorded: changed behind efmesh's back",
 				what, e.rel, columnsText(got.Columns), columnsText(e.want))
+		case len(e.reads) > 0 && got.View && got.Definition != "" && !readsAll(got.Definition, e.reads) && !awaitsFiles(e, got.Definition):
+			mr.Differs = true
+			mr.listedView = true
+			mr.Reason = fmt.Sprintf("the %s %s does not read %s: changed behind efmesh's back, or made in another folder",
+				what, e.rel, strings.Join(e.reads, ", "))
+		case len(e.globs) > 0 && got.View && got.Definition != "" && viewFilesProblem(got.Definition, e.globs) != "":
+			mr.Differs = true
+			mr.listedView = true
+			mr.Reason = fmt.Sprintf("the %s %s reads files as they were when it was made: %s", what, e.rel, viewFilesProblem(got.Definition, e.globs))
 		case e.files != "":
 			gone, err := filesGone(ctx, st, e)
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if !gone {
+			switch {
+			case gone:
+				mr.Reason = fmt.Sprintf("the parquet files of %s (%s) are missing", e.rel, e.files)
+			case e.ledgerFP == "" && !isParquet(e.files):
+				mr.Reason = fmt.Sprintf("the parquet file of %s (%s) is not a parquet file (truncated or replaced)", e.rel, e.files)
+			default:
 				continue
 			}
-			mr.Reason = fmt.Sprintf("the parquet files of %s (%s) are missing", e.rel, e.files)
 		default:
 			continue
 		}
@@ -275,6 +483,30 @@ func filesGone(ctx context.Context, st state.Reader, e expectation) (bool, error
 		}
 	}
 	return false, nil
+}
+
+// isParquet reports whether the file at path ends as every parquet file
+// does (its footer's length, then the magic PAR1; the file starts with
+// PAR1 too): one read of its last bytes, so a file truncated or replaced
+// by hand, which the relation's view cannot read, is rebuilt.
+func isParquet(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist) // unreadable now: not judged
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.IsDir() {
+		return true
+	}
+	if fi.Size() < 12 {
+		return false
+	}
+	var tail [4]byte
+	if _, err := f.ReadAt(tail[:], fi.Size()-4); err != nil {
+		return true
+	}
+	return string(tail[:]) == "PAR1"
 }
 
 // catalogKey is how the catalog of an engine of dialect d lists the
@@ -308,14 +540,16 @@ func clipIdent(d engine.Dialect, name string) string {
 // both expect through it.
 func builtExpectation(model string, kind project.KindName, target, table, lake, ledgerFP string) expectation {
 	ps, pn := analysis.SplitName(table)
-	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true}
+	e := expectation{model: model, rel: engine.Relation{Schema: ps, Name: pn}, physical: true, kind: physicalKind(kind, target)}
 	if fp8 := FingerprintPrefix(table); target == "parquet" && fp8 != "" && !strings.Contains(lake, "://") {
 		schema, name := analysis.SplitName(model)
 		var incremental bool
-		e.files, incremental = lakeFiles(kind, lakePrefixOf(lake, schema, name, fp8))
+		prefix := lakePrefixOf(lake, schema, name, fp8)
+		e.files, incremental = lakeFiles(kind, prefix)
 		if incremental {
 			e.ledgerFP = ledgerFP
 		}
+		e.reads = []string{prefix}
 	}
 	return e
 }
@@ -389,6 +623,9 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 				ledger = old
 			}
 			be := builtExpectation(m.Name, m.Kind.Name, TargetOf(m), table, lakeRootOf(a.Project), ledger)
+			if m.Kind.Name == project.KindView {
+				be.reads, be.globs = filesRead(a, m)
+			}
 			if mp.ReusedFrom == "" && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
 				// Its own snapshot's table has the columns the snapshot
 				// recorded (analysis.Definition: the inferred ones); one
@@ -398,10 +635,14 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			exp = append(exp, be)
 		}
 		if _, inEnv := p.current[m.Name]; inEnv {
-			e := expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m)}
+			e := expectation{model: m.Name, rel: analysis.EnvRelation(a.Dialect(), p.Env, m), kind: viewKind}
 			if mp.Change == Unchanged && !mp.Build && info.Inferred != nil && shapeKnown(m.Kind.Name, TargetOf(m)) {
 				// A view replaced by hand is re-pointed by the promotion.
 				e.want = info.Inferred
+			}
+			if mp.Change == Unchanged && !mp.Build {
+				// It reads the physical relation it was pointed at.
+				e.reads = []string{physicalName(p.storedTable[m.Name])}
 			}
 			exp = append(exp, e)
 		}
@@ -438,6 +679,14 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 		mp.Reason = joinReason(mp.Reason, mr.Reason)
 		p.HasChanges = true
 		if !mr.Physical {
+			if mr.Differs && !mr.listedView {
+				// A table where the environment's view was: the
+				// promotion drops it before making the view again.
+				if p.envTables == nil {
+					p.envTables = map[string]bool{}
+				}
+				p.envTables[mp.Name] = true
+			}
 			continue
 		}
 		m := a.Models[mp.Name].Model
@@ -457,6 +706,12 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 				p.differs = map[string]string{}
 			}
 			p.differs[m.Name] = mr.Relation
+			if mr.listedView {
+				if p.differsView == nil {
+					p.differsView = map[string]bool{}
+				}
+				p.differsView[m.Name] = true
+			}
 		}
 		delete(p.storedTable, m.Name)
 		if mp.ReusedFrom != "" { // build its own instead of adopting a lost one
@@ -528,6 +783,7 @@ func joinReason(a, b string) string {
 // were, and no environment ever serves a missing view.
 type rebuildAround struct {
 	table engine.Relation // the differing table, as the store names it
+	view  bool            // the warehouse holds a view under its name
 	envs  []string        // the environments whose pointer is its snapshot
 }
 
@@ -551,7 +807,7 @@ func (p *Plan) rebuilds(ctx context.Context, st state.Reader) (map[string]rebuil
 	out := make(map[string]rebuildAround, len(p.differs))
 	for n, table := range p.differs {
 		s, t := analysis.SplitName(table)
-		out[n] = rebuildAround{table: engine.Relation{Schema: s, Name: t}}
+		out[n] = rebuildAround{table: engine.Relation{Schema: s, Name: t}, view: p.differsView[n]}
 	}
 	sort.Strings(envs)
 	for _, e := range envs {
@@ -584,7 +840,11 @@ func (b *builder) aroundRebuild(m *project.Model, rel engine.Relation, stmts []s
 		before = append(before, b.d.DropView(v))
 		after = append(after, b.d.CreateSchema(v.Schema), b.d.ReplaceView(v, "SELECT * FROM "+b.d.QuoteRelation(rel)))
 	}
-	before = append(before, b.d.DropTable(r.table))
+	if r.view {
+		before = append(before, b.d.DropView(r.table))
+	} else {
+		before = append(before, b.d.DropTable(r.table))
+	}
 	return slices.Concat(before, stmts, after)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,5 +189,105 @@ func TestPresenceChecksExternalTablesInTheSameQuery(t *testing.T) {
 		if wh.calls != 3+i {
 			t.Fatalf("%s: catalog queries: %d", c.table, wh.calls)
 		}
+	}
+}
+
+// TestViewDefinitionNamesItsFiles: the catalog lists a view's definition
+// once, and a view over files names their absolute path as the
+// expectation does — in a folder whose name holds a quote, too (the SQL
+// literal doubles it): a view made there is not taken for one made
+// elsewhere.
+func TestViewDefinitionNamesItsFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "o'brien")
+	csv := filepath.Join(dir, "data", "src.csv")
+	if err := os.MkdirAll(filepath.Dir(csv), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(csv, []byte("id,label\n1,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lit := "'" + strings.ReplaceAll(csv, "'", "''") + "'"
+	if err := db.Exec(ctx, "CREATE SCHEMA s; CREATE VIEW s.v AS SELECT * FROM read_csv("+lit+", columns = {'id': 'INTEGER', 'label': 'VARCHAR'}); "+
+		"CREATE TABLE s.t (a INTEGER, b INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	listed, err := db.Relations(ctx, []string{"s"}, []engine.Relation{{Schema: "s", Name: "v"}, {Schema: "s", Name: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := map[string]string{}
+	for _, l := range listed {
+		defs[l.Name] = l.Definition
+		if len(l.Columns) != 2 {
+			t.Fatalf("%s: columns %v", l.Name, l.Columns)
+		}
+	}
+	if defs["t"] != "" || !strings.Contains(defs["v"], "CREATE VIEW") {
+		t.Fatalf("definitions: %q", defs)
+	}
+	if !readsAll(defs["v"], []string{csv}) {
+		t.Fatalf("the definition does not read %s:\n%s", csv, defs["v"])
+	}
+	if readsAll(defs["v"], []string{filepath.Join(t.TempDir(), "data", "src.csv")}) {
+		t.Fatalf("the definition reads another folder:\n%s", defs["v"])
+	}
+}
+
+func TestLiteralPrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"/p/data/src.csv":        "/p/data/src.csv",
+		"/p/data/events/*.csv":   "/p/data/events/",
+		"/p/data/**/x_?.parquet": "/p/data/",
+		"/p/d[ab]/x.csv":         "/p/",
+	} {
+		if got := literalPrefix(in); got != want {
+			t.Errorf("literalPrefix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestViewFilesProblem: a CSV glob is rendered as the files it matched;
+// a file added or removed since is a problem, a glob named whole is not.
+func TestViewFilesProblem(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "it's")
+	for _, f := range []string{"a.csv", "b.csv"} {
+		testWrite(t, filepath.Join(dir, f), "id\n1\n")
+	}
+	glob := filepath.Join(dir, "*.csv")
+	lit := func(p string) string { return "'" + strings.ReplaceAll(p, "'", "''") + "'" }
+	def := "CREATE VIEW v AS SELECT * FROM read_csv([" + lit(filepath.Join(dir, "a.csv")) + ", " + lit(filepath.Join(dir, "b.csv")) + "])"
+	if got := namedFiles(def, literalPrefix(glob)); len(got) != 2 || got[1] != filepath.Join(dir, "b.csv") {
+		t.Fatalf("namedFiles: %q", got)
+	}
+	if p := viewFilesProblem(def, []string{glob}); p != "" {
+		t.Fatalf("the files as built: %s", p)
+	}
+	if p := viewFilesProblem("CREATE VIEW v AS SELECT * FROM read_parquet("+lit(glob)+")", []string{glob}); p != "" {
+		t.Fatalf("a glob named whole: %s", p)
+	}
+	testWrite(t, filepath.Join(dir, "c.csv"), "id\n3\n")
+	if p := viewFilesProblem(def, []string{glob}); !strings.Contains(p, "does not read "+filepath.Join(dir, "c.csv")) {
+		t.Fatalf("a file added: %q", p)
+	}
+	os.Remove(filepath.Join(dir, "c.csv"))
+	os.Remove(filepath.Join(dir, "b.csv"))
+	if p := viewFilesProblem(def, []string{glob}); !strings.Contains(p, "reads "+filepath.Join(dir, "b.csv")+", which is gone") {
+		t.Fatalf("a file removed: %q", p)
+	}
+}
+
+func testWrite(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,6 +34,7 @@ func promote(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, res
 			sw.model = info.Model
 			sw.virtual = info.Model.Kind.Name.Virtual()
 			sw.physFP = p.physicalFP(mp.Name, mp.Fingerprint)
+			sw.dropTable = p.envTables[mp.Name]
 		}
 		swaps = append(swaps, sw)
 	}
@@ -48,6 +49,9 @@ type viewSwap struct {
 	model   *project.Model
 	virtual bool
 	physFP  string
+	// dropTable: the warehouse holds a table where the view goes
+	// (replaced by hand); it is dropped in the same transaction.
+	dropTable bool
 }
 
 // swapViews is the promotion of swaps into env, the one way both Apply
@@ -85,6 +89,9 @@ func swapViews(ctx context.Context, env string, swaps []viewSwap, wh engine.Engi
 		if !schemas[rel.Schema] {
 			schemas[rel.Schema] = true
 			stmts = append(stmts, d.CreateSchema(rel.Schema))
+		}
+		if sw.dropTable {
+			stmts = append(stmts, d.DropTable(rel))
 		}
 		stmts = append(stmts, d.ReplaceView(rel, "SELECT * FROM "+d.QuoteRelation(analysis.PhysicalRelation(d, sw.model, sw.physFP))))
 		if mp.Change != Unchanged || mp.Missing {

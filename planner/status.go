@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -189,7 +190,7 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		if sc.warehouse != nil {
 			d = sc.warehouse.Dialect()
 		}
-		if s.Missing, err = missingIn(ctx, sc.warehouse, st, envExpectations(d, env, models, lake)); err != nil {
+		if s.Missing, err = missingIn(ctx, sc.warehouse, st, envExpectations(d, env, models, sc.root, lake)); err != nil {
 			return nil, err
 		}
 		for _, mr := range s.Missing {
@@ -422,10 +423,22 @@ func lastTickProblem(t state.Run) (msg string, running bool) {
 	return fmt.Sprintf("the last run tick (%s) did not complete: %s%s", at, t.Outcome, why), false
 }
 
+// storedRefs are the models a stored definition's body refs.
+func storedRefs(def analysis.Definition) []string {
+	ms, _ := project.ScanMacros(def.File, []byte(def.Body), 0)
+	var out []string
+	for _, mc := range ms {
+		if mc.Kind == project.MacroRef && !slices.Contains(out, mc.Arg) {
+			out = append(out, mc.Arg)
+		}
+	}
+	return out
+}
+
 // envExpectations lists the relations the store says an environment's
 // models have: each built snapshot's physical relation (and parquet
 // files), and the environment's view of each model, in name order.
-func envExpectations(d engine.Dialect, env string, models map[string]envModel, lake string) []expectation {
+func envExpectations(d engine.Dialect, env string, models map[string]envModel, root, lake string) []expectation {
 	names := make([]string, 0, len(models))
 	for n := range models {
 		names = append(names, n)
@@ -454,9 +467,16 @@ func envExpectations(d engine.Dialect, env string, models map[string]envModel, l
 		if m.snap.Built() {
 			be := builtExpectation(n, kind, target, m.snap.PhysicalTable, lake, m.snap.Fingerprint)
 			be.want = want
+			if kind == project.KindView {
+				be.reads, be.globs = filesReadVia(root, storedRefs(m.def), func(name string) (project.Kind, []string, bool) {
+					pm, ok := models[name]
+					return pm.def.Kind, storedRefs(pm.def), ok
+				})
+			}
 			exp = append(exp, be)
 		}
-		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}, want: want})
+		exp = append(exp, expectation{model: n, rel: engine.Relation{Schema: analysis.EnvSchema(d, env, schema), Name: table}, want: want, kind: viewKind,
+			reads: []string{physicalName(m.snap.PhysicalTable)}})
 	}
 	return exp
 }

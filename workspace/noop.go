@@ -366,6 +366,37 @@ func externalStamps(p *project.Project) (out []stamp, ok bool) {
 	return patternStamps(patterns)
 }
 
+// usesLake reports whether p keeps data in its lake: a lake folder named
+// in efmesh.yaml, or a model of target parquet (in the default lake folder
+// when efmesh.yaml names none).
+func usesLake(p *project.Project) bool {
+	if p.Config.Lake != "" {
+		return true
+	}
+	for _, m := range p.Models {
+		if planner.TargetOf(m) == "parquet" {
+			return true
+		}
+	}
+	return false
+}
+
+// SourcesVersion is what moves when the files an EXTERNAL model of p reads
+// change (a file replaced, added or removed): their stamps, hashed. ""
+// when they cannot be watched (a URL, a glob whose folder is missing): a
+// cache keyed by it must not keep its answer.
+func SourcesVersion(p *project.Project) string {
+	stamps, ok := externalStamps(p)
+	if !ok {
+		return ""
+	}
+	h := sha256.New()
+	for _, s := range stamps {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\n", s.Path, s.Size, s.ModTime, s.Missing)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
 // patternStamps stamps the files and globs of patterns (absolute paths):
 // a literal path is one stamp, a glob the stamps of its literal folder, of
 // every folder under it and of every file it matches. ok is false when a
@@ -740,7 +771,7 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		return nil
 	}
 	files = append(files, body...)
-	if w.Project.Config.Lake != "" {
+	if usesLake(w.Project) {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
 
@@ -74,7 +76,10 @@ func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.Pla
 	if pr := w.opts.Presence; pr != nil {
 		opts = append(opts, planner.WithCatalog(pr.catalog(w.Project, w.Analysis.Dialect(), w.opts.Warehouse)))
 	}
-	if w.Project.Config.Environments[env].Redacted {
+	// A redacted environment's plan checks its variant on a workbench; the
+	// files EXTERNAL models read are described on one, as Plan describes
+	// them on the warehouse (a file of another shape stops both).
+	if w.Project.Config.Environments[env].Redacted || readsFiles(w.Project) {
 		wb, err := w.workbench()
 		if err != nil {
 			return nil, err
@@ -82,6 +87,14 @@ func (w *Workspace) Preview(ctx context.Context, env string, opts ...planner.Pla
 		opts = append(opts, planner.WithWorkbench(wb))
 	}
 	return w.planSelected(ctx, st, env, opts)
+}
+
+// ReadOnlyWarehouseError is an apply with changes to make in a warehouse
+// this process cannot write: nothing was changed.
+type ReadOnlyWarehouseError struct{ Path string }
+
+func (e *ReadOnlyWarehouseError) Error() string {
+	return fmt.Sprintf("the warehouse %s is read-only: apply cannot make the plan's changes; nothing was changed", e.Path)
 }
 
 // UncheckedStoreError is a warehouse that could not be opened to check the
@@ -159,7 +172,15 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	defer lk.Release()
-	wh, err := connect.WarehouseIfExists(ctx, w.Project, w.opts.Warehouse...)
+	// A warehouse this process cannot write is read as plan reads it: an
+	// unchanged project applies nothing, and a plan with changes stops
+	// before any is made (ReadOnlyWarehouseError).
+	readOnly := connect.WarehouseReadOnly(w.Project)
+	open := connect.WarehouseIfExists
+	if readOnly != "" {
+		open = connect.ReadWarehouse
+	}
+	wh, err := open(ctx, w.Project, w.opts.Warehouse...)
 	if err != nil {
 		return out, err
 	}
@@ -201,6 +222,9 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 			w.rememberApplied(ctx, st, env, req, opts, wb, &plannedAt{plan: p, token: tok}, &wh)
 		}
 		return out, nil
+	}
+	if readOnly != "" {
+		return out, &ReadOnlyWarehouseError{Path: readOnly}
 	}
 	if wh == nil { // the first apply creates the warehouse
 		var ew engine.Engine
@@ -296,4 +320,15 @@ func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env str
 	if err := w.RememberNoop(*req.Noop, p); err != nil {
 		w.opts.logger().Debug("could not save the no-op digest", "err", err)
 	}
+}
+
+// readsFiles reports whether p has an EXTERNAL model over local files that
+// declares its columns: the plan describes those files.
+func readsFiles(p *project.Project) bool {
+	for _, m := range p.Models {
+		if m.Kind.Name == project.KindExternal && m.Kind.Files != "" && len(m.Columns) > 0 && !strings.Contains(m.Kind.Files, "://") {
+			return true
+		}
+	}
+	return false
 }

@@ -218,7 +218,7 @@ func describe(ctx context.Context, db queryer, query string) ([]engine.Column, e
 }
 
 // Relations lists the tables and views of the database's schemas among
-// schemas, with the columns of those among withColumns, in one catalog
+// schemas (each view with its definition), with the columns of those among withColumns, in one catalog
 // query (attached databases are not looked at). The query names schemas,
 // never relations: it lists the columns of every relation of the schemas
 // that hold one of withColumns, and engine.RelationsOf keeps those asked
@@ -227,9 +227,11 @@ func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engi
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	q := `SELECT r.schema_name, r.name, r.is_view, c.column_name, c.data_type
-		FROM (SELECT database_name, schema_name, table_name AS name, false AS is_view FROM duckdb_tables()
-			UNION ALL SELECT database_name, schema_name, view_name, true FROM duckdb_views()) r
+	// A view's definition comes once, on its first row.
+	q := `SELECT r.schema_name, r.name, r.is_view, c.column_name, c.data_type,
+			CASE WHEN c.column_index IS NULL OR c.column_index = 1 THEN r.sql END
+		FROM (SELECT database_name, schema_name, table_name AS name, false AS is_view, NULL AS sql FROM duckdb_tables()
+			UNION ALL SELECT database_name, schema_name, view_name, true, sql FROM duckdb_views()) r
 		LEFT JOIN duckdb_columns() c ON c.database_name = r.database_name AND c.schema_name = r.schema_name
 			AND c.table_name = r.name AND ` + engine.InList("c.schema_name", engine.ColumnSchemas(schemas, withColumns)) + `
 		WHERE r.database_name = current_database() AND r.schema_name IN (` + engine.StringList(schemas) + `)

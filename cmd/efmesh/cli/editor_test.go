@@ -2,10 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,37 +72,90 @@ func TestEditorPlanSeesTheWarehouse(t *testing.T) {
 // language server and client, and returns the plan's text.
 func editorPlan(t *testing.T, dir, env string) string {
 	t.Helper()
+	plan, err, _ := editorSession(t, dir, env, "")
+	if err != nil {
+		t.Fatalf("workspace/executeCommand: %v", err)
+	}
+	return plan
+}
+
+// editorSession runs efmesh.plan for env on the project in dir through a
+// real language server and client: the plan's text or the error it
+// answers, and the diagnostics the server published, as
+// "file:line: message" (file relative to dir), waiting for one that
+// contains waitFor when it is set.
+func editorSession(t *testing.T, dir, env, waitFor string) (string, error, []string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, b := net.Pipe()
 	served := make(chan error, 1)
 	go func() { served <- lsp.Serve(ctx, b, lsp.Options{}) }()
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(a))
+	uri := "file://" + filepath.ToSlash(dir)
+	var mu sync.Mutex
+	diags := map[string][]string{}
 	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() == "textDocument/publishDiagnostics" {
+			var p struct {
+				URI         string `json:"uri"`
+				Diagnostics []struct {
+					Range struct {
+						Start struct{ Line int } `json:"start"`
+					} `json:"range"`
+					Message string `json:"message"`
+				} `json:"diagnostics"`
+			}
+			if json.Unmarshal(req.Params(), &p) == nil {
+				var ds []string
+				for _, d := range p.Diagnostics {
+					ds = append(ds, fmt.Sprintf("%s:%d: %s", strings.TrimPrefix(strings.TrimPrefix(p.URI, uri), "/"), d.Range.Start.Line+1, d.Message))
+				}
+				mu.Lock()
+				diags[p.URI] = ds
+				mu.Unlock()
+			}
+		}
 		return reply(ctx, nil, nil) // registrations, progress: accepted, ignored
 	})
-	call := func(method string, params, result any) {
-		t.Helper()
-		if _, err := conn.Call(ctx, method, params, result); err != nil {
-			t.Fatalf("%s: %v", method, err)
+	published := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []string
+		for _, ds := range diags {
+			out = append(out, ds...)
 		}
+		sort.Strings(out)
+		return out
 	}
-	uri := "file://" + filepath.ToSlash(dir)
-	call("initialize", map[string]any{"processId": nil, "rootUri": uri,
-		"workspaceFolders": []any{map[string]any{"uri": uri, "name": "shop"}}, "capabilities": map[string]any{}}, nil)
+	call := func(method string, params, result any) error {
+		_, err := conn.Call(ctx, method, params, result)
+		return err
+	}
+	if err := call("initialize", map[string]any{"processId": nil, "rootUri": uri,
+		"workspaceFolders": []any{map[string]any{"uri": uri, "name": "shop"}}, "capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
 	if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
 	var plan struct {
 		Summary string `json:"summary"`
 	}
-	call("workspace/executeCommand", map[string]any{"command": "efmesh.plan", "arguments": []any{map[string]any{"root": dir, "env": env}}}, &plan)
-	call("shutdown", nil, nil)
+	planErr := call("workspace/executeCommand", map[string]any{"command": "efmesh.plan", "arguments": []any{map[string]any{"root": dir, "env": env}}}, &plan)
+	for deadline := time.Now().Add(10 * time.Second); waitFor != "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(strings.Join(published(), "\n"), waitFor) {
+			break
+		}
+	}
+	if err := call("shutdown", nil, nil); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
 	_ = conn.Notify(ctx, "exit", nil)
 	if err := <-served; err != nil {
 		t.Errorf("the language server: %v", err)
 	}
 	conn.Close()
 
-	return plan.Summary
+	return plan.Summary, planErr, published()
 }

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
@@ -162,6 +164,12 @@ the selected models below it are built against that version.`,
 				}
 			}
 			a.printPlan(p, explain)
+			if path := connect.WarehouseReadOnly(w.Project); path != "" && p.HasChanges {
+				if rel, err := filepath.Rel(w.Project.Root, path); err == nil && !strings.HasPrefix(rel, "..") {
+					path = rel
+				}
+				fmt.Fprintf(a.stderr, "efmesh: warning: the warehouse %s is read-only: apply cannot make these changes\n", path)
+			}
 			return nil
 		},
 	}
