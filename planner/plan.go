@@ -142,6 +142,9 @@ type Plan struct {
 	// Reverts are the models the plan moves back to a version another
 	// user's later apply replaced (fillReverts).
 	Reverts []Revert `json:"reverts,omitempty"`
+	// Warnings are findings on the whole plan that do not stop it (a
+	// warehouse apply cannot write); each model's are its own.
+	Warnings []Warning `json:"warnings,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer

@@ -2,8 +2,11 @@ package workspace
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/state"
@@ -80,6 +83,13 @@ func (w *Workspace) planSelected(ctx context.Context, st state.Reader, env strin
 		if n.From != env {
 			p.LeftOutFrom = n.From
 		}
+	}
+	if path := connect.WarehouseReadOnly(w.Project); path != "" && p.HasChanges {
+		if rel, err := filepath.Rel(w.Project.Root, path); err == nil && filepath.IsLocal(rel) {
+			path = rel
+		}
+		p.Warnings = append(p.Warnings, planner.Warning{Code: "read_only_warehouse",
+			Message: fmt.Sprintf("the warehouse %s is read-only: apply cannot make these changes", path)})
 	}
 	return p, nil
 }

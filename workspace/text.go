@@ -255,6 +255,9 @@ func modelLine(m planner.ModelPlan, width int) string {
 
 // writeWarnings lists the plan's warnings after the plan.
 func writeWarnings(w io.Writer, p *planner.Plan) {
+	for _, wn := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s: %s\n", wn.Code, wn.Message)
+	}
 	for _, m := range p.Models {
 		for _, wn := range m.Warnings {
 			fmt.Fprintf(w, "warning: %s: %s: %s\n", m.Name, wn.Code, wn.Message)

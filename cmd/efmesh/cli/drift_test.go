@@ -452,7 +452,7 @@ func checkDrift(t *testing.T, dir string, c driftCase, before, want string) {
 	noChanges := full.code == ExitOK && strings.Contains(full.out, "No changes")
 	// A plan apply cannot make says so: it fails, or warns that apply
 	// cannot make its changes.
-	planFails := full.code != ExitOK || strings.Contains(full.err, "apply cannot make these changes")
+	planFails := full.code != ExitOK || strings.Contains(full.out, "warning: read_only_warehouse: ") && strings.Contains(full.out, "apply cannot make these changes")
 	repairs := strings.Contains(full.out, "missing →") || strings.Contains(full.out, "differs from its snapshot")
 	if repairs && status.code == ExitOK {
 		report("plan repairs the environment but status --check is healthy:\n%s\nstatus:\n%s", full, status)

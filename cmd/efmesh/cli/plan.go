@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
@@ -164,12 +162,6 @@ the selected models below it are built against that version.`,
 				}
 			}
 			a.printPlan(p, explain)
-			if path := connect.WarehouseReadOnly(w.Project); path != "" && p.HasChanges {
-				if rel, err := filepath.Rel(w.Project.Root, path); err == nil && !strings.HasPrefix(rel, "..") {
-					path = rel
-				}
-				fmt.Fprintf(a.stderr, "efmesh: warning: the warehouse %s is read-only: apply cannot make these changes\n", path)
-			}
 			return nil
 		},
 	}
@@ -242,10 +234,13 @@ type planPayload struct {
 	// Reverts: the models the plan moves back to a version someone else
 	// applied over since.
 	Reverts []planner.Revert `json:"reverts,omitempty"`
+	// Warnings: findings on the whole plan that do not stop it (each
+	// model's are in its line).
+	Warnings []planner.Warning `json:"warnings,omitempty"`
 }
 
 func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh, Reverts: p.Reverts}
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh, Reverts: p.Reverts, Warnings: p.Warnings}
 }
 
 func (a *app) applyCmd() *cobra.Command {
