@@ -437,7 +437,7 @@ func checkDrift(t *testing.T, dir string, c driftCase, before, want string) {
 	if len(fileErrs) > 0 {
 		waitFor = fileErrs[0][strings.Index(fileErrs[0], ": ")+2:]
 	}
-	editor, editorErr, diags := editorSession(t, dir, "dev", waitFor)
+	editor, diags, editorErr := editorSession(t, dir, "dev", waitFor)
 	switch {
 	case full.code == ExitOK && (editorErr != nil || editor != full.out):
 		report("the editor's plan differs from the CLI's:\n%s%v\ncli:\n%s", editor, editorErr, full.out)

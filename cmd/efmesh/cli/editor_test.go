@@ -72,7 +72,7 @@ func TestEditorPlanSeesTheWarehouse(t *testing.T) {
 // language server and client, and returns the plan's text.
 func editorPlan(t *testing.T, dir, env string) string {
 	t.Helper()
-	plan, err, _ := editorSession(t, dir, env, "")
+	plan, _, err := editorSession(t, dir, env, "")
 	if err != nil {
 		t.Fatalf("workspace/executeCommand: %v", err)
 	}
@@ -80,11 +80,11 @@ func editorPlan(t *testing.T, dir, env string) string {
 }
 
 // editorSession runs efmesh.plan for env on the project in dir through a
-// real language server and client: the plan's text or the error it
-// answers, and the diagnostics the server published, as
-// "file:line: message" (file relative to dir), waiting for one that
-// contains waitFor when it is set.
-func editorSession(t *testing.T, dir, env, waitFor string) (string, error, []string) {
+// real language server and client: the plan's text, the diagnostics the
+// server published, as "file:line: message" (file relative to dir),
+// waiting for one that contains waitFor when it is set, and the error the
+// plan answers.
+func editorSession(t *testing.T, dir, env, waitFor string) (string, []string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -157,5 +157,5 @@ func editorSession(t *testing.T, dir, env, waitFor string) (string, error, []str
 	}
 	conn.Close()
 
-	return plan.Summary, planErr, published()
+	return plan.Summary, published(), planErr
 }
