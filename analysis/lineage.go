@@ -806,7 +806,7 @@ func lookupColumn(ref engine.ColumnRef, rels []relation) ([]outCol, string, []Co
 		}
 	}
 	cols, out := resolveName(ref, "", rels)
-	if len(out) == 0 && ref.Qualifier == "" || len(out) == 0 && len(ref.Path) > 0 {
+	if len(cols) == 0 && (ref.Qualifier == "" || len(ref.Path) > 0) {
 		// No column of the name: a relation's name alone is a whole-row
 		// reference (to_jsonb(s), a function's alias e ->> 'k'), which
 		// reads every column of the relation.
