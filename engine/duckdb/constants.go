@@ -359,27 +359,16 @@ func (ev *evaluator) checkNode(n nodeSites) []error {
 // sitesIn lists the sites in an expression, outside subqueries.
 func sitesIn(v any) []site {
 	var out []site
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			switch t["class"] {
-			case "SUBQUERY", "WINDOW", "LAMBDA":
-				return
-			}
-			if s, ok := siteOf(t); ok {
-				out = append(out, s)
-			}
-			for _, c := range t {
-				walk(c)
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
-			}
+	walkTree(v, func(m map[string]any) bool {
+		switch m["class"] {
+		case "SUBQUERY", "WINDOW", "LAMBDA":
+			return false
 		}
-	}
-	walk(v)
+		if s, ok := siteOf(m); ok {
+			out = append(out, s)
+		}
+		return true
+	})
 	return out
 }
 
@@ -434,25 +423,13 @@ func stringLiteral(m map[string]any) bool {
 // opaque reports an expression the probe cannot type on its own.
 func opaque(v any) bool {
 	found := false
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			switch t["class"] {
-			case "SUBQUERY", "WINDOW", "LAMBDA", "STAR", "PARAMETER", "LAMBDA_REF":
-				found = true
-				return
-			}
-			for _, c := range t {
-				walk(c)
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
-			}
+	walkTree(v, func(m map[string]any) bool {
+		switch m["class"] {
+		case "SUBQUERY", "WINDOW", "LAMBDA", "STAR", "PARAMETER", "LAMBDA_REF":
+			found = true
 		}
-	}
-	walk(v)
+		return !found
+	})
 	return found
 }
 
@@ -460,25 +437,33 @@ func opaque(v any) bool {
 // constant (a literal, a cast of one, a list, struct or map of them).
 func constantCasts(v any) []map[string]any {
 	var out []map[string]any
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			if t["class"] == "CAST" && t["try_cast"] != true && constant(t["child"]) {
-				out = append(out, t)
-				return
-			}
-			for _, k := range (*tree)(nil).sortedKeys(t) {
-				walk(t[k])
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
-			}
+	walkTree(v, func(m map[string]any) bool {
+		if m["class"] == "CAST" && m["try_cast"] != true && constant(m["child"]) {
+			out = append(out, m)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// walkTree calls visit on every object of a json_serialize_sql tree,
+// parents first and keys in order; visit returns false to skip what is
+// below the object.
+func walkTree(v any, visit func(m map[string]any) bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if !visit(t) {
+			return
+		}
+		for _, k := range (*tree)(nil).sortedKeys(t) {
+			walkTree(t[k], visit)
+		}
+	case []any:
+		for _, c := range t {
+			walkTree(c, visit)
 		}
 	}
-	walk(v)
-	return out
 }
 
 // unlocated is a copy of an expression's tree with every query_location
@@ -541,25 +526,14 @@ func constant(v any) bool {
 // only its string); 0 when there is none.
 func firstLocation(v any, n int) int {
 	best := -1
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			if l, ok := t["query_location"].(json.Number); ok {
-				if i, err := strconv.ParseInt(string(l), 10, 64); err == nil && i >= 0 && int(i) < n && (best < 0 || int(i) < best) {
-					best = int(i)
-				}
-			}
-			for _, c := range t {
-				walk(c)
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
+	walkTree(v, func(m map[string]any) bool {
+		if l, ok := m["query_location"].(json.Number); ok {
+			if i, err := strconv.ParseInt(string(l), 10, 64); err == nil && i >= 0 && int(i) < n && (best < 0 || int(i) < best) {
+				best = int(i)
 			}
 		}
-	}
-	walk(v)
+		return true
+	})
 	return max(best, 0)
 }
 

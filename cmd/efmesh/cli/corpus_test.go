@@ -29,16 +29,7 @@ func TestCorpusMatchesPlainDuckDB(t *testing.T) {
 	mustRun(t, dir, "plan", "dev")
 	mustRun(t, dir, "apply", "dev", "--yes")
 
-	p, err := project.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if project.HasErrors(p.Diagnostics) {
-		t.Fatalf("the corpus does not load: %v", p.Diagnostics)
-	}
-	if n := len(p.Models); n < 60 {
-		t.Fatalf("the corpus has %d models, want at least 60", n)
-	}
+	p := loadSweep(t, dir, 60)
 
 	ctx := context.Background()
 	plain, err := duckdb.Open(":memory:")
@@ -364,4 +355,22 @@ func TestRefsSharingATableName(t *testing.T) {
 	if got := query(t, dir, "SELECT id FROM dev__mart.p"); got != "[[1]]" {
 		t.Fatalf("mart.p: %s", got)
 	}
+}
+
+// loadSweep loads the project of a sweep (the corpus, the dialects) copied
+// into dir: it must load without error and hold at least `least` models, so
+// that a sweep cut short by a broken glob proves nothing silently.
+func loadSweep(t *testing.T, dir string, least int) *project.Project {
+	t.Helper()
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if project.HasErrors(p.Diagnostics) {
+		t.Fatalf("%s does not load: %v", filepath.Base(dir), p.Diagnostics)
+	}
+	if n := len(p.Models); n < least {
+		t.Fatalf("%s has %d models, want at least %d", filepath.Base(dir), n, least)
+	}
+	return p
 }

@@ -31,16 +31,7 @@ func TestDialectMatchesPlainDuckDB(t *testing.T) {
 	dir := copyTree(t, filepath.Join("..", "..", "..", "testdata", "dialect"))
 	planApplyReplan(t, dir)
 
-	p, err := project.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if project.HasErrors(p.Diagnostics) {
-		t.Fatalf("the project does not load: %v", p.Diagnostics)
-	}
-	if n := len(p.Models); n < 50 {
-		t.Fatalf("%d models, want at least 50", n)
-	}
+	p := loadSweep(t, dir, 50)
 	ctx := context.Background()
 	wb, err := duckdb.Open(":memory:")
 	if err != nil {

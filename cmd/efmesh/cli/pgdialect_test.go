@@ -205,16 +205,7 @@ func TestPostgresDialectSweepMatchesPlainPostgres(t *testing.T) {
 	ctx := context.Background()
 	planApplyReplan(t, dir)
 
-	p, err := project.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if project.HasErrors(p.Diagnostics) {
-		t.Fatalf("the sweep does not load: %v", p.Diagnostics)
-	}
-	if n := len(p.Models); n < 44 {
-		t.Fatalf("the sweep has %d models, want at least 44", n)
-	}
+	p := loadSweep(t, dir, 44)
 	checks := pgChecks(t, p)
 	for how, a := range checks {
 		for _, d := range a.Diagnostics {
