@@ -324,12 +324,13 @@ func literalPrefix(pattern string) string {
 }
 
 // readsAll reports whether the view definition def names each of reads,
-// as written or as a SQL string literal spells it (quotes doubled).
+// as written, as a SQL string literal spells it or as a quoted identifier
+// does (their quotes doubled).
 func readsAll(def string, reads []string) bool {
 	def = strings.ToLower(def)
 	for _, r := range reads {
 		r = strings.ToLower(r)
-		if !strings.Contains(def, r) && !strings.Contains(def, strings.ReplaceAll(r, "'", "''")) {
+		if !strings.Contains(def, r) && !strings.Contains(def, strings.ReplaceAll(r, "'", "''")) && !strings.Contains(def, strings.ReplaceAll(r, `"`, `""`)) {
 			return false
 		}
 	}

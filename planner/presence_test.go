@@ -237,6 +237,20 @@ func TestViewDefinitionNamesItsFiles(t *testing.T) {
 	if readsAll(defs["v"], []string{filepath.Join(t.TempDir(), "data", "src.csv")}) {
 		t.Fatalf("the definition reads another folder:\n%s", defs["v"])
 	}
+	// A relation whose name holds a double quote is named quoted, the
+	// quote doubled, as an environment's view over it reads it.
+	if err := db.Exec(ctx, `CREATE TABLE s."q""t" (a INTEGER); CREATE VIEW s.w AS SELECT * FROM s."q""t"`); err != nil {
+		t.Fatal(err)
+	}
+	listed, err = db.Relations(ctx, []string{"s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range listed {
+		if l.Name == "w" && !readsAll(l.Definition, []string{`q"t`}) {
+			t.Fatalf("the definition does not read q\"t:\n%s", l.Definition)
+		}
+	}
 }
 
 func TestLiteralPrefix(t *testing.T) {

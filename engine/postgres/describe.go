@@ -34,9 +34,10 @@ func (d *DB) Describe(ctx context.Context, query string) ([]engine.Column, error
 	return d.columns(ctx, c.Conn(), desc.Fields)
 }
 
-// Relations lists the tables, views, materialized views, partitioned and
-// foreign tables of the schemas among schemas, with the columns of those
-// among withColumns, in one catalog query. The relations asked for are
+// Relations lists the tables, views (each with its definition, as
+// pg_get_viewdef prints it), materialized views, partitioned and foreign
+// tables of the schemas among schemas, with the columns of those among
+// withColumns, in one catalog query. The relations asked for are
 // one array the server hashes (columnsWanted), never one condition each:
 // the query's cost is linear in the catalog however many are asked for,
 // and only their columns cross the wire. engine.RelationsOf then keeps
@@ -45,7 +46,8 @@ func (d *DB) Relations(ctx context.Context, schemas []string, withColumns []engi
 	if len(schemas) == 0 {
 		return nil, nil
 	}
-	q := `SELECT n.nspname, c.relname, c.relkind = 'v', a.attname, format_type(a.atttypid, a.atttypmod)
+	q := `SELECT n.nspname, c.relname, c.relkind = 'v', a.attname, format_type(a.atttypid, a.atttypmod),
+			CASE WHEN c.relkind = 'v' THEN pg_catalog.pg_get_viewdef(c.oid) END
 		FROM pg_catalog.pg_class c
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped

@@ -98,3 +98,38 @@ WHERE table_name LIKE 'core__c_3__%' AND table_type = 'BASE TABLE'`)
 		}
 	}
 }
+
+// TestPostgresViewRepointedByHand: an environment's view pointed by hand
+// at another relation serves other rows; plan says it differs and remakes
+// it, status --check is unhealthy until then, and apply brings the rows
+// back (the catalog lists each view's definition, as on DuckDB).
+func TestPostgresViewRepointedByHand(t *testing.T) {
+	dir, dbURL := postgresShop32(t)
+	t.Setenv("EFMESH_NOW", "2026-01-03T00:00:00Z")
+	mustRun(t, dir, "apply", "dev", "--yes")
+	const rows = `SELECT * FROM @ref(core.c_3) ORDER BY 1`
+	want := mustRun(t, dir, "query", rows, "--env", "dev")
+	view := pgQuery(t, dbURL, `SELECT table_schema || '.' || table_name FROM information_schema.views
+WHERE table_schema LIKE 'dev%' AND table_name = 'c_3'`)
+	view = strings.Trim(view, "[]")
+	if strings.Contains(view, " ") || view == "" {
+		t.Fatalf("dev's view of core.c_3: %q", view)
+	}
+	pgQuery(t, dbURL, "CREATE TABLE public.old_c_3 AS SELECT * FROM "+view+" LIMIT 1; CREATE OR REPLACE VIEW "+view+" AS SELECT * FROM public.old_c_3")
+	if got := mustRun(t, dir, "query", rows, "--env", "dev"); got == want {
+		t.Fatal("the view re-pointed by hand serves the same rows: not a case")
+	}
+	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "core.c_3") || strings.Contains(out, "No changes") {
+		t.Fatalf("plan dev after the view was re-pointed:\n%s", out)
+	}
+	if code, out, errs := run(t, dir, "status", "dev", "--check"); code == 0 {
+		t.Fatalf("status --check is healthy with the view re-pointed:\n%s%s", out, errs)
+	}
+	mustRun(t, dir, "apply", "dev", "--yes")
+	if got := mustRun(t, dir, "query", rows, "--env", "dev"); got != want {
+		t.Fatalf("after apply dev serves:\n%s\nwant:\n%s", got, want)
+	}
+	if out := mustRun(t, dir, "plan", "dev"); !strings.Contains(out, "No changes") {
+		t.Fatalf("plan after the repair:\n%s", out)
+	}
+}
