@@ -230,8 +230,9 @@ type Listed struct {
 	Relation
 	View    bool
 	Columns []Column
-	// Definition is a view's SQL as the catalog prints it, when the
-	// engine lists it ("" otherwise).
+	// Definition is what the catalog says a view reads: its SQL as the
+	// catalog prints it (DuckDB), or the relations its query names
+	// (PostgreSQL); "" for a table, or when the engine does not say.
 	Definition string
 }
 
