@@ -79,14 +79,8 @@ func TestCorpusMatchesPlainDuckDB(t *testing.T) {
 			continue // no environment view / not a query
 		}
 		q := plainQuery(m)
-		want, err := plain.Query(ctx, q)
-		if err != nil {
-			t.Errorf("%s: plain DuckDB: %v", m.File, err)
-			continue
-		}
-		got, err := built.Query(ctx, "SELECT * FROM "+engine.QuoteIdent("dev__"+m.Schema)+"."+engine.QuoteIdent(m.Table))
-		if err != nil {
-			t.Errorf("%s: dev: %v", m.File, err)
+		want, got, ok := plainAndDev(t, plain, built, m, q)
+		if !ok {
 			continue
 		}
 		if len(want.Values) == 0 {
@@ -373,4 +367,23 @@ func loadSweep(t *testing.T, dir string, least int) *project.Project {
 		t.Fatalf("%s has %d models, want at least %d", filepath.Base(dir), n, least)
 	}
 	return p
+}
+
+// plainAndDev runs q, model m's query, on plain DuckDB and reads what dev
+// serves of m from the warehouse apply built; ok is false (an error
+// reported) when either fails.
+func plainAndDev(t *testing.T, plain, built *duckdb.DB, m *project.Model, q string) (want, got *engine.Rows, ok bool) {
+	t.Helper()
+	ctx := context.Background()
+	want, err := plain.Query(ctx, q)
+	if err != nil {
+		t.Errorf("%s: plain DuckDB: %v", m.File, err)
+		return nil, nil, false
+	}
+	got, err = built.Query(ctx, "SELECT * FROM "+engine.QuoteIdent("dev__"+m.Schema)+"."+engine.QuoteIdent(m.Table))
+	if err != nil {
+		t.Errorf("%s: dev: %v", m.File, err)
+		return nil, nil, false
+	}
+	return want, got, true
 }

@@ -66,14 +66,8 @@ func TestDialectMatchesPlainDuckDB(t *testing.T) {
 		if m.Kind.Name != project.KindSeed && q == plainQuery(m) {
 			checkAliases(t, plain, m) // (its parse knows no @start)
 		}
-		want, err := plain.Query(ctx, q)
-		if err != nil {
-			t.Errorf("%s: plain DuckDB: %v", m.File, err)
-			continue
-		}
-		got, err := built.Query(ctx, "SELECT * FROM "+engine.QuoteIdent("dev__"+m.Schema)+"."+engine.QuoteIdent(m.Table))
-		if err != nil {
-			t.Errorf("%s: dev: %v", m.File, err)
+		want, got, ok := plainAndDev(t, plain, built, m, q)
+		if !ok {
 			continue
 		}
 		if len(want.Values) == 0 {

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/efmesh/efmesh/analysis"
-	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/engine/postgres"
@@ -136,26 +134,11 @@ func TestTPCHOnPostgresMatchesPlainPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The editor's check (no server) and plan's gate (bound by the server).
-	checks := map[string]*analysis.Analysis{}
-	for _, how := range []string{"without the server", "bound by the server"} {
-		var wb analysis.Workbench
-		if how == "without the server" {
-			wb, err = connect.Workbench(p)
-		} else {
-			wb, err = connect.ServerWorkbench(ctx, p)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := analysis.Analyze(ctx, p, wb)
-		wb.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	checks := pgChecks(t, p)
+	for how, a := range checks {
 		if a.Errors() {
 			t.Errorf("the check %s reports errors: %v", how, a.Diagnostics)
 		}
-		checks[how] = a
 	}
 
 	compared, withRows := 0, 0

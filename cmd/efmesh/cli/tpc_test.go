@@ -170,14 +170,8 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 		}
 		checkAliases(t, plain, m)
 		q := plainQuery(m)
-		want, err := plain.Query(ctx, q)
-		if err != nil {
-			t.Errorf("%s: plain DuckDB: %v", m.File, err)
-			continue
-		}
-		got, err := built.Query(ctx, "SELECT * FROM "+engine.QuoteIdent("dev__"+m.Schema)+"."+engine.QuoteIdent(m.Table))
-		if err != nil {
-			t.Errorf("%s: dev: %v", m.File, err)
+		want, got, ok := plainAndDev(t, plain, built, m, q)
+		if !ok {
 			continue
 		}
 		if msg := sameColumns(got.Columns, want.Columns); msg != "" {
