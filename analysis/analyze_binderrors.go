@@ -737,7 +737,7 @@ func referenceDiag(m *project.Model, se *engine.SQLError, start, end int) (proje
 	default:
 		return project.Diagnostic{}, false
 	}
-	d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
+	d := m.Diagnostic(start, end, project.SeverityError, code, msg)
 	d.Fixes = fixes
 	return d, true
 }

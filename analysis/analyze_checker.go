@@ -76,14 +76,15 @@ func (c *checker) reset(ctx context.Context) error {
 
 // diag records a finding on the model being checked.
 func (c *checker) diag(m *project.Model, start, end int, code, msg string) {
-	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg))
+	c.add(m, m.Diagnostic(start, end, project.SeverityError, code, msg))
 }
 
 func (c *checker) warn(m *project.Model, start, end int, code, msg string) {
-	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityWarning, code, msg))
+	c.add(m, m.Diagnostic(start, end, project.SeverityWarning, code, msg))
 }
 
 func (c *checker) add(m *project.Model, d project.Diagnostic) {
+	d = m.MapDiagnostic(d)
 	if info := c.a.Models[m.Name]; info != nil && info.Model == m {
 		info.Diagnostics = append(info.Diagnostics, d)
 		return

@@ -87,7 +87,7 @@ func (c *checker) sqlDiag(m *project.Model, r engine.Rendered, err error) {
 			code = project.CodePlainModelName
 			msg = fmt.Sprintf("%s is a model: reference it as @ref(%s) so the DAG knows about it", name, name)
 			end = start + len(qualifiedNameAt(m.Source, start))
-			d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
+			d := m.Diagnostic(start, end, project.SeverityError, code, msg)
 			d.Fixes = []project.Fix{{Title: "Wrap in @ref(" + name + ")", Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: "@ref(" + name + ")"}}}}
 			c.add(m, d)
 			return
@@ -261,7 +261,7 @@ func functionDiag(m *project.Model, se *engine.SQLError, start, end int) project
 		fixes = append(fixes, project.Fix{Title: "Change to " + s,
 			Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: s}}})
 	}
-	d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, project.CodeUnknownFunction, msg)
+	d := m.Diagnostic(start, end, project.SeverityError, project.CodeUnknownFunction, msg)
 	d.Fixes = fixes
 	return d
 }

@@ -59,7 +59,7 @@ func tableScopeDiag(m *project.Model, se *engine.SQLError, start, end int) proje
 		fixes = append(fixes, project.Fix{Title: "Qualify by " + spellName(a),
 			Edits: []project.TextEdit{{File: m.File, Start: start, End: end, NewText: spellName(a)}}})
 	}
-	d := project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, project.CodeBinder, msg)
+	d := m.Diagnostic(start, end, project.SeverityError, project.CodeBinder, msg)
 	d.Fixes = fixes
 	return d
 }
@@ -128,7 +128,7 @@ func keywordAlias(m *project.Model, off int, column func(string) (string, bool))
 		}
 		msg := fmt.Sprintf("syntax error: %s is a keyword, not an alias: name @ref(%s) another way (@ref(%s) AS o) or quote it (AS \"%s\")",
 			strings.ToUpper(w), mc.Arg, mc.Arg, strings.ToLower(w))
-		d := project.NewDiagnostic(m.File, m.Source, t.Start, t.End, project.SeverityError, project.CodeSyntax, msg)
+		d := m.Diagnostic(t.Start, t.End, project.SeverityError, project.CodeSyntax, msg)
 		d.Fixes = []project.Fix{{Title: fmt.Sprintf("Quote as AS \"%s\"", strings.ToLower(w)),
 			Edits: []project.TextEdit{{File: m.File, Start: t.Start, End: t.End, NewText: fmt.Sprintf("AS \"%s\"", strings.ToLower(w))}}}}
 		return d, true
@@ -177,7 +177,7 @@ func keywordColumn(m *project.Model, off int, column func(string) (string, bool)
 	name, _ := column(w)
 	quoted := engine.QuoteIdent(name)
 	msg := fmt.Sprintf("syntax error: %s is a keyword: quote it as %s", strings.ToUpper(w), quoted)
-	d := project.NewDiagnostic(m.File, m.Source, prev.Start, prev.End, project.SeverityError, project.CodeSyntax, msg)
+	d := m.Diagnostic(prev.Start, prev.End, project.SeverityError, project.CodeSyntax, msg)
 	d.Fixes = []project.Fix{{Title: "Quote as " + quoted,
 		Edits: []project.TextEdit{{File: m.File, Start: prev.Start, End: prev.End, NewText: quoted}}}}
 	return d, true

@@ -72,6 +72,11 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 	}
 	w(m.File)
 	w(string(m.Source))
+	if m.Expansion != nil {
+		// Positions are the written file's: the same expansion of another
+		// text is another check.
+		w(string(m.Expansion.File))
+	}
 	w(strconv.FormatBool(info.loadBroken))
 	w(names)
 	switch m.Kind.Name {

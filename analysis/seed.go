@@ -105,7 +105,7 @@ func (c *checker) seedPointer(m *project.Model, msg string) {
 	if p, ok := m.Property("kind"); ok {
 		start, end = p.Range.Start.Offset, p.Range.End.Offset
 	}
-	c.add(m, project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityInfo, project.CodeFile, msg))
+	c.add(m, m.Diagnostic(start, end, project.SeverityInfo, project.CodeFile, msg))
 }
 
 // headerMismatch says how the header line of the CSV file at path fails

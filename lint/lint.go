@@ -53,8 +53,9 @@ func (c *checker) report(rule string, start, end int, msg string, fixes ...proje
 	if s == 0 {
 		return
 	}
-	d := project.NewDiagnostic(c.m.File, c.m.Source, start, end, s, rule, msg)
+	d := c.m.Diagnostic(start, end, s, rule, msg)
 	d.Fixes = fixes
+	d = c.m.MapDiagnostic(d)
 	c.out = append(c.out, d)
 }
 

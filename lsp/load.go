@@ -107,12 +107,12 @@ func openSnapshot(seq uint64, root, env string, read reader, open map[string]ope
 
 // fileOf is the editor's file of a parse.
 func fileOf(p *project.FileParse) *file {
-	return &file{rel: p.Rel, kind: p.Kind, src: p.Src, model: p.Model, tests: p.Tests, audit: p.Audit, diags: p.Diagnostics}
+	return &file{rel: p.Rel, kind: p.Kind, src: p.Src, model: p.Model, tests: p.Tests, audit: p.Audit, defs: p.Macros, diags: p.Diagnostics}
 }
 
 // parseOf is the parse an editor's file was made of.
 func parseOf(f *file) *project.FileParse {
-	return &project.FileParse{Rel: f.rel, Kind: f.kind, Src: f.src, Model: f.model, Tests: f.tests, Audit: f.audit, Diagnostics: f.diags}
+	return &project.FileParse{Rel: f.rel, Kind: f.kind, Src: f.src, Model: f.model, Tests: f.tests, Audit: f.audit, Macros: f.defs, Diagnostics: f.diags}
 }
 
 // build assembles the Project from the parsed files with the loader's own

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/efmesh/efmesh/macro"
 	"path"
 	"path/filepath"
 	"strings"
@@ -69,6 +70,7 @@ type file struct {
 	model *project.Model       // a model file's model; nil when unreadable
 	tests []*project.UnitTest  // a test file's tests
 	audit *project.CustomAudit // an audit file's audit
+	defs  []*macro.Def         // a macro file's definitions
 	diags []project.Diagnostic // found parsing this file alone
 
 	once   sync.Once

@@ -492,8 +492,8 @@ func (x *expander) unknown(n node, t *text, sc *scope) {
 	if ok {
 		msg += fmt.Sprintf("; did you mean @%s?", sug)
 	}
-	p := x.problem(t, n.nameStart, n.nameEnd, CodeUnknown, msg)
-	if ok {
+	p := x.problem(t, n.start, n.nameEnd, CodeUnknown, msg)
+	if ok && n.kind != nInterp {
 		p.Suggest = sug
 	}
 }

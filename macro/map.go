@@ -163,3 +163,20 @@ func (m Map) outSpan(start, end int) (int, int) {
 	}
 	return lo, hi
 }
+
+// Exact maps [start, end) of the expanded text to the expanded file when
+// all of it was copied from one run of the file; false otherwise.
+func (m Map) Exact(start, end int) (int, int, bool) {
+	s, ok := m.seg(start)
+	if !ok {
+		return start, end, true
+	}
+	if s.File != "" || !s.Copied || start < s.Out || end > s.Out+s.Len {
+		// An empty span right after a copied run is still exact.
+		if end == start && start == s.Out+s.Len && s.File == "" && s.Copied {
+			return s.End, s.End, true
+		}
+		return 0, 0, false
+	}
+	return s.Start + (start - s.Out), s.Start + (end - s.Out), true
+}

@@ -425,3 +425,23 @@ func docText(src []byte, toks []sqlscan.Token) string {
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
+
+// CallAt is the call written at src[at] (an @ followed by a name and
+// "("): its name, arguments and end, as the expander reads them.
+func CallAt(src []byte, at int) (Call, bool) {
+	if at >= len(src) || src[at] != '@' || !sqlscan.IsIdentStart(src, at+1) {
+		return Call{}, false
+	}
+	wordEnd := sqlscan.IdentEnd(src, at+1)
+	p := sqlscan.SkipBlank(src, wordEnd)
+	if p >= len(src) || src[p] != '(' {
+		return Call{}, false
+	}
+	var raw []rawProblem
+	args, closeAt, end := parseArgs(src, p, len(src), &raw)
+	c := Call{Name: strings.ToLower(string(src[at+1 : wordEnd])), Start: at, End: end, NameStart: at + 1, NameEnd: wordEnd, Close: closeAt}
+	for _, a := range args {
+		c.Args = append(c.Args, CallArg{Name: a.name, Start: a.start, End: a.end})
+	}
+	return c, true
+}

@@ -60,7 +60,7 @@ func sourceDiag(m *project.Model, arg, code, msg string) project.Diagnostic {
 			start, end = vs+i, vs+i+len(arg)
 		}
 	}
-	return project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, code, msg)
+	return m.MapDiagnostic(m.Diagnostic(start, end, project.SeverityError, code, msg))
 }
 
 // missingSourceDiag reports the table of an EXTERNAL model the warehouse
@@ -101,7 +101,7 @@ func sourceColumnDiags(m *project.Model, has []engine.Column) []project.Diagnost
 	}
 	if len(lacking) == 1 {
 		d := lacking[0]
-		return []project.Diagnostic{project.NewDiagnostic(m.File, m.Source, d.Range.Start.Offset, d.Range.End.Offset, project.SeverityError, project.CodeContract,
+		return []project.Diagnostic{mapped(m, d.Range.Start.Offset, d.Range.End.Offset, project.SeverityError, project.CodeContract,
 			fmt.Sprintf("EXTERNAL %s declares column %s, which table %s does not have (%s)", m.Name, d.Name, m.Kind.Table, it))}
 	}
 	ns := make([]string, len(lacking))
@@ -247,7 +247,7 @@ func fileShapeDiags(ctx context.Context, rd any, root string, m *project.Model) 
 	if len(lacking) == 1 {
 		for _, d := range m.Columns {
 			if strings.EqualFold(d.Name, lacking[0]) {
-				return []project.Diagnostic{project.NewDiagnostic(m.File, m.Source, d.Range.Start.Offset, d.Range.End.Offset, project.SeverityError, project.CodeContract, msg)}
+				return []project.Diagnostic{mapped(m, d.Range.Start.Offset, d.Range.End.Offset, project.SeverityError, project.CodeContract, msg)}
 			}
 		}
 	}
@@ -255,7 +255,7 @@ func fileShapeDiags(ctx context.Context, rd any, root string, m *project.Model) 
 	if p, ok := m.Property("columns"); ok {
 		start, end = p.Range.Start.Offset, p.Range.End.Offset
 	}
-	return []project.Diagnostic{project.NewDiagnostic(m.File, m.Source, start, end, project.SeverityError, project.CodeContract, msg)}
+	return []project.Diagnostic{mapped(m, start, end, project.SeverityError, project.CodeContract, msg)}
 }
 
 // globMatches reports whether the file glob pattern (an absolute path) matches
@@ -308,4 +308,9 @@ func globMatches(pattern string) bool {
 		return nil
 	})
 	return found
+}
+
+// mapped is m.Diagnostic moved to m's file as written.
+func mapped(m *project.Model, start, end int, sev project.Severity, code, msg string) project.Diagnostic {
+	return m.MapDiagnostic(m.Diagnostic(start, end, sev, code, msg))
 }

@@ -18,6 +18,7 @@ func DefaultConfig() Config {
 		Models:  []string{"models/**/*.sql"},
 		Tests:   []string{"tests/**/*.yaml"},
 		Audits:  []string{"audits/**/*.sql"},
+		Macros:  []string{"macros/**/*.sql"},
 		Engine:  EngineConfig{Type: "duckdb", Path: "efmesh.duckdb"},
 		State:   StateConfig{Type: "sqlite", Path: ".efmesh/state.db"},
 		Janitor: JanitorConfig{TTL: 168 * time.Hour},
@@ -25,7 +26,7 @@ func DefaultConfig() Config {
 }
 
 var (
-	configKeys  = []string{"name", "models", "tests", "audits", "start", "engine", "state", "lake", "environments", "janitor", "attach", "defaults", "vars", "lint"}
+	configKeys  = []string{"name", "models", "tests", "audits", "macros", "start", "engine", "state", "lake", "environments", "janitor", "attach", "defaults", "vars", "lint"}
 	backendKeys = []string{"type", "path", "url"}
 	envKeys     = []string{"redacted", "vars"}
 	attachKeys  = []string{"type", "path"}
@@ -106,6 +107,8 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			cfg.Tests = p.globs(v, key, cfg.Tests)
 		case "audits":
 			cfg.Audits = p.globs(v, key, cfg.Audits)
+		case "macros":
+			cfg.Macros = p.globs(v, key, cfg.Macros)
 		case "start":
 			if s, ok := p.str(v, "start"); ok {
 				if _, err := ParseTime(s); err != nil {

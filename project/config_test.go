@@ -36,6 +36,7 @@ defaults: {cron: '@hourly'}
 		Models:       []string{"models/**/*.sql", "more/*.sql"},
 		Tests:        []string{"tests/*.yaml"},
 		Audits:       []string{},
+		Macros:       []string{"macros/**/*.sql"},
 		Start:        "2026-01-01",
 		Engine:       EngineConfig{Type: "postgres", URL: "postgres://localhost/db"},
 		State:        StateConfig{Type: "sqlite", Path: "state/x.db"},
@@ -75,7 +76,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			src:  "name: x\nmodel: [a]\n",
-			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars, lint)`},
+			want: []string{`2:1: config-unknown-key: unknown key "model" in efmesh.yaml (known: name, models, tests, audits, macros, start, engine, state, lake, environments, janitor, attach, defaults, vars, lint)`},
 		},
 		{
 			name: "unknown nested key",
@@ -145,7 +146,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			src:  "- a\n- b\n",
-			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, start, engine, state, lake, environments, janitor, attach, defaults, vars, lint, found a list`},
+			want: []string{`1:1: config: efmesh.yaml must be a mapping of name, models, tests, audits, macros, start, engine, state, lake, environments, janitor, attach, defaults, vars, lint, found a list`},
 		},
 		{
 			name: "unknown key after non-ASCII text",

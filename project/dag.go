@@ -451,6 +451,9 @@ func (h *posHeap) pop() int32 {
 // when the edit needs a Build.
 func (p *Project) WithBody(m *Model, was, diags []Diagnostic) *Project {
 	old := p.ByName[m.Name]
+	if m.expand || m.Expansion != nil || old != nil && old.Expansion != nil {
+		return nil // the assembly expands it
+	}
 	if m.Name == "" || old == nil || old.File != m.File || m.BodyStart > len(m.Source) || old.BodyStart > len(old.Source) ||
 		!bytes.Equal(old.Source[:old.BodyStart], m.Source[:m.BodyStart]) || !slices.Equal(old.Refs(), m.Refs()) {
 		return nil

@@ -70,6 +70,19 @@ type Diagnostic struct {
 	Code     string
 	Message  string
 	Fixes    []Fix
+	// Related are other places that explain the problem: the definition
+	// of the macro whose expansion it is in.
+	Related []Related
+	// inSource: the range and fixes are still offsets of an expanded
+	// model's Source (Model.Diagnostic); Model.MapDiagnostic moves them.
+	inSource bool
+}
+
+// Related is a place that explains a Diagnostic.
+type Related struct {
+	File    string
+	Range   Range
+	Message string
 }
 
 func (d Diagnostic) String() string {

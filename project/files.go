@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/efmesh/efmesh/macro"
 )
 
 // The loader works file by file: ReadFiles reads efmesh.yaml and parses
@@ -25,6 +27,7 @@ const (
 	ModelFile
 	TestFile
 	AuditFile
+	MacroFile
 )
 
 func (k FileKind) String() string {
@@ -35,6 +38,8 @@ func (k FileKind) String() string {
 		return "test"
 	case AuditFile:
 		return "audit"
+	case MacroFile:
+		return "macro"
 	}
 	return "other"
 }
@@ -52,11 +57,11 @@ type kindMatcher []struct {
 }
 
 func (c Config) kindMatcher() kindMatcher {
-	km := make(kindMatcher, 0, 3)
+	km := make(kindMatcher, 0, 4)
 	for _, k := range []struct {
 		globs []string
 		kind  FileKind
-	}{{c.Models, ModelFile}, {c.Tests, TestFile}, {c.Audits, AuditFile}} {
+	}{{c.Models, ModelFile}, {c.Tests, TestFile}, {c.Audits, AuditFile}, {c.Macros, MacroFile}} {
 		var segs [][]string
 		for _, g := range k.globs {
 			if ValidateGlob(g) == nil {
@@ -92,6 +97,8 @@ type FileParse struct {
 	Model *Model       // a model file's model; nil when unreadable
 	Tests []*UnitTest  // a test file's tests
 	Audit *CustomAudit // an audit file's audit
+	// Macros are a macro file's definitions.
+	Macros []*macro.Def
 
 	// Diagnostics are the problems found in this file alone.
 	Diagnostics []Diagnostic
@@ -108,6 +115,8 @@ func ParseFile(kind FileKind, rel string, src []byte) *FileParse {
 		f.Tests, f.Diagnostics = ParseTests(rel, src)
 	case AuditFile:
 		f.Audit, f.Diagnostics = ParseAudit(rel, src)
+	case MacroFile:
+		f.Macros, f.Diagnostics = ParseMacros(rel, src)
 	}
 	return f
 }
@@ -217,6 +226,7 @@ func (f *Files) Project() *Project {
 	var tests []*UnitTest
 	var audits []*CustomAudit
 	var later []Diagnostic // the tests' and audits' own
+	var defs []*macro.Def
 	for _, rel := range rels {
 		p := f.ByRel[rel]
 		switch p.Kind {
@@ -233,7 +243,10 @@ func (f *Files) Project() *Project {
 				audits = append(audits, p.Audit)
 			}
 			later = append(later, p.Diagnostics...)
+		case MacroFile:
+			defs = append(defs, p.Macros...)
+			diags = append(diags, p.Diagnostics...)
 		}
 	}
-	return Assemble(f.Root, f.Config, models, diags, tests, audits, later)
+	return AssembleWith(f.Root, f.Config, models, diags, tests, audits, later, defs)
 }

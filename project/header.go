@@ -50,7 +50,11 @@ func ParseModel(file string, src []byte) (*Model, []Diagnostic) {
 		p.checkBody(headerEnd)
 	}
 
-	macros, diags, open := scanMacros(file, src, p.li, bodyStart)
+	// A body that calls macros is expanded when the project is assembled,
+	// with the project's macros; what is wrong with its primitives (@ref…)
+	// is said here all the same, and the expansion is scanned again.
+	m.expand = needsExpansion(src, bodyStart)
+	macros, diags, open := scanMacrosOf(file, src, p.li, bodyStart, m.expand)
 	m.Macros, m.OpenComment = macros, open
 	p.diags = append(p.diags, diags...)
 	SortDiagnostics(p.diags)

@@ -547,7 +547,6 @@ func TestParseModelErrors(t *testing.T) {
 				`2:8: bad-macro: @ref needs a model name: @ref(schema.table)`,
 				`2:16: bad-macro: @ref needs a model name in parentheses: @ref(schema.table)`,
 				`2:29: bad-macro: invalid model name "1x" in @ref: write @ref(schema.table) with letters, digits and _`,
-				`2:34: bad-macro: unknown macro @Foo; known: @ref, @start, @end, @this, @var`,
 				`2:45: bad-macro: expected a model name in @ref, found '\'': write @ref(schema.table)`,
 				`2:53: bad-macro: expected ) after the model name in @ref`,
 			},

@@ -19,7 +19,7 @@ func listFiles(root string, cfg Config) ([]string, []walkProblem) {
 	var rels []string
 	var problems []walkProblem
 	seen := map[string]bool{}
-	for _, globs := range [][]string{cfg.Models, cfg.Tests, cfg.Audits} {
+	for _, globs := range [][]string{cfg.Models, cfg.Tests, cfg.Audits, cfg.Macros} {
 		files, pr := expandGlobs(fsys, globs)
 		problems = append(problems, pr...)
 		for _, rel := range files {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/efmesh/efmesh/macro"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -27,6 +28,12 @@ func ScanMacros(file string, src []byte, from int) ([]Macro, []Diagnostic) {
 // that is never closed (the engines read the rest as a comment), -1 when
 // there is none.
 func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macro, diags []Diagnostic, open int) {
+	return scanMacrosOf(file, src, li, from, false)
+}
+
+// scanMacrosOf is scanMacros; in an expansion (expanded) a macro that is
+// not a primitive was reported by the expander already.
+func scanMacrosOf(file string, src []byte, li *lineIndex, from int, expanded bool) (macros []Macro, diags []Diagnostic, open int) {
 	open = -1
 	bad := func(start, end int, format string, args ...any) *Diagnostic {
 		diags = append(diags, Diagnostic{
@@ -62,7 +69,7 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 			}
 		case sqlscan.Macro:
 			n := len(macros)
-			scanMacro(src, t, &macros, bad)
+			scanMacro(src, t, &macros, bad, expanded)
 			if len(macros) > n {
 				macros[n].Scope = scopes[len(scopes)-1]
 			}
@@ -87,7 +94,7 @@ func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macr
 }
 
 // scanMacro reads the macro token t.
-func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic) {
+func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, string, ...any) *Diagnostic, expanded bool) {
 	at := t.Start
 	wordEnd := sqlscan.IdentEnd(src, at+1)
 	word := string(src[at+1 : wordEnd])
@@ -102,7 +109,20 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 		scanRef(src, at, macros, bad)
 	case "var":
 		scanVar(src, at, macros, bad)
+	case "start_ds", "end_ds", "start_ts", "end_ts", "execution_ds", "this_model", "env":
+		*macros = append(*macros, Macro{Kind: MacroKind(strings.ToLower(word)), Start: at, End: wordEnd})
+	case "star", "union":
+		if c, ok := macro.CallAt(src, at); ok && c.Close >= 0 {
+			*macros = append(*macros, Macro{Kind: MacroKind(strings.ToLower(word)), Start: at, End: c.End})
+			return
+		}
+		if !expanded {
+			bad(at, wordEnd, "@%s needs its arguments in parentheses", word)
+		}
 	default:
+		if expanded {
+			return
+		}
 		d := bad(at, wordEnd, "unknown macro @%s; known: @ref, @start, @end, @this, @var", word)
 		if s, ok := DidYouMean(strings.ToLower(word), knownMacros); ok {
 			d.Fixes = []Fix{{

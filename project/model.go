@@ -129,6 +129,21 @@ const (
 	// MacroVar is @var(name): a variable of efmesh.yaml, rendered as a
 	// string literal; Arg is the lower-cased name.
 	MacroVar MacroKind = "var"
+	// The run's variables beside @start and @end: the bounds as 'YYYY-MM-DD'
+	// and 'YYYY-MM-DD HH:MM:SS' strings, the day of the run, the model's
+	// physical relation and the environment.
+	MacroStartDS     MacroKind = "start_ds"
+	MacroEndDS       MacroKind = "end_ds"
+	MacroStartTS     MacroKind = "start_ts"
+	MacroEndTS       MacroKind = "end_ts"
+	MacroExecutionDS MacroKind = "execution_ds"
+	MacroThisModel   MacroKind = "this_model"
+	MacroEnv         MacroKind = "env"
+	// MacroStar is @STAR(relation, …) and MacroUnion @UNION(type, …): their
+	// columns come from the binder, so they are rendered with the schemas
+	// of the models they read. Start and End span the whole call.
+	MacroStar  MacroKind = "star"
+	MacroUnion MacroKind = "union"
 )
 
 // Macro is one occurrence of @ref(x), @start, @end or @this in a file.
@@ -203,6 +218,12 @@ type Model struct {
 	// -1 (or 0 in a Model not made by ParseModel) when there is none.
 	OpenComment int
 	Macros      []Macro // every @-macro in Body, in order (offsets into Source)
+	// Expansion is set when the body called macros: Source, Body, Macros
+	// and every offset into them are then of the expanded text, and
+	// Expansion maps them back to the file as written.
+	Expansion *Expansion
+	// expand: the body calls macros the assembly expands.
+	expand bool
 }
 
 // Refs returns the distinct model names the body references, in order of

@@ -6,7 +6,11 @@
 // and the language server load projects through this one package.
 package project
 
-import "time"
+import (
+	"time"
+
+	"github.com/efmesh/efmesh/macro"
+)
 
 // ConfigFile is the name of the project file; its folder is the project root.
 const ConfigFile = "efmesh.yaml"
@@ -17,6 +21,7 @@ type Config struct {
 	Models       []string             `json:"models"` // globs; default ["models/**/*.sql"]
 	Tests        []string             `json:"tests"`  // globs; default ["tests/**/*.yaml"]
 	Audits       []string             `json:"audits"` // globs; default ["audits/**/*.sql"]
+	Macros       []string             `json:"macros"` // globs; default ["macros/**/*.sql"]
 	Start        string               `json:"start,omitempty"`
 	Engine       EngineConfig         `json:"engine"`
 	State        StateConfig          `json:"state"`
@@ -116,6 +121,13 @@ type Project struct {
 
 	// Diagnostics of every file, sorted by file and position.
 	Diagnostics []Diagnostic
+
+	// Macros are the project macros by lower-case name (the first
+	// definition of a name defined twice); MacroDefs every definition, in
+	// file order.
+	Macros    map[string]*macro.Def
+	MacroDefs []*macro.Def
+	assembly  *assembly
 }
 
 // Model returns the named model or nil.

@@ -37,6 +37,10 @@ func WithVariables(p *Project, env string, overrides map[string]string) *Project
 	if maps.Equal(vars, p.Config.Variables) {
 		return p
 	}
+	if p.reexpandFor(vars) {
+		// An expansion read a variable that changes: expand again.
+		return p.assembly.assemble(vars)
+	}
 	c := *p
 	c.Config.Variables = vars
 	c.Diagnostics = slices.DeleteFunc(slices.Clone(p.Diagnostics), func(d Diagnostic) bool { return d.Code == CodeUnknownVar })
