@@ -1,9 +1,11 @@
 package analysis
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/macro"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/sqlscan"
 )
@@ -18,6 +20,12 @@ type MacroText struct {
 	// renders as Literal of its value (engine.QuoteString when nil).
 	Vars    map[string]string
 	Literal func(string) string
+	// Columns are the columns a model yields (its children's view of it),
+	// for @STAR and @UNION; false when unknown.
+	Columns func(model string) ([]engine.Column, bool)
+	// Env is the environment @env names ("" renders NULL); Model is the
+	// model @this_model names.
+	Env, Model string
 	// canonical leaves relations as written: no implicit alias. Only the
 	// canonical form (the fingerprint's input) is rendered so; it names
 	// refs by their model name, which binds as the table name anyway.
@@ -69,6 +77,33 @@ func RenderBody(m *project.Model, mt MacroText) (r engine.Rendered, ok bool) {
 			text = mt.End
 		case project.MacroThis:
 			text = mt.This
+		case project.MacroStartDS, project.MacroEndDS:
+			b := mt.Start
+			if mc.Kind == project.MacroEndDS {
+				b = mt.End
+			}
+			text = "CAST(CAST(" + b + " AS DATE) AS TEXT)"
+		case project.MacroStartTS, project.MacroEndTS:
+			b := mt.Start
+			if mc.Kind == project.MacroEndTS {
+				b = mt.End
+			}
+			text = "CAST(CAST(" + b + " AS TIMESTAMP) AS TEXT)"
+		case project.MacroExecutionDS:
+			text = "CAST(CURRENT_DATE AS TEXT)"
+		case project.MacroThisModel:
+			text = mt.literal(m.Name)
+		case project.MacroEnv:
+			text = "NULL"
+			if mt.Env != "" {
+				text = mt.literal(mt.Env)
+			}
+		case project.MacroStar, project.MacroUnion:
+			t, found := renderRelationMacro(m, mc, mt)
+			if !found {
+				ok = false
+			}
+			text = t
 		case project.MacroVar:
 			v, found := mt.Vars[mc.Arg]
 			if !found {
@@ -87,6 +122,205 @@ func RenderBody(m *project.Model, mt MacroText) (r engine.Rendered, ok bool) {
 		subs = append(subs, engine.Substitution{Start: mc.Start, End: mc.End, Text: text})
 	}
 	return engine.Render(m.Source, m.BodyStart, end, subs), ok
+}
+
+func (mt MacroText) literal(s string) string {
+	if mt.Literal != nil {
+		return mt.Literal(s)
+	}
+	return engine.QuoteString(s)
+}
+
+// renderRelationMacro renders @STAR or @UNION with the columns of the
+// models they read; false when a relation or its columns are unknown.
+func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (string, bool) {
+	c, ok := macro.CallAt(m.Source[:mc.End], mc.Start)
+	if !ok {
+		return "NULL", false
+	}
+	arg := func(name string, pos int) (string, bool) {
+		p := 0
+		for _, a := range c.Args {
+			if a.Name == name || name == "exclude" && a.Name == "except" {
+				return string(m.Source[a.Start:a.End]), true
+			}
+			if a.Name == "" {
+				if p == pos {
+					return string(m.Source[a.Start:a.End]), true
+				}
+				p++
+			}
+		}
+		return "", false
+	}
+	columns := func(rel string) (string, []engine.Column, bool) {
+		name := RelationModel(rel)
+		if name == "" || mt.Columns == nil {
+			return name, nil, false
+		}
+		cols, ok := mt.Columns(name)
+		return name, cols, ok && len(cols) > 0
+	}
+	if mc.Kind == project.MacroStar {
+		rel, _ := arg("relation", 0)
+		_, cols, ok := columns(rel)
+		if !ok {
+			return "NULL", false
+		}
+		alias, _ := arg("alias", 1)
+		exclude, _ := arg("exclude", 2)
+		prefix, _ := arg("prefix", 3)
+		suffix, _ := arg("suffix", 4)
+		quote, hasQuote := arg("quote_identifiers", 5)
+		ident := engine.QuoteIdent
+		if hasQuote && strings.EqualFold(strings.TrimSpace(quote), "false") {
+			ident = sqlscan.WriteIdent
+		}
+		skip := map[string]bool{}
+		for _, e := range listItems(exclude) {
+			skip[sqlscan.FoldName(e)] = true
+		}
+		qual := ""
+		if a := unquoteWord(alias); a != "" {
+			qual = engine.QuoteIdent(a) + "."
+		}
+		var items []string
+		for _, col := range cols {
+			if skip[sqlscan.FoldName(col.Name)] {
+				continue
+			}
+			items = append(items, qual+engine.QuoteIdent(col.Name)+" AS "+ident(unquoteWord(prefix)+col.Name+unquoteWord(suffix)))
+		}
+		if len(items) == 0 {
+			return "NULL", false
+		}
+		return strings.Join(items, ", "), true
+	}
+	// @UNION(type, relation, …): by name, a column a relation lacks is NULL.
+	kind, _ := arg("type", 0)
+	op := " UNION ALL "
+	if strings.EqualFold(unquoteWord(kind), "distinct") {
+		op = " UNION "
+	}
+	type rel struct {
+		from string
+		cols map[string]bool
+	}
+	var rels []rel
+	var order []engine.Column
+	seen := map[string]bool{}
+	for i, a := range c.Args {
+		if a.Name != "" || i == 0 {
+			continue
+		}
+		text := string(m.Source[a.Start:a.End])
+		name, cols, ok := columns(text)
+		if !ok || mt.Ref == nil {
+			return "NULL", false
+		}
+		from, found := mt.Ref(name)
+		if !found {
+			return "NULL", false
+		}
+		r := rel{from: from, cols: map[string]bool{}}
+		for _, col := range cols {
+			k := sqlscan.FoldName(col.Name)
+			r.cols[k] = true
+			if !seen[k] {
+				seen[k] = true
+				order = append(order, col)
+			}
+		}
+		rels = append(rels, r)
+	}
+	if len(rels) == 0 {
+		return "NULL", false
+	}
+	var parts []string
+	for i, r := range rels {
+		items := make([]string, 0, len(order))
+		for _, col := range order {
+			if r.cols[sqlscan.FoldName(col.Name)] {
+				items = append(items, engine.QuoteIdent(col.Name))
+			} else {
+				items = append(items, "CAST(NULL AS "+col.Type+") AS "+engine.QuoteIdent(col.Name))
+			}
+		}
+		parts = append(parts, "SELECT "+strings.Join(items, ", ")+" FROM "+r.from+" AS "+engine.QuoteIdent("_efmesh_union_"+strconv.Itoa(i+1)))
+	}
+	return strings.Join(parts, op), true
+}
+
+// RelationModel is the model a relation argument of @STAR or @UNION names:
+// @ref(schema.table) or schema.table as written; "" when it names none.
+func RelationModel(rel string) string {
+	rel = strings.TrimSpace(rel)
+	src := []byte(rel)
+	if strings.HasPrefix(strings.ToLower(rel), "@ref") {
+		r := sqlscan.ParseRef(src, 0)
+		if !r.Complete || r.End != len(src) {
+			return ""
+		}
+		return r.Name()
+	}
+	var parts []string
+	for i := 0; i < len(src); {
+		switch {
+		case src[i] == '"':
+			v, e, ok := sqlscan.Unquote(src, i)
+			if !ok {
+				return ""
+			}
+			parts = append(parts, strings.ToLower(v))
+			i = e
+		case sqlscan.IsIdentStart(src, i):
+			e := sqlscan.IdentEnd(src, i)
+			parts = append(parts, strings.ToLower(rel[i:e]))
+			i = e
+		default:
+			return ""
+		}
+		if i < len(src) {
+			if src[i] != '.' {
+				return ""
+			}
+			i++
+		}
+	}
+	if len(parts) != 2 {
+		return ""
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// listItems are the names of a list argument as written: [a, 'b', "C"].
+func listItems(s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if (strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]")) || (strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")")) {
+		s = s[1 : len(s)-1]
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if w := unquoteWord(p); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// unquoteWord is a name or string as written, without its quotes.
+func unquoteWord(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if toks := sqlscan.Tokens([]byte(s), 0); len(toks) == 1 && (toks[0].Kind == sqlscan.String || toks[0].Kind == sqlscan.QuotedIdent) {
+		return toks[0].Value([]byte(s))
+	}
+	return s
 }
 
 // ImplicitAlias is what follows a rendered ref that the SQL gives no
@@ -152,4 +386,14 @@ func BodyEnd(src []byte, from int) int {
 		}
 		end = t.End
 	}
+}
+
+// ColumnsOf is what model name yields to its children (ModelInfo.Columns):
+// the columns @STAR and @UNION read.
+func (a *Analysis) ColumnsOf(name string) ([]engine.Column, bool) {
+	info := a.Models[name]
+	if info == nil || info.Columns == nil {
+		return nil, false
+	}
+	return info.Columns, true
 }

@@ -219,7 +219,14 @@ func protocolDiagnostics(snap *snapshot, rel string, ds []project.Diagnostic) []
 	m := mapperFor(snap, rel)
 	out := make([]protocol.Diagnostic, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, protocolDiagnostic(m, d))
+		pd := protocolDiagnostic(m, d)
+		for _, r := range d.Related {
+			pd.RelatedInformation = append(pd.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: protocol.Location{URI: snap.uri(r.File), Range: mapperFor(snap, r.File).Range(r.Range.Start.Offset, r.Range.End.Offset)},
+				Message:  r.Message,
+			})
+		}
+		out = append(out, pd)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -94,7 +95,7 @@ func (m *Model) MapDiagnostic(d Diagnostic) Diagnostic {
 	d.Range = RangeAt(e.File, fs, fe)
 	if file, src, s, en, ok := e.Map.Origin(start); ok {
 		d.Related = append(d.Related, Related{File: file, Range: RangeAt(src, s, max(en, s)),
-			Message: "the macro's definition: " + firstLine(string(src[s:min(max(en, s), len(src))]))})
+			Message: "in the macro's definition: " + lineAround(src, s)})
 	}
 	var fixes []Fix
 	for _, f := range d.Fixes {
@@ -120,11 +121,15 @@ func (m *Model) MapDiagnostic(d Diagnostic) Diagnostic {
 	return d
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+// lineAround is the line of src holding offset off, trimmed.
+func lineAround(src []byte, off int) string {
+	off = min(max(off, 0), len(src))
+	a := bytes.LastIndexByte(src[:off], '\n') + 1
+	b := bytes.IndexByte(src[off:], '\n')
+	if b < 0 {
+		b = len(src) - off
 	}
-	return s
+	return strings.TrimSpace(string(src[a : off+b]))
 }
 
 // needsExpansion reports whether the body src[from:] calls a macro other

@@ -114,6 +114,20 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 	case "star", "union":
 		if c, ok := macro.CallAt(src, at); ok && c.Close >= 0 {
 			*macros = append(*macros, Macro{Kind: MacroKind(strings.ToLower(word)), Start: at, End: c.End})
+			// A relation named bare (sqlmesh's @STAR(orders)) is a ref: the
+			// DAG, renames and unknown names treat it as one.
+			for i, a := range c.Args {
+				if a.Name != "" && a.Name != "relation" || i > 0 && strings.EqualFold(word, "star") || i == 0 && strings.EqualFold(word, "union") {
+					continue
+				}
+				if src[a.Start] == '@' {
+					continue
+				}
+				r := sqlscan.ParseRef(append([]byte("@ref("), src[a.Start:a.End]...), 0)
+				if r.Complete && len(r.Parts) == 2 && r.ArgEnd == 5+a.End-a.Start {
+					*macros = append(*macros, Macro{Kind: MacroRef, Arg: r.Name(), Start: a.Start, End: a.End, ArgStart: a.Start, ArgEnd: a.End, Aliased: true})
+				}
+			}
 			return
 		}
 		if !expanded {

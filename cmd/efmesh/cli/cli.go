@@ -317,6 +317,17 @@ type diagnosticJSON struct {
 	// Fixes are the quick fixes the editor offers for the diagnostic, so
 	// that a CI bot can suggest them too.
 	Fixes []fixJSON `json:"fixes,omitempty"`
+	// Related are places that explain the problem: the definition of the
+	// macro whose expansion it is in.
+	Related []relatedJSON `json:"related,omitempty"`
+}
+
+// relatedJSON is the --json shape of a place related to a diagnostic.
+type relatedJSON struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
 }
 
 // fixJSON is the --json shape of a quick fix: its edits positioned by
@@ -378,9 +389,13 @@ func (a *app) fixesJSON(root string, fixes []project.Fix) []fixJSON {
 func (a *app) diagnosticsJSON(ds []project.Diagnostic) []diagnosticJSON {
 	out := make([]diagnosticJSON, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
+		dj := diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
 			EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
-			Fixes: a.fixesJSON("", d.Fixes)})
+			Fixes: a.fixesJSON("", d.Fixes)}
+		for _, r := range d.Related {
+			dj.Related = append(dj.Related, relatedJSON{File: r.File, Line: r.Range.Start.Line, Column: r.Range.Start.Column, Message: r.Message})
+		}
+		out = append(out, dj)
 	}
 	return out
 }
@@ -393,6 +408,9 @@ func (a *app) printDiagnostics(ds []project.Diagnostic) {
 	errs := 0
 	for _, d := range ds {
 		fmt.Fprintln(a.stderr, d.String())
+		for _, r := range d.Related {
+			fmt.Fprintf(a.stderr, "  %s:%d:%d: %s\n", r.File, r.Range.Start.Line, r.Range.Start.Column, r.Message)
+		}
 		if d.Severity == project.SeverityError {
 			errs++
 		}
