@@ -48,7 +48,7 @@ type CachedCheck struct {
 
 // checkCacheVersion names the layout of keys and values; bump it when
 // either changes.
-const checkCacheVersion = 4
+const checkCacheVersion = 5
 
 // cacheKey keys info's check, or returns "" when the model cannot be
 // cached (its schema comes from files efmesh does not hash). Precondition:
