@@ -20,7 +20,15 @@ func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, e
 		return nil, err
 	}
 	d, ok := s.position(p.TextDocument.URI, p.Position)
-	if !ok || d.f.model == nil {
+	if !ok {
+		return nil, nil
+	}
+	if (d.f.model != nil && d.off >= d.f.model.BodyStart) || len(d.f.defs) > 0 || d.f.audit != nil {
+		if items, ok := completeMacro(d, min(d.off, len(d.f.src))); ok {
+			return &protocol.CompletionList{Items: items}, nil
+		}
+	}
+	if d.f.model == nil {
 		return nil, nil
 	}
 	items := completeAt(d)

@@ -30,6 +30,9 @@ func (s *Server) definition(_ context.Context, params json.RawMessage) (any, err
 // it is bound.
 func definitionAt(d *docPos) (protocol.Location, bool) {
 	m, w := d.f.model, d.w
+	if loc, ok := macroDefinitionAt(d); ok {
+		return loc, true
+	}
 	if m == nil {
 		return protocol.Location{}, false
 	}

@@ -172,7 +172,13 @@ func (s *Server) signatureHelp(ctx context.Context, params json.RawMessage) (any
 		return nil, err
 	}
 	d, ok := s.position(p.TextDocument.URI, p.Position)
-	if !ok || d.f.model == nil || d.off < d.f.model.BodyStart {
+	if !ok {
+		return nil, nil
+	}
+	if h, ok := macroSignatureHelp(d); ok {
+		return h, nil
+	}
+	if d.f.model == nil || d.off < d.f.model.BodyStart {
 		return nil, nil
 	}
 	name, arg, ok := callAt(d.f.src, d.f.model.BodyStart, d.off)

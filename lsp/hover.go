@@ -47,6 +47,9 @@ func varHover(snap *snapshot, name string) string {
 // span it is about.
 func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bool) {
 	m := d.f.model
+	if len(d.f.defs) > 0 {
+		return macroHoverAt(d, true)
+	}
 	if m == nil {
 		if a := d.f.audit; a != nil {
 			// An audit's @var has the value of the model it audits.
@@ -73,6 +76,9 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 			return modelSummary(w, target), mc.Start, mc.End, true
 		}
 		return "", 0, 0, false
+	}
+	if text, start, end, ok := macroHoverAt(d, true); ok {
+		return text, start, end, true
 	}
 	if onHeaderName(m, d.off) {
 		return headerHover(ctx, d), m.NameRange.Start.Offset, m.NameRange.End.Offset, true
@@ -145,7 +151,9 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 	if src, start, end := sourceAt(q, d.off); src != nil {
 		return sourceHover(w, src), start, end, true
 	}
-	return "", 0, 0, false
+	// Inside a macro call's arguments, with nothing more precise: the
+	// call's expansion.
+	return macroHoverAt(d, false)
 }
 
 // columnHover describes the column ref (read in scope of m's query q) that

@@ -124,7 +124,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			ReferencesProvider: true,
 			RenameProvider:     &protocol.RenameOptions{PrepareProvider: true},
 			CompletionProvider: &protocol.CompletionOptions{
-				TriggerCharacters: []string{"(", ".", " ", ","},
+				TriggerCharacters: []string{"(", ".", " ", ",", "@"},
 			},
 			SignatureHelpProvider: &protocol.SignatureHelpOptions{
 				TriggerCharacters: []string{"(", ","},

@@ -27,6 +27,9 @@ func (s *Server) references(_ context.Context, params json.RawMessage) (any, err
 // chains and bare pass-throughs).
 func referencesAt(d *docPos, includeDecl bool) []protocol.Location {
 	m, w := d.f.model, d.w
+	if locs, ok := macroReferences(d, includeDecl); ok {
+		return locs
+	}
 	if m == nil || w.snap.proj == nil {
 		return nil
 	}

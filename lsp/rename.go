@@ -21,7 +21,16 @@ func (s *Server) prepareRename(_ context.Context, params json.RawMessage) (any, 
 		return nil, err
 	}
 	d, ok := s.position(p.TextDocument.URI, p.Position)
-	if !ok || d.f.model == nil {
+	if !ok {
+		return nil, nil
+	}
+	if def, start, end, ok := macroNameAt(d); ok {
+		return struct {
+			Range       protocol.Range `json:"range"`
+			Placeholder string         `json:"placeholder"`
+		}{d.f.Mapper().Range(start, end), def.Name}, nil
+	}
+	if d.f.model == nil {
 		return nil, nil
 	}
 	name, start, end, ok := modelNameAt(d.f.model, d.off)
@@ -42,7 +51,17 @@ func (s *Server) rename(_ context.Context, params json.RawMessage) (any, error) 
 		return nil, err
 	}
 	d, ok := s.position(p.TextDocument.URI, p.Position)
-	if !ok || d.f.model == nil {
+	if !ok {
+		return nil, nil
+	}
+	if _, _, _, onMacro := macroNameAt(d); onMacro {
+		edit, err := renameMacro(d, p.NewName)
+		if err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+		return edit, nil
+	}
+	if d.f.model == nil {
 		return nil, nil
 	}
 	if _, _, _, onModel := modelNameAt(d.f.model, d.off); !onModel {

@@ -268,10 +268,27 @@ func (x *expander) problem(t *text, start, end int, code, msg string) *Problem {
 			p.File, p.Start, p.End = x.top.file, c.Start, c.End
 		}
 		p.Related = append(p.Related, Related{File: t.file, Src: t.src, Start: start, End: end, Message: msg})
-		p.Message = msg + " (in @" + strings.Join(x.stack, " → @") + ")"
+		if code != CodeCycle {
+			p.Message = msg + " (in " + x.path() + ")"
+		}
 	}
 	x.probs = append(x.probs, p)
 	return &x.probs[len(x.probs)-1]
+}
+
+// path names the macros being expanded, outermost first, as a message
+// reads them: lambdas left out, a long chain cut in the middle.
+func (x *expander) path() string {
+	var names []string
+	for _, n := range x.stack {
+		if n != "lambda" && n != "sql" {
+			names = append(names, "@"+n)
+		}
+	}
+	if len(names) > 6 {
+		names = append(append(names[:3:3], "…"), names[len(names)-2:]...)
+	}
+	return strings.Join(names, " → ")
 }
 
 // outerCall is the innermost call of the expanded file being evaluated.
@@ -414,7 +431,7 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 			return x.callDef(n, t, sc, d)
 		}
 		x.unknown(n, t, sc)
-		return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
+		return x.sqlValue(t, n.start, n.end, x.gen("NULL", t, n.start, n.end))
 	}
 	if n.name == "var" {
 		return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
@@ -448,8 +465,10 @@ func (x *expander) callNamed(n node, t *text, sc *scope, call int) value {
 		}
 		return x.callDef(n, t, sc, d)
 	}
+	// NULL stands for it, so that the engine does not read the call as
+	// SQL of its own and report it again.
 	x.unknown(n, t, sc)
-	return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
+	return x.sqlValue(t, n.start, n.end, x.gen("NULL", t, n.start, n.end))
 }
 
 // markSite gives every piece of v without a site that is not copied from
@@ -609,6 +628,10 @@ func (x *expander) leave() { x.stack = x.stack[:len(x.stack)-1] }
 
 // cycleOf names the repeating part of a stack of macro names.
 func cycleOf(stack []string) string {
+	stack = slices.DeleteFunc(slices.Clone(stack), func(n string) bool { return n == "lambda" || n == "sql" })
+	if len(stack) == 0 {
+		return "lambdas nest without end"
+	}
 	last := stack[len(stack)-1]
 	for i := len(stack) - 2; i >= 0; i-- {
 		if stack[i] == last {

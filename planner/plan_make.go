@@ -188,6 +188,7 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 				mp.Paths = v.paths
 				mp.Rebinds = v.children
 				mp.Diff = analysis.ClauseDiff(prevDef.Body, m.Body)
+				mp.Explain = append(mp.Explain, changedMacros(m, prevDef.Body)...)
 				if verdict, ok := cfg.reclassify[m.Name]; ok && verdict != v.change {
 					if verdict == NonBreaking && v.dropsColumns {
 						return nil, &ReclassifyError{Model: m.Name, Reason: "the change drops or reorders existing columns (" + strings.Join(v.paths, ", ") + ")"}
@@ -335,4 +336,25 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 	}
 	p.annotate()
 	return p, nil
+}
+
+// changedMacros names the macro calls of m whose expansion is not in the
+// body it had before (prev, expanded): the macros whose change moved it.
+func changedMacros(m *project.Model, prev string) []string {
+	if m.Expansion == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range m.Expansion.Calls {
+		if c.Def == nil || seen[c.Name] || c.OutEnd <= c.OutStart || c.OutEnd > len(m.Source) {
+			continue
+		}
+		if !strings.Contains(prev, strings.TrimSpace(string(m.Source[c.OutStart:c.OutEnd]))) {
+			seen[c.Name] = true
+			out = append(out, fmt.Sprintf("the expansion of @%s (%s:%d) changed", c.Def.Name, c.Def.File,
+				project.RangeAt(c.Def.Src, c.Def.NameStart, c.Def.NameEnd).Start.Line))
+		}
+	}
+	return out
 }
