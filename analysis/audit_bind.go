@@ -148,7 +148,7 @@ func (c *checker) bindAudit(ctx context.Context, info *ModelInfo, au *project.Cu
 	// Placed as a body's errors are, in the audit file: sqlDiag records
 	// on a model that is not in the analysis into the project's list,
 	// from which they are taken back.
-	file := &project.Model{Name: m.Name, File: au.File, Source: au.Source, BodyStart: au.BodyStart, Macros: au.Macros}
+	file := &project.Model{Name: m.Name, File: au.File, Source: au.Source, BodyStart: au.BodyStart, Macros: au.Macros, Expansion: au.Expansion}
 	n := len(c.a.Diagnostics)
 	for _, e := range errs {
 		if !errors.Is(e, context.Canceled) {

@@ -36,6 +36,10 @@ type CustomAudit struct {
 	Body      string  // the query after the header
 	BodyStart int     // byte offset of Body in Source
 	Macros    []Macro // @this and @ref(…) of the body (offsets into Source)
+	// Expansion is set when the query called macros: Source, Body and
+	// Macros are then of the expanded text (see Model.Expansion).
+	Expansion *Expansion
+	expand    bool
 }
 
 // Refs returns the distinct models the audit's query references.
@@ -88,7 +92,8 @@ func ParseAudit(file string, src []byte) (*CustomAudit, []Diagnostic) {
 	}
 	a.BodyStart = start
 	a.Body = string(src[start:])
-	macros, diags, _ := scanMacros(file, src, p.li, start)
+	a.expand = needsExpansion(src, start)
+	macros, diags, _ := scanMacrosOf(file, src, p.li, start, a.expand)
 	a.Macros = macros
 	p.diags = append(p.diags, diags...)
 	if hasHeader && !p.unclosed {

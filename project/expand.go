@@ -221,26 +221,46 @@ func expandModel(m *Model, lib map[string]*macro.Def, vars map[string]string) (*
 	if !m.expand {
 		return m, nil
 	}
-	r := macro.Expand(m.File, m.Source, m.BodyStart, &macro.Env{Macros: lib, Vars: vars})
 	n := *m
 	n.expand = false
-	n.Source = r.Text
-	n.Body = string(r.Text[m.BodyStart:])
-	n.Expansion = &Expansion{File: m.Source, Map: r.Map, Calls: r.Calls, Used: r.Used, Vars: r.Vars, Parsed: m}
+	var diags []Diagnostic
+	n.Source, n.Expansion, n.Macros, n.OpenComment, diags = expandBody(m.File, m.Source, m.BodyStart, lib, vars)
+	n.Expansion.Parsed = m
+	n.Body = string(n.Source[m.BodyStart:])
+	return &n, diags
+}
+
+// expandAudit is expandModel for a custom audit's query.
+func expandAudit(a *CustomAudit, lib map[string]*macro.Def, vars map[string]string) (*CustomAudit, []Diagnostic) {
+	if !a.expand {
+		return a, nil
+	}
+	n := *a
+	n.expand = false
+	var diags []Diagnostic
+	n.Source, n.Expansion, n.Macros, _, diags = expandBody(a.File, a.Source, a.BodyStart, lib, vars)
+	n.Body = string(n.Source[a.BodyStart:])
+	return &n, diags
+}
+
+// expandBody expands src[from:] and scans the expansion's primitives.
+func expandBody(file string, src []byte, from int, lib map[string]*macro.Def, vars map[string]string) ([]byte, *Expansion, []Macro, int, []Diagnostic) {
+	r := macro.Expand(file, src, from, &macro.Env{Macros: lib, Vars: vars})
+	e := &Expansion{File: src, Map: r.Map, Calls: r.Calls, Used: r.Used, Vars: r.Vars}
 	var diags []Diagnostic
 	for _, p := range r.Problems {
-		diags = append(diags, problemDiagnostic(p, m.Source, nil))
+		diags = append(diags, problemDiagnostic(p, src, nil))
 	}
-	macros, more, open := scanMacrosOf(m.File, r.Text, newLineIndex(r.Text), m.BodyStart, true)
-	n.Macros, n.OpenComment = macros, open
+	macros, more, open := scanMacrosOf(file, r.Text, newLineIndex(r.Text), from, true)
+	tmp := &Model{File: file, Source: r.Text, Expansion: e}
 	for _, d := range more {
 		if _, _, exact := r.Map.Exact(d.Range.Start.Offset, d.Range.End.Offset); exact {
 			continue // written in the file: the parse said it
 		}
 		d.inSource = true
-		diags = append(diags, n.MapDiagnostic(d))
+		diags = append(diags, tmp.MapDiagnostic(d))
 	}
-	return &n, diags
+	return r.Text, e, macros, open, diags
 }
 
 // AssembleWith is Assemble with the project macros of the macro files:
@@ -281,9 +301,24 @@ func (in *assembly) assemble(vars map[string]string) *Project {
 		models[i] = n
 		diags = append(diags, ds...)
 	}
+	audits := in.audits
+	later := in.later
+	cloned := false
+	for i, a := range audits {
+		if a == nil || !a.expand {
+			continue
+		}
+		if !cloned {
+			audits, later = slices.Clone(audits), slices.Clone(later)
+			cloned = true
+		}
+		n, ds := expandAudit(a, lib, vars)
+		audits[i] = n
+		later = append(later, ds...)
+	}
 	cfg := in.cfg
 	cfg.Variables = vars
-	p := Assemble(in.root, cfg, models, diags, in.tests, in.audits, in.later)
+	p := Assemble(in.root, cfg, models, diags, in.tests, audits, later)
 	p.Macros = lib
 	p.MacroDefs = in.defs
 	p.assembly = in
@@ -296,14 +331,25 @@ func (p *Project) reexpandFor(vars map[string]string) bool {
 	if p.assembly == nil {
 		return false
 	}
-	for _, m := range p.Models {
-		if m.Expansion == nil {
-			continue
+	changes := func(e *Expansion) bool {
+		if e == nil {
+			return false
 		}
-		for k, v := range m.Expansion.Vars {
+		for k, v := range e.Vars {
 			if nv, ok := vars[k]; !ok || nv != v {
 				return true
 			}
+		}
+		return false
+	}
+	for _, m := range p.Models {
+		if changes(m.Expansion) {
+			return true
+		}
+	}
+	for _, a := range p.Audits {
+		if changes(a.Expansion) {
+			return true
 		}
 	}
 	return false
