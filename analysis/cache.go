@@ -56,11 +56,12 @@ const checkCacheVersion = 5
 func (c *checker) cacheKey(info *ModelInfo, names string) string {
 	m := info.Model
 	h := sha256.New()
-	w := func(s string) {
-		h.Write([]byte(strconv.Itoa(len(s))))
+	wb := func(b []byte) {
+		h.Write([]byte(strconv.Itoa(len(b))))
 		h.Write([]byte{0})
-		h.Write([]byte(s))
+		h.Write(b)
 	}
+	w := func(s string) { wb([]byte(s)) }
 	w(strconv.Itoa(checkCacheVersion))
 	w(strconv.Itoa(FingerprintVersion))
 	w(c.d.Name())
@@ -71,11 +72,11 @@ func (c *checker) cacheKey(info *ModelInfo, names string) string {
 		w("bound by the server")
 	}
 	w(m.File)
-	w(string(m.Source))
+	wb(m.Source) // not copied: a model's file may hold megabytes
 	if m.Expansion != nil {
 		// Positions are the written file's: the same expansion of another
 		// text is another check.
-		w(string(m.Expansion.File))
+		wb(m.Expansion.File)
 	}
 	w(strconv.FormatBool(info.loadBroken))
 	w(names)

@@ -199,7 +199,7 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	// record commits with the pointers, in the promotion's transaction.
 	var definitions []ModelPlan
 	for _, mp := range p.Models {
-		if mp.Change == MetadataOnly || slices.Contains(p.unrecorded, mp.Name) {
+		if mp.Change == MetadataOnly || slices.Contains(p.unrecorded, mp.Name) || p.redefined[mp.Name] {
 			definitions = append(definitions, mp)
 		}
 	}

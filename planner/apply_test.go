@@ -2,11 +2,14 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/state/sqlite"
 )
@@ -195,5 +198,98 @@ func TestFailedBuildKeepsTheBatchBefore(t *testing.T) {
 				t.Fatalf("dev__core.d = %v, %v", rows, err)
 			}
 		})
+	}
+}
+
+// TestApplyRecordsMetadataOfAStoredSnapshot: a blocking audit stops an
+// apply after some intervals of an incremental model were computed (the
+// store keeps its snapshot, with the audit as it was then); once the audit
+// is made a warning, the next apply promotes that snapshot, and records
+// the project's metadata with it: the following plans of dev and prod
+// have no changes. A built snapshot promoted elsewhere with an audit its
+// record lacks runs that audit on its data first, as a metadata-only
+// change would.
+func TestApplyRecordsMetadataOfAStoredSnapshot(t *testing.T) {
+	ctx := context.Background()
+	events := func(audits string) map[string]string {
+		return map[string]string{
+			"models/events.sql": `MODEL (name core.events, kind INCREMENTAL_BY_TIME_RANGE (time_column t, batch_size 1), interval day,
+  columns (id INTEGER, t TIMESTAMP), audits (` + audits + `));
+SELECT id, t FROM (VALUES (1, TIMESTAMP '2026-01-01 10:00'), (2, TIMESTAMP '2026-01-02 10:00'), (4, TIMESTAMP '2026-01-04 10:00'))
+  AS v(id, t) WHERE t >= @start AND t < @end
+`,
+			"models/daily.sql": "MODEL (name core.daily, kind FULL);\nSELECT t::DATE AS day, count(*) AS n FROM @ref(core.events) GROUP BY ALL\n",
+		}
+	}
+	wh, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wh.Close()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	at := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	opt := ApplyOptions{Now: func() time.Time { return at }}
+	apply := func(a *analysis.Analysis, env string) error {
+		t.Helper()
+		p, err := MakePlan(ctx, a, st, env, PlanAt(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Apply(ctx, p, wh, st, opt)
+		return err
+	}
+	noChanges := func(a *analysis.Analysis, env string) {
+		t.Helper()
+		p, err := MakePlan(ctx, a, st, env, PlanAt(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.HasChanges {
+			for _, mp := range p.Models {
+				if mp.Change != Unchanged || mp.Build {
+					t.Errorf("plan of %s after a successful apply: %s %s (build %v) %v", env, mp.Name, mp.Change, mp.Build, mp.Explain)
+				}
+			}
+		}
+	}
+
+	blocking := analyzeFiles(t, events("whole(assert_no_gaps(t, day))"))
+	mustClean(t, blocking)
+	var af *AuditFailure
+	if err := apply(blocking, "dev"); !errors.As(err, &af) {
+		t.Fatalf("apply with a gap under a blocking audit: %v; want an audit failure", err)
+	}
+	warned := analyzeFiles(t, events("warn(assert_no_gaps(t, day))"))
+	mustClean(t, warned)
+	if err := apply(warned, "dev"); err != nil {
+		t.Fatal(err)
+	}
+	noChanges(warned, "dev")
+	if err := apply(warned, "prod"); err != nil {
+		t.Fatal(err)
+	}
+	noChanges(warned, "prod")
+	snaps, err := st.Snapshots(ctx, []string{warned.Models["core.events"].Fingerprint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def := string(snaps[warned.Models["core.events"].Fingerprint].Definition); !strings.Contains(def, "warn(assert_no_gaps(t, day))") {
+		t.Errorf("stored definition of core.events: %s", def)
+	}
+
+	// dev's snapshot, built, goes to a new environment with a blocking
+	// audit it was never checked against: it fails there, and nothing is
+	// promoted.
+	checked := analyzeFiles(t, events("warn(assert_no_gaps(t, day)), whole(assert_no_gaps(t, day))"))
+	mustClean(t, checked)
+	if err := apply(checked, "qa"); !errors.As(err, &af) {
+		t.Fatalf("promotion of a built snapshot with a new failing audit: %v; want an audit failure", err)
+	}
+	if ptrs, err := st.Environment(ctx, "qa"); err != nil || len(ptrs) != 0 {
+		t.Fatalf("qa after the failed audit: %v, %v", ptrs, err)
 	}
 }

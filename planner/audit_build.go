@@ -125,7 +125,8 @@ func (b *builder) auditBuilt(ctx context.Context, info *analysis.ModelInfo, log 
 }
 
 // auditMetadataOnly runs the audits a metadata-only change adds or changes
-// on the data the model's snapshot already holds, nothing having been
+// (or a promotion of a built snapshot stored with other audits) on the
+// data the model's snapshot already holds, nothing having been
 // rebuilt: an audit checked on the whole relation runs on it, one checked
 // on written intervals (INCREMENTAL_BY_TIME_RANGE) runs on each batch of
 // the done intervals of the ledger. A blocking violation is an
@@ -144,7 +145,7 @@ func auditMetadataOnly(ctx context.Context, p *Plan, b *builder, st state.Reader
 	for _, mp := range p.Models {
 		texts := p.newAudits[mp.Name]
 		info := p.analysis.Models[mp.Name]
-		if mp.Change != MetadataOnly || len(texts) == 0 || info == nil || info.Model.Kind.Name == project.KindEmbedded {
+		if len(texts) == 0 || info == nil || info.Model.Kind.Name == project.KindEmbedded {
 			continue // embedded models are audited before promotion
 		}
 		m := info.Model

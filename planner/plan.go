@@ -168,9 +168,15 @@ type Plan struct {
 	// refills maps a FULL descendant of a restated model to the restated
 	// models it reads (ModelPlan.Refill).
 	refills map[string][]string
-	// newAudits lists, per metadata-only model, the audits (as written)
-	// its stored definition lacks: apply runs them on the existing data.
+	// newAudits lists, per model whose data nothing rebuilds
+	// (metadata-only, or a stored built snapshot under other metadata),
+	// the audits (as written) its stored definition lacks: apply runs them
+	// on the existing data.
 	newAudits map[string][]string
+	// redefined lists the models, neither unchanged nor metadata-only,
+	// whose snapshot the store holds under another definition than the
+	// project's: apply records the project's after the promotion.
+	redefined map[string]bool
 	// unrecorded lists the unchanged models whose stored definition was
 	// written before efmesh recorded audit files: apply records them, so
 	// the next edit of such a file is a change the plan shows.

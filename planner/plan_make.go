@@ -83,7 +83,7 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 	}
 
 	p := &Plan{Env: env, analysis: a, current: cur, stored: map[string]bool{}, physFP: map[string]string{}, reuse: map[string]string{},
-		copyHistory: map[string]string{}, storedTable: map[string]string{}, newAudits: map[string][]string{}, removedExternal: map[string]analysis.Definition{}}
+		copyHistory: map[string]string{}, storedTable: map[string]string{}, newAudits: map[string][]string{}, redefined: map[string]bool{}, removedExternal: map[string]analysis.Definition{}}
 	for fp := range snaps {
 		p.stored[fp] = true
 	}
@@ -205,6 +205,24 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 			} else {
 				mp.Change = Breaking
 				mp.Explain = append(mp.Explain, "the previous snapshot is not in the state store")
+			}
+		}
+		if known && mp.Change != Unchanged && mp.Change != MetadataOnly && !analysis.SameDefinition(snap.Definition, a.Project, info) {
+			// The store holds this version already (another environment
+			// promoted it, or a failed apply kept its computed intervals),
+			// recorded with other metadata than the project's now: apply
+			// records the project's, else the next plan shows a
+			// metadata-only change nothing made.
+			p.redefined[m.Name] = true
+			if !mp.Build && !virtual && snap.Built() {
+				// Nothing builds it: new or changed audits run on the data
+				// it holds, as for a metadata-only change.
+				var stored analysis.Definition
+				_ = json.Unmarshal(snap.Definition, &stored)
+				if added := changedAudits(a.Project, m, stored); len(added) > 0 {
+					p.newAudits[m.Name] = added
+					mp.Explain = append(mp.Explain, "new or changed audit(s) "+strings.Join(added, ", ")+" run on the existing data before promotion")
+				}
 			}
 		}
 		scdKept := false // an SCD_TYPE_2 history kept through an upstream change

@@ -180,3 +180,50 @@ func quickBench(b *testing.B, dir string) {
 		}
 	}
 }
+
+// BenchmarkLongLiteral measures `efmesh plan dev` (cold: no .efmesh) and
+// `efmesh apply dev` of a project whose one model holds one long string
+// literal (SELECT '<N MB of x>' AS s): what a literal's size costs.
+//
+//	go test ./workspace -run '^$' -bench LongLiteral -benchtime 1x
+func BenchmarkLongLiteral(b *testing.B) {
+	for _, mb := range []int{5, 50} {
+		for _, step := range []string{"plan", "apply"} {
+			b.Run(step+"/"+strconv.Itoa(mb)+"MB", func(b *testing.B) {
+				body := "MODEL (name core.big, kind FULL);\nSELECT '" + strings.Repeat("x", mb<<20) + "' AS s\n"
+				b.SetBytes(int64(len(body)))
+				for b.Loop() {
+					b.StopTimer()
+					dir := b.TempDir()
+					yaml := "name: big\nstart: 2026-01-01\nengine: {type: duckdb, path: efmesh.duckdb}\nstate: {type: sqlite, path: .efmesh/state.db}\n"
+					if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
+						b.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(dir, "efmesh.yaml"), []byte(yaml), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(dir, "models", "big.sql"), []byte(body), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					if step == "apply" {
+						plan(b, dir, "dev") // the check cache filled, as after a plan
+					}
+					b.StartTimer()
+					if step == "plan" {
+						plan(b, dir, "dev")
+						continue
+					}
+					ctx := context.Background()
+					w, err := workspace.Open(ctx, dir, workspace.OpenOptions{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := w.Apply(ctx, "dev", workspace.ApplyRequest{}); err != nil {
+						b.Fatal(err)
+					}
+					w.Close()
+				}
+			})
+		}
+	}
+}

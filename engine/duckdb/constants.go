@@ -39,7 +39,7 @@ var _ engine.ConstantChecker = (*DB)(nil)
 // Each error is positioned at its literal's first byte in query.
 // canonical, query's canonical form, answers a query with neither a cast
 // nor a string literal without the engine.
-func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string) []error {
+func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string) (errs []error) {
 	casts, strs := bytes.Contains(canonical, []byte(`"class":"CAST"`)), bytes.Contains(canonical, []byte(`"id":"VARCHAR"`))
 	if !casts && !strs {
 		return nil
@@ -49,10 +49,28 @@ func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string)
 		return nil
 	}
 	defer conn.Close()
-	ev := &evaluator{ctx: ctx, conn: conn, d: d, query: query}
-	tree, ok := ev.parse(query)
+	// Long literals are parsed as placeholders and put back in the tree:
+	// positions are the placeholders' query's until the end.
+	text := query
+	s, shrank := shrinkLiterals(query)
+	if shrank {
+		text = s.sql
+	}
+	ev := &evaluator{ctx: ctx, conn: conn, d: d, query: text}
+	tree, ok := ev.parse(text)
 	if !ok {
 		return nil // the describe reports what does not parse
+	}
+	if shrank {
+		s.restoreTree(tree)
+		defer func() {
+			for _, err := range errs {
+				var se *engine.SQLError
+				if errors.As(err, &se) {
+					se.Position = s.original(se.Position)
+				}
+			}
+		}()
 	}
 	consts := constantCasts(tree["statements"])
 	all := make([]any, len(consts))
@@ -74,7 +92,6 @@ func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string)
 	if len(probes) == 0 || ev.allRun(probes) {
 		return nil
 	}
-	var errs []error
 	at := map[int]bool{}
 	if len(all) > 0 && ev.eval(all) == nil {
 		consts = nil // all cast: none to evaluate alone
@@ -84,7 +101,7 @@ func (d *DB) CheckConstants(ctx context.Context, canonical []byte, query string)
 			if ctx.Err() != nil {
 				return nil
 			}
-			pos := firstLocation(c, len(query))
+			pos := firstLocation(c, len(text))
 			at[pos] = true
 			errs = append(errs, &engine.SQLError{Type: "Conversion", Message: innerMessage(err), Position: pos})
 		}

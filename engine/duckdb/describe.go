@@ -30,10 +30,36 @@ func (d *DB) Describe(ctx context.Context, query string) ([]engine.Column, error
 		return nil, convertError(err, 0)
 	}
 	defer conn.Close()
+	if cols, _, ok := preparedShrunk(conn, query); ok {
+		return cols, nil
+	}
 	if cols, done, err := prepared(conn, query); done {
 		return cols, err
 	}
 	return describe(ctx, conn, query)
+}
+
+// preparedShrunk reads query's columns from the prepared statement of
+// query with its long literals as placeholders (shrinkLiterals), which
+// binds to the same columns. ok is false when query has no long literal,
+// or when the placeholders might change the answer (an error, a column
+// named after a literal): query as written answers then. tried reports
+// whether a statement was prepared.
+func preparedShrunk(conn *sql.Conn, query string) (cols []engine.Column, tried, ok bool) {
+	s, ok := shrinkLiterals(query)
+	if !ok {
+		return nil, false, false
+	}
+	cols, done, err := prepared(conn, s.sql)
+	if !done || err != nil {
+		return nil, true, false
+	}
+	for _, c := range cols {
+		if namesPlaceholder(c.Name) {
+			return nil, true, false
+		}
+	}
+	return cols, true, true
 }
 
 // selectLeads are the first keywords of the statements DESCRIBE takes as a

@@ -144,7 +144,22 @@ func (q *bindQueue) work() {
 				tx.gen = q.gen.Load()
 			}
 			tx.begin(ctx)
-			c, done, err := prepared(conn, p.query)
+			c, tried, ok := preparedShrunk(conn, p.query)
+			var done bool
+			var err error
+			switch {
+			case ok:
+				done = true
+			case tried && tx.open:
+				// The placeholders' refusal may have aborted the
+				// transaction: the query as written binds in a fresh one.
+				tx.end(ctx)
+				tx.gen = q.gen.Load()
+				tx.begin(ctx)
+				fallthrough
+			default:
+				c, done, err = prepared(conn, p.query)
+			}
 			if !done {
 				c, err = describe(ctx, conn, p.query)
 			}

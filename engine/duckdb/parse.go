@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,22 @@ type serialized struct {
 // Canonicalize returns DuckDB's serialized parse tree of one SELECT
 // statement with every query_location removed, in the serializer's own
 // (fixed) key order, so equal trees give equal bytes.
+//
+// Long string literals are parsed as placeholders (shrinkLiterals) and
+// their values spliced back: the result is the same bytes.
 func (d *DB) Canonicalize(sql string) ([]byte, error) {
+	if s, ok := shrinkLiterals(sql); ok {
+		if b, err := d.canonicalize(s.sql); err == nil {
+			if b, ok := s.restoreCanonical(b); ok {
+				return b, nil
+			}
+		}
+	}
+	return d.canonicalize(sql)
+}
+
+// canonicalize is Canonicalize of sql as written.
+func (d *DB) canonicalize(sql string) ([]byte, error) {
 	var raw string
 	if err := d.db.QueryRowContext(context.Background(), "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sql).Scan(&raw); err != nil {
 		return nil, convertError(err, 0)
@@ -44,6 +60,16 @@ func (d *DB) CanonicalizeAll(sqls []string) ([][]byte, []error) {
 	if len(sqls) == 0 {
 		return out, errs
 	}
+	texts := sqls
+	shrunks := map[int]shrunk{}
+	for i, q := range sqls {
+		if s, ok := shrinkLiterals(q); ok {
+			if len(shrunks) == 0 {
+				texts = slices.Clone(sqls)
+			}
+			shrunks[i], texts[i] = s, s.sql
+		}
+	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), maxBinders))
 	chunk := min(100, max(50, (len(sqls)+workers-1)/workers))
 	var wg sync.WaitGroup
@@ -53,15 +79,24 @@ func (d *DB) CanonicalizeAll(sqls []string) ([][]byte, []error) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if !d.canonicalizeChunk(sqls, lo, hi, out, errs) {
+			if !d.canonicalizeChunk(texts, lo, hi, out, errs) {
 				// One bad literal spoils the batch: fall back to one by one.
 				for i := lo; i < hi; i++ {
-					out[i], errs[i] = d.Canonicalize(sqls[i])
+					out[i], errs[i] = d.canonicalize(texts[i])
 				}
 			}
 		})
 	}
 	wg.Wait()
+	for i, s := range shrunks {
+		if errs[i] == nil {
+			if b, ok := s.restoreCanonical(out[i]); ok {
+				out[i] = b
+				continue
+			}
+		}
+		out[i], errs[i] = d.canonicalize(sqls[i])
+	}
 	return out, errs
 }
 
