@@ -182,8 +182,10 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 		content = h
 		if err == nil && m.Columns == nil && c.eng != nil {
 			if empty, _ := emptyFile(AbsPath(c.root, m.Kind.Path)); empty {
-				// The reader would invent a column0 VARCHAR.
-				c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s is empty: declare its columns (columns (…)) for an empty table", m.Kind.Path))
+				// The reader would invent a column0 VARCHAR. A seed of no
+				// rows is a header alone: an empty file is a mistake, with
+				// declared columns too (checkSeed).
+				c.propDiag(m, "kind", project.CodeFile, fmt.Sprintf("seed file %s is empty: write a header line naming its columns (a header alone is a seed of no rows)", m.Kind.Path))
 				info.Broken = true
 				break
 			}

@@ -124,20 +124,27 @@ func TestBodyMessages(t *testing.T) {
 	}
 }
 
-// TestSeedAndThisMessages: an empty seed without declared columns is an
-// error (not a column0 VARCHAR table), and @this in a model is one error.
+// TestSeedAndThisMessages: an empty seed is an error, without declared
+// columns (not a column0 VARCHAR table) and with them (at the seed's line
+// 1: it once loaded as no rows and emptied everything downstream); a
+// header alone is a seed of no rows. @this in a model is one error.
 func TestSeedAndThisMessages(t *testing.T) {
 	a := analyzeFiles(t, map[string]string{
-		"seeds/empty.csv": "\n",
-		"models/s.sql":    "MODEL (name a.s, kind SEED (path 'seeds/empty.csv'));",
-		"models/d.sql":    "MODEL (name a.d, kind SEED (path 'seeds/empty.csv'), columns (id INTEGER));",
-		"models/t.sql":    "MODEL (name a.t);\nSELECT * FROM @this",
+		"seeds/empty.csv":  "\n",
+		"seeds/header.csv": "id\n",
+		"models/s.sql":     "MODEL (name a.s, kind SEED (path 'seeds/empty.csv'));",
+		"models/d.sql":     "MODEL (name a.d, kind SEED (path 'seeds/empty.csv'), columns (id INTEGER));",
+		"models/h.sql":     "MODEL (name a.h, kind SEED (path 'seeds/header.csv'), columns (id INTEGER));",
+		"models/t.sql":     "MODEL (name a.t);\nSELECT * FROM @this",
 	})
 	var got []string
 	for _, d := range a.Diagnostics {
-		got = append(got, d.File+": "+d.Message)
+		got = append(got, fmt.Sprintf("%s:%d:%d: %s: %s", d.File, d.Range.Start.Line, d.Range.Start.Column, d.Severity, d.Message))
 	}
-	want := "models/s.sql: seed file seeds/empty.csv is empty: declare its columns (columns (…)) for an empty table\nmodels/t.sql: @this is only valid in audits"
+	want := "models/d.sql:1:18: info: seed file seeds/empty.csv does not load: it is empty, without the header (line 1) naming the declared columns\n" +
+		"models/s.sql:1:18: error: seed file seeds/empty.csv is empty: write a header line naming its columns (a header alone is a seed of no rows)\n" +
+		"models/t.sql:2:15: error: @this is only valid in audits\n" +
+		"seeds/empty.csv:1:1: error: the seed file is empty: its first line must be a header naming the declared columns, id"
 	if strings.Join(got, "\n") != want {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}

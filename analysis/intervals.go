@@ -43,12 +43,40 @@ func (g Grain) Next(t time.Time) time.Time {
 	return t.AddDate(0, 0, 1)
 }
 
-// Add moves t by n intervals (n may be negative).
-func (g Grain) Add(t time.Time, n int) time.Time {
+// Interval arithmetic saturates at these bounds instead of wrapping: a
+// move of n intervals that would pass one stops on it. Both are aligned to
+// either grain, and both format as RFC 3339 (four-digit years).
+var (
+	earliest = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	latest   = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+)
+
+// seconds is the length of one interval of g (UTC days are 24 hours).
+func (g Grain) seconds() int64 {
 	if g == Hour {
-		return t.Add(time.Duration(n) * time.Hour)
+		return 3600
 	}
-	return t.AddDate(0, 0, n)
+	return 86400
+}
+
+// Add moves t by n intervals (n may be negative), in UTC. It saturates:
+// a move past year 1 or 9999 stops there. A batch of 3,000,000 hours once
+// overflowed time.Duration into a negative step, and a lookback of
+// MaxInt64 days wrapped to a start after the one it widened.
+func (g Grain) Add(t time.Time, n int) time.Time {
+	unit := g.seconds()
+	lo, hi := earliest.Unix(), latest.Unix()
+	// Clamped to the whole span, n times unit cannot overflow.
+	steps := max(min(int64(n), (hi-lo)/unit+1), -((hi-lo)/unit + 1))
+	u := t.Unix()
+	r := u + steps*unit
+	switch {
+	case steps > 0 && r > hi && u <= hi:
+		return latest
+	case steps < 0 && r < lo && u >= lo:
+		return earliest
+	}
+	return time.Unix(r, int64(t.Nanosecond())).UTC()
 }
 
 // Aligned reports whether t starts an interval.
@@ -112,7 +140,7 @@ func (g Grain) Batches(r Range, size int) []Range {
 	var out []Range
 	for s := r.Start; s.Before(r.End); {
 		e := g.Add(s, size)
-		if e.After(r.End) {
+		if e.After(r.End) || !e.After(s) { // !e.After(s): never a step back
 			e = r.End
 		}
 		out = append(out, Range{s, e})

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,12 @@ func TestMissing(t *testing.T) {
 		{"lookback merges holes", Day, "2026-01-01", "2026-01-07T00:00:00Z", done(Day, "2026-01-02", "2026-01-03", "2026-01-05"), 1, "01-01..01-02 01-03..01-07"},
 		{"failed is missing", Day, "2026-01-01", "2026-01-04T00:00:00Z", append(done(Day, "2026-01-01", "2026-01-02"), failed...), 0, "01-03..01-04"},
 		{"hours", Hour, "2026-01-01", "2026-01-01T05:30:00Z", done(Hour, "2026-01-01T00", "2026-01-01T01", "2026-01-01T03"), 0, "01-01T02..01-01T03 01-01T04..01-01T05"},
+		// A lookback past time's range saturates at start; MaxInt64 days once
+		// wrapped to a start a day late, and the first interval was never
+		// built.
+		{"huge lookback clamps at start", Day, "2026-01-01", "2026-01-05T00:00:00Z", nil, math.MaxInt64, "01-01..01-05"},
+		{"huge lookback after done", Day, "2026-01-01", "2026-01-05T00:00:00Z", done(Day, "2026-01-01", "2026-01-02"), math.MaxInt64, "01-01..01-05"},
+		{"huge hour lookback", Hour, "2026-01-01", "2026-01-01T05:30:00Z", done(Hour, "2026-01-01T00", "2026-01-01T01"), 3_000_000, "01-01T00..01-01T05"},
 		{"hours with lookback", Hour, "2026-01-01", "2026-01-01T05:30:00Z", done(Hour, "2026-01-01T00", "2026-01-01T01", "2026-01-01T02", "2026-01-01T03"), 2, "01-01T02..01-01T05"},
 	}
 	for _, tt := range tests {
@@ -131,6 +138,12 @@ func TestBatches(t *testing.T) {
 		{Day, "2026-02-27", "2026-03-02", 1, "02-27..02-28 02-28..03-01 03-01..03-02", 3},
 		{Hour, "2026-01-01T22", "2026-01-02T03", 2, "01-01T22..01-02T00 01-02T00..01-02T02 01-02T02..01-02T03", 5},
 		{Day, "2026-01-01", "2026-01-01", 3, "", 0},
+		// Sizes past time.Duration's range (3,000,000 hours) or int's
+		// saturate to one batch; they once wrapped to a negative step and
+		// never ended.
+		{Hour, "2026-01-01T22", "2026-01-02T03", 3_000_000, "01-01T22..01-02T03", 5},
+		{Hour, "2026-01-01T22", "2026-01-02T03", math.MaxInt64, "01-01T22..01-02T03", 5},
+		{Day, "2026-01-01", "2026-01-08", math.MaxInt64, "01-01..01-08", 7},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s/%d", tt.g, tt.start, tt.size), func(t *testing.T) {
@@ -140,6 +153,34 @@ func TestBatches(t *testing.T) {
 			}
 			if got := len(tt.g.Intervals(r)); got != tt.intervals {
 				t.Errorf("Intervals = %d, want %d", got, tt.intervals)
+			}
+		})
+	}
+}
+
+// TestAddSaturates: moving by any number of intervals stops at the
+// bounds of time instead of wrapping, and stays exact inside them.
+func TestAddSaturates(t *testing.T) {
+	tests := []struct {
+		g    Grain
+		from string
+		n    int
+		want string
+	}{
+		{Day, "2026-01-01", 3, "2026-01-04T00:00:00Z"},
+		{Day, "2026-03-01", -1, "2026-02-28T00:00:00Z"},
+		{Hour, "2026-01-01T22", 3, "2026-01-02T01:00:00Z"},
+		{Hour, "2026-01-01T00", 3_000_000, "2368-03-29T00:00:00Z"},
+		{Hour, "2026-01-01T00", math.MaxInt64, "9999-12-31T00:00:00Z"},
+		{Hour, "2026-01-01T00", math.MinInt64, "0001-01-01T00:00:00Z"},
+		{Day, "2026-01-01", math.MaxInt64, "9999-12-31T00:00:00Z"},
+		{Day, "2026-01-01", -math.MaxInt64, "0001-01-01T00:00:00Z"},
+		{Day, "2026-01-01", math.MinInt64, "0001-01-01T00:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%s/%d", tt.g, tt.from, tt.n), func(t *testing.T) {
+			if got := tt.g.Add(ts(tt.from), tt.n).Format(time.RFC3339); got != tt.want {
+				t.Errorf("Add = %s, want %s", got, tt.want)
 			}
 		})
 	}

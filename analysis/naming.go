@@ -27,6 +27,9 @@ func ValidateEnv(env string) error {
 	if !envNameRE.MatchString(env) {
 		return fmt.Errorf("invalid environment name %q: use lower-case letters, digits and _ (starting with a letter)", env)
 	}
+	if why := project.EnvNameTooLong(env); why != "" {
+		return fmt.Errorf("invalid environment name: %s", why)
+	}
 	if why := project.ReservedSchema(env); why != "" {
 		return fmt.Errorf("invalid environment name %q: %s", env, why)
 	}

@@ -37,3 +37,32 @@ func TestNamesFitTheEngine(t *testing.T) {
 		t.Fatalf("a short environment schema changed: %q", got)
 	}
 }
+
+// TestValidateEnv: an environment name is a lower-case identifier, not a
+// reserved schema, and at most project.MaxEnvName long, so every name made
+// from it (its schemas, its files) fits; a 300-character name once planned
+// and failed in apply on a file name.
+func TestValidateEnv(t *testing.T) {
+	long := strings.Repeat("e", project.MaxEnvName)
+	tests := []struct {
+		env, want string // want: part of the error, "" for none
+	}{
+		{"dev", ""},
+		{"feature_2", ""},
+		{long, ""},
+		{long + "e", `invalid environment name: "` + long + `…" is 33 characters long, where an environment name has at most 32`},
+		{strings.Repeat("e", 300), "is 300 characters long"},
+		{"Dev", "use lower-case letters"},
+		{"dev__mart", `"__" separates environment and schema`},
+		{"_efmesh", "invalid environment name"},
+	}
+	for _, tt := range tests {
+		err := ValidateEnv(tt.env)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("ValidateEnv(%q) = %v", tt.env, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("ValidateEnv(%q) = %v, want %q", tt.env, err, tt.want)
+		}
+	}
+}

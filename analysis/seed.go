@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -33,8 +35,9 @@ const seedChecksMax = 256
 // the workbench's file validator, if it has one. Each record that does not
 // load is an error on the seed file at its line, and the model gets a
 // pointer (information) on its kind saying the seed does not load. With
-// declared columns, a CSV header that does not name them in order is one
-// error at the file's line 1, and the records are not read.
+// declared columns, an empty CSV file or a header that does not name them
+// in order is one error at the file's line 1, and the records are not
+// read: the reader would load an empty file as no rows.
 func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) bool {
 	v, ok := c.wb.(engine.FileValidator)
 	if !ok || c.eng == nil {
@@ -43,11 +46,15 @@ func (c *checker) checkSeed(ctx context.Context, m *project.Model, hash string) 
 	path := AbsPath(c.root, m.Kind.Path)
 	spec := engine.FileSpec{Paths: []string{path}, Format: SeedFormat(m.Kind.Path), Columns: Declared(m)}
 	if spec.Format == "csv" && len(spec.Columns) > 0 {
-		if msg := headerMismatch(path, spec.Columns); msg != "" {
+		if msg, empty := headerMismatch(path, spec.Columns); msg != "" {
 			src, _ := os.ReadFile(path)
 			start, end := lineSpan(src, 1)
 			c.add(m, project.NewDiagnostic(m.Kind.Path, src, start, end, project.SeverityError, project.CodeFile, msg))
-			c.seedPointer(m, fmt.Sprintf("seed file %s does not load: its header (line 1) does not name the declared columns", m.Kind.Path))
+			why := "its header (line 1) does not name the declared columns"
+			if empty {
+				why = "it is empty, without the header (line 1) naming the declared columns"
+			}
+			c.seedPointer(m, fmt.Sprintf("seed file %s does not load: %s", m.Kind.Path, why))
 			return false
 		}
 	}
@@ -112,38 +119,44 @@ func (c *checker) seedPointer(m *project.Model, msg string) {
 // to name the declared columns cols, in order (case aside): the reader
 // takes the columns by position, so a misspelt or reordered header would
 // load silently wrong or fail on a cast. "" when it names them. Only the
-// header is read.
-func headerMismatch(path string, cols []engine.Column) string {
+// header is read. empty says the file holds no line at all.
+func headerMismatch(path string, cols []engine.Column) (msg string, empty bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "" // the reader says what is wrong
+		return "", false // the reader says what is wrong
 	}
 	defer f.Close()
 	r := csv.NewReader(bufio.NewReader(f))
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = true
 	header, err := r.Read()
-	if err != nil {
-		return "" // an empty or unreadable file: the reader says what is wrong
-	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
 	}
+	if errors.Is(err, io.EOF) {
+		// The reader loads an empty file as no rows, without a word, and
+		// the seed's table and everything downstream would be emptied. A
+		// seed of no rows is a header alone.
+		return fmt.Sprintf("the seed file is empty: its first line must be a header naming the declared columns, %s", strings.Join(names, ", ")), true
+	}
+	if err != nil {
+		return "", false // an unreadable file: the reader says what is wrong
+	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	want := fmt.Sprintf("(columns are read by position: the header must be %s)", strings.Join(names, ", "))
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
 	}
 	if len(header) != len(cols) {
-		return fmt.Sprintf("the header names %d columns (%s), where %d are declared %s", len(header), strings.Join(header, ", "), len(cols), want)
+		return fmt.Sprintf("the header names %d columns (%s), where %d are declared %s", len(header), strings.Join(header, ", "), len(cols), want), false
 	}
 	for i, h := range header {
 		if !strings.EqualFold(h, cols[i].Name) {
-			return fmt.Sprintf("the header names column %d %s, where the declared column is %s %s", i+1, h, cols[i].Name, want)
+			return fmt.Sprintf("the header names column %d %s, where the declared column is %s %s", i+1, h, cols[i].Name, want), false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // seedMessage says what is wrong with one record, in the reader's words

@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -323,6 +324,10 @@ func (p *configParser) environments(n ast.Node) (map[string]EnvConfig, time.Dura
 			p.errorf(e.Key, CodeConfig, "invalid environment name %q: it must start with a letter and hold only a-z, 0-9 and _", name)
 			continue
 		}
+		if why := EnvNameTooLong(name); why != "" {
+			p.errorf(e.Key, CodeConfig, "invalid environment name: %s", why)
+			continue
+		}
 		var env EnvConfig
 		p.fields(e.Value, "environments."+name, envKeys, func(key string, v ast.Node) {
 			switch key {
@@ -381,6 +386,12 @@ func ParseDuration(s string) (time.Duration, error) {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 0 {
 			return 0, fmt.Errorf("%q is not a number of days", s)
+		}
+		// Past 106,751 days (292 years) the product wraps, to a negative
+		// or a tiny positive duration: a janitor ttl of 213504d would be
+		// minutes.
+		if n > int(math.MaxInt64/(24*time.Hour)) {
+			return 0, fmt.Errorf("%q is more days than a duration holds (%d)", s, math.MaxInt64/(24*time.Hour))
 		}
 		return time.Duration(n) * 24 * time.Hour, nil
 	}

@@ -117,6 +117,23 @@ func TestParseConfigErrors(t *testing.T) {
 			},
 		},
 		{
+			// A name past MaxEnvName would not fit the names made from it.
+			name: "environment name too long",
+			src:  "environments:\n  " + strings.Repeat("e", 33) + ": {}\n  " + strings.Repeat("e", 32) + ": {}\n",
+			want: []string{
+				`2:3: config: invalid environment name: "` + strings.Repeat("e", 32) + `…" is 33 characters long, where an environment name has at most 32 (it prefixes the schemas of its views, <env>__<schema>, and names its files)`,
+			},
+		},
+		{
+			// 213504 days once wrapped to a ttl of minutes.
+			name: "environments ttl past a duration",
+			src:  "environments:\n  ttl: 213504d\njanitor: {ttl: 106752d}\n",
+			want: []string{
+				`2:8: config: environments ttl "213504d" must be a positive duration such as 7d, 36h or 90m`,
+				`3:16: config: janitor ttl "106752d" must be a positive duration such as 168h`,
+			},
+		},
+		{
 			name: "path and url by type",
 			src:  "engine: {type: postgres, path: x, url: 'postgres://h/d'}\nstate: {url: 'postgres://h/d'}\n",
 			want: []string{
@@ -177,6 +194,12 @@ func TestConfigDefaultCron(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	_, diags = ParseConfig("efmesh.yaml", []byte("defaults:\n  cron: '0 0 31 4 *'\n"))
+	got = diagStrings(diags)
+	want = []string{`2:9: config: defaults cron "0 0 31 4 *" never fires: none of its months has its day of the month`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a cron that never fires: got  %q\nwant %q", got, want)
 	}
 	cfg := DefaultConfig()
 	if c := cfg.CronOf(&Model{}); c != "@daily" {

@@ -40,8 +40,19 @@ func ParseCron(expr string) (Cron, error) {
 	if err != nil {
 		return Cron{}, fmt.Errorf("%q: %v", expr, err)
 	}
+	// A day that no month of the expression has (30 2, 31 4) parses, but
+	// the schedule never fires: its Next is the zero time, and a refresh
+	// recorded until then is an empty interval. The parser looks five years
+	// ahead; from cronNeverProbe that covers a 29th of February.
+	if sched.Next(cronNeverProbe).IsZero() {
+		return Cron{}, fmt.Errorf("%q never fires: none of its months has its day of the month", expr)
+	}
 	return Cron{expr: s, sched: sched}, nil
 }
+
+// cronNeverProbe is where ParseCron looks for a first firing: 2000 was a
+// leap year, so a schedule that fires at all fires within five years of it.
+var cronNeverProbe = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // String returns the expression as parsed.
 func (c Cron) String() string { return c.expr }

@@ -348,6 +348,28 @@ func TestParseModelErrors(t *testing.T) {
 			},
 		},
 		{
+			// Past the bound, interval arithmetic once wrapped and a
+			// backfill never ended: the number is an error where it is.
+			name: "batch_size and lookback are bounded",
+			src:  "MODEL (name a.b, kind INCREMENTAL_BY_TIME_RANGE (time_column t, batch_size 3000000, lookback 1000001), interval hour);\nSELECT 1",
+			want: []string{
+				`1:76: bad-value: batch_size must be at most 1000000 intervals, found "3000000"`,
+				`1:94: bad-value: lookback must be at most 1000000 intervals, found "1000001"`,
+			},
+		},
+		{
+			name: "batch_size and lookback past int",
+			src:  "MODEL (name a.b, kind INCREMENTAL_BY_TIME_RANGE (time_column t, batch_size 9223372036854775807, lookback 99999999999999999999));\nSELECT 1",
+			want: []string{
+				`1:76: bad-value: batch_size must be at most 1000000 intervals, found "9223372036854775807"`,
+				`1:106: bad-value: lookback must be at most 1000000 intervals, found "99999999999999999999"`,
+			},
+		},
+		{
+			name: "batch_size and lookback at the bound",
+			src:  "MODEL (name a.b, kind INCREMENTAL_BY_TIME_RANGE (time_column t, batch_size 1000000, lookback 1000000));\nSELECT 1",
+		},
+		{
 			name: "batch_size not a number",
 			src:  "MODEL (name a.b, kind INCREMENTAL_BY_TIME_RANGE (time_column t, batch_size 'x'));\nSELECT 1",
 			want: []string{`1:76: bad-value: batch_size must be a positive integer, found "'x'"`},
@@ -425,6 +447,22 @@ func TestParseModelErrors(t *testing.T) {
 			name: "cron values out of range",
 			src:  "MODEL (name a.b, cron '61 * * * *');\nSELECT 1",
 			want: []string{`1:23: bad-value: cron "61 * * * *": end of range (61) above maximum (59): 61`},
+		},
+		{
+			// It parses, but its next firing is never: a refresh could not
+			// be recorded after the build.
+			name: "cron that never fires",
+			src:  "MODEL (name a.b, cron '0 0 30 2 *');\nSELECT 1",
+			want: []string{`1:23: bad-value: cron "0 0 30 2 *" never fires: none of its months has its day of the month`},
+		},
+		{
+			name: "cron on days some month has",
+			src:  "MODEL (name a.b, cron '0 0 29 2 *');\nSELECT 1",
+		},
+		{
+			name: "cron that never fires, in a list",
+			src:  "MODEL (name a.b, cron '0 0 31 2,4,6 *');\nSELECT 1",
+			want: []string{`1:23: bad-value: cron "0 0 31 2,4,6 *" never fires: none of its months has its day of the month`},
 		},
 		{
 			name: "cron @every is no calendar",

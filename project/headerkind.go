@@ -1,6 +1,7 @@
 package project
 
 import (
+	"errors"
 	"path"
 	"slices"
 	"strconv"
@@ -18,6 +19,14 @@ var kindNames = []string{
 
 // KindNames lists the model kinds, for completion.
 func KindNames() []string { return slices.Clone(kindNames) }
+
+// maxIntervals bounds the numbers of intervals a header names (batch_size,
+// lookback). A million hours is 114 years and a million days 2,700: more
+// than any history, so the bound refuses no real model, and it keeps the
+// interval arithmetic far from time's limits (a million hours is 3.6e18 ns,
+// under time.Duration's 9.2e18), where a batch of 3,000,000 hours wrapped
+// to a negative step and a backfill never ended.
+const maxIntervals = 1_000_000
 
 // option is one "name value" entry of a kind's argument list.
 type option struct {
@@ -183,8 +192,12 @@ func (p *headerParser) kindOption(k *Kind, o option) {
 		if o.name == "lookback" {
 			minimum = 0
 		}
+		s, e := span(o.value)
+		if t.kind == tokNumber && len(o.value) == 1 && (errors.Is(err, strconv.ErrRange) || err == nil && n > maxIntervals) {
+			p.errorf(s, e, CodeBadValue, "%s must be at most %d intervals, found %s", o.name, maxIntervals, p.describeSpan(o.value))
+			return
+		}
 		if t.kind != tokNumber || err != nil || n < minimum || len(o.value) != 1 {
-			s, e := span(o.value)
 			want := "a positive integer"
 			if minimum == 0 {
 				want = "a non-negative integer"

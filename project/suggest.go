@@ -32,6 +32,26 @@ func ReservedSchema(name string) string {
 	return ""
 }
 
+// MaxEnvName is the longest environment name, in bytes (a name is a-z,
+// 0-9 and _, so characters too). Everything named after an environment
+// stays within its limits with room to spare: the schema of its views,
+// <env>__<schema>, keeps 29 bytes for the model schema within PostgreSQL's
+// 63-byte identifiers (longer ones are cut and hashed, but stay readable
+// up to there); its files (.efmesh/run-<env>.log, the no-op digest
+// <env>.digest) stay far below the 255-byte file names of common file
+// systems, which a 300-character name once exceeded halfway through an
+// apply.
+const MaxEnvName = 32
+
+// EnvNameTooLong says why an environment name is too long ("" when it is
+// not), quoting its start only.
+func EnvNameTooLong(name string) string {
+	if len(name) <= MaxEnvName {
+		return ""
+	}
+	return fmt.Sprintf("%q is %d characters long, where an environment name has at most %d (it prefixes the schemas of its views, <env>__<schema>, and names its files)", name[:MaxEnvName]+"…", len(name), MaxEnvName)
+}
+
 // ValidNamePart reports whether s is a valid part of a model name or a valid
 // environment name.
 func ValidNamePart(s string) bool { return namePart.MatchString(s) }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/project"
 )
 
 // TestReservedNames: a model schema holding "__" could be an environment's
@@ -40,5 +42,32 @@ SELECT 2 AS x
 		if code != ExitError || !strings.Contains(errs, "invalid environment name") {
 			t.Fatalf("plan %s: exit %d\n%s", env, code, errs)
 		}
+	}
+}
+
+// TestEnvironmentNameLength: an environment name longer than
+// project.MaxEnvName stops plan and apply with exit 1 before anything is
+// built; a 300-character name once planned, then failed halfway through
+// apply on a file name too long. A name of the longest length applies.
+func TestEnvironmentNameLength(t *testing.T) {
+	dir := writeProject(t, map[string]string{
+		"efmesh.yaml":  "name: shop\nmodels: [\"models/**/*.sql\"]\n",
+		"models/a.sql": "MODEL (name mart.a, kind FULL);\nSELECT 1 AS x\n",
+	})
+	long := strings.Repeat("e", 300)
+	want := `invalid environment name: "` + long[:project.MaxEnvName] + `…" is 300 characters long, where an environment name has at most 32`
+	for _, args := range [][]string{{"plan", long}, {"apply", long, "--yes"}, {"run", long}} {
+		code, out, errs := run(t, dir, args...)
+		if code != ExitError || !strings.Contains(errs, want) || strings.Contains(errs, "panic") {
+			t.Fatalf("%s: exit %d\n%s%s", args[0], code, out, errs)
+		}
+	}
+	if got := warehouseObjects(t, dir); got != "<none>" {
+		t.Fatalf("the warehouse was touched: %s", got)
+	}
+	env := strings.Repeat("e", project.MaxEnvName)
+	mustRun(t, dir, "apply", env, "--yes")
+	if got := query(t, dir, "SELECT x FROM "+env+"__mart.a"); got != "[[1]]" {
+		t.Fatalf("%s__mart.a: %s", env, got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine/postgres"
 	"github.com/efmesh/efmesh/internal/testkit/realdb"
+	"github.com/efmesh/efmesh/project"
 )
 
 // freshDatabase creates a database for one test and returns its URL.
@@ -393,7 +394,8 @@ WHERE s.name = 'core.daily' GROUP BY 1 ORDER BY 1`
 // silently truncates longer ones. A model with a 60-character name gets a
 // physical table per version all the same: the readable part is cut, the
 // fingerprint suffix stays whole, so two versions are two tables, each
-// holding its own data. A long environment's view schema is cut and hashed.
+// holding its own data. A long environment's view schema of a long
+// model schema is cut and hashed.
 func TestPostgresLongNames(t *testing.T) {
 	dbURL := freshDatabase(t)
 	table := "a_model_with_a_very_long_name_that_goes_on_and_on_for_ever"
@@ -444,15 +446,21 @@ func TestPostgresLongNames(t *testing.T) {
 		t.Fatalf("dev's view: %s", got)
 	}
 
-	// An environment whose <env>__<schema> would pass 63 bytes.
-	env := "long_env_" + strings.Repeat("x", 52)
+	// An environment of the longest name, whose <env>__<schema> passes 63
+	// bytes for a long model schema: that view schema is cut and hashed.
+	env := "long_env_" + strings.Repeat("x", project.MaxEnvName-len("long_env_"))
+	wide := "a_schema_long_enough_to_pass_the_limit"
+	writeFile(t, dir, "models/wide.sql", "MODEL (name "+wide+".w, kind FULL);\nSELECT 3 AS version\n")
 	mustRun(t, dir, "apply", env, "--yes")
-	schemas := pgQuery(t, dbURL, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'long_env_%'")
-	if !strings.HasPrefix(schemas, "[["+env[:40]) || len(schemas) != len("[[]]")+63 {
+	schemas := pgQuery(t, dbURL, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'long_env_%' AND schema_name <> '"+env+"__s'")
+	if !strings.HasPrefix(schemas, "[["+env+"__a_schema") || len(schemas) != len("[[]]")+63 {
 		t.Fatalf("the environment's schema: %s", schemas)
 	}
 	sch := strings.TrimSuffix(strings.TrimPrefix(schemas, "[["), "]]")
-	if got := pgQuery(t, dbURL, fmt.Sprintf(`SELECT version FROM %q.%q`, sch, table)); got != "[[2]]" {
+	if got := pgQuery(t, dbURL, fmt.Sprintf(`SELECT version FROM %q.w`, sch)); got != "[[3]]" {
+		t.Fatalf("%s's view of %s.w: %s", env, wide, got)
+	}
+	if got := pgQuery(t, dbURL, fmt.Sprintf(`SELECT version FROM %q.%q`, env+"__s", table)); got != "[[2]]" {
 		t.Fatalf("%s's view: %s", env, got)
 	}
 	mustRun(t, dir, "audit", env)

@@ -122,6 +122,30 @@ func TestSeedHeaderNamesDeclaredColumns(t *testing.T) {
 	}
 }
 
+// TestSeedEmptyFile: an empty seed file with declared columns is an error
+// at its line 1, from plan and from apply before anything runs; it once
+// loaded as no rows, exit 0, and emptied every model downstream.
+func TestSeedEmptyFile(t *testing.T) {
+	want := `seeds/people.csv:1:1: error: the seed file is empty: its first line must be a header naming the declared columns, id, name`
+	for _, content := range []string{"", "\n\n"} {
+		dir := writeProject(t, map[string]string{
+			"efmesh.yaml":       "name: shop\nmodels: [\"models/**/*.sql\"]\nstart: 2026-01-01\n",
+			"seeds/people.csv":  content,
+			"models/people.sql": "MODEL (name ref.people, kind SEED (path 'seeds/people.csv'), columns (id INT, name TEXT));\n",
+			"models/names.sql":  "MODEL (name core.names, kind FULL);\nSELECT name FROM @ref(ref.people)\n",
+		})
+		for _, args := range [][]string{{"plan", "dev"}, {"apply", "dev", "--yes"}} {
+			code, out, errs := run(t, dir, args...)
+			if code != ExitError || !strings.Contains(errs, want) || !strings.Contains(errs, "\n1 error(s)") {
+				t.Fatalf("%q: %v: exit %d\n%s%s", content, args, code, out, errs)
+			}
+		}
+		if got := warehouseObjects(t, dir); got != "<none>" {
+			t.Fatalf("%q: apply touched the warehouse: %s", content, got)
+		}
+	}
+}
+
 // TestSeedFileInScope: the seed file a model reads is in the scope of a
 // request about the model or its children: its errors stop the request.
 func TestSeedFileInScope(t *testing.T) {
