@@ -576,6 +576,18 @@ func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
 	return r
 }
 
+// readsParentColumns reports whether m's body renders with its parents'
+// columns (@STAR, @UNION): before they are known it renders otherwise, so
+// it is left out of the batch made before any model is checked.
+func readsParentColumns(m *project.Model) bool {
+	for _, mc := range m.Macros {
+		if mc.Kind == project.MacroStar || mc.Kind == project.MacroUnion {
+			return true
+		}
+	}
+	return false
+}
+
 // batchCanonicalizer is an optional Workbench capability: many canonical
 // forms in one round trip.
 type batchCanonicalizer interface {
@@ -603,7 +615,7 @@ func (c *checker) precanonicalize(p *project.Project, cache CheckCache) {
 	var models []*project.Model
 	var sqls []string
 	for _, m := range p.Models {
-		if !m.Kind.Name.HasBody() || p.ByName[m.Name] != m {
+		if !m.Kind.Name.HasBody() || p.ByName[m.Name] != m || readsParentColumns(m) {
 			continue
 		}
 		r := c.canonicalRender(m)

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -196,57 +197,63 @@ func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (stri
 		}
 		return strings.Join(items, ", "), true
 	}
-	// @UNION(type, relation, …): by name, a column a relation lacks is NULL.
-	kind, _ := arg("type", 0)
+	// @UNION([type,] relation, …), as sqlmesh's: the columns every relation
+	// has with the same name and type, in the first one's order, each cast
+	// to its type; type is 'all' (the default) or 'distinct'.
 	op := " UNION ALL "
-	if strings.EqualFold(unquoteWord(kind), "distinct") {
-		op = " UNION "
-	}
-	type rel struct {
-		from string
-		cols map[string]bool
-	}
-	var rels []rel
-	var order []engine.Column
-	seen := map[string]bool{}
+	var rels []string
 	for i, a := range c.Args {
-		if a.Name != "" || i == 0 {
+		if a.Name != "" {
 			continue
 		}
 		text := string(m.Source[a.Start:a.End])
+		if i == 0 && RelationModel(text) == "" {
+			if strings.EqualFold(unquoteWord(text), "distinct") {
+				op = " UNION "
+			}
+			continue
+		}
+		rels = append(rels, text)
+	}
+	if len(rels) == 0 || mt.Ref == nil {
+		return "NULL", false
+	}
+	var froms []string
+	var common []engine.Column
+	for i, text := range rels {
 		name, cols, ok := columns(text)
-		if !ok || mt.Ref == nil {
+		if !ok {
 			return "NULL", false
 		}
 		from, found := mt.Ref(name)
 		if !found {
 			return "NULL", false
 		}
-		r := rel{from: from, cols: map[string]bool{}}
-		for _, col := range cols {
-			k := sqlscan.FoldName(col.Name)
-			r.cols[k] = true
-			if !seen[k] {
-				seen[k] = true
-				order = append(order, col)
-			}
+		froms = append(froms, from)
+		if i == 0 {
+			common = cols
+			continue
 		}
-		rels = append(rels, r)
+		has := map[string]string{}
+		for _, col := range cols {
+			has[sqlscan.FoldName(col.Name)] = strings.ToLower(strings.TrimSpace(col.Type))
+		}
+		common = slices.DeleteFunc(slices.Clone(common), func(col engine.Column) bool {
+			typ, ok := has[sqlscan.FoldName(col.Name)]
+			return !ok || typ != strings.ToLower(strings.TrimSpace(col.Type))
+		})
 	}
-	if len(rels) == 0 {
+	if len(common) == 0 {
 		return "NULL", false
 	}
-	var parts []string
-	for i, r := range rels {
-		items := make([]string, 0, len(order))
-		for _, col := range order {
-			if r.cols[sqlscan.FoldName(col.Name)] {
-				items = append(items, engine.QuoteIdent(col.Name))
-			} else {
-				items = append(items, "CAST(NULL AS "+col.Type+") AS "+engine.QuoteIdent(col.Name))
-			}
-		}
-		parts = append(parts, "SELECT "+strings.Join(items, ", ")+" FROM "+r.from+" AS "+engine.QuoteIdent("_efmesh_union_"+strconv.Itoa(i+1)))
+	items := make([]string, len(common))
+	for i, col := range common {
+		q := engine.QuoteIdent(col.Name)
+		items[i] = "CAST(" + q + " AS " + col.Type + ") AS " + q
+	}
+	parts := make([]string, len(froms))
+	for i, from := range froms {
+		parts[i] = "SELECT " + strings.Join(items, ", ") + " FROM " + from + " AS " + engine.QuoteIdent("_efmesh_union_"+strconv.Itoa(i+1))
 	}
 	return strings.Join(parts, op), true
 }

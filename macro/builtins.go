@@ -31,13 +31,13 @@ var Builtins = []Builtin{
 	{"FILTER", "list, x -> condition", "The items of the list for which the condition is true."},
 	{"GENERATE_SURROGATE_KEY", "expression, …", "An MD5 hash of the expressions cast to text, NULLs marked, separated by '|'."},
 	{"IF", "condition, then[, else]", "then when the condition (known before the query runs) is true, else otherwise (or nothing)."},
-	{"OR", "condition, …", "The conditions joined by OR; NULL operands are dropped; FALSE when none is left."},
+	{"OR", "condition, …", "The conditions joined by OR; NULL operands are dropped; TRUE when none is left (as sqlmesh's)."},
 	{"PIVOT", "column, values, alias := true, agg := 'SUM', cmp := '=', prefix := '', suffix := '', then_value := 1, else_value := 0, quote := true, distinct := false", "One aggregate per value: agg(CASE WHEN column cmp value THEN then_value ELSE else_value END) AS value."},
 	{"REDUCE", "list, (acc, x) -> expression", "Folds the list from the left with the lambda."},
 	{"SAFE_DIVIDE", "numerator, denominator", "numerator / denominator, NULL where the denominator is 0."},
 	{"SQL", "'text'", "The string's text read as SQL (macros in it are expanded)."},
 	{"STAR", "relation, alias := …, exclude := [...], prefix := '', suffix := '', quote_identifiers := true", "The relation's columns, as the binder knows them, each as alias.column AS prefix||column||suffix, except the excluded ones."},
-	{"UNION", "type, relation, …", "The relations' rows stacked by column name (type is 'all' or 'distinct'); a column a relation lacks is NULL there."},
+	{"UNION", "[type,] relation, …", "The relations' rows stacked (type is 'all', the default, or 'distinct'), in the columns all of them have with the same name and type, in the first one's order."},
 }
 
 func init() {
@@ -56,7 +56,7 @@ func init() {
 		"deduplicate":            biDeduplicate,
 		"date_spine":             biDateSpine,
 		"star":                   biPassThrough([]string{"relation", "alias", "exclude", "prefix", "suffix", "quote_identifiers"}, 1),
-		"union":                  biPassThrough([]string{"type", "relations..."}, 2),
+		"union":                  biPassThrough([]string{"type", "relations..."}, 1),
 	}
 }
 
@@ -445,11 +445,8 @@ func biJoin(x *expander, n node, t *text, sc *scope, op string) value {
 	}
 	out := value{t: t, start: n.start, end: n.end}
 	if len(parts) == 0 {
-		empty := "TRUE"
-		if op == "OR" {
-			empty = "FALSE"
-		}
-		out.sql = frag{x.gen(empty, t, n.start, n.end)}
+		// TRUE for @OR too, as sqlmesh's: no condition filters nothing.
+		out.sql = frag{x.gen("TRUE", t, n.start, n.end)}
 		return out
 	}
 	out.sql = append(out.sql, x.gen("(", t, n.start, n.end))

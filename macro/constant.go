@@ -11,7 +11,7 @@ import (
 )
 
 // A constant is a value known before the query runs: what @IF, @FILTER and
-// @SQL read. Literals, @var(name), comparisons, arithmetic, ||, AND, OR,
+// @SQL read. Literals, @var(name), comparisons, BETWEEN, arithmetic, ||, AND, OR,
 // NOT, IN (…), IS [NOT] NULL and parentheses are evaluated; anything else
 // (a column, a function) is not a constant.
 
@@ -163,6 +163,33 @@ func (p *constParser) comparison() (constant, error) {
 		}
 		p.i++
 		return constant{kind: cBool, b: res != neg}, nil
+	case p.peekWord("between"), p.peekWord("not") && p.i+1 < len(p.toks) && p.toks[p.i+1].Is(p.src, "between"):
+		neg := p.peekWord("not")
+		if neg {
+			p.i++
+		}
+		p.i++
+		lo, err := p.additive()
+		if err != nil {
+			return lo, err
+		}
+		if !p.peekWord("and") {
+			return lo, errors.New("expected AND in BETWEEN … AND …")
+		}
+		p.i++
+		hi, err := p.additive()
+		if err != nil {
+			return hi, err
+		}
+		if l.kind == cNull || lo.kind == cNull || hi.kind == cNull {
+			return constant{}, nil
+		}
+		a, ok1 := compare(l, lo)
+		b, ok2 := compare(l, hi)
+		if !ok1 || !ok2 {
+			return l, fmt.Errorf("cannot compare %s with %s and %s", l.describe(), lo.describe(), hi.describe())
+		}
+		return constant{kind: cBool, b: (a >= 0 && b <= 0) != neg}, nil
 	case p.peekWord("in"), p.peekWord("not") && p.i+1 < len(p.toks) && p.toks[p.i+1].Is(p.src, "in"):
 		neg := p.peekWord("not")
 		if neg {

@@ -304,17 +304,69 @@ func (x *expander) outerCall() Call {
 // eval evaluates nodes of t in sc to SQL.
 func (x *expander) eval(nodes []node, t *text, sc *scope) frag {
 	var out frag
+	// A call that expands to nothing (an @IF without else whose condition
+	// fails, an @EACH of an empty list) takes a comma next to it along, as
+	// sqlmesh drops the expression from its list: SELECT a, @IF(FALSE, b)
+	// FROM t is SELECT a FROM t.
+	dropComma := false
 	for _, n := range nodes {
 		if x.stopped {
 			return out
 		}
 		switch n.kind {
 		case nText:
-			out = append(out, x.textNode(n, t, sc)...)
+			f := x.textNode(n, t, sc)
+			if dropComma {
+				f = dropCommaAt(f, true)
+				dropComma = false
+			}
+			out = append(out, f...)
 		default:
 			v := x.evalMacro(n, t, sc)
-			out = append(out, x.render(v)...)
+			r := x.render(v)
+			if n.kind == nCall && n.name != "def" && strings.TrimSpace(r.String()) == "" {
+				if dropped := dropCommaAt(out, false); len(dropped) != len(out) {
+					out = dropped
+				} else {
+					dropComma = true
+				}
+			}
+			out = append(out, r...)
 		}
+	}
+	return out
+}
+
+// dropCommaAt removes the comma that is the first (leading) or last
+// character of f but blanks; f as it was when there is none.
+func dropCommaAt(f frag, leading bool) frag {
+	s := f.String()
+	var at int
+	if leading {
+		at = len(s) - len(strings.TrimLeft(s, " \t\r\n"))
+	} else {
+		at = len(strings.TrimRight(s, " \t\r\n")) - 1
+	}
+	if at < 0 || at >= len(s) || s[at] != ',' {
+		return f
+	}
+	out := make(frag, 0, len(f)+1)
+	pos := 0
+	for _, p := range f {
+		if at < pos || at >= pos+len(p.s) {
+			out = append(out, p)
+			pos += len(p.s)
+			continue
+		}
+		k := at - pos
+		a, b := p, p
+		a.s, b.s = p.s[:k], p.s[k+1:]
+		if p.copied {
+			a.end = p.start + k
+			b.start = p.start + k + 1
+		}
+		out = append(out, a, b)
+		pos += len(p.s)
 	}
 	return out
 }
@@ -354,6 +406,11 @@ func (x *expander) textNode(n node, t *text, sc *scope) frag {
 		out = append(out, x.copyOf(t, pos, n.end))
 	}
 	return out
+}
+
+// identByte reports whether c may be part of an unquoted name.
+func identByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 func followedBy(src []byte, i int, c byte) bool {
@@ -417,6 +474,10 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 	if v, ok, _ := sc.lookup(n.name); ok {
 		if n.kind == nVar {
 			x.expanded = true
+			if n.start > 0 && identByte(t.src[n.start-1]) {
+				// The end of a name (column_@x), as sqlmesh's: like @{x}.
+				return x.sqlValue(t, n.start, n.end, x.gen(identOf(v), t, n.start, n.end))
+			}
 			return v
 		}
 		if v.lam != nil {

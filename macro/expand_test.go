@@ -63,6 +63,22 @@ func TestExpand(t *testing.T) {
 		{"@DATE_SPINE('day', '2024-01-01', '2024-01-31')", "SELECT CAST(_efmesh_spine.date_day AS DATE) AS date_day FROM generate_series(CAST('2024-01-01' AS TIMESTAMP), CAST('2024-01-31' AS TIMESTAMP), INTERVAL '1 day') AS _efmesh_spine(date_day)"},
 		{"SELECT a FROM t WHERE ts >= @start AND ts < @end AND x = @var(region)", "SELECT a FROM t WHERE ts >= @start AND ts < @end AND x = @var(region)"},
 		{"SELECT a @> b, a @@ b, '@add_one(x)'", "SELECT a @> b, a @@ b, '@add_one(x)'"},
+		// sqlmesh's column_@x: a value at the end of a name is spliced as
+		// @{x} is, a string without its quotes.
+		{"SELECT @EACH(['4', '5'], x -> f = x AS column_@x)", "SELECT f = '4' AS column_4, f = '5' AS column_5"},
+		{"@DEF(n, 'größe');\nSELECT a AS col_@n, @n AS v", "SELECT a AS col_größe, 'größe' AS v"},
+		// A call that expands to nothing takes its comma along.
+		{"SELECT a, @IF(1 > 2, b) FROM t", "SELECT a  FROM t"},
+		{"SELECT @IF(1 > 2, b), a FROM t", "SELECT  a FROM t"},
+		{"SELECT a, @IF(1 > 2, b), c", "SELECT a , c"},
+		{"SELECT a, @EACH(@FILTER([1, 2], x -> x > 5), x -> x) FROM t", "SELECT a  FROM t"},
+		{"SELECT f(a, @IF(FALSE, b))", "SELECT f(a )"},
+		{"@DEF(k, 1);\nSELECT a, @k", "SELECT a, 1"},
+		// BETWEEN in a condition, as sqlmesh's docs list it.
+		{"SELECT @IF(2 BETWEEN 1 AND 3, a, b)", "SELECT a"},
+		{"SELECT @IF(@var(n) NOT BETWEEN 1 AND 2 AND TRUE, a, b)", "SELECT a"},
+		// @OR of nothing is TRUE, as sqlmesh's.
+		{"SELECT 1 WHERE @OR(@IF(1 > 2, a = 1), NULL)", "SELECT 1 WHERE TRUE"},
 	}
 	for _, c := range cases {
 		r := Expand("models/m.sql", []byte(c.in), 0, env)

@@ -117,7 +117,7 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 			// A relation named bare (sqlmesh's @STAR(orders)) is a ref: the
 			// DAG, renames and unknown names treat it as one.
 			for i, a := range c.Args {
-				if a.Name != "" && a.Name != "relation" || i > 0 && strings.EqualFold(word, "star") || i == 0 && strings.EqualFold(word, "union") {
+				if a.Name != "" && a.Name != "relation" || i > 0 && strings.EqualFold(word, "star") {
 					continue
 				}
 				if src[a.Start] == '@' {

@@ -1,0 +1,3 @@
+MODEL (name hand.star_plain, kind FULL);
+
+SELECT customer_id, first_name, last_name, city, country, signup, tier FROM @ref(raw.customers)

@@ -1,0 +1,5 @@
+MODEL (name hand.union_all, kind FULL);
+
+SELECT CAST(sale_id AS INTEGER) AS sale_id, CAST(region AS TEXT) AS region, CAST(amount AS DECIMAL(10,2)) AS amount FROM @ref(raw.sales_eu)
+UNION ALL
+SELECT CAST(sale_id AS INTEGER) AS sale_id, CAST(region AS TEXT) AS region, CAST(amount AS DECIMAL(10,2)) AS amount FROM @ref(raw.sales_us)
