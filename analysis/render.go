@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -197,9 +196,11 @@ func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (stri
 		}
 		return strings.Join(items, ", "), true
 	}
-	// @UNION([type,] relation, …), as sqlmesh's: the columns every relation
-	// has with the same name and type, in the first one's order, each cast
-	// to its type; type is 'all' (the default) or 'distinct'.
+	// @UNION([type,] relation, …): the relations stacked by column name,
+	// every column any of them has, in order of first appearance; where a
+	// relation lacks one it is NULL of the column's type. A column whose
+	// type differs between relations is read as text in all of them, so
+	// that both engines stack it. type is 'all' (the default) or 'distinct'.
 	op := " UNION ALL "
 	var rels []string
 	for i, a := range c.Args {
@@ -218,9 +219,15 @@ func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (stri
 	if len(rels) == 0 || mt.Ref == nil {
 		return "NULL", false
 	}
-	var froms []string
-	var common []engine.Column
-	for i, text := range rels {
+	type rel struct {
+		from string
+		cols map[string]bool
+	}
+	var all []rel
+	var order []engine.Column
+	types := map[string]string{}
+	mixed := map[string]bool{}
+	for _, text := range rels {
 		name, cols, ok := columns(text)
 		if !ok {
 			return "NULL", false
@@ -229,31 +236,37 @@ func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (stri
 		if !found {
 			return "NULL", false
 		}
-		froms = append(froms, from)
-		if i == 0 {
-			common = cols
-			continue
-		}
-		has := map[string]string{}
+		r := rel{from: from, cols: map[string]bool{}}
 		for _, col := range cols {
-			has[sqlscan.FoldName(col.Name)] = strings.ToLower(strings.TrimSpace(col.Type))
+			k := sqlscan.FoldName(col.Name)
+			r.cols[k] = true
+			typ := strings.ToLower(strings.TrimSpace(col.Type))
+			if prev, seen := types[k]; !seen {
+				types[k] = typ
+				order = append(order, col)
+			} else if prev != typ {
+				mixed[k] = true
+			}
 		}
-		common = slices.DeleteFunc(slices.Clone(common), func(col engine.Column) bool {
-			typ, ok := has[sqlscan.FoldName(col.Name)]
-			return !ok || typ != strings.ToLower(strings.TrimSpace(col.Type))
-		})
+		all = append(all, r)
 	}
-	if len(common) == 0 {
-		return "NULL", false
-	}
-	items := make([]string, len(common))
-	for i, col := range common {
-		q := engine.QuoteIdent(col.Name)
-		items[i] = "CAST(" + q + " AS " + col.Type + ") AS " + q
-	}
-	parts := make([]string, len(froms))
-	for i, from := range froms {
-		parts[i] = "SELECT " + strings.Join(items, ", ") + " FROM " + from + " AS " + engine.QuoteIdent("_efmesh_union_"+strconv.Itoa(i+1))
+	parts := make([]string, len(all))
+	for i, r := range all {
+		items := make([]string, len(order))
+		for j, col := range order {
+			k := sqlscan.FoldName(col.Name)
+			q := engine.QuoteIdent(col.Name)
+			typ := col.Type
+			if mixed[k] {
+				typ = "TEXT"
+			}
+			if r.cols[k] {
+				items[j] = "CAST(" + q + " AS " + typ + ") AS " + q
+			} else {
+				items[j] = "CAST(NULL AS " + typ + ") AS " + q
+			}
+		}
+		parts[i] = "SELECT " + strings.Join(items, ", ") + " FROM " + r.from + " AS " + engine.QuoteIdent("_efmesh_union_"+strconv.Itoa(i+1))
 	}
 	return strings.Join(parts, op), true
 }

@@ -1,4 +1,4 @@
--- @UNION without a type (sqlmesh's default, ALL) of three models built by
+-- @UNION without a type (ALL by default) of three models built by
 -- this project, one of them twice.
 MODEL (name m.union_models, kind FULL);
 
