@@ -128,7 +128,7 @@ func (c *checker) bindRender(m *project.Model) engine.Rendered {
 		Start: c.d.TimestampLiteral("2000-01-01T00:00:00Z"),
 		End:   c.d.TimestampLiteral("2000-01-02T00:00:00Z"),
 		This:  "NULL",
-		Vars:  c.a.Project.Config.Variables, Literal: c.d.Literal, Columns: c.a.ColumnsOf,
+		Vars:  c.a.Project.Config.Variables, Literal: c.d.Literal, Columns: c.a.ColumnsOf, Env: c.a.Project.Config.Env,
 	})
 	return r
 }

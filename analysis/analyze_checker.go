@@ -570,7 +570,7 @@ func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
 			return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 		},
 		Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
-		Vars: c.a.Project.Config.Variables, Literal: c.d.Literal, Columns: c.a.ColumnsOf,
+		Vars: c.a.Project.Config.Variables, Literal: c.d.Literal, Columns: c.a.ColumnsOf, Env: c.a.Project.Config.Env,
 		canonical: true,
 	})
 	return r

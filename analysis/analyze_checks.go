@@ -207,7 +207,7 @@ func (c *checker) body(ctx context.Context, info *ModelInfo, parentsOK bool) {
 				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 			},
 			Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
-			Vars: c.a.Project.Config.Variables, Literal: c.d.Literal, Columns: c.a.ColumnsOf,
+			Vars: c.a.Project.Config.Variables, Literal: c.d.Literal, Columns: c.a.ColumnsOf, Env: c.a.Project.Config.Env,
 		}
 		if c.server != nil {
 			// The server binds what apply runs: stand-ins for the refs,

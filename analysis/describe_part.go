@@ -67,7 +67,7 @@ func DescribeBody(ctx context.Context, a *Analysis, wb Workbench, m *project.Mod
 				return engine.QuoteIdent(s) + "." + engine.QuoteIdent(t), true
 			},
 			Start: c.d.Placeholder("start"), End: c.d.Placeholder("end"), This: c.d.Placeholder("this"),
-			Vars: a.Project.Config.Variables, Literal: c.d.Literal, Columns: a.ColumnsOf,
+			Vars: a.Project.Config.Variables, Literal: c.d.Literal, Columns: a.ColumnsOf, Env: a.Project.Config.Env,
 		}
 		if c.server != nil {
 			text.Ref = func(n string) (string, bool) {

@@ -23,9 +23,8 @@ type MacroText struct {
 	// Columns are the columns a model yields (its children's view of it),
 	// for @STAR and @UNION; false when unknown.
 	Columns func(model string) ([]engine.Column, bool)
-	// Env is the environment @env names ("" renders NULL); Model is the
-	// model @this_model names.
-	Env, Model string
+	// Env is the environment @env names ("" renders a NULL text).
+	Env string
 	// canonical leaves relations as written: no implicit alias. Only the
 	// canonical form (the fingerprint's input) is rendered so; it names
 	// refs by their model name, which binds as the table name anyway.
@@ -94,7 +93,9 @@ func RenderBody(m *project.Model, mt MacroText) (r engine.Rendered, ok bool) {
 		case project.MacroThisModel:
 			text = mt.literal(m.Name)
 		case project.MacroEnv:
-			text = "NULL"
+			// Outside an environment (a check of the project alone) a text
+			// without a value.
+			text = "CAST(NULL AS TEXT)"
 			if mt.Env != "" {
 				text = mt.literal(mt.Env)
 			}

@@ -175,7 +175,7 @@ func (b *builder) render(info *analysis.ModelInfo, seen map[string]bool) (engine
 			return b.d.QuoteRelation(analysis.PhysicalRelation(b.d, pi.Model, b.physFP(pi))), true
 		},
 		Start: start, End: end, This: "NULL",
-		Vars: b.a.Project.Config.Variables, Literal: b.d.Literal, Columns: b.a.ColumnsOf, Env: b.env,
+		Vars: b.a.Project.Config.Variables, Literal: b.d.Literal, Columns: b.a.ColumnsOf, Env: b.a.Project.Config.Env,
 	})
 	return r, refErr
 }

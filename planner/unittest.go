@@ -284,7 +284,7 @@ func runOnFixtures(ctx context.Context, a *analysis.Analysis, wb engine.Engine, 
 				return table(name), true
 			},
 			Start: startLit, End: endLit, This: "NULL",
-			Vars: a.Project.Config.Variables, Literal: d.Literal, Columns: a.ColumnsOf,
+			Vars: a.Project.Config.Variables, Literal: d.Literal, Columns: a.ColumnsOf, Env: a.Project.Config.Env,
 		})
 		return r.SQL
 	}

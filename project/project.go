@@ -42,6 +42,9 @@ type Config struct {
 	// After WithVariables they are the effective ones of an environment
 	// and the command line.
 	Variables map[string]string `json:"vars,omitempty"`
+	// Env is the environment WithVariables put in force ("" before): what
+	// @env names. A model that reads it has a fingerprint per environment.
+	Env string `json:"-"`
 	// VariableRanges are where each top-level var is set in efmesh.yaml
 	// (as parsed: WithVariables leaves them).
 	VariableRanges map[string]Range `json:"-"`

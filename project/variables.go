@@ -35,14 +35,22 @@ func EffectiveVariables(cfg Config, env string, overrides map[string]string) map
 func WithVariables(p *Project, env string, overrides map[string]string) *Project {
 	vars := EffectiveVariables(p.Config, env, overrides)
 	if maps.Equal(vars, p.Config.Variables) {
-		return p
+		if p.Config.Env == env {
+			return p
+		}
+		c := *p
+		c.Config.Env = env
+		return &c
 	}
 	if p.reexpandFor(vars) {
 		// An expansion read a variable that changes: expand again.
-		return p.assembly.assemble(vars)
+		np := p.assembly.assemble(vars)
+		np.Config.Env = env
+		return np
 	}
 	c := *p
 	c.Config.Variables = vars
+	c.Config.Env = env
 	c.Diagnostics = slices.DeleteFunc(slices.Clone(p.Diagnostics), func(d Diagnostic) bool { return d.Code == CodeUnknownVar })
 	c.Diagnostics = append(c.Diagnostics, varDiagnostics(&c)...)
 	SortDiagnostics(c.Diagnostics)

@@ -1,6 +1,6 @@
 -- The run's variables in a full model: @this_model, @env, @execution_ds,
--- @var. @env is NULL in what apply builds: a physical table is shared by
--- the environments that read it, so it cannot hold the name of one.
+-- @var. @env is the environment planned: a model that reads it has a
+-- fingerprint (and a table) per environment.
 MODEL (name m.run_vars, kind FULL);
 
 SELECT
