@@ -12,6 +12,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -420,7 +421,7 @@ func itemNamed(d engine.Dialect, m *project.Model, name string, nth int) (start,
 				last = sqlscan.Token{}
 				continue
 			}
-			if t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && selectListEnds[strings.ToLower(text)] {
+			if t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && endsSelectList(strings.ToLower(text)) {
 				break
 			}
 		}
@@ -484,7 +485,7 @@ func selectItems(m *project.Model) [][2]int {
 	depth = 0
 	for _, t := range toks[min(i, len(toks)):] {
 		text := t.Text(m.Source)
-		if depth == 0 && (t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && selectListEnds[strings.ToLower(text)]) {
+		if depth == 0 && (t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && endsSelectList(strings.ToLower(text))) {
 			break
 		}
 		switch {
@@ -510,11 +511,9 @@ func selectItems(m *project.Model) [][2]int {
 	return items
 }
 
-// selectListEnds are the keywords that end a select list.
-var selectListEnds = map[string]bool{
-	"from": true, "where": true, "group": true, "having": true, "qualify": true, "window": true,
-	"order": true, "limit": true, "offset": true, "union": true, "intersect": true, "except": true,
-}
+// endsSelectList reports whether the word w (lower case) ends a select
+// list: FROM or a clause that may follow it.
+func endsSelectList(w string) bool { return w == "from" || sqlread.IsClauseAfterFrom(w) }
 
 func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {
 	if c.a.standIns == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -28,13 +29,6 @@ type ClauseChange struct {
 // clauseWidth is the length past which a clause shows only the entries
 // that changed.
 const clauseWidth = 100
-
-// clauseKeywords start a top-level clause (outside parentheses); the
-// second word, when there is one, is part of the clause's name.
-var clauseKeywords = map[string]string{
-	"with": "", "select": "", "from": "", "where": "", "group": "by", "having": "", "qualify": "",
-	"window": "", "order": "by", "limit": "", "offset": "", "union": "", "intersect": "", "except": "",
-}
 
 // ClauseDiff compares two query bodies (a stored snapshot's definition and
 // the model on disk, macros as written) clause by clause and returns the
@@ -102,7 +96,11 @@ func splitClauses(body string) []clause {
 		}
 		if depth == 0 && t.Kind == sqlscan.Ident {
 			word := strings.ToLower(t.Text(src))
-			if second, ok := clauseKeywords[word]; ok {
+			// A clause keyword (sqlread.IsClauseStart) starts a top-level
+			// clause; its second word (BY), when there is one, is part of
+			// the clause's name.
+			if sqlread.IsClauseStart(word) {
+				second := sqlread.ClauseSecondWord(word)
 				label := strings.ToUpper(word)
 				if second != "" && i+1 < len(toks) && toks[i+1].Is(src, second) {
 					label += " " + strings.ToUpper(second)

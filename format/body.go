@@ -3,21 +3,22 @@ package format
 import (
 	"strings"
 
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // keywords are upper-cased where they stand as words (not after or before
-// a dot), besides DuckDB's reserved keywords (sqlscan.IsReservedKeyword)
-// not followed by "(" (LEFT(s, 2) and MAP(…) are functions). Only words
-// that cannot be a column or function name written bare are listed, so
-// that upper-casing never renames an output column; the unreserved words
-// of a construct (ROWS BETWEEN UNBOUNDED PRECEDING, AT TIME ZONE, WITHIN
-// GROUP, FILTER (…)) are upper-cased only inside it (contextKeyword).
+// a dot), with the clause keywords (sqlread.IsClauseStart), besides
+// DuckDB's reserved keywords (sqlscan.IsReservedKeyword) not followed by
+// "(" (LEFT(s, 2) and MAP(…) are functions). Only words that cannot be a
+// column or function name written bare are listed, so that upper-casing
+// never renames an output column; the unreserved words of a construct
+// (ROWS BETWEEN UNBOUNDED PRECEDING, AT TIME ZONE, WITHIN GROUP, FILTER
+// (…)) are upper-cased only inside it (contextKeyword).
 var keywords = map[string]bool{}
 
 func init() {
-	for _, w := range strings.Fields(`select from where group by order having qualify window limit offset
-		union except intersect with as on join inner outer cross natural and or not in is null
+	for _, w := range strings.Fields(`by as on join inner outer cross natural and or not in is null
 		case when then else end distinct between like ilike over partition asc desc using
 		lateral true false all any some exists interval exclude values recursive
 		materialized escape similar collate`) {
@@ -77,7 +78,7 @@ func (e *emitter) isKeyword(i int) bool {
 		}
 		return e.joinAt(i) > 0
 	}
-	if keywords[w] || e.contextKeyword(i, w) {
+	if keywords[w] || sqlread.IsClauseStart(w) || e.contextKeyword(i, w) {
 		return true
 	}
 	n := next(e.toks, i)
@@ -154,11 +155,10 @@ func (e *emitter) joinAt(i int) int {
 			return 0
 		}
 		n++
-		switch strings.ToLower(t.text) {
-		case "join":
+		switch w := strings.ToLower(t.text); {
+		case w == "join":
 			return n
-		case "inner", "left", "right", "full", "outer", "cross", "natural", "semi", "anti", "asof", "positional":
-		default:
+		case !sqlread.IsJoinWord(w):
 			return 0
 		}
 	}
@@ -176,32 +176,36 @@ func (e *emitter) clauseAt(i int) int {
 	if i > 0 && e.toks[i-1].text == "." {
 		return 0
 	}
-	switch strings.ToLower(t.text) {
-	case "from":
+	// The clause keywords (sqlread.IsClauseStart), and VALUES, which is a
+	// query of its own; OFFSET stays on the line of its LIMIT.
+	switch w := strings.ToLower(t.text); {
+	case w == "from":
 		// IS [NOT] DISTINCT FROM is an operator.
 		if p := e.prevWord(i); p >= 0 && e.toks[p].is("distinct") {
 			return 0
 		}
 		return 1
-	case "with":
+	case w == "with":
 		// WITH ORDINALITY belongs to a table function.
 		if k := next(e.toks, i); k < len(e.toks) && e.toks[k].is("ordinality") {
 			return 0
 		}
 		return 1
-	case "select", "where", "having", "qualify", "window", "limit", "values":
-		return 1
-	case "union", "except", "intersect":
+	case w == "offset":
+		return 0
+	case sqlread.IsSetOperation(w):
 		n := 1
 		if k := next(e.toks, i); k < len(e.toks) && (e.toks[k].is("all") || e.toks[k].is("distinct")) {
 			n = 2
 		}
 		return n
-	case "group", "order":
-		if k := next(e.toks, i); k < len(e.toks) && e.toks[k].is("by") {
+	case sqlread.ClauseSecondWord(w) != "": // GROUP BY, ORDER BY
+		if k := next(e.toks, i); k < len(e.toks) && e.toks[k].is(sqlread.ClauseSecondWord(w)) {
 			return 2
 		}
 		return 0
+	case sqlread.IsClauseStart(w), w == "values":
+		return 1
 	}
 	return e.joinAt(i)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -111,8 +112,19 @@ func (t *text) find(s span, d int, f func(i int) bool) int {
 func (t *text) start(i int) int { return t.toks[i].Start }
 func (t *text) end(i int) int   { return t.toks[i].End }
 
-// clauseWords end a FROM clause or a WHERE clause.
-var clauseWords = []string{"where", "group", "having", "qualify", "window", "order", "limit", "offset", "union", "intersect", "except", "using"}
+// word is token i folded to lower case when it is a bare word; "" for
+// other tokens.
+func (t *text) word(i int) string {
+	if i < 0 || i >= len(t.toks) || t.toks[i].Kind != sqlscan.Ident {
+		return ""
+	}
+	return sqlscan.FoldName(t.toks[i].Text(t.src))
+}
+
+// endsFrom reports whether token i is a keyword that ends a FROM clause or
+// a WHERE clause: a later clause or a set operation
+// (sqlread.IsClauseAfterFrom). USING is not one: it belongs to a join.
+func (t *text) endsFrom(i int) bool { return sqlread.IsClauseAfterFrom(t.word(i)) }
 
 // cteDef is where a CTE of a WITH clause is written.
 type cteDef struct {
@@ -190,7 +202,7 @@ func (t *text) placeQuery(q *engine.Query, s span, visible []engine.CTE, visit f
 		}
 		k := -1
 		for i := own.lo; i < own.hi; i++ {
-			if t.depth[i] == base && t.kwIn(i, "union", "intersect", "except") {
+			if t.depth[i] == base && sqlread.IsSetOperation(t.word(i)) {
 				k = i
 			}
 		}
@@ -231,14 +243,14 @@ func (t *text) placeQuery(q *engine.Query, s span, visible []engine.CTE, visit f
 			p.sel = span{lo, own.hi}
 		} else {
 			p.sel = span{lo, from}
-			end := t.find(span{from + 1, own.hi}, base, func(i int) bool { return t.kwIn(i, clauseWords...) && !t.kw(i, "using") })
+			end := t.find(span{from + 1, own.hi}, base, t.endsFrom)
 			if end < 0 {
 				end = own.hi
 			}
 			p.from = span{from + 1, end}
 			p.rest = span{end, own.hi}
 			if t.kw(end, "where") {
-				wend := t.find(span{end + 1, own.hi}, base, func(i int) bool { return t.kwIn(i, clauseWords...) && !t.kw(i, "using") })
+				wend := t.find(span{end + 1, own.hi}, base, t.endsFrom)
 				if wend < 0 {
 					wend = own.hi
 				}
@@ -275,7 +287,7 @@ func (t *text) placeFromSubqueries(q *engine.Query, p *place, base int, visible 
 // is empty (the query is SELECT *).
 func (t *text) placeFromFirst(p *place, own span, base int) bool {
 	end := t.find(span{own.lo + 1, own.hi}, base, func(i int) bool {
-		return t.kw(i, "select") || t.kwIn(i, clauseWords...) && !t.kw(i, "using")
+		return t.kw(i, "select") || t.endsFrom(i)
 	})
 	if end < 0 {
 		end = own.hi
@@ -286,7 +298,7 @@ func (t *text) placeFromFirst(p *place, own span, base int) bool {
 		if t.kwIn(lo, "distinct", "all") {
 			return false // (placed by the rules of a plain SELECT only)
 		}
-		send := t.find(span{lo, own.hi}, base, func(i int) bool { return t.kwIn(i, clauseWords...) && !t.kw(i, "using") })
+		send := t.find(span{lo, own.hi}, base, t.endsFrom)
 		if send < 0 {
 			send = own.hi
 		}
@@ -297,7 +309,7 @@ func (t *text) placeFromFirst(p *place, own span, base int) bool {
 	}
 	p.rest = span{end, own.hi}
 	if t.kw(end, "where") {
-		wend := t.find(span{end + 1, own.hi}, base, func(i int) bool { return t.kwIn(i, clauseWords...) && !t.kw(i, "using") })
+		wend := t.find(span{end + 1, own.hi}, base, t.endsFrom)
 		if wend < 0 {
 			wend = own.hi
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -17,7 +18,7 @@ import (
 // alias (SELECT v.c). Renaming it renames it in all of them, so the
 // impact of a column is computed over those carriers, generation by
 // generation. Where a use is found comes from the scope-aware outline of
-// each body (query.go, resolved by resolve.go); which children compute
+// each body (sqlread.Parse, resolved by resolve.go); which children compute
 // from the column is checked against the engine's column lineage
 // (analysis.ColumnSources), so a use the outline could not place is a
 // refusal, never a silent miss.
@@ -133,28 +134,28 @@ func (w *world) aliasUses(imp *columnImpact, model string) {
 	if def == nil || starSrc != nil || bareRef(def) {
 		return
 	}
-	refs := slices.Clone(q.refs)
-	for _, it := range q.items {
+	refs := slices.Clone(q.Refs)
+	for _, it := range q.Items {
 		if it != def {
-			refs = append(refs, it.refs...)
+			refs = append(refs, it.Refs...)
 		}
 	}
 	uses := 0
 	for _, r := range refs {
-		if r.qual != "" || r.name != imp.column {
+		if r.Qual != "" || r.Name != imp.column {
 			continue
 		}
-		at := f.Mapper().Position(r.start)
-		if src, known := w.scopeColumn(q, r.name); src != nil || !known {
+		at := f.Mapper().Position(r.Start)
+		if src, known := w.scopeColumn(q, r.Name); src != nil || !known {
 			what := "a column of a source whose columns are unknown"
 			if src != nil {
 				what = "the column of " + sourceName(src)
 			}
-			imp.refuse("%s:%d:%d: %s could be the alias or %s; qualify it or rename the alias by hand", f.rel, at.Line+1, at.Character+1, r.name, what)
+			imp.refuse("%s:%d:%d: %s could be the alias or %s; qualify it or rename the alias by hand", f.rel, at.Line+1, at.Character+1, r.Name, what)
 			continue
 		}
 		uses++
-		imp.add(f.rel, r.start, r.end, true)
+		imp.add(f.rel, r.Start, r.End, true)
 	}
 	if uses > 0 && imp.newName != "" && imp.newName != imp.column {
 		if src, _ := w.scopeColumn(q, imp.newName); src != nil {
@@ -164,20 +165,20 @@ func (w *world) aliasUses(imp *columnImpact, model string) {
 }
 
 // sourceName names a source in a message: its model, else its alias.
-func sourceName(s *source) string {
-	if s.model != "" && s.aliasStart == s.aliasEnd {
-		return s.model
+func sourceName(s *sqlread.Source) string {
+	if s.Model != "" && s.AliasStart == s.AliasEnd {
+		return s.Model
 	}
-	return s.alias
+	return s.Alias
 }
 
 // scopeColumn finds the source of q (or of an enclosing query) that has
 // a column named col; known is false when some source's columns are not
 // known, so a miss proves nothing.
-func (w *world) scopeColumn(q *query, col string) (src *source, known bool) {
+func (w *world) scopeColumn(q *sqlread.Query, col string) (src *sqlread.Source, known bool) {
 	known = true
-	for s := q; s != nil; s = s.parent {
-		for _, x := range s.sources {
+	for s := q; s != nil; s = s.Parent {
+		for _, x := range s.Sources {
 			cols, ok := w.sourceColumns(x, 0)
 			if slices.Contains(cols, col) {
 				return x, true
@@ -198,24 +199,24 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 	}
 	want := modelColumn{Model: x, Column: imp.column}
 	found := false
-	walkQueries(q, func(scope *query) {
-		refs := slices.Clone(scope.refs)
-		for _, it := range scope.items {
-			refs = append(refs, it.refs...)
-			if it.star && slices.Contains(it.exclude, imp.column) && w.starReaches(scope, it, want) {
+	sqlread.Walk(q, func(scope *sqlread.Query) {
+		refs := slices.Clone(scope.Refs)
+		for _, it := range scope.Items {
+			refs = append(refs, it.Refs...)
+			if it.Star && slices.Contains(it.Exclude, imp.column) && w.starReaches(scope, it, want) {
 				imp.refuse("%s: `* EXCLUDE (%s)` names the column; rename it there by hand first", cf.rel, sqlscan.WriteIdent(imp.column))
 				found = true
 			}
-			if it.star && slices.Contains(it.replaced, imp.column) && w.starReaches(scope, it, want) {
+			if it.Star && slices.Contains(it.Replaced, imp.column) && w.starReaches(scope, it, want) {
 				imp.refuse("%s: the REPLACE or RENAME list of a * names the column; rename it there by hand first", cf.rel)
 				found = true
 			}
 		}
 		for _, r := range refs {
-			if r.name != imp.column {
+			if r.Name != imp.column {
 				continue
 			}
-			if r.using {
+			if r.Using {
 				if w.usingUse(imp, cf, scope, r) {
 					found = true
 				}
@@ -226,11 +227,11 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 				continue
 			}
 			found = true
-			imp.add(cf.rel, r.start, r.end, true)
-			if r.qual == "" {
+			imp.add(cf.rel, r.Start, r.End, true)
+			if r.Qual == "" {
 				w.checkUnknown(imp, cf, scope, src, r)
 			}
-			if r.qual == "" && imp.newName != "" {
+			if r.Qual == "" && imp.newName != "" {
 				w.checkAmbiguous(imp, cf.rel, scope, src)
 			}
 		}
@@ -256,16 +257,16 @@ func (w *world) childUses(imp *columnImpact, x, child string) bool {
 // joined side, so it can be renamed only when each side that has the
 // column passes on the renamed one; otherwise the rename is refused,
 // naming the USING.
-func (w *world) usingUse(imp *columnImpact, f *file, scope *query, r colRef) bool {
+func (w *world) usingUse(imp *columnImpact, f *file, scope *sqlread.Query, r sqlread.ColRef) bool {
 	var renamed, kept []string
-	for _, s := range scope.sources {
+	for _, s := range scope.Sources {
 		cols, ok := w.sourceColumns(s, 0)
 		switch {
-		case w.reaches(s, r.name, imp.model, 0):
+		case w.reaches(s, r.Name, imp.model, 0):
 			renamed = append(renamed, sourceName(s))
 		case !ok:
 			kept = append(kept, sourceName(s)+" (whose columns are not known)")
-		case slices.Contains(cols, r.name):
+		case slices.Contains(cols, r.Name):
 			kept = append(kept, sourceName(s))
 		}
 	}
@@ -273,33 +274,33 @@ func (w *world) usingUse(imp *columnImpact, f *file, scope *query, r colRef) boo
 		return false
 	}
 	if len(kept) > 0 {
-		at := f.Mapper().Position(r.start)
-		imp.refuse("%s:%d:%d: JOIN … USING (%s) joins %s with %s, whose %s the rename does not rename; write the join with ON, or rename the other side first", f.rel, at.Line+1, at.Character+1, r.name, strings.Join(renamed, ", "), strings.Join(kept, ", "), r.name)
+		at := f.Mapper().Position(r.Start)
+		imp.refuse("%s:%d:%d: JOIN … USING (%s) joins %s with %s, whose %s the rename does not rename; write the join with ON, or rename the other side first", f.rel, at.Line+1, at.Character+1, r.Name, strings.Join(renamed, ", "), strings.Join(kept, ", "), r.Name)
 		return true
 	}
-	imp.add(f.rel, r.start, r.end, true)
+	imp.add(f.rel, r.Start, r.End, true)
 	return true
 }
 
 // reaches reports whether column col of source s is column col of model,
 // passed on unchanged (by `*` or a bare reference without an alias)
 // through CTEs, subqueries and models.
-func (w *world) reaches(s *source, col, model string, depth int) bool {
-	if s == nil || depth > maxDepth || len(s.colAliases) > 0 {
+func (w *world) reaches(s *sqlread.Source, col, model string, depth int) bool {
+	if s == nil || depth > maxDepth || len(s.ColAliases) > 0 {
 		return false
 	}
-	var q *query
+	var q *sqlread.Query
 	switch {
-	case s.model == model:
+	case s.Model == model:
 		return true
-	case s.model != "":
-		if f := w.fileOf(s.model); f != nil {
+	case s.Model != "":
+		if f := w.fileOf(s.Model); f != nil {
 			q = f.query()
 		}
-	case s.cte != nil:
-		q = s.cte.q
-	case s.sub != nil:
-		q = s.sub
+	case s.CTE != nil:
+		q = s.CTE.Query
+	case s.Sub != nil:
+		q = s.Sub
 	}
 	if q == nil {
 		return false
@@ -311,7 +312,7 @@ func (w *world) reaches(s *source, col, model string, depth int) bool {
 	if it == nil || !bareRef(it) {
 		return false
 	}
-	src, name := w.resolveRef(q, it.refs[0])
+	src, name := w.resolveRef(q, it.Refs[0])
 	return name == col && w.reaches(src, col, model, depth+1)
 }
 
@@ -319,18 +320,18 @@ func (w *world) reaches(s *source, col, model string, depth int) bool {
 // resolves to src when a relation at least as near (in r's scope or one
 // between it and src's) has columns efmesh does not know: the engine may
 // bind r to that relation instead.
-func (w *world) checkUnknown(imp *columnImpact, f *file, scope *query, src *source, r colRef) {
-	for s := scope; s != nil; s = s.parent {
-		for _, other := range s.sources {
+func (w *world) checkUnknown(imp *columnImpact, f *file, scope *sqlread.Query, src *sqlread.Source, r sqlread.ColRef) {
+	for s := scope; s != nil; s = s.Parent {
+		for _, other := range s.Sources {
 			if other == src {
 				continue
 			}
 			if _, ok := w.sourceColumns(other, 0); !ok {
-				at := f.Mapper().Position(r.start)
-				imp.refuse("%s:%d:%d: %s could also be a column of %s, whose columns are not known; qualify it", f.rel, at.Line+1, at.Character+1, r.name, other.alias)
+				at := f.Mapper().Position(r.Start)
+				imp.refuse("%s:%d:%d: %s could also be a column of %s, whose columns are not known; qualify it", f.rel, at.Line+1, at.Character+1, r.Name, other.Alias)
 			}
 		}
-		if slices.Contains(s.sources, src) {
+		if slices.Contains(s.Sources, src) {
 			return
 		}
 	}
@@ -338,14 +339,14 @@ func (w *world) checkUnknown(imp *columnImpact, f *file, scope *query, src *sour
 
 // checkAmbiguous refuses a rename that would make an unqualified
 // reference ambiguous: another relation in scope has the new name.
-func (w *world) checkAmbiguous(imp *columnImpact, rel string, scope *query, src *source) {
-	for s := scope; s != nil; s = s.parent {
-		for _, other := range s.sources {
+func (w *world) checkAmbiguous(imp *columnImpact, rel string, scope *sqlread.Query, src *sqlread.Source) {
+	for s := scope; s != nil; s = s.Parent {
+		for _, other := range s.Sources {
 			if other == src {
 				continue
 			}
 			if cols, ok := w.sourceColumns(other, 0); ok && slices.Contains(cols, imp.newName) {
-				imp.refuse("%s: %s would be ambiguous there (%s also has a column %s)", rel, imp.newName, other.alias, imp.newName)
+				imp.refuse("%s: %s would be ambiguous there (%s also has a column %s)", rel, imp.newName, other.Alias, imp.newName)
 			}
 		}
 	}
@@ -353,9 +354,9 @@ func (w *world) checkAmbiguous(imp *columnImpact, rel string, scope *query, src 
 
 // starReaches reports whether a star item of scope takes want from one of
 // its sources.
-func (w *world) starReaches(scope *query, it *selectItem, want modelColumn) bool {
-	for _, s := range scope.sources {
-		if it.starQual != "" && s.alias != it.starQual {
+func (w *world) starReaches(scope *sqlread.Query, it *sqlread.SelectItem, want modelColumn) bool {
+	for _, s := range scope.Sources {
+		if it.StarQual != "" && s.Alias != it.StarQual {
 			continue
 		}
 		if w.sameColumn(s, want.Column, want, 0) {
@@ -368,18 +369,18 @@ func (w *world) starReaches(scope *query, it *selectItem, want modelColumn) bool
 // sameColumn reports whether column name of source s is want itself,
 // passed on unchanged through CTEs and subqueries (by `*` or a bare
 // reference without an alias).
-func (w *world) sameColumn(s *source, name string, want modelColumn, depth int) bool {
-	if s == nil || depth > maxDepth || name != want.Column || len(s.colAliases) > 0 {
+func (w *world) sameColumn(s *sqlread.Source, name string, want modelColumn, depth int) bool {
+	if s == nil || depth > maxDepth || name != want.Column || len(s.ColAliases) > 0 {
 		return false
 	}
-	var q *query
+	var q *sqlread.Query
 	switch {
-	case s.model != "":
-		return s.model == want.Model
-	case s.cte != nil:
-		q = s.cte.q
-	case s.sub != nil:
-		q = s.sub
+	case s.Model != "":
+		return s.Model == want.Model
+	case s.CTE != nil:
+		q = s.CTE.Query
+	case s.Sub != nil:
+		q = s.Sub
 	default:
 		return false
 	}
@@ -387,12 +388,12 @@ func (w *world) sameColumn(s *source, name string, want modelColumn, depth int) 
 }
 
 // carries reports whether q's output column want.Column is want itself.
-func (w *world) carries(q *query, want modelColumn) bool { return w.carriesAt(q, want, 0) }
+func (w *world) carries(q *sqlread.Query, want modelColumn) bool { return w.carriesAt(q, want, 0) }
 
 // carriesAt is carries at depth of a walk through sources, which ends at
 // maxDepth whatever the text (a name that resolves back to the query
 // reading it).
-func (w *world) carriesAt(q *query, want modelColumn, depth int) bool {
+func (w *world) carriesAt(q *sqlread.Query, want modelColumn, depth int) bool {
 	if q == nil || depth > maxDepth {
 		return false
 	}
@@ -403,14 +404,14 @@ func (w *world) carriesAt(q *query, want modelColumn, depth int) bool {
 	if it == nil || !bareRef(it) {
 		return false
 	}
-	src, name := w.resolveRef(q, it.refs[0])
+	src, name := w.resolveRef(q, it.Refs[0])
 	return w.sameColumn(src, name, want, depth+1)
 }
 
 // bareRef reports whether a select item is one column reference whose
 // name is also its output name (no alias written).
-func bareRef(it *selectItem) bool {
-	return it.plain && len(it.refs) == 1 && it.nameStart == it.refs[0].start
+func bareRef(it *sqlread.SelectItem) bool {
+	return it.Plain && len(it.Refs) == 1 && it.NameStart == it.Refs[0].Start
 }
 
 // headerUses records where a carrier's header names the column: its
@@ -434,9 +435,9 @@ func (w *world) headerUses(imp *columnImpact, x string) {
 		default:
 			continue
 		}
-		for _, t := range scanSQL(f.src, p.ValueRange.Start.Offset, p.ValueRange.End.Offset) {
-			if t.kind == tkIdent && t.val == imp.column {
-				imp.add(m.File, t.start, t.end, true)
+		for _, t := range sqlread.Scan(f.src, p.ValueRange.Start.Offset, p.ValueRange.End.Offset) {
+			if t.Kind == sqlscan.Ident && t.Val == imp.column {
+				imp.add(m.File, t.Start, t.End, true)
 			}
 		}
 	}
@@ -480,22 +481,22 @@ func (w *world) auditUses(imp *columnImpact, x string) {
 		if a == nil {
 			continue
 		}
-		q := parseBody(a.Source, a.BodyStart)
+		q := sqlread.Parse(a.Source, a.BodyStart)
 		runs := m != nil && runsAudit(m.Audits, a.Name)
-		walkQueries(q, func(scope *query) {
-			refs := slices.Clone(scope.refs)
-			for _, it := range scope.items {
-				refs = append(refs, it.refs...)
+		sqlread.Walk(q, func(scope *sqlread.Query) {
+			refs := slices.Clone(scope.Refs)
+			for _, it := range scope.Items {
+				refs = append(refs, it.Refs...)
 			}
 			for _, r := range refs {
-				if r.name != imp.column {
+				if r.Name != imp.column {
 					continue
 				}
 				src, name := w.resolveRef(scope, r)
 				switch {
 				case w.sameColumn(src, name, want, 0):
-					imp.add(rel, r.start, r.end, true)
-				case runs && (src == nil || src.model == ""):
+					imp.add(rel, r.Start, r.End, true)
+				case runs && (src == nil || src.Model == ""):
 					imp.refuse("%s: the audit %s reads %s of @this and is shared by every model that runs it; rename it there by hand", rel, a.Name, imp.column)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -214,11 +215,11 @@ func completeColumnsOf(d *docPos, alias string, ws, off int) []protocol.Completi
 	if q == nil {
 		return nil
 	}
-	src := q.scopeAt(off).sourceByAlias(alias)
+	src := q.ScopeAt(off).SourceByAlias(alias)
 	if src == nil {
-		walkQueries(q, func(s *query) {
-			for _, x := range s.sources {
-				if src == nil && x.alias == alias {
+		sqlread.Walk(q, func(s *sqlread.Query) {
+			for _, x := range s.Sources {
+				if src == nil && x.Alias == alias {
 					src = x
 				}
 			}
@@ -238,8 +239,8 @@ func completeColumnsOf(d *docPos, alias string, ws, off int) []protocol.Completi
 			TextEdit: &protocol.TextEdit{Range: r, NewText: bareOrQuoted(name)},
 		})
 	}
-	if src.model != "" {
-		for _, c := range w.columns(src.model) {
+	if src.Model != "" {
+		for _, c := range w.columns(src.Model) {
 			add(c.Name, c.Type)
 		}
 		return items
@@ -254,25 +255,25 @@ func completeColumnsOf(d *docPos, alias string, ws, off int) []protocol.Completi
 // sourceSpelling is column n (folded) of a source as the engine names
 // it: as its model declares or yields it, or as the CTE's or subquery's
 // select item writes it (unquoted), through `*`.
-func (w *world) sourceSpelling(src []byte, s *source, n string, depth int) string {
+func (w *world) sourceSpelling(src []byte, s *sqlread.Source, n string, depth int) string {
 	if s == nil || depth > maxDepth {
 		return n
 	}
-	var q *query
+	var q *sqlread.Query
 	switch {
-	case len(s.colAliases) > 0:
+	case len(s.ColAliases) > 0:
 		return n
-	case s.model != "":
-		for _, c := range w.columns(s.model) {
+	case s.Model != "":
+		for _, c := range w.columns(s.Model) {
 			if sqlscan.SameName(c.Name, n) {
 				return c.Name
 			}
 		}
 		return n
-	case s.cte != nil:
-		q = s.cte.q
-	case s.sub != nil:
-		q = s.sub
+	case s.CTE != nil:
+		q = s.CTE.Query
+	case s.Sub != nil:
+		q = s.Sub
 	default:
 		return n
 	}
@@ -280,13 +281,13 @@ func (w *world) sourceSpelling(src []byte, s *source, n string, depth int) strin
 	switch {
 	case star != nil:
 		return w.sourceSpelling(src, star, n, depth+1)
-	case it != nil && it.nameEnd > it.nameStart && it.nameEnd <= len(src):
-		for _, t := range scanSQL(src, it.nameStart, it.nameEnd) {
-			if t.kind == tkQuoted {
-				return t.val
+	case it != nil && it.NameEnd > it.NameStart && it.NameEnd <= len(src):
+		for _, t := range sqlread.Scan(src, it.NameStart, it.NameEnd) {
+			if t.Kind == sqlscan.QuotedIdent {
+				return t.Val
 			}
 		}
-		return string(src[it.nameStart:it.nameEnd])
+		return string(src[it.NameStart:it.NameEnd])
 	}
 	return n
 }
@@ -306,8 +307,8 @@ type headerFrame struct {
 // completeHeader offers property names, kinds, kind options, audit names
 // and column names inside the MODEL header.
 func completeHeader(d *docPos, ws, off int) ([]protocol.CompletionItem, bool) {
-	toks := scanSQL(d.f.src, 0, ws)
-	if len(toks) < 2 || !toks[0].is("model") || !toks[1].isPunct("(") {
+	toks := sqlread.Scan(d.f.src, 0, ws)
+	if len(toks) < 2 || !toks[0].Is("model") || !toks[1].IsPunct("(") {
 		return nil, false
 	}
 	stack := []headerFrame{{owner: "model"}}
@@ -316,27 +317,27 @@ func completeHeader(d *docPos, ws, off int) ([]protocol.CompletionItem, bool) {
 		t := toks[i]
 		top := &stack[len(stack)-1]
 		switch {
-		case t.isPunct("("):
+		case t.IsPunct("("):
 			owner := ""
-			if p := toks[i-1]; p.isIdent() {
-				owner = strings.ToLower(p.val)
+			if p := toks[i-1]; p.IsIdent() {
+				owner = strings.ToLower(p.Val)
 			}
 			top.n++
 			stack = append(stack, headerFrame{owner: owner})
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
 				return nil, false // the header is closed before the cursor
 			}
-		case t.isPunct(","):
+		case t.IsPunct(","):
 			top.head, top.n = "", 0
-		case t.isPunct(";"):
+		case t.IsPunct(";"):
 			return nil, false
-		case len(stack) == 1 && (t.is("select") || t.is("with")) && top.n == 0:
+		case len(stack) == 1 && (t.Is("select") || t.Is("with")) && top.n == 0:
 			return nil, false // the body began: the header was never closed
 		default:
 			if top.n == 0 {
-				top.head = strings.ToLower(t.val)
+				top.head = strings.ToLower(t.Val)
 				if len(stack) == 1 {
 					props = append(props, top.head)
 				}

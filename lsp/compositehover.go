@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -10,8 +11,8 @@ import (
 // cursor on a field): the scope of the column reference inside the
 // parentheses, the path of the field (the reference's parts, then the
 // fields up to the one under the cursor) and the field name's span.
-func parenFieldAt(src []byte, q *query, off int) (scope *query, path []string, start, end int, ok bool) {
-	toks := sqlscan.Tokens(src, q.start)
+func parenFieldAt(src []byte, q *sqlread.Query, off int) (scope *sqlread.Query, path []string, start, end int, ok bool) {
+	toks := sqlscan.Tokens(src, q.Start)
 	isName := func(t sqlscan.Token) bool { return t.Kind == sqlscan.Ident || t.Kind == sqlscan.QuotedIdent }
 	for i, t := range toks {
 		if t.Start > off {
@@ -47,16 +48,16 @@ func parenFieldAt(src []byte, q *query, off int) (scope *query, path []string, s
 			return nil, nil, 0, 0, false
 		}
 		close := toks[j-2].Start
-		walkQueries(q, func(s *query) {
+		sqlread.Walk(q, func(s *sqlread.Query) {
 			if ok {
 				return
 			}
-			refs := s.refs
-			for _, it := range s.items {
-				refs = append(refs[:len(refs):len(refs)], it.refs...)
+			refs := s.Refs
+			for _, it := range s.Items {
+				refs = append(refs[:len(refs):len(refs)], it.Refs...)
 			}
 			for _, r := range refs {
-				if r.end == close {
+				if r.End == close {
 					scope, path, ok = s, append(parts, fields...), true
 					return
 				}
@@ -70,7 +71,7 @@ func parenFieldAt(src []byte, q *query, off int) (scope *query, path []string, s
 // isClauseWord: a keyword a parenthesised expression may follow (SELECT
 // (p.np).first, WHERE (np).last = …), unlike a function's name.
 func isClauseWord(w string) bool {
-	return isReserved(sqlscan.FoldName(w)) || isKeyword(sqlscan.FoldName(w))
+	return sqlread.IsReserved(sqlscan.FoldName(w)) || sqlread.IsKeyword(sqlscan.FoldName(w))
 }
 
 // fieldProbe is an expression whose type is that of the field path of a

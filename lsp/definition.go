@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -57,17 +58,17 @@ func definitionAt(d *docPos) (protocol.Location, bool) {
 		return w.columnDefinition(d.rel, src, name, 0)
 	}
 	if src, _, _ := sourceAt(q, d.off); src != nil {
-		if src.cte != nil {
-			return w.location(d.rel, src.cte.nameStart, src.cte.nameEnd), true
+		if src.CTE != nil {
+			return w.location(d.rel, src.CTE.NameStart, src.CTE.NameEnd), true
 		}
-		if src.model != "" {
-			if t := w.model(src.model); t != nil {
+		if src.Model != "" {
+			if t := w.model(src.Model); t != nil {
 				return w.location(t.File, t.NameRange.Start.Offset, t.NameRange.End.Offset), true
 			}
 		}
 	}
-	if scope, it := itemAt(q, d.off); it != nil && it.plain && len(it.refs) == 1 {
-		if src, name := w.resolveRef(scope, it.refs[0]); src != nil {
+	if scope, it := itemAt(q, d.off); it != nil && it.Plain && len(it.Refs) == 1 {
+		if src, name := w.resolveRef(scope, it.Refs[0]); src != nil {
 			return w.columnDefinition(d.rel, src, name, 0)
 		}
 	}
@@ -76,48 +77,48 @@ func definitionAt(d *docPos) (protocol.Location, bool) {
 
 // sourceDefinition locates where an alias is bound: its alias, or the CTE
 // an unaliased name reads.
-func sourceDefinition(w *world, rel string, src *source) protocol.Location {
+func sourceDefinition(w *world, rel string, src *sqlread.Source) protocol.Location {
 	switch {
-	case src.aliasEnd > src.aliasStart:
-		return w.location(rel, src.aliasStart, src.aliasEnd)
-	case src.cte != nil:
-		return w.location(rel, src.cte.nameStart, src.cte.nameEnd)
+	case src.AliasEnd > src.AliasStart:
+		return w.location(rel, src.AliasStart, src.AliasEnd)
+	case src.CTE != nil:
+		return w.location(rel, src.CTE.NameStart, src.CTE.NameEnd)
 	}
-	return w.location(rel, src.start, src.end)
+	return w.location(rel, src.Start, src.End)
 }
 
 // columnDefinition locates column name of a source: in the parent model's
 // file for a ref (the projection that produces it, through `*` chains
 // into the grandparents; the declared column when no projection names
 // it), in this file (rel) for a CTE or subquery.
-func (w *world) columnDefinition(rel string, src *source, name string, depth int) (protocol.Location, bool) {
+func (w *world) columnDefinition(rel string, src *sqlread.Source, name string, depth int) (protocol.Location, bool) {
 	if depth > maxDepth {
 		return protocol.Location{}, false
 	}
-	var q *query
+	var q *sqlread.Query
 	switch {
-	case src.model != "":
-		t := w.model(src.model)
+	case src.Model != "":
+		t := w.model(src.Model)
 		if t == nil {
 			return protocol.Location{}, false
 		}
 		rel, q = t.File, w.snap.files[t.File].query()
 		// A model without a body (EXTERNAL, SEED) or whose body does not
 		// name the column defines it in its `columns`.
-		var it *selectItem
-		var starSrc *source
+		var it *sqlread.SelectItem
+		var starSrc *sqlread.Source
 		if q != nil {
 			it, starSrc = w.outputItem(q, name, depth)
 		}
-		if starSrc == nil && (it == nil || it.nameEnd <= it.nameStart) {
+		if starSrc == nil && (it == nil || it.NameEnd <= it.NameStart) {
 			if start, end, ok := declaredColumnName(w, t.File, name); ok {
 				return w.location(t.File, start, end), true
 			}
 		}
-	case src.cte != nil:
-		q = src.cte.q
-	case src.sub != nil:
-		q = src.sub
+	case src.CTE != nil:
+		q = src.CTE.Query
+	case src.Sub != nil:
+		q = src.Sub
 	}
 	if q == nil {
 		return protocol.Location{}, false
@@ -126,8 +127,8 @@ func (w *world) columnDefinition(rel string, src *source, name string, depth int
 	switch {
 	case starSrc != nil:
 		return w.columnDefinition(rel, starSrc, name, depth+1)
-	case it != nil && it.nameEnd > it.nameStart:
-		return w.location(rel, it.nameStart, it.nameEnd), true
+	case it != nil && it.NameEnd > it.NameStart:
+		return w.location(rel, it.NameStart, it.NameEnd), true
 	}
 	return protocol.Location{}, false
 }
@@ -141,9 +142,9 @@ func declaredColumnName(w *world, rel, name string) (int, int, bool) {
 	}
 	for _, c := range f.model.Columns {
 		if sqlscan.SameName(c.Name, name) {
-			toks := scanSQL(f.src, c.Range.Start.Offset, c.Range.End.Offset)
+			toks := sqlread.Scan(f.src, c.Range.Start.Offset, c.Range.End.Offset)
 			if len(toks) > 0 {
-				return toks[0].start, toks[0].end, true
+				return toks[0].Start, toks[0].End, true
 			}
 			return c.Range.Start.Offset, c.Range.End.Offset, true
 		}

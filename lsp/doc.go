@@ -17,9 +17,9 @@
 //     a byte offset (request.go): hover.go, definition.go, references.go,
 //     rename.go, symbols.go, completion.go, codeaction.go, codelens.go,
 //     commands.go (render, plan, apply, lineage) with progress.go, and
-//     lineage.go; they read SQL bodies lexically through sqlscan.go,
-//     query.go and resolve.go, and take types and lineage from the
-//     planner's analysis;
+//     lineage.go; they read SQL bodies lexically through package sqlread
+//     (the tolerant reader, shared with lint and format) and resolve.go,
+//     and take types and lineage from the planner's analysis;
 //   - position.go: the only place byte offsets become LSP (UTF-16)
 //     positions.
 //

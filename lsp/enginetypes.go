@@ -7,6 +7,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -48,14 +49,14 @@ func describeNow(ctx context.Context, ck *checker, f func(ctx context.Context, w
 // unnest of one): the workbench describes the CTE or subquery as the check
 // binds the body (analysis.DescribeBody). top is m's query. Each relation
 // is described at most once per copy.
-func withEngineTypes(ctx context.Context, v *view, w *world, m *project.Model, top *query) *world {
+func withEngineTypes(ctx context.Context, v *view, w *world, m *project.Model, top *sqlread.Query) *world {
 	if v == nil || w.res == nil || w.res.analysis == nil || m == nil || top == nil {
 		return w
 	}
 	a := w.res.analysis
-	seen := map[*source][]engine.Column{}
+	seen := map[*sqlread.Source][]engine.Column{}
 	cw := *w
-	cw.relTypes = func(scope *query, s *source) []engine.Column {
+	cw.relTypes = func(scope *sqlread.Query, s *sqlread.Source) []engine.Column {
 		if cols, ok := seen[s]; ok {
 			return cols
 		}
@@ -99,8 +100,8 @@ func withEngineTypes(ctx context.Context, v *view, w *world, m *project.Model, t
 
 // engineType is the type the engine gives column name of the CTE or
 // subquery s read in scope; "" when it cannot tell.
-func (w *world) engineType(scope *query, s *source, name string) string {
-	if w.relTypes == nil || s == nil || s.cte == nil && s.sub == nil {
+func (w *world) engineType(scope *sqlread.Query, s *sqlread.Source, name string) string {
+	if w.relTypes == nil || s == nil || s.CTE == nil && s.Sub == nil {
 		return ""
 	}
 	for _, c := range w.relTypes(scope, s) {
@@ -118,20 +119,20 @@ func (w *world) engineType(scope *query, s *source, name string) string {
 // the subquery. The header, and the macros of the kept text, stay where
 // they are, so that the body binds as the model's does. nil for any
 // other relation.
-func probeModel(m *project.Model, top, scope *query, s *source) *project.Model {
-	if top.start < m.BodyStart || top.start > len(m.Source) {
+func probeModel(m *project.Model, top, scope *sqlread.Query, s *sqlread.Source) *project.Model {
+	if top.Start < m.BodyStart || top.Start > len(m.Source) {
 		return nil
 	}
 	// ctesEnd is where the CTEs up to (and without) index n end.
 	ctesEnd := func(n int) (int, bool) {
 		if n == 0 {
-			return top.start, true
+			return top.Start, true
 		}
-		c := top.ctes[n-1]
-		if c.q == nil {
+		c := top.CTEs[n-1]
+		if c.Query == nil {
 			return 0, false
 		}
-		toks := sqlscan.Tokens(m.Source, c.q.end)
+		toks := sqlscan.Tokens(m.Source, c.Query.End)
 		if len(toks) == 0 || toks[0].Text(m.Source) != ")" {
 			return 0, false
 		}
@@ -139,12 +140,12 @@ func probeModel(m *project.Model, top, scope *query, s *source) *project.Model {
 	}
 	var prefix int
 	var tail []byte
-	var sub *query
+	var sub *sqlread.Query
 	switch {
-	case s.cte != nil:
+	case s.CTE != nil:
 		i := -1
-		for k, c := range top.ctes {
-			if c == s.cte {
+		for k, c := range top.CTEs {
+			if c == s.CTE {
 				i = k
 			}
 		}
@@ -156,13 +157,13 @@ func probeModel(m *project.Model, top, scope *query, s *source) *project.Model {
 			return nil
 		}
 		prefix = end
-		tail = append([]byte(" SELECT * FROM "), m.Source[s.cte.nameStart:s.cte.nameEnd]...)
-	case s.sub != nil:
-		n := len(top.ctes)
+		tail = append([]byte(" SELECT * FROM "), m.Source[s.CTE.NameStart:s.CTE.NameEnd]...)
+	case s.Sub != nil:
+		n := len(top.CTEs)
 		if scope != top {
 			n = -1
-			for k, c := range top.ctes {
-				if c.q == scope {
+			for k, c := range top.CTEs {
+				if c.Query == scope {
 					n = k
 				}
 			}
@@ -171,10 +172,10 @@ func probeModel(m *project.Model, top, scope *query, s *source) *project.Model {
 			}
 		}
 		end, ok := ctesEnd(n)
-		if !ok || s.sub.start < end || s.sub.end > len(m.Source) {
+		if !ok || s.Sub.Start < end || s.Sub.End > len(m.Source) {
 			return nil
 		}
-		prefix, sub = end, s.sub
+		prefix, sub = end, s.Sub
 		tail = []byte(" SELECT * FROM (")
 	default:
 		return nil
@@ -188,9 +189,9 @@ func probeModel(m *project.Model, top, scope *query, s *source) *project.Model {
 		}
 	}
 	if sub != nil {
-		delta := len(src) - sub.start
+		delta := len(src) - sub.Start
 		for _, mc := range m.Macros {
-			if mc.Start >= sub.start && mc.End <= sub.end {
+			if mc.Start >= sub.Start && mc.End <= sub.End {
 				mc.Start += delta
 				mc.End += delta
 				if mc.ArgEnd > 0 {
@@ -200,7 +201,7 @@ func probeModel(m *project.Model, top, scope *query, s *source) *project.Model {
 				macros = append(macros, mc)
 			}
 		}
-		src = append(src, m.Source[sub.start:sub.end]...)
+		src = append(src, m.Source[sub.Start:sub.End]...)
 		src = append(src, ") AS efmesh_probe"...)
 	}
 	src = append(src, '\n')

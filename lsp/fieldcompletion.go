@@ -6,6 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -26,15 +27,15 @@ func completeFields(d *docPos, ws, off int) ([]protocol.CompletionItem, bool) {
 	if q == nil {
 		return nil, false
 	}
-	scope := q.scopeAt(off)
-	if len(path) == 1 && scope.sourceByAlias(path[0]) != nil {
+	scope := q.ScopeAt(off)
+	if len(path) == 1 && scope.SourceByAlias(path[0]) != nil {
 		return nil, false // a relation's columns: completeColumnsOf
 	}
 	col, fields, qual := path[0], path[1:], ""
-	if len(path) >= 2 && scope.sourceByAlias(path[0]) != nil {
+	if len(path) >= 2 && scope.SourceByAlias(path[0]) != nil {
 		col, fields, qual = path[1], path[2:], path[0]
 	}
-	typ := d.w.deepType(src, scope, colRef{qual: qual, name: col}, 0)
+	typ := d.w.deepType(src, scope, sqlread.ColRef{Qual: qual, Name: col}, 0)
 	for _, f := range fields {
 		t, ok := engine.StructFieldType(typ, f)
 		if !ok {

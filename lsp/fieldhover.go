@@ -7,6 +7,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -17,34 +18,34 @@ import (
 // from, see analysis.FieldSources; for a struct a CTE builds,
 // analysis.ReferenceFieldSourcesIn). "" when path is not a field of a
 // struct column in scope. m and top are the model and its query.
-func fieldHover(w *world, m *project.Model, top, scope *query, path []string) string {
+func fieldHover(w *world, m *project.Model, top, scope *sqlread.Query, path []string) string {
 	return fieldHoverOf(w, m, top, scope, path, false)
 }
 
 // fieldHoverOf is fieldHover; paren marks a field read as (s).f, which
 // names a field whether or not its type can be told: a Postgres composite
 // type's fields are the server's to say (w.exprType).
-func fieldHoverOf(w *world, m *project.Model, top, scope *query, path []string, paren bool) string {
+func fieldHoverOf(w *world, m *project.Model, top, scope *sqlread.Query, path []string, paren bool) string {
 	if len(path) < 2 {
 		return ""
 	}
-	var src *source
+	var src *sqlread.Source
 	col, fields := path[0], path[1:]
 	qual := ""
-	if s := scope.sourceByAlias(path[0]); s != nil && len(path) >= 3 {
+	if s := scope.SourceByAlias(path[0]); s != nil && len(path) >= 3 {
 		src, col, fields, qual = s, path[1], path[2:], path[0]
 	} else {
-		src, _ = w.resolveRef(scope, colRef{name: col})
+		src, _ = w.resolveRef(scope, sqlread.ColRef{Name: col})
 	}
 	if src == nil {
 		return ""
 	}
 	// The model column behind the source's column: itself for a model,
 	// through the CTEs and subqueries that pass it on whole.
-	mc := modelColumn{Model: src.model, Column: col}
-	if src.model == "" {
+	mc := modelColumn{Model: src.Model, Column: col}
+	if src.Model == "" {
 		ups := w.through(src, col, 0)
-		if len(ups) != 1 || ups[0].Field != "" || w.staticType(m.Source, scope, colRef{qual: qual, name: col}, 0) == "" {
+		if len(ups) != 1 || ups[0].Field != "" || w.staticType(m.Source, scope, sqlread.ColRef{Qual: qual, Name: col}, 0) == "" {
 			// Not a struct passed on whole: one the CTE builds.
 			return builtFieldHover(w, m, top, scope, qual, col, fields)
 		}
@@ -105,8 +106,8 @@ func fieldHoverOf(w *world, m *project.Model, top, scope *query, path []string, 
 // bracketFieldAt finds a struct field read with a string at off (s['f'],
 // p.s['f']): the scope of the reference before the bracket, the field's
 // path, and the string's span.
-func bracketFieldAt(src []byte, q *query, off int) (scope *query, path []string, start, end int, ok bool) {
-	toks := sqlscan.Tokens(src, q.start)
+func bracketFieldAt(src []byte, q *sqlread.Query, off int) (scope *sqlread.Query, path []string, start, end int, ok bool) {
+	toks := sqlscan.Tokens(src, q.Start)
 	for i, t := range toks {
 		if t.Start > off {
 			break
@@ -116,17 +117,17 @@ func bracketFieldAt(src []byte, q *query, off int) (scope *query, path []string,
 			continue
 		}
 		open := toks[i-1].Start
-		walkQueries(q, func(s *query) {
+		sqlread.Walk(q, func(s *sqlread.Query) {
 			if ok {
 				return
 			}
-			refs := s.refs
-			for _, it := range s.items {
-				refs = append(refs[:len(refs):len(refs)], it.refs...)
+			refs := s.Refs
+			for _, it := range s.Items {
+				refs = append(refs[:len(refs):len(refs)], it.Refs...)
 			}
 			for _, r := range refs {
-				if r.end == open && len(r.path) > 0 {
-					scope, path, ok = s, append(append([]string(nil), r.path...), sqlscan.FoldName(t.Value(src))), true
+				if r.End == open && len(r.Path) > 0 {
+					scope, path, ok = s, append(append([]string(nil), r.Path...), sqlscan.FoldName(t.Value(src))), true
 					return
 				}
 			}
@@ -138,13 +139,13 @@ func bracketFieldAt(src []byte, q *query, off int) (scope *query, path []string,
 
 // cteOf names the CTE of the top-level query top whose body is scope: ""
 // for top itself; ok is false for any other scope (a subquery).
-func cteOf(top, scope *query) (name string, ok bool) {
+func cteOf(top, scope *sqlread.Query) (name string, ok bool) {
 	if scope == top {
 		return "", true
 	}
-	for _, c := range top.ctes {
-		if c.q == scope {
-			return c.name, true
+	for _, c := range top.CTEs {
+		if c.Query == scope {
+			return c.Name, true
 		}
 	}
 	return "", false
@@ -153,7 +154,7 @@ func cteOf(top, scope *query) (name string, ok bool) {
 // builtFieldHover describes a field of a struct column that a CTE of the
 // query builds (k.st.b where k's st is {'b': …}): where the field's value
 // comes from, as efmesh lineage resolves it. "" when it cannot be told.
-func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col string, fields []string) string {
+func builtFieldHover(w *world, m *project.Model, top, scope *sqlread.Query, qual, col string, fields []string) string {
 	if m == nil || w.res == nil || w.res.analysis == nil {
 		return ""
 	}
@@ -167,7 +168,7 @@ func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col st
 	}
 	// The field's type: the engine's type of the struct column (deepType
 	// asks it to describe the CTE or subquery), read down the fields.
-	base := w.deepType(m.Source, scope, colRef{qual: qual, name: col}, 0)
+	base := w.deepType(m.Source, scope, sqlread.ColRef{Qual: qual, Name: col}, 0)
 	typ := base
 	for _, f := range fields {
 		t, ok := engine.StructFieldType(typ, f)
@@ -186,9 +187,9 @@ func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col st
 		fmt.Fprintf(&b, " `%s`", typ)
 	}
 	fmt.Fprintf(&b, " · field of the struct %s", columnName(col))
-	if src, _ := w.resolveRef(scope, colRef{qual: qual, name: col}); src != nil && src.cte != nil {
-		fmt.Fprintf(&b, " built in CTE %s", src.cte.name)
-	} else if src != nil && src.sub != nil {
+	if src, _ := w.resolveRef(scope, sqlread.ColRef{Qual: qual, Name: col}); src != nil && src.CTE != nil {
+		fmt.Fprintf(&b, " built in CTE %s", src.CTE.Name)
+	} else if src != nil && src.Sub != nil {
 		b.WriteString(" built in a subquery")
 	}
 	switch {
@@ -211,8 +212,8 @@ func builtFieldHover(w *world, m *project.Model, top, scope *query, qual, col st
 // in a CTE's body: its type (followed through the CTEs' items, struct
 // fields and unnests) and where it comes from, as efmesh lineage resolves
 // it (analysis.ReferenceSourcesIn). "" when the analysis cannot tell.
-func cteRefHover(w *world, m *project.Model, top, scope *query, ref colRef, src *source, name, shown string) string {
-	if w.res == nil || w.res.analysis == nil || src == nil || src.cte == nil && src.sub == nil {
+func cteRefHover(w *world, m *project.Model, top, scope *sqlread.Query, ref sqlread.ColRef, src *sqlread.Source, name, shown string) string {
+	if w.res == nil || w.res.analysis == nil || src == nil || src.CTE == nil && src.Sub == nil {
 		return ""
 	}
 	cteName, ok := cteOf(top, scope)
@@ -220,7 +221,7 @@ func cteRefHover(w *world, m *project.Model, top, scope *query, ref colRef, src 
 		return ""
 	}
 	var from []modelColumn
-	for _, r := range analysis.ReferenceSourcesIn(w.res.analysis, m.Name, cteName, ref.qual, name) {
+	for _, r := range analysis.ReferenceSourcesIn(w.res.analysis, m.Name, cteName, ref.Qual, name) {
 		from = appendUnique(from, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
 	}
 	if len(from) == 0 {
@@ -231,8 +232,8 @@ func cteRefHover(w *world, m *project.Model, top, scope *query, ref colRef, src 
 	if typ := w.deepType(m.Source, scope, ref, 0); typ != "" {
 		fmt.Fprintf(&b, " `%s`", typ)
 	}
-	if src.cte != nil {
-		fmt.Fprintf(&b, " · column of CTE %s", src.cte.name)
+	if src.CTE != nil {
+		fmt.Fprintf(&b, " · column of CTE %s", src.CTE.Name)
 	} else {
 		b.WriteString(" · column of a subquery")
 	}
@@ -246,7 +247,7 @@ func cteRefHover(w *world, m *project.Model, top, scope *query, ref colRef, src 
 // those tell, the engine's description of the CTE or subquery, when w
 // has one (withEngineTypes). text is the model's source. "" when it cannot
 // be told.
-func (w *world) deepType(text []byte, q *query, r colRef, depth int) string {
+func (w *world) deepType(text []byte, q *sqlread.Query, r sqlread.ColRef, depth int) string {
 	t := w.staticType(text, q, r, depth)
 	if t == "" && w.relTypes != nil && depth <= maxDepth {
 		if s, name := w.resolveRef(q, r); s != nil {
@@ -257,36 +258,36 @@ func (w *world) deepType(text []byte, q *query, r colRef, depth int) string {
 }
 
 // staticType is deepType as far as the parents' columns tell.
-func (w *world) staticType(text []byte, q *query, r colRef, depth int) string {
+func (w *world) staticType(text []byte, q *sqlread.Query, r sqlread.ColRef, depth int) string {
 	if depth > maxDepth {
 		return ""
 	}
 	s, name := w.resolveRef(q, r)
 	if s == nil {
-		if len(r.path) >= 2 {
-			return w.fieldType(text, q, r.path, depth+1)
+		if len(r.Path) >= 2 {
+			return w.fieldType(text, q, r.Path, depth+1)
 		}
 		return ""
 	}
 	if t := w.sourceType(s, name, depth); t != "" {
 		return t
 	}
-	body := s.sub
-	if s.cte != nil {
-		body = s.cte.q
+	body := s.Sub
+	if s.CTE != nil {
+		body = s.CTE.Query
 	}
 	if body == nil {
 		return ""
 	}
 	it, star := w.outputItem(body, name, depth)
 	if star != nil {
-		return w.deepType(text, body, colRef{qual: star.alias, name: name}, depth+1)
+		return w.deepType(text, body, sqlread.ColRef{Qual: star.Alias, Name: name}, depth+1)
 	}
-	if it == nil || len(it.refs) != 1 {
+	if it == nil || len(it.Refs) != 1 {
 		return ""
 	}
-	t := w.deepType(text, body, it.refs[0], depth+1)
-	if it.plain {
+	t := w.deepType(text, body, it.Refs[0], depth+1)
+	if it.Plain {
 		return t
 	}
 	if unnestOf(text, it) && strings.HasSuffix(t, "[]") {
@@ -306,15 +307,15 @@ func (w *world) staticType(text []byte, q *query, r colRef, depth int) string {
 }
 
 // exprToks are the tokens of an item's expression, without its alias.
-func exprToks(text []byte, it *selectItem) []sqlscan.Token {
-	end := it.end
-	if it.name != "" && it.nameStart > it.start && it.nameEnd == it.end {
-		end = it.nameStart
+func exprToks(text []byte, it *sqlread.SelectItem) []sqlscan.Token {
+	end := it.End
+	if it.Name != "" && it.NameStart > it.Start && it.NameEnd == it.End {
+		end = it.NameStart
 	}
-	if end > len(text) || it.start > end {
+	if end > len(text) || it.Start > end {
 		return nil
 	}
-	toks := sqlscan.Tokens(text[:end], it.start)
+	toks := sqlscan.Tokens(text[:end], it.Start)
 	if n := len(toks); n > 0 && strings.EqualFold(toks[n-1].Text(text), "as") {
 		toks = toks[:n-1]
 	}
@@ -323,14 +324,14 @@ func exprToks(text []byte, it *selectItem) []sqlscan.Token {
 
 // bracketFields reads an item that is its one reference followed by
 // struct fields read with strings (p.s['a']['b']): the fields, in order.
-func bracketFields(text []byte, it *selectItem) ([]string, bool) {
-	if len(it.refs) != 1 {
+func bracketFields(text []byte, it *sqlread.SelectItem) ([]string, bool) {
+	if len(it.Refs) != 1 {
 		return nil, false
 	}
-	r := it.refs[0]
+	r := it.Refs[0]
 	toks := exprToks(text, it)
 	i := 0
-	for i < len(toks) && toks[i].End <= r.end {
+	for i < len(toks) && toks[i].End <= r.End {
 		i++
 	}
 	rest := toks[i:]
@@ -349,12 +350,12 @@ func bracketFields(text []byte, it *selectItem) ([]string, bool) {
 
 // fieldType is the type of the struct field read by path (s.f, p.s.f) in
 // q, the struct's type followed by deepType.
-func (w *world) fieldType(text []byte, q *query, path []string, depth int) string {
+func (w *world) fieldType(text []byte, q *sqlread.Query, path []string, depth int) string {
 	col, fields, qual := path[0], path[1:], ""
-	if s := q.sourceByAlias(path[0]); s != nil && len(path) >= 3 {
+	if s := q.SourceByAlias(path[0]); s != nil && len(path) >= 3 {
 		col, fields, qual = path[1], path[2:], path[0]
 	}
-	typ := w.deepType(text, q, colRef{qual: qual, name: col}, depth)
+	typ := w.deepType(text, q, sqlread.ColRef{Qual: qual, Name: col}, depth)
 	for _, f := range fields {
 		t, ok := engine.StructFieldType(typ, f)
 		if !ok {
@@ -366,21 +367,21 @@ func (w *world) fieldType(text []byte, q *query, path []string, depth int) strin
 }
 
 // unnestOf: the item is unnest(r) of its one reference r.
-func unnestOf(text []byte, it *selectItem) bool {
-	if len(it.refs) != 1 {
+func unnestOf(text []byte, it *sqlread.SelectItem) bool {
+	if len(it.Refs) != 1 {
 		return false
 	}
 	toks := exprToks(text, it)
 	if len(toks) < 4 || !strings.EqualFold(toks[0].Text(text), "unnest") || toks[1].Text(text) != "(" {
 		return false
 	}
-	r := it.refs[0]
-	first := r.start
-	if r.qual != "" {
-		first = r.qualStart
+	r := it.Refs[0]
+	first := r.Start
+	if r.Qual != "" {
+		first = r.QualStart
 	}
 	for i, t := range toks {
-		if t.End == r.end {
+		if t.End == r.End {
 			return toks[2].Start == first && i+2 == len(toks) && toks[i+1].Text(text) == ")"
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -235,26 +236,26 @@ func signatures(fns []engine.Function, arg int) *protocol.SignatureHelp {
 // (lower case) and the argument the cursor is in, counting the commas at
 // the call's own depth. Strings and comments are skipped by the scanner.
 func callAt(src []byte, from, off int) (name string, arg int, ok bool) {
-	toks := scanSQL(src, from, off)
+	toks := sqlread.Scan(src, from, off)
 	depth := 0
 	for i := len(toks) - 1; i >= 0; i-- {
 		t := toks[i]
 		switch {
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			depth++
-		case t.isPunct("(") && depth > 0:
+		case t.IsPunct("(") && depth > 0:
 			depth--
-		case t.isPunct("("):
-			if i == 0 || toks[i-1].kind != tkIdent {
+		case t.IsPunct("("):
+			if i == 0 || toks[i-1].Kind != sqlscan.Ident {
 				// A parenthesis of its own (a subquery, a list): the call,
 				// if any, is further out.
 				arg = 0
 				continue
 			}
-			return toks[i-1].val, arg, true
-		case t.isPunct(",") && depth == 0:
+			return toks[i-1].Val, arg, true
+		case t.IsPunct(",") && depth == 0:
 			arg++
-		case t.isPunct(";"):
+		case t.IsPunct(";"):
 			return "", 0, false
 		}
 	}
@@ -277,7 +278,7 @@ func (s *Server) completeBodyWord(ctx context.Context, d *docPos) []protocol.Com
 	if ws == off || ws > 0 && (src[ws-1] == '.' || src[ws-1] == '@' || src[ws-1] == '"') {
 		return nil
 	}
-	if toks := scanSQL(src, m.BodyStart, off); len(toks) == 0 || toks[len(toks)-1].end != off || toks[len(toks)-1].kind != tkIdent {
+	if toks := sqlread.Scan(src, m.BodyStart, off); len(toks) == 0 || toks[len(toks)-1].End != off || toks[len(toks)-1].Kind != sqlscan.Ident {
 		return nil // in a string, a comment or a number
 	}
 	return completeFunctions(d, s.functions(ctx, d.w.snap.proj, functionWait), ws, off)

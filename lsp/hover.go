@@ -13,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -99,33 +100,33 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 	if scope, ref, onQual, found := refAt(q, d.off); found {
 		src, name := w.resolveRef(scope, ref)
 		if onQual {
-			if src == nil && len(ref.path) >= 3 {
+			if src == nil && len(ref.Path) >= 3 {
 				// The middle of p.s.a.b: the struct field a.
-				if text := fieldHover(w, m, q, scope, ref.path[:len(ref.path)-1]); text != "" {
-					return text, ref.qualStart, ref.qualEnd, true
+				if text := fieldHover(w, m, q, scope, ref.Path[:len(ref.Path)-1]); text != "" {
+					return text, ref.QualStart, ref.QualEnd, true
 				}
 			}
 			if src == nil {
 				// The struct column in the middle of its field path
 				// (k.st.b, st.a): the column itself, as a hover on it
 				// alone.
-				inner := colRef{qual: ref.outer, name: ref.qual, start: ref.qualStart, end: ref.qualEnd, path: ref.path[:len(ref.path)-1]}
+				inner := sqlread.ColRef{Qual: ref.Outer, Name: ref.Qual, Start: ref.QualStart, End: ref.QualEnd, Path: ref.Path[:len(ref.Path)-1]}
 				if isrc, iname := w.resolveRef(scope, inner); isrc != nil {
-					return columnHover(w, m, q, scope, inner, isrc, iname), inner.start, inner.end, true
+					return columnHover(w, m, q, scope, inner, isrc, iname), inner.Start, inner.End, true
 				}
 				return "", 0, 0, false
 			}
-			return sourceHover(w, src), ref.qualStart, ref.qualEnd, true
+			return sourceHover(w, src), ref.QualStart, ref.QualEnd, true
 		}
 		if src == nil && isDatePart(name) {
 			return "", 0, 0, false // EXTRACT(year FROM …), not a column
 		}
 		if src == nil {
-			if text := fieldHover(w, m, q, scope, ref.path); text != "" {
-				return text, ref.start, ref.end, true
+			if text := fieldHover(w, m, q, scope, ref.Path); text != "" {
+				return text, ref.Start, ref.End, true
 			}
 		}
-		return columnHover(w, m, q, scope, ref, src, name), ref.start, ref.end, true
+		return columnHover(w, m, q, scope, ref, src, name), ref.Start, ref.End, true
 	}
 	if scope, path, start, end, found := parenFieldAt(m.Source, q, d.off); found {
 		if text := fieldHoverOf(w, m, q, scope, path, true); text != "" {
@@ -143,10 +144,10 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 		return text, start, end, true
 	}
 	if c, i := cteColumnAt(q, d.off); c != nil {
-		return cteColumnHover(w, c, i), c.cols[i].start, c.cols[i].end, true
+		return cteColumnHover(w, c, i), c.Cols[i].Start, c.Cols[i].End, true
 	}
 	if scope, it := itemAt(q, d.off); it != nil {
-		return itemHover(w, m, q, scope, it), it.nameStart, it.nameEnd, true
+		return itemHover(w, m, q, scope, it), it.NameStart, it.NameEnd, true
 	}
 	if src, start, end := sourceAt(q, d.off); src != nil {
 		return sourceHover(w, src), start, end, true
@@ -158,21 +159,21 @@ func hoverAt(ctx context.Context, d *docPos) (text string, start, end int, ok bo
 
 // columnHover describes the column ref (read in scope of m's query q) that
 // resolves to name of src (nil when it resolves to none).
-func columnHover(w *world, m *project.Model, q, scope *query, ref colRef, src *source, name string) string {
-	written := writtenName(m.Source, ref.start, ref.end, name)
-	if src != nil && src.table != "" && src.cte == nil && src.sub == nil && src.model == "" {
+func columnHover(w *world, m *project.Model, q, scope *sqlread.Query, ref sqlread.ColRef, src *sqlread.Source, name string) string {
+	written := writtenName(m.Source, ref.Start, ref.End, name)
+	if src != nil && src.Table != "" && src.CTE == nil && src.Sub == nil && src.Model == "" {
 		if cteName, ok := cteOf(q, scope); ok {
 			if text := tableFunctionHover(w, m, cteName, src, name, written); text != "" {
 				return text
 			}
 		}
 	}
-	if src != nil && (src.cte != nil || src.sub != nil) {
+	if src != nil && (src.CTE != nil || src.Sub != nil) {
 		if text := cteRefHover(w, m, q, scope, ref, src, name, written); text != "" {
 			return text
 		}
 	}
-	return refHover(w, scope, ref, src, name, written, string(m.Source[ref.start:ref.end]))
+	return refHover(w, scope, ref, src, name, written, string(m.Source[ref.Start:ref.End]))
 }
 
 // isDatePart reports the date parts, which read like column names in
@@ -294,12 +295,12 @@ func declaredColumnHover(w *world, m *project.Model, c project.Column) string {
 
 // refHover describes a column reference: its type and where it comes from.
 // written is the reference as the text has it.
-func refHover(w *world, scope *query, ref colRef, src *source, name, shown, written string) string {
+func refHover(w *world, scope *sqlread.Query, ref sqlread.ColRef, src *sqlread.Source, name, shown, written string) string {
 	typ := w.refType(scope, ref, 0)
-	if src != nil && src.model != "" {
+	if src != nil && src.Model != "" {
 		// The engine matches names without ASCII case: show the column as
 		// the parent yields it, whatever case the reference is written in.
-		cols := w.columns(src.model)
+		cols := w.columns(src.Model)
 		found := false
 		for _, c := range cols {
 			if sqlscan.SameName(c.Name, name) {
@@ -309,7 +310,7 @@ func refHover(w *world, scope *query, ref colRef, src *source, name, shown, writ
 		}
 		if !found && cols != nil {
 			// KÄUFER is not "Käufer": only A-Z fold.
-			return fmt.Sprintf("**%s** · %s has no column of this name (names match without case in A-Z only)", written, src.model)
+			return fmt.Sprintf("**%s** · %s has no column of this name (names match without case in A-Z only)", written, src.Model)
 		}
 	}
 	var b strings.Builder
@@ -320,18 +321,18 @@ func refHover(w *world, scope *query, ref colRef, src *source, name, shown, writ
 	switch {
 	case src == nil:
 		b.WriteString(" · column")
-	case src.model != "":
-		fmt.Fprintf(&b, " · column of %s", src.model)
-	case src.cte != nil:
-		fmt.Fprintf(&b, " · column of CTE %s", src.cte.name)
-	case src.sub != nil:
+	case src.Model != "":
+		fmt.Fprintf(&b, " · column of %s", src.Model)
+	case src.CTE != nil:
+		fmt.Fprintf(&b, " · column of CTE %s", src.CTE.Name)
+	case src.Sub != nil:
 		b.WriteString(" · column of a subquery")
-	case src.table != "":
-		fmt.Fprintf(&b, " · column of %s", src.table)
+	case src.Table != "":
+		fmt.Fprintf(&b, " · column of %s", src.Table)
 	}
-	if src != nil && src.model != "" {
+	if src != nil && src.Model != "" {
 		// The parent's column itself: show where its data comes from.
-		self := modelColumn{Model: src.model, Column: name}
+		self := modelColumn{Model: src.Model, Column: name}
 		if raw := w.rawSources(self); len(raw) > 0 && !(len(raw) == 1 && raw[0] == self) {
 			b.WriteString("\n\nraw sources: " + columnsText(raw))
 		}
@@ -352,48 +353,48 @@ func columnsText(cs []modelColumn) string {
 }
 
 // itemHover describes an output column of a query.
-func itemHover(w *world, m *project.Model, top, scope *query, it *selectItem) string {
+func itemHover(w *world, m *project.Model, top, scope *sqlread.Query, it *sqlread.SelectItem) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**", writtenName(m.Source, it.nameStart, it.nameEnd, it.name))
+	fmt.Fprintf(&b, "**%s**", writtenName(m.Source, it.NameStart, it.NameEnd, it.Name))
 	if scope == top {
 		for _, c := range inferredColumns(w.res, m.Name) {
-			if sqlscan.SameName(c.Name, it.name) && c.Type != "" {
+			if sqlscan.SameName(c.Name, it.Name) && c.Type != "" {
 				fmt.Fprintf(&b, " `%s`", c.Type)
 			}
 		}
 		fmt.Fprintf(&b, " · output column of %s", m.Name)
-		b.WriteString(lineageText(w, m.Name, it.name))
+		b.WriteString(lineageText(w, m.Name, it.Name))
 		return b.String()
 	}
-	if it.plain && len(it.refs) == 1 {
-		if typ := w.refType(scope, it.refs[0], 0); typ != "" {
+	if it.Plain && len(it.Refs) == 1 {
+		if typ := w.refType(scope, it.Refs[0], 0); typ != "" {
 			fmt.Fprintf(&b, " `%s`", typ)
 		}
 	}
 	b.WriteString(" · output column of a CTE or subquery")
-	if ups := w.upstream(scope, it.name, 0); len(ups) > 0 {
+	if ups := w.upstream(scope, it.Name, 0); len(ups) > 0 {
 		b.WriteString(lineageList(w, ups))
 	}
 	return b.String()
 }
 
 // sourceHover describes a FROM alias.
-func sourceHover(w *world, src *source) string {
+func sourceHover(w *world, src *sqlread.Source) string {
 	switch {
-	case src.model != "":
-		if m := w.model(src.model); m != nil {
-			return fmt.Sprintf("**%s** · alias of @ref(%s)\n\n", src.alias, src.model) + modelSummary(w, m)
+	case src.Model != "":
+		if m := w.model(src.Model); m != nil {
+			return fmt.Sprintf("**%s** · alias of @ref(%s)\n\n", src.Alias, src.Model) + modelSummary(w, m)
 		}
-		return fmt.Sprintf("**%s** · alias of @ref(%s)", src.alias, src.model)
-	case src.cte != nil:
-		if src.alias == src.cte.name {
-			return fmt.Sprintf("**%s** · CTE", src.alias)
+		return fmt.Sprintf("**%s** · alias of @ref(%s)", src.Alias, src.Model)
+	case src.CTE != nil:
+		if src.Alias == src.CTE.Name {
+			return fmt.Sprintf("**%s** · CTE", src.Alias)
 		}
-		return fmt.Sprintf("**%s** · alias of CTE %s", src.alias, src.cte.name)
-	case src.sub != nil:
-		return fmt.Sprintf("**%s** · subquery", src.alias)
+		return fmt.Sprintf("**%s** · alias of CTE %s", src.Alias, src.CTE.Name)
+	case src.Sub != nil:
+		return fmt.Sprintf("**%s** · subquery", src.Alias)
 	}
-	return fmt.Sprintf("**%s** · %s", src.alias, src.table)
+	return fmt.Sprintf("**%s** · %s", src.Alias, src.Table)
 }
 
 // lineageText is the lineage of a model's output column, for hovers.
@@ -445,12 +446,12 @@ func sameColumns(w *world, raw []string, ps []modelColumn) bool {
 // (unnest(p.names) AS u(n)): what it reads, and
 // for an unnest the element type of the list it expands. "" when the
 // analysis cannot tell.
-func tableFunctionHover(w *world, m *project.Model, cteName string, src *source, name, shown string) string {
+func tableFunctionHover(w *world, m *project.Model, cteName string, src *sqlread.Source, name, shown string) string {
 	if w.res == nil || w.res.analysis == nil {
 		return ""
 	}
 	var from []modelColumn
-	for _, r := range analysis.ReferenceSourcesIn(w.res.analysis, m.Name, cteName, src.alias, name) {
+	for _, r := range analysis.ReferenceSourcesIn(w.res.analysis, m.Name, cteName, src.Alias, name) {
 		from = appendUnique(from, modelColumn{Model: r.Model, Column: r.Column, Field: r.Field})
 	}
 	if len(from) == 0 {
@@ -458,13 +459,13 @@ func tableFunctionHover(w *world, m *project.Model, cteName string, src *source,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**", shown)
-	if strings.EqualFold(src.table, "unnest") && len(from) == 1 && from[0].Field == "" {
+	if strings.EqualFold(src.Table, "unnest") && len(from) == 1 && from[0].Field == "" {
 		if typ := w.columnType(from[0].Model, from[0].Column); strings.HasSuffix(typ, "[]") {
 			fmt.Fprintf(&b, " `%s`", strings.TrimSuffix(typ, "[]"))
 		}
 		fmt.Fprintf(&b, " · element of the list %s, unnested", w.shownColumn(from[0]))
 	} else {
-		fmt.Fprintf(&b, " · column of %s", src.table)
+		fmt.Fprintf(&b, " · column of %s", src.Table)
 	}
 	b.WriteString(lineageList(w, from))
 	return b.String()

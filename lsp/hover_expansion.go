@@ -6,13 +6,14 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 )
 
 // expansionAt finds a * or the word COLUMNS written at off in an item of
 // m's top-level select list q, and describes the columns the engine
 // expands it to (analysis.Expansion): names, types and origins. ok is
 // false elsewhere, or when the analysis cannot tell.
-func expansionAt(w *world, m *project.Model, q *query, off int) (text string, start, end int, ok bool) {
+func expansionAt(w *world, m *project.Model, q *sqlread.Query, off int) (text string, start, end int, ok bool) {
 	if w.res == nil || w.res.analysis == nil {
 		return "", 0, 0, false
 	}
@@ -34,8 +35,8 @@ func expansionAt(w *world, m *project.Model, q *query, off int) (text string, st
 		return "", 0, 0, false
 	}
 	idx := -1
-	for i, it := range q.items {
-		if start >= it.start && end <= it.end {
+	for i, it := range q.Items {
+		if start >= it.Start && end <= it.End {
 			idx = i
 		}
 	}
@@ -43,7 +44,7 @@ func expansionAt(w *world, m *project.Model, q *query, off int) (text string, st
 		return "", 0, 0, false
 	}
 	item, items, cols, found := analysis.Expansion(w.res.analysis, m.Name)
-	if !found || item != idx || items != len(q.items) {
+	if !found || item != idx || items != len(q.Items) {
 		return "", 0, 0, false
 	}
 	var b strings.Builder

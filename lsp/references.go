@@ -91,16 +91,16 @@ func columnAt(d *docPos) (model, column string, decl *protocol.Location, ok bool
 		// A reference to a relation that is not a model (VALUES, a table
 		// function) names no model's column; on a select item of the
 		// model's own SELECT it still names the model's output column.
-		if src, name := w.resolveRef(scope, ref); src != nil && src.model != "" {
+		if src, name := w.resolveRef(scope, ref); src != nil && src.Model != "" {
 			if l, found := w.columnDefinition(d.rel, src, name, 0); found {
 				decl = &l
 			}
-			return src.model, name, decl, true
+			return src.Model, name, decl, true
 		}
 	}
 	if scope, it := itemAt(q, d.off); it != nil && scope == q {
-		l := w.location(d.rel, it.nameStart, it.nameEnd)
-		return m.Name, it.name, &l, true
+		l := w.location(d.rel, it.NameStart, it.NameEnd)
+		return m.Name, it.Name, &l, true
 	}
 	return "", "", nil, false
 }

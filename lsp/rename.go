@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -190,9 +191,9 @@ func implicitAliasSpans(w *world, old, newName string) []nameSpan {
 
 // qualifies reports whether a SQL body uses name as a qualifier (name.x).
 func qualifies(src []byte, from int, name string) bool {
-	toks := scanSQL(src, from, len(src))
+	toks := sqlread.Scan(src, from, len(src))
 	for i, t := range toks {
-		if t.isIdent() && sqlscan.SameName(t.val, name) && i+1 < len(toks) && toks[i+1].isPunct(".") {
+		if t.IsIdent() && sqlscan.SameName(t.Val, name) && i+1 < len(toks) && toks[i+1].IsPunct(".") {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -169,8 +170,8 @@ func (w *world) spelling(model, column string) string {
 		return column
 	}
 	if q := f.query(); q != nil {
-		if it, star := w.outputItem(q, column, 0); it != nil && star == nil && it.nameEnd > it.nameStart {
-			return string(f.src[it.nameStart:it.nameEnd])
+		if it, star := w.outputItem(q, column, 0); it != nil && star == nil && it.NameEnd > it.NameStart {
+			return string(f.src[it.NameStart:it.NameEnd])
 		}
 	}
 	if s, e, ok := declaredColumnName(w, f.rel, column); ok {
@@ -186,7 +187,7 @@ func (w *world) spelling(model, column string) string {
 func renameTarget(d *docPos) (model, column string, ok bool) {
 	if q := d.f.query(); q != nil && !inHeader(d.f.model, d.off) {
 		if scope, it := itemAt(q, d.off); it != nil && scope == q && bareRef(it) {
-			return d.f.model.Name, it.name, true
+			return d.f.model.Name, it.Name, true
 		}
 	}
 	model, column, _, ok = columnAt(d)
@@ -209,20 +210,20 @@ func (w *world) definingModel(model, column string) string {
 
 // starParent is the model q takes its output column col from through
 // `*` (also inside its CTEs and subqueries); "" when q names it itself.
-func (w *world) starParent(q *query, col string, depth int) string {
+func (w *world) starParent(q *sqlread.Query, col string, depth int) string {
 	if q == nil || depth > maxDepth {
 		return ""
 	}
 	_, s := w.outputItem(q, col, depth)
 	switch {
-	case s == nil || len(s.colAliases) > 0:
+	case s == nil || len(s.ColAliases) > 0:
 		return ""
-	case s.model != "":
-		return s.model
-	case s.cte != nil:
-		return w.starParent(s.cte.q, col, depth+1)
-	case s.sub != nil:
-		return w.starParent(s.sub, col, depth+1)
+	case s.Model != "":
+		return s.Model
+	case s.CTE != nil:
+		return w.starParent(s.CTE.Query, col, depth+1)
+	case s.Sub != nil:
+		return w.starParent(s.Sub, col, depth+1)
 	}
 	return ""
 }
@@ -247,17 +248,17 @@ func (w *world) columnOrigin(model, column, newName string) (*nameSpan, error) {
 	it, starSrc := w.outputItem(q, column, 0)
 	switch {
 	case starSrc != nil:
-		from := starSrc.alias
-		if starSrc.model != "" {
-			from = starSrc.model
+		from := starSrc.Alias
+		if starSrc.Model != "" {
+			from = starSrc.Model
 		}
 		return nil, fmt.Errorf("cannot rename %s.%s here: it comes through `*` from %s; rename it there", model, w.spelling(model, column), from)
 	case it == nil:
 		return nil, nil
 	case bareRef(it):
-		return &nameSpan{rel: m.File, start: it.end, end: it.end, text: " AS " + newName}, nil
+		return &nameSpan{rel: m.File, start: it.End, end: it.End, text: " AS " + newName}, nil
 	}
-	return &nameSpan{rel: m.File, start: it.nameStart, end: it.nameEnd}, nil
+	return &nameSpan{rel: m.File, start: it.NameStart, end: it.NameEnd}, nil
 }
 
 // columnPrepare answers prepareRename on a column: the span of its name
@@ -278,10 +279,10 @@ func columnPrepare(d *docPos) (start, end int, name string, ok bool) {
 	}
 	q := d.f.query()
 	if scope, ref, onQual, ok := refAt(q, d.off); ok && !onQual && scope != nil {
-		return ref.start, ref.end, string(d.f.src[ref.start:ref.end]), true
+		return ref.Start, ref.End, string(d.f.src[ref.Start:ref.End]), true
 	}
-	if _, it := itemAt(q, d.off); it != nil && it.nameEnd > it.nameStart {
-		return it.nameStart, it.nameEnd, string(d.f.src[it.nameStart:it.nameEnd]), true
+	if _, it := itemAt(q, d.off); it != nil && it.NameEnd > it.NameStart {
+		return it.NameStart, it.NameEnd, string(d.f.src[it.NameStart:it.NameEnd]), true
 	}
 	return 0, 0, "", false
 }

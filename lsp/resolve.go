@@ -6,6 +6,7 @@ import (
 
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
@@ -17,7 +18,7 @@ type world struct {
 	res  *checkResult
 	// relTypes, when set, describes a CTE or subquery that scope reads in
 	// the engine (withEngineTypes); deepType falls back to it.
-	relTypes func(scope *query, s *source) []engine.Column
+	relTypes func(scope *sqlread.Query, s *sqlread.Source) []engine.Column
 	// exprType, when set, is the type the engine gives an expression that
 	// reads no relation ("" when it cannot tell).
 	exprType func(expr string) string
@@ -93,50 +94,50 @@ func (w *world) columnType(model, column string) string {
 
 // sourceColumns returns the output column names of a FROM source, and
 // whether they are known.
-func (w *world) sourceColumns(s *source, depth int) ([]string, bool) {
+func (w *world) sourceColumns(s *sqlread.Source, depth int) ([]string, bool) {
 	if s == nil || depth > maxDepth {
 		return nil, false
 	}
 	switch {
-	case len(s.colAliases) > 0:
-		return s.colAliases, true
-	case s.model != "":
-		cols := w.columns(s.model)
+	case len(s.ColAliases) > 0:
+		return s.ColAliases, true
+	case s.Model != "":
+		cols := w.columns(s.Model)
 		names := make([]string, len(cols))
 		for i, c := range cols {
 			names[i] = sqlscan.FoldName(c.Name)
 		}
 		return names, cols != nil
-	case s.cte != nil:
-		return w.outputs(s.cte.q, depth+1)
-	case s.sub != nil:
-		return w.outputs(s.sub, depth+1)
+	case s.CTE != nil:
+		return w.outputs(s.CTE.Query, depth+1)
+	case s.Sub != nil:
+		return w.outputs(s.Sub, depth+1)
 	}
 	return nil, false
 }
 
 // outputs returns the output column names of a query, expanding stars.
-func (w *world) outputs(q *query, depth int) ([]string, bool) {
+func (w *world) outputs(q *sqlread.Query, depth int) ([]string, bool) {
 	if q == nil || depth > maxDepth {
 		return nil, false
 	}
 	var out []string
 	known := true
-	for _, it := range q.items {
-		if !it.star {
-			if it.name != "" {
-				out = append(out, it.name)
+	for _, it := range q.Items {
+		if !it.Star {
+			if it.Name != "" {
+				out = append(out, it.Name)
 			}
 			continue
 		}
-		for _, s := range q.sources {
-			if it.starQual != "" && s.alias != it.starQual {
+		for _, s := range q.Sources {
+			if it.StarQual != "" && s.Alias != it.StarQual {
 				continue
 			}
 			cols, ok := w.sourceColumns(s, depth+1)
 			known = known && ok
 			for _, c := range cols {
-				if !slices.Contains(it.exclude, c) {
+				if !slices.Contains(it.Exclude, c) {
 					out = append(out, c)
 				}
 			}
@@ -147,37 +148,37 @@ func (w *world) outputs(q *query, depth int) ([]string, bool) {
 
 // resolveRef finds the source a column reference reads in scope q, and
 // the column's name there.
-func (w *world) resolveRef(q *query, r colRef) (*source, string) {
-	if r.qual != "" {
-		return q.sourceByAlias(r.qual), r.name
+func (w *world) resolveRef(q *sqlread.Query, r sqlread.ColRef) (*sqlread.Source, string) {
+	if r.Qual != "" {
+		return q.SourceByAlias(r.Qual), r.Name
 	}
-	for s := q; s != nil; s = s.parent {
-		for _, src := range s.sources {
-			if cols, ok := w.sourceColumns(src, 0); ok && slices.Contains(cols, r.name) {
-				return src, r.name
+	for s := q; s != nil; s = s.Parent {
+		for _, src := range s.Sources {
+			if cols, ok := w.sourceColumns(src, 0); ok && slices.Contains(cols, r.Name) {
+				return src, r.Name
 			}
 		}
 	}
-	if len(q.sources) == 1 {
-		return q.sources[0], r.name
+	if len(q.Sources) == 1 {
+		return q.Sources[0], r.Name
 	}
-	return nil, r.name
+	return nil, r.Name
 }
 
 // outputItem finds the item of q that produces column col: a named item,
 // or a star together with the source it takes col from.
-func (w *world) outputItem(q *query, col string, depth int) (*selectItem, *source) {
-	for _, it := range q.items {
-		if !it.star && it.name == col {
+func (w *world) outputItem(q *sqlread.Query, col string, depth int) (*sqlread.SelectItem, *sqlread.Source) {
+	for _, it := range q.Items {
+		if !it.Star && it.Name == col {
 			return it, nil
 		}
 	}
-	for _, it := range q.items {
-		if !it.star || slices.Contains(it.exclude, col) {
+	for _, it := range q.Items {
+		if !it.Star || slices.Contains(it.Exclude, col) {
 			continue
 		}
-		for _, s := range q.sources {
-			if it.starQual != "" && s.alias != it.starQual {
+		for _, s := range q.Sources {
+			if it.StarQual != "" && s.Alias != it.StarQual {
 				continue
 			}
 			if cols, ok := w.sourceColumns(s, depth+1); ok && slices.Contains(cols, col) {
@@ -198,7 +199,7 @@ type modelColumn struct {
 
 // upstream returns the model columns that q's output column col is
 // computed from, looking through CTEs, subqueries and stars.
-func (w *world) upstream(q *query, col string, depth int) []modelColumn {
+func (w *world) upstream(q *sqlread.Query, col string, depth int) []modelColumn {
 	if q == nil || depth > maxDepth {
 		return nil
 	}
@@ -210,7 +211,7 @@ func (w *world) upstream(q *query, col string, depth int) []modelColumn {
 		return nil
 	}
 	var out []modelColumn
-	for _, r := range it.refs {
+	for _, r := range it.Refs {
 		src, name := w.resolveRef(q, r)
 		out = appendUnique(out, w.through(src, name, depth+1)...)
 	}
@@ -218,16 +219,16 @@ func (w *world) upstream(q *query, col string, depth int) []modelColumn {
 }
 
 // through follows column col of a source to the model columns behind it.
-func (w *world) through(s *source, col string, depth int) []modelColumn {
+func (w *world) through(s *sqlread.Source, col string, depth int) []modelColumn {
 	switch {
 	case s == nil || depth > maxDepth:
 		return nil
-	case s.model != "":
-		return []modelColumn{{Model: s.model, Column: col}}
-	case s.cte != nil:
-		return w.upstream(s.cte.q, col, depth+1)
-	case s.sub != nil:
-		return w.upstream(s.sub, col, depth+1)
+	case s.Model != "":
+		return []modelColumn{{Model: s.Model, Column: col}}
+	case s.CTE != nil:
+		return w.upstream(s.CTE.Query, col, depth+1)
+	case s.Sub != nil:
+		return w.upstream(s.Sub, col, depth+1)
 	}
 	return nil
 }
@@ -235,24 +236,24 @@ func (w *world) through(s *source, col string, depth int) []modelColumn {
 // refType returns the type of a column reference when it can be told: the
 // parent model's column type, looked up through plain pass-through items
 // of CTEs and subqueries.
-func (w *world) refType(q *query, r colRef, depth int) string {
+func (w *world) refType(q *sqlread.Query, r sqlread.ColRef, depth int) string {
 	src, name := w.resolveRef(q, r)
 	return w.sourceType(src, name, depth)
 }
 
-func (w *world) sourceType(s *source, col string, depth int) string {
+func (w *world) sourceType(s *sqlread.Source, col string, depth int) string {
 	if s == nil || depth > maxDepth {
 		return ""
 	}
-	if s.model != "" {
-		return w.columnType(s.model, col)
+	if s.Model != "" {
+		return w.columnType(s.Model, col)
 	}
-	var sub *query
+	var sub *sqlread.Query
 	switch {
-	case s.cte != nil:
-		sub = s.cte.q
-	case s.sub != nil:
-		sub = s.sub
+	case s.CTE != nil:
+		sub = s.CTE.Query
+	case s.Sub != nil:
+		sub = s.Sub
 	default:
 		return ""
 	}
@@ -260,8 +261,8 @@ func (w *world) sourceType(s *source, col string, depth int) string {
 	if starSrc != nil {
 		return w.sourceType(starSrc, col, depth+1)
 	}
-	if it != nil && it.plain && len(it.refs) == 1 {
-		return w.refType(sub, it.refs[0], depth+1)
+	if it != nil && it.Plain && len(it.Refs) == 1 {
+		return w.refType(sub, it.Refs[0], depth+1)
 	}
 	return ""
 }
@@ -275,37 +276,23 @@ func appendUnique(out []modelColumn, more ...modelColumn) []modelColumn {
 	return out
 }
 
-// walkQueries calls f for q and every query nested in it.
-func walkQueries(q *query, f func(*query)) {
-	if q == nil {
-		return
-	}
-	f(q)
-	for _, s := range q.subs {
-		walkQueries(s, f)
-	}
-	for _, b := range q.branches {
-		walkQueries(b, f)
-	}
-}
-
 // refAt finds the column reference at off in the body: the scope it is
 // in, the reference, and whether off is on its qualifier.
-func refAt(q *query, off int) (scope *query, ref colRef, onQual bool, ok bool) {
-	walkQueries(q, func(s *query) {
+func refAt(q *sqlread.Query, off int) (scope *sqlread.Query, ref sqlread.ColRef, onQual bool, ok bool) {
+	sqlread.Walk(q, func(s *sqlread.Query) {
 		if ok {
 			return
 		}
-		refs := slices.Clone(s.refs)
-		for _, it := range s.items {
-			refs = append(refs, it.refs...)
+		refs := slices.Clone(s.Refs)
+		for _, it := range s.Items {
+			refs = append(refs, it.Refs...)
 		}
 		for _, r := range refs {
-			if off >= r.start && off <= r.end {
+			if off >= r.Start && off <= r.End {
 				scope, ref, ok = s, r, true
 				return
 			}
-			if r.qual != "" && off >= r.qualStart && off <= r.qualEnd {
+			if r.Qual != "" && off >= r.QualStart && off <= r.QualEnd {
 				scope, ref, onQual, ok = s, r, true, true
 				return
 			}
@@ -315,13 +302,13 @@ func refAt(q *query, off int) (scope *query, ref colRef, onQual bool, ok bool) {
 }
 
 // itemAt finds the select item whose output name is written at off.
-func itemAt(q *query, off int) (scope *query, it *selectItem) {
-	walkQueries(q, func(s *query) {
+func itemAt(q *sqlread.Query, off int) (scope *sqlread.Query, it *sqlread.SelectItem) {
+	sqlread.Walk(q, func(s *sqlread.Query) {
 		if it != nil {
 			return
 		}
-		for _, i := range s.items {
-			if i.name != "" && i.nameEnd > i.nameStart && off >= i.nameStart && off <= i.nameEnd {
+		for _, i := range s.Items {
+			if i.Name != "" && i.NameEnd > i.NameStart && off >= i.NameStart && off <= i.NameEnd {
 				scope, it = s, i
 				return
 			}
@@ -332,15 +319,15 @@ func itemAt(q *query, off int) (scope *query, it *selectItem) {
 
 // sourceAt finds the FROM source whose alias or relation name is written
 // at off, and that span.
-func sourceAt(q *query, off int) (src *source, start, end int) {
-	walkQueries(q, func(s *query) {
-		for _, x := range s.sources {
+func sourceAt(q *sqlread.Query, off int) (src *sqlread.Source, start, end int) {
+	sqlread.Walk(q, func(s *sqlread.Query) {
+		for _, x := range s.Sources {
 			switch {
 			case src != nil:
-			case x.aliasEnd > x.aliasStart && off >= x.aliasStart && off <= x.aliasEnd:
-				src, start, end = x, x.aliasStart, x.aliasEnd
-			case x.nameEnd > x.nameStart && off >= x.nameStart && off <= x.nameEnd:
-				src, start, end = x, x.nameStart, x.nameEnd
+			case x.AliasEnd > x.AliasStart && off >= x.AliasStart && off <= x.AliasEnd:
+				src, start, end = x, x.AliasStart, x.AliasEnd
+			case x.NameEnd > x.NameStart && off >= x.NameStart && off <= x.NameEnd:
+				src, start, end = x, x.NameStart, x.NameEnd
 			}
 		}
 	})

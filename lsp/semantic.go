@@ -8,6 +8,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // The semantic token legend: the indexes are the wire format, so the order
@@ -89,41 +91,41 @@ func semanticTokens(f *file) []semToken {
 			// The kind is the first word of the value; its own options
 			// (time_column, key, …) are properties too.
 			vs, ve := p.ValueRange.Start.Offset, p.ValueRange.End.Offset
-			ts := scanSQL(f.src, vs, ve)
+			ts := sqlread.Scan(f.src, vs, ve)
 			for i, t := range ts {
 				switch {
-				case i == 0 && t.kind == tkIdent:
-					add(t.start, t.end, semKind, 0)
-				case t.kind == tkIdent && i > 0 && (ts[i-1].isPunct("(") || ts[i-1].isPunct(",")):
-					add(t.start, t.end, semProperty, 0)
+				case i == 0 && t.Kind == sqlscan.Ident:
+					add(t.Start, t.End, semKind, 0)
+				case t.Kind == sqlscan.Ident && i > 0 && (ts[i-1].IsPunct("(") || ts[i-1].IsPunct(",")):
+					add(t.Start, t.End, semProperty, 0)
 				}
 			}
 		}
 	}
 	macroTokens(m.Macros, add)
-	var walk func(q *query)
-	walk = func(q *query) {
+	var walk func(q *sqlread.Query)
+	walk = func(q *sqlread.Query) {
 		if q == nil {
 			return
 		}
-		for _, c := range q.ctes {
-			walk(c.q)
+		for _, c := range q.CTEs {
+			walk(c.Query)
 		}
-		for _, it := range q.items {
-			for _, r := range it.refs {
-				add(r.start, r.end, semColumn, 0)
+		for _, it := range q.Items {
+			for _, r := range it.Refs {
+				add(r.Start, r.End, semColumn, 0)
 			}
-			if !it.star && it.name != "" && !it.plain {
-				add(it.nameStart, it.nameEnd, semColumn, modDeclaration)
+			if !it.Star && it.Name != "" && !it.Plain {
+				add(it.NameStart, it.NameEnd, semColumn, modDeclaration)
 			}
 		}
-		for _, r := range q.refs {
-			add(r.start, r.end, semColumn, 0)
+		for _, r := range q.Refs {
+			add(r.Start, r.End, semColumn, 0)
 		}
-		for _, sub := range q.subs {
+		for _, sub := range q.Subs {
 			walk(sub)
 		}
-		for _, b := range q.branches {
+		for _, b := range q.Branches {
 			walk(b)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/sqlread"
 )
 
 // A snapshot is one immutable state of a project as the editor sees it:
@@ -76,15 +77,15 @@ type file struct {
 	once   sync.Once
 	mapper *Mapper
 	qOnce  sync.Once
-	q      *query
+	q      *sqlread.Query
 }
 
 // query returns the parsed body of a model file, or nil.
-func (f *file) query() *query {
+func (f *file) query() *sqlread.Query {
 	if f == nil || f.model == nil {
 		return nil
 	}
-	f.qOnce.Do(func() { f.q = parseBody(f.src, f.model.BodyStart) })
+	f.qOnce.Do(func() { f.q = sqlread.Parse(f.src, f.model.BodyStart) })
 	return f.q
 }
 

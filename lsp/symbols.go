@@ -50,27 +50,27 @@ func documentSymbols(d *docPos) []protocol.DocumentSymbol {
 		for _, c := range inferredColumns(w.res, m.Name) {
 			types[strings.ToLower(c.Name)] = c.Type
 		}
-		for _, it := range q.items {
-			if it.name == "" || it.nameEnd <= it.nameStart {
+		for _, it := range q.Items {
+			if it.Name == "" || it.NameEnd <= it.NameStart {
 				continue
 			}
 			root.Children = append(root.Children, protocol.DocumentSymbol{
-				Name: it.name, Detail: types[it.name], Kind: protocol.SymbolKindField,
-				Range: mp.Range(it.start, it.end), SelectionRange: mp.Range(it.nameStart, it.nameEnd),
+				Name: it.Name, Detail: types[it.Name], Kind: protocol.SymbolKindField,
+				Range: mp.Range(it.Start, it.End), SelectionRange: mp.Range(it.NameStart, it.NameEnd),
 			})
 		}
 	}
 	if q != nil {
-		for _, c := range q.ctes {
+		for _, c := range q.CTEs {
 			sym := protocol.DocumentSymbol{
-				Name: c.name, Detail: "CTE", Kind: protocol.SymbolKindStruct,
-				Range: mp.Range(c.nameStart, max(c.q.end, c.nameEnd)), SelectionRange: mp.Range(c.nameStart, c.nameEnd),
+				Name: c.Name, Detail: "CTE", Kind: protocol.SymbolKindStruct,
+				Range: mp.Range(c.NameStart, max(c.Query.End, c.NameEnd)), SelectionRange: mp.Range(c.NameStart, c.NameEnd),
 			}
-			for _, it := range c.q.items {
-				if it.name != "" && it.nameEnd > it.nameStart {
+			for _, it := range c.Query.Items {
+				if it.Name != "" && it.NameEnd > it.NameStart {
 					sym.Children = append(sym.Children, protocol.DocumentSymbol{
-						Name: it.name, Kind: protocol.SymbolKindField,
-						Range: mp.Range(it.start, it.end), SelectionRange: mp.Range(it.nameStart, it.nameEnd),
+						Name: it.Name, Kind: protocol.SymbolKindField,
+						Range: mp.Range(it.Start, it.End), SelectionRange: mp.Range(it.NameStart, it.NameEnd),
 					})
 				}
 			}

@@ -1,19 +1,22 @@
-package lsp
+package sqlread_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/efmesh/efmesh/sqlread"
+	"github.com/efmesh/efmesh/sqlscan"
 )
 
-func TestScanSQL(t *testing.T) {
+func TestScan(t *testing.T) {
 	src := `SELECT "Quoted ""x""", 'it''s', 1.5e-3, a::INT, @ref(s.t) AS t, @start -- c
 /* block */ FROM x`
 	var got []string
-	for _, tk := range scanSQL([]byte(src), 0, len(src)) {
-		s := tk.val
-		if tk.kind == tkMacro && tk.arg != "" {
-			s += "(" + tk.arg + ")"
+	for _, tk := range sqlread.Scan([]byte(src), 0, len(src)) {
+		s := tk.Val
+		if tk.Kind == sqlscan.Macro && tk.Arg != "" {
+			s += "(" + tk.Arg + ")"
 		}
 		got = append(got, s)
 	}
@@ -30,9 +33,9 @@ func TestScanSQL(t *testing.T) {
 		"SELECT $q$ @ref(a.b) $q$":   "",
 	} {
 		var args []string
-		for _, tk := range scanSQL([]byte(src), 0, len(src)) {
-			if tk.kind == tkMacro {
-				args = append(args, tk.arg)
+		for _, tk := range sqlread.Scan([]byte(src), 0, len(src)) {
+			if tk.Kind == sqlscan.Macro {
+				args = append(args, tk.Arg)
 			}
 		}
 		if strings.Join(args, ",") != want {
@@ -41,11 +44,11 @@ func TestScanSQL(t *testing.T) {
 	}
 	// Unclosed things end the scan instead of looping.
 	for _, s := range []string{`'open`, `"open`, `/* open`, `@ref(`, `@ref(a.b`, `$`, "\xff\xfe"} {
-		scanSQL([]byte(s), 0, len(s))
+		sqlread.Scan([]byte(s), 0, len(s))
 	}
 }
 
-func TestParseBody(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    string
@@ -91,33 +94,33 @@ func TestParseBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := parseBody([]byte(tt.body), 0)
+			q := sqlread.Parse([]byte(tt.body), 0)
 			var outs, srcs, refs []string
-			for _, it := range q.items {
-				if it.name != "" {
-					outs = append(outs, it.name)
+			for _, it := range q.Items {
+				if it.Name != "" {
+					outs = append(outs, it.Name)
 				}
 			}
-			for _, s := range q.sources {
-				what := s.model
+			for _, s := range q.Sources {
+				what := s.Model
 				switch {
-				case s.cte != nil:
-					what = "cte:" + s.cte.name
-				case s.sub != nil:
+				case s.CTE != nil:
+					what = "cte:" + s.CTE.Name
+				case s.Sub != nil:
 					what = "sub"
-				case s.table != "":
-					what = s.table
+				case s.Table != "":
+					what = s.Table
 				}
-				srcs = append(srcs, s.alias+"="+what)
+				srcs = append(srcs, s.Alias+"="+what)
 			}
-			walkQueries(q, func(s *query) {
-				for _, it := range s.items {
-					for _, r := range it.refs {
-						refs = append(refs, strings.TrimPrefix(r.qual+"."+r.name, "."))
+			sqlread.Walk(q, func(s *sqlread.Query) {
+				for _, it := range s.Items {
+					for _, r := range it.Refs {
+						refs = append(refs, strings.TrimPrefix(r.Qual+"."+r.Name, "."))
 					}
 				}
-				for _, r := range s.refs {
-					refs = append(refs, strings.TrimPrefix(r.qual+"."+r.name, "."))
+				for _, r := range s.Refs {
+					refs = append(refs, strings.TrimPrefix(r.Qual+"."+r.Name, "."))
 				}
 			})
 			if got := strings.Join(outs, " "); got != tt.outputs {
