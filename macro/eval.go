@@ -141,6 +141,10 @@ type Env struct {
 	// Vars are the values of @var(name) by lower-case name, read where a
 	// macro needs a value before the query runs (an @IF's condition).
 	Vars map[string]string
+	// LiteralBefore: a @var(name) written before this offset (a model's
+	// header, whose values are literals) becomes its value as a string
+	// literal; later ones are left for the query's rendering.
+	LiteralBefore int
 }
 
 // Result is an expansion.
@@ -495,6 +499,12 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 		return x.sqlValue(t, n.start, n.end, x.gen("NULL", t, n.start, n.end))
 	}
 	if n.name == "var" {
+		if t == x.top && n.start < x.env.LiteralBefore {
+			if v, ok := x.varValue(n, t); ok {
+				x.expanded = true
+				return x.sqlValue(t, n.start, n.end, x.gen("'"+strings.ReplaceAll(v, "'", "''")+"'", t, n.start, n.end))
+			}
+		}
 		return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
 	}
 	if t == x.top {
@@ -530,6 +540,22 @@ func (x *expander) callNamed(n node, t *text, sc *scope, call int) value {
 	// SQL of its own and report it again.
 	x.unknown(n, t, sc)
 	return x.sqlValue(t, n.start, n.end, x.gen("NULL", t, n.start, n.end))
+}
+
+// varValue is the value of the @var(name) call n, recorded as read.
+func (x *expander) varValue(n node, t *text) (string, bool) {
+	r := sqlscan.ParseRef(t.src[:n.end], n.start)
+	name := r.Name()
+	v, ok := x.env.Vars[name]
+	if !ok {
+		x.problem(t, n.start, n.end, CodeValue, "@var("+name+") has no value: set it under vars in efmesh.yaml")
+		return "", false
+	}
+	if x.vars == nil {
+		x.vars = map[string]string{}
+	}
+	x.vars[name] = v
+	return v, true
 }
 
 // markSite gives every piece of v without a site that is not copied from

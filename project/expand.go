@@ -154,6 +154,19 @@ func needsExpansion(src []byte, from int) bool {
 	}
 }
 
+// headerHasMacros reports whether the header src[:end] holds a macro.
+func headerHasMacros(src []byte, end int) bool {
+	for sc := sqlscan.NewScanner(src[:end], 0); ; {
+		t := sc.Next()
+		switch {
+		case t.Kind == sqlscan.EOF:
+			return false
+		case t.Kind == sqlscan.Macro, t.Kind == sqlscan.Op && src[t.Start] == '@' && t.Start+1 < end && src[t.Start+1] == '{':
+			return true
+		}
+	}
+}
+
 // ParseMacros parses a macro file (macro.ParseFile) into diagnostics.
 func ParseMacros(file string, src []byte) ([]*macro.Def, []Diagnostic) {
 	defs, probs := macro.ParseFile(file, src)
@@ -221,6 +234,9 @@ func expandModel(m *Model, lib map[string]*macro.Def, vars map[string]string) (*
 	if !m.expand {
 		return m, nil
 	}
+	if m.expandHeader {
+		return expandWhole(m, lib, vars)
+	}
 	n := *m
 	n.expand = false
 	var diags []Diagnostic
@@ -228,6 +244,47 @@ func expandModel(m *Model, lib map[string]*macro.Def, vars map[string]string) (*
 	n.Expansion.Parsed = m
 	n.Body = string(n.Source[m.BodyStart:])
 	return &n, diags
+}
+
+// expandWhole expands a model whose header calls macros: the whole file,
+// @var in the header as literals, then parses the expansion as the file.
+func expandWhole(m *Model, lib map[string]*macro.Def, vars map[string]string) (*Model, []Diagnostic) {
+	src := m.Source
+	r := macro.Expand(m.File, src, 0, &macro.Env{Macros: lib, Vars: vars, LiteralBefore: m.headerEnd})
+	n, parsed := ParseModel(m.File, r.Text)
+	n.expand, n.expandHeader = false, false
+	n.Expansion = &Expansion{File: src, Map: r.Map, Calls: r.Calls, Used: r.Used, Vars: r.Vars, Parsed: m}
+	var diags []Diagnostic
+	for _, p := range r.Problems {
+		diags = append(diags, problemDiagnostic(p, src, nil))
+	}
+	for _, d := range parsed {
+		if _, _, exact := r.Map.Exact(d.Range.Start.Offset, d.Range.End.Offset); exact && d.Range.Start.Offset >= r.Map.OutOffset(m.headerEnd) {
+			continue // in the body as written: the first parse said it
+		}
+		d.inSource = true
+		diags = append(diags, n.MapDiagnostic(d))
+	}
+	// The ranges of the header the editor and messages use are the file's.
+	n.Header = mapRange(n, n.Header)
+	n.NameRange = mapRange(n, n.NameRange)
+	for i := range n.Columns {
+		n.Columns[i].Range = mapRange(n, n.Columns[i].Range)
+	}
+	for i := range n.Audits {
+		n.Audits[i].Range = mapRange(n, n.Audits[i].Range)
+	}
+	for i := range n.Properties {
+		n.Properties[i].Range = mapRange(n, n.Properties[i].Range)
+		n.Properties[i].ValueRange = mapRange(n, n.Properties[i].ValueRange)
+	}
+	return n, diags
+}
+
+// mapRange moves a range of m.Source to m's file as written.
+func mapRange(m *Model, r Range) Range {
+	s, e := m.Expansion.Map.FileRange(r.Start.Offset, r.End.Offset)
+	return RangeAt(m.Expansion.File, s, e)
 }
 
 // expandAudit is expandModel for a custom audit's query.

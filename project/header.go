@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,13 @@ func ParseModel(file string, src []byte) (*Model, []Diagnostic) {
 	macros, diags, open := scanMacrosOf(file, src, p.li, bodyStart, m.expand)
 	m.Macros, m.OpenComment = macros, open
 	p.diags = append(p.diags, diags...)
+	if hasHeader && headerHasMacros(src, headerEnd) {
+		// A header value written as a macro is known once the project's
+		// macros and variables are: the assembly parses the header again
+		// from the expansion and says what is wrong with it then.
+		m.expand, m.expandHeader, m.headerEnd = true, true, headerEnd
+		p.diags = slices.DeleteFunc(p.diags, func(d Diagnostic) bool { return d.Range.Start.Offset < headerEnd })
+	}
 	SortDiagnostics(p.diags)
 	return m, p.diags
 }

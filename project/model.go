@@ -222,8 +222,11 @@ type Model struct {
 	// and every offset into them are then of the expanded text, and
 	// Expansion maps them back to the file as written.
 	Expansion *Expansion
-	// expand: the body calls macros the assembly expands.
-	expand bool
+	// expand: the body calls macros the assembly expands; expandHeader:
+	// so does the header, which ends at headerEnd.
+	expand       bool
+	expandHeader bool
+	headerEnd    int
 }
 
 // Refs returns the distinct model names the body references, in order of
