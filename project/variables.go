@@ -39,7 +39,7 @@ func WithVariables(p *Project, env string, overrides map[string]string) *Project
 	}
 	if p.reexpandFor(vars) {
 		// An expansion read a variable that changes: expand again.
-		return p.assembly.assemble(vars)
+		return p.assembly.assemble(vars, p)
 	}
 	c := *p
 	c.Config.Variables = vars
