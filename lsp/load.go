@@ -116,10 +116,11 @@ func parseOf(f *file) *project.FileParse {
 }
 
 // build assembles the Project from the parsed files with the loader's own
-// assembly.
+// assembly. The project s had (the previous snapshot's) lends it the
+// expansions of the models whose parse, macros and variables are the same.
 func (s *snapshot) build() {
 	pf := &project.Files{Root: s.root, Config: s.cfg, ConfigSrc: s.config.src, ConfigDiagnostics: s.config.diags,
-		ByRel: make(map[string]*project.FileParse, len(s.files))}
+		ByRel: make(map[string]*project.FileParse, len(s.files)), Reuse: s.proj}
 	for rel, f := range s.files {
 		pf.ByRel[rel] = parseOf(f)
 	}

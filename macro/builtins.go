@@ -263,6 +263,12 @@ func biDef(x *expander, n node, t *text, sc *scope) value {
 		return value{}
 	}
 	name = strings.ToLower(name)
+	if !reserved(name) && x.env.Macros[name] == nil {
+		if x.absent == nil {
+			x.absent = map[string]bool{}
+		}
+		x.absent[name] = true
+	}
 	if reserved(name) || x.env.Macros[name] != nil {
 		x.problem(t, na.start, na.end, CodeDuplicate, "@DEF("+name+", …) would hide the macro @"+name+": choose another name")
 		return value{}
@@ -273,7 +279,7 @@ func biDef(x *expander, n node, t *text, sc *scope) value {
 	for root.parent != nil {
 		root = root.parent
 	}
-	root.vars[name] = x.argValue(b.args["value"], t, sc)
+	root.vars.set(name, x.argValue(b.args["value"], t, sc))
 	return value{}
 }
 

@@ -106,16 +106,46 @@ type lambda struct {
 // scope binds names to values: @DEF's, a lambda's or a macro's
 // parameters.
 type scope struct {
-	vars   map[string]value
+	vars   binds
 	parent *scope
 	// bare: a lambda's parameters are read bare too (x, not only @x), as
 	// sqlmesh reads them.
 	bare bool
 }
 
+// binds are the names a scope binds: a few (a macro's or lambda's
+// parameters, a model's @DEFs), so a slice, which costs less to make than
+// a map.
+type binds []binding
+
+type binding struct {
+	name string
+	v    value
+}
+
+func (b binds) get(name string) (value, bool) {
+	for i := range b {
+		if b[i].name == name {
+			return b[i].v, true
+		}
+	}
+	return value{}, false
+}
+
+// set binds name to v, in place of what it was bound to.
+func (b *binds) set(name string, v value) {
+	for i := range *b {
+		if (*b)[i].name == name {
+			(*b)[i].v = v
+			return
+		}
+	}
+	*b = append(*b, binding{name: name, v: v})
+}
+
 func (s *scope) lookup(name string) (value, bool, bool) {
 	for c := s; c != nil; c = c.parent {
-		if v, ok := c.vars[name]; ok {
+		if v, ok := c.vars.get(name); ok {
 			return v, true, c.bare
 		}
 	}
@@ -124,7 +154,7 @@ func (s *scope) lookup(name string) (value, bool, bool) {
 
 func (s *scope) bareLookup(name string) (value, bool) {
 	for c := s; c != nil; c = c.parent {
-		if v, ok := c.vars[name]; ok {
+		if v, ok := c.vars.get(name); ok {
 			if c.bare {
 				return v, true
 			}
@@ -160,7 +190,13 @@ type Result struct {
 	// sorted): a change to one of them changes the expansion.
 	Used []string
 	// Vars are the variables read while expanding, with the values read.
-	Vars     map[string]string
+	Vars map[string]string
+	// Absent are the names the expansion needs absent from the project's
+	// macros (lower case, sorted): a @DEF's name, which a project macro
+	// of that name would make a problem. With Used and Vars it is all an
+	// expansion without problems read of Env: the same text expands the
+	// same way while they are unchanged.
+	Absent   []string
 	Problems []Problem
 	// Expanded reports that some macro was expanded: Text differs from the
 	// input.
@@ -195,6 +231,7 @@ type expander struct {
 	top      *text
 	probs    []Problem
 	used     map[string]bool
+	absent   map[string]bool
 	vars     map[string]string
 	stack    []string // the project macros being expanded, outermost first
 	size     int
@@ -216,7 +253,7 @@ func Expand(file string, src []byte, from int, env *Env) *Result {
 	for _, r := range raw {
 		x.probs = append(x.probs, Problem{File: file, Start: r.start, End: r.end, Code: r.code, Message: r.msg})
 	}
-	root := &scope{vars: map[string]value{}}
+	root := &scope{}
 	out := frag{{s: string(src[:from]), t: x.top, start: 0, end: from, copied: true, siteStart: -1, siteEnd: -1}}
 	out = append(out, x.eval(nodes, x.top, root)...)
 	r := &Result{Problems: x.probs, Vars: x.vars, Expanded: x.expanded}
@@ -224,6 +261,10 @@ func Expand(file string, src []byte, from int, env *Env) *Result {
 		r.Used = append(r.Used, n)
 	}
 	sort.Strings(r.Used)
+	for n := range x.absent {
+		r.Absent = append(r.Absent, n)
+	}
+	sort.Strings(r.Absent)
 	r.Text, r.Map = x.assemble(out)
 	r.Calls = x.calls
 	for i := range r.Calls {
@@ -234,31 +275,59 @@ func Expand(file string, src []byte, from int, env *Env) *Result {
 
 // assemble writes the output and its map.
 func (x *expander) assemble(out frag) ([]byte, Map) {
-	var b []byte
-	var m Map
+	// The sizes first, so that the text and the map are allocated once.
+	size, segs := 0, 0
+	var last Segment
 	for _, p := range out {
 		if p.s == "" {
 			continue
 		}
-		seg := Segment{Out: len(b), Len: len(p.s), Start: p.start, End: p.end, Copied: p.copied, SiteStart: p.siteStart, SiteEnd: p.siteEnd}
-		if p.t != x.top {
-			seg.File, seg.Src = p.t.file, p.t.src
+		seg := x.segment(p, size)
+		if segs > 0 && merges(&last, seg) {
+			last.Len += seg.Len
+			last.End = seg.End
+		} else {
+			segs++
+			last = seg
 		}
+		size += len(p.s)
+	}
+	if size == 0 {
+		return nil, Map{}
+	}
+	b := make([]byte, 0, size)
+	m := Map{Segments: make([]Segment, 0, segs)}
+	for _, p := range out {
+		if p.s == "" {
+			continue
+		}
+		seg := x.segment(p, len(b))
+		b = append(b, p.s...)
 		// Neighbouring copies of one text merge.
-		if n := len(m.Segments); n > 0 {
-			last := &m.Segments[n-1]
-			if last.Copied && seg.Copied && last.File == seg.File && last.End == seg.Start && last.Out+last.Len == seg.Out &&
-				last.SiteStart == seg.SiteStart && last.SiteEnd == seg.SiteEnd {
-				last.Len += seg.Len
-				last.End = seg.End
-				b = append(b, p.s...)
-				continue
-			}
+		if n := len(m.Segments); n > 0 && merges(&m.Segments[n-1], seg) {
+			m.Segments[n-1].Len += seg.Len
+			m.Segments[n-1].End = seg.End
+			continue
 		}
 		m.Segments = append(m.Segments, seg)
-		b = append(b, p.s...)
 	}
 	return b, m
+}
+
+// segment is the segment of the map the piece p makes at offset out.
+func (x *expander) segment(p piece, out int) Segment {
+	seg := Segment{Out: out, Len: len(p.s), Start: p.start, End: p.end, Copied: p.copied, SiteStart: p.siteStart, SiteEnd: p.siteEnd}
+	if p.t != x.top {
+		seg.File, seg.Src = p.t.file, p.t.src
+	}
+	return seg
+}
+
+// merges reports whether seg continues last: neighbouring copies of one
+// text merge.
+func merges(last *Segment, seg Segment) bool {
+	return last.Copied && seg.Copied && last.File == seg.File && last.End == seg.Start && last.Out+last.Len == seg.Out &&
+		last.SiteStart == seg.SiteStart && last.SiteEnd == seg.SiteEnd
 }
 
 // problem records a problem at t[start:end]; one inside a macro file is
@@ -319,12 +388,12 @@ func (x *expander) eval(nodes []node, t *text, sc *scope) frag {
 		}
 		switch n.kind {
 		case nText:
-			f := x.textNode(n, t, sc)
 			if dropComma {
-				f = dropCommaAt(f, true)
+				out = append(out, dropCommaAt(x.appendText(nil, n, t, sc), true)...)
 				dropComma = false
+			} else {
+				out = x.appendText(out, n, t, sc)
 			}
-			out = append(out, f...)
 		default:
 			v := x.evalMacro(n, t, sc)
 			r := x.render(v)
@@ -375,8 +444,9 @@ func dropCommaAt(f frag, leading bool) frag {
 	return out
 }
 
-// textNode copies SQL as written, putting bare lambda parameters' values in.
-func (x *expander) textNode(n node, t *text, sc *scope) frag {
+// appendText appends the SQL of n as written to out, putting bare lambda
+// parameters' values in.
+func (x *expander) appendText(out frag, n node, t *text, sc *scope) frag {
 	hasBare := false
 	for c := sc; c != nil; c = c.parent {
 		if c.bare && len(c.vars) > 0 {
@@ -385,9 +455,8 @@ func (x *expander) textNode(n node, t *text, sc *scope) frag {
 		}
 	}
 	if !hasBare {
-		return frag{x.copyOf(t, n.start, n.end)}
+		return append(out, x.copyOf(t, n.start, n.end))
 	}
-	var out frag
 	pos := n.start
 	prevDot := false
 	for s := sqlscan.NewScanner(t.src[:n.end], n.start); ; {
@@ -585,8 +654,8 @@ func (x *expander) unknown(n node, t *text, sc *scope) {
 		known = append(known, k)
 	}
 	for c := sc; c != nil; c = c.parent {
-		for k := range c.vars {
-			known = append(known, k)
+		for _, b := range c.vars {
+			known = append(known, b.name)
 		}
 	}
 	slices.Sort(known)
@@ -682,9 +751,9 @@ func (x *expander) apply(lam *lambda, args []value, at node, t *text) value {
 		return value{}
 	}
 	defer x.leave()
-	inner := &scope{vars: map[string]value{}, parent: lam.sc, bare: true}
+	inner := &scope{vars: make(binds, 0, len(lam.params)), parent: lam.sc, bare: true}
 	for i, p := range lam.params {
-		inner.vars[p] = args[i]
+		inner.vars.set(p, args[i])
 	}
 	return value{sql: x.eval(lam.body, lam.t, inner), t: lam.t}
 }
@@ -745,8 +814,8 @@ func (x *expander) callDef(n node, t *text, sc *scope, d *Def) value {
 }
 
 // bind matches a call's arguments to a project macro's parameters.
-func (x *expander) bind(n node, t *text, sc *scope, d *Def) (map[string]value, bool) {
-	bound := map[string]value{}
+func (x *expander) bind(n node, t *text, sc *scope, d *Def) (binds, bool) {
+	bound := make(binds, 0, len(d.Params))
 	ok := true
 	pos := 0
 	for _, a := range n.args {
@@ -756,7 +825,7 @@ func (x *expander) bind(n node, t *text, sc *scope, d *Def) (map[string]value, b
 				ok = false
 				continue
 			}
-			bound[d.Params[pos].Name] = x.argValue(a, t, sc)
+			bound.set(d.Params[pos].Name, x.argValue(a, t, sc))
 			pos++
 			continue
 		}
@@ -765,20 +834,20 @@ func (x *expander) bind(n node, t *text, sc *scope, d *Def) (map[string]value, b
 		case i < 0:
 			x.problem(t, a.nameStart, a.nameEnd, CodeArgument, fmt.Sprintf("@%s has no parameter %s: %s", d.Name, a.name, d.Signature()))
 			ok = false
-		case bound[a.name].t != nil:
+		case isBound(bound, a.name):
 			x.problem(t, a.nameStart, a.nameEnd, CodeArgument, fmt.Sprintf("argument %s of @%s is given twice", a.name, d.Name))
 			ok = false
 		default:
-			bound[a.name] = x.argValue(a, t, sc)
+			bound.set(a.name, x.argValue(a, t, sc))
 		}
 	}
 	dt := &text{file: d.File, src: d.Src}
 	for _, p := range d.Params {
-		if _, set := bound[p.Name]; set {
+		if _, set := bound.get(p.Name); set {
 			continue
 		}
 		if p.Default != nil {
-			bound[p.Name] = x.argValue(*p.Default, dt, &scope{vars: map[string]value{}})
+			bound.set(p.Name, x.argValue(*p.Default, dt, &scope{}))
 			continue
 		}
 		at := n.end
@@ -789,6 +858,12 @@ func (x *expander) bind(n node, t *text, sc *scope, d *Def) (map[string]value, b
 		ok = false
 	}
 	return bound, ok
+}
+
+// isBound reports whether name is bound to a value written somewhere.
+func isBound(b binds, name string) bool {
+	v, ok := b.get(name)
+	return ok && v.t != nil
 }
 
 // identOf is v spliced into an identifier: a string's text, a name as

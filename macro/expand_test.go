@@ -176,3 +176,23 @@ func TestParseFileDoc(t *testing.T) {
 		t.Errorf("problems %+v", probs)
 	}
 }
+
+// TestExpandReads checks what an expansion says it read of its Env: the
+// project macros called (through others too), the names a @DEF needs
+// free, and the variables read.
+func TestExpandReads(t *testing.T) {
+	env := &Env{Macros: lib(t, testMacros), Vars: map[string]string{"region": "eu"}}
+	r := Expand("models/m.sql", []byte("@DEF(k, 5);\nSELECT @twice(@k) AS a @IF(@var(region) = 'eu', WHERE a > 0)"), 0, env)
+	if len(r.Problems) > 0 {
+		t.Fatalf("problems %+v", r.Problems)
+	}
+	if got := strings.Join(r.Used, ","); got != "add_one,twice" {
+		t.Errorf("Used %s", got)
+	}
+	if got := strings.Join(r.Absent, ","); got != "k" {
+		t.Errorf("Absent %s", got)
+	}
+	if r.Vars["region"] != "eu" || len(r.Vars) != 1 {
+		t.Errorf("Vars %v", r.Vars)
+	}
+}

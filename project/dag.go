@@ -449,10 +449,25 @@ func (h *posHeap) pop() int32 {
 // then what it was, and building every model again would yield p with m
 // and diags, the parser's new word on the file, swapped in. It returns nil
 // when the edit needs a Build.
+//
+// A body calling macros, or one that called them, is expanded as the
+// assembly would (p's macros and variables), and its diagnostics are the
+// parse's and the expansion's: a body edit of a model calling macros is
+// no Build either.
 func (p *Project) WithBody(m *Model, was, diags []Diagnostic) *Project {
 	old := p.ByName[m.Name]
+	parsed, parseDiags := m, diags
 	if m.expand || m.Expansion != nil || old != nil && old.Expansion != nil {
-		return nil // the assembly expands it
+		if m.Expansion != nil || old == nil || p.assembly == nil || m.expandHeader ||
+			old.Expansion != nil && old.Expansion.Parsed != nil && old.Expansion.Parsed.expandHeader {
+			return nil // the assembly expands it (a header's macros: the whole file)
+		}
+		var more []Diagnostic
+		m, more = expandModel(m, p.Macros, p.Config.Variables)
+		diags = append(slices.Clone(diags), more...)
+		if old.Expansion != nil {
+			was = append(slices.Clone(was), old.Expansion.diags...)
+		}
 	}
 	if m.Name == "" || old == nil || old.File != m.File || m.BodyStart > len(m.Source) || old.BodyStart > len(old.Source) ||
 		!bytes.Equal(old.Source[:old.BodyStart], m.Source[:m.BodyStart]) || !slices.Equal(old.Refs(), m.Refs()) {
@@ -477,6 +492,13 @@ func (p *Project) WithBody(m *Model, was, diags []Diagnostic) *Project {
 		return nil
 	}
 	n := *p
+	if p.assembly != nil {
+		// The assembly reads m's file as parsed now, so that WithVariables
+		// expands it again from there.
+		if n.assembly = p.assembly.withFile(old, parsed, parseDiags); n.assembly == nil {
+			return nil
+		}
+	}
 	n.ByName = maps.Clone(p.ByName)
 	n.ByName[m.Name] = m
 	n.Models = slices.Clone(p.Models)

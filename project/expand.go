@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/efmesh/efmesh/macro"
 	"github.com/efmesh/efmesh/sqlscan"
@@ -40,6 +43,19 @@ type Expansion struct {
 	Vars map[string]string
 	// Parsed is the model as parsed, before expansion.
 	Parsed *Model
+
+	// What the expansion read besides Parsed, so that a later assembly
+	// reuses it while that is unchanged (reusable): the definitions of
+	// Used (same order), the names it needs absent from the macros, and,
+	// when it has problems (whose messages name every macro and read
+	// variables that have no value), the whole library and variables.
+	defs     []*macro.Def
+	absent   []string
+	problems bool
+	lib      map[string]*macro.Def
+	vars     map[string]string
+	// diags are expandModel's diagnostics of it.
+	diags []Diagnostic
 }
 
 // Written is the model file as written: Source itself when nothing was
@@ -253,7 +269,8 @@ func expandWhole(m *Model, lib map[string]*macro.Def, vars map[string]string) (*
 	r := macro.Expand(m.File, src, 0, &macro.Env{Macros: lib, Vars: vars, LiteralBefore: m.headerEnd})
 	n, parsed := ParseModel(m.File, r.Text)
 	n.expand, n.expandHeader = false, false
-	n.Expansion = &Expansion{File: src, Map: r.Map, Calls: r.Calls, Used: r.Used, Vars: r.Vars, Parsed: m}
+	n.Expansion = newExpansion(src, r, lib, vars)
+	n.Expansion.Parsed = m
 	var diags []Diagnostic
 	for _, p := range r.Problems {
 		diags = append(diags, problemDiagnostic(p, src, nil))
@@ -278,7 +295,21 @@ func expandWhole(m *Model, lib map[string]*macro.Def, vars map[string]string) (*
 		n.Properties[i].Range = mapRange(n, n.Properties[i].Range)
 		n.Properties[i].ValueRange = mapRange(n, n.Properties[i].ValueRange)
 	}
+	n.Expansion.diags = diags
 	return n, diags
+}
+
+// newExpansion is the Expansion of r, with what deciding its reuse needs.
+func newExpansion(src []byte, r *macro.Result, lib map[string]*macro.Def, vars map[string]string) *Expansion {
+	e := &Expansion{File: src, Map: r.Map, Calls: r.Calls, Used: r.Used, Vars: r.Vars,
+		absent: r.Absent, problems: len(r.Problems) > 0}
+	for _, name := range r.Used {
+		e.defs = append(e.defs, lib[name])
+	}
+	if e.problems {
+		e.lib, e.vars = lib, vars
+	}
+	return e
 }
 
 // mapRange moves a range of m.Source to m's file as written.
@@ -303,7 +334,7 @@ func expandAudit(a *CustomAudit, lib map[string]*macro.Def, vars map[string]stri
 // expandBody expands src[from:] and scans the expansion's primitives.
 func expandBody(file string, src []byte, from int, lib map[string]*macro.Def, vars map[string]string) ([]byte, *Expansion, []Macro, int, []Diagnostic) {
 	r := macro.Expand(file, src, from, &macro.Env{Macros: lib, Vars: vars})
-	e := &Expansion{File: src, Map: r.Map, Calls: r.Calls, Used: r.Used, Vars: r.Vars}
+	e := newExpansion(src, r, lib, vars)
 	var diags []Diagnostic
 	for _, p := range r.Problems {
 		diags = append(diags, problemDiagnostic(p, src, nil))
@@ -317,14 +348,76 @@ func expandBody(file string, src []byte, from int, lib map[string]*macro.Def, va
 		d.inSource = true
 		diags = append(diags, tmp.MapDiagnostic(d))
 	}
+	e.diags = diags
 	return r.Text, e, macros, open, diags
+}
+
+// reusable reports whether the expansion e is what expanding its parsed
+// model again with lib and vars would make: the variables it read have
+// the values read, the macros it called are the same definitions (the
+// same *macro.Def, or one of the same version of the same file), and the
+// names it needs absent are; an expansion with problems also needs the
+// same library and variables. same memoizes the comparison of two
+// definitions for one assembly.
+func (e *Expansion) reusable(lib map[string]*macro.Def, vars map[string]string, same map[[2]*macro.Def]bool) bool {
+	for k, v := range e.Vars {
+		if nv, ok := vars[k]; !ok || nv != v {
+			return false
+		}
+	}
+	for i, name := range e.Used {
+		if !sameDef(lib[name], e.defs[i], same) {
+			return false
+		}
+	}
+	for _, name := range e.absent {
+		if lib[name] != nil {
+			return false
+		}
+	}
+	if e.problems {
+		if !maps.Equal(e.vars, vars) || len(e.lib) != len(lib) {
+			return false
+		}
+		for name, d := range lib {
+			if !sameDef(d, e.lib[name], same) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameDef reports whether a and b are one definition: the same, or the
+// same of the same version (the same text) of one macro file.
+func sameDef(a, b *macro.Def, same map[[2]*macro.Def]bool) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.File != b.File || a.Start != b.Start || a.Name != b.Name {
+		return false
+	}
+	k := [2]*macro.Def{a, b}
+	eq, ok := same[k]
+	if !ok {
+		eq = bytes.Equal(a.Src, b.Src)
+		same[k] = eq
+	}
+	return eq
 }
 
 // AssembleWith is Assemble with the project macros of the macro files:
 // every model calling a macro is expanded first.
 func AssembleWith(root string, cfg Config, models []*Model, diags []Diagnostic, tests []*UnitTest, audits []*CustomAudit, later []Diagnostic, defs []*macro.Def) *Project {
+	return assembleWith(root, cfg, models, diags, tests, audits, later, defs, nil)
+}
+
+// assembleWith is AssembleWith reusing the expansions of prev (nil: none)
+// whose inputs are unchanged: the same parsed model, macros and variables
+// read (Expansion.reusable).
+func assembleWith(root string, cfg Config, models []*Model, diags []Diagnostic, tests []*UnitTest, audits []*CustomAudit, later []Diagnostic, defs []*macro.Def, prev *Project) *Project {
 	in := &assembly{root: root, cfg: cfg, models: models, diags: diags, tests: tests, audits: audits, later: later, defs: defs}
-	return in.assemble(cfg.Variables)
+	return in.assemble(cfg.Variables, prev)
 }
 
 // assembly is what a Project was assembled from, kept so that other
@@ -340,23 +433,45 @@ type assembly struct {
 	defs   []*macro.Def
 }
 
-func (in *assembly) assemble(vars map[string]string) *Project {
+// assemble expands the models calling macros with vars, reusing the
+// expansions of prev (nil: none) whose inputs are unchanged, and
+// assembles the project.
+func (in *assembly) assemble(vars map[string]string, prev *Project) *Project {
 	lib, libDiags := library(in.defs)
 	diags := slices.Clone(in.diags)
 	diags = append(diags, libDiags...)
+	// prev's expansions by the parse they expand.
+	var done map[*Model]*Model
+	if prev != nil {
+		for _, m := range prev.Models {
+			if m.Expansion != nil {
+				if done == nil {
+					done = make(map[*Model]*Model)
+				}
+				done[m.Expansion.Parsed] = m
+			}
+		}
+	}
+	same := map[[2]*macro.Def]bool{}
 	models := in.models
-	expanded := false
+	var calling, todo []int // positions of the models calling macros, of those to expand
 	for i, m := range models {
 		if m == nil || !m.expand {
 			continue
 		}
-		if !expanded {
+		if calling == nil {
 			models = slices.Clone(models)
-			expanded = true
 		}
-		n, ds := expandModel(m, lib, vars)
-		models[i] = n
-		diags = append(diags, ds...)
+		calling = append(calling, i)
+		if old := done[m]; old != nil && old.Expansion.reusable(lib, vars, same) {
+			models[i] = old
+			continue
+		}
+		todo = append(todo, i)
+	}
+	expandAll(models, todo, lib, vars)
+	for _, i := range calling {
+		diags = append(diags, models[i].Expansion.diags...)
 	}
 	audits := in.audits
 	later := in.later
@@ -380,6 +495,62 @@ func (in *assembly) assemble(vars map[string]string) *Project {
 	p.MacroDefs = in.defs
 	p.assembly = in
 	return p
+}
+
+// expandChunk is the fewest expansions worth a goroutine of their own.
+const expandChunk = 64
+
+// expandAll replaces models[i] by its expansion for every i of todo:
+// expansions are independent (macro.Expand is a pure function of the
+// text, the macros and the variables), so a load's are spread over the
+// cores.
+func expandAll(models []*Model, todo []int, lib map[string]*macro.Def, vars map[string]string) {
+	workers := min(runtime.GOMAXPROCS(0), len(todo)/expandChunk)
+	if workers < 2 {
+		for _, i := range todo {
+			models[i], _ = expandModel(models[i], lib, vars)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(todo) {
+					return
+				}
+				i := todo[k]
+				models[i], _ = expandModel(models[i], lib, vars)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// withFile is the assembly with the file of old (a model of the project
+// it assembled) parsed as m with diags; nil when old is not its.
+func (in *assembly) withFile(old, m *Model, diags []Diagnostic) *assembly {
+	was := old
+	if old.Expansion != nil {
+		was = old.Expansion.Parsed
+	}
+	i := slices.Index(in.models, was)
+	if i < 0 {
+		return nil
+	}
+	n := *in
+	n.models = slices.Clone(in.models)
+	n.models[i] = m
+	n.diags = make([]Diagnostic, 0, len(in.diags)+len(diags))
+	for _, d := range in.diags {
+		if d.File != m.File {
+			n.diags = append(n.diags, d)
+		}
+	}
+	n.diags = append(n.diags, diags...)
+	return &n
 }
 
 // reexpandFor reports whether a model's expansion read a variable whose

@@ -139,6 +139,11 @@ type Files struct {
 	ConfigDiagnostics []Diagnostic
 	// ByRel holds the parse of every model, test and audit file.
 	ByRel map[string]*FileParse
+	// Reuse, when set, is a project assembled earlier from some of the
+	// same parses (the editor's previous snapshot): Project keeps its
+	// expansions of the parsed models whose macros and variables are
+	// unchanged instead of expanding them again.
+	Reuse *Project
 }
 
 // ReadFunc returns the contents of a project file by absolute path.
@@ -248,5 +253,5 @@ func (f *Files) Project() *Project {
 			diags = append(diags, p.Diagnostics...)
 		}
 	}
-	return AssembleWith(f.Root, f.Config, models, diags, tests, audits, later, defs)
+	return assembleWith(f.Root, f.Config, models, diags, tests, audits, later, defs, f.Reuse)
 }

@@ -44,7 +44,7 @@ func WithVariables(p *Project, env string, overrides map[string]string) *Project
 	}
 	if p.reexpandFor(vars) {
 		// An expansion read a variable that changes: expand again.
-		np := p.assembly.assemble(vars)
+		np := p.assembly.assemble(vars, p)
 		np.Config.Env = env
 		return np
 	}

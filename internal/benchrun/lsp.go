@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/efmesh/efmesh/internal/gen"
 )
 
 // lspRes is the language server's section of one size.
@@ -44,68 +46,23 @@ const (
 // which needs its whole chain bound. Cold is the first server (no check
 // cache), warm a second one on the cache the first left.
 func measureLSP(ctx context.Context, bin string, n int) (*lspRes, error) {
-	dir, err := writeProject(ctx, n)
+	dir, err := writeProject(ctx, n, gen.NoMacros)
 	defer os.RemoveAll(dir)
 	if err != nil {
 		return nil, err
 	}
-	var leaves []string
-	for i := 4; i < n; i += 5 {
-		leaves = append(leaves, modelFile(i))
-	}
-	if n%5 != 0 {
-		leaves = append(leaves, modelFile(n-1))
-	}
-	for _, rel := range leaves {
-		path := filepath.Join(dir, rel)
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(path, []byte(strings.Replace(string(b), goodCol, badCol, 1)), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	// The edited model: the middle of a chain in the middle of the
-	// project, with a parent and children.
-	edited := modelFile((n/10)*5 + 2)
-	if n < 5 {
-		edited = modelFile(0)
-	}
 	res := &lspRes{}
-
-	c, err := startLSP(bin, dir)
+	s, err := lspSession(bin, dir, n, goodCol, badCol)
+	if s != nil && s.c != nil {
+		defer s.c.kill()
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer c.kill()
-	if err := c.open(edited); err != nil {
-		return nil, err
-	}
-	if err := c.waitAll(leaves); err != nil {
-		return nil, err
-	}
-	res.OpenColdMs = ms(time.Since(c.started))
+	c, edited, leaves := s.c, s.edited, s.leaves
+	res.OpenColdMs = s.openMs
 	fmt.Fprintf(os.Stderr, "  %-28s %9.1f ms\n", "lsp open → all diagnostics", res.OpenColdMs)
-
-	var edits []time.Duration
-	for i := range 30 {
-		broken := i%2 == 0
-		from, to := goodCol, badCol
-		if !broken {
-			from, to = badCol, goodCol
-		}
-		t := time.Now()
-		v, err := c.change(edited, from, to)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.waitDiags(edited, v, broken); err != nil {
-			return nil, err
-		}
-		edits = append(edits, time.Since(t))
-	}
-	res.EditP50Ms, res.EditP95Ms = pct(edits, 0.50), pct(edits, 0.95)
+	res.EditP50Ms, res.EditP95Ms = pct(s.edits, 0.50), pct(s.edits, 0.95)
 
 	text := c.texts[edited]
 	hoverAt := strings.Index(text, goodCol) + 2               // inside "amount"
@@ -157,6 +114,78 @@ func measureLSP(ctx context.Context, bin string, n int) (*lspRes, error) {
 	res.ServerPeakMB = max(res.ServerPeakMB, peak)
 	fmt.Fprintf(os.Stderr, "  %-28s %9.1f ms\n", "lsp open → all, warm", res.OpenWarmMs)
 	return res, nil
+}
+
+// session is a language server on a project whose leaves are broken, after
+// its edits.
+type session struct {
+	c      *client
+	edited string   // the file edited
+	leaves []string // the files broken from the start
+	openMs float64  // start → every leaf's diagnostic
+	edits  []time.Duration
+}
+
+// lspSession breaks the last model of every chain of the project in dir
+// (n models) by replacing good with bad, starts `efmesh lsp` on it, waits
+// for every leaf's diagnostic, then toggles the middle model of a chain in
+// the middle of the project between bad and good 30 times, each time
+// waiting for its diagnostics. The caller shuts the server down.
+func lspSession(bin, dir string, n int, good, bad string) (*session, error) {
+	s := &session{}
+	for i := 4; i < n; i += 5 {
+		s.leaves = append(s.leaves, modelFile(i))
+	}
+	if n%5 != 0 {
+		s.leaves = append(s.leaves, modelFile(n-1))
+	}
+	for _, rel := range s.leaves {
+		path := filepath.Join(dir, rel)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.Contains(string(b), good) {
+			return nil, fmt.Errorf("%s does not contain %q", rel, good)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(b), good, bad, 1)), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	// The edited model: the middle of a chain in the middle of the
+	// project, with a parent and children.
+	s.edited = modelFile((n/10)*5 + 2)
+	if n < 5 {
+		s.edited = modelFile(0)
+	}
+	var err error
+	if s.c, err = startLSP(bin, dir); err != nil {
+		return s, err
+	}
+	if err := s.c.open(s.edited); err != nil {
+		return s, err
+	}
+	if err := s.c.waitAll(s.leaves); err != nil {
+		return s, err
+	}
+	s.openMs = ms(time.Since(s.c.started))
+	for i := range 30 {
+		broken := i%2 == 0
+		from, to := good, bad
+		if !broken {
+			from, to = bad, good
+		}
+		t := time.Now()
+		v, err := s.c.change(s.edited, from, to)
+		if err != nil {
+			return s, err
+		}
+		if err := s.c.waitDiags(s.edited, v, broken); err != nil {
+			return s, err
+		}
+		s.edits = append(s.edits, time.Since(t))
+	}
+	return s, nil
 }
 
 // hasItems reports whether a completion answer offers anything: a list

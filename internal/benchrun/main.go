@@ -7,12 +7,17 @@
 // binaries and runs it; see its header for profiling.
 //
 //	benchrun -efmesh <binary> [-json file] [-skip-lsp] [N …]
+//	benchrun -efmesh <binary> -macros [-plans 7] [-sessions 3] [-json file] [N …]
 //
 // Every step of one size runs in one run, in order: cold plan from a fresh
 // clone (no .efmesh, no warehouse), apply, no-op plan and apply, the
 // apply's floor, promotions to prod and four more environments (each
 // beside its floor), then the editor: open → every diagnostic without and
 // with the check cache, 30 edits, 30 hovers and 30 completions.
+//
+// With -macros it compares the macro twins instead (macros.go): cold plans
+// and editor edits of the project whose models call project macros beside
+// the same SQL written out.
 package main
 
 import (
@@ -90,6 +95,9 @@ func main() {
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	skipLSP := flag.Bool("skip-lsp", false, "leave out the language server's section")
 	lspOnly := flag.Bool("lsp-only", false, "measure the language server's section alone")
+	macros := flag.Bool("macros", false, "compare the macro twins instead: cold plan and editor edits of a project whose models call macros and of the same SQL written out")
+	plans := flag.Int("plans", 7, "with -macros: cold plans per twin (the median is kept)")
+	sessions := flag.Int("sessions", 3, "with -macros: editor sessions of 30 edits per twin (the median p95 is kept)")
 	flag.Parse()
 	if *bin == "" {
 		fail(errors.New("-efmesh <binary> is required"))
@@ -108,6 +116,25 @@ func main() {
 			}
 			sizes = append(sizes, n)
 		}
+	}
+	if *macros {
+		var rows []macroRes
+		for _, n := range sizes {
+			fmt.Fprintf(os.Stderr, "macro twins, N = %d (load average %s) …\n", n, loadAvg())
+			r, err := measureMacros(context.Background(), abs, n, max(*plans, 1), max(*sessions, 1))
+			if err != nil {
+				fail(fmt.Errorf("size %d: %w", n, err))
+			}
+			rows = append(rows, r)
+		}
+		printMacros(os.Stdout, rows)
+		if *jsonOut != "" {
+			b, _ := json.MarshalIndent(rows, "", "  ")
+			if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+				fail(err)
+			}
+		}
+		return
 	}
 	var rows []result
 	for _, n := range sizes {
@@ -219,14 +246,15 @@ func medianStep(runs []step) step {
 	return m
 }
 
-// project writes a fresh clone of the benchmark project of n models into
-// a new temporary folder: the sources only, no .efmesh and no warehouse.
-func writeProject(ctx context.Context, n int) (string, error) {
+// writeProject writes a fresh clone of the benchmark project of n models
+// into a new temporary folder: the sources only, no .efmesh and no
+// warehouse. macros picks the plain project or one of the macro twins.
+func writeProject(ctx context.Context, n int, macros gen.Macros) (string, error) {
 	dir, err := os.MkdirTemp("", "efmesh-bench-")
 	if err != nil {
 		return "", err
 	}
-	if _, err := gen.Write(dir, gen.Options{Models: n, Warehouse: "efmesh.duckdb", Parquet: true}); err != nil {
+	if _, err := gen.Write(dir, gen.Options{Models: n, Warehouse: "efmesh.duckdb", Parquet: true, Macros: macros}); err != nil {
 		return dir, err
 	}
 	db, err := duckdb.Open("")
@@ -246,7 +274,7 @@ func writeProject(ctx context.Context, n int) (string, error) {
 // measure runs every step of one size once, in order.
 func measure(ctx context.Context, bin string, n int, withLSP bool) (result, error) {
 	r := result{N: n}
-	dir, err := writeProject(ctx, n)
+	dir, err := writeProject(ctx, n, gen.NoMacros)
 	defer os.RemoveAll(dir)
 	if err != nil {
 		return r, err

@@ -1,7 +1,9 @@
 // Package gen writes synthetic efmesh projects for benchmarks: N FULL
 // models in chains of five over one EXTERNAL table of 1,000 rows (the shape
 // of the original's plan benchmark), or wide models (30 columns, joins and
-// window functions) for the editor's checker.
+// window functions) for the editor's checker; and the macro twins: the same
+// project where every other model calls project macros, or writes the
+// same SQL out by hand.
 package gen
 
 import (
@@ -23,7 +25,48 @@ type Options struct {
 	// engine, so it still writes the CSV: the caller converts it
 	// (CSVData into ParquetData) before the first plan.
 	Parquet bool
+	// Macros makes the even models (half of them, the first of every
+	// other chain among them) macro models: MacroCalls writes them with
+	// calls of the project macros of MacroFile, MacrosByHand with the
+	// same SQL written out (their expansion, byte for byte) and no macro
+	// file. NoMacros (the zero value) writes the plain project. Not with
+	// Wide.
+	Macros Macros
 }
+
+// Macros says how a generated project writes its macro models.
+type Macros int
+
+const (
+	NoMacros     Macros = iota // the plain project
+	MacroCalls                 // macro models call the project macros
+	MacrosByHand               // the same SQL written out: the twin
+)
+
+// MacroFile is the macro file of a MacroCalls project.
+const MacroFile = "macros/bench.sql"
+
+// macroLib are the project macros a MacroCalls project calls: an
+// expression macro, a select-list macro over @EACH and a macro calling
+// another.
+const macroLib = `-- Project macros of the benchmark project.
+
+-- x plus k: an expression macro.
+MACRO bump(x, k) AS @x + @k;
+
+-- The columns named, as a select list.
+MACRO keys(cols) AS @EACH(@cols, c -> c);
+
+-- x is at least k.
+MACRO at_least(x, k) AS @x >= @k;
+
+-- x is not negative: a macro calling another.
+MACRO non_negative(x) AS @at_least(@x, 0);
+`
+
+// IsMacroModel reports whether model i is a macro model of a project
+// generated with Macros other than NoMacros.
+func IsMacroModel(i int) bool { return i%2 == 0 }
 
 // The source files a Parquet project reads and the CSV they are made from.
 const (
@@ -57,6 +100,9 @@ func Write(dir string, o Options) ([]string, error) {
   columns (id BIGINT, grp INTEGER, amount DOUBLE, label TEXT, ts TIMESTAMP)
 );
 `
+	if o.Macros == MacroCalls {
+		files[MacroFile] = macroLib
+	}
 	names := []string{"raw.events"}
 	for i := 0; i < o.Models; i++ {
 		name := fmt.Sprintf("m.model_%05d", i)
@@ -67,7 +113,19 @@ func Write(dir string, o Options) ([]string, error) {
 		var body string
 		if o.Wide {
 			body = wideModel(name, parent, i%5 == 0)
+		} else if o.Macros == MacroCalls && IsMacroModel(i) {
+			body = fmt.Sprintf(`MODEL (
+  name %s,
+  kind FULL,
+  columns (id BIGINT, grp INTEGER, amount DOUBLE, label TEXT, ts TIMESTAMP)
+);
+
+SELECT @keys([id, grp]), @bump(amount, %d) AS amount, label, ts
+FROM @ref(%s)
+WHERE @non_negative(id)
+`, name, i%7, parent)
 		} else {
+			// The plain model, and the expansion of a macro model.
 			body = fmt.Sprintf(`MODEL (
   name %s,
   kind FULL,
