@@ -144,6 +144,30 @@ func (x *expander) list(a arg, t *text, sc *scope) []value {
 	return x.asList(x.argValue(a, t, sc))
 }
 
+// strictList evaluates a as a list that must be one: [a, b], (a, b), or a
+// value that is a list (a @DEF of one, another macro's list); false, with
+// a problem at a, for anything else.
+func (x *expander) strictList(a arg, t *text, sc *scope, usage string) ([]value, bool) {
+	v := x.argValue(a, t, sc)
+	if !v.isList {
+		s := strings.TrimSpace(v.sqlText())
+		bracketed := len(s) >= 2 && (s[0] == '[' && s[len(s)-1] == ']' || s[0] == '(' && s[len(s)-1] == ')')
+		if v.lam != nil || !bracketed || len(x.asList(v)) == 1 && x.asList(v)[0].sqlText() == v.sqlText() {
+			x.problem(t, a.start, a.end, CodeValue, "expected a list here ([a, b] or (a, b), or a @DEF of one), found "+abbrev(s)+": "+usage)
+			return nil, false
+		}
+	}
+	return x.asList(v), true
+}
+
+// abbrev is s cut for a message.
+func abbrev(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "…"
+	}
+	return s
+}
+
 func (x *expander) asList(v value) []value {
 	if v.isList {
 		return v.list
@@ -289,7 +313,10 @@ func biEach(x *expander, n node, t *text, sc *scope) value {
 	if !ok {
 		return value{}
 	}
-	items := x.list(b.args["list"], t, sc)
+	items, ok := x.strictList(b.args["list"], t, sc, "@EACH(list, x -> …)")
+	if !ok {
+		return value{}
+	}
 	lam := x.lambdaArg(b.args["function"], t, sc, 1, "@EACH(list, x -> …)")
 	if lam == nil {
 		return value{}
@@ -360,7 +387,10 @@ func biReduce(x *expander, n node, t *text, sc *scope) value {
 	if !ok {
 		return value{}
 	}
-	items := x.list(b.args["list"], t, sc)
+	items, ok := x.strictList(b.args["list"], t, sc, "@REDUCE(list, (acc, x) -> …)")
+	if !ok {
+		return value{}
+	}
 	lam := x.lambdaArg(b.args["function"], t, sc, 2, "@REDUCE(list, (acc, x) -> …)")
 	if lam == nil || len(items) == 0 {
 		return value{}
@@ -378,7 +408,10 @@ func biFilter(x *expander, n node, t *text, sc *scope) value {
 	if !ok {
 		return value{}
 	}
-	items := x.list(b.args["list"], t, sc)
+	items, ok := x.strictList(b.args["list"], t, sc, "@FILTER(list, x -> …)")
+	if !ok {
+		return value{}
+	}
 	lam := x.lambdaArg(b.args["function"], t, sc, 1, "@FILTER(list, x -> …)")
 	if lam == nil {
 		return value{}

@@ -104,7 +104,7 @@ func TestExpandProblems(t *testing.T) {
 		{"SELECT @add_one(y := a)", "y", "has no parameter y"},
 		{"SELECT @add_one()", ")", "needs its argument x"},
 		{"SELECT @loop_a(1)", "@loop_a(1)", "calls itself without end"},
-		{"SELECT @EACH(a, 1)", "1", "expected a lambda"},
+		{"SELECT @EACH([a], 1)", "1", "expected a lambda"},
 		{"SELECT @EACH([a], (x, y) -> x)", "(x, y) -> x", "takes 2 argument"},
 		{"SELECT @IF(a > 1, b)", "a > 1", "known before the query runs"},
 		{"SELECT @IF(1 + 1, b)", "1 + 1", "not a boolean"},
@@ -194,5 +194,29 @@ func TestExpandReads(t *testing.T) {
 	}
 	if r.Vars["region"] != "eu" || len(r.Vars) != 1 {
 		t.Errorf("Vars %v", r.Vars)
+	}
+}
+
+func TestExpandListsMustBeLists(t *testing.T) {
+	env := &Env{}
+	for _, in := range []string{
+		"SELECT @EACH(a, x -> x)",
+		"SELECT @REDUCE(a + b, (x, y) -> x)",
+		"SELECT @FILTER('x', x -> TRUE)",
+	} {
+		r := Expand("m.sql", []byte(in), 0, env)
+		if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Message, "expected a list") {
+			t.Errorf("%s: problems %+v", in, r.Problems)
+		}
+	}
+	for _, in := range []string{
+		"@DEF(l, [a, b]);\nSELECT @EACH(@l, x -> x)",
+		"SELECT @EACH((a, b), x -> x)",
+		"SELECT @EACH(@FILTER([1, 2], x -> x > 1), x -> x)",
+		"SELECT @EACH([], x -> x)",
+	} {
+		if r := Expand("m.sql", []byte(in), 0, env); len(r.Problems) > 0 {
+			t.Errorf("%s: problems %+v", in, r.Problems)
+		}
 	}
 }

@@ -116,17 +116,25 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 			*macros = append(*macros, Macro{Kind: MacroKind(strings.ToLower(word)), Start: at, End: c.End})
 			// A relation named bare (sqlmesh's @STAR(orders)) is a ref: the
 			// DAG, renames and unknown names treat it as one.
+			star := strings.EqualFold(word, "star")
 			for i, a := range c.Args {
-				if a.Name != "" && a.Name != "relation" || i > 0 && strings.EqualFold(word, "star") {
+				if a.Name != "" && a.Name != "relation" || i > 0 && star || a.End <= a.Start {
 					continue
+				}
+				if !star && i == 0 && src[a.Start] == '\'' {
+					continue // @UNION's type
 				}
 				if src[a.Start] == '@' {
+					if r := sqlscan.ParseRef(src[:a.End], a.Start); sqlscan.IsRef(src, sqlscan.Token{Kind: sqlscan.Macro, Start: a.Start}) && r.End == a.End {
+						continue
+					}
+				} else if r := sqlscan.ParseRef(append([]byte("@ref("), src[a.Start:a.End]...), 0); r.Complete && len(r.Parts) == 2 && r.ArgEnd == 5+a.End-a.Start {
+					*macros = append(*macros, Macro{Kind: MacroRef, Arg: r.Name(), Start: a.Start, End: a.End, ArgStart: a.Start, ArgEnd: a.End, Aliased: true})
 					continue
 				}
-				r := sqlscan.ParseRef(append([]byte("@ref("), src[a.Start:a.End]...), 0)
-				if r.Complete && len(r.Parts) == 2 && r.ArgEnd == 5+a.End-a.Start {
-					*macros = append(*macros, Macro{Kind: MacroRef, Arg: r.Name(), Start: a.Start, End: a.End, ArgStart: a.Start, ArgEnd: a.End, Aliased: true})
-				}
+				// Its columns come from the binder's view of a model: a CTE
+				// or an alias has none before the query runs.
+				bad(a.Start, a.End, "@%s reads models: write @ref(schema.table) or schema.table here, not %s", strings.ToUpper(word), string(src[a.Start:a.End]))
 			}
 			return
 		}
