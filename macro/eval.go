@@ -410,11 +410,17 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 		if IsPrimitive(n.name) {
 			return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
 		}
-		if d, ok := x.env.Macros[n.name]; ok && len(d.Params) == 0 {
-			return x.callDef(n, t, sc, d)
+		d, ok := x.env.Macros[n.name]
+		switch {
+		case !ok:
+			x.unknown(n, t, sc)
+			return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
+		case len(d.Params) > 0:
+			x.problem(t, n.start, n.end, CodeArgument, fmt.Sprintf("@%s takes arguments in parentheses: %s", d.Name, d.Signature()))
+			return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
 		}
-		x.unknown(n, t, sc)
-		return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
+		// A macro without parameters called without parentheses (@cols):
+		// a call like @cols(), whose expansion maps to it.
 	}
 	if n.name == "var" {
 		return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
@@ -439,7 +445,7 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 
 func (x *expander) callNamed(n node, t *text, sc *scope, call int) value {
 	x.expanded = true
-	if b, ok := builtins[n.name]; ok {
+	if b, ok := builtins[n.name]; ok && n.kind == nCall {
 		return b(x, n, t, sc)
 	}
 	if d, ok := x.env.Macros[n.name]; ok {

@@ -96,6 +96,7 @@ func TestExpandProblems(t *testing.T) {
 		{"SELECT @DATE_SPINE('fortnight', a, b)", "'fortnight'", "datepart"},
 		{"SELECT @STAR(@ref(a.b), bogus := 1)", "bogus", "no parameter bogus"},
 		{"SELECT @add_one(a", "@add_one", "expected )"},
+		{"SELECT @add_one + 1", "@add_one", "takes arguments in parentheses"},
 	}
 	for _, c := range cases {
 		r := Expand("models/m.sql", []byte(c.in), 0, env)
@@ -141,6 +142,22 @@ func TestExpandMap(t *testing.T) {
 	}
 	if len(r.Used) != 1 || r.Used[0] != "add_one" {
 		t.Errorf("used %v", r.Used)
+	}
+	// A macro without parameters called without parentheses maps to its
+	// call as one with them does.
+	for _, src := range []string{"SELECT x, @cols FROM t", "SELECT x, @cols() FROM t"} {
+		r := Expand("models/m.sql", []byte(src), 0, &Env{Macros: macros})
+		out := string(r.Text)
+		at := strings.Index(src, "@cols")
+		if got := r.Map.FileOffset(strings.Index(out, "b")); got != at {
+			t.Errorf("%s: b maps to %d, want the call at %d", src, got, at)
+		}
+		if s, e := r.Map.FileRange(strings.Index(out, "a,"), strings.Index(out, " FROM")); s != at || src[e-1] != ')' && src[s:e] != "@cols" {
+			t.Errorf("%s: a, b, c maps to %q", src, src[s:e])
+		}
+		if len(r.Calls) != 1 || r.Calls[0].Def == nil || r.Calls[0].Start != at {
+			t.Errorf("%s: calls %+v", src, r.Calls)
+		}
 	}
 }
 
