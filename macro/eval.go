@@ -268,7 +268,9 @@ func (x *expander) problem(t *text, start, end int, code, msg string) *Problem {
 			p.File, p.Start, p.End = x.top.file, c.Start, c.End
 		}
 		p.Related = append(p.Related, Related{File: t.file, Src: t.src, Start: start, End: end, Message: msg})
-		p.Message = msg + " (in @" + strings.Join(x.stack, " → @") + ")"
+		if code != CodeCycle { // a cycle's message names the macros already
+			p.Message = msg + " (in @" + strings.Join(x.stack, " → @") + ")"
+		}
 	}
 	x.probs = append(x.probs, p)
 	return &x.probs[len(x.probs)-1]
@@ -327,6 +329,7 @@ func (x *expander) textNode(n node, t *text, sc *scope) frag {
 				if tk.Start > pos {
 					out = append(out, x.copyOf(t, pos, tk.Start))
 				}
+				x.reuse(v)
 				out = append(out, x.render(parenthesize(v))...)
 				pos = tk.End
 			}
@@ -353,6 +356,24 @@ func (x *expander) copyOf(t *text, start, end int) piece {
 func (x *expander) gen(s string, t *text, start, end int) piece {
 	x.grow(len(s))
 	return piece{s: s, t: t, start: start, end: end, siteStart: -1, siteEnd: -1}
+}
+
+// reuse counts a value put in again (a parameter or a @DEF read) in the
+// size of the expansion: its text is written once more, though no piece
+// of it is made anew.
+func (x *expander) reuse(v value) {
+	n := 0
+	var size func(v value)
+	size = func(v value) {
+		for _, p := range v.sql {
+			n += len(p.s)
+		}
+		for _, it := range v.list {
+			size(it)
+		}
+	}
+	size(v)
+	x.grow(n)
 }
 
 func (x *expander) grow(n int) {
@@ -400,6 +421,7 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 	if v, ok, _ := sc.lookup(n.name); ok {
 		if n.kind == nVar {
 			x.expanded = true
+			x.reuse(v)
 			return v
 		}
 		if v.lam != nil {

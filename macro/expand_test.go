@@ -105,6 +105,9 @@ func TestExpandProblems(t *testing.T) {
 			continue
 		}
 		p := r.Problems[0]
+		if len(p.Message) > 200 {
+			t.Errorf("%s: a message of %d bytes: %s", c.in, len(p.Message), p.Message)
+		}
 		if got := c.in[p.Start:p.End]; got != c.at || !strings.Contains(p.Message, c.msg) {
 			t.Errorf("%s: problem at %q: %s; want at %q containing %q", c.in, got, p.Message, c.at, c.msg)
 		}
@@ -175,5 +178,22 @@ func TestParseFileDoc(t *testing.T) {
 	_, probs := ParseFile("m.sql", []byte("MACRO each(x) AS 1;\nSELECT 1;\nMACRO (x) AS 1"))
 	if len(probs) != 3 {
 		t.Errorf("problems %+v", probs)
+	}
+}
+
+// TestExpandSize: an expansion growing past MaxSize stops with one
+// problem on the call written in the model, instead of eating the memory.
+func TestExpandSize(t *testing.T) {
+	macros := lib(t, "MACRO twice(x) AS @x || @x;")
+	src := "SELECT " + strings.Repeat("@twice(", 14) + "'" + strings.Repeat("abcdefgh", 1024) + "'" + strings.Repeat(")", 14)
+	r := Expand("models/m.sql", []byte(src), 0, &Env{Macros: macros})
+	if len(r.Problems) != 1 || r.Problems[0].Code != CodeSize {
+		t.Fatalf("problems %+v", r.Problems)
+	}
+	if p := r.Problems[0]; !strings.HasPrefix(src[p.Start:p.End], "@twice(") || !strings.HasSuffix(src[p.Start:p.End], ")") {
+		t.Errorf("the problem is at %q, not on a call", src[p.Start:p.End])
+	}
+	if !strings.Contains(r.Problems[0].Message, "16 MB") {
+		t.Errorf("message %s", r.Problems[0].Message)
 	}
 }
