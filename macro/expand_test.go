@@ -54,6 +54,7 @@ func TestExpand(t *testing.T) {
 		{"SELECT @SQL('a' || '_b')", "SELECT a_b"},
 		{"SELECT @SAFE_DIVIDE(a, b)", "SELECT (a / NULLIF(b, 0))"},
 		{"SELECT @GENERATE_SURROGATE_KEY(a, b)", "SELECT MD5(CONCAT(COALESCE(CAST(a AS TEXT), '_sqlmesh_surrogate_key_null_'), '|', COALESCE(CAST(b AS TEXT), '_sqlmesh_surrogate_key_null_')))"},
+		{"SELECT @GENERATE_SURROGATE_KEY(a, hash_function := 'sha256')", "SELECT SHA256(CONCAT(COALESCE(CAST(a AS TEXT), '_sqlmesh_surrogate_key_null_')))"},
 		{"SELECT 1 WHERE @AND(a > 1, NULL, b)", "SELECT 1 WHERE ((a > 1) AND b)"},
 		{"SELECT @STAR(@ref(a.b), except := [@DEF_x])", ""},
 		{"SELECT @cols()", "SELECT a, b, c"},
@@ -96,6 +97,7 @@ func TestExpandProblems(t *testing.T) {
 		{"SELECT @DATE_SPINE('fortnight', a, b)", "'fortnight'", "datepart"},
 		{"SELECT @STAR(@ref(a.b), bogus := 1)", "bogus", "no parameter bogus"},
 		{"SELECT @add_one(a", "@add_one", "expected )"},
+		{"SELECT @GENERATE_SURROGATE_KEY(a, hash_function := md5(a))", "md5(a)", "hash_function must be"},
 		{"SELECT @add_one + 1", "@add_one", "takes arguments in parentheses"},
 	}
 	for _, c := range cases {
