@@ -574,6 +574,18 @@ func (c *checker) canonicalRender(m *project.Model) engine.Rendered {
 	return r
 }
 
+// readsColumns reports whether m's body holds @STAR or @UNION, whose
+// rendering needs the columns of the models they read: known only once
+// those are checked, so m cannot be rendered ahead of them.
+func readsColumns(m *project.Model) bool {
+	for _, mc := range m.Macros {
+		if mc.Kind == project.MacroStar || mc.Kind == project.MacroUnion {
+			return true
+		}
+	}
+	return false
+}
+
 // batchCanonicalizer is an optional Workbench capability: many canonical
 // forms in one round trip.
 type batchCanonicalizer interface {
@@ -601,7 +613,7 @@ func (c *checker) precanonicalize(p *project.Project, cache CheckCache) {
 	var models []*project.Model
 	var sqls []string
 	for _, m := range p.Models {
-		if !m.Kind.Name.HasBody() || p.ByName[m.Name] != m {
+		if !m.Kind.Name.HasBody() || p.ByName[m.Name] != m || readsColumns(m) {
 			continue
 		}
 		r := c.canonicalRender(m)
