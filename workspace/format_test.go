@@ -235,14 +235,17 @@ func TestFormatAuditsAndSkips(t *testing.T) {
 }
 
 // macroProject calls macros of every sort, untidily: @DEF statements, a
-// lambda in @EACH, @{x} in names, named arguments, an @IF clause and a
-// project macro whose file is itself untidy.
+// lambda in @EACH, @{x} in names, named arguments, an @IF clause, @STAR
+// and @UNION (rendered with their parents' columns) and a project macro
+// whose file is itself untidy.
 var macroProject = map[string]string{
 	"efmesh.yaml":  "name: macros\nstart: 2024-01-01\nengine: {type: duckdb, path: efmesh.duckdb}\nstate: {type: sqlite, path: .efmesh/state.db}\nvars: {region: eu}\n",
 	"macros/m.sql": "-- cents to an amount\nmacro   to_amount(c, places := 2) as round(@c/100.0,@places);\n",
 	"models/raw/pay.sql": `model (name raw.pay, kind full)
 select * from (values (1, 'card', 1250), (2, 'gift', 300), (3, 'card', 99)) as v(id, method, cents)
 `,
+	"models/mart/stacked.sql": "model (name mart.stacked, kind view)\n@UNION('all', @ref(raw.pay), @ref(mart.by_method))\n",
+	"models/mart/star.sql":    "model (name mart.star, kind view)\nselect @STAR(@ref(raw.pay), exclude := [cents], prefix := 'p_'), cents/100.0 as amount from @ref(raw.pay)\n",
 	"models/mart/by_method.sql": `model (name mart.by_method, kind full);
 @DEF(methods, ['card', 'gift']);
 @def(times, (a, b) -> a * b);
@@ -254,8 +257,9 @@ from @ref(raw.pay) @IF(@var(region) = 'eu', where cents > 0) group by all
 
 // TestFormatKeepsMacros: efmesh format lays out a model calling macros
 // around its calls, each kept as written (never the expansion), keeps its
-// fingerprint, and leaves the macro files alone: they are not formatted,
-// and a path naming one is reported as skipped.
+// fingerprint (also of a model holding @STAR or @UNION), and leaves the
+// macro files alone: they are not formatted, and a path naming one is
+// reported as skipped.
 func TestFormatKeepsMacros(t *testing.T) {
 	dir := testkit.WriteProject(t, macroProject)
 	ctx := context.Background()
@@ -292,7 +296,7 @@ GROUP BY ALL
 	if b, _ := os.ReadFile(filepath.Join(dir, "macros", "m.sql")); string(b) != macroProject["macros/m.sql"] {
 		t.Errorf("the macro file was changed:\n%s", b)
 	}
-	if after := fingerprintsOf(t, dir); len(before) != 2 || !maps.Equal(before, after) {
+	if after := fingerprintsOf(t, dir); len(before) != 4 || !maps.Equal(before, after) {
 		t.Errorf("fingerprints %v became %v", before, after)
 	}
 	again, err := workspace.Format(ctx, dir, []string{filepath.Join(dir, "models"), filepath.Join(dir, "macros", "m.sql")}, false)
