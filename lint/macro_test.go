@@ -26,6 +26,9 @@ MACRO everything() AS *;
 
 -- The amount, unqualified.
 MACRO amt(scale := 1) AS amount * @scale;
+
+-- Now, truncated to the second.
+MACRO stamp() AS date_trunc('second', now())::TIMESTAMP;
 `
 
 // TestFindingsInMacroExpansion: a rule that fires on text a macro made
@@ -36,6 +39,8 @@ func TestFindingsInMacroExpansion(t *testing.T) {
 	for _, c := range []struct {
 		name, body, call, rule, in string
 	}{
+		{"now() from a macro in an incremental model", "SELECT id, ts FROM @ref(raw.orders) WHERE ts >= @start AND ts < least(@end, @stamp())\n",
+			"@stamp()", "nondeterministic_incremental", "now()"},
 		{"star from a project macro", "SELECT @everything() FROM @ref(raw.orders)\n", "@everything()", "no_select_star", "*"},
 		{"star from a macro without parentheses", "SELECT @everything FROM @ref(raw.orders)\n", "@everything", "no_select_star", "*"},
 		{"unqualified column in a macro with a named argument", "SELECT o.id, @amt(scale := 100) AS cents, c.name FROM @ref(raw.orders) AS o JOIN @ref(raw.customers) AS c ON o.customer_id = c.cid\n",
@@ -46,7 +51,11 @@ func TestFindingsInMacroExpansion(t *testing.T) {
 			"amount", "ambiguous_column", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src := view + c.body
+			header := view
+			if c.rule == "nondeterministic_incremental" {
+				header = incr
+			}
+			src := header + c.body
 			ds, _ := lintMacros(t, src, lintMacroFile)
 			var got []project.Diagnostic
 			for _, d := range ds {
