@@ -42,9 +42,10 @@ type FormattedFile struct {
 // canonical layout. It never writes a file whose model fingerprint (or
 // audit query) would change: LayoutProblems checks every changed file on
 // one workbench, each by its own text alone, and a refused file comes back
-// with a Problem. A path naming a file that is not formatted (a unit-test
-// file, or no project file) comes back Skipped. With write false nothing
-// is written (--check).
+// with a Problem. A model is formatted as written (its macro calls, not
+// their expansion) and checked on its expansion. A path naming a file
+// that is not formatted (a unit-test file, a macro file, or no project
+// file) comes back Skipped. With write false nothing is written (--check).
 func Format(ctx context.Context, dir string, paths []string, write bool) ([]FormattedFile, error) {
 	root, err := project.FindRoot(dir)
 	if err != nil {
