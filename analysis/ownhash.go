@@ -25,12 +25,19 @@ import (
 // a model parsed from a new text of one of p's files (project.ParseModel)
 // is hashed with p's configuration.
 //
+// A body holding @STAR or @UNION is rendered with the columns of the
+// models they read, which only an analysis knows: here it is rendered
+// with stand-ins (a parent's declared columns, else one placeholder
+// column), the same for every text, so the hashes of two texts of the
+// model compare as the analysis' would, though they are not the
+// analysis' hash.
+//
 // errs[i] says why models[i] has no own hash (its body does not parse, or
 // holds what the analysis refuses before parsing); hashes[i] is then "".
 // An engine's refusal is a *ModelErrors: the diagnostics a plan's analysis
 // gives for it, positioned in the model's file.
 func OwnHashes(p *project.Project, models []*project.Model, wb Workbench) (hashes []string, errs []error) {
-	c := &checker{wb: wb, d: wb.Dialect(), root: p.Root, a: &Analysis{Project: p}}
+	c := &checker{wb: wb, d: wb.Dialect(), root: p.Root, a: &Analysis{Project: p, Models: standInColumns(p, models)}}
 	hashes, errs = make([]string, len(models)), make([]error, len(models))
 	canons := make([][]byte, len(models))
 	renders := make([]engine.Rendered, len(models))
@@ -171,4 +178,30 @@ func AuditIdentities(p *project.Project, audits []*project.CustomAudit, wb Workb
 		ids[i] = a.Name + "\x00" + strconv.FormatBool(a.Blocking) + "\x00" + a.Description + "\x00" + string(canon)
 	}
 	return ids, errs
+}
+
+// standInColumns are model infos holding only columns, for the parents
+// that the @STAR and @UNION of models read: declared columns, else one
+// placeholder column.
+func standInColumns(p *project.Project, models []*project.Model) map[string]*ModelInfo {
+	out := map[string]*ModelInfo{}
+	for _, m := range models {
+		if !readsParentColumns(m) {
+			continue
+		}
+		for _, r := range m.Refs() {
+			if out[r] != nil {
+				continue
+			}
+			cols := []engine.Column{{Name: "_efmesh_columns_of_" + strings.ReplaceAll(r, ".", "_"), Type: "TEXT"}}
+			if pm := p.ByName[r]; pm != nil && len(pm.Columns) > 0 {
+				cols = cols[:0]
+				for _, c := range pm.Columns {
+					cols = append(cols, engine.Column{Name: c.Name, Type: c.Type})
+				}
+			}
+			out[r] = &ModelInfo{Columns: cols}
+		}
+	}
+	return out
 }

@@ -170,6 +170,9 @@ func (e *emitter) joinAt(i int) int {
 // none starts there.
 func (e *emitter) clauseAt(i int) int {
 	t := e.toks[i]
+	if t.Kind == sqlscan.Macro && ifClause(t.text) {
+		return 1
+	}
 	if t.Kind != sqlscan.Ident {
 		return 0
 	}
@@ -208,6 +211,43 @@ func (e *emitter) clauseAt(i int) int {
 		return 1
 	}
 	return e.joinAt(i)
+}
+
+// clauseWords start a clause of a query.
+var clauseWords = map[string]bool{
+	"select": true, "from": true, "where": true, "group": true, "having": true, "qualify": true, "window": true,
+	"order": true, "limit": true, "offset": true, "union": true, "except": true, "intersect": true, "join": true,
+	"inner": true, "left": true, "right": true, "full": true, "cross": true, "natural": true, "semi": true,
+	"anti": true, "asof": true, "positional": true,
+}
+
+// ifClause reports whether the macro call call (its text) is an @IF whose
+// then-part is a clause, @IF(cond, WHERE …): it starts a line as the
+// clause would.
+func ifClause(call string) bool {
+	if len(call) < 4 || !strings.EqualFold(call[:4], "@if(") {
+		return false
+	}
+	src := []byte(call)
+	depth := 0
+	s := sqlscan.NewScanner(src, 3)
+	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
+		switch {
+		case t.Kind == sqlscan.Comment:
+		case t.Kind == sqlscan.Punct && strings.Contains("([{", t.Text(src)):
+			depth++
+		case t.Kind == sqlscan.Punct && strings.Contains(")]}", t.Text(src)):
+			depth--
+		case t.Kind == sqlscan.Punct && t.Text(src) == "," && depth == 1:
+			for n := s.Next(); n.Kind != sqlscan.EOF; n = s.Next() {
+				if n.Kind != sqlscan.Comment {
+					return n.Kind == sqlscan.Ident && clauseWords[strings.ToLower(n.Text(src))]
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // opensQuery reports whether the bracket toks[i] holds a query.

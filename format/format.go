@@ -121,7 +121,69 @@ func lex(src []byte) []tok {
 		prevEnd = t.End
 	}
 	rematch(out)
+	out = glueMacros(src, out)
+	rematch(out)
 	return out
+}
+
+// glueMacros makes one token, written as it stands, of each macro call
+// (@name(…) up to its closing parenthesis) and of each name a value is
+// spliced into (@{x}, with the word parts glued to it: tbl_@{x}_day). A
+// call's arguments are not SQL alone (lambdas x -> …, name := value,
+// @{x}, clauses such as @IF(cond, WHERE …)), and a splice is one name:
+// the layout moves them as a whole and never changes their text. @ref(…)
+// is one token already.
+func glueMacros(src []byte, toks []tok) []tok {
+	out := make([]tok, 0, len(toks))
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.Kind == sqlscan.Macro && !strings.Contains(t.text, "(") && i+1 < len(toks) &&
+			toks[i+1].Start == t.End && toks[i+1].Kind == sqlscan.Punct && toks[i+1].text == "(" && toks[i+1].match > i+1:
+			m := toks[i+1].match
+			out = append(out, glued(src, t, toks[m], sqlscan.Macro))
+			i = m
+		case splice(toks, i):
+			first := t
+			// The word parts glued before it (tbl_@{x}).
+			for n := len(out); n > 0 && out[n-1].End == first.Start && out[n-1].Kind == sqlscan.Ident; n = len(out) {
+				first = out[n-1]
+				out = out[:n-1]
+			}
+			// And after it (@{x}_day, @{x}@{y}).
+			j := toks[i+1].match
+			for j+1 < len(toks) && toks[j+1].Start == toks[j].End {
+				if toks[j+1].Kind == sqlscan.Ident || toks[j+1].Kind == sqlscan.Number {
+					j++
+				} else if splice(toks, j+1) {
+					j = toks[j+2].match
+				} else {
+					break
+				}
+			}
+			out = append(out, glued(src, first, toks[j], sqlscan.Ident))
+			i = j
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// splice reports whether toks[i] starts @{name}: an @ with { glued to it.
+func splice(toks []tok, i int) bool {
+	return toks[i].Kind == sqlscan.Op && toks[i].text == "@" && i+1 < len(toks) && toks[i+1].Start == toks[i].End &&
+		toks[i+1].Kind == sqlscan.Punct && toks[i+1].text == "{" && toks[i+1].match > i+1
+}
+
+// glued is first to last as one token of kind k, its text as written.
+func glued(src []byte, first, last tok, k sqlscan.Kind) tok {
+	t := first
+	t.Token = sqlscan.Token{Kind: k, Start: first.Start, End: last.End}
+	t.text = string(src[first.Start:last.End])
+	t.nlAfter = last.nlAfter
+	t.match = -1
+	return t
 }
 
 // rematch sets the bracket matches of toks, counted within toks.
@@ -333,6 +395,7 @@ func formatBody(p *printer, toks []tok) {
 		}
 		if i < len(toks) {
 			p.punct(";")
+			def := defStatement(toks[start:i])
 			// Comments after the ; on its line stay there.
 			for i+1 < len(toks) && toks[i+1].Kind == sqlscan.Comment && !toks[i+1].nlBefore {
 				i++
@@ -340,7 +403,11 @@ func formatBody(p *printer, toks []tok) {
 			}
 			if i+1 < len(toks) {
 				p.newline(0)
-				p.blank()
+				// The @DEF(…); statements before a query are each on a
+				// line, together (a blank line between them is kept).
+				if !def {
+					p.blank()
+				}
 			}
 		}
 		start = i + 1
@@ -348,6 +415,21 @@ func formatBody(p *printer, toks []tok) {
 	if p.len() > 0 {
 		p.newline(0)
 	}
+}
+
+// defStatement reports whether toks (a statement, without its ;) is a
+// @DEF(name, value) call.
+func defStatement(toks []tok) bool {
+	n := 0
+	def := false
+	for _, t := range toks {
+		if t.Kind == sqlscan.Comment {
+			continue
+		}
+		n++
+		def = t.Kind == sqlscan.Macro && len(t.text) > 5 && strings.EqualFold(t.text[:5], "@def(")
+	}
+	return n == 1 && def
 }
 
 // sameTokens checks that out holds src's tokens in the same order:

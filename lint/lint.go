@@ -183,10 +183,13 @@ func (c *checker) selectStar(p *place) {
 	if !p.sel.empty() {
 		base = t.depth[p.sel.lo]
 	}
-	// The stars of the select list, in order: a bare * or the * of rel.*.
+	// The stars of the select list, in order: a bare * or the * of rel.*,
+	// which ends its item (or takes EXCLUDE, REPLACE, RENAME); a * an
+	// operand follows multiplies.
 	var stars []int
 	for i := p.sel.lo; i < p.sel.hi; i++ {
-		if t.depth[i] == base && t.op(i, "*") {
+		if t.depth[i] == base && t.op(i, "*") &&
+			(i+1 >= p.sel.hi || t.punct(i+1, ",") || t.kw(i+1, "exclude") || t.kw(i+1, "replace") || t.kw(i+1, "rename")) {
 			stars = append(stars, i)
 		}
 	}

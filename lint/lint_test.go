@@ -171,6 +171,8 @@ func TestNoSelectStar(t *testing.T) {
 			fix: "no_select_star", fixed: view + "SELECT c.cid, c.name, c.name_parts, c.\"Käufer\" FROM @ref(raw.customers) c\n"},
 		{name: "keyword and quoted columns expanded quoted", src: view + "SELECT * FROM @ref(raw.words)\n", want: []string{"no_select_star 2:8"},
 			fix: "no_select_star", fixed: view + "SELECT \"select\", \"Mixed Case\", \"dq\"\"q\", \"from\", plain FROM @ref(raw.words)\n"},
+		{name: "a product before the star", src: view + "SELECT amount * 2 AS twice, * FROM @ref(raw.orders)\n", want: []string{"no_select_star 2:29"},
+			fix: "no_select_star", fixed: view + "SELECT amount * 2 AS twice, id, customer_id, amount, ts FROM @ref(raw.orders)\n"},
 		{name: "count star", src: view + "SELECT count(*) AS n FROM @ref(raw.orders)\n", want: []string{}},
 		{name: "star over a CTE", src: view + "WITH x AS (SELECT id FROM @ref(raw.orders)) SELECT * FROM x\n", want: []string{}},
 		{name: "star over EXTERNAL", src: view + "SELECT * FROM @ref(raw.events)\n", want: []string{}},

@@ -29,7 +29,7 @@ var Builtins = []Builtin{
 	{"DEF", "name, value", "Defines @name for the rest of the model: a value, a list or a lambda (x -> …)."},
 	{"EACH", "list, x -> expression", "The expression for each item of the list, separated by commas."},
 	{"FILTER", "list, x -> condition", "The items of the list for which the condition is true."},
-	{"GENERATE_SURROGATE_KEY", "expression, …", "An MD5 hash of the expressions cast to text, NULLs marked, separated by '|'."},
+	{"GENERATE_SURROGATE_KEY", "expression, …, hash_function := 'MD5'", "A hash (MD5 unless hash_function names another) of the expressions cast to text, NULLs marked, separated by '|'."},
 	{"IF", "condition, then[, else]", "then when the condition (known before the query runs) is true, else otherwise (or nothing)."},
 	{"OR", "condition, …", "The conditions joined by OR; NULL operands are dropped; TRUE when none is left (as sqlmesh's)."},
 	{"PIVOT", "column, values, alias := true, agg := 'SUM', cmp := '=', prefix := '', suffix := '', then_value := 1, else_value := 0, quote := true, distinct := false", "One aggregate per value: agg(CASE WHEN column cmp value THEN then_value ELSE else_value END) AS value."},
@@ -508,8 +508,15 @@ func biSurrogateKey(x *expander, n node, t *text, sc *scope) value {
 	out := value{t: t, start: n.start, end: n.end}
 	g := func(s string) { out.sql = append(out.sql, x.gen(s, t, n.start, n.end)) }
 	var cols []value
+	hash := "MD5"
 	for _, a := range n.args {
 		if a.name == "hash_function" {
+			c, err := x.constant(x.argValue(a, t, sc))
+			if err != nil || c.kind != cString || !safeWord(c.s) {
+				x.problem(t, a.start, a.end, CodeValue, "hash_function must be the name of a hash function as a string, such as 'MD5' or 'SHA256'")
+				return value{}
+			}
+			hash = strings.ToUpper(c.s)
 			continue
 		}
 		if a.name != "" {
@@ -522,7 +529,7 @@ func biSurrogateKey(x *expander, n node, t *text, sc *scope) value {
 		x.missing(n, t, "expression", "@GENERATE_SURROGATE_KEY(expression, …)")
 		return value{}
 	}
-	g("MD5(CONCAT(")
+	g(hash + "(CONCAT(")
 	for i, c := range cols {
 		if i > 0 {
 			g(", '|', ")

@@ -469,6 +469,7 @@ func (x *expander) appendText(out frag, n node, t *text, sc *scope) frag {
 				if tk.Start > pos {
 					out = append(out, x.copyOf(t, pos, tk.Start))
 				}
+				x.reuse(v)
 				out = append(out, x.render(parenthesize(v))...)
 				pos = tk.End
 			}
@@ -500,6 +501,24 @@ func (x *expander) copyOf(t *text, start, end int) piece {
 func (x *expander) gen(s string, t *text, start, end int) piece {
 	x.grow(len(s))
 	return piece{s: s, t: t, start: start, end: end, siteStart: -1, siteEnd: -1}
+}
+
+// reuse counts a value put in again (a parameter or a @DEF read) in the
+// size of the expansion: its text is written once more, though no piece
+// of it is made anew.
+func (x *expander) reuse(v value) {
+	n := 0
+	var size func(v value)
+	size = func(v value) {
+		for _, p := range v.sql {
+			n += len(p.s)
+		}
+		for _, it := range v.list {
+			size(it)
+		}
+	}
+	size(v)
+	x.grow(n)
 }
 
 func (x *expander) grow(n int) {
@@ -551,6 +570,7 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 				// The end of a name (column_@x), as sqlmesh's: like @{x}.
 				return x.sqlValue(t, n.start, n.end, x.gen(identOf(v), t, n.start, n.end))
 			}
+			x.reuse(v)
 			return v
 		}
 		if v.lam != nil {
@@ -561,11 +581,17 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 		if IsPrimitive(n.name) {
 			return x.sqlValue(t, n.start, n.end, x.copyOf(t, n.start, n.end))
 		}
-		if d, ok := x.env.Macros[n.name]; ok && len(d.Params) == 0 {
-			return x.callDef(n, t, sc, d)
+		d, ok := x.env.Macros[n.name]
+		switch {
+		case !ok:
+			x.unknown(n, t, sc)
+			return x.sqlValue(t, n.start, n.end, x.gen("NULL", t, n.start, n.end))
+		case len(d.Params) > 0:
+			x.problem(t, n.start, n.end, CodeArgument, fmt.Sprintf("@%s takes arguments in parentheses: %s", d.Name, d.Signature()))
+			return x.sqlValue(t, n.start, n.end, x.gen("NULL", t, n.start, n.end))
 		}
-		x.unknown(n, t, sc)
-		return x.sqlValue(t, n.start, n.end, x.gen("NULL", t, n.start, n.end))
+		// A macro without parameters called without parentheses (@cols):
+		// a call like @cols(), whose expansion maps to it.
 	}
 	if n.name == "var" {
 		if t == x.top && n.start < x.env.LiteralBefore {
@@ -596,7 +622,7 @@ func (x *expander) evalMacro(n node, t *text, sc *scope) value {
 
 func (x *expander) callNamed(n node, t *text, sc *scope, call int) value {
 	x.expanded = true
-	if b, ok := builtins[n.name]; ok {
+	if b, ok := builtins[n.name]; ok && n.kind == nCall {
 		return b(x, n, t, sc)
 	}
 	if d, ok := x.env.Macros[n.name]; ok {

@@ -54,6 +54,7 @@ func TestExpand(t *testing.T) {
 		{"SELECT @SQL('a' || '_b')", "SELECT a_b"},
 		{"SELECT @SAFE_DIVIDE(a, b)", "SELECT (a / NULLIF(b, 0))"},
 		{"SELECT @GENERATE_SURROGATE_KEY(a, b)", "SELECT MD5(CONCAT(COALESCE(CAST(a AS TEXT), '_sqlmesh_surrogate_key_null_'), '|', COALESCE(CAST(b AS TEXT), '_sqlmesh_surrogate_key_null_')))"},
+		{"SELECT @GENERATE_SURROGATE_KEY(a, hash_function := 'sha256')", "SELECT SHA256(CONCAT(COALESCE(CAST(a AS TEXT), '_sqlmesh_surrogate_key_null_')))"},
 		{"SELECT 1 WHERE @AND(a > 1, NULL, b)", "SELECT 1 WHERE ((a > 1) AND b)"},
 		{"SELECT @STAR(@ref(a.b), except := [@DEF_x])", ""},
 		{"SELECT @cols()", "SELECT a, b, c"},
@@ -112,6 +113,8 @@ func TestExpandProblems(t *testing.T) {
 		{"SELECT @DATE_SPINE('fortnight', a, b)", "'fortnight'", "datepart"},
 		{"SELECT @STAR(@ref(a.b), bogus := 1)", "bogus", "no parameter bogus"},
 		{"SELECT @add_one(a", "@add_one", "expected )"},
+		{"SELECT @GENERATE_SURROGATE_KEY(a, hash_function := md5(a))", "md5(a)", "hash_function must be"},
+		{"SELECT @add_one + 1", "@add_one", "takes arguments in parentheses"},
 	}
 	for _, c := range cases {
 		r := Expand("models/m.sql", []byte(c.in), 0, env)
@@ -120,6 +123,9 @@ func TestExpandProblems(t *testing.T) {
 			continue
 		}
 		p := r.Problems[0]
+		if len(p.Message) > 200 {
+			t.Errorf("%s: a message of %d bytes: %s", c.in, len(p.Message), p.Message)
+		}
 		if got := c.in[p.Start:p.End]; got != c.at || !strings.Contains(p.Message, c.msg) {
 			t.Errorf("%s: problem at %q: %s; want at %q containing %q", c.in, got, p.Message, c.at, c.msg)
 		}
@@ -157,6 +163,22 @@ func TestExpandMap(t *testing.T) {
 	}
 	if len(r.Used) != 1 || r.Used[0] != "add_one" {
 		t.Errorf("used %v", r.Used)
+	}
+	// A macro without parameters called without parentheses maps to its
+	// call as one with them does.
+	for _, src := range []string{"SELECT x, @cols FROM t", "SELECT x, @cols() FROM t"} {
+		r := Expand("models/m.sql", []byte(src), 0, &Env{Macros: macros})
+		out := string(r.Text)
+		at := strings.Index(src, "@cols")
+		if got := r.Map.FileOffset(strings.Index(out, "b")); got != at {
+			t.Errorf("%s: b maps to %d, want the call at %d", src, got, at)
+		}
+		if s, e := r.Map.FileRange(strings.Index(out, "a,"), strings.Index(out, " FROM")); s != at || src[e-1] != ')' && src[s:e] != "@cols" {
+			t.Errorf("%s: a, b, c maps to %q", src, src[s:e])
+		}
+		if len(r.Calls) != 1 || r.Calls[0].Def == nil || r.Calls[0].Start != at {
+			t.Errorf("%s: calls %+v", src, r.Calls)
+		}
 	}
 }
 
@@ -218,5 +240,22 @@ func TestExpandListsMustBeLists(t *testing.T) {
 		if r := Expand("m.sql", []byte(in), 0, env); len(r.Problems) > 0 {
 			t.Errorf("%s: problems %+v", in, r.Problems)
 		}
+	}
+}
+
+// TestExpandSize: an expansion growing past MaxSize stops with one
+// problem on the call written in the model, instead of eating the memory.
+func TestExpandSize(t *testing.T) {
+	macros := lib(t, "MACRO twice(x) AS @x || @x;")
+	src := "SELECT " + strings.Repeat("@twice(", 14) + "'" + strings.Repeat("abcdefgh", 1024) + "'" + strings.Repeat(")", 14)
+	r := Expand("models/m.sql", []byte(src), 0, &Env{Macros: macros})
+	if len(r.Problems) != 1 || r.Problems[0].Code != CodeSize {
+		t.Fatalf("problems %+v", r.Problems)
+	}
+	if p := r.Problems[0]; !strings.HasPrefix(src[p.Start:p.End], "@twice(") || !strings.HasSuffix(src[p.Start:p.End], ")") {
+		t.Errorf("the problem is at %q, not on a call", src[p.Start:p.End])
+	}
+	if !strings.Contains(r.Problems[0].Message, "16 MB") {
+		t.Errorf("message %s", r.Problems[0].Message)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/efmesh/efmesh/macro"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -40,7 +41,8 @@ func readDoc(t *testing.T, name string) string {
 }
 
 // TestModelsDocumented: docs/models.md has a section with an example for
-// every header property, kind and macro the parser knows, lists every
+// every header property, kind and macro the parser knows (the primitives,
+// every built-in of macro.Builtins and every run variable), lists every
 // option of every kind in the kind's section, and names every audit.
 func TestModelsDocumented(t *testing.T) {
 	doc := readDoc(t, "models.md")
@@ -71,6 +73,20 @@ func TestModelsDocumented(t *testing.T) {
 			heading = "### `@ref(schema.table)`"
 		}
 		has("macro @"+m, heading)
+	}
+	// The macro language: every built-in (macro.Builtins) and every run
+	// variable has its own section with an example.
+	for _, b := range macro.Builtins {
+		has("built-in macro @"+b.Name, "### `@"+b.Name+"`")
+	}
+	for _, v := range project.RunVariableNames() {
+		has("run variable @"+v, "### `@"+v+"`")
+	}
+	for _, h := range []string{"### Calls and arguments", "### Lambdas", "### `@{name}`", "### Project macros",
+		"### What `efmesh render` shows", "### Macros and fingerprints", "### Limits"} {
+		if section(doc, h) == "" {
+			t.Errorf("docs/models.md: no section %q", h)
+		}
 	}
 	audits := section(doc, "### `audits`")
 	for _, a := range project.AuditNames() {

@@ -406,6 +406,17 @@ func sameDef(a, b *macro.Def, same map[[2]*macro.Def]bool) bool {
 	return eq
 }
 
+// Expand returns m, a model file parsed on its own (ParseModel), with its
+// body's macros expanded by p's macros and variables, as the assembly
+// expands the models of p: m itself when it calls none. The diagnostics
+// are the expansion's problems, positioned in m's file.
+func (p *Project) Expand(m *Model) (*Model, []Diagnostic) {
+	if m == nil {
+		return m, nil
+	}
+	return expandModel(m, p.Macros, p.Config.Variables)
+}
+
 // AssembleWith is Assemble with the project macros of the macro files:
 // every model calling a macro is expanded first.
 func AssembleWith(root string, cfg Config, models []*Model, diags []Diagnostic, tests []*UnitTest, audits []*CustomAudit, later []Diagnostic, defs []*macro.Def) *Project {

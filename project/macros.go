@@ -13,6 +13,10 @@ import (
 // knownMacros are the @-macros of a body, for messages.
 var knownMacros = []string{"ref", "start", "end", "this", "var"}
 
+// runVariables are the run's variables beside @start and @end, rendered
+// by every stage (MacroStartDS, …).
+var runVariables = []string{"start_ds", "end_ds", "start_ts", "end_ts", "execution_ds", "this_model", "env"}
+
 // ScanMacros finds the @-macros of src[from:] (a model body, or the query of
 // an audit file) and reports malformed ones. Offsets are into src.
 //
@@ -109,8 +113,6 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 		scanRef(src, at, macros, bad)
 	case "var":
 		scanVar(src, at, macros, bad)
-	case "start_ds", "end_ds", "start_ts", "end_ts", "execution_ds", "this_model", "env":
-		*macros = append(*macros, Macro{Kind: MacroKind(strings.ToLower(word)), Start: at, End: wordEnd})
 	case "star", "union":
 		if c, ok := macro.CallAt(src, at); ok && c.Close >= 0 {
 			*macros = append(*macros, Macro{Kind: MacroKind(strings.ToLower(word)), Start: at, End: c.End})
@@ -142,6 +144,10 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 			bad(at, wordEnd, "@%s needs its arguments in parentheses", word)
 		}
 	default:
+		if w := strings.ToLower(word); slices.Contains(runVariables, w) {
+			*macros = append(*macros, Macro{Kind: MacroKind(w), Start: at, End: wordEnd})
+			return
+		}
 		if expanded {
 			return
 		}

@@ -15,6 +15,10 @@ func KindOptions(kind string) []string { return slices.Clone(kindOptions[KindNam
 // MacroNames lists the @-macros of a model body, without the @.
 func MacroNames() []string { return slices.Clone(knownMacros) }
 
+// RunVariableNames lists the run variables a body may read beside
+// @start and @end (@start_ds, …, @env), without the @.
+func RunVariableNames() []string { return slices.Clone(runVariables) }
+
 // AuditNames lists the built-in audits and the wrappers of the audits
 // property.
 func AuditNames() []string {

@@ -30,7 +30,8 @@ type FormattedFile struct {
 	// load or parse.
 	Problem string `json:"problem,omitempty"`
 	// Skipped says why a file named by a path is not formatted at all (a
-	// unit-test file, a file that is no model or audit of the project).
+	// unit-test file, a macro file, a file that is no model or audit of the
+	// project).
 	Skipped string `json:"skipped,omitempty"`
 	// Formatted is the canonical text (nil when there is a problem).
 	Formatted []byte `json:"-"`
@@ -41,9 +42,10 @@ type FormattedFile struct {
 // canonical layout. It never writes a file whose model fingerprint (or
 // audit query) would change: LayoutProblems checks every changed file on
 // one workbench, each by its own text alone, and a refused file comes back
-// with a Problem. A path naming a file that is not formatted (a unit-test
-// file, or no project file) comes back Skipped. With write false nothing
-// is written (--check).
+// with a Problem. A model is formatted as written (its macro calls, not
+// their expansion) and checked on its expansion. A path naming a file
+// that is not formatted (a unit-test file, a macro file, or no project
+// file) comes back Skipped. With write false nothing is written (--check).
 func Format(ctx context.Context, dir string, paths []string, write bool) ([]FormattedFile, error) {
 	root, err := project.FindRoot(dir)
 	if err != nil {
@@ -77,6 +79,8 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 		switch p.Config.KindOf(rel) {
 		case project.TestFile:
 			out = append(out, FormattedFile{File: rel, Skipped: "unit-test files are not formatted (model and audit files are)"})
+		case project.MacroFile:
+			out = append(out, FormattedFile{File: rel, Skipped: "macro files are not formatted (model and audit files are)"})
 		case project.NotProjectFile:
 			out = append(out, FormattedFile{File: rel, Skipped: "not a model or audit file of the project (efmesh.yaml's models and audits globs)"})
 		}
@@ -105,7 +109,8 @@ func Format(ctx context.Context, dir string, paths []string, write bool) ([]Form
 	}
 	for _, m := range p.Models {
 		if in(m.File) {
-			add(FormattedFile{File: m.File, Model: m.Name}, m.Source)
+			// The file as written: a body that calls macros keeps its calls.
+			add(FormattedFile{File: m.File, Model: m.Name}, m.Written())
 		}
 	}
 	for _, a := range p.Audits {
@@ -174,6 +179,9 @@ func LayoutProblems(p *project.Project, wb analysis.Workbench, after map[string]
 	for _, rel := range slices.Sorted(maps.Keys(after)) {
 		if m := byFile[rel]; m != nil {
 			n, _ := project.ParseModel(m.File, after[rel])
+			// The new text's macros expanded as the project's are: the
+			// fingerprint covers the expansion.
+			n, _ = p.Expand(n)
 			before, now, files = append(before, m), append(now, n), append(files, rel)
 			continue
 		}

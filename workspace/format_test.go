@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -229,6 +230,113 @@ func TestFormatAuditsAndSkips(t *testing.T) {
 	for _, f := range again {
 		if f.Changed || f.Problem != "" || f.Skipped != "" {
 			t.Errorf("second format: %s %+v", f.File, f)
+		}
+	}
+}
+
+// macroProject calls macros of every sort, untidily: @DEF statements, a
+// lambda in @EACH, @{x} in names, named arguments, an @IF clause, @STAR
+// and @UNION (rendered with their parents' columns) and a project macro
+// whose file is itself untidy.
+var macroProject = map[string]string{
+	"efmesh.yaml":  "name: macros\nstart: 2024-01-01\nengine: {type: duckdb, path: efmesh.duckdb}\nstate: {type: sqlite, path: .efmesh/state.db}\nvars: {region: eu}\n",
+	"macros/m.sql": "-- cents to an amount\nmacro   to_amount(c, places := 2) as round(@c/100.0,@places);\n",
+	"models/raw/pay.sql": `model (name raw.pay, kind full)
+select * from (values (1, 'card', 1250), (2, 'gift', 300), (3, 'card', 99)) as v(id, method, cents)
+`,
+	"models/mart/stacked.sql": "model (name mart.stacked, kind view)\n@UNION('all', @ref(raw.pay), @ref(mart.by_method))\n",
+	"models/mart/star.sql":    "model (name mart.star, kind view)\nselect @STAR(@ref(raw.pay), exclude := [cents], prefix := 'p_'), cents/100.0 as amount from @ref(raw.pay)\n",
+	"models/mart/by_method.sql": `model (name mart.by_method, kind full);
+@DEF(methods, ['card', 'gift']);
+@def(times, (a, b) -> a * b);
+select id, @EACH(@methods, m -> sum(case when method = m then cents else 0 end) as @{m}_cents), @times(count(*), 2) as twice,
+  @to_amount(sum(cents), places := 1) as amount
+from @ref(raw.pay) @IF(@var(region) = 'eu', where cents > 0) group by all
+`,
+}
+
+// TestFormatKeepsMacros: efmesh format lays out a model calling macros
+// around its calls, each kept as written (never the expansion), keeps its
+// fingerprint (also of a model holding @STAR or @UNION), and leaves the
+// macro files alone: they are not formatted, and a path naming one is
+// reported as skipped.
+func TestFormatKeepsMacros(t *testing.T) {
+	dir := testkit.WriteProject(t, macroProject)
+	ctx := context.Background()
+	before := fingerprintsOf(t, dir)
+	files, err := workspace.Format(ctx, dir, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Problem != "" || f.Skipped != "" {
+			t.Errorf("%s: %+v", f.File, f)
+		}
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "models", "mart", "by_method.sql"))
+	want := `MODEL (
+  name mart.by_method,
+  kind FULL
+);
+
+@DEF(methods, ['card', 'gift']);
+@def(times, (a, b) -> a * b);
+SELECT
+  id,
+  @EACH(@methods, m -> sum(case when method = m then cents else 0 end) as @{m}_cents),
+  @times(count(*), 2) AS twice,
+  @to_amount(sum(cents), places := 1) AS amount
+FROM @ref(raw.pay)
+@IF(@var(region) = 'eu', where cents > 0)
+GROUP BY ALL
+`
+	if string(got) != want {
+		t.Errorf("the model was written as\n%q\nwant\n%q", got, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "macros", "m.sql")); string(b) != macroProject["macros/m.sql"] {
+		t.Errorf("the macro file was changed:\n%s", b)
+	}
+	if after := fingerprintsOf(t, dir); len(before) != 4 || !maps.Equal(before, after) {
+		t.Errorf("fingerprints %v became %v", before, after)
+	}
+	again, err := workspace.Format(ctx, dir, []string{filepath.Join(dir, "models"), filepath.Join(dir, "macros", "m.sql")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	for _, f := range again {
+		if f.Changed || f.Problem != "" {
+			t.Errorf("second format: %s %+v", f.File, f)
+		}
+		if f.Skipped != "" {
+			skipped++
+			if f.File != "macros/m.sql" {
+				t.Errorf("%s skipped: %s", f.File, f.Skipped)
+			}
+		}
+	}
+	if skipped != 1 {
+		t.Errorf("the macro file named is not reported skipped: %+v", again)
+	}
+	// A new text of the model is checked on its expansion: one whose
+	// macros expand to another query is refused.
+	p, err := workspace.Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := connect.Workbench(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	const file = "models/mart/by_method.sql"
+	for text, problem := range map[string]string{
+		want: "",
+		strings.Replace(want, "places := 1", "places := 3", 1):   "the layout would change the model's fingerprint; left as it is",
+		strings.Replace(want, "['card', 'gift']", "['card']", 1): "the layout would change the model's fingerprint; left as it is",
+	} {
+		if got := workspace.LayoutProblems(p, wb, map[string][]byte{file: []byte(text)}); got[file] != problem {
+			t.Errorf("%s: problem %q, want %q", text, got[file], problem)
 		}
 	}
 }
