@@ -4,7 +4,8 @@
 ;;   emacs --batch -l editors/emacs/test/e2e.el
 ;;
 ;; EFMESH_PROJECT must be a scratch copy of examples/hospital: the test
-;; writes an unknown column into a model there before opening it.  Prints
+;; writes an unknown column into a model there before opening it, and
+;; later a macro file (macros/time.sql) and two models calling it.  Prints
 ;; one line per assertion and exits 1 when one fails.
 ;;
 ;; Batch Emacs is never idle, so idle timers (eglot's didChange, flymake's
@@ -106,6 +107,194 @@ Then check that the buffer holds EXPECTED."
                             (search-forward expected nil t))
                           (format "applying it writes %s" expected)
                           (buffer-string)))))
+
+;; Macros: a project macro in macros/time.sql and two models calling it,
+;; written in buffers and saved as a user would.
+
+(defconst efmesh-test--macro-text
+  (concat "-- Whole hours from a to b; b is the stay's end unless given.\n"
+          "MACRO hours_between(a, b := ended_at) AS date_diff('hour', @a, @b);\n"))
+
+(defconst efmesh-test--stay-hours-text
+  (concat "MODEL (\n  name mart.stay_hours,\n  kind VIEW,\n  description 'Whole hours of every stay'\n);\n\n"
+          "SELECT stay_id, dept, @hours_between(started_at, ended_at) AS whole_hours\n"
+          "FROM @ref(med.stays)\n"))
+
+;; med.cases has no ended_at: the macro's default names an unknown column.
+(defconst efmesh-test--case-hours-text
+  (concat "MODEL (\n  name mart.case_hours,\n  kind VIEW,\n  description 'Whole hours since each case moved last'\n);\n\n"
+          "SELECT case_id, @hours_between(since) AS hours_here\n"
+          "FROM @ref(med.cases)\n"))
+
+(defun efmesh-test--new-file (rel text server)
+  "Write TEXT into a new buffer visiting REL, save it; return the buffer.
+Checks that it joins SERVER."
+  (let ((file (expand-file-name rel efmesh-test--project)))
+    (make-directory (file-name-directory file) t)
+    (find-file file)
+    (insert text)
+    (save-buffer)
+    (run-hooks 'post-command-hook)
+    (efmesh-test--check (efmesh-test--wait (lambda () (and eglot--managed-mode (eq (eglot-current-server) server))))
+                        (format "macros: %s is written in efmesh-mode and joins the server" rel)
+                        (list major-mode (eglot-current-server)))
+    (current-buffer)))
+
+(defun efmesh-test--pos-of (needle &optional offset)
+  "The position of NEEDLE in the current buffer, plus OFFSET."
+  (save-excursion
+    (goto-char (point-min))
+    (when (search-forward needle nil t)
+      (+ (match-beginning 0) (or offset 0)))))
+
+(defun efmesh-test--macros (server)
+  (let* ((macro-buf (efmesh-test--new-file "macros/time.sql" efmesh-test--macro-text server))
+         (stay-buf (efmesh-test--new-file "models/mart/stay_hours.sql" efmesh-test--stay-hours-text server))
+         (case-buf (efmesh-test--new-file "models/mart/case_hours.sql" efmesh-test--case-hours-text server))
+         (def-at (with-current-buffer macro-buf
+                   (efmesh-test--line-col (efmesh-test--pos-of "hours_between("))))
+         (default-at (with-current-buffer macro-buf
+                       (efmesh-test--line-col (efmesh-test--pos-of "ended_at")))))
+
+    ;; 1. The unknown column the macro's default brings in: an error at
+    ;; the call; the server's diagnostic (kept by eglot in the flymake
+    ;; diagnostic's data) relates it to the definition.
+    (with-current-buffer case-buf
+      (let* ((call "@hours_between(since)")
+             (call-beg (efmesh-test--pos-of call))
+             (diag (efmesh-test--wait (lambda () (efmesh-test--diag "ended_at")))))
+        (efmesh-test--check diag "macros: case_hours.sql gets a diagnostic naming the unknown column ended_at" (flymake-diagnostics))
+        (when diag
+          (let ((beg (flymake-diagnostic-beg diag))
+                (end (flymake-diagnostic-end diag)))
+            (efmesh-test--out "     models/mart/case_hours.sql:%d:%d: %s" (1+ (car (efmesh-test--line-col beg)))
+                              (1+ (cadr (efmesh-test--line-col beg))) (flymake-diagnostic-text diag))
+            (efmesh-test--check (eq (flymake-diagnostic-type diag) 'eglot-error) "macros: the diagnostic is an error"
+                                (flymake-diagnostic-type diag))
+            (efmesh-test--check (and (= beg call-beg) (equal (buffer-substring-no-properties beg end) call))
+                                (apply #'format "macros: the diagnostic spans the call %s at line %d, column %d"
+                                       call (mapcar #'1+ (efmesh-test--line-col call-beg)))
+                                (list (efmesh-test--line-col beg) (buffer-substring-no-properties beg end)))
+            (let* ((lsp-diag (alist-get 'eglot-lsp-diag (flymake-diagnostic-data diag)))
+                   (related (cl-find-if (lambda (r)
+                                          (string-suffix-p "/macros/time.sql"
+                                                           (plist-get (plist-get r :location) :uri)))
+                                        (append (plist-get lsp-diag :relatedInformation) nil))))
+              (efmesh-test--check related "macros: its related information points at macros/time.sql" lsp-diag)
+              (when related
+                (let ((start (plist-get (plist-get (plist-get related :location) :range) :start)))
+                  (efmesh-test--out "     related: macros/time.sql:%d:%d: %s" (1+ (plist-get start :line))
+                                    (1+ (plist-get start :character)) (plist-get related :message))
+                  (efmesh-test--check (equal (list (plist-get start :line) (plist-get start :character)) default-at)
+                                      (apply #'format "macros: at ended_at in the definition (line %d, column %d)"
+                                             (mapcar #'1+ default-at))
+                                      start))))))))
+
+    (switch-to-buffer stay-buf)
+    (efmesh-test--check (not (cl-find-if (lambda (d) (eq (flymake-diagnostic-type d) 'eglot-error)) (flymake-diagnostics)))
+                        "macros: stay_hours.sql has no errors" (flymake-diagnostics))
+
+    ;; 2. A typo in the macro's name, typed: did you mean, and the quick
+    ;; fix picked from eglot's menu.
+    (let ((call-beg (efmesh-test--pos-of "@hours_between(")))
+      (goto-char (+ call-beg (length "@hours_betw")))
+      (delete-char 1)
+      (let ((diag (efmesh-test--wait (lambda () (efmesh-test--diag "@hours_betwen")))))
+        (efmesh-test--check diag "macros: typing @hours_betwen gets a diagnostic" (flymake-diagnostics))
+        (when diag
+          (let ((beg (flymake-diagnostic-beg diag))
+                (end (flymake-diagnostic-end diag)))
+            (efmesh-test--out "     models/mart/stay_hours.sql:%d:%d: %s" (1+ (car (efmesh-test--line-col beg)))
+                              (1+ (cadr (efmesh-test--line-col beg))) (flymake-diagnostic-text diag))
+            (efmesh-test--check (= beg call-beg)
+                                (apply #'format "macros: the unknown macro is reported at the call (line %d, column %d)"
+                                       (mapcar #'1+ (efmesh-test--line-col call-beg)))
+                                (efmesh-test--line-col beg))
+            (efmesh-test--check (string-match-p (regexp-quote "did you mean @hours_between") (flymake-diagnostic-text diag))
+                                "macros: it says did you mean @hours_between" (flymake-diagnostic-text diag))
+            (efmesh-test--apply-action beg end "Change to @hours_between" "@hours_between(started_at, ended_at)")))
+        (unless (efmesh-test--pos-of "@hours_between(")
+          (erase-buffer)
+          (insert efmesh-test--stay-hours-text))
+        (efmesh-test--check (efmesh-test--wait (lambda () (not (efmesh-test--diag "@hours_betwen"))))
+                            "macros: the diagnostic clears once fixed" (flymake-diagnostics))))
+
+    ;; 3. Hover on the call, through eldoc's hover function.
+    (goto-char (efmesh-test--pos-of "@hours_between(" (length "@hours_be")))
+    (let* ((hover nil)
+           (started (eglot-hover-eldoc-function
+                     (lambda (info &rest _) (setq hover (or info ""))))))
+      (efmesh-test--check started "macros: eglot asks for hover on the call")
+      (efmesh-test--wait (lambda () hover))
+      (setq hover (substring-no-properties (or hover "")))
+      (efmesh-test--check (string-match-p "expands to" hover) "macros: hover on the call says what it expands to" hover)
+      (efmesh-test--check (string-match-p (regexp-quote "date_diff('hour', started_at, ended_at)") hover)
+                          "macros: hover shows date_diff('hour', started_at, ended_at)" hover)
+      (efmesh-test--check (string-match-p (regexp-quote "Whole hours from a to b; b is the stay's end unless given.") hover)
+                          "macros: hover shows the macro's doc comment" hover)
+      (dolist (l (split-string hover "\n"))
+        (efmesh-test--out "     %s" l)))
+
+    ;; 4. Go to definition: the macro's name in macros/time.sql.
+    (goto-char (efmesh-test--pos-of "@hours_between(" (length "@hours_be")))
+    (call-interactively #'xref-find-definitions)
+    (efmesh-test--check (and (eq (current-buffer) macro-buf) (equal (efmesh-test--line-col (point)) def-at))
+                        (apply #'format "macros: definition of the call lands in macros/time.sql at line %d, column %d"
+                               (mapcar #'1+ def-at))
+                        (list buffer-file-name (efmesh-test--line-col (point))))
+    (switch-to-buffer stay-buf)
+
+    ;; 5. Completion after typing @hou: completion-at-point completes it.
+    (let ((call-beg (efmesh-test--pos-of "@hours_between(")))
+      (goto-char (+ call-beg (length "@hou")))
+      (delete-region (point) (+ call-beg (length "@hours_between")))
+      (efmesh-test--idle)
+      (let ((capf (eglot-completion-at-point)))
+        (efmesh-test--check (and capf (member "hours_between"
+                                              (all-completions (buffer-substring-no-properties (nth 0 capf) (nth 1 capf))
+                                                               (nth 2 capf))))
+                            "macros: completion after @hou offers hours_between"
+                            (and capf (all-completions "" (nth 2 capf)))))
+      (completion-at-point)
+      (efmesh-test--check (efmesh-test--pos-of "@hours_between(started_at, ended_at)")
+                          "macros: completion-at-point completes @hou to @hours_between"
+                          (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+      (unless (efmesh-test--pos-of "@hours_between(started_at, ended_at)")
+        (erase-buffer)
+        (insert efmesh-test--stay-hours-text)))
+
+    ;; 6. References through xref: the definition and both calls; rename:
+    ;; all of them.
+    (goto-char (efmesh-test--pos-of "@hours_between(" (length "@hours_be")))
+    (efmesh-test--idle)
+    (let* ((xrefs (xref-backend-references 'eglot (xref-backend-identifier-at-point 'eglot)))
+           (got (sort (mapcar (lambda (x)
+                                (let ((loc (xref-item-location x)))
+                                  (format "%s:%d:%d" (file-name-nondirectory (xref-location-group loc))
+                                          (xref-location-line loc) (1+ (xref-file-location-column loc)))))
+                              xrefs)
+                      #'string<))
+           (want (sort (list (apply #'format "time.sql:%d:%d" (mapcar #'1+ def-at))
+                             (apply #'format "stay_hours.sql:%d:%d"
+                                    (let ((lc (efmesh-test--line-col (efmesh-test--pos-of "@hours_between(" 1))))
+                                      (list (1+ (car lc)) (1+ (cadr lc)))))
+                             (with-current-buffer case-buf
+                               (apply #'format "case_hours.sql:%d:%d"
+                                      (let ((lc (efmesh-test--line-col (efmesh-test--pos-of "@hours_between(" 1))))
+                                        (list (1+ (car lc)) (1+ (cadr lc)))))))
+                       #'string<)))
+      (efmesh-test--check (equal got want)
+                          (format "macros: references are the definition and both calls (%s)" (string-join want ", "))
+                          got))
+    (eglot-rename "hours_from")
+    (efmesh-test--check (efmesh-test--pos-of "@hours_from(started_at, ended_at)")
+                        "macros: rename renames the call at point" (buffer-string))
+    (efmesh-test--check (with-current-buffer case-buf (efmesh-test--pos-of "@hours_from(since)"))
+                        "macros: rename renames the other model's call" (with-current-buffer case-buf (buffer-string)))
+    (efmesh-test--check (with-current-buffer macro-buf (efmesh-test--pos-of "MACRO hours_from(a, b := ended_at)"))
+                        "macros: rename renames the definition" (with-current-buffer macro-buf (buffer-string)))
+    (dolist (b (list macro-buf stay-buf case-buf))
+      (with-current-buffer b (set-buffer-modified-p nil)))))
 
 (defun efmesh-test--run ()
   (efmesh-test--check (and efmesh-test--project
@@ -280,6 +469,10 @@ Then check that the buffer holds EXPECTED."
                               (looking-at-p ".*med\\.stays"))
                             "the cursor lands on the model's name"
                             (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+        (switch-to-buffer model-buffer))
+
+      (let ((model-buffer (current-buffer)))
+        (efmesh-test--macros server)
         (switch-to-buffer model-buffer))
 
       (with-current-buffer (current-buffer) (set-buffer-modified-p nil))

@@ -4,7 +4,8 @@
 --     nvim --headless -u NONE -c 'luafile editors/nvim/test/e2e.lua'
 --
 -- EFMESH_PROJECT must be a scratch copy of examples/hospital: the test edits
--- and saves a model and applies to dev there. Prints one line per assertion;
+-- and saves a model and applies to dev there, then writes a macro file
+-- (macros/time.sql) and two models calling it. Prints one line per assertion;
 -- exits with :cquit when one fails, :qa! when all pass.
 local script = debug.getinfo(1, 'S').source:sub(2)
 local plugin_dir = vim.fn.fnamemodify(script, ':p:h:h')
@@ -69,6 +70,227 @@ local function find(buf, needle)
       return i - 1, col - 1
     end
   end
+end
+
+-- Macros: a project macro in macros/time.sql and two models calling it,
+-- written in Neovim buffers and saved, then the editor features on the
+-- calls through the client's own requests and handlers.
+local MACRO_LINES = {
+  "-- Whole hours from a to b; b is the stay's end unless given.",
+  "MACRO hours_between(a, b := ended_at) AS date_diff('hour', @a, @b);",
+}
+local STAY_LINES = {
+  'MODEL (',
+  '  name mart.stay_hours,',
+  '  kind VIEW,',
+  "  description 'Whole hours of every stay'",
+  ');',
+  '',
+  'SELECT stay_id, dept, @hours_between(started_at, ended_at) AS whole_hours',
+  'FROM @ref(med.stays)',
+}
+-- med.cases has no ended_at: the macro's default names an unknown column.
+local CASE_LINES = {
+  'MODEL (',
+  '  name mart.case_hours,',
+  '  kind VIEW,',
+  "  description 'Whole hours since each case moved last'",
+  ');',
+  '',
+  'SELECT case_id, @hours_between(since) AS hours_here',
+  'FROM @ref(med.cases)',
+}
+
+local function macros(efmesh)
+  -- new_file writes lines into a new buffer for rel and saves it.
+  local function new_file(rel, lines)
+    local path = project .. '/' .. rel
+    vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+    vim.cmd('silent edit ' .. vim.fn.fnameescape(path))
+    local b = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+    vim.cmd('silent write')
+    check(vim.wait(TIMEOUT, function()
+      local c = efmesh.client(b)
+      return c ~= nil and vim.lsp.buf_is_attached(b, c.id)
+    end, 50), 'macros: ' .. rel .. ' is written and attached')
+    return b
+  end
+  local macrobuf = new_file('macros/time.sql', MACRO_LINES)
+  local staybuf = new_file('models/mart/stay_hours.sql', STAY_LINES)
+  local casebuf = new_file('models/mart/case_hours.sql', CASE_LINES)
+  local def_l, def_c = find(macrobuf, 'hours_between(')
+  local dflt_l, dflt_c = find(macrobuf, 'ended_at')
+
+  -- 1. The unknown column the macro's default brings in: an error at the
+  -- call, with the definition in its related information.
+  local call_l, call_c = find(casebuf, '@hours_between(since)')
+  local diag
+  check(vim.wait(TIMEOUT, function()
+    for _, d in ipairs(vim.diagnostic.get(casebuf)) do
+      if d.message:find('ended_at', 1, true) then
+        diag = d
+        return true
+      end
+    end
+    return false
+  end, 50), 'macros: case_hours.sql gets a diagnostic naming the unknown column ended_at', vim.diagnostic.get(casebuf))
+  if diag then
+    out(string.format('     models/mart/case_hours.sql:%d:%d: %s', diag.lnum + 1, diag.col + 1, diag.message))
+    check(diag.severity == vim.diagnostic.severity.ERROR, 'macros: the diagnostic is an error')
+    check(diag.lnum == call_l and diag.col == call_c and diag.end_lnum == call_l and diag.end_col == call_c + #'@hours_between(since)',
+      string.format('macros: the diagnostic spans the call @hours_between(since) at line %d, column %d', call_l + 1, call_c + 1),
+      string.format('got %d:%d-%s:%s', diag.lnum + 1, diag.col + 1, tostring((diag.end_lnum or -1) + 1), tostring((diag.end_col or -1) + 1)))
+    local related = ((diag.user_data or {}).lsp or {}).relatedInformation or {}
+    local rel
+    for _, r in ipairs(related) do
+      if vim.uri_to_fname(r.location.uri):find('/macros/time%.sql$') then
+        rel = r
+      end
+    end
+    check(rel ~= nil, 'macros: its related information points at macros/time.sql', related)
+    if rel then
+      local s = rel.location.range.start
+      out(string.format('     related: macros/time.sql:%d:%d: %s', s.line + 1, s.character + 1, rel.message))
+      check(s.line == dflt_l and s.character == dflt_c,
+        string.format('macros: at ended_at in the definition (line %d, column %d)', dflt_l + 1, dflt_c + 1), rel.location.range)
+    end
+  end
+  local function errors(b)
+    return vim.diagnostic.get(b, { severity = vim.diagnostic.severity.ERROR })
+  end
+  check(#errors(staybuf) == 0, 'macros: stay_hours.sql has no errors', errors(staybuf))
+
+  -- 2. A typo in the macro's name: did you mean, and its quick fix picked
+  -- from vim.lsp.buf.code_action's menu.
+  vim.cmd('buffer ' .. staybuf)
+  local sl, sc = find(staybuf, '@hours_between(')
+  vim.api.nvim_buf_set_text(staybuf, sl, sc + 1, sl, sc + #'@hours_between', { 'hours_betwen' })
+  local typo
+  check(vim.wait(TIMEOUT, function()
+    for _, d in ipairs(vim.diagnostic.get(staybuf)) do
+      if d.message:find('@hours_betwen', 1, true) then
+        typo = d
+        return true
+      end
+    end
+    return false
+  end, 50), 'macros: @hours_betwen gets a diagnostic', vim.diagnostic.get(staybuf))
+  if typo then
+    out(string.format('     models/mart/stay_hours.sql:%d:%d: %s', typo.lnum + 1, typo.col + 1, typo.message))
+    check(typo.lnum == sl and typo.col == sc, string.format('macros: the unknown macro is reported at the call (line %d, column %d)', sl + 1, sc + 1),
+      string.format('got %d:%d', typo.lnum + 1, typo.col + 1))
+    check(typo.message:find('did you mean @hours_between', 1, true) ~= nil, 'macros: it says did you mean @hours_between', typo.message)
+    local offered = {}
+    local select = vim.ui.select
+    vim.ui.select = function(items, opts, on_choice)
+      local pick
+      for _, it in ipairs(items) do
+        local title = opts.format_item and opts.format_item(it) or vim.inspect(it)
+        table.insert(offered, title)
+        if title:find('@hours_between', 1, true) then
+          pick = it
+        end
+      end
+      on_choice(pick)
+    end
+    vim.api.nvim_win_set_cursor(0, { sl + 1, sc + 2 })
+    vim.lsp.buf.code_action()
+    local fixed = vim.wait(TIMEOUT, function()
+      return find(staybuf, '@hours_between(started_at, ended_at)') ~= nil
+    end, 50)
+    vim.ui.select = select
+    check(vim.tbl_contains(offered, 'Change to @hours_between'), 'macros: the code actions offer "Change to @hours_between"', offered)
+    check(fixed, 'macros: the quick fix rewrites the call to @hours_between(', text_of(staybuf))
+  end
+  if not find(staybuf, '@hours_between(') then
+    vim.api.nvim_buf_set_lines(staybuf, 0, -1, false, STAY_LINES)
+  end
+  check(vim.wait(TIMEOUT, function()
+    return #errors(staybuf) == 0
+  end, 50), 'macros: the diagnostic clears once fixed', errors(staybuf))
+
+  -- 3. Hover on the call: the doc and what it expands to.
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(staybuf) },
+    position = { line = sl, character = sc + #'@hours_be' },
+  }
+  local hover = ''
+  for _, r in pairs(vim.lsp.buf_request_sync(staybuf, 'textDocument/hover', params, TIMEOUT) or {}) do
+    if r.result and r.result.contents then
+      local c = r.result.contents
+      hover = type(c) == 'string' and c or (c.value or vim.inspect(c))
+    end
+  end
+  check(hover:find('expands to', 1, true) ~= nil, 'macros: hover on the call says what it expands to', hover)
+  check(hover:find("date_diff('hour', started_at, ended_at)", 1, true) ~= nil, "macros: hover shows date_diff('hour', started_at, ended_at)", hover)
+  check(hover:find(MACRO_LINES[1]:sub(4), 1, true) ~= nil, "macros: hover shows the macro's doc comment", hover)
+  for _, l in ipairs(vim.split(hover, '\n', { plain = true })) do
+    out('     ' .. l)
+  end
+
+  -- 4. vim.lsp.buf.definition jumps to the macro's name in its file.
+  vim.api.nvim_win_set_cursor(0, { sl + 1, sc + #'@hours_be' })
+  vim.lsp.buf.definition()
+  local jumped = vim.wait(TIMEOUT, function()
+    return vim.api.nvim_get_current_buf() == macrobuf
+  end, 50)
+  local cur = vim.api.nvim_win_get_cursor(0)
+  check(jumped and cur[1] == def_l + 1 and cur[2] == def_c,
+    string.format('macros: definition jumps to macros/time.sql line %d, column %d', def_l + 1, def_c + 1),
+    { buffer = vim.api.nvim_buf_get_name(0), cursor = cur })
+  vim.cmd('buffer ' .. staybuf)
+
+  -- 5. Completion after typing @hou.
+  vim.api.nvim_buf_set_text(staybuf, sl, sc + #'@hou', sl, sc + #'@hours_between', { '' })
+  local cparams = {
+    textDocument = { uri = vim.uri_from_bufnr(staybuf) },
+    position = { line = sl, character = sc + #'@hou' },
+  }
+  local labels = {}
+  for _, r in pairs(vim.lsp.buf_request_sync(staybuf, 'textDocument/completion', cparams, TIMEOUT) or {}) do
+    for _, it in ipairs(r.result and (r.result.items or r.result) or {}) do
+      table.insert(labels, it.label)
+    end
+  end
+  check(vim.tbl_contains(labels, 'hours_between'), 'macros: completion after @hou offers hours_between', labels)
+  vim.api.nvim_buf_set_text(staybuf, sl, sc + #'@hou', sl, sc + #'@hou', { 'rs_between' })
+  check(find(staybuf, '@hours_between(started_at, ended_at)') ~= nil, 'macros: the call is whole again', text_of(staybuf))
+
+  -- 6. vim.lsp.buf.references lists the definition and both calls in the
+  -- quickfix list; vim.lsp.buf.rename renames them all.
+  vim.fn.setqflist({}, 'r')
+  vim.api.nvim_win_set_cursor(0, { sl + 1, sc + #'@hours_be' })
+  vim.lsp.buf.references()
+  local refs = {}
+  vim.wait(TIMEOUT, function()
+    refs = vim.fn.getqflist()
+    return #refs > 0
+  end, 50)
+  local got = {}
+  for _, it in ipairs(refs) do
+    table.insert(got, string.format('%s:%d:%d', vim.fn.fnamemodify(vim.fn.bufname(it.bufnr), ':t'), it.lnum, it.col))
+  end
+  table.sort(got)
+  local want = {
+    string.format('case_hours.sql:%d:%d', call_l + 1, call_c + 2),
+    string.format('stay_hours.sql:%d:%d', sl + 1, sc + 2),
+    string.format('time.sql:%d:%d', def_l + 1, def_c + 1),
+  }
+  check(table.concat(got, ', ') == table.concat(want, ', '), 'macros: references are the definition and both calls (' .. table.concat(want, ', ') .. ')', got)
+  vim.cmd('cclose')
+  vim.cmd('buffer ' .. staybuf)
+  vim.api.nvim_win_set_cursor(0, { sl + 1, sc + #'@hours_be' })
+  vim.lsp.buf.rename('hours_from')
+  -- One workspace edit, applied at once: wait for its last file.
+  vim.wait(TIMEOUT, function()
+    return find(staybuf, '@hours_from(') ~= nil and find(casebuf, '@hours_from(') ~= nil and find(macrobuf, 'MACRO hours_from(') ~= nil
+  end, 50)
+  check(find(staybuf, '@hours_from(started_at, ended_at)') ~= nil, 'macros: rename renames the call under the cursor', text_of(staybuf))
+  check(find(casebuf, '@hours_from(since)') ~= nil, 'macros: rename renames the other model\'s call', text_of(casebuf))
+  check(find(macrobuf, 'MACRO hours_from(a, b := ended_at)') ~= nil, 'macros: rename renames the definition', text_of(macrobuf))
+  check(not text_of(staybuf):find('hours_between', 1, true) and not text_of(casebuf):find('hours_between', 1, true)
+    and not text_of(macrobuf):find('hours_between', 1, true), 'macros: no hours_between is left')
 end
 
 local function run()
@@ -327,6 +549,8 @@ local function run()
   check(vim.wait(TIMEOUT, function()
     return noted('apply prod cancelled') ~= nil
   end, 50) and noted('applied to prod') == nil, 'declining applies nothing to prod', notes)
+
+  macros(efmesh)
 end
 
 local ok, err = pcall(run)

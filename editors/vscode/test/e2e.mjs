@@ -4,7 +4,10 @@
 // protocol library vscode-languageclient is built on
 // (vscode-languageserver-protocol/node), through the requests the extension
 // depends on: initialize, didOpen, diagnostics, hover, the efmesh.* commands
-// the extension's commands call, and shutdown.
+// the extension's commands call, the editor features on a macro call
+// (diagnostics at the call with related information, the unknown macro's
+// quick fix, hover, definition, completion, references, rename), and
+// shutdown.
 //
 //   EFMESH_BIN      the efmesh binary (default: efmesh on PATH)
 //   EFMESH_PROJECT  a scratch copy of examples/hospital (default: a fresh
@@ -263,11 +266,200 @@ async function main() {
   }
   check(/confirm/.test(refused), 'efmesh.apply to prod without confirm is refused', refused);
 
+  await macros();
+
   // shutdown / exit.
   await request(lsp.ShutdownRequest.type, undefined, 'shutdown');
   conn.sendNotification(lsp.ExitNotification.type);
   const end = await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), 5000))]);
   check(end !== null && end.code === 0, 'shutdown + exit: the server exits 0', JSON.stringify(end));
+}
+
+// Macros: a project macro in macros/time.sql and two models that call it,
+// made as a user makes them (written, seen by the file watcher, opened).
+const MACRO_FILE = 'macros/time.sql';
+const MACRO_TEXT = [
+  "-- Whole hours from a to b; b is the stay's end unless given.",
+  "MACRO hours_between(a, b := ended_at) AS date_diff('hour', @a, @b);",
+  '',
+].join('\n');
+const STAY_HOURS = 'models/mart/stay_hours.sql';
+const STAY_HOURS_TEXT = [
+  'MODEL (',
+  '  name mart.stay_hours,',
+  '  kind VIEW,',
+  "  description 'Whole hours of every stay'",
+  ');',
+  '',
+  'SELECT stay_id, dept, @hours_between(started_at, ended_at) AS whole_hours',
+  'FROM @ref(med.stays)',
+  '',
+].join('\n');
+// med.cases has no ended_at: the macro's default names an unknown column.
+const CASE_HOURS = 'models/mart/case_hours.sql';
+const CASE_HOURS_TEXT = [
+  'MODEL (',
+  '  name mart.case_hours,',
+  '  kind VIEW,',
+  "  description 'Whole hours since each case moved last'",
+  ');',
+  '',
+  'SELECT case_id, @hours_between(since) AS hours_here',
+  'FROM @ref(med.cases)',
+  '',
+].join('\n');
+
+function offsetOf(text, pos) {
+  const lines = text.split('\n');
+  let off = 0;
+  for (let i = 0; i < pos.line; i++) off += lines[i].length + 1;
+  return off + pos.character;
+}
+
+// applyEdits applies TextEdits to text, the last first.
+function applyEdits(text, edits) {
+  const sorted = [...edits].sort((a, b) => offsetOf(text, b.range.start) - offsetOf(text, a.range.start));
+  for (const e of sorted) {
+    text = text.slice(0, offsetOf(text, e.range.start)) + e.newText + text.slice(offsetOf(text, e.range.end));
+  }
+  return text;
+}
+
+// editsByUri flattens a WorkspaceEdit: its documentChanges when it has
+// them (as VS Code, which supports them, reads it), else its changes.
+function editsByUri(we) {
+  const out = new Map();
+  if (we?.documentChanges) {
+    for (const dc of we.documentChanges) {
+      if (dc.textDocument) out.set(dc.textDocument.uri, [...(out.get(dc.textDocument.uri) ?? []), ...dc.edits]);
+    }
+    return out;
+  }
+  for (const [u, es] of Object.entries(we?.changes ?? {})) out.set(u, [...(out.get(u) ?? []), ...es]);
+  return out;
+}
+
+const relOf = (u) => path.relative(project, fileURLToPath(u)).split(path.sep).join('/');
+const at = (loc) => `${relOf(loc.uri)}:${loc.range.start.line + 1}:${loc.range.start.character + 1}`;
+
+async function macros() {
+  const errorsIn = (u) => (diagnostics.get(u) ?? []).filter((d) => d.severity === lsp.DiagnosticSeverity.Error);
+  const files = { [MACRO_FILE]: MACRO_TEXT, [STAY_HOURS]: STAY_HOURS_TEXT, [CASE_HOURS]: CASE_HOURS_TEXT };
+  for (const [rel, t] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(project, rel)), { recursive: true });
+    fs.writeFileSync(path.join(project, rel), t);
+  }
+  conn.sendNotification(lsp.DidChangeWatchedFilesNotification.type, {
+    changes: Object.keys(files).map((rel) => ({ uri: uriOf(rel), type: lsp.FileChangeType.Created })),
+  });
+  const macroUri = uriOf(MACRO_FILE);
+  const stayUri = uriOf(STAY_HOURS);
+  const caseUri = uriOf(CASE_HOURS);
+  let stayText = STAY_HOURS_TEXT;
+  let version = 1;
+  for (const [u, t] of [[stayUri, STAY_HOURS_TEXT], [caseUri, CASE_HOURS_TEXT]]) {
+    conn.sendNotification(lsp.DidOpenTextDocumentNotification.type, { textDocument: { uri: u, languageId: 'sql', version, text: t } });
+  }
+  const change = (text) => {
+    stayText = text;
+    conn.sendNotification(lsp.DidChangeTextDocumentNotification.type, { textDocument: { uri: stayUri, version: ++version }, contentChanges: [{ text }] });
+  };
+  const defAt = positionOf(MACRO_TEXT, 'MACRO hours_between', 'MACRO '.length);
+  const defaultAt = positionOf(MACRO_TEXT, 'b := ended_at', 'b := '.length);
+
+  // 1. An unknown column the macro's default brings into a model: the
+  // error is at the call, with the definition as related information.
+  const caseCall = positionOf(CASE_HOURS_TEXT, '@hours_between(since)');
+  const isEndedAt = (d) => d.severity === lsp.DiagnosticSeverity.Error && d.message.includes('ended_at');
+  const gotCase = await waitFor(() => errorsIn(caseUri).some(isEndedAt));
+  check(gotCase, `macros: ${CASE_HOURS} gets an error naming the unknown column ended_at`, JSON.stringify(diagnostics.get(caseUri)));
+  const caseDiag = errorsIn(caseUri).find(isEndedAt);
+  if (caseDiag) {
+    const r = caseDiag.range;
+    console.log(`     ${CASE_HOURS}:${r.start.line + 1}:${r.start.character + 1}: ${caseDiag.code ?? ''}: ${caseDiag.message}`);
+    check(r.start.line === caseCall.line && r.start.character === caseCall.character && r.end.line === caseCall.line
+      && r.end.character === caseCall.character + '@hours_between(since)'.length,
+    `macros: the error spans the call @hours_between(since) at ${caseCall.line + 1}:${caseCall.character + 1}`, JSON.stringify(r));
+    const rel = (caseDiag.relatedInformation ?? []).find((ri) => ri.location.uri === macroUri);
+    check(rel !== undefined, `macros: the error's related information points at ${MACRO_FILE}`, JSON.stringify(caseDiag.relatedInformation));
+    if (rel) {
+      console.log(`     related: ${at(rel.location)}: ${rel.message}`);
+      check(rel.location.range.start.line === defaultAt.line && rel.location.range.start.character === defaultAt.character,
+        `macros: the related location is ended_at in the definition (${defaultAt.line + 1}:${defaultAt.character + 1})`, JSON.stringify(rel.location.range));
+    }
+  }
+  check(errorsIn(stayUri).length === 0, `macros: ${STAY_HOURS} has no errors`, JSON.stringify(diagnostics.get(stayUri)));
+
+  // 2. An unknown macro: did you mean, and the quick fix.
+  const typoText = STAY_HOURS_TEXT.replace('@hours_between(', '@hours_betwen(');
+  change(typoText);
+  const typoCall = positionOf(typoText, '@hours_betwen(');
+  const isUnknownMacro = (d) => d.severity === lsp.DiagnosticSeverity.Error && d.message.includes('@hours_betwen');
+  check(await waitFor(() => errorsIn(stayUri).some(isUnknownMacro)), 'macros: @hours_betwen gets an unknown-macro error', JSON.stringify(diagnostics.get(stayUri)));
+  const typoDiag = errorsIn(stayUri).find(isUnknownMacro);
+  if (typoDiag) {
+    const r = typoDiag.range;
+    console.log(`     ${STAY_HOURS}:${r.start.line + 1}:${r.start.character + 1}: ${typoDiag.code ?? ''}: ${typoDiag.message}`);
+    check(r.start.line === typoCall.line && r.start.character === typoCall.character, `macros: the error is at the call (${typoCall.line + 1}:${typoCall.character + 1})`, JSON.stringify(r));
+    check(typoDiag.message.includes('did you mean @hours_between'), 'macros: the error says did you mean @hours_between', typoDiag.message);
+    const actions = await request(lsp.CodeActionRequest.type, { textDocument: { uri: stayUri }, range: r, context: { diagnostics: [typoDiag], only: ['quickfix'] } }, 'codeAction');
+    const fix = (actions ?? []).find((a) => /hours_between/.test(a.title) && a.edit);
+    check(fix !== undefined, 'macros: a quick fix offers @hours_between', JSON.stringify(actions));
+    if (fix) {
+      console.log(`     quick fix: ${fix.title}`);
+      const fixed = applyEdits(stayText, editsByUri(fix.edit).get(stayUri) ?? []);
+      check(fixed === STAY_HOURS_TEXT, 'macros: the quick fix rewrites the call to @hours_between(', fixed);
+      change(fixed);
+    }
+  }
+  if (stayText !== STAY_HOURS_TEXT) change(STAY_HOURS_TEXT);
+  check(await waitFor(() => !errorsIn(stayUri).some(isUnknownMacro)), 'macros: the unknown-macro error clears once fixed', JSON.stringify(diagnostics.get(stayUri)));
+
+  // 3. Hover on the call: the doc and the SQL it expands to.
+  const onCall = positionOf(STAY_HOURS_TEXT, '@hours_between(', '@hours_be'.length);
+  const hover = await request(lsp.HoverRequest.type, { textDocument: { uri: stayUri }, position: onCall }, 'hover');
+  const hoverText = hover ? (typeof hover.contents === 'string' ? hover.contents : hover.contents.value ?? JSON.stringify(hover.contents)) : '';
+  check(hoverText.includes('expands to'), 'macros: hover on the call says what it expands to', hoverText);
+  check(hoverText.includes("date_diff('hour', started_at, ended_at)"), "macros: hover shows the expansion date_diff('hour', started_at, ended_at)", hoverText);
+  check(hoverText.includes("Whole hours from a to b; b is the stay's end unless given."), "macros: hover shows the macro's doc comment", hoverText);
+  if (hoverText) console.log('     ' + hoverText.split('\n').join('\n     '));
+
+  // 4. Definition: the macro's name in its file.
+  const def = await request(lsp.DefinitionRequest.type, { textDocument: { uri: stayUri }, position: onCall }, 'definition');
+  const defs = (Array.isArray(def) ? def : def ? [def] : []).map((l) => (l.targetUri ? { uri: l.targetUri, range: l.targetSelectionRange } : l));
+  check(defs.length === 1 && defs[0].uri === macroUri && defs[0].range.start.line === defAt.line && defs[0].range.start.character === defAt.character,
+    `macros: definition of the call is ${MACRO_FILE}:${defAt.line + 1}:${defAt.character + 1}`, JSON.stringify(def));
+
+  // 5. Completion after @hou.
+  const partial = STAY_HOURS_TEXT.replace('@hours_between(', '@hou(');
+  change(partial);
+  const items = await request(lsp.CompletionRequest.type, { textDocument: { uri: stayUri }, position: positionOf(partial, '@hou(', '@hou'.length) }, 'completion');
+  const list = Array.isArray(items) ? items : items?.items ?? [];
+  const item = list.find((i) => i.label === 'hours_between');
+  check(item !== undefined, 'macros: completion after @hou offers hours_between', JSON.stringify(list.map((i) => i.label)));
+  check(item && (item.textEdit?.newText ?? item.insertText ?? item.label) === 'hours_between', 'macros: the completion inserts hours_between', JSON.stringify(item));
+  change(STAY_HOURS_TEXT);
+
+  // 6. References: the definition and every call; rename: all of them.
+  const refs = await request(lsp.ReferencesRequest.type, { textDocument: { uri: stayUri }, position: onCall, context: { includeDeclaration: true } }, 'references');
+  const got = (refs ?? []).map(at).sort();
+  const want = [
+    `${MACRO_FILE}:${defAt.line + 1}:${defAt.character + 1}`,
+    `${STAY_HOURS}:${onCall.line + 1}:${onCall.character - '@hours_be'.length + 2}`,
+    `${CASE_HOURS}:${caseCall.line + 1}:${caseCall.character + 2}`,
+  ].sort();
+  check(JSON.stringify(got) === JSON.stringify(want), `macros: references are the definition and both calls (${want.join(', ')})`, JSON.stringify(got));
+  const we = await request(lsp.RenameRequest.type, { textDocument: { uri: stayUri }, position: onCall, newName: 'hours_from' }, 'rename');
+  const byUri = editsByUri(we);
+  const renamed = {
+    [MACRO_FILE]: applyEdits(MACRO_TEXT, byUri.get(macroUri) ?? []),
+    [STAY_HOURS]: applyEdits(STAY_HOURS_TEXT, byUri.get(stayUri) ?? []),
+    [CASE_HOURS]: applyEdits(CASE_HOURS_TEXT, byUri.get(caseUri) ?? []),
+  };
+  check(byUri.size === 3, 'macros: rename edits the macro file and both models', JSON.stringify([...byUri.keys()].map(relOf)));
+  check(renamed[MACRO_FILE] === MACRO_TEXT.replace('MACRO hours_between(', 'MACRO hours_from('), 'macros: rename renames the definition', renamed[MACRO_FILE]);
+  check(renamed[STAY_HOURS] === STAY_HOURS_TEXT.replace('@hours_between(', '@hours_from(')
+    && renamed[CASE_HOURS] === CASE_HOURS_TEXT.replace('@hours_between(', '@hours_from('), 'macros: rename renames every call', JSON.stringify(renamed));
 }
 
 try {
@@ -281,3 +473,4 @@ if (proc.exitCode === null) proc.kill();
 if (ownProject) fs.rmSync(project, { recursive: true, force: true });
 console.log(`\nlanguage server e2e: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
+
