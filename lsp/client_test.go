@@ -85,7 +85,10 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(a))
 	c.conn.Go(ctx, c.handle)
 
-	caps := map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}
+	caps := map[string]any{
+		"workspace":    map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}},
+		"textDocument": map[string]any{"publishDiagnostics": map[string]any{"relatedInformation": true}},
+	}
 	if opts.progress {
 		caps["window"] = map[string]any{"workDoneProgress": true}
 	}

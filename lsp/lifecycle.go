@@ -38,6 +38,11 @@ type initializeParams struct {
 				DynamicRegistration bool `json:"dynamicRegistration"`
 			} `json:"didChangeWatchedFiles"`
 		} `json:"workspace"`
+		TextDocument struct {
+			PublishDiagnostics struct {
+				RelatedInformation bool `json:"relatedInformation"`
+			} `json:"publishDiagnostics"`
+		} `json:"textDocument"`
 	} `json:"capabilities"`
 }
 
@@ -100,6 +105,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	s.client = clientInfo{
 		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
 		watchRegister:    p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
+		related:          p.Capabilities.TextDocument.PublishDiagnostics.RelatedInformation,
 	}
 	if env != "" {
 		if err := analysis.ValidateEnv(env); err == nil {

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"reflect"
@@ -164,6 +165,15 @@ func (c *checker) publishFile(snap *snapshot, rel string, ds []project.Diagnosti
 		return
 	}
 	pds := protocolDiagnostics(snap, rel, ds)
+	if !c.v.s.clientRelated() {
+		for i := range pds {
+			for _, r := range pds[i].RelatedInformation {
+				p := r.Location.Range.Start
+				pds[i].Message += fmt.Sprintf("\n%s:%d:%d: %s", relOf(snap, r.Location.URI), p.Line+1, p.Character+1, r.Message)
+			}
+			pds[i].RelatedInformation = nil
+		}
+	}
 	if had && old.uri != uri {
 		c.send(old.uri, 0, []protocol.Diagnostic{})
 		had = false
@@ -250,4 +260,21 @@ func mapperFor(snap *snapshot, rel string) *Mapper {
 	}
 	src, _ := os.ReadFile(snap.abs(rel))
 	return NewMapper(src)
+}
+
+// clientRelated reports whether the client shows relatedInformation.
+func (s *Server) clientRelated() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client.related
+}
+
+// relOf is a snapshot file's URI as the project names it.
+func relOf(snap *snapshot, uri protocol.DocumentURI) string {
+	if path, err := pathOf(uri); err == nil {
+		if rel, ok := snap.rel(path); ok {
+			return rel
+		}
+	}
+	return string(uri)
 }

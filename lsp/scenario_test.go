@@ -544,6 +544,11 @@ func (r *scenario) diags() {
 		for _, d := range p.Diagnostics {
 			sev := map[protocol.DiagnosticSeverity]string{1: "error", 2: "warning", 3: "info", 4: "hint"}[d.Severity]
 			r.printf("%s:%s%s %s %v: %s\n", rel, rangeText(d.Range), version, sev, d.Code, d.Message)
+			for _, ri := range d.RelatedInformation {
+				path, _ := pathOf(ri.Location.URI)
+				rp, _ := filepath.Rel(r.c.root, path)
+				r.printf("  related %s:%s %s\n", filepath.ToSlash(rp), rangeText(ri.Location.Range), ri.Message)
+			}
 		}
 	}
 }

@@ -92,6 +92,9 @@ type Server struct {
 type clientInfo struct {
 	workDoneProgress bool
 	watchRegister    bool // dynamic registration of file watchers
+	// related: the client shows a diagnostic's relatedInformation; to one
+	// that does not, the related places are told in the message.
+	related bool
 }
 
 // Serve runs one session over rwc (stdin/stdout for `efmesh lsp`) until the

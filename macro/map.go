@@ -180,3 +180,18 @@ func (m Map) Exact(start, end int) (int, int, bool) {
 	}
 	return s.Start + (start - s.Out), s.Start + (end - s.Out), true
 }
+
+// OriginRange is Origin for the span [start, end): the whole span in the
+// macro file when it was copied from one run of it.
+func (m Map) OriginRange(start, end int) (file string, src []byte, s, e int, ok bool) {
+	file, src, s, e, ok = m.Origin(start)
+	if !ok || end <= start+1 {
+		return
+	}
+	a, _ := m.seg(start)
+	b, _ := m.seg(end - 1)
+	if a.Out == b.Out && a.Copied {
+		e = a.Start + (end - a.Out)
+	}
+	return
+}

@@ -109,7 +109,7 @@ func (m *Model) MapDiagnostic(d Diagnostic) Diagnostic {
 	start, end := d.Range.Start.Offset, d.Range.End.Offset
 	fs, fe := e.Map.FileRange(start, end)
 	d.Range = RangeAt(e.File, fs, fe)
-	if file, src, s, en, ok := e.Map.Origin(start); ok {
+	if file, src, s, en, ok := e.Map.OriginRange(start, end); ok {
 		d.Related = append(d.Related, Related{File: file, Range: RangeAt(src, s, max(en, s)),
 			Message: "in the macro's definition: " + lineAround(src, s)})
 	}
