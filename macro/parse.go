@@ -268,7 +268,6 @@ func ParseFile(file string, src []byte) ([]*Def, []Problem) {
 	}
 	sc := sqlscan.NewScanner(src, 0)
 	var doc []sqlscan.Token
-	lastEnd := 0
 	next := func() sqlscan.Token {
 		for {
 			t := sc.Next()
@@ -369,9 +368,7 @@ func ParseFile(file string, src []byte) ([]*Def, []Problem) {
 		}
 		d.body = parseNodes(src, d.BodyStart, d.BodyEnd, &raw)
 		defs = append(defs, d)
-		lastEnd = stop
 	}
-	_ = lastEnd
 	probs := make([]Problem, 0, len(raw))
 	for _, r := range raw {
 		probs = append(probs, Problem{File: file, Start: r.start, End: r.end, Code: r.code, Message: r.msg})
