@@ -280,7 +280,14 @@ func expandWhole(m *Model, lib map[string]*macro.Def, vars map[string]string) (*
 			continue // in the body as written: the first parse said it
 		}
 		d.inSource = true
-		diags = append(diags, n.MapDiagnostic(d))
+		md := n.MapDiagnostic(d)
+		// What a wrong call stands for (NULL) is not a second problem.
+		if slices.ContainsFunc(r.Problems, func(p macro.Problem) bool {
+			return p.File == m.File && md.Range.Start.Offset >= p.Start && md.Range.Start.Offset <= p.End
+		}) {
+			continue
+		}
+		diags = append(diags, md)
 	}
 	// The ranges of the header the editor and messages use are the file's.
 	n.Header = mapRange(n, n.Header)
