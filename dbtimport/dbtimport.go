@@ -97,6 +97,7 @@ type dbtProject struct {
 	SourcePaths []string       `yaml:"source-paths"`
 	SeedPaths   []string       `yaml:"seed-paths"`
 	DataPaths   []string       `yaml:"data-paths"`
+	MacroPaths  []string       `yaml:"macro-paths"`
 	Vars        map[string]any `yaml:"vars"`
 	Models      map[string]any `yaml:"models"`
 	Seeds       map[string]any `yaml:"seeds"`
@@ -194,6 +195,7 @@ type converter struct {
 	descr    map[string]string   // dbt model name → description
 	audits   map[string][]string // dbt model name → efmesh audits from its column tests
 	taken    map[string]string   // efmesh name → dbt file, for duplicates
+	jinja    *jinjaEnv           // the project's and packages' macros
 }
 
 type dbtModel struct {
@@ -206,6 +208,11 @@ type dbtModel struct {
 
 func (c *converter) run(opt Options) error {
 	c.taken = map[string]string{}
+	env, err := loadMacros(c.from, c.dp.MacroPaths, c.dp.Vars, c.dp.Name)
+	if err != nil {
+		return err
+	}
+	c.jinja = env
 	modelPaths := orDefault(append(c.dp.ModelPaths, c.dp.SourcePaths...), "models")
 	seedPaths := orDefault(append(c.dp.SeedPaths, c.dp.DataPaths...), "seeds")
 
@@ -276,6 +283,7 @@ func (c *converter) run(opt Options) error {
 		},
 	}
 	usedVars, varAt := map[string]string{}, map[string]Piece{}
+	var bad []error
 	for _, m := range models {
 		name, ok := c.names[m.name]
 		if !ok {
@@ -285,6 +293,17 @@ func (c *converter) run(opt Options) error {
 			return err
 		}
 		b := convertBody(m.rel, m.src, r)
+		if needsJinja(b) {
+			jb, err := c.jinja.renderBody(m.rel, m.src, r)
+			if err != nil {
+				bad = append(bad, err)
+				continue
+			}
+			for k, v := range jb.config {
+				m.cfg[k] = v
+			}
+			b = jb
+		}
 		for k, v := range b.vars {
 			if _, seen := usedVars[k]; !seen || v != "" {
 				usedVars[k] = v
@@ -295,6 +314,10 @@ func (c *converter) run(opt Options) error {
 		}
 		c.model(m, name, b)
 	}
+	if len(bad) > 0 {
+		return errors.Join(bad...)
+	}
+	c.macros()
 	c.vars(usedVars, varAt)
 	c.config(opt)
 	sort.Slice(c.res.Models, func(i, j int) bool { return c.res.Models[i].Name < c.res.Models[j].Name })
@@ -612,6 +635,9 @@ func (c *converter) vars(used map[string]string, at map[string]Piece) {
 func (c *converter) config(opt Options) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Converted from the dbt project %s by efmesh init --from-dbt.\nname: %s\nmodels: [\"models/**/*.sql\"]\ntests: [\"tests/**/*.yaml\"]\n", c.dp.Name, c.res.Name)
+	if len(c.jinja.plain) > 0 {
+		b.WriteString("macros: [\"macros/**/*.sql\"]\n")
+	}
 	if opt.Start != "" {
 		fmt.Fprintf(&b, "start: %s\n", opt.Start)
 	}
@@ -628,6 +654,42 @@ func (c *converter) config(opt Options) {
 		}
 	}
 	c.out = append(c.out, output{path: project.ConfigFile, text: b.String()}, output{path: ".gitignore", text: ".efmesh/\n*.duckdb\n*.duckdb.wal\n", optional: true})
+}
+
+// macros writes the project macros that are plain SQL templates of their
+// arguments as efmesh macros, one file per dbt macro file.
+func (c *converter) macros() {
+	files := map[string]*strings.Builder{}
+	var order []string
+	for _, m := range c.jinja.sortedPlain() {
+		rel := m.file
+		for _, mp := range orDefault(c.dp.MacroPaths, "macros") {
+			if r, ok := strings.CutPrefix(rel, strings.TrimSuffix(mp, "/")+"/"); ok {
+				rel = r
+			}
+		}
+		f := "macros/" + rel
+		if files[f] == nil {
+			files[f] = &strings.Builder{}
+			order = append(order, f)
+		} else {
+			files[f].WriteString("\n")
+		}
+		files[f].WriteString(efmeshMacro(m))
+	}
+	for _, f := range order {
+		c.out = append(c.out, output{path: f, text: files[f].String()})
+	}
+}
+
+// needsJinja reports whether convertBody met Jinja it does not know.
+func needsJinja(b body) bool {
+	for _, p := range b.pieces {
+		if strings.HasPrefix(p.Reason, "Jinja ") {
+			return true
+		}
+	}
+	return false
 }
 
 // write writes every output, after checking that none exists.
