@@ -44,7 +44,7 @@ type jinjaEnv struct {
 	lines    []preludeLine                     // where each prelude line came from
 	vars     map[string]any
 	project  string
-	problems []string // bad macro files: file:line:col: message
+	broken   map[string]error // macros gonja does not parse, by name
 }
 
 type preludeLine struct {
@@ -95,9 +95,16 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 		}
 	}
 	var pre strings.Builder
+	env.broken = map[string]error{}
 	for _, m := range env.macros {
 		if m.pkg == "" && isPlain(m) {
 			env.plain[m.name] = m
+			continue
+		}
+		// A macro gonja cannot parse is left out; a model that calls it
+		// fails on the call, naming the macro's place and gonja's message.
+		if _, err := gonja.FromString(m.text); err != nil {
+			env.broken[m.name] = env.position(m.file, m.text, err, m.line-1)
 			continue
 		}
 		for i := range strings.Count(m.text, "\n") + 1 {
@@ -111,7 +118,7 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 
 func (env *jinjaEnv) readFile(rel, src, pkg string) {
 	for _, at := range reMacro().FindAllStringSubmatchIndex(src, -1) {
-		m := &jinjaMacro{name: src[at[2]:at[3]], pkg: pkg, file: rel, body: src[at[6]:at[7]], text: src[at[0]:at[1]]}
+		m := &jinjaMacro{name: src[at[2]:at[3]], pkg: pkg, file: rel, body: src[at[6]:at[7]], text: trailingCommas(src[at[0]:at[1]])}
 		m.line, _ = position(src, at[0])
 		for _, p := range splitTop(src[at[4]:at[5]]) {
 			p = strings.TrimSpace(p)
@@ -174,6 +181,45 @@ func efmeshMacro(m *jinjaMacro) string {
 		doc = "Converted from the dbt macro " + m.name + " (" + m.file + ")."
 	}
 	return "-- " + doc + "\nMACRO " + m.name + "(" + strings.Join(ps, ", ") + ") AS " + body + ";\n"
+}
+
+// trailingCommas drops the commas Python allows before a closing bracket
+// inside Jinja tags (f(a, b,)), which gonja's parser refuses. Strings are
+// left as they are; the text keeps its lines.
+func trailingCommas(src string) string {
+	var out strings.Builder
+	last := 0
+	for _, t := range scanTags(src) {
+		if t.kind == '#' {
+			continue
+		}
+		out.WriteString(src[last:t.start])
+		tag := src[t.start:t.end]
+		quote := byte(0)
+		for i := 0; i < len(tag); i++ {
+			c := tag[i]
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '\'' || c == '"':
+				quote = c
+			case c == ',':
+				j := i + 1
+				for j < len(tag) && (tag[j] == ' ' || tag[j] == '\t' || tag[j] == '\n' || tag[j] == '\r') {
+					j++
+				}
+				if j < len(tag) && (tag[j] == ')' || tag[j] == ']' || tag[j] == '}') {
+					c = ' '
+				}
+			}
+			out.WriteByte(c)
+		}
+		last = t.end
+	}
+	out.WriteString(src[last:])
+	return out.String()
 }
 
 // splitTop splits s on the commas outside brackets and quotes.
@@ -392,7 +438,15 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 			return "@" + name + "(" + strings.Join(args, ", ") + ")"
 		}
 	}
-	builtins := dbtUtilsBuiltins(str, kw, human)
+	for name, err := range env.broken {
+		ctx[name] = func(*exec.VarArgs) *exec.Value {
+			if rerr == nil {
+				rerr = fmt.Errorf("macro %s does not parse: %w", name, err)
+			}
+			return exec.AsValue(rerr)
+		}
+	}
+	builtins := dbtUtilsBuiltins(env.vars, str, kw, human)
 	ctx["__efmesh_install"] = func(e *exec.Evaluator, _ *exec.VarArgs) string {
 		c := e.Environment.Context
 		for _, m := range env.macros {
@@ -448,17 +502,17 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 		return ""
 	}
 	const mark = "\x00efmesh-body\x00"
-	text := env.prelude + "{{ __efmesh_install() }}" + mark + src2
+	text := env.prelude + "{{ __efmesh_install() }}" + mark + trailingCommas(src2)
 	tpl, err := gonja.FromString(text)
 	if err != nil {
-		return b, env.position(file, src, err)
+		return b, env.position(file, src, err, -1)
 	}
 	out, err := tpl.ExecuteToString(exec.NewContext(ctx))
 	if rerr != nil {
 		err = rerr
 	}
 	if err != nil {
-		return b, env.position(file, src, err)
+		return b, env.position(file, src, err, -1)
 	}
 	_, out, _ = strings.Cut(out, mark)
 	b.sql = strings.TrimSpace(blankLines(out))
@@ -474,7 +528,7 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 // dbtUtilsBuiltins are the dbt_utils macros efmesh has built-ins for, as
 // Jinja functions rendering the built-in's call; and those that need the
 // warehouse, which are left to a human.
-func dbtUtilsBuiltins(str func(*exec.Value) string, kw func(*exec.VarArgs, int, string) *exec.Value, human func(name, why string)) map[string]any {
+func dbtUtilsBuiltins(vars map[string]any, str func(*exec.Value) string, kw func(*exec.VarArgs, int, string) *exec.Value, human func(name, why string)) map[string]any {
 	list := func(v *exec.Value) []string {
 		if v == nil {
 			return nil
@@ -512,8 +566,19 @@ func dbtUtilsBuiltins(str func(*exec.Value) string, kw func(*exec.VarArgs, int, 
 			}
 			return "@STAR(" + strings.Join(args, ", ") + ")"
 		},
+		// Not @GENERATE_SURROGATE_KEY: it marks NULLs and separates as
+		// sqlmesh does, so every key would change. dbt_utils's own SQL
+		// keeps the keys a dbt project has already handed out.
 		"generate_surrogate_key": func(va *exec.VarArgs) string {
-			return "@GENERATE_SURROGATE_KEY(" + strings.Join(list(kw(va, 0, "field_list")), ", ") + ")"
+			null := "_dbt_utils_surrogate_key_null_"
+			if v, ok := vars["surrogate_key_treat_nulls_as_empty_strings"].(bool); ok && v {
+				null = ""
+			}
+			var parts []string
+			for _, f := range list(kw(va, 0, "field_list")) {
+				parts = append(parts, "coalesce(cast("+f+" as varchar), "+quoted(null)+")")
+			}
+			return "md5(cast(" + strings.Join(parts, " || '-' || ") + " as varchar))"
 		},
 		"safe_divide": func(va *exec.VarArgs) string {
 			return "@SAFE_DIVIDE(" + str(kw(va, 0, "numerator")) + ", " + str(kw(va, 1, "denominator")) + ")"
@@ -533,8 +598,17 @@ func dbtUtilsBuiltins(str func(*exec.Value) string, kw func(*exec.VarArgs, int, 
 			if a := kw(va, 2, "alias"); a != nil {
 				args = append(args, "alias := "+strings.ToLower(str(a)))
 			}
-			if a := str(kw(va, 3, "agg")); a != "" {
+			if a := str(kw(va, 3, "agg")); a != "" && a != "sum" {
 				args = append(args, "agg := "+quoted(a))
+			}
+			if c := str(kw(va, 4, "cmp")); c != "" && c != "=" {
+				args = append(args, "cmp := "+quoted(c))
+			}
+			if p := str(kw(va, 5, "prefix")); p != "" {
+				args = append(args, "prefix := "+quoted(p))
+			}
+			if s := str(kw(va, 6, "suffix")); s != "" {
+				args = append(args, "suffix := "+quoted(s))
 			}
 			return "@PIVOT(" + strings.Join(args, ", ") + ")"
 		},
@@ -575,9 +649,19 @@ var reLineCol = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // position turns a gonja error into a renderError at its place: in the
-// model, or in the macro file its prelude line came from.
-func (env *jinjaEnv) position(file, src string, err error) error {
+// model, or in the macro file its prelude line came from; shift >= 0 is
+// the line before a lone macro's text in its file.
+func (env *jinjaEnv) position(file, src string, err error, shift int) error {
+	var re *renderError
+	if errors.As(err, &re) {
+		return re
+	}
 	msg := err.Error()
+	if strings.HasPrefix(msg, "failed to parse template '") {
+		if i := strings.LastIndex(msg, "': "); i >= 0 {
+			msg = msg[i+3:]
+		}
+	}
 	line, col := 1, 1
 	if m := reLineCol().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
@@ -586,6 +670,9 @@ func (env *jinjaEnv) position(file, src string, err error) error {
 		}
 	}
 	pre := strings.Count(env.prelude, "\n")
+	if shift >= 0 {
+		return &renderError{file: file, line: line + shift, col: col, msg: "Jinja: " + oneLine(msg)}
+	}
 	if line <= pre && line-1 < len(env.lines) && line >= 1 {
 		pl := env.lines[line-1]
 		file, line = pl.file, pl.line
@@ -598,10 +685,6 @@ func (env *jinjaEnv) position(file, src string, err error) error {
 	// gonja's messages nest; the last clause says what went wrong
 	msg = regexp.MustCompile(`\s+`).ReplaceAllString(msg, " ")
 	msg = strings.ReplaceAll(msg, "\x00efmesh-body\x00", "")
-	var re *renderError
-	if errors.As(err, &re) {
-		return re
-	}
 	return &renderError{file: file, line: line, col: col, msg: "Jinja: " + msg}
 }
 
