@@ -37,14 +37,14 @@ type param struct{ name, def string } // def is the Jinja default, "" without on
 
 // jinjaEnv is a dbt project's macros, loaded once for all models.
 type jinjaEnv struct {
-	macros   []*jinjaMacro
-	byPkg    map[string]map[string]*jinjaMacro // "" is the project
-	plain    map[string]*jinjaMacro            // project macros written as efmesh macros
-	prelude  string                            // every Jinja-evaluated macro, in order
-	lines    []preludeLine                     // where each prelude line came from
-	vars     map[string]any
-	project  string
-	broken   map[string]error // macros gonja does not parse, by name
+	macros  []*jinjaMacro
+	byPkg   map[string]map[string]*jinjaMacro // "" is the project
+	plain   map[string]*jinjaMacro            // project macros written as efmesh macros
+	prelude string                            // every Jinja-evaluated macro, in order
+	lines   []preludeLine                     // where each prelude line came from
+	vars    map[string]any
+	project string
+	broken  map[string]error // macros gonja does not parse, by name
 }
 
 type preludeLine struct {
