@@ -96,8 +96,28 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 	}
 	var pre strings.Builder
 	env.broken = map[string]error{}
+	// A dispatcher whose DuckDB implementation is plain is one efmesh
+	// macro: the dispatcher's name and defaults, the implementation's
+	// body. Its variants for other warehouses are not written.
+	variants := map[string]bool{}
 	for _, m := range env.macros {
-		if m.pkg == "" && isPlain(m) {
+		if m.pkg != "" {
+			continue
+		}
+		if impl := env.dispatchedPlain(m); impl != nil {
+			env.plain[m.name] = &jinjaMacro{name: m.name, file: m.file, line: m.line, params: m.params, body: impl.body, doc: m.doc}
+			for name, v := range env.byPkg[""] {
+				if strings.HasSuffix(name, "__"+m.name) && v.pkg == "" {
+					variants[name] = true
+				}
+			}
+		}
+	}
+	for _, m := range env.macros {
+		if m.pkg == "" && env.plain[m.name] != nil {
+			continue
+		}
+		if m.pkg == "" && !variants[m.name] && isPlain(m) {
 			env.plain[m.name] = m
 			continue
 		}
@@ -135,6 +155,48 @@ func (env *jinjaEnv) readFile(rel, src, pkg string) {
 		env.byPkg[pkg][m.name] = m
 	}
 }
+
+var reDispatcher = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^\s*\{\{-?\s*return\(\s*adapter\.dispatch\(\s*['"](\w+)['"]\s*\)\s*\(([\w\s,]*)\)\s*\)\s*-?\}\}\s*$`)
+})
+
+// dispatchedPlain is the implementation a project macro that is only
+// {{ return(adapter.dispatch('name')(its params)) }} resolves to on
+// DuckDB, when that implementation is plain; nil otherwise.
+func (env *jinjaEnv) dispatchedPlain(m *jinjaMacro) *jinjaMacro {
+	d := reDispatcher().FindStringSubmatch(m.body)
+	if d == nil || d[1] != m.name {
+		return nil
+	}
+	args := splitTop(d[2])
+	if len(args) != len(m.params) {
+		return nil
+	}
+	for i, a := range args {
+		if strings.TrimSpace(a) != m.params[i].name {
+			return nil
+		}
+	}
+	for _, prefix := range dispatchOrder {
+		if impl := env.byPkg[""][prefix+m.name]; impl != nil {
+			if !isPlain(impl) || len(impl.params) != len(m.params) {
+				return nil
+			}
+			// the implementation's parameter names may differ
+			body := impl.body
+			for i, p := range impl.params {
+				body = regexp.MustCompile(`\{\{-?\s*`+regexp.QuoteMeta(p.name)+`\s*-?\}\}`).ReplaceAllString(body, "{{ "+m.params[i].name+" }}")
+			}
+			return &jinjaMacro{name: impl.name, params: m.params, body: body}
+		}
+	}
+	return nil
+}
+
+// dispatchOrder is where adapter.dispatch looks on DuckDB: dbt-duckdb's
+// own implementations, then the default; postgres__ last, for packages
+// that write only a Postgres variant.
+var dispatchOrder = []string{"duckdb__", "default__", "postgres__"}
 
 // isPlain reports whether m is a plain SQL template of its arguments: no
 // statement, every expression one of its parameters, defaults literals.
@@ -485,7 +547,7 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 		}
 		c.Set("adapter", map[string]any{"dispatch": func(va *exec.VarArgs) *exec.Value {
 			name, pkg := str(va.First()), str(kw(va, 1, "macro_namespace"))
-			for _, prefix := range []string{"duckdb__", "postgres__", "default__"} {
+			for _, prefix := range dispatchOrder {
 				if m, ok := env.byPkg[""][prefix+name]; ok && m != nil {
 					if v, ok := c.Get(prefix + name); ok {
 						return exec.AsValue(v)
