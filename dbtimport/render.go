@@ -367,8 +367,12 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 	}
 	human := func(name, why string) {
 		line, col := 1, 1
-		if at := strings.Index(src, name); at >= 0 {
-			line, col = position(src, at)
+		for _, n := range []string{"dbt_utils." + name, name} {
+			if at := strings.Index(src, n); at >= 0 {
+				line, col = position(src, at)
+				name = n
+				break
+			}
 		}
 		b.pieces = append(b.pieces, Piece{File: file, Line: line, Col: col, Text: name, Reason: why})
 	}
@@ -571,7 +575,19 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 	}
 	out, err := tpl.ExecuteToString(exec.NewContext(ctx))
 	if rerr != nil {
-		err = rerr
+		// gonja's error has the place, ours says what went wrong
+		var re *renderError
+		if errors.As(rerr, &re) {
+			return b, re
+		}
+		if err == nil {
+			err = rerr
+		}
+		pe := env.position(file, src, err, -1)
+		if errors.As(pe, &re) {
+			re.msg = rerr.Error()
+		}
+		return b, pe
 	}
 	if err != nil {
 		return b, env.position(file, src, err, -1)
@@ -607,7 +623,7 @@ func dbtUtilsBuiltins(vars map[string]any, str func(*exec.Value) string, kw func
 	quoted := func(s string) string { return sqlString(s) }
 	needsWarehouse := func(name string) func(*exec.VarArgs) *exec.Value {
 		return func(*exec.VarArgs) *exec.Value {
-			human(name, "dbt_utils."+name+" reads the warehouse at compile time: write its result by hand")
+			human(name, "dbt_utils."+name+" reads the warehouse at compile time: write its result by hand, or a macro efmesh runs")
 			return exec.AsValue([]any{})
 		}
 	}
@@ -733,7 +749,7 @@ func (env *jinjaEnv) position(file, src string, err error, shift int) error {
 	}
 	pre := strings.Count(env.prelude, "\n")
 	if shift >= 0 {
-		return &renderError{file: file, line: line + shift, col: col, msg: "Jinja: " + oneLine(msg)}
+		return &renderError{file: file, line: line + shift, col: col, msg: "Jinja: " + strings.Join(strings.Fields(msg), " ")}
 	}
 	if line <= pre && line-1 < len(env.lines) && line >= 1 {
 		pl := env.lines[line-1]
@@ -745,6 +761,9 @@ func (env *jinjaEnv) position(file, src string, err error, shift int) error {
 		line = 1
 	}
 	// gonja's messages nest; the last clause says what went wrong
+	if m := regexp.MustCompile(`(\w+) is not callable`).FindStringSubmatch(msg); m != nil {
+		msg = "no macro named " + m[1] + " in the project's macros or an installed package (dbt_packages)"
+	}
 	msg = regexp.MustCompile(`\s+`).ReplaceAllString(msg, " ")
 	msg = strings.ReplaceAll(msg, "\x00efmesh-body\x00", "")
 	return &renderError{file: file, line: line, col: col, msg: "Jinja: " + msg}
