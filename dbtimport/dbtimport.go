@@ -1,11 +1,45 @@
 // Package dbtimport converts a dbt project into an efmesh project: models
-// with {{ ref }}, {{ source }}, {{ config }}, {{ var }} and {{ this }},
-// sources declared in YAML, seeds and dbt_project.yml's folder configs.
+// with their Jinja, sources declared in YAML, seeds and dbt_project.yml's
+// folder configs.
 //
-// It reads and writes files only; it knows no engine, state or plan. What it
-// cannot convert (other Jinja: macros, loops, adapter calls) is never
-// guessed: it stays in the model as a SQL comment and is listed, with its
-// file:line:col, in the Result.
+// It reads and writes files only; it knows no engine, state or plan.
+//
+// Jinja. A model whose only Jinja is {{ ref }}, {{ source }}, {{ config }},
+// {{ var }}, {{ this }} and an {% if is_incremental() %} filter is
+// rewritten tag by tag (var stays @var). Any other Jinja is evaluated by
+// github.com/nikolalohinski/gonja/v2 with dbt's context: ref and source
+// (rendering @ref), config (recorded), var with dbt_project.yml's vars and
+// defaults, env_var, target (type duckdb), this, is_incremental() (false:
+// the full build; a recognised filter still becomes @start/@end),
+// run_started_at, modules, return, adapter.dispatch (duckdb__, default__,
+// then postgres__, in the project then the package), log and
+// exceptions.raise_compiler_error. The project's macros and those of
+// dbt_packages/*/macros are loaded into the environment. gonja was chosen
+// over github.com/ardanlabs/jinja on dbt's own snippets: it keeps Jinja2's
+// whitespace rules (ardanlabs trims blocks as chat templates want, which
+// changes the SQL's layout), runs {% call %} with caller(), lets Go
+// functions take and return any value (relations with attributes, lists
+// from return()) and positions its syntax errors by line and column.
+//
+// What a macro becomes:
+//   - A project macro that is a plain SQL template of its arguments (no
+//     statement, only its parameters in {{ }}), or a dispatcher whose DuckDB
+//     implementation is one, becomes an efmesh MACRO in macros/, and the
+//     call stays a call (@name(args)), so reuse survives.
+//   - dbt_utils.star, union_relations, deduplicate, pivot, safe_divide and
+//     date_spine render efmesh's built-ins (@STAR, @UNION, …);
+//     generate_surrogate_key renders dbt_utils's own SQL, since
+//     @GENERATE_SURROGATE_KEY marks NULLs and separates as sqlmesh does and
+//     every key would change.
+//   - Any other macro is expanded at import.
+//   - What needs the warehouse at compile time (run_query,
+//     dbt_utils.get_column_values, get_relations_by_pattern, …) is left to
+//     a human: listed with its file:line:col in the Result.
+//
+// Jinja that does not evaluate (a syntax error, a macro no file defines,
+// a recursion, raise_compiler_error) is bad input: Convert returns every
+// such error at its file:line:col and writes nothing. A macro gonja cannot
+// parse is an error only when a model calls it.
 //
 // Choices where dbt and efmesh differ:
 //   - A model's schema is its schema config (config(schema=…) or

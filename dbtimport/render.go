@@ -594,12 +594,6 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 	}
 	_, out, _ = strings.Cut(out, mark)
 	b.sql = strings.TrimSpace(blankLines(out))
-	for k, v := range b.config {
-		if k == "materialized" || k == "unique_key" {
-			continue
-		}
-		_ = v
-	}
 	return b, nil
 }
 
