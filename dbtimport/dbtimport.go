@@ -1,11 +1,45 @@
 // Package dbtimport converts a dbt project into an efmesh project: models
-// with {{ ref }}, {{ source }}, {{ config }}, {{ var }} and {{ this }},
-// sources declared in YAML, seeds and dbt_project.yml's folder configs.
+// with their Jinja, sources declared in YAML, seeds and dbt_project.yml's
+// folder configs.
 //
-// It reads and writes files only; it knows no engine, state or plan. What it
-// cannot convert (other Jinja: macros, loops, adapter calls) is never
-// guessed: it stays in the model as a SQL comment and is listed, with its
-// file:line:col, in the Result.
+// It reads and writes files only; it knows no engine, state or plan.
+//
+// Jinja. A model whose only Jinja is {{ ref }}, {{ source }}, {{ config }},
+// {{ var }}, {{ this }} and an {% if is_incremental() %} filter is
+// rewritten tag by tag (var stays @var). Any other Jinja is evaluated by
+// github.com/nikolalohinski/gonja/v2 with dbt's context: ref and source
+// (rendering @ref), config (recorded), var with dbt_project.yml's vars and
+// defaults, env_var, target (type duckdb), this, is_incremental() (false:
+// the full build; a recognised filter still becomes @start/@end),
+// run_started_at, modules, return, adapter.dispatch (duckdb__, default__,
+// then postgres__, in the project then the package), log and
+// exceptions.raise_compiler_error. The project's macros and those of
+// dbt_packages/*/macros are loaded into the environment. gonja was chosen
+// over github.com/ardanlabs/jinja on dbt's own snippets: it keeps Jinja2's
+// whitespace rules (ardanlabs trims blocks as chat templates want, which
+// changes the SQL's layout), runs {% call %} with caller(), lets Go
+// functions take and return any value (relations with attributes, lists
+// from return()) and positions its syntax errors by line and column.
+//
+// What a macro becomes:
+//   - A project macro that is a plain SQL template of its arguments (no
+//     statement, only its parameters in {{ }}), or a dispatcher whose DuckDB
+//     implementation is one, becomes an efmesh MACRO in macros/, and the
+//     call stays a call (@name(args)), so reuse survives.
+//   - dbt_utils.star, union_relations, deduplicate, pivot, safe_divide and
+//     date_spine render efmesh's built-ins (@STAR, @UNION, …);
+//     generate_surrogate_key renders dbt_utils's own SQL, since
+//     @GENERATE_SURROGATE_KEY marks NULLs and separates as sqlmesh does and
+//     every key would change.
+//   - Any other macro is expanded at import.
+//   - What needs the warehouse at compile time (run_query,
+//     dbt_utils.get_column_values, get_relations_by_pattern, …) is left to
+//     a human: listed with its file:line:col in the Result.
+//
+// Jinja that does not evaluate (a syntax error, a macro no file defines,
+// a recursion, raise_compiler_error) is bad input: Convert returns every
+// such error at its file:line:col and writes nothing. A macro gonja cannot
+// parse is an error only when a model calls it.
 //
 // Choices where dbt and efmesh differ:
 //   - A model's schema is its schema config (config(schema=…) or
@@ -97,6 +131,7 @@ type dbtProject struct {
 	SourcePaths []string       `yaml:"source-paths"`
 	SeedPaths   []string       `yaml:"seed-paths"`
 	DataPaths   []string       `yaml:"data-paths"`
+	MacroPaths  []string       `yaml:"macro-paths"`
 	Vars        map[string]any `yaml:"vars"`
 	Models      map[string]any `yaml:"models"`
 	Seeds       map[string]any `yaml:"seeds"`
@@ -194,6 +229,7 @@ type converter struct {
 	descr    map[string]string   // dbt model name → description
 	audits   map[string][]string // dbt model name → efmesh audits from its column tests
 	taken    map[string]string   // efmesh name → dbt file, for duplicates
+	jinja    *jinjaEnv           // the project's and packages' macros
 }
 
 type dbtModel struct {
@@ -206,6 +242,11 @@ type dbtModel struct {
 
 func (c *converter) run(opt Options) error {
 	c.taken = map[string]string{}
+	env, err := loadMacros(c.from, c.dp.MacroPaths, c.dp.Vars, c.dp.Name)
+	if err != nil {
+		return err
+	}
+	c.jinja = env
 	modelPaths := orDefault(append(c.dp.ModelPaths, c.dp.SourcePaths...), "models")
 	seedPaths := orDefault(append(c.dp.SeedPaths, c.dp.DataPaths...), "seeds")
 
@@ -276,6 +317,7 @@ func (c *converter) run(opt Options) error {
 		},
 	}
 	usedVars, varAt := map[string]string{}, map[string]Piece{}
+	var bad []error
 	for _, m := range models {
 		name, ok := c.names[m.name]
 		if !ok {
@@ -285,6 +327,17 @@ func (c *converter) run(opt Options) error {
 			return err
 		}
 		b := convertBody(m.rel, m.src, r)
+		if needsJinja(b) {
+			jb, err := c.jinja.renderBody(m.rel, m.src, r)
+			if err != nil {
+				bad = append(bad, err)
+				continue
+			}
+			for k, v := range jb.config {
+				m.cfg[k] = v
+			}
+			b = jb
+		}
 		for k, v := range b.vars {
 			if _, seen := usedVars[k]; !seen || v != "" {
 				usedVars[k] = v
@@ -295,6 +348,10 @@ func (c *converter) run(opt Options) error {
 		}
 		c.model(m, name, b)
 	}
+	if len(bad) > 0 {
+		return errors.Join(bad...)
+	}
+	c.macros()
 	c.vars(usedVars, varAt)
 	c.config(opt)
 	sort.Slice(c.res.Models, func(i, j int) bool { return c.res.Models[i].Name < c.res.Models[j].Name })
@@ -612,6 +669,9 @@ func (c *converter) vars(used map[string]string, at map[string]Piece) {
 func (c *converter) config(opt Options) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Converted from the dbt project %s by efmesh init --from-dbt.\nname: %s\nmodels: [\"models/**/*.sql\"]\ntests: [\"tests/**/*.yaml\"]\n", c.dp.Name, c.res.Name)
+	if len(c.jinja.plain) > 0 {
+		b.WriteString("macros: [\"macros/**/*.sql\"]\n")
+	}
 	if opt.Start != "" {
 		fmt.Fprintf(&b, "start: %s\n", opt.Start)
 	}
@@ -628,6 +688,42 @@ func (c *converter) config(opt Options) {
 		}
 	}
 	c.out = append(c.out, output{path: project.ConfigFile, text: b.String()}, output{path: ".gitignore", text: ".efmesh/\n*.duckdb\n*.duckdb.wal\n", optional: true})
+}
+
+// macros writes the project macros that are plain SQL templates of their
+// arguments as efmesh macros, one file per dbt macro file.
+func (c *converter) macros() {
+	files := map[string]*strings.Builder{}
+	var order []string
+	for _, m := range c.jinja.sortedPlain() {
+		rel := m.file
+		for _, mp := range orDefault(c.dp.MacroPaths, "macros") {
+			if r, ok := strings.CutPrefix(rel, strings.TrimSuffix(mp, "/")+"/"); ok {
+				rel = r
+			}
+		}
+		f := "macros/" + rel
+		if files[f] == nil {
+			files[f] = &strings.Builder{}
+			order = append(order, f)
+		} else {
+			files[f].WriteString("\n")
+		}
+		files[f].WriteString(efmeshMacro(m))
+	}
+	for _, f := range order {
+		c.out = append(c.out, output{path: f, text: files[f].String()})
+	}
+}
+
+// needsJinja reports whether convertBody met Jinja it does not know.
+func needsJinja(b body) bool {
+	for _, p := range b.pieces {
+		if strings.HasPrefix(p.Reason, "Jinja ") {
+			return true
+		}
+	}
+	return false
 }
 
 // write writes every output, after checking that none exists.

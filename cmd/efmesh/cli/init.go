@@ -82,13 +82,16 @@ func (a *app) initCmd() *cobra.Command {
 		Long: `Init writes a starter project into dir (default: the current folder).
 
 With --from-dbt it converts the dbt project in that folder instead: models
-(ref, source, config, var, this), sources in YAML (EXTERNAL models), seeds
-(SEED models) and dbt_project.yml's folder configs and vars. What it cannot
-convert (macros, loops, adapter calls, …) stays in the model as a SQL
-comment and is listed with file:line:col. Exit codes: 0 when everything
-converted, 2 when pieces await a human (the files are written), 1 on bad
-input or when dir already holds an efmesh project or a file it would write
-(then nothing is written).`,
+with their Jinja (evaluated with dbt's context; the project's macros and
+those in dbt_packages/ are loaded, plain macros become efmesh macros and
+dbt_utils's common macros efmesh's built-ins), sources in YAML (EXTERNAL
+models), seeds (SEED models) and dbt_project.yml's folder configs and
+vars. What needs the warehouse at compile time (run_query,
+dbt_utils.get_column_values, …) or has no efmesh equivalent is listed with
+file:line:col. Exit codes: 0 when everything converted, 2 when pieces await
+a human (the files are written), 1 on bad input (Jinja that does not
+evaluate, YAML that does not parse) or when dir already holds an efmesh
+project or a file it would write (then nothing is written).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := a.dir
