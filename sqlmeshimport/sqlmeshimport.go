@@ -115,7 +115,6 @@ type converter struct {
 	extUsed  map[string]bool
 	audits   map[string]*smAudit // audit files, by lower-case name
 	written  map[string]bool     // paths in out
-	self     string              // the model being converted
 	reported map[string]bool     // external candidates already reported
 	python   map[string]string   // Python models: name → file
 }
