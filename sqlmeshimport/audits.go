@@ -216,6 +216,29 @@ func (c *converter) auditCalls(m *smModel, p prop, report func(int, string, stri
 				continue
 			}
 			out = append(out, wrap("accepted("+cs[0]+", "+strings.Join(vals, ", ")+")"))
+		case "accepted_range":
+			cs, lo, hi := cols("column"), cols("min_v"), cols("max_v")
+			if len(cs) != 1 || len(lo)+len(hi) == 0 || len(lo) > 1 || len(hi) > 1 || !only("column", "min_v", "max_v", "inclusive") {
+				if len(cs) != 1 || len(lo)+len(hi) == 0 {
+					report(e.start, text, "accepted_range needs column := c and min_v or max_v")
+				}
+				continue
+			}
+			lt, gt := "<", ">"
+			if in := cols("inclusive"); len(in) == 1 && strings.EqualFold(in[0], "false") {
+				lt, gt = "<=", ">="
+			}
+			var conds []string
+			if len(lo) == 1 {
+				conds = append(conds, cs[0]+" "+lt+" "+lo[0])
+			}
+			if len(hi) == 1 {
+				conds = append(conds, cs[0]+" "+gt+" "+hi[0])
+			}
+			audit := strings.ReplaceAll(m.name, ".", "_") + "_" + ident(cs[0]) + "_range"
+			c.customAudit(audit, true, "", "sqlmesh's accepted_range of "+m.rel,
+				"SELECT * FROM @this WHERE "+strings.Join(conds, " OR "))
+			out = append(out, wrap(audit))
 		case "number_of_rows":
 			th := cols("threshold")
 			if len(th) != 1 || !only("threshold") {

@@ -170,13 +170,16 @@ type external struct {
 	columns [][2]string // name, type
 	descr   string
 	file    string
+	audits  []string // sqlmesh audit calls, as written in a MODEL header
+	auditAt [][2]int // line, col of each in file
 }
 
 type externalEntry struct {
-	Name        string        `yaml:"name"`
-	Description string        `yaml:"description"`
-	Gateway     string        `yaml:"gateway"`
-	Columns     yaml.MapSlice `yaml:"columns"`
+	Name        string          `yaml:"name"`
+	Description string          `yaml:"description"`
+	Gateway     string          `yaml:"gateway"`
+	Columns     yaml.MapSlice   `yaml:"columns"`
+	Audits      []yaml.MapSlice `yaml:"audits"`
 }
 
 // readExternals reads the declared external tables: external_models.yaml,
@@ -199,10 +202,12 @@ func (c *converter) readExternals() error {
 	}
 	for _, rel := range files {
 		var entries []externalEntry
-		if _, err := readYAML(c.from, c.shown, rel, &entries); err != nil {
+		src, err := readYAML(c.from, c.shown, rel, &entries)
+		if err != nil {
 			return err
 		}
-		for _, e := range entries {
+		ast := parseYAMLAST(src)
+		for i, e := range entries {
 			if e.Gateway != "" {
 				continue // another gateway's table
 			}
@@ -216,6 +221,27 @@ func (c *converter) readExternals() error {
 			x := external{name: strings.Join(parts, "."), descr: e.Description, file: rel}
 			for _, col := range e.Columns {
 				x.columns = append(x.columns, [2]string{fmt.Sprint(col.Key), fmt.Sprint(col.Value)})
+			}
+			// An audit is {name: n, arg: value, …}, the values written as
+			// SQL in YAML strings: the call sqlmesh's header would hold.
+			for j, a := range e.Audits {
+				var name string
+				var args []string
+				for _, it := range a {
+					k, v := fmt.Sprint(it.Key), fmt.Sprint(it.Value)
+					if k == "name" {
+						name = v
+						continue
+					}
+					args = append(args, k+" := "+v)
+				}
+				call := name
+				if len(args) > 0 {
+					call += "(" + strings.Join(args, ", ") + ")"
+				}
+				line, col := ast.pos(fmt.Sprintf("$[%d].audits[%d]", i, j))
+				x.audits = append(x.audits, call)
+				x.auditAt = append(x.auditAt, [2]int{line, col})
 			}
 			c.ext[x.name] = x
 		}
@@ -242,6 +268,10 @@ func (c *converter) externals() {
 			}
 			fmt.Fprintf(&b, ",\n  columns (%s)", strings.Join(cols, ", "))
 		}
+		before := len(c.res.Unconverted)
+		if a := c.externalAudits(x); len(a) > 0 {
+			fmt.Fprintf(&b, ",\n  audits (%s)", strings.Join(a, ", "))
+		}
 		if x.descr != "" {
 			fmt.Fprintf(&b, ",\n  description %s", sqlString(x.descr))
 		}
@@ -249,8 +279,28 @@ func (c *converter) externals() {
 		parts := strings.Split(n, ".")
 		file := "models/_external/" + parts[0] + "/" + parts[1] + ".sql"
 		c.emit(file, b.String())
-		c.res.Models = append(c.res.Models, Model{Name: n, Kind: "EXTERNAL", File: file, From: x.file, Converted: true})
+		c.res.Models = append(c.res.Models, Model{Name: n, Kind: "EXTERNAL", File: file, From: x.file, Converted: len(c.res.Unconverted) == before})
 	}
+}
+
+// externalAudits maps the audits of a declared external table as a MODEL
+// header's would be; what does not convert is reported at its YAML entry.
+func (c *converter) externalAudits(x external) []string {
+	var out []string
+	for i, call := range x.audits {
+		src := []byte("MODEL (audits (" + call + "))")
+		r := newReader(src)
+		hdr, _ := r.headerAt(0, "model")
+		if len(hdr.props) != 1 {
+			continue
+		}
+		m := &smModel{rel: x.file, src: src, name: x.name}
+		at := x.auditAt[i]
+		out = append(out, c.auditCalls(m, hdr.props[0], func(_ int, text, reason string) {
+			c.res.Unconverted = append(c.res.Unconverted, Piece{File: x.file, Line: at[0], Col: at[1], Text: text + " on " + x.name, Reason: reason})
+		})...)
+	}
+	return out
 }
 
 // pythonMacros reports the Python files of macros/: efmesh's macros are

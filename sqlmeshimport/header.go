@@ -144,7 +144,7 @@ func scalar(src []byte, p prop) string {
 }
 
 // list reads a value written as (a, b), [a, b] or a alone: the elements as
-// written.
+// written (a string keeps its quotes).
 func list(src []byte, p prop) []string {
 	toks := p.toks
 	if len(toks) >= 2 {
@@ -166,7 +166,7 @@ func list(src []byte, p prop) []string {
 	if len(toks) == 0 {
 		return nil
 	}
-	return []string{scalar(src, p)}
+	return []string{strings.TrimSpace(string(src[p.start:p.end]))}
 }
 
 // kindOf reads a kind value: its name and its options, if any.

@@ -66,7 +66,8 @@ before_all: ["CREATE SCHEMA raw"]
     unique_combination_of_columns(columns := (id, at), blocking := false),
     accepted_values(column := kind, is_in := ('a', 'b')),
     number_of_rows_non_blocking(threshold := 10),
-    forall(criteria := (id > 0, kind <> 'x'))
+    forall(criteria := (id > 0, kind <> 'x')),
+    accepted_range(column := kind, min_v := 'a', max_v := 'c', inclusive := false)
   ),
   physical_properties (fill = 1)
 );
@@ -109,7 +110,7 @@ SELECT {{ x }} FROM core.users`,
 	wantPieces := []string{
 		"config.yaml:5:91: model default efmesh has no equivalent for: storage_format: parquet",
 		"config.yaml:7:14: before_all statement: efmesh runs no statements beside its models: CREATE SCHEMA raw",
-		"models/events.sql:14:3: property efmesh has no equivalent for: physical_properties (fill = 1)",
+		"models/events.sql:15:3: property efmesh has no equivalent for: physical_properties (fill = 1)",
 		"models/hist2.sql:1:30: SCD_TYPE_2_BY_COLUMN over some columns: efmesh's SCD_TYPE_2 opens a version when any column changes; written as SCD_TYPE_2 (key …): SCD_TYPE_2_BY_COLUMN (unique_key id, columns [kind])",
 		"models/hist2.sql:2:8: Jinja in a sqlmesh model: efmesh has no Jinja; rewrite the query with efmesh's macros: Jinja",
 		"models/users.sql:1:74: kind option efmesh has no equivalent for: when_matched (WHEN MATCHED THEN UPDATE SET x = 1)",
@@ -135,7 +136,7 @@ SELECT {{ x }} FROM core.users`,
 	for _, s := range []string{
 		"kind INCREMENTAL_BY_TIME_RANGE (time_column at, batch_size 7, lookback 2)",
 		"grain (id)", "tags (hot, pii)",
-		"audits (not_null(id, at), unique(id), unique(kind), warn(unique(id, at)), accepted(kind, 'a', 'b'), warn(number_of_rows_above_10), core_events_forall)",
+		"audits (not_null(id, at), unique(id), unique(kind), warn(unique(id, at)), accepted(kind, 'a', 'b'), warn(number_of_rows_above_10), core_events_forall, core_events_kind_range)",
 		"-- efmesh: not converted: physical_properties (fill = 1)\n",
 		"SELECT e.id, e.at, e.kind, 'FROM core.users' AS note -- FROM core.users\nFROM @ref(raw.events) AS e JOIN @ref(raw.users) AS u ON u.id = e.id\n",
 		"WHERE e.at BETWEEN CAST(@start AS TIMESTAMP) AND CAST(@end - INTERVAL '1 microsecond' AS TIMESTAMP) AND e.kind = @var(country)\n",
@@ -149,6 +150,12 @@ SELECT {{ x }} FROM core.users`,
 	}
 	if a := read(t, to, "audits/core_events_forall.sql"); !strings.Contains(a, "SELECT * FROM @this WHERE NOT (id > 0) OR NOT (kind <> 'x')") {
 		t.Errorf("forall audit:\n%s", a)
+	}
+	if a := read(t, to, "audits/core_events_kind_range.sql"); !strings.Contains(a, "SELECT * FROM @this WHERE kind <= 'a' OR kind >= 'c'") {
+		t.Errorf("accepted_range audit:\n%s", a)
+	}
+	if x := read(t, to, "models/_external/raw/events.sql"); strings.Contains(x, "audits") {
+		t.Errorf("external model with audits:\n%s", x)
 	}
 	if a := read(t, to, "audits/number_of_rows_above_10.sql"); !strings.Contains(a, "SELECT n FROM (SELECT count(*) AS n FROM @this) AS c WHERE n <= 10") {
 		t.Errorf("number_of_rows audit:\n%s", a)
