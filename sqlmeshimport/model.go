@@ -346,7 +346,10 @@ func (c *converter) query(m *smModel, s stmt, defs map[string]bool, report func(
 				report(mc.start, "@"+mc.name, "@VAR whose variable is not in config.yaml's variables")
 				*ok = false
 			}
-		case mc.name == "this_model", macro.IsBuiltin(mc.name), macro.IsPrimitive(mc.name), defs[mc.name]:
+		case mc.name == "this_model":
+			report(mc.start, "@this_model", "sqlmesh's @this_model is the model's own table; efmesh's is its name as text, and a body cannot read its own table")
+			*ok = false
+		case macro.IsBuiltin(mc.name), macro.IsPrimitive(mc.name), defs[mc.name]:
 		default:
 			report(mc.start, "@"+mc.name, "macro efmesh has not (a Python macro of the project, or one of sqlmesh's efmesh lacks): write it as MACRO "+mc.name+"(…) AS …; in macros/*.sql")
 			*ok = false

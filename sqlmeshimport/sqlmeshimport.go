@@ -389,6 +389,8 @@ func (c *converter) write() (err error) {
 	if len(exist) > 0 {
 		return &ExistsError{Paths: exist}
 	}
+	// done are the files and folders made, in order: a failure removes
+	// them again, newest first.
 	var done []string
 	defer func() {
 		if err != nil {
@@ -399,7 +401,7 @@ func (c *converter) write() (err error) {
 	}()
 	for _, o := range todo {
 		p := filepath.Join(c.to, filepath.FromSlash(o.path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := mkdirParent(filepath.Dir(p), &done); err != nil {
 			return err
 		}
 		if err := os.WriteFile(p, []byte(o.text), 0o644); err != nil {
@@ -408,6 +410,24 @@ func (c *converter) write() (err error) {
 		done = append(done, p)
 		c.res.Files = append(c.res.Files, o.path)
 	}
+	return nil
+}
+
+// mkdirParent makes dir and the folders above it that are missing,
+// appending each to made.
+func mkdirParent(dir string, made *[]string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirParent(parent, made); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	*made = append(*made, dir)
 	return nil
 }
 

@@ -210,6 +210,24 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestFailedWriteLeavesNothing: a write that fails halfway (a file stands
+// where a folder must go) removes every file and folder made before it.
+func TestFailedWriteLeavesNothing(t *testing.T) {
+	to := t.TempDir()
+	write(t, to, map[string]string{"seeds": "in the way\n"})
+	if _, err := Convert("../testdata/sqlmesh/quickstart", to, Options{}); err == nil {
+		t.Fatal("conversion over a file named seeds succeeded")
+	}
+	ents, _ := os.ReadDir(to)
+	if len(ents) != 1 || ents[0].Name() != "seeds" {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left behind: %q", names)
+	}
+}
+
 // TestSushi is which parts of sqlmesh's examples/sushi convert and which
 // await a human.
 func TestSushi(t *testing.T) {

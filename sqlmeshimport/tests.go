@@ -169,16 +169,26 @@ func yamlKey(k string) string {
 	return k
 }
 
-// rowsOf reads rows written as a list, or as {rows: [...]}.
+// rowsOf reads rows written as a list, or as {rows: [...], partial: …}.
 func rowsOf(v any) (any, bool) {
 	switch v := v.(type) {
 	case []any:
 		return v, true
 	case yaml.MapSlice:
-		if len(v) == 1 && fmt.Sprint(v[0].Key) == "rows" {
-			if rows, ok := v[0].Value.([]any); ok {
-				return rows, true
+		// partial: true (compare the named columns only) is what efmesh's
+		// expectations always do.
+		var rows any
+		for _, it := range v {
+			switch fmt.Sprint(it.Key) {
+			case "rows":
+				rows = it.Value
+			case "partial":
+			default:
+				return nil, false
 			}
+		}
+		if r, ok := rows.([]any); ok {
+			return r, true
 		}
 	case nil:
 		return []any{}, true
