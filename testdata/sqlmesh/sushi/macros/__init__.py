@@ -1,0 +1,6 @@
+from sqlmesh import macro
+
+
+@macro()
+def noop(context):
+    return "SELECT 1"

@@ -1,0 +1,6 @@
+MODEL (
+  name sushi.disabled,
+  enabled False,
+);
+
+SELECT 1 AS a;
