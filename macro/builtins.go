@@ -29,7 +29,7 @@ var Builtins = []Builtin{
 	{"DEF", "name, value", "Defines @name for the rest of the model: a value, a list or a lambda (x -> …)."},
 	{"EACH", "list, x -> expression", "The expression for each item of the list, separated by commas."},
 	{"FILTER", "list, x -> condition", "The items of the list for which the condition is true."},
-	{"GENERATE_SURROGATE_KEY", "expression, …, hash_function := 'MD5'", "A hash (MD5 unless hash_function names another) of the expressions cast to text, NULLs marked, separated by '|'."},
+	{"GENERATE_SURROGATE_KEY", "expression, …, hash_function := 'MD5', null_marker := …, separator := '|'", "A hash (MD5 unless hash_function names another) of the expressions cast to text, NULLs marked as sqlmesh marks them, separated by '|'; null_marker and separator make another tool's keys (dbt_utils: '_dbt_utils_surrogate_key_null_' and '-')."},
 	{"IF", "condition, then[, else]", "then when the condition (known before the query runs) is true, else otherwise (or nothing)."},
 	{"OR", "condition, …", "The conditions joined by OR; NULL operands are dropped; TRUE when none is left (as sqlmesh's)."},
 	{"PIVOT", "column, values, alias := true, agg := 'SUM', cmp := '=', prefix := '', suffix := '', then_value := 1, else_value := 0, quote := true, distinct := false", "One aggregate per value: agg(CASE WHEN column cmp value THEN then_value ELSE else_value END) AS value."},
@@ -509,7 +509,24 @@ func biSurrogateKey(x *expander, n node, t *text, sc *scope) value {
 	g := func(s string) { out.sql = append(out.sql, x.gen(s, t, n.start, n.end)) }
 	var cols []value
 	hash := "MD5"
+	null, sep := surrogateNull, "'|'"
 	for _, a := range n.args {
+		if a.name == "null_marker" || a.name == "separator" {
+			// Keys another tool made: dbt_utils marks NULLs
+			// '_dbt_utils_surrogate_key_null_' and separates with '-'.
+			c, err := x.constant(x.argValue(a, t, sc))
+			if err != nil || c.kind != cString {
+				x.problem(t, a.start, a.end, CodeValue, a.name+" must be a string")
+				return value{}
+			}
+			lit := "'" + strings.ReplaceAll(c.s, "'", "''") + "'"
+			if a.name == "null_marker" {
+				null = lit
+			} else {
+				sep = lit
+			}
+			continue
+		}
 		if a.name == "hash_function" {
 			c, err := x.constant(x.argValue(a, t, sc))
 			if err != nil || c.kind != cString || !safeWord(c.s) {
@@ -532,11 +549,11 @@ func biSurrogateKey(x *expander, n node, t *text, sc *scope) value {
 	g(hash + "(CONCAT(")
 	for i, c := range cols {
 		if i > 0 {
-			g(", '|', ")
+			g(", " + sep + ", ")
 		}
 		g("COALESCE(CAST(")
 		out.sql = append(out.sql, x.render(c)...)
-		g(" AS TEXT), " + surrogateNull + ")")
+		g(" AS TEXT), " + null + ")")
 	}
 	g("))")
 	return out

@@ -259,3 +259,11 @@ func TestExpandSize(t *testing.T) {
 		t.Errorf("message %s", r.Problems[0].Message)
 	}
 }
+
+func TestSurrogateKeyOptions(t *testing.T) {
+	r := Expand("m.sql", []byte("SELECT @GENERATE_SURROGATE_KEY(a, b, null_marker := '_dbt_utils_surrogate_key_null_', separator := '-')"), 0, &Env{})
+	want := "SELECT MD5(CONCAT(COALESCE(CAST(a AS TEXT), '_dbt_utils_surrogate_key_null_'), '-', COALESCE(CAST(b AS TEXT), '_dbt_utils_surrogate_key_null_')))"
+	if len(r.Problems) > 0 || string(r.Text) != want {
+		t.Errorf("got %s %+v", r.Text, r.Problems)
+	}
+}
