@@ -28,9 +28,9 @@
 //     call stays a call (@name(args)), so reuse survives.
 //   - dbt_utils.star, union_relations, deduplicate, pivot, safe_divide and
 //     date_spine render efmesh's built-ins (@STAR, @UNION, …);
-//     generate_surrogate_key renders dbt_utils's own SQL, since
-//     @GENERATE_SURROGATE_KEY marks NULLs and separates as sqlmesh does and
-//     every key would change.
+//     generate_surrogate_key becomes @GENERATE_SURROGATE_KEY with dbt_utils's
+//     NULL marker and separator (null_marker, separator): without them it
+//     marks NULLs and separates as sqlmesh does and every key would change.
 //   - Any other macro is expanded at import.
 //   - What needs the warehouse at compile time (run_query,
 //     dbt_utils.get_column_values, get_relations_by_pattern, …) is left to

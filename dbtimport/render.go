@@ -638,19 +638,16 @@ func dbtUtilsBuiltins(vars map[string]any, str func(*exec.Value) string, kw func
 			}
 			return "@STAR(" + strings.Join(args, ", ") + ")"
 		},
-		// Not @GENERATE_SURROGATE_KEY: it marks NULLs and separates as
-		// sqlmesh does, so every key would change. dbt_utils's own SQL
-		// keeps the keys a dbt project has already handed out.
+		// @GENERATE_SURROGATE_KEY with dbt_utils's NULL marker and
+		// separator: the same string hashed, so the keys a dbt project has
+		// already handed out stay the same.
 		"generate_surrogate_key": func(va *exec.VarArgs) string {
 			null := "_dbt_utils_surrogate_key_null_"
 			if v, ok := vars["surrogate_key_treat_nulls_as_empty_strings"].(bool); ok && v {
 				null = ""
 			}
-			var parts []string
-			for _, f := range list(kw(va, 0, "field_list")) {
-				parts = append(parts, "coalesce(cast("+f+" as varchar), "+quoted(null)+")")
-			}
-			return "md5(cast(" + strings.Join(parts, " || '-' || ") + " as varchar))"
+			fields := list(kw(va, 0, "field_list"))
+			return "@GENERATE_SURROGATE_KEY(" + strings.Join(fields, ", ") + ", null_marker := " + quoted(null) + ", separator := '-')"
 		},
 		"safe_divide": func(va *exec.VarArgs) string {
 			return "@SAFE_DIVIDE(" + str(kw(va, 0, "numerator")) + ", " + str(kw(va, 1, "denominator")) + ")"
