@@ -11,7 +11,7 @@ import (
 
 // text is a model's body as sqlread reads it: its structure (the queries,
 // their clauses, CTEs, select items and FROM sources, sqlread.Parse) and
-// its tokens (comments left out) with the paren depth of each, so that
+// its tokens (comments left out) with their parens matched, so that
 // the parts of the outline can be found in it. What the query means comes
 // from the outline; the rules read tokens only inside the places sqlread
 // gives them.
@@ -19,25 +19,21 @@ type text struct {
 	src   []byte
 	q     *sqlread.Query
 	toks  []sqlread.Token
-	depth []int // of each token: "(" and ")" are at the depth outside them
 	match []int // for "(" and ")", the index of the other one; -1 otherwise
 }
 
 func newText(src []byte, from int) *text {
 	t := &text{src: src, q: sqlread.Parse(src, from), toks: sqlread.Scan(src, from, len(src))}
-	t.depth = make([]int, len(t.toks))
 	t.match = make([]int, len(t.toks))
 	var open []int
 	for i := range t.toks {
 		t.match[i] = -1
-		t.depth[i] = len(open)
 		switch {
 		case t.punct(i, "("):
 			open = append(open, i)
 		case t.punct(i, ")") && len(open) > 0:
 			o := open[len(open)-1]
 			open = open[:len(open)-1]
-			t.depth[i] = len(open)
 			t.match[i], t.match[o] = o, i
 		}
 	}
