@@ -13,7 +13,6 @@ import (
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/sqlread"
-	"github.com/efmesh/efmesh/sqlscan"
 )
 
 // dropStandIn forgets name's stand-in. The table stays: stand-ins are
@@ -377,143 +376,48 @@ func repeatedItem(d engine.Dialect, m *project.Model, name string) (start, end i
 // itemNamed finds the nth top-level select-list item (from 1) that ends
 // with a name spelling name: the range of that name.
 func itemNamed(d engine.Dialect, m *project.Model, name string, nth int) (start, end int, ok bool) {
-	toks := sqlscan.Tokens(m.Source, m.BodyStart)
-	depth, i := 0, 0
-	for ; i < len(toks); i++ {
-		t := toks[i]
-		switch {
-		case t.Kind == sqlscan.Punct && (t.Text(m.Source) == "(" || t.Text(m.Source) == "["):
-			depth++
-		case t.Kind == sqlscan.Punct && (t.Text(m.Source) == ")" || t.Text(m.Source) == "]"):
-			depth--
-		}
-		if depth == 0 && t.Is(m.Source, "select") {
-			break
-		}
-	}
 	key := engine.IdentKey(d, name)
 	seen := 0
-	var last sqlscan.Token
-	itemEnd := func() bool {
-		if isName(last) && engine.IdentKey(d, unquoted(last.Text(m.Source))) == key {
-			seen++
-			if seen == nth {
-				start, end, ok = last.Start, last.End, true
-				return true
-			}
-		}
-		return false
-	}
-	depth = 0
-	for _, t := range toks[min(i+1, len(toks)):] {
-		text := t.Text(m.Source)
-		switch {
-		case t.Kind == sqlscan.Punct && (text == "(" || text == "[" || text == "{"):
-			depth++
-		case t.Kind == sqlscan.Punct && (text == ")" || text == "]" || text == "}"):
-			depth--
-		}
-		if depth == 0 {
-			if t.Kind == sqlscan.Punct && text == "," {
-				if itemEnd() {
-					return
-				}
-				last = sqlscan.Token{}
-				continue
-			}
-			if t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && endsSelectList(strings.ToLower(text)) {
-				break
-			}
-		}
-		last = t
-	}
-	itemEnd()
-	return
-}
-
-// selectItems are the ranges of the items of m's top-level select list
-// (the first SELECT outside parentheses); nil when one is a star, whose
-// columns are not its own to place.
-func selectItems(m *project.Model) [][2]int {
-	toks := sqlscan.Tokens(m.Source, m.BodyStart)
-	depth, i := 0, 0
-	for ; i < len(toks); i++ {
-		text := toks[i].Text(m.Source)
-		switch {
-		case toks[i].Kind == sqlscan.Punct && (text == "(" || text == "["):
-			depth++
-		case toks[i].Kind == sqlscan.Punct && (text == ")" || text == "]"):
-			depth--
-		}
-		if depth == 0 && toks[i].Is(m.Source, "select") {
-			break
-		}
-	}
-	// Past DISTINCT [ON (…)] or ALL.
-	i++
-	if i < len(toks) && (toks[i].Is(m.Source, "distinct") || toks[i].Is(m.Source, "all")) {
-		i++
-		if i+1 < len(toks) && toks[i-1].Is(m.Source, "distinct") && toks[i].Is(m.Source, "on") && toks[i+1].Text(m.Source) == "(" {
-			d := 0
-			for i++; i < len(toks); i++ {
-				switch toks[i].Text(m.Source) {
-				case "(":
-					d++
-				case ")":
-					d--
-				}
-				if d == 0 {
-					i++
-					break
-				}
-			}
-		}
-	}
-	var items [][2]int
-	first, last := -1, -1
-	done := func() bool {
-		if first < 0 {
-			return false
-		}
-		if text := string(m.Source[first:last]); text == "*" || strings.HasSuffix(text, ".*") {
-			return true
-		}
-		items = append(items, [2]int{first, last})
-		first = -1
-		return false
-	}
-	depth = 0
-	for _, t := range toks[min(i, len(toks)):] {
-		text := t.Text(m.Source)
-		if depth == 0 && (t.Kind == sqlscan.Punct && text == ";" || t.Kind == sqlscan.Ident && endsSelectList(strings.ToLower(text))) {
-			break
-		}
-		switch {
-		case t.Kind == sqlscan.Punct && (text == "(" || text == "[" || text == "{"):
-			depth++
-		case t.Kind == sqlscan.Punct && (text == ")" || text == "]" || text == "}"):
-			depth--
-		}
-		if depth == 0 && t.Kind == sqlscan.Punct && text == "," {
-			if done() {
-				return nil
-			}
+	for _, it := range topItems(m) {
+		toks := sqlread.Scan(m.Source, it.Start, it.End)
+		if len(toks) == 0 {
 			continue
 		}
-		if first < 0 {
-			first = t.Start
+		last := toks[len(toks)-1]
+		if last.IsIdent() && engine.IdentKey(d, unquoted(string(m.Source[last.Start:last.End]))) == key {
+			if seen++; seen == nth {
+				return last.Start, last.End, true
+			}
 		}
-		last = t.End
 	}
-	if done() {
-		return nil
+	return 0, 0, false
+}
+
+// selectItems are the ranges of the items of m's top-level select list;
+// nil when one is a star, whose columns are not its own to place.
+func selectItems(m *project.Model) [][2]int {
+	var items [][2]int
+	for _, it := range topItems(m) {
+		if text := string(m.Source[it.Start:it.End]); text == "*" || strings.HasSuffix(text, ".*") {
+			return nil
+		}
+		items = append(items, [2]int{it.Start, it.End})
 	}
 	return items
 }
 
-// endsSelectList reports whether the word w (lower case) ends a select
-// list: FROM or a clause that may follow it.
-func endsSelectList(w string) bool { return w == "from" || sqlread.IsClauseAfterFrom(w) }
+// topItems are the items of m's top-level select list, as sqlread reads
+// the body: the first written outside parentheses (the query's, or a
+// later branch's when the first is in parentheses).
+func topItems(m *project.Model) []*sqlread.SelectItem {
+	q := sqlread.Parse(m.Source, m.BodyStart)
+	for _, b := range append([]*sqlread.Query{q}, q.Branches...) {
+		if b.Select != (sqlread.Span{}) {
+			return b.Items
+		}
+	}
+	return nil
+}
 
 func (c *checker) createStandIn(ctx context.Context, m *project.Model, cols []engine.Column) error {
 	if c.a.standIns == nil {

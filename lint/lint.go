@@ -73,13 +73,9 @@ func (c *checker) model() {
 		return
 	}
 	c.t = newText(c.m.Source, c.m.BodyStart)
-	all := span{0, len(c.t.toks)}
-	for !all.empty() && c.t.punct(all.hi-1, ";") {
-		all.hi--
-	}
 	c.nondeterministic(o)
 	c.filesInBody(o)
-	c.t.placeQuery(o.Query, all, nil, func(p *place) {
+	c.t.placeQuery(o.Query, whole(c.t.q), nil, func(p *place) {
 		c.unusedCTEs(p)
 		if p.q.Kind != engine.Select {
 			return
@@ -179,18 +175,12 @@ func ident(n string) string { return sqlscan.WriteIdent(n) }
 
 func (c *checker) selectStar(p *place) {
 	t := c.t
-	base := -1
-	if !p.sel.empty() {
-		base = t.depth[p.sel.lo]
-	}
-	// The stars of the select list, in order: a bare * or the * of rel.*,
-	// which ends its item (or takes EXCLUDE, REPLACE, RENAME); a * an
-	// operand follows multiplies.
+	// The stars of the select list, in order: the * of a bare * or of
+	// rel.*, as sqlread reads the items.
 	var stars []int
-	for i := p.sel.lo; i < p.sel.hi; i++ {
-		if t.depth[i] == base && t.op(i, "*") &&
-			(i+1 >= p.sel.hi || t.punct(i+1, ",") || t.kw(i+1, "exclude") || t.kw(i+1, "replace") || t.kw(i+1, "rename")) {
-			stars = append(stars, i)
+	for _, it := range p.r.Items {
+		if it.Star {
+			stars = append(stars, t.index(it.StarEnd)-1)
 		}
 	}
 	// FROM x without a select list (DuckDB's FROM-first) is SELECT *: its
@@ -376,10 +366,10 @@ func (c *checker) unqualified(p *place, rels []relation, using []string, refs []
 				// unaliased ref of the scope has the same one.
 				q = ident(implicitAlias(r, rels))
 			}
-			fixes = append(fixes, project.Fix{Title: "Qualify as " + q + "." + t.toks[at].Text(t.src),
+			fixes = append(fixes, project.Fix{Title: "Qualify as " + q + "." + t.written(at),
 				Edits: []project.TextEdit{c.edit(t.start(at), t.start(at), q+".")}})
 		}
-		msg := fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.toks[at].Text(t.src), len(rels), names[0])
+		msg := fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.written(at), len(rels), names[0])
 		c.report(AmbiguousColumn, t.start(at), t.end(at), msg, fixes...)
 	}
 }
@@ -422,8 +412,8 @@ func (c *checker) unusedCTEs(p *place) {
 		default:
 			start, end = t.end(p.ctes[k-1].close), t.end(d.close)
 		}
-		c.report(UnusedCTE, t.start(d.name), t.end(d.name), fmt.Sprintf("CTE %s is never read", t.toks[d.name].Text(t.src)),
-			project.Fix{Title: "Delete CTE " + t.toks[d.name].Text(t.src), Edits: []project.TextEdit{c.edit(start, end, "")}})
+		c.report(UnusedCTE, t.start(d.name), t.end(d.name), fmt.Sprintf("CTE %s is never read", t.written(d.name)),
+			project.Fix{Title: "Delete CTE " + t.written(d.name), Edits: []project.TextEdit{c.edit(start, end, "")}})
 	}
 }
 
@@ -515,15 +505,15 @@ func (c *checker) nondeterministic(o *engine.Outline) {
 	t := c.t
 	found := false
 	for i := range t.toks {
-		w := strings.ToLower(t.name(i))
-		if w == "" || t.toks[i].Kind != sqlscan.Ident || !slices.Contains(nondeterministic, w) || t.punct(i-1, ".") {
+		w := t.toks[i].Val
+		if t.toks[i].Kind != sqlscan.Ident || !slices.Contains(nondeterministic, w) || t.punct(i-1, ".") {
 			continue
 		}
 		if !t.punct(i+1, "(") && !slices.Contains(bareCalls, w) {
 			continue
 		}
 		found = true
-		call := t.toks[i].Text(t.src)
+		call := t.written(i)
 		if t.punct(i+1, "(") {
 			call += "()"
 		}
@@ -544,22 +534,15 @@ func (c *checker) crossJoins(p *place) {
 		return
 	}
 	t := c.t
-	base := t.depth[p.from.lo]
-	// The separators of the FROM clause: a comma or a JOIN, one per
-	// relation after the first.
-	var seps []int
-	for i := p.from.lo; i < p.from.hi; i++ {
-		if t.depth[i] == base && (t.punct(i, ",") || t.kw(i, "join")) {
-			seps = append(seps, i)
-		}
-	}
-	if len(seps) != len(p.q.From)-1 {
+	// The sources as written, each with the comma or JOIN before it.
+	srcs := p.r.Sources
+	if len(srcs) != len(p.q.From) {
 		return
 	}
 	rels := c.relations(p)
 	for k, s := range p.q.From[1:] {
-		sep := seps[k]
-		if s.Join != "cross" || !t.punct(sep, ",") || t.kw(sep+1, "lateral") {
+		sep := t.index(srcs[k+1].JoinStart)
+		if s.Join != "cross" || srcs[k+1].Join != "," || t.kw(sep+1, "lateral") {
 			continue
 		}
 		if s.Query == nil && s.Table == "" {

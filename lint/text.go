@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/efmesh/efmesh/engine"
@@ -8,34 +9,33 @@ import (
 	"github.com/efmesh/efmesh/sqlscan"
 )
 
-// text is a model's body as sqlscan's tokens (comments left out), with the
-// paren depth of each token, so that the parts of the outline can be found
-// in it. It reads tokens only: what the query means comes from the outline.
+// text is a model's body as sqlread reads it: its structure (the queries,
+// their clauses, CTEs, select items and FROM sources, sqlread.Parse) and
+// its tokens (comments left out) with their parens matched, so that
+// the parts of the outline can be found in it. What the query means comes
+// from the outline; the rules read tokens only inside the places sqlread
+// gives them.
 type text struct {
 	src   []byte
-	toks  []sqlscan.Token
-	depth []int // of each token: "(" and ")" are at the depth outside them
+	q     *sqlread.Query
+	toks  []sqlread.Token
 	match []int // for "(" and ")", the index of the other one; -1 otherwise
 }
 
 func newText(src []byte, from int) *text {
-	t := &text{src: src, toks: sqlscan.Tokens(src, from)}
-	t.depth = make([]int, len(t.toks))
+	t := &text{src: src, q: sqlread.Parse(src, from), toks: sqlread.Scan(src, from, len(src))}
 	t.match = make([]int, len(t.toks))
 	var open []int
-	for i, tok := range t.toks {
+	for i := range t.toks {
 		t.match[i] = -1
-		t.depth[i] = len(open)
 		switch {
 		case t.punct(i, "("):
 			open = append(open, i)
 		case t.punct(i, ")") && len(open) > 0:
 			o := open[len(open)-1]
 			open = open[:len(open)-1]
-			t.depth[i] = len(open)
 			t.match[i], t.match[o] = o, i
 		}
-		_ = tok
 	}
 	return t
 }
@@ -45,17 +45,22 @@ type span struct{ lo, hi int }
 
 func (s span) empty() bool { return s.lo >= s.hi }
 
+// index is the first token that starts at or after the byte offset off.
+func (t *text) index(off int) int {
+	return sort.Search(len(t.toks), func(i int) bool { return t.toks[i].Start >= off })
+}
+
+// tokens are the tokens of the bytes s.
+func (t *text) tokens(s sqlread.Span) span { return span{t.index(s.Start), t.index(s.End)} }
+
 func (t *text) punct(i int, p string) bool {
-	return i >= 0 && i < len(t.toks) && t.toks[i].Kind == sqlscan.Punct && t.toks[i].Text(t.src) == p
+	return i >= 0 && i < len(t.toks) && t.toks[i].IsPunct(p)
 }
 
-func (t *text) op(i int, p string) bool {
-	return i >= 0 && i < len(t.toks) && t.toks[i].Kind == sqlscan.Op && t.toks[i].Text(t.src) == p
-}
-
-// kw reports whether token i is the bare word w (any case).
+// kw reports whether token i is the bare word w (lower case; written in
+// any case).
 func (t *text) kw(i int, w string) bool {
-	return i >= 0 && i < len(t.toks) && t.toks[i].Kind == sqlscan.Ident && t.toks[i].Is(t.src, w)
+	return i >= 0 && i < len(t.toks) && t.toks[i].Is(w)
 }
 
 // kwIn reports whether token i is one of the bare words ws.
@@ -76,9 +81,9 @@ func (t *text) name(i int) string {
 	}
 	switch t.toks[i].Kind {
 	case sqlscan.Ident:
-		return t.toks[i].Text(t.src)
+		return t.written(i)
 	case sqlscan.QuotedIdent:
-		return t.toks[i].Value(t.src)
+		return t.toks[i].Val
 	}
 	return ""
 }
@@ -91,229 +96,120 @@ func (t *text) isName(i int, n string) bool {
 	}
 	switch t.toks[i].Kind {
 	case sqlscan.Ident:
-		return strings.EqualFold(t.toks[i].Text(t.src), n)
+		return strings.EqualFold(t.toks[i].Val, n)
 	case sqlscan.QuotedIdent:
-		return t.toks[i].Value(t.src) == n || strings.EqualFold(t.toks[i].Value(t.src), n)
+		return t.toks[i].Val == n || strings.EqualFold(t.toks[i].Val, n)
 	}
 	return false
 }
 
-// find is the first token of s at depth d for which f holds; -1 for none.
-func (t *text) find(s span, d int, f func(i int) bool) int {
-	for i := s.lo; i < s.hi; i++ {
-		if t.depth[i] == d && f(i) {
-			return i
-		}
-	}
-	return -1
-}
+// written is token i as written.
+func (t *text) written(i int) string { return string(t.src[t.toks[i].Start:t.toks[i].End]) }
 
 // start and end are the byte offsets of token i.
 func (t *text) start(i int) int { return t.toks[i].Start }
 func (t *text) end(i int) int   { return t.toks[i].End }
 
-// word is token i folded to lower case when it is a bare word; "" for
-// other tokens.
-func (t *text) word(i int) string {
-	if i < 0 || i >= len(t.toks) || t.toks[i].Kind != sqlscan.Ident {
-		return ""
-	}
-	return sqlscan.FoldName(t.toks[i].Text(t.src))
-}
-
-// endsFrom reports whether token i is a keyword that ends a FROM clause or
-// a WHERE clause: a later clause or a set operation
-// (sqlread.IsClauseAfterFrom). USING is not one: it belongs to a join.
-func (t *text) endsFrom(i int) bool { return sqlread.IsClauseAfterFrom(t.word(i)) }
-
 // cteDef is where a CTE of a WITH clause is written.
 type cteDef struct {
-	cte          engine.CTE
-	name         int // the name's token
-	open, close  int // the parens around its query
-	first, final bool
+	cte   engine.CTE
+	name  int // the name's token
+	close int // the ")" closing its query
+	final bool
 }
 
 // place is where one Select query of the outline is written.
 type place struct {
 	q       *engine.Query
-	sel     span // the select list, after SELECT (and DISTINCT …)
-	from    span // the FROM clause, after FROM
-	where   span // the WHERE clause, after WHERE
-	rest    span // the clauses after FROM's: WHERE, GROUP BY, … ORDER BY
+	r       *sqlread.Query // as sqlread reads it: its first operand's items and sources are the query's
+	sel     span           // the select list, after SELECT (and DISTINCT …)
+	from    span           // the FROM clause, after FROM
+	rest    span           // the clauses after FROM's: WHERE, GROUP BY, … ORDER BY
 	ctes    []cteDef
 	visible []engine.CTE // the CTEs its FROM may name, nearest last
 	withAt  int          // the WITH token when the query has CTEs; -1 otherwise
 }
 
-// placeQuery finds q in the tokens s and calls visit for it and every
-// query below it (CTEs, set operation branches, FROM subqueries), in text
-// order. What cannot be found is skipped: a rule then says nothing rather
-// than something wrong.
-func (t *text) placeQuery(q *engine.Query, s span, visible []engine.CTE, visit func(*place)) {
-	if q == nil {
+// A view is a query of sqlread as the outline splits it: r's first n+1
+// operands (the outline nests A UNION B UNION C as (A UNION B) UNION C),
+// with r's CTEs when ctes holds.
+type view struct {
+	r    *sqlread.Query
+	n    int
+	ctes bool
+}
+
+func whole(r *sqlread.Query) view { return view{r: r, n: len(r.Branches), ctes: true} }
+
+// placeQuery finds q in v and calls visit for it and every query below it
+// (CTEs, set operation branches, FROM subqueries), in text order. What
+// sqlread read otherwise is skipped: a rule then says nothing rather than
+// something wrong.
+func (t *text) placeQuery(q *engine.Query, v view, visible []engine.CTE, visit func(*place)) {
+	if q == nil || v.r == nil {
 		return
 	}
-	for !s.empty() && t.punct(s.lo, "(") && t.match[s.lo] == s.hi-1 {
-		s = span{s.lo + 1, s.hi - 1}
-	}
-	if s.empty() {
+	r := v.r
+	// A query in parentheses, whole: (SELECT …), ((…) UNION …).
+	if v.n == 0 && r.Inner != nil && r.Rest.Empty() && (!v.ctes || len(r.CTEs) == 0) {
+		t.placeQuery(q, whole(r.Inner), visible, visit)
 		return
 	}
-	base := t.depth[s.lo]
-	p := &place{q: q, withAt: -1}
-	own := s
+	p := &place{q: q, r: r, withAt: -1}
 	if len(q.CTEs) > 0 {
-		if !t.kw(s.lo, "with") {
+		if !v.ctes || len(r.CTEs) != len(q.CTEs) || !t.kw(t.index(r.Start), "with") {
 			return
 		}
-		p.withAt = s.lo
-		i := s.lo + 1
-		if t.kw(i, "recursive") {
-			i++
-		}
+		p.withAt = t.index(r.Start)
 		for k, c := range q.CTEs {
-			if !t.isName(i, c.Name) {
+			d := r.CTEs[k]
+			name, close := t.index(d.NameStart), t.index(d.End)-1
+			if !t.isName(name, c.Name) || close <= name || !t.punct(close, ")") {
 				return
 			}
-			def := cteDef{cte: c, name: i, first: k == 0, final: k == len(q.CTEs)-1}
-			j := t.find(span{i + 1, s.hi}, base, func(j int) bool {
-				return t.punct(j, "(") && t.kwIn(j-1, "as", "materialized")
-			})
-			if j < 0 || t.match[j] < 0 {
-				return
-			}
-			def.open, def.close = j, t.match[j]
-			t.placeQuery(c.Query, span{j + 1, def.close}, append(visible, q.CTEs[:k]...), visit)
-			p.ctes = append(p.ctes, def)
-			i = def.close + 1
-			if t.punct(i, ",") {
-				i++
-			}
+			t.placeQuery(c.Query, whole(d.Query), append(visible, q.CTEs[:k]...), visit)
+			p.ctes = append(p.ctes, cteDef{cte: c, name: name, close: close, final: k == len(q.CTEs)-1})
 		}
-		own = span{i, s.hi}
 		visible = append(visible[:len(visible):len(visible)], q.CTEs...)
 	}
 	p.visible = visible
 	switch q.Kind {
 	case engine.SetOperation:
-		if len(q.Branches) != 2 {
+		if len(q.Branches) != 2 || v.n == 0 {
 			return
 		}
-		k := -1
-		for i := own.lo; i < own.hi; i++ {
-			if t.depth[i] == base && sqlread.IsSetOperation(t.word(i)) {
-				k = i
-			}
-		}
-		if k < 0 {
-			return
-		}
-		r := k + 1
-		for t.kwIn(r, "all", "distinct", "by", "name") {
-			r++
-		}
-		t.placeQuery(q.Branches[0], span{own.lo, k}, visible, visit)
-		t.placeQuery(q.Branches[1], span{r, own.hi}, visible, visit)
+		t.placeQuery(q.Branches[0], view{r: r, n: v.n - 1}, visible, visit)
+		t.placeQuery(q.Branches[1], whole(r.Branches[v.n-1]), visible, visit)
 	case engine.Select:
-		if t.kw(own.lo, "from") {
-			if !t.placeFromFirst(p, own, base) {
+		none := sqlread.Span{}
+		if r.Select == none && r.From == none {
+			return
+		}
+		if r.From != none && r.Select != none && r.From.Start < r.Select.Start {
+			// DuckDB's FROM-first form with DISTINCT or ALL is placed by
+			// the rules of a plain SELECT only.
+			if sel := t.index(r.From.End); t.kwIn(sel+1, "distinct", "all") {
 				return
 			}
-			visit(p)
-			t.placeFromSubqueries(q, p, base, visible, visit)
-			return
 		}
-		sel := t.find(own, base, func(i int) bool { return t.kw(i, "select") })
-		if sel < 0 {
-			return
-		}
-		lo := sel + 1
-		if t.kw(lo, "distinct") {
-			lo++
-			if t.kw(lo, "on") && t.punct(lo+1, "(") && t.match[lo+1] > 0 {
-				lo = t.match[lo+1] + 1
-			}
-		} else if t.kw(lo, "all") {
-			lo++
-		}
-		// The FROM of IS [NOT] DISTINCT FROM is an operator's.
-		from := t.find(span{lo, own.hi}, base, func(i int) bool { return t.kw(i, "from") && !t.kw(i-1, "distinct") })
-		if from < 0 {
-			p.sel = span{lo, own.hi}
-		} else {
-			p.sel = span{lo, from}
-			end := t.find(span{from + 1, own.hi}, base, t.endsFrom)
-			if end < 0 {
-				end = own.hi
-			}
-			p.from = span{from + 1, end}
-			p.rest = span{end, own.hi}
-			if t.kw(end, "where") {
-				wend := t.find(span{end + 1, own.hi}, base, t.endsFrom)
-				if wend < 0 {
-					wend = own.hi
-				}
-				p.where = span{end + 1, wend}
-			}
-		}
+		p.sel, p.from, p.rest = t.tokens(r.Select), t.tokens(r.From), t.tokens(r.Rest)
 		visit(p)
-		t.placeFromSubqueries(q, p, base, visible, visit)
-	}
-}
-
-// placeFromSubqueries places the subqueries of p's FROM clause, in order.
-func (t *text) placeFromSubqueries(q *engine.Query, p *place, base int, visible []engine.CTE, visit func(*place)) {
-	var subs []span
-	for i := p.from.lo; i < p.from.hi; i++ {
-		if t.depth[i] == base && t.punct(i, "(") && t.match[i] > 0 && t.kwIn(i+1, "select", "with", "from", "values") {
-			subs = append(subs, span{i + 1, t.match[i]})
+		// The subqueries of its FROM clause, in order.
+		var subs []*sqlread.Query
+		for _, s := range r.Sources {
+			if s.Sub != nil {
+				subs = append(subs, s.Sub)
+			}
+		}
+		k := 0
+		for _, src := range q.From {
+			if src.Query == nil {
+				continue
+			}
+			if k < len(subs) {
+				t.placeQuery(src.Query, whole(subs[k]), visible, visit)
+			}
+			k++
 		}
 	}
-	k := 0
-	for _, src := range q.From {
-		if src.Query == nil {
-			continue
-		}
-		if k < len(subs) {
-			t.placeQuery(src.Query, subs[k], visible, visit)
-		}
-		k++
-	}
-}
-
-// placeFromFirst places DuckDB's FROM-first query, own starting at its
-// FROM: FROM x [SELECT …] [WHERE …] […]. Without a SELECT the select list
-// is empty (the query is SELECT *).
-func (t *text) placeFromFirst(p *place, own span, base int) bool {
-	end := t.find(span{own.lo + 1, own.hi}, base, func(i int) bool {
-		return t.kw(i, "select") || t.endsFrom(i)
-	})
-	if end < 0 {
-		end = own.hi
-	}
-	p.from = span{own.lo + 1, end}
-	if t.kw(end, "select") {
-		lo := end + 1
-		if t.kwIn(lo, "distinct", "all") {
-			return false // (placed by the rules of a plain SELECT only)
-		}
-		send := t.find(span{lo, own.hi}, base, t.endsFrom)
-		if send < 0 {
-			send = own.hi
-		}
-		p.sel = span{lo, send}
-		end = send
-	} else {
-		p.sel = span{end, end}
-	}
-	p.rest = span{end, own.hi}
-	if t.kw(end, "where") {
-		wend := t.find(span{end + 1, own.hi}, base, t.endsFrom)
-		if wend < 0 {
-			wend = own.hi
-		}
-		p.where = span{end + 1, wend}
-	}
-	return true
 }

@@ -14,7 +14,23 @@ type Query struct {
 	Refs       []ColRef // column references outside the select list
 	Subs       []*Query // nested queries: CTE bodies, subqueries
 	Branches   []*Query // UNION / EXCEPT / INTERSECT operands after the first
+	// Inner is the query in parentheses that the first operand is, as in
+	// (SELECT …) UNION SELECT …; nil otherwise. It is one of Subs, and its
+	// items are the query's.
+	Inner *Query
+	// Where the clauses of the first operand are written. Select is the
+	// select list, after SELECT and DISTINCT [ON (…)] or ALL; From the
+	// sources and joins after FROM (before SELECT in DuckDB's FROM-first
+	// form); Rest the clauses after them, WHERE to LIMIT, up to the
+	// operand's end. A missing SELECT or FROM is the empty span 0,0.
+	Select, From, Rest Span
 }
+
+// A Span is the bytes [Start, End) of the source.
+type Span struct{ Start, End int }
+
+// Empty reports whether the span holds nothing.
+func (s Span) Empty() bool { return s.End <= s.Start }
 
 // A CTE is one entry of a WITH clause.
 type CTE struct {
@@ -22,6 +38,7 @@ type CTE struct {
 	NameStart, NameEnd int
 	Query              *Query      // never nil: an empty query when the body is missing
 	Cols               []CTEColumn // name(col, …): they rename the query's outputs in order
+	End                int         // where the entry ends: after the ')' closing its query
 }
 
 // A CTEColumn is a name of a CTE's column list, `name(col, …)`.
@@ -36,6 +53,7 @@ type SelectItem struct {
 	NameStart, NameEnd int    // where the name is written: the alias, or the column
 	Start, End         int
 	Star               bool
+	StarEnd            int      // the end of a star's '*'
 	StarQual           string   // s in s.*
 	Exclude            []string // * EXCLUDE (a, b)
 	// Replaced: the columns a star's REPLACE (expr AS a) and RENAME (a AS
@@ -76,6 +94,11 @@ type Source struct {
 	NameStart, NameEnd   int    // where a CTE or table name is written
 	ColAliases           []string
 	Start, End           int
+	// Join is how the source is joined to the ones before it: "," for a
+	// comma, else the join's words as lower case words, one space apart
+	// ("join", "left outer join", "cross join"); "" for the first source.
+	Join               string
+	JoinStart, JoinEnd int // where Join is written
 }
 
 // ScopeAt returns the innermost query whose span holds off.

@@ -53,6 +53,15 @@ func (p *qparser) next() Token {
 	return t
 }
 
+// here is where the next token starts; at the end, where the last one
+// ends.
+func (p *qparser) here() int {
+	if p.eof() {
+		return p.lastEnd()
+	}
+	return p.peek().Start
+}
+
 func (p *qparser) lastEnd() int {
 	if p.i > 0 {
 		return p.toks[min(p.i, len(p.toks))-1].End
@@ -129,6 +138,7 @@ func (p *qparser) ctes(q *Query) {
 		} else {
 			c.Query = &Query{Parent: q, Start: p.peek().Start, End: p.peek().Start}
 		}
+		c.End = max(p.lastEnd(), c.NameEnd)
 		q.CTEs = append(q.CTEs, c)
 		if !p.peek().IsPunct(",") {
 			return
@@ -144,13 +154,14 @@ func (p *qparser) core(q *Query) {
 		sub := p.query(q)
 		q.Subs = append(q.Subs, &sub.Query)
 		q.Items = sub.Items
+		q.Inner = &sub.Query
 		if p.peek().IsPunct(")") {
 			p.next()
 		}
 	}
 	if p.peek().Is("from") { // DuckDB's FROM-first form
 		p.next()
-		p.from(q)
+		p.fromClause(q)
 	}
 	if p.peek().Is("select") {
 		p.next()
@@ -164,16 +175,27 @@ func (p *qparser) core(q *Query) {
 		case p.peek().Is("all"):
 			p.next()
 		}
+		q.Select.Start = p.here()
 		p.items(q)
+		q.Select.End = max(p.lastEnd(), q.Select.Start)
 	}
 	if p.peek().Is("from") {
 		p.next()
-		p.from(q)
+		p.fromClause(q)
 	}
+	q.Rest.Start = p.here()
 	for !p.eof() && !p.peek().IsPunct(")") && !p.peek().IsPunct(";") && !isSetOp(p.peek()) {
 		toks := p.span(q, func(t Token) bool { return isSetOp(t) })
 		q.Refs = append(q.Refs, columnRefs(toks)...)
 	}
+	q.Rest.End = max(p.lastEnd(), q.Rest.Start)
+}
+
+// fromClause reads a FROM clause, its keyword read, and records its span.
+func (p *qparser) fromClause(q *Query) {
+	q.From.Start = p.here()
+	p.from(q)
+	q.From.End = max(p.lastEnd(), q.From.Start)
 }
 
 func (p *qparser) items(q *Query) {
@@ -190,13 +212,20 @@ func (p *qparser) items(q *Query) {
 }
 
 func (p *qparser) from(q *Query) {
+	// A FROM item ends at a comma, a join, a clause, or the SELECT of
+	// DuckDB's FROM-first form.
+	ends := func(t Token) bool { return t.IsPunct(",") || isJoinWord(t) || isClauseKeyword(t) || t.Is("select") }
+	var join string // how the next source is joined
+	var joinStart, joinEnd int
 	for !p.eof() {
 		if s := p.source(q); s != nil {
+			s.Join, s.JoinStart, s.JoinEnd = join, joinStart, joinEnd
 			q.Sources = append(q.Sources, s)
 		}
+		join = ""
 		for p.peek().Is("on") || p.peek().Is("using") {
 			using := p.next().Is("using")
-			toks := p.span(q, func(t Token) bool { return t.IsPunct(",") || isJoinWord(t) || isClauseKeyword(t) })
+			toks := p.span(q, ends)
 			refs := columnRefs(toks)
 			for i := range refs {
 				refs[i].Using = using
@@ -205,17 +234,21 @@ func (p *qparser) from(q *Query) {
 		}
 		switch {
 		case p.peek().IsPunct(","):
-			p.next()
+			t := p.next()
+			join, joinStart, joinEnd = ",", t.Start, t.End
 			continue
 		case isJoinWord(p.peek()):
+			joinStart = p.peek().Start
+			var words []string
 			for isJoinWord(p.peek()) {
-				p.next()
+				words = append(words, p.next().Val)
 			}
+			join, joinEnd = strings.Join(words, " "), p.lastEnd()
 			continue
 		}
 		// Anything else up to the next clause (PIVOT, TABLESAMPLE, typos).
-		if !p.eof() && !p.peek().IsPunct(")") && !p.peek().IsPunct(";") && !isClauseKeyword(p.peek()) {
-			toks := p.span(q, func(t Token) bool { return t.IsPunct(",") || isJoinWord(t) || isClauseKeyword(t) })
+		if !p.eof() && !p.peek().IsPunct(")") && !p.peek().IsPunct(";") && !isClauseKeyword(p.peek()) && !p.peek().Is("select") {
+			toks := p.span(q, ends)
 			q.Refs = append(q.Refs, columnRefs(toks)...)
 			if p.peek().IsPunct(",") || isJoinWord(p.peek()) {
 				continue
@@ -304,7 +337,7 @@ func (p *qparser) span(q *Query, stop func(Token) bool) []Token {
 	depth := 0
 	for !p.eof() {
 		t := p.peek()
-		if depth == 0 && (stop(t) || t.IsPunct(")") || t.IsPunct(";")) {
+		if depth == 0 && (stop(t) && !p.operatorFrom(p.i) || t.IsPunct(")") || t.IsPunct(";")) {
 			break
 		}
 		if t.IsPunct("(") && p.startsQuery(p.i+1) {
@@ -326,6 +359,12 @@ func (p *qparser) span(q *Query, stop func(Token) bool) []Token {
 		out = append(out, p.next())
 	}
 	return out
+}
+
+// operatorFrom reports whether token i is the FROM of IS [NOT] DISTINCT
+// FROM, an operator's, which ends no clause.
+func (p *qparser) operatorFrom(i int) bool {
+	return p.at(i).Is("from") && p.at(i-1).Is("distinct") && (p.at(i-2).Is("is") || p.at(i-2).Is("not"))
 }
 
 func (p *qparser) skipParens() {
@@ -364,9 +403,9 @@ func makeItem(toks []Token) *SelectItem {
 	}
 	switch {
 	case len(expr) >= 1 && expr[0].Kind == sqlscan.Op && expr[0].Val == "*":
-		it.Star = true
+		it.Star, it.StarEnd = true, expr[0].End
 	case len(expr) >= 3 && expr[0].IsIdent() && expr[1].IsPunct(".") && expr[2].Kind == sqlscan.Op && expr[2].Val == "*":
-		it.Star, it.StarQual = true, identName(expr[0])
+		it.Star, it.StarQual, it.StarEnd = true, identName(expr[0]), expr[2].End
 	}
 	if it.Star {
 		it.Name = ""
