@@ -340,7 +340,17 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 	})
 	var large *planner.LargeBackfillError
 	var pe *planner.ProblemsError
+	var failed *workspace.TestsFailedError
 	switch {
+	case errors.As(err, &failed):
+		// The unit tests of what the apply builds failed: nothing was
+		// built; what differs, as efmesh test prints it.
+		var b strings.Builder
+		for _, t := range failed.Failing() {
+			workspace.WriteTestResult(&b, t)
+		}
+		s.showMessage(protocol.MessageTypeError, "%v", err)
+		return nil, fmt.Errorf("%v:\n%s", err, strings.TrimSuffix(b.String(), "\n"))
 	case errors.As(err, &large):
 		return nil, fmt.Errorf("%v; apply a backfill this large from the command line: efmesh apply %s --allow-large-backfill", err, a.Env)
 	case errors.As(err, &pe):

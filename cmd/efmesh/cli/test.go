@@ -2,9 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +61,7 @@ warehouse or the state store. Exit 1 when a test fails. With --select (and
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "passed": r.Passed, "failed": r.Failed, "tests": r.Tests})
 			} else {
 				for _, t := range r.Tests {
-					printTestResult(a.stdout, t)
+					workspace.WriteTestResult(a.stdout, t)
 				}
 				if len(r.Tests) == 0 && sel.active() {
 					fmt.Fprintln(a.stdout, "No unit tests of the selected models.")
@@ -97,31 +95,4 @@ func selectedTests(p *project.Project, sel *selection) ([]string, error) {
 		}
 	}
 	return names, nil
-}
-
-func printTestResult(w io.Writer, r planner.TestResult) {
-	if r.Passed {
-		fmt.Fprintf(w, "PASS %s (%s)\n", r.Name, r.File)
-		return
-	}
-	fmt.Fprintf(w, "FAIL %s (%s)\n", r.Name, r.File)
-	if r.Error != "" {
-		fmt.Fprintf(w, "  %s\n", r.Error)
-		return
-	}
-	table := func(title string, rows [][]string) {
-		if len(rows) == 0 {
-			return
-		}
-		fmt.Fprintf(w, "  %s:\n", title)
-		for _, row := range rows {
-			cells := make([]string, len(row))
-			for i, c := range row {
-				cells[i] = r.Columns[i] + "=" + c
-			}
-			fmt.Fprintf(w, "    %s\n", strings.Join(cells, "  "))
-		}
-	}
-	table("expected, not produced", r.Missing)
-	table("produced, not expected", r.Extra)
 }
