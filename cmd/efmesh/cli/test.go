@@ -30,7 +30,27 @@ warehouse or the state store. Exit 1 when a test fails. With --select (and
 			}
 			names := args
 			var selErr error
-			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
+			load := func(scope func(p *project.Project) project.Scope) (*workspace.Workspace, error) {
+				return a.loadScoped(false, scope)
+			}
+			if sel.usesState() {
+				// state:modified compares every model's fingerprint: the
+				// whole project is analyzed, then the tests picked.
+				load = func(func(p *project.Project) project.Scope) (*workspace.Workspace, error) {
+					w, err := a.load(false)
+					if err != nil {
+						return nil, err
+					}
+					models, err := w.Select(a.ctx, sel.workspace())
+					if err != nil {
+						w.Close()
+						return nil, err
+					}
+					names = testsOf(w.Project, models)
+					return w, nil
+				}
+			}
+			w, err := load(func(p *project.Project) project.Scope {
 				if sel.active() {
 					names, selErr = selectedTests(p, &sel)
 					if selErr != nil || len(names) == 0 {
@@ -88,11 +108,16 @@ func selectedTests(p *project.Project, sel *selection) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return testsOf(p, models), nil
+}
+
+// testsOf names the unit tests of models.
+func testsOf(p *project.Project, models []string) []string {
 	var names []string
 	for _, t := range p.Tests {
 		if slices.Contains(models, t.Model) {
 			names = append(names, t.Name)
 		}
 	}
-	return names, nil
+	return names
 }
