@@ -467,7 +467,27 @@ func (o *runOutcome) blockedBy(p *Plan, name string, inTodo map[string]bool) str
 			return c
 		}
 	}
-	return ""
+	// A source the tick counts as failed before computing (a stale
+	// EXTERNAL model, CheckFreshness) is no model of todo: its readers
+	// meet it on the way up.
+	seen := map[string]bool{}
+	var walk func(n string) string
+	walk = func(n string) string {
+		for _, parent := range dagParents(p, n) {
+			if seen[parent] || inTodo[parent] {
+				continue
+			}
+			seen[parent] = true
+			if c := o.cause[parent]; c != "" {
+				return c
+			}
+			if c := walk(parent); c != "" {
+				return c
+			}
+		}
+		return ""
+	}
+	return walk(name)
 }
 
 // dagParents lists the models a model waits for: its refs, through

@@ -317,6 +317,10 @@ func (p *headerParser) finish() {
 	if m.Kind.Name == KindIncrementalByTimeRange && m.Interval == "" {
 		m.Interval = "day"
 	}
+	if pr, ok := p.seen.get("freshness"); ok && m.Kind.Name != KindExternal {
+		p.errorf(pr.start, pr.end, CodeBadValue, "freshness applies to EXTERNAL models (the sources efmesh reads and does not make), not to %s model", m.Kind.Name.WithArticle())
+		m.Freshness = nil
+	}
 	if pr, ok := p.seen.get("redact"); ok {
 		// A redacted environment writes the model without these columns:
 		// the columns that identify rows or intervals must stay.
