@@ -227,6 +227,9 @@ type planResult struct {
 	HasChanges bool                `json:"hasChanges"`
 	Summary    string              `json:"summary"`
 	Models     []planner.ModelPlan `json:"models"`
+	// Tests are the unit tests an apply of the plan runs first, as they
+	// came out now; a failing one would stop it.
+	Tests []planner.TestResult `json:"tests,omitempty"`
 }
 
 // planCommand plans env as `efmesh plan` does (workspace.Plan: the state
@@ -259,9 +262,32 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 		return nil, problemsText(err)
 	}
 	summary := workspace.PlanText(plan)
+	out := &planResult{Env: plan.Env, HasChanges: plan.HasChanges, Models: plan.Models}
+	// The unit tests apply runs first: a plan whose apply would stop says
+	// so, with what differs.
+	rep, err := w.PlanTests(ctx, plan)
+	kind := protocol.MessageTypeInfo
+	switch {
+	case err != nil:
+		summary += fmt.Sprintf("\nThe unit tests could not run: %v\n", err)
+	case rep != nil:
+		out.Tests = rep.Tests
+		if rep.Failed > 0 {
+			kind = protocol.MessageTypeWarning
+			var b strings.Builder
+			fmt.Fprintf(&b, "\nApply would stop: %d of %d unit test(s) of the models it builds fail.\n", rep.Failed, len(rep.Tests))
+			for _, t := range rep.Tests {
+				if !t.Passed {
+					workspace.WriteTestResult(&b, t)
+				}
+			}
+			summary += b.String()
+		}
+	}
+	out.Summary = summary
 	prog.end(firstLine(summary))
-	s.showMessage(protocol.MessageTypeInfo, "%s", strings.TrimSuffix(summary, "\n"))
-	return &planResult{Env: plan.Env, HasChanges: plan.HasChanges, Summary: summary, Models: plan.Models}, nil
+	s.showMessage(kind, "%s", strings.TrimSuffix(summary, "\n"))
+	return out, nil
 }
 
 // problemsText makes a plan's ProblemsError readable in an editor message.

@@ -47,6 +47,34 @@ func (e *TestsFailedError) Failing() []planner.TestResult {
 // workbench that cannot run unit tests (PostgreSQL) skips them with a
 // warning in the log rather than stopping every apply of the project.
 func (w *Workspace) gateTests(ctx context.Context, p *planner.Plan, wb analysis.Workbench) (*TestReport, error) {
+	r, err := w.testsOfPlan(ctx, p, wb)
+	if err != nil || r == nil {
+		return r, err
+	}
+	if r.Failed > 0 {
+		return r, &TestsFailedError{Env: p.Env, Report: r}
+	}
+	return r, nil
+}
+
+// PlanTests runs the unit tests an apply of p would run before building
+// (ApplyRequest.SkipTests), for a plan shown before it is applied (the
+// editor's efmesh.plan): nil when p has no changes or those models have
+// no test. A failing test is in the report, not an error.
+func (w *Workspace) PlanTests(ctx context.Context, p *planner.Plan) (*TestReport, error) {
+	if !p.HasChanges {
+		return nil, nil
+	}
+	wb, err := w.workbench()
+	if err != nil {
+		return nil, err
+	}
+	return w.testsOfPlan(ctx, p, wb)
+}
+
+// testsOfPlan runs the unit tests of the models p builds or computes into
+// on wb: nil when there is none, or wb cannot run them.
+func (w *Workspace) testsOfPlan(ctx context.Context, p *planner.Plan, wb analysis.Workbench) (*TestReport, error) {
 	runs := p.Runs()
 	var names []string
 	for _, t := range w.Project.Tests {
@@ -65,11 +93,7 @@ func (w *Workspace) gateTests(ctx context.Context, p *planner.Plan, wb analysis.
 	if err != nil {
 		return nil, err
 	}
-	r := report(results)
-	if r.Failed > 0 {
-		return r, &TestsFailedError{Env: p.Env, Report: r}
-	}
-	return r, nil
+	return report(results), nil
 }
 
 // report counts results.
