@@ -58,6 +58,16 @@ func (f SourceFreshness) Text() string {
 	return b.String()
 }
 
+// Problem is f as a failure says it, without the model's name: "stale
+// source: newest … (error_after 1 day)", or why it could not be read.
+func (f SourceFreshness) Problem() string {
+	t := strings.TrimPrefix(f.Text(), f.Model+": ")
+	if f.Error != "" {
+		return "source " + t
+	}
+	return "stale source: " + t
+}
+
 // CheckFreshness reads, for each EXTERNAL model of p that declares a
 // freshness (and that only keeps, when only is not nil), max(column) of
 // its source on wh — the table it names, or its files through wh's file

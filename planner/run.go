@@ -206,7 +206,7 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 		res.Freshness = CheckFreshness(ctx, p.analysis.Project, wh, now(), fresh)
 		for _, f := range res.Freshness {
 			if f.Status == FreshError {
-				keep.fail(f.Model, errors.New("stale source: "+strings.TrimPrefix(f.Text(), f.Model+": ")))
+				keep.fail(f.Model, errors.New(f.Problem()))
 			}
 		}
 	}

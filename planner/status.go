@@ -322,7 +322,7 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 		s.Freshness = CheckFreshness(ctx, sc.sources, sc.warehouse, now, nil)
 		for _, f := range s.Freshness {
 			if f.Status == FreshError {
-				s.Problems = append(s.Problems, "stale source "+f.Text())
+				s.Problems = append(s.Problems, f.Model+": "+f.Problem())
 			}
 		}
 	}

@@ -610,6 +610,11 @@ func TestParseModelErrors(t *testing.T) {
 			want: []string{`1:66: bad-value: warn_after (2 days) must be shorter than error_after (1 day): a source warns before it fails`},
 		},
 		{
+			name: "freshness of an undeclared column",
+			src:  "MODEL (name a.b, kind EXTERNAL (table x.y), columns (id INT, loaded_at TIMESTAMP), freshness (column loadedat, error_after 1 day));",
+			want: []string{`1:102: bad-value: freshness column loadedat is not a column of a.b (it declares id, loaded_at)`},
+		},
+		{
 			name: "freshness not a list",
 			src:  "MODEL (name a.b, kind EXTERNAL (table x.y), freshness 6);",
 			want: []string{`1:55: bad-value: freshness must be a list: freshness (column <c>, warn_after 6 hours, error_after 1 day)`},

@@ -73,7 +73,7 @@ func (p *headerParser) parseFreshness(name token, c *cursor) bool {
 				p.errorf(s, e, CodeBadValue, "column must name one column of the source, found %s", p.describeSpan(it[1:]))
 				continue
 			}
-			f.Column = v.val
+			f.Column, p.freshCol = v.val, v
 		case "warn_after", "error_after":
 			aged = true
 			d, ok := p.age(strings.ToLower(key.val), it[1:])
