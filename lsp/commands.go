@@ -227,6 +227,9 @@ type planResult struct {
 	HasChanges bool                `json:"hasChanges"`
 	Summary    string              `json:"summary"`
 	Models     []planner.ModelPlan `json:"models"`
+	// Tests are the unit tests an apply of the plan runs first, as they
+	// came out now; a failing one would stop it.
+	Tests []planner.TestResult `json:"tests,omitempty"`
 }
 
 // planCommand plans env as `efmesh plan` does (workspace.Plan: the state
@@ -259,9 +262,32 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 		return nil, problemsText(err)
 	}
 	summary := workspace.PlanText(plan)
+	out := &planResult{Env: plan.Env, HasChanges: plan.HasChanges, Models: plan.Models}
+	// The unit tests apply runs first: a plan whose apply would stop says
+	// so, with what differs.
+	rep, err := w.PlanTests(ctx, plan)
+	kind := protocol.MessageTypeInfo
+	switch {
+	case err != nil:
+		summary += fmt.Sprintf("\nThe unit tests could not run: %v\n", err)
+	case rep != nil:
+		out.Tests = rep.Tests
+		if rep.Failed > 0 {
+			kind = protocol.MessageTypeWarning
+			var b strings.Builder
+			fmt.Fprintf(&b, "\nApply would stop: %d of %d unit test(s) of the models it builds fail.\n", rep.Failed, len(rep.Tests))
+			for _, t := range rep.Tests {
+				if !t.Passed {
+					workspace.WriteTestResult(&b, t)
+				}
+			}
+			summary += b.String()
+		}
+	}
+	out.Summary = summary
 	prog.end(firstLine(summary))
-	s.showMessage(protocol.MessageTypeInfo, "%s", strings.TrimSuffix(summary, "\n"))
-	return &planResult{Env: plan.Env, HasChanges: plan.HasChanges, Summary: summary, Models: plan.Models}, nil
+	s.showMessage(kind, "%s", strings.TrimSuffix(summary, "\n"))
+	return out, nil
 }
 
 // problemsText makes a plan's ProblemsError readable in an editor message.
@@ -340,7 +366,17 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 	})
 	var large *planner.LargeBackfillError
 	var pe *planner.ProblemsError
+	var failed *workspace.TestsFailedError
 	switch {
+	case errors.As(err, &failed):
+		// The unit tests of what the apply builds failed: nothing was
+		// built; what differs, as efmesh test prints it.
+		var b strings.Builder
+		for _, t := range failed.Failing() {
+			workspace.WriteTestResult(&b, t)
+		}
+		s.showMessage(protocol.MessageTypeError, "%v", err)
+		return nil, fmt.Errorf("%v:\n%s", err, strings.TrimSuffix(b.String(), "\n"))
 	case errors.As(err, &large):
 		return nil, fmt.Errorf("%v; apply a backfill this large from the command line: efmesh apply %s --allow-large-backfill", err, a.Env)
 	case errors.As(err, &pe):

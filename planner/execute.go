@@ -26,6 +26,20 @@ func (p *Plan) computes(mp ModelPlan, due map[string]bool) bool {
 	return mp.Build || len(mp.Backfill) > 0 || due[mp.Name] || mp.ReusedFrom != "" && refreshed(k)
 }
 
+// Runs names the models whose query apply runs: those it builds and
+// those it computes into (the union of ApplyResult.Built and Computed),
+// in the plan's order. The unit tests that gate an apply are theirs.
+func (p *Plan) Runs() []string {
+	due := p.refilled()
+	var names []string
+	for _, mp := range p.Models {
+		if p.computes(mp, due) {
+			names = append(names, mp.Name)
+		}
+	}
+	return names
+}
+
 // Computes counts the models apply computes without building a new
 // snapshot for them: a reused snapshot's missing intervals, a FULL model
 // refilled after a restate or a preview, a refreshed model merging into
@@ -453,7 +467,27 @@ func (o *runOutcome) blockedBy(p *Plan, name string, inTodo map[string]bool) str
 			return c
 		}
 	}
-	return ""
+	// A source the tick counts as failed before computing (a stale
+	// EXTERNAL model, CheckFreshness) is no model of todo: its readers
+	// meet it on the way up.
+	seen := map[string]bool{}
+	var walk func(n string) string
+	walk = func(n string) string {
+		for _, parent := range dagParents(p, n) {
+			if seen[parent] || inTodo[parent] {
+				continue
+			}
+			seen[parent] = true
+			if c := o.cause[parent]; c != "" {
+				return c
+			}
+			if c := walk(parent); c != "" {
+				return c
+			}
+		}
+		return ""
+	}
+	return walk(name)
 }
 
 // dagParents lists the models a model waits for: its refs, through

@@ -45,7 +45,11 @@ type RunResult struct {
 	// computed all the same, and the outcome is "error".
 	Failed  []ModelFailure
 	Skipped []SkippedModel
-	Err     error // the error of an outcome "error" or "lock-held"
+	// Freshness is what the tick found of the sources that declare a
+	// freshness (CheckFreshness): one past its error_after is in Failed
+	// too, and the models that read it in Skipped.
+	Freshness []SourceFreshness
+	Err       error // the error of an outcome "error" or "lock-held"
 }
 
 // ModelsFailedError is a run tick's error when models failed: the models
@@ -183,7 +187,8 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 			work++
 		}
 	}
-	if work == 0 {
+	fresh := freshnessScope(p, opt.Only)
+	if work == 0 && len(fresh) == 0 {
 		return nil // a tick with nothing due never touches the warehouse
 	}
 	// Before computing, the warehouse is checked as a plan checks it: a
@@ -196,6 +201,22 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 		return err
 	}
 	defer wh.Close()
+	keep := &runOutcome{}
+	if len(fresh) > 0 {
+		res.Freshness = CheckFreshness(ctx, p.analysis.Project, wh, now(), fresh)
+		for _, f := range res.Freshness {
+			if f.Status == FreshError {
+				keep.fail(f.Model, errors.New(f.Problem()))
+			}
+		}
+	}
+	if work == 0 {
+		res.Failed = keep.Failed
+		if len(res.Failed) > 0 {
+			return &ModelsFailedError{Failed: res.Failed}
+		}
+		return nil
+	}
 	if p, err = MakePlan(ctx, a, st, env, PlanAt(now()), WithWarehouse(wh)); err != nil {
 		return err
 	}
@@ -223,7 +244,6 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 			progress(model, batch, batches, r)
 		}
 	}
-	keep := &runOutcome{}
 	err = execute(ctx, p, b, st, opt, ar, log, due, keep)
 	// Side by side, models fail in any order: the report's is the names'.
 	slices.SortFunc(keep.Failed, func(a, b ModelFailure) int { return strings.Compare(a.Model, b.Model) })
@@ -250,6 +270,43 @@ func runTick(ctx context.Context, a *analysis.Analysis, st state.Store, env stri
 		err = &ModelsFailedError{Failed: res.Failed, Skipped: res.Skipped}
 	}
 	return err
+}
+
+// freshnessScope names the EXTERNAL models with a freshness a tick checks:
+// every one, or with only (a selection) those the selected models read,
+// directly or not. Nil when there is none.
+func freshnessScope(p *Plan, only map[string]bool) map[string]bool {
+	var out map[string]bool
+	add := func(name string) {
+		if info := p.analysis.Models[name]; info != nil && info.Model.Freshness != nil && info.Model.Kind.Name == project.KindExternal {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[name] = true
+		}
+	}
+	if only == nil {
+		for name := range p.analysis.Models {
+			add(name)
+		}
+		return out
+	}
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		add(n)
+		for _, parent := range dagParents(p, n) {
+			walk(parent)
+		}
+	}
+	for n := range only {
+		walk(n)
+	}
+	return out
 }
 
 // JournalFailure records a tick of env that failed before Run could start

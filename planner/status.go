@@ -56,6 +56,8 @@ type Status struct {
 	// Running is true when the last tick started and its process is
 	// still alive (or runs on another host: it cannot be told).
 	Running bool
+	// Freshness is what StatusFreshness found of the sources.
+	Freshness []SourceFreshness
 }
 
 // StatusOption tunes GetStatus.
@@ -66,6 +68,15 @@ type statusConfig struct {
 	warehouse      engine.Engine
 	root           string
 	busy           *engine.BusyError
+	sources        *project.Project
+}
+
+// StatusFreshness makes GetStatus read the freshness of p's EXTERNAL
+// models that declare one (CheckFreshness) on the warehouse of
+// StatusWarehouse: a source past its error_after is a problem, one past
+// its warn_after is only reported (Status.Freshness).
+func StatusFreshness(p *project.Project) StatusOption {
+	return func(c *statusConfig) { c.sources = p }
 }
 
 // StatusWarehouse makes GetStatus check the environment's relations
@@ -305,6 +316,14 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 			}
 			s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: its cron %s fired at %s, after its last refresh at %s",
 				r.Name, r.Cron, r.DueSince.UTC().Format(time.RFC3339), r.LastRefresh.UTC().Format(time.RFC3339)))
+		}
+	}
+	if sc.sources != nil && sc.warehouse != nil && sc.busy == nil {
+		s.Freshness = CheckFreshness(ctx, sc.sources, sc.warehouse, now, nil)
+		for _, f := range s.Freshness {
+			if f.Status == FreshError {
+				s.Problems = append(s.Problems, f.Model+": "+f.Problem())
+			}
 		}
 	}
 	return s, nil

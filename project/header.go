@@ -81,6 +81,7 @@ type headerParser struct {
 	closeTok token     // the token that ends the header: ')' or ';'
 	unclosed bool      // the header's '(' was never closed
 	hasProps bool      // the header has a property list to check
+	freshCol token     // the column of freshness, checked against columns
 }
 
 // property is the token run of one header property: its name and value,
@@ -316,6 +317,18 @@ func (p *headerParser) finish() {
 	}
 	if m.Kind.Name == KindIncrementalByTimeRange && m.Interval == "" {
 		m.Interval = "day"
+	}
+	if pr, ok := p.seen.get("freshness"); ok && m.Kind.Name != KindExternal {
+		p.errorf(pr.start, pr.end, CodeBadValue, "freshness applies to EXTERNAL models (the sources efmesh reads and does not make), not to %s model", m.Kind.Name.WithArticle())
+		m.Freshness = nil
+	}
+	if f := m.Freshness; f != nil && m.Columns != nil && !slices.ContainsFunc(m.Columns, func(c Column) bool { return strings.EqualFold(c.Name, f.Column) }) {
+		names := make([]string, len(m.Columns))
+		for i, c := range m.Columns {
+			names[i] = c.Name
+		}
+		p.errorf(p.freshCol.start, p.freshCol.end, CodeBadValue, "freshness column %s is not a column of %s (it declares %s)", f.Column, m.Name, strings.Join(names, ", "))
+		m.Freshness = nil
 	}
 	if pr, ok := p.seen.get("redact"); ok {
 		// A redacted environment writes the model without these columns:

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // diagStrings renders diagnostics as "line:col: code: message" for exact
@@ -307,7 +308,7 @@ func TestParseModelErrors(t *testing.T) {
 		{
 			name: "unknown property without suggestion",
 			src:  "MODEL (name a.b, zzzzzz 1);\nSELECT 1",
-			want: []string{`1:18: unknown-property: unknown property "zzzzzz" (known: name, kind, interval, start, cron, grain, columns, audits, target, description, owner, tags, answerable, caveats, redact, export)`},
+			want: []string{`1:18: unknown-property: unknown property "zzzzzz" (known: name, kind, interval, start, cron, grain, columns, audits, target, description, owner, tags, answerable, caveats, redact, export, freshness)`},
 		},
 		{
 			name: "duplicate property",
@@ -579,6 +580,46 @@ func TestParseModelErrors(t *testing.T) {
 			want: []string{`3:1: syntax-error: an EXTERNAL model has no SELECT body: it reads an existing table or files`},
 		},
 		{
+			name: "freshness on a model efmesh makes",
+			src:  "MODEL (name a.b, kind FULL, freshness (column t, warn_after 1 hour));\nSELECT 1",
+			want: []string{`1:29: bad-value: freshness applies to EXTERNAL models (the sources efmesh reads and does not make), not to a FULL model`},
+		},
+		{
+			name: "freshness without a column",
+			src:  "MODEL (name a.b, kind EXTERNAL (table x.y), freshness (warn_after 1 hour));",
+			want: []string{`1:45: bad-value: freshness needs the column whose newest value is checked: freshness (column <c>, …)`},
+		},
+		{
+			name: "freshness without an age",
+			src:  "MODEL (name a.b, kind EXTERNAL (table x.y), freshness (column t));",
+			want: []string{`1:45: bad-value: freshness needs warn_after or error_after (or both): freshness (column t, warn_after 6 hours, error_after 1 day)`},
+		},
+		{
+			name: "freshness bad ages",
+			src:  "MODEL (name a.b, kind EXTERNAL (table x.y),\n  freshness (column t, warn_after 6 weeks, error_after 0 days, warn_afer 1 day, error_after soon));",
+			want: []string{
+				`2:37: bad-value: warn_after: unknown unit "weeks"; expected minutes, hours or days`,
+				`2:56: bad-value: error_after: 0 must be a whole number from 1 to 100000`,
+				`2:64: unknown-property: unknown option of freshness "warn_afer"; did you mean warn_after?`,
+				`2:93: bad-value: error_after must be a whole number and a unit (minutes, hours or days), e.g. error_after 6 hours; found "soon"`,
+			},
+		},
+		{
+			name: "freshness warns after it fails",
+			src:  "MODEL (name a.b, kind EXTERNAL (table x.y), freshness (column t, warn_after 2 days, error_after 24 hours));",
+			want: []string{`1:66: bad-value: warn_after (2 days) must be shorter than error_after (1 day): a source warns before it fails`},
+		},
+		{
+			name: "freshness of an undeclared column",
+			src:  "MODEL (name a.b, kind EXTERNAL (table x.y), columns (id INT, loaded_at TIMESTAMP), freshness (column loadedat, error_after 1 day));",
+			want: []string{`1:102: bad-value: freshness column loadedat is not a column of a.b (it declares id, loaded_at)`},
+		},
+		{
+			name: "freshness not a list",
+			src:  "MODEL (name a.b, kind EXTERNAL (table x.y), freshness 6);",
+			want: []string{`1:55: bad-value: freshness must be a list: freshness (column <c>, warn_after 6 hours, error_after 1 day)`},
+		},
+		{
 			name: "macros in the body",
 			src:  "MODEL (name a.b);\nSELECT @ref(), @ref x, @ref(1x), @Foo, @ref('a.b'), @ref(a.b",
 			want: []string{
@@ -666,6 +707,36 @@ func TestDidYouMean(t *testing.T) {
 		got, ok := DidYouMean(word, cands)
 		if got != want || ok != (want != "") {
 			t.Errorf("DidYouMean(%q) = %q, %v; want %q", word, got, ok, want)
+		}
+	}
+}
+
+// TestParseFreshness: an EXTERNAL model's freshness, in any unit and case,
+// either age alone or both.
+func TestParseFreshness(t *testing.T) {
+	tests := []struct {
+		value string
+		want  Freshness
+	}{
+		{"(column loaded_at, warn_after 6 hours, error_after 1 day)", Freshness{Column: "loaded_at", WarnAfter: 6 * time.Hour, ErrorAfter: 24 * time.Hour}},
+		{"(COLUMN Loaded_At, ERROR_AFTER 90 Minutes)", Freshness{Column: "Loaded_At", ErrorAfter: 90 * time.Minute}},
+		{"(column t, warn_after 1 minute)", Freshness{Column: "t", WarnAfter: time.Minute}},
+		{"(error_after 2 days, column t)", Freshness{Column: "t", ErrorAfter: 48 * time.Hour}},
+	}
+	for _, tc := range tests {
+		src := "MODEL (name raw.events, kind EXTERNAL (table raw.events), freshness " + tc.value + ");"
+		m, diags := ParseModel("models/x.sql", []byte(src))
+		if len(diags) > 0 {
+			t.Errorf("%s: %v", tc.value, diagStrings(diags))
+			continue
+		}
+		if m.Freshness == nil || *m.Freshness != tc.want {
+			t.Errorf("%s: Freshness = %+v, want %+v", tc.value, m.Freshness, tc.want)
+		}
+	}
+	for d, want := range map[time.Duration]string{time.Minute: "1 minute", 90 * time.Minute: "90 minutes", 6 * time.Hour: "6 hours", 24 * time.Hour: "1 day", 72 * time.Hour: "3 days"} {
+		if got := FormatAge(d); got != want {
+			t.Errorf("FormatAge(%s) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 var propertyNames = []string{
 	"name", "kind", "interval", "start", "cron", "grain", "columns",
 	"audits", "target", "description", "owner", "tags",
-	"answerable", "caveats", "redact", "export",
+	"answerable", "caveats", "redact", "export", "freshness",
 }
 
 // PropertyNames lists the MODEL header properties, for completion.
@@ -42,6 +42,7 @@ func init() {
 		"caveats":     (*headerParser).parseCaveats,
 		"redact":      (*headerParser).parseRedact,
 		"export":      (*headerParser).parseExport,
+		"freshness":   (*headerParser).parseFreshness,
 	}
 }
 

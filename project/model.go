@@ -208,6 +208,9 @@ type Model struct {
 	// Export, when set, copies the model into an attached database after
 	// it is promoted to prod and its audits passed.
 	Export *Export
+	// Freshness, on an EXTERNAL model, is how old its source's newest row
+	// may be (status --check, run). Outside the fingerprint.
+	Freshness *Freshness
 
 	Header     Range      // the MODEL (...) block, including a trailing ';'; empty at 1:1 when missing
 	NameRange  Range      // the name value; empty at 1:1 when missing

@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -10,16 +11,30 @@ import (
 // Selectors: the --select and --exclude grammar of the CLI, evaluated on a
 // project's DAG.
 //
-//	expr   = term { ("," | " ") term }        a union
-//	term   = [depth] ["+"] atom ["+" [depth]]
+//	expr   = group { ("," | " ") group }      a union
+//	group  = term { "&" term }                an intersection
+//	term   = [depth] ["+"] atom ["+" [depth]] | "@" atom
 //	atom   = name-glob | "tag:" tag | "path:" glob | "kind:" kind
+//	       | "config.materialized:" name | "state:modified"
 //
 // A name glob matches model names with path.Match (core.*, *.orders); a
 // leading "+" adds the atom's ancestors, a trailing "+" its descendants,
 // each bounded to depth generations when a number is written (2+x, x+1).
+// "@" adds the descendants and every ancestor of the atom and of each of
+// them (dbt's "@": what it takes to build the atom's descendants).
 // "path:" takes a project glob (MatchGlob) or a folder, matched against
 // model files; "kind:" a kind name in any case, "incremental" standing for
-// every INCREMENTAL_* kind.
+// every INCREMENTAL_* kind; "config.materialized:" dbt's name of a kind
+// (table FULL, view VIEW, incremental INCREMENTAL_*, ephemeral EMBEDDED,
+// seed SEED). "state:modified" matches the models whose fingerprint
+// differs from what an environment serves (SelectContext.Modified: a new
+// model, a changed one or one its changed parents move, a deleted one the
+// environment still serves); matching none is no error.
+//
+// The comma is a union, as a space is: efmesh read "a,b" as a union before
+// it read dbt's intersections, and a selector written then keeps its
+// meaning. dbt's "a,b" intersection is written "a&b" here; "&" binds
+// tighter than the union ("tag:x&kind:full tag:y" is (x and full) or y).
 //
 // Each occurrence of a flag is one line of input: a SelectorError says
 // "--select:2:5: …" for the fifth byte of the second --select.
@@ -43,18 +58,86 @@ type selectorTerm struct {
 	col    int    // 1-based column of its first byte
 	method string // "" (name glob), "tag", "path" or "kind"
 	value  string
-	up     int // ancestors: 0 none, -1 all, n generations
-	down   int // descendants, likewise
+	up     int  // ancestors: 0 none, -1 all, n generations
+	down   int  // descendants, likewise
+	at     bool // "@": descendants and all their ancestors
+}
+
+// selectorGroup is one intersection of terms ("a&b"); most hold one term.
+type selectorGroup struct {
+	text  string // as written
+	col   int
+	terms []selectorTerm
 }
 
 // selectorMethods are the "method:" prefixes a term may carry.
-var selectorMethods = []string{"tag", "path", "kind"}
+var selectorMethods = []string{"tag", "path", "kind", "config.materialized", "state"}
+
+// methodList is how an error lists selectorMethods.
+const methodList = "tag:, path:, kind:, config.materialized: or state:"
+
+// materialized maps dbt's materializations to the kinds they name.
+var materialized = map[string][]KindName{
+	"table":       {KindFull},
+	"view":        {KindView},
+	"incremental": {KindIncrementalByTimeRange, KindIncrementalByUniqueKey},
+	"ephemeral":   {KindEmbedded},
+	"seed":        {KindSeed},
+}
+
+// materializedNames are materialized's keys, in the order errors and
+// completion list them.
+var materializedNames = []string{"ephemeral", "incremental", "seed", "table", "view"}
+
+// stateValues are what state: accepts.
+var stateValues = []string{"modified"}
+
+// SelectContext is what a selector reads beyond the project's files.
+type SelectContext struct {
+	// Modified returns the models whose fingerprint differs from what the
+	// compared environment serves (state:modified); it is called once, and
+	// only when a term needs it. Nil: a state: term is an error saying how
+	// to name the environment.
+	Modified func() (map[string]bool, error)
+	// NoState is that error's hint, e.g. "pass --state <env>".
+	NoState string
+}
+
+// SelectorUsesState reports whether one of the expressions has a state:
+// term (which needs the project's analysis and a state store); a
+// malformed expression reports false, its error coming from Select.
+func SelectorUsesState(exprs ...[]string) bool {
+	for _, list := range exprs {
+		for _, e := range list {
+			groups, err := parseSelector(e)
+			if err != nil {
+				continue
+			}
+			for _, g := range groups {
+				for _, t := range g.terms {
+					if t.method == "state" {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
 
 // Select evaluates --select expressions (none: every model) less the
 // --exclude ones on p's DAG, returning the model names in name order. Every
 // term must match some model; a mistake or a term matching nothing is a
 // *SelectorError.
 func (p *Project) Select(selects, excludes []string) ([]string, error) {
+	return p.SelectIn(selects, excludes, SelectContext{})
+}
+
+// SelectIn is Select with what state: terms compare against. A selection
+// that a state: term leaves empty (nothing modified) is no error: the
+// result is then empty.
+func (p *Project) SelectIn(selects, excludes []string, sc SelectContext) ([]string, error) {
+	ev := &selectorEval{p: p, sc: sc}
 	chosen := map[string]bool{}
 	if len(selects) == 0 {
 		for name := range p.ByName {
@@ -62,7 +145,7 @@ func (p *Project) Select(selects, excludes []string) ([]string, error) {
 		}
 	}
 	for i, s := range selects {
-		got, err := p.evalSelector("--select", i+1, s)
+		got, err := ev.eval("--select", i+1, s)
 		if err != nil {
 			return nil, err
 		}
@@ -71,13 +154,16 @@ func (p *Project) Select(selects, excludes []string) ([]string, error) {
 		}
 	}
 	for i, s := range excludes {
-		got, err := p.evalSelector("--exclude", i+1, s)
+		got, err := ev.eval("--exclude", i+1, s)
 		if err != nil {
 			return nil, err
 		}
 		for n := range got {
 			delete(chosen, n)
 		}
+	}
+	if len(chosen) == 0 && ev.usedState && len(excludes) == 0 {
+		return []string{}, nil
 	}
 	if len(chosen) == 0 {
 		return nil, &SelectorError{Flag: "--exclude", Line: 1, Col: 1, Message: "--exclude leaves no model selected"}
@@ -90,28 +176,98 @@ func (p *Project) Select(selects, excludes []string) ([]string, error) {
 	return out, nil
 }
 
-// evalSelector parses and evaluates one flag value.
-func (p *Project) evalSelector(flag string, line int, expr string) (map[string]bool, error) {
-	terms, err := parseSelector(expr)
+// selectorEval evaluates the flags of one SelectIn call.
+type selectorEval struct {
+	p         *Project
+	sc        SelectContext
+	modified  map[string]bool // SelectContext.Modified's answer, once asked
+	usedState bool
+}
+
+// eval parses and evaluates one flag value.
+func (ev *selectorEval) eval(flag string, line int, expr string) (map[string]bool, error) {
+	groups, err := parseSelector(expr)
 	if err != nil {
 		err.Flag, err.Line = flag, line
 		return nil, err
 	}
 	out := map[string]bool{}
-	for _, t := range terms {
-		base, err := p.matchAtom(t)
-		if err != nil {
-			err.Flag, err.Line = flag, line
-			return nil, err
+	for _, g := range groups {
+		var set map[string]bool
+		stateful := false
+		for k, t := range g.terms {
+			got, err := ev.term(t)
+			if err != nil {
+				if se, ok := err.(*SelectorError); ok {
+					se.Flag, se.Line = flag, line
+				}
+				return nil, err
+			}
+			stateful = stateful || t.method == "state"
+			if k == 0 {
+				set = got
+				continue
+			}
+			for n := range set {
+				if !got[n] {
+					delete(set, n)
+				}
+			}
 		}
-		for _, n := range base {
+		if len(set) == 0 && len(g.terms) > 1 && !stateful {
+			return nil, &SelectorError{Flag: flag, Line: line, Col: g.col, Message: fmt.Sprintf("%s matches no model: no model is in every term", g.text)}
+		}
+		for n := range set {
 			out[n] = true
-			if t.up != 0 {
-				p.walkSelector(n, t.up, p.parentsOf, out)
+		}
+	}
+	return out, nil
+}
+
+// term returns the models one term selects, its graph operators applied.
+func (ev *selectorEval) term(t selectorTerm) (map[string]bool, error) {
+	p := ev.p
+	if t.method == "state" {
+		ev.usedState = true
+		if ev.modified == nil {
+			if ev.sc.Modified == nil {
+				hint := ev.sc.NoState
+				if hint == "" {
+					hint = "this command compares with no environment"
+				}
+				return nil, &SelectorError{Col: t.col, Message: fmt.Sprintf("%s needs an environment to compare with: %s", t.text, hint)}
 			}
-			if t.down != 0 {
-				p.walkSelector(n, t.down, func(x string) []string { return p.Children[x] }, out)
+			m, err := ev.sc.Modified()
+			if err != nil {
+				return nil, err
 			}
+			if m == nil {
+				m = map[string]bool{}
+			}
+			ev.modified = m
+		}
+	}
+	base, err := p.matchAtom(t, ev.modified)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, n := range base {
+		out[n] = true
+		if t.up != 0 {
+			p.walkSelector(n, t.up, p.parentsOf, out)
+		}
+		if t.down != 0 || t.at {
+			down := t.down
+			if t.at {
+				down = -1
+			}
+			p.walkSelector(n, down, func(x string) []string { return p.Children[x] }, out)
+		}
+	}
+	if t.at {
+		for n := range maps.Clone(out) {
+			p.walkSelector(n, -1, p.parentsOf, out)
 		}
 	}
 	return out, nil
@@ -154,14 +310,14 @@ func (p *Project) walkSelector(start string, depth int, next func(string) []stri
 
 // matchAtom returns the models a term's atom matches, before its graph
 // operators, or an error naming the term when it matches none.
-func (p *Project) matchAtom(t selectorTerm) ([]string, *SelectorError) {
+func (p *Project) matchAtom(t selectorTerm, modified map[string]bool) ([]string, *SelectorError) {
 	var out []string
 	for _, m := range p.Models {
-		if atomMatches(t, m) {
+		if atomMatches(t, m, modified) {
 			out = append(out, m.Name)
 		}
 	}
-	if len(out) > 0 {
+	if len(out) > 0 || t.method == "state" {
 		return out, nil
 	}
 	msg := fmt.Sprintf("%s matches no model", t.text)
@@ -178,8 +334,12 @@ func (p *Project) matchAtom(t selectorTerm) ([]string, *SelectorError) {
 	return nil, &SelectorError{Col: t.col, Message: msg}
 }
 
-func atomMatches(t selectorTerm, m *Model) bool {
+func atomMatches(t selectorTerm, m *Model, modified map[string]bool) bool {
 	switch t.method {
+	case "state":
+		return modified[m.Name]
+	case "config.materialized":
+		return slices.Contains(materialized[t.value], m.Kind.Name)
 	case "tag":
 		return slices.ContainsFunc(m.Tags, func(tag string) bool { return strings.EqualFold(tag, t.value) })
 	case "path":
@@ -195,10 +355,10 @@ func atomMatches(t selectorTerm, m *Model) bool {
 	return ok && err == nil
 }
 
-// parseSelector splits a flag value into terms. Its errors carry the
-// column only; the caller fills in the flag and line.
-func parseSelector(expr string) ([]selectorTerm, *SelectorError) {
-	var terms []selectorTerm
+// parseSelector splits a flag value into groups of terms. Its errors
+// carry the column only; the caller fills in the flag and line.
+func parseSelector(expr string) ([]selectorGroup, *SelectorError) {
+	var groups []selectorGroup
 	// emptyAt is the column of a comma with no term before it (or after
 	// it, at the end): an empty term, reported once the expression is
 	// known not to be empty altogether.
@@ -208,7 +368,7 @@ func parseSelector(expr string) ([]selectorTerm, *SelectorError) {
 		comma := -1
 		for i < len(expr) && (expr[i] == ' ' || expr[i] == ',' || expr[i] == '\t') {
 			if expr[i] == ',' {
-				if (comma >= 0 || len(terms) == 0) && emptyAt == 0 {
+				if (comma >= 0 || len(groups) == 0) && emptyAt == 0 {
 					emptyAt = i + 1
 				}
 				comma = i
@@ -216,7 +376,7 @@ func parseSelector(expr string) ([]selectorTerm, *SelectorError) {
 			i++
 		}
 		if i == len(expr) {
-			if comma >= 0 && len(terms) > 0 && emptyAt == 0 {
+			if comma >= 0 && len(groups) > 0 && emptyAt == 0 {
 				emptyAt = comma + 1
 			}
 			break
@@ -225,20 +385,32 @@ func parseSelector(expr string) ([]selectorTerm, *SelectorError) {
 		for j < len(expr) && expr[j] != ' ' && expr[j] != ',' && expr[j] != '\t' {
 			j++
 		}
-		t, err := parseTerm(expr[i:j], i+1)
-		if err != nil {
-			return nil, err
+		g := selectorGroup{text: expr[i:j], col: i + 1}
+		for k := i; k <= j; {
+			e := k
+			for e < j && expr[e] != '&' {
+				e++
+			}
+			if e == k {
+				return nil, &SelectorError{Col: k + 1, Message: "empty term beside &: expected a model name, a glob, " + methodList + " on each side"}
+			}
+			t, err := parseTerm(expr[k:e], k+1)
+			if err != nil {
+				return nil, err
+			}
+			g.terms = append(g.terms, t)
+			k = e + 1
 		}
-		terms = append(terms, t)
+		groups = append(groups, g)
 		i = j
 	}
-	if len(terms) == 0 {
-		return nil, &SelectorError{Col: 1, Message: "empty selector: expected a model name, a glob, tag:, path: or kind:"}
+	if len(groups) == 0 {
+		return nil, &SelectorError{Col: 1, Message: "empty selector: expected a model name, a glob, " + methodList}
 	}
 	if emptyAt > 0 {
-		return nil, &SelectorError{Col: emptyAt, Message: "empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"}
+		return nil, &SelectorError{Col: emptyAt, Message: "empty term at this comma: expected a model name, a glob, " + methodList + " on each side"}
 	}
-	return terms, nil
+	return groups, nil
 }
 
 // parseTerm reads one term; col is the column of its first byte.
@@ -248,6 +420,22 @@ func parseTerm(s string, col int) (selectorTerm, *SelectorError) {
 		return &SelectorError{Col: col + off, Message: fmt.Sprintf(format, args...)}
 	}
 	i := 0
+	if s[0] == '@' {
+		t.at = true
+		atom := s[1:]
+		if atom == "" {
+			return t, errAt(0, "@ needs a model name or a selector after it")
+		}
+		if k := strings.IndexByte(atom, '+'); k >= 0 {
+			return t, errAt(1+k, "@ takes no +: @model already holds its descendants and all their ancestors")
+		}
+		if atom[0] == '@' {
+			return t, errAt(1, "unexpected @ after @")
+		}
+		at, err := parseTerm(atom, col+1)
+		at.text, at.col, at.at = s, col, true
+		return at, err
+	}
 	if s[0] == '-' {
 		return t, errAt(0, "unexpected '-' at the start of a selector: write n+model for n generations of ancestors, and use --exclude to leave models out")
 	}
@@ -293,7 +481,7 @@ func parseTerm(s string, col int) (selectorTerm, *SelectorError) {
 	if k := strings.IndexByte(atom, ':'); k >= 0 {
 		method := strings.ToLower(atom[:k])
 		if !slices.Contains(selectorMethods, method) {
-			msg := fmt.Sprintf("unknown selector method %q; expected tag:, path: or kind:", atom[:k])
+			msg := fmt.Sprintf("unknown selector method %q; expected %s", atom[:k], methodList)
 			if s, ok := DidYouMean(method, selectorMethods); ok {
 				msg = fmt.Sprintf("unknown selector method %q; did you mean %s:?", atom[:k], s)
 			}
@@ -312,6 +500,16 @@ func parseTerm(s string, col int) (selectorTerm, *SelectorError) {
 			t.value = strings.ToLower(t.value)
 			if !slices.Contains(selectorKinds(), t.value) {
 				return t, errAt(i+k+1, "unknown kind %q; expected one of %s", t.value, strings.Join(selectorKinds(), ", "))
+			}
+		case "config.materialized":
+			t.value = strings.ToLower(t.value)
+			if materialized[t.value] == nil {
+				return t, errAt(i+k+1, "unknown materialization %q; expected one of %s", t.value, strings.Join(materializedNames, ", "))
+			}
+		case "state":
+			t.value = strings.ToLower(t.value)
+			if !slices.Contains(stateValues, t.value) {
+				return t, errAt(i+k+1, "unknown state %q; expected %s", t.value, strings.Join(stateValues, ", "))
 			}
 		case "tag":
 			if strings.ContainsAny(t.value, ":") {

@@ -3,6 +3,7 @@ package project
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -137,6 +138,21 @@ func TestSelect(t *testing.T) {
 			names("core.c_{0..7}", "stg.s_{0..7}")},
 		{"exclude with graph operator", []string{"core.c_3+"}, []string{"mart.m_1+"},
 			names("core.c_3", "mart.m_3", "report.r_2", "report.r_3")},
+		{"intersection", []string{"tag:core&kind:full"}, nil, names("core.c_1", "core.c_3", "core.c_5")},
+		{"intersection of three", []string{"tag:core&kind:incremental&tag:nightly"}, nil, names("core.c_0", "core.c_6")},
+		{"intersection after graph operators", []string{"raw.src_5+&tag:mart"}, nil, names("mart.m_{2..5}", "report.r_{1..3}")},
+		{"intersection binds tighter than a union", []string{"tag:nightly&kind:full report.r_0"}, nil, names("core.c_3", "report.r_0")},
+		{"intersection beside a comma union", []string{"tag:nightly&kind:full,report.r_0"}, nil, names("core.c_3", "report.r_0")},
+		{"exclude an intersection", []string{"core.*"}, []string{"kind:incremental&tag:nightly"}, names("core.c_{1..5}", "core.c_7")},
+		// mart.m_4's one descendant report.r_3 also reads mart.m_3.
+		{"at: descendants and their ancestors", []string{"@mart.m_4"}, nil,
+			names("core.c_{3..6}", "mart.m_{3..4}", "raw.src_{0..1}", "raw.src_{3..5}", "report.r_3", "stg.s_{3..7}")},
+		{"at of a leaf is its ancestors", []string{"@report.r_0"}, nil,
+			names("core.c_{0..3}", "mart.m_{0..1}", "raw.src_{0..4}", "report.r_0", "stg.s_{0..4}")},
+		{"materialized table", []string{"config.materialized:table"}, nil, names("core.c_1", "core.c_3", "core.c_5", "mart.m_{0..5}")},
+		{"materialized incremental", []string{"config.materialized:incremental"}, nil, names("core.c_0", "core.c_2", "core.c_4", "core.c_6", "core.c_7")},
+		{"materialized view", []string{"config.materialized:View"}, nil, names("report.r_{0..3}", "stg.s_{0..7}")},
+		{"materialized seed", []string{"config.materialized:seed"}, nil, names("raw.src_{0..5}")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,9 +174,22 @@ func TestSelectErrors(t *testing.T) {
 		want              string
 	}{
 		{[]string{"core.c_1+ tag:"}, nil, "--select:1:11: tag: needs a value"},
-		{[]string{""}, nil, "--select:1:1: empty selector: expected a model name, a glob, tag:, path: or kind:"},
-		{[]string{" , "}, nil, "--select:1:1: empty selector: expected a model name, a glob, tag:, path: or kind:"},
-		{[]string{"core.c_1", "foo:x"}, nil, `--select:2:1: unknown selector method "foo"; expected tag:, path: or kind:`},
+		{[]string{""}, nil, "--select:1:1: empty selector: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state:"},
+		{[]string{" , "}, nil, "--select:1:1: empty selector: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state:"},
+		{[]string{"core.c_1", "foo:x"}, nil, `--select:2:1: unknown selector method "foo"; expected tag:, path:, kind:, config.materialized: or state:`},
+		{[]string{"tag:core&"}, nil, "--select:1:10: empty term beside &: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state: on each side"},
+		{[]string{"core.c_1 &tag:core"}, nil, "--select:1:10: empty term beside &: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state: on each side"},
+		{[]string{"core.c_1, tag:core&tag:raw"}, nil, "--select:1:11: tag:core&tag:raw matches no model: no model is in every term"},
+		{[]string{"tag:core&nope.x"}, nil, "--select:1:10: nope.x matches no model"},
+		{[]string{"config.materialized:snapshot"}, nil, `--select:1:21: unknown materialization "snapshot"; expected one of ephemeral, incremental, seed, table, view`},
+		{[]string{"config.materialized:ephemeral"}, nil, "--select:1:1: config.materialized:ephemeral matches no model"},
+		{[]string{"config.materialised:table"}, nil, `--select:1:1: unknown selector method "config.materialised"; did you mean config.materialized:?`},
+		{[]string{"state:new"}, nil, `--select:1:7: unknown state "new"; expected modified`},
+		{[]string{"core.c_1 state:modified+"}, nil, "--select:1:10: state:modified+ needs an environment to compare with: this command compares with no environment"},
+		{[]string{"@"}, nil, "--select:1:1: @ needs a model name or a selector after it"},
+		{[]string{"@core.c_1+"}, nil, "--select:1:10: @ takes no +: @model already holds its descendants and all their ancestors"},
+		{[]string{"tag:raw @@core.c_1"}, nil, "--select:1:10: unexpected @ after @"},
+		{[]string{"@core.cc_1"}, nil, `--select:1:1: @core.cc_1 matches no model; did you mean "core.c_1"?`},
 		{[]string{"core.c_1 tags:x"}, nil, `--select:1:10: unknown selector method "tags"; did you mean tag:?`},
 		{[]string{"kind:incr"}, nil, `--select:1:6: unknown kind "incr"; expected one of incremental, full, view, embedded, incremental_by_time_range, incremental_by_unique_key, scd_type_2, seed, external`},
 		{[]string{"path:/etc/**"}, nil, "--select:1:6: path:/etc/**: patterns are relative to the project root"},
@@ -176,10 +205,10 @@ func TestSelectErrors(t *testing.T) {
 		{[]string{"core.c_1 ++"}, nil, "--select:1:11: + needs a model name or a selector beside it"},
 		{[]string{"-1+core.c_1"}, nil, "--select:1:1: unexpected '-' at the start of a selector: write n+model for n generations of ancestors, and use --exclude to leave models out"},
 		{[]string{"core.c_1 -core.c_2"}, nil, "--select:1:10: unexpected '-' at the start of a selector: write n+model for n generations of ancestors, and use --exclude to leave models out"},
-		{[]string{"tag:core,,core.c_1"}, nil, "--select:1:10: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
-		{[]string{"tag:core, ,core.c_1"}, nil, "--select:1:11: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
-		{[]string{",core.c_1"}, nil, "--select:1:1: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
-		{[]string{"core.c_1,"}, nil, "--select:1:9: empty term at this comma: expected a model name, a glob, tag:, path: or kind: on each side"},
+		{[]string{"tag:core,,core.c_1"}, nil, "--select:1:10: empty term at this comma: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state: on each side"},
+		{[]string{"tag:core, ,core.c_1"}, nil, "--select:1:11: empty term at this comma: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state: on each side"},
+		{[]string{",core.c_1"}, nil, "--select:1:1: empty term at this comma: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state: on each side"},
+		{[]string{"core.c_1,"}, nil, "--select:1:9: empty term at this comma: expected a model name, a glob, tag:, path:, kind:, config.materialized: or state: on each side"},
 		{[]string{"core.c_1+x"}, nil, `--select:1:10: expected a depth after +, found "x"`},
 		{[]string{"core.c_1+2+"}, nil, `--select:1:9: unexpected + inside "core.c_1+2"`},
 		{[]string{"core.c_1, core$"}, nil, `--select:1:15: unexpected '$' in a model name or glob`},
@@ -201,6 +230,46 @@ func TestSelectErrors(t *testing.T) {
 				t.Errorf("Select(%q, %q) error\n  %s\nwant\n  %s", tc.selects, tc.excludes, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSelectState: state:modified matches the models Modified names, with
+// graph operators and intersections; none modified selects nothing,
+// without an error.
+func TestSelectState(t *testing.T) {
+	p := selectorProject(t)
+	calls := 0
+	modified := map[string]bool{"core.c_1": true, "stg.s_7": true}
+	sc := SelectContext{Modified: func() (map[string]bool, error) { calls++; return modified, nil }}
+	tests := []struct {
+		selects, excludes []string
+		want              []string
+	}{
+		{[]string{"state:modified"}, nil, names("core.c_1", "stg.s_7")},
+		{[]string{"state:modified+"}, nil, names("core.c_1", "core.c_{6..7}", "mart.m_1", "mart.m_{4..5}", "report.r_{0..1}", "report.r_3", "stg.s_7")},
+		{[]string{"state:modified+&kind:full"}, nil, names("core.c_1", "mart.m_1", "mart.m_{4..5}")},
+		{[]string{"state:modified", "tag:raw"}, []string{"stg.*"}, names("core.c_1", "raw.src_{0..5}")},
+	}
+	for _, tc := range tests {
+		calls = 0
+		got, err := p.SelectIn(tc.selects, tc.excludes, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := slices.Sorted(slices.Values(tc.want)); !reflect.DeepEqual(got, want) {
+			t.Errorf("SelectIn(%q, %q) =\n  %v\nwant\n  %v", tc.selects, tc.excludes, got, want)
+		}
+		if calls != 1 {
+			t.Errorf("SelectIn(%q): Modified called %d times, want once", tc.selects, calls)
+		}
+	}
+	modified = map[string]bool{}
+	got, err := p.SelectIn([]string{"state:modified+"}, nil, sc)
+	if err != nil || len(got) != 0 {
+		t.Errorf("nothing modified: SelectIn = %v, %v; want nothing, no error", got, err)
+	}
+	if !SelectorUsesState([]string{"core.c_1"}, []string{"tag:x&state:modified"}) || SelectorUsesState([]string{"core.c_1, tag:state"}) {
+		t.Error("SelectorUsesState: wrong answer")
 	}
 }
 

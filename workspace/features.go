@@ -48,18 +48,7 @@ func (w *Workspace) Test(ctx context.Context, names []string) (*TestReport, erro
 	if err != nil {
 		return nil, err
 	}
-	r := &TestReport{Tests: results}
-	if r.Tests == nil {
-		r.Tests = []planner.TestResult{}
-	}
-	for _, t := range results {
-		if t.Passed {
-			r.Passed++
-		} else {
-			r.Failed++
-		}
-	}
-	return r, nil
+	return report(results), nil
 }
 
 // TestsOf names the unit tests of a model.

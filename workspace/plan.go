@@ -128,6 +128,12 @@ type ApplyRequest struct {
 	// first plan after an apply is answered by QuickPlan. A failed apply
 	// removes the digest.
 	Noop *NoopRequest
+	// SkipTests builds without running the unit tests first. By default
+	// the unit tests of the models the plan builds or computes into run
+	// once the plan is made, before Review; a failure stops the apply
+	// (*TestsFailedError) with nothing built. A plan without changes runs
+	// none.
+	SkipTests bool
 }
 
 // ApplyResult is what an apply did: the plan it made and, once applied,
@@ -136,6 +142,8 @@ type ApplyRequest struct {
 type ApplyResult struct {
 	Plan    *planner.Plan
 	Applied bool
+	// Tests are the unit tests run before the build (nil when none ran).
+	Tests *TestReport
 	planner.ApplyResult
 }
 
@@ -144,7 +152,8 @@ type ApplyResult struct {
 // process must meet the lock, not DuckDB's file lock, and a warehouse file
 // is never opened for writing, nor created, by an apply that cannot have
 // the lock), then the plan under both, against what the warehouse really
-// holds; Review; then build and promote.
+// holds; the unit tests of what it builds (ApplyRequest.SkipTests); Review;
+// then build and promote.
 //
 // The result is never nil. On a failed build it holds what was built
 // before the failure.
@@ -207,6 +216,13 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 		return out, err
 	}
 	out.Plan = p
+	if p.HasChanges && !req.SkipTests {
+		rep, err := w.gateTests(ctx, p, wb)
+		out.Tests = rep
+		if err != nil {
+			return out, err
+		}
+	}
 	if req.Review != nil {
 		if err := req.Review(p); err != nil {
 			return out, err

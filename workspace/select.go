@@ -9,6 +9,7 @@ import (
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 )
 
@@ -18,6 +19,9 @@ import (
 // selector may name a deletion. The zero Selection is the whole project.
 type Selection struct {
 	Selects, Excludes []string
+	// State is the environment state:modified compares with (--state);
+	// empty: the environment planned or run.
+	State string
 }
 
 // Active reports whether the selection narrows anything.
@@ -36,7 +40,13 @@ func (w *Workspace) narrow(ctx context.Context, st state.Reader, env string) (*a
 	if err != nil {
 		return nil, nil, err
 	}
-	names, err := uni.Select(w.Selection.Selects, w.Selection.Excludes)
+	against := w.Selection.State
+	if against == "" {
+		against = env
+	}
+	names, err := uni.SelectIn(w.Selection.Selects, w.Selection.Excludes, project.SelectContext{
+		Modified: func() (map[string]bool, error) { return modifiedAgainst(ctx, w.Analysis, st, against) },
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,6 +76,76 @@ func (w *Workspace) narrow(ctx context.Context, st state.Reader, env string) (*a
 		return nil, nil, err
 	}
 	return a, n, nil
+}
+
+// Select evaluates sel on the workspace's project (project.SelectIn): a
+// state:modified term compares the project's fingerprints with what
+// sel.State serves, read from the state store. The names are in name
+// order.
+func (w *Workspace) Select(ctx context.Context, sel Selection) ([]string, error) {
+	sc := project.SelectContext{NoState: "pass --state <env>"}
+	if sel.State != "" {
+		sc.Modified = func() (map[string]bool, error) {
+			if err := analysis.ValidateEnv(sel.State); err != nil {
+				return nil, err
+			}
+			st, err := w.OpenStore(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return modifiedAgainst(ctx, w.Analysis, st, sel.State)
+		}
+	}
+	return w.Project.SelectIn(sel.Selects, sel.Excludes, sc)
+}
+
+// modifiedAgainst names the models modified against what env serves, as
+// dbt's state:modified does: those whose own definition differs (a new
+// model, an edited one, one that does not check, one env serves that the
+// project deleted), not those only a changed parent moves (their
+// fingerprint differs too; state:modified+ adds them). A model whose
+// fingerprint equals the served one is never modified. An environment
+// never applied is an error: everything would be modified against it.
+func modifiedAgainst(ctx context.Context, a *analysis.Analysis, st state.Reader, env string) (map[string]bool, error) {
+	e, err := planner.ReadEnvironment(ctx, st, env)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Pointers) == 0 {
+		return nil, fmt.Errorf("state:modified compares with environment %s, which has never been applied", env)
+	}
+	out := map[string]bool{}
+	var fps []string
+	for name, info := range a.Models {
+		ptr, ok := e.Pointers[name]
+		switch {
+		case !ok || info.Fingerprint == "":
+			out[name] = true
+		case ptr.Fingerprint != info.Fingerprint:
+			fps = append(fps, ptr.Fingerprint)
+		}
+	}
+	heads, err := st.SnapshotHeads(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	for name, info := range a.Models {
+		ptr, ok := e.Pointers[name]
+		if !ok || info.Fingerprint == "" || ptr.Fingerprint == info.Fingerprint {
+			continue
+		}
+		// A served snapshot the store lacks, or one without its own
+		// hash, is compared by fingerprint alone.
+		if h, ok := heads[ptr.Fingerprint]; !ok || h.OwnHash == "" || h.OwnHash != info.OwnHash {
+			out[name] = true
+		}
+	}
+	for name := range e.Pointers {
+		if a.Models[name] == nil {
+			out[name] = true
+		}
+	}
+	return out, nil
 }
 
 // planSelected is MakePlan over the selection, with its left-out changes.

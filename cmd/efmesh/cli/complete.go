@@ -109,6 +109,7 @@ const (
 // completedFlags are the flags whose values are names efmesh knows.
 var completedFlags = map[string]nameKind{
 	"env":             nameEnv,
+	"state":           nameEnv,
 	"model":           nameModel,
 	"restate":         nameModel,
 	"forward-only":    nameModel,

@@ -43,14 +43,14 @@ func TestApplyExpectEnv(t *testing.T) {
 	t.Setenv("EFMESH_USER", "bob")
 	t.Setenv("EFMESH_NOW", "2026-02-01T07:00:00Z")
 	editFile(t, dir, "models/core/c_1.sql", func(s string) string { return strings.Replace(s, "a.amount + b.amount", "a.amount + b.amount + 1", 1) })
-	mustRun(t, dir, "apply", "prod", "--yes")
+	mustRun(t, dir, "apply", "prod", "--yes", "--skip-tests")
 	moved := lastPlanID(t, dir, "prod")
 
 	t.Setenv("EFMESH_USER", "ci")
 	t.Setenv("EFMESH_NOW", "2026-02-01T08:00:00Z")
 	editFile(t, dir, "models/core/c_3.sql", func(s string) string { return strings.Replace(s, "a.amount + b.amount", "a.amount + b.amount + 3", 1) })
 	before := storeState(t, dir)
-	code, _, errs := run(t, dir, "apply", "prod", "--yes", "--expect-env", seen)
+	code, _, errs := run(t, dir, "apply", "prod", "--yes", "--skip-tests", "--expect-env", seen)
 	want := "prod moved since plan " + seen + ": plan " + moved + " was applied by bob at 2026-02-01T07:00:00Z; plan again"
 	if code != ExitError || !strings.Contains(errs, want) {
 		t.Fatalf("apply --expect-env of an older plan: exit %d, want %d and %q\n%s", code, ExitError, want, errs)
@@ -58,7 +58,7 @@ func TestApplyExpectEnv(t *testing.T) {
 	if after := storeState(t, dir); after != before {
 		t.Fatalf("a refused apply changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-	mustRun(t, dir, "apply", "prod", "--yes", "--expect-env", moved)
+	mustRun(t, dir, "apply", "prod", "--yes", "--skip-tests", "--expect-env", moved)
 	if id := lastPlanID(t, dir, "prod"); id == moved {
 		t.Fatalf("apply --expect-env %s of the last plan did not apply", moved)
 	}

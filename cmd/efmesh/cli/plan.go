@@ -248,6 +248,7 @@ func (a *app) applyCmd() *cobra.Command {
 	var sel selection
 	var (
 		yes       bool
+		skipTests bool
 		retries   int
 		jobs      int
 		expectEnv string
@@ -263,7 +264,13 @@ func (a *app) applyCmd() *cobra.Command {
 snapshots it needs and swaps the environment's views.
 
 Without a terminal and without --yes, apply prints the plan and exits 2.
---select and --exclude apply a part of the plan, as efmesh plan shows it.`,
+--select and --exclude apply a part of the plan, as efmesh plan shows it.
+
+Before building, apply runs the unit tests (tests/*.yaml) of the models it
+builds, a changed model's dependants included, as efmesh test does: a
+failing test prints what differs and stops the apply, exit 1, with nothing
+built. --skip-tests builds without running them. An apply that builds
+nothing runs none.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.varEnv = args[0]
@@ -293,8 +300,9 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 				noop = &workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
 			}
 			req := workspace.ApplyRequest{
-				Noop: noop,
-				Plan: opts,
+				Noop:      noop,
+				SkipTests: skipTests,
+				Plan:      opts,
 				Review: func(p *planner.Plan) error {
 					metricsOf(a.ctx).planned(p)
 					payload = map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "computed": []string{}, "promoted": []string{}}
@@ -376,6 +384,7 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	cmd.Flags().BoolVar(&skipTests, "skip-tests", false, "build without running the unit tests of the models the apply builds first")
 	cmd.Flags().StringVar(&expectEnv, "expect-env", "", "refuse to apply unless the environment's last applied plan is this id (status --json: lastPlan.id), for pipelines")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
@@ -390,6 +399,10 @@ Without a terminal and without --yes, apply prints the plan and exits 2.
 // (or QuickApplyPromotion) returned them, payload the --json report its
 // Review started (nil when no plan was made).
 func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, res *workspace.ApplyResult, err error) error {
+	var failed *workspace.TestsFailedError
+	if errors.As(err, &failed) {
+		return a.testsFailed(env, res, failed)
+	}
 	if err != nil {
 		if payload == nil { // no plan was made
 			return confirmHint(phraseBusy(err), cmd, env)
@@ -401,6 +414,9 @@ func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, re
 	}
 	if a.json {
 		payload["applied"] = true
+		if res.Tests != nil {
+			payload["tests"] = res.Tests.Tests
+		}
 		payload["built"] = nonNil(res.Built)
 		payload["computed"] = nonNil(res.Computed)
 		payload["promoted"] = nonNil(res.Promoted)
@@ -413,6 +429,23 @@ func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, re
 	}
 	fmt.Fprint(a.stdout, workspace.AppliedText(res.Plan.Env, &res.ApplyResult))
 	return nil
+}
+
+// testsFailed reports an apply its unit tests stopped before anything was
+// built: each failing test as efmesh test prints it, or with --json the
+// plan, every test run and the error; exit 1.
+func (a *app) testsFailed(env string, res *workspace.ApplyResult, failed *workspace.TestsFailedError) error {
+	if a.json {
+		payload := map[string]any{"apiVersion": APIVersion, "env": env, "applied": false, "plan": planJSON(res.Plan),
+			"built": []string{}, "computed": []string{}, "promoted": []string{},
+			"tests": failed.Report.Tests, "failedTests": failed.Report.Failed, "error": failed.Error()}
+		a.writeJSON(payload)
+		return &exitError{code: ExitError}
+	}
+	for _, t := range failed.Failing() {
+		workspace.WriteTestResult(a.stdout, t)
+	}
+	return fmt.Errorf("%w; to apply anyway: efmesh apply %s --skip-tests", failed, env)
 }
 
 func nonNil(s []string) []string {

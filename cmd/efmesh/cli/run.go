@@ -46,6 +46,11 @@ With --select (and --exclude), the tick computes only the selected models'
 due intervals and refreshes, and a change of the project that the
 selection leaves out (as efmesh plan --select lists it) does not block it.
 
+An EXTERNAL model that declares a freshness has the newest value of its
+column read before anything is computed: older than its warn_after is a
+warning; older than its error_after, the source counts as a failed model
+(--json: freshness per source).
+
 A model that fails stops only itself and the models that read it: every
 model whose parents all succeeded is computed all the same, the failed
 ones and those skipped because of them ("skipped: parent x failed") are
@@ -86,6 +91,13 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				return err
 			}
 			metricsOf(a.ctx).setOutcome(res.Outcome)
+			// A source past its warn_after is a warning; one past its
+			// error_after is a failed model (its readers skipped).
+			for _, f := range res.Freshness {
+				if f.Status == planner.FreshWarn {
+					fmt.Fprintf(a.stderr, "efmesh: warning: source %s\n", f.Text())
+				}
+			}
 			code := ExitOK
 			switch res.Outcome {
 			case state.RunAwaitingHuman:
@@ -105,6 +117,9 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				}
 				if len(res.Exported) > 0 {
 					payload["exported"] = res.Exported
+				}
+				if len(res.Freshness) > 0 {
+					payload["freshness"] = res.Freshness
 				}
 				if err != nil {
 					payload["error"] = err.Error()

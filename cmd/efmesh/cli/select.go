@@ -12,28 +12,37 @@ import (
 // of the positions its errors give.
 type selection struct {
 	selects, excludes []string
+	state             string // --state: what state:modified compares with
 }
 
 // register adds the flags to cmd. StringArray, not StringSlice: commas
 // are the grammar's own union, and positions count in the value as typed.
 func (s *selection) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&s.selects, "select", nil,
-		"models to act on: names, globs (core.*), tag:x, path:models/mart/**, kind:incremental, +model, model+, 2+model, model+1; comma or space for a union")
+		"models to act on: names, globs (core.*), tag:x, path:models/mart/**, kind:incremental, config.materialized:table, state:modified, +model, model+, 2+model, model+1, @model; comma or space for a union, & for an intersection")
 	cmd.Flags().StringArrayVar(&s.excludes, "exclude", nil, "models to leave out, in the --select grammar")
+	cmd.Flags().StringVar(&s.state, "state", "", "the environment state:modified compares the project's fingerprints with (plan, apply and run: the environment itself by default)")
 }
+
+// usesState reports whether a state: term needs the project's analysis
+// and the state store before the selection can be made.
+func (s *selection) usesState() bool { return project.SelectorUsesState(s.selects, s.excludes) }
 
 // active reports whether the user selected or excluded anything.
 func (s *selection) active() bool { return len(s.selects) > 0 || len(s.excludes) > 0 }
 
 // workspace is the selection as plan, apply and run take it.
 func (s *selection) workspace() workspace.Selection {
-	return workspace.Selection{Selects: s.selects, Excludes: s.excludes}
+	return workspace.Selection{Selects: s.selects, Excludes: s.excludes, State: s.state}
 }
 
 // loadSelected loads the project scoped to the selected models (and their
 // ancestors, which they read) and returns them in topological order. A
 // selector mistake is returned as such, before any problem of the files.
 func (a *app) loadSelected(s *selection) (*workspace.Workspace, []string, error) {
+	if s.usesState() {
+		return a.loadStateSelected(s)
+	}
 	var chosen []string
 	var selErr error
 	w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
@@ -52,6 +61,22 @@ func (a *app) loadSelected(s *selection) (*workspace.Workspace, []string, error)
 		return nil, nil, selErr
 	}
 	if err != nil {
+		return nil, nil, err
+	}
+	return w, topoNames(w.Project, chosen), nil
+}
+
+// loadStateSelected is loadSelected for a selection with a state: term:
+// the whole project is loaded and analyzed (the fingerprints compared
+// with --state's are every model's), then the selection is made.
+func (a *app) loadStateSelected(s *selection) (*workspace.Workspace, []string, error) {
+	w, err := a.load(false)
+	if err != nil {
+		return nil, nil, err
+	}
+	chosen, err := w.Select(a.ctx, s.workspace())
+	if err != nil {
+		w.Close()
 		return nil, nil, err
 	}
 	return w, topoNames(w.Project, chosen), nil

@@ -58,7 +58,10 @@ why (--json: problems):
     project changed and nobody applied it), lock-held, interrupted, or a
     tick that started and never finished (killed, crashed);
   - a model is overdue: an interval its cron made due (without a cron,
-    every interval once it closes) is not computed.
+    every interval once it closes) is not computed;
+  - a source is stale: the newest value of an EXTERNAL model's freshness
+    column is older than its error_after (older than its warn_after is a
+    warning; --json: freshness).
 Lag a cron does not call for yet is normal, and so is a tick in progress
 (a note; its lag is not judged).`,
 		Args: cobra.ExactArgs(1),
@@ -76,7 +79,7 @@ Lag a cron does not call for yet is normal, and so is a tick in progress
 				if wh != nil {
 					defer wh.Close()
 				}
-				opts = append(opts, planner.StatusWarehouse(wh, proj.Root))
+				opts = append(opts, planner.StatusWarehouse(wh, proj.Root), planner.StatusFreshness(proj))
 			case errors.As(whErr, &busy):
 				// A run or an apply is writing it: the normal case, not
 				// a problem (health checks must not flap).
@@ -89,6 +92,11 @@ Lag a cron does not call for yet is normal, and so is a tick in progress
 			}
 			if whErr != nil {
 				s.Problems = append(s.Problems, whErr.Error())
+			}
+			for _, f := range s.Freshness {
+				if f.Status == planner.FreshWarn {
+					fmt.Fprintf(a.stderr, "efmesh: warning: source %s\n", f.Text())
+				}
 			}
 			if a.json {
 				a.writeJSON(statusJSON(s))
@@ -130,6 +138,9 @@ func statusJSON(s *planner.Status) map[string]any {
 	}
 	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "running": s.Running, "applied": s.Applied, "deleted": s.Deleted,
 		"missing": missing, "problems": nonNil(s.Problems), "notes": nonNil(s.Notes)}
+	if len(s.Freshness) > 0 {
+		out["freshness"] = s.Freshness
+	}
 	if p := s.LastPlan; p != nil {
 		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
 			"status": p.Status, "summary": rawJSON(p.Summary)}
@@ -202,6 +213,12 @@ func (a *app) printStatus(s *planner.Status) {
 		for _, r := range m.Failed {
 			fmt.Fprintf(w, "    failed %s\n", r)
 		}
+	}
+	if len(s.Freshness) > 0 {
+		fmt.Fprintln(w, "\nSources:")
+	}
+	for _, f := range s.Freshness {
+		fmt.Fprintf(w, "  %-5s %s\n", f.Status, f.Text())
 	}
 	if len(s.Ticks) > 0 {
 		fmt.Fprintln(w, "\nRecent ticks:")

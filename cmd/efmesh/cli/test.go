@@ -2,9 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +30,27 @@ warehouse or the state store. Exit 1 when a test fails. With --select (and
 			}
 			names := args
 			var selErr error
-			w, err := a.loadScoped(false, func(p *project.Project) project.Scope {
+			load := func(scope func(p *project.Project) project.Scope) (*workspace.Workspace, error) {
+				return a.loadScoped(false, scope)
+			}
+			if sel.usesState() {
+				// state:modified compares every model's fingerprint: the
+				// whole project is analyzed, then the tests picked.
+				load = func(func(p *project.Project) project.Scope) (*workspace.Workspace, error) {
+					w, err := a.load(false)
+					if err != nil {
+						return nil, err
+					}
+					models, err := w.Select(a.ctx, sel.workspace())
+					if err != nil {
+						w.Close()
+						return nil, err
+					}
+					names = testsOf(w.Project, models)
+					return w, nil
+				}
+			}
+			w, err := load(func(p *project.Project) project.Scope {
 				if sel.active() {
 					names, selErr = selectedTests(p, &sel)
 					if selErr != nil || len(names) == 0 {
@@ -63,7 +81,7 @@ warehouse or the state store. Exit 1 when a test fails. With --select (and
 				a.writeJSON(map[string]any{"apiVersion": APIVersion, "passed": r.Passed, "failed": r.Failed, "tests": r.Tests})
 			} else {
 				for _, t := range r.Tests {
-					printTestResult(a.stdout, t)
+					workspace.WriteTestResult(a.stdout, t)
 				}
 				if len(r.Tests) == 0 && sel.active() {
 					fmt.Fprintln(a.stdout, "No unit tests of the selected models.")
@@ -90,38 +108,16 @@ func selectedTests(p *project.Project, sel *selection) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return testsOf(p, models), nil
+}
+
+// testsOf names the unit tests of models.
+func testsOf(p *project.Project, models []string) []string {
 	var names []string
 	for _, t := range p.Tests {
 		if slices.Contains(models, t.Model) {
 			names = append(names, t.Name)
 		}
 	}
-	return names, nil
-}
-
-func printTestResult(w io.Writer, r planner.TestResult) {
-	if r.Passed {
-		fmt.Fprintf(w, "PASS %s (%s)\n", r.Name, r.File)
-		return
-	}
-	fmt.Fprintf(w, "FAIL %s (%s)\n", r.Name, r.File)
-	if r.Error != "" {
-		fmt.Fprintf(w, "  %s\n", r.Error)
-		return
-	}
-	table := func(title string, rows [][]string) {
-		if len(rows) == 0 {
-			return
-		}
-		fmt.Fprintf(w, "  %s:\n", title)
-		for _, row := range rows {
-			cells := make([]string, len(row))
-			for i, c := range row {
-				cells[i] = r.Columns[i] + "=" + c
-			}
-			fmt.Fprintf(w, "    %s\n", strings.Join(cells, "  "))
-		}
-	}
-	table("expected, not produced", r.Missing)
-	table("produced, not expected", r.Extra)
+	return names
 }
