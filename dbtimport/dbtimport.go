@@ -13,8 +13,16 @@
 // the full build; a recognised filter still becomes @start/@end),
 // run_started_at, modules, return, adapter.dispatch (duckdb__, default__,
 // then postgres__, in the project then the package), log and
-// exceptions.raise_compiler_error. The project's macros and those of
-// dbt_packages/*/macros are loaded into the environment. gonja was chosen
+// exceptions.raise_compiler_error, api.Column. The project's macros, those
+// of dbt_packages/*/macros and dbt's own package "dbt" are loaded into the
+// environment. dbt's package is built in (dbtcore/, with its LICENSE and
+// NOTICE): its cross-database macros (dbt.date_trunc, dateadd, datediff,
+// type_string and the other type_ macros, safe_cast, concat, hash,
+// cast_bool_to_text, split_part, listagg, current_timestamp, …) from
+// dbt-adapters, and dbt-duckdb's duckdb__ implementations, which dispatch
+// finds first; a project's or package's own implementation wins. All of
+// its macros/utils files parse; dbt's materialization and adapter macros
+// are left out (a model does not call them). gonja was chosen
 // over github.com/ardanlabs/jinja on dbt's own snippets: it keeps Jinja2's
 // whitespace rules (ardanlabs trims blocks as chat templates want, which
 // changes the SQL's layout), runs {% call %} with caller(), lets Go

@@ -1,8 +1,10 @@
 package dbtimport
 
 import (
+	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +23,14 @@ import (
 // render @ref(…), a project macro that is a plain template of its
 // arguments renders a call of the efmesh macro written for it, and the
 // dbt_utils macros efmesh has built-ins for render those.
+
+// dbtCore is dbt's built-in package "dbt": its cross-database macros
+// (dbt.date_trunc, dbt.type_string, dbt.dateadd, …) from dbt-adapters, and
+// dbt-duckdb's implementations of them, which adapter.dispatch finds
+// first. dbtcore/NOTICE says where each file comes from.
+//
+//go:embed dbtcore
+var dbtCore embed.FS
 
 // jinjaMacro is one {% macro %} of the project or of an installed package.
 type jinjaMacro struct {
@@ -79,10 +89,30 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 			return nil
 		})
 	}
+	// dbt's own package first: a package or the project may override
+	// any of its macros, as in dbt.
+	env.byPkg["dbt"] = map[string]*jinjaMacro{}
+	err := fs.WalkDir(dbtCore, "dbtcore", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".sql") {
+			return err
+		}
+		b, err := dbtCore.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		env.readFile("(dbt)/"+strings.TrimPrefix(path, "dbtcore/"), string(b), "dbt")
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	pkgs, _ := os.ReadDir(filepath.Join(from, "dbt_packages"))
 	for _, p := range pkgs {
 		if !p.IsDir() {
 			continue
+		}
+		if p.Name() == "dbt" {
+			continue // dbt's own is built in
 		}
 		env.byPkg[p.Name()] = map[string]*jinjaMacro{}
 		if err := read(filepath.Join(from, "dbt_packages", p.Name(), "macros"), p.Name()); err != nil {
@@ -455,7 +485,25 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 	ctx["exceptions"] = map[string]any{
 		"raise_compiler_error": func(va *exec.VarArgs) *exec.Value { return fail("compiler error: %s", str(va.First())) },
 		"warn":                 func(va *exec.VarArgs) string { return "" },
+		"raise_not_implemented": func(va *exec.VarArgs) *exec.Value {
+			return fail("not implemented: %s", str(va.First()))
+		},
 	}
+	// api.Column.translate_type: dbt's type labels, as dbt-duckdb keeps
+	// them (dbt.type_string() is text, type_int() int, …).
+	ctx["api"] = map[string]any{"Column": map[string]any{"translate_type": func(t string) string {
+		if l, ok := map[string]string{"STRING": "text", "TIMESTAMP": "timestamp", "FLOAT": "float", "INTEGER": "int", "BOOLEAN": "boolean"}[strings.ToUpper(t)]; ok {
+			return l
+		}
+		return t
+	}, "numeric_type": func(t string, precision, scale *exec.Value) string {
+		if precision == nil || scale == nil || precision.IsNil() || scale.IsNil() {
+			return t
+		}
+		return fmt.Sprintf("%s(%s,%s)", t, precision.String(), scale.String())
+	}, "string_type": func(size *exec.Value) string {
+		return "character varying(" + size.String() + ")"
+	}}}
 	ctx["run_query"] = func(va *exec.VarArgs) *exec.Value {
 		human("run_query", "run_query needs the warehouse at compile time: write the result by hand")
 		return exec.AsValue(nil)
@@ -549,7 +597,7 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 			}
 			c.Set("dbt_utils", ns)
 		}
-		c.Set("adapter", map[string]any{"dispatch": func(va *exec.VarArgs) *exec.Value {
+		c.Set("adapter", map[string]any{"type": func() string { return "duckdb" }, "dispatch": func(va *exec.VarArgs) *exec.Value {
 			name, pkg := str(va.First()), str(kw(va, 1, "macro_namespace"))
 			for _, prefix := range dispatchOrder {
 				if m, ok := env.byPkg[""][prefix+name]; ok && m != nil {

@@ -50,6 +50,16 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 	utils, _ := filepath.Abs(filepath.Join(dbtFixture("dbt_utils"), "data", "sql"))
 	shop, _ := filepath.Abs(filepath.Join(dbtFixture("shop_macros"), "seeds"))
 	pay := "read_csv('" + shop + "/raw_payments.csv')"
+	cross, _ := filepath.Abs(filepath.Join(dbtFixture("cross_db"), "seeds"))
+	// stg_orders as dbt-duckdb compiles it: dbt's cross-database macros
+	// resolved to their duckdb__ implementations, else default__.
+	stg := `select id as order_id, cast(customer_id as int) as customer_id, cast(ordered_at as timestamp) as ordered_at,
+	  date_trunc('day', ordered_at) as ordered_on, date_trunc('month', ordered_at) as ordered_month,
+	  (date_trunc('day', ordered_at) + cast(30 as bigint) * interval 1 day) as due_on,
+	  cast(amount_cents as numeric(28,6)) / 100 as amount, cast(amount_cents as text) as amount_text,
+	  cast(is_paid as text) as paid_text, string_split(items, ',')[1] as first_item,
+	  'order-' || id as order_code, md5(cast(id as text)) as order_hash
+	from read_csv('` + cross + `/raw_orders.csv') where cast(ordered_at as timestamp) <= now()`
 	cases := []struct {
 		fixture string
 		checks  []check
@@ -72,6 +82,19 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 			{"sql.test_pivot", "size,red,blue",
 				`select size, sum(case when color = 'red' then 1 else 0 end) as "red", sum(case when color = 'blue' then 1 else 0 end) as "blue"
 				 from read_csv('` + utils + `/data_pivot.csv') group by size`},
+		}},
+		{"cross_db", []check{
+			{"cross_db.stg_orders", "order_id,customer_id,ordered_at,ordered_on,ordered_month,due_on,amount,amount_text,paid_text,first_item,order_code,order_hash", stg},
+			{"cross_db.customer_orders", "customer_id,orders,order_codes,active_days,active_weeks,has_month,last_month_end",
+				`select customer_id, count(*) as orders, string_agg(order_code, ', ' order by order_id) as order_codes,
+				   (date_diff('day', min(ordered_on)::timestamp, max(ordered_on)::timestamp)) as active_days,
+				   ((date_diff('day', min(ordered_on)::timestamp, max(ordered_on)::timestamp)) // 7 + case
+				     when date_part('dow', (min(ordered_on))::timestamp) <= date_part('dow', (max(ordered_on))::timestamp)
+				     then case when min(ordered_on) <= max(ordered_on) then 0 else -1 end
+				     else case when min(ordered_on) <= max(ordered_on) then 1 else 0 end end) as active_weeks,
+				   arbitrary(ordered_month) is not null as has_month,
+				   cast(((date_trunc('month', max(ordered_on)) + cast(1 as bigint) * interval 1 month) + cast(-1 as bigint) * interval 1 day) as date) as last_month_end
+				 from (` + stg + `) group by customer_id`},
 		}},
 		{"shop_macros", []check{
 			{"shop.order_payments", "order_id,credit_card_amount,coupon_amount,bank_transfer_amount,gift_card_amount,total_amount,payments",
