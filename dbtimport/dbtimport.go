@@ -63,7 +63,21 @@
 //     has a unique_key (the block stays as a comment: efmesh merges the
 //     whole query by key); else FULL, reported as not converted.
 //   - Column tests unique, not_null and accepted_values (of text values)
-//     become audits, warn(…) with severity: warn; other tests are reported.
+//     become efmesh's built-in audits. Every other test of the YAML files
+//     (relationships, dbt_utils's unique_combination_of_columns,
+//     accepted_range, not_null_proportion, expression_is_true and the rest,
+//     the project's generic tests of macros/ and tests/generic/) becomes a
+//     custom audit file per use, rendered from the test's own macro with
+//     its arguments (to: ref('x') is the relation), the model as @this and
+//     a where config as dbt's subquery. dbt_utils's tests come from
+//     dbt_packages when installed, else from a copy built in (dbtutils/).
+//     A singular test (tests/*.sql) becomes a custom audit of the one model
+//     it refs; over several models it is reported. severity: warn is
+//     warn(…). An audit that reads other models goes to the model built
+//     after all of them (efmesh audits a model when it builds it, dbt after
+//     every model); when some read others but none reads all, the test is
+//     reported. A test no macro defines, or with error_if, warn_if, limit
+//     or fail_calc, is reported.
 package dbtimport
 
 import (
@@ -140,6 +154,7 @@ type dbtProject struct {
 	SeedPaths   []string       `yaml:"seed-paths"`
 	DataPaths   []string       `yaml:"data-paths"`
 	MacroPaths  []string       `yaml:"macro-paths"`
+	TestPaths   []string       `yaml:"test-paths"`
 	Vars        map[string]any `yaml:"vars"`
 	Models      map[string]any `yaml:"models"`
 	Seeds       map[string]any `yaml:"seeds"`
@@ -216,7 +231,7 @@ func Convert(from, to string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	c := &converter{from: from, shown: shown, to: to, dp: dp, res: &Result{From: from, Root: to, Name: ident(dp.Name), Vars: map[string]string{}, Unconverted: []Piece{}},
-		names: map[string]string{}, sources: map[string]string{}, descr: map[string]string{}, audits: map[string][]string{}}
+		names: map[string]string{}, sources: map[string]string{}, descr: map[string]string{}, audits: map[string][]string{}, deps: map[string][]string{}}
 	if c.res.Name == "" {
 		c.res.Name = ident(filepath.Base(from))
 	}
@@ -227,17 +242,21 @@ func Convert(from, to string, opt Options) (*Result, error) {
 }
 
 type converter struct {
-	from, to string
-	shown    string // from as the user wrote it, for messages
-	dp       dbtProject
-	res      *Result
-	out      []output
-	names    map[string]string   // dbt model name → efmesh name
-	sources  map[string]string   // "s.t" → efmesh name
-	descr    map[string]string   // dbt model name → description
-	audits   map[string][]string // dbt model name → efmesh audits from its column tests
-	taken    map[string]string   // efmesh name → dbt file, for duplicates
-	jinja    *jinjaEnv           // the project's and packages' macros
+	from, to   string
+	shown      string // from as the user wrote it, for messages
+	dp         dbtProject
+	res        *Result
+	out        []output
+	names      map[string]string   // dbt model name → efmesh name
+	sources    map[string]string   // "s.t" → efmesh name
+	descr      map[string]string   // dbt model name → description
+	audits     map[string][]string // efmesh model name → its audits, from dbt's tests
+	uses       []testUse           // the tests of the YAML files, in file order
+	srcModels  []*sourceModel
+	auditNames map[string]bool     // custom audits written
+	deps       map[string][]string // efmesh model name → the models its query reads
+	taken      map[string]string   // efmesh name → dbt file, for duplicates
+	jinja      *jinjaEnv           // the project's and packages' macros
 }
 
 type dbtModel struct {
@@ -250,7 +269,7 @@ type dbtModel struct {
 
 func (c *converter) run(opt Options) error {
 	c.taken = map[string]string{}
-	env, err := loadMacros(c.from, c.dp.MacroPaths, c.dp.Vars, c.dp.Name)
+	env, err := loadMacros(c.from, c.dp.MacroPaths, c.dp.TestPaths, c.dp.Vars, c.dp.Name)
 	if err != nil {
 		return err
 	}
@@ -324,8 +343,15 @@ func (c *converter) run(opt Options) error {
 			return n, ok
 		},
 	}
-	usedVars, varAt := map[string]string{}, map[string]Piece{}
+	c.auditNames = map[string]bool{}
 	var bad []error
+	usedVars, varAt := map[string]string{}, map[string]Piece{}
+	type rendered struct {
+		m    *dbtModel
+		name string
+		b    body
+	}
+	var done []rendered
 	for _, m := range models {
 		name, ok := c.names[m.name]
 		if !ok {
@@ -354,7 +380,22 @@ func (c *converter) run(opt Options) error {
 				varAt[k] = b.varAt[k]
 			}
 		}
-		c.model(m, name, b)
+		c.deps[name] = b.refs
+		done = append(done, rendered{m, name, b})
+	}
+	// Tests once every model's refs are known: an audit goes to the model
+	// built after every other it reads.
+	if err := c.renderTests(r); err != nil {
+		bad = append(bad, err)
+	}
+	if err := c.singularTests(r); err != nil {
+		bad = append(bad, err)
+	}
+	for _, s := range c.srcModels {
+		c.writeSource(s)
+	}
+	for _, d := range done {
+		c.model(d.m, d.name, d.b)
 	}
 	if len(bad) > 0 {
 		return errors.Join(bad...)
@@ -461,7 +502,7 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 		}
 		fmt.Fprintf(&h, ",\n  tags (%s)", strings.Join(tags, ", "))
 	}
-	if a := c.audits[m.name]; len(a) > 0 {
+	if a := c.audits[name]; len(a) > 0 {
 		fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(a, ", "))
 	}
 	if d := c.descr[m.name]; d != "" {
@@ -474,13 +515,25 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 	c.res.Unconverted = append(c.res.Unconverted, pieces...)
 }
 
-// readSources reads the sources and model descriptions of one YAML file.
+// readSources reads the sources, model descriptions and tests of one YAML
+// file. The tests are rendered once every name is known (renderTests); a
+// source's model is written then too, with its audits.
 func (c *converter) readSources(rel string) error {
 	var y yamlFile
 	if err := readYAML(c.from, c.shown, rel, &y); err != nil {
 		return err
 	}
 	var ast *yamlAST
+	posOf := func(path string) (int, int) {
+		if ast == nil {
+			ast = parseYAMLAST(filepath.Join(c.from, rel))
+		}
+		return ast.pos(path)
+	}
+	use := func(path, model, source, column string, test any) {
+		line, col := posOf(path)
+		c.uses = append(c.uses, testUse{rel: rel, line: line, col: col, model: model, source: source, column: column, test: test})
+	}
 	for i, m := range y.Models {
 		if m.Description != "" {
 			c.descr[m.Name] = m.Description
@@ -490,12 +543,7 @@ func (c *converter) readSources(rel string) error {
 			key, tests = "data_tests", m.DataTests
 		}
 		for k, t := range tests {
-			if ast == nil {
-				ast = parseYAMLAST(filepath.Join(c.from, rel))
-			}
-			line, colN := ast.pos(fmt.Sprintf("$.models[%d].%s[%d]", i, key, k))
-			c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s", testName(t), m.Name),
-				Reason: "dbt table test: efmesh converts column tests only (write it as a custom audit)"})
+			use(fmt.Sprintf("$.models[%d].%s[%d]", i, key, k), m.Name, "", "", t)
 		}
 		for j, col := range m.Columns {
 			key, tests := "tests", col.Tests
@@ -503,45 +551,22 @@ func (c *converter) readSources(rel string) error {
 				key, tests = "data_tests", col.DataTests
 			}
 			for k, t := range tests {
-				if a, ok := auditOf(ident(col.Name), t); ok {
-					c.audits[m.Name] = append(c.audits[m.Name], a)
-					continue
-				}
-				if ast == nil {
-					ast = parseYAMLAST(filepath.Join(c.from, rel))
-				}
-				line, colN := ast.pos(fmt.Sprintf("$.models[%d].columns[%d].%s[%d]", i, j, key, k))
-				c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s.%s", testName(t), m.Name, col.Name),
-					Reason: "dbt test efmesh has no built-in audit for (unique, not_null and accepted_values convert)"})
+				use(fmt.Sprintf("$.models[%d].columns[%d].%s[%d]", i, j, key, k), m.Name, "", col.Name, t)
 			}
 		}
-	}
-	posOf := func(path string) (int, int) {
-		if ast == nil {
-			ast = parseYAMLAST(filepath.Join(c.from, rel))
-		}
-		return ast.pos(path)
 	}
 	for si, s := range y.Sources {
 		for ti, t := range s.Tables {
 			name := ident(s.Name) + "." + ident(t.Name)
-			// Column tests become audits of the EXTERNAL model (its
-			// audits read the source in place); the rest is reported.
-			var audits []string
-			var testPieces []Piece
+			// Tests become audits of the EXTERNAL model (its audits read
+			// the source in place).
 			for j, col := range t.Columns {
 				key, tests := "tests", col.Tests
 				if len(tests) == 0 {
 					key, tests = "data_tests", col.DataTests
 				}
 				for k, tt := range tests {
-					if a, ok := auditOf(ident(col.Name), tt); ok {
-						audits = append(audits, a)
-						continue
-					}
-					line, colN := posOf(fmt.Sprintf("$.sources[%d].tables[%d].columns[%d].%s[%d]", si, ti, j, key, k))
-					testPieces = append(testPieces, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on source %s.%s.%s", testName(tt), s.Name, t.Name, col.Name),
-						Reason: "dbt test efmesh has no built-in audit for (unique, not_null and accepted_values convert)"})
+					use(fmt.Sprintf("$.sources[%d].tables[%d].columns[%d].%s[%d]", si, ti, j, key, k), "", s.Name+"."+t.Name, col.Name, tt)
 				}
 			}
 			key, tests := "tests", t.Tests
@@ -549,9 +574,7 @@ func (c *converter) readSources(rel string) error {
 				key, tests = "data_tests", t.DataTests
 			}
 			for k, tt := range tests {
-				line, colN := posOf(fmt.Sprintf("$.sources[%d].tables[%d].%s[%d]", si, ti, key, k))
-				testPieces = append(testPieces, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on source %s.%s", testName(tt), s.Name, t.Name),
-					Reason: "dbt table test: efmesh converts column tests only (write it as a custom audit)"})
+				use(fmt.Sprintf("$.sources[%d].tables[%d].%s[%d]", si, ti, key, k), "", s.Name+"."+t.Name, "", tt)
 			}
 			if err := c.claim(name, rel); err != nil {
 				return err
@@ -598,26 +621,39 @@ func (c *converter) readSources(rel string) error {
 				}
 				cols = append(cols, ident(col.Name)+" "+col.DataType)
 			}
-			var h strings.Builder
-			fmt.Fprintf(&h, "-- Converted from dbt source %s.%s (%s)\nMODEL (\n  name %s,\n  kind %s", s.Name, t.Name, filepath.ToSlash(rel), name, kind)
-			if len(cols) > 0 {
-				fmt.Fprintf(&h, ",\n  columns (%s)", strings.Join(cols, ", "))
-			}
-			if len(audits) > 0 {
-				fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(audits, ", "))
-			}
-			if t.Description != "" {
-				fmt.Fprintf(&h, ",\n  description %s", sqlString(t.Description))
-			}
-			h.WriteString("\n);\n")
-			file := "models/_sources/" + ident(s.Name) + "/" + ident(t.Name) + ".sql"
-			c.out = append(c.out, output{path: file, text: h.String()})
-			c.res.Models = append(c.res.Models, Model{Name: name, Kind: "EXTERNAL", File: file, From: filepath.ToSlash(rel), Converted: len(pieces) == 0})
-			c.res.Unconverted = append(c.res.Unconverted, pieces...)
-			c.res.Unconverted = append(c.res.Unconverted, testPieces...)
+			c.srcModels = append(c.srcModels, &sourceModel{name: name, dbt: s.Name + "." + t.Name, rel: rel, kind: kind, cols: cols, descr: t.Description, pieces: pieces})
 		}
 	}
 	return nil
+}
+
+// sourceModel is the EXTERNAL model of a source table, written once its
+// tests are rendered.
+type sourceModel struct {
+	name, dbt, rel, kind, descr string
+	cols                        []string
+	pieces                      []Piece
+}
+
+func (c *converter) writeSource(s *sourceModel) {
+	var h strings.Builder
+	fmt.Fprintf(&h, "-- Converted from dbt source %s (%s)\nMODEL (\n  name %s,\n  kind %s", s.dbt, filepath.ToSlash(s.rel), s.name, s.kind)
+	if len(s.cols) > 0 {
+		fmt.Fprintf(&h, ",\n  columns (%s)", strings.Join(s.cols, ", "))
+	}
+	if a := c.audits[s.name]; len(a) > 0 {
+		fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(a, ", "))
+	}
+	if s.descr != "" {
+		fmt.Fprintf(&h, ",\n  description %s", sqlString(s.descr))
+	}
+	h.WriteString("\n);\n")
+	_, table, _ := strings.Cut(s.name, ".")
+	schema, _, _ := strings.Cut(s.name, ".")
+	file := "models/_sources/" + schema + "/" + table + ".sql"
+	c.out = append(c.out, output{path: file, text: h.String()})
+	c.res.Models = append(c.res.Models, Model{Name: s.name, Kind: "EXTERNAL", File: file, From: filepath.ToSlash(s.rel), Converted: len(s.pieces) == 0})
+	c.res.Unconverted = append(c.res.Unconverted, s.pieces...)
 }
 
 // seed writes a SEED model over a copy of the CSV file.

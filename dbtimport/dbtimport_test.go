@@ -103,3 +103,65 @@ func TestConvertChoices(t *testing.T) {
 		t.Fatalf("second conversion: %v, want an ExistsError", err)
 	}
 }
+
+// TestConvertTests covers the tests the fixtures do not: an audit that
+// reads a model built after its own goes to that model, a singular test
+// over two models, a test no macro defines and a test config efmesh has no
+// equivalent for (left to a human), two uses of one test (two audits),
+// and a test whose Jinja does not evaluate (bad input at its YAML place).
+func TestConvertTests(t *testing.T) {
+	files := map[string]string{
+		"dbt_project.yml":    "name: p\n",
+		"models/a.sql":       "select 1 as id",
+		"models/b.sql":       "select id from {{ ref('a') }}",
+		"macros/even.sql":    "{% test even(model, column_name) %}select * from {{ model }} where {{ column_name }} % 2 = 1{% endtest %}",
+		"tests/two_refs.sql": "select * from {{ ref('a') }} join {{ ref('b') }} using (id) where false",
+		"models/schema.yml": `version: 2
+models:
+  - name: a
+    columns:
+      - name: id
+        tests:
+          - relationships: {to: ref('b'), field: id}
+          - even
+          - even: {config: {severity: warn}}
+          - nope
+          - even: {config: {error_if: ">10"}}
+`,
+	}
+	from, to := t.TempDir(), t.TempDir()
+	write(t, from, files)
+	res, err := Convert(from, to, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string
+	for _, p := range res.Unconverted {
+		pieces = append(pieces, p.String())
+	}
+	want := []string{
+		"models/schema.yml:10:13: dbt test with no definition in the project (macros/, tests/generic/), its packages or dbt: write it as a custom audit: nope on a.id",
+		"models/schema.yml:11:13: dbt test config efmesh has no equivalent for (error_if): an audit fails on any row: even on a.id",
+		"tests/two_refs.sql:1:1: singular test that refs 2 models: an efmesh audit belongs to one model (write it as a custom audit of one, or as a model): test two_refs",
+	}
+	if !reflect.DeepEqual(pieces, want) {
+		t.Errorf("unconverted:\n got %q\nwant %q", pieces, want)
+	}
+	a, _ := os.ReadFile(filepath.Join(to, "models/a.sql"))
+	b, _ := os.ReadFile(filepath.Join(to, "models/b.sql"))
+	if !strings.Contains(string(a), "audits (even_a_id, warn(even_a_id_2))") || !strings.Contains(string(b), "audits (relationships_a_id)") {
+		t.Errorf("audits:\n%s\n%s", a, b)
+	}
+	rel, _ := os.ReadFile(filepath.Join(to, "audits/relationships_a_id.sql"))
+	if !strings.Contains(string(rel), "from @ref(p.a)") || !strings.Contains(string(rel), "from @this") {
+		t.Errorf("relationships audit, on b (built after a):\n%s", rel)
+	}
+
+	// A test whose Jinja does not evaluate is bad input, at its place.
+	files["macros/even.sql"] = "{% test even(model, column_name) %}{{ undefined_macro() }}{% endtest %}"
+	from, to = t.TempDir(), t.TempDir()
+	write(t, from, files)
+	if _, err := Convert(from, to, Options{}); err == nil || !strings.Contains(err.Error(), "models/schema.yml:8:13: test even on a.id: ") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -29,7 +29,7 @@ import (
 // dbt-duckdb's implementations of them, which adapter.dispatch finds
 // first. dbtcore/NOTICE says where each file comes from.
 //
-//go:embed dbtcore
+//go:embed dbtcore dbtutils
 var dbtCore embed.FS
 
 // jinjaMacro is one {% macro %} of the project or of an installed package.
@@ -41,6 +41,7 @@ type jinjaMacro struct {
 	body      string
 	text      string // the whole {% macro %}…{% endmacro %}
 	doc       string // the comment just before it, if any
+	test      bool   // a generic test, {% test %}
 }
 
 type param struct{ name, def string } // def is the Jinja default, "" without one
@@ -66,6 +67,8 @@ var (
 	reMacro = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?s)\{%-?\s*macro\s+(\w+)\s*\((.*?)\)\s*-?%\}(.*?)\{%-?\s*endmacro\s*-?%\}`)
 	})
+	reTestOpen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{%(-?)\s*test\s+(\w+)\s*\(`) })
+	reTestEnd   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{%(-?)\s*endtest\s*(-?)%\}`) })
 	reExprTag   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{-?\s*(\w+)\s*-?\}\}`) })
 	reDocBefore = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?s)(?:\{#-?\s*(.*?)\s*-?#\}|--\s*([^\n]*))\s*$`)
@@ -73,7 +76,7 @@ var (
 )
 
 // loadMacros reads the project's macro paths and dbt_packages/*/macros.
-func loadMacros(from string, macroPaths []string, vars map[string]any, project string) (*jinjaEnv, error) {
+func loadMacros(from string, macroPaths, testPaths []string, vars map[string]any, project string) (*jinjaEnv, error) {
 	env := &jinjaEnv{byPkg: map[string]map[string]*jinjaMacro{"": {}}, plain: map[string]*jinjaMacro{}, vars: vars, project: project}
 	read := func(root, pkg string) error {
 		return walk(root, func(path, _ string) error {
@@ -91,20 +94,29 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 	}
 	// dbt's own package first: a package or the project may override
 	// any of its macros, as in dbt.
-	env.byPkg["dbt"] = map[string]*jinjaMacro{}
-	err := fs.WalkDir(dbtCore, "dbtcore", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".sql") {
-			return err
-		}
-		b, err := dbtCore.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		env.readFile("(dbt)/"+strings.TrimPrefix(path, "dbtcore/"), string(b), "dbt")
-		return nil
-	})
-	if err != nil {
+	embedded := func(root, pkg string) error {
+		env.byPkg[pkg] = map[string]*jinjaMacro{}
+		return fs.WalkDir(dbtCore, root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".sql") {
+				return err
+			}
+			b, err := dbtCore.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			env.readFile("("+pkg+")/"+strings.TrimPrefix(path, root+"/"), string(b), pkg)
+			return nil
+		})
+	}
+	if err := embedded("dbtcore", "dbt"); err != nil {
 		return nil, err
+	}
+	// dbt_utils's generic tests, for a project whose packages are not
+	// installed (dbt_packages is rarely committed).
+	if _, err := os.Stat(filepath.Join(from, "dbt_packages", "dbt_utils")); err != nil {
+		if err := embedded("dbtutils", "dbt_utils"); err != nil {
+			return nil, err
+		}
 	}
 	pkgs, _ := os.ReadDir(filepath.Join(from, "dbt_packages"))
 	for _, p := range pkgs {
@@ -121,6 +133,11 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 	}
 	for _, mp := range orDefault(macroPaths, "macros") {
 		if err := read(filepath.Join(from, mp), ""); err != nil {
+			return nil, err
+		}
+	}
+	for _, tp := range orDefault(testPaths, "tests") {
+		if err := read(filepath.Join(from, tp, "generic"), ""); err != nil {
 			return nil, err
 		}
 	}
@@ -167,8 +184,18 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 }
 
 func (env *jinjaEnv) readFile(rel, src, pkg string) {
+	// A generic test, {% test name(model, …) %}…{% endtest %}, is the
+	// macro test_name, as in dbt; the text keeps its lines.
+	tests := map[string]bool{}
+	src = reTestOpen().ReplaceAllStringFunc(src, func(t string) string {
+		m := reTestOpen().FindStringSubmatch(t)
+		tests["test_"+m[2]] = true
+		return "{%" + m[1] + " macro test_" + m[2] + "("
+	})
+	src = reTestEnd().ReplaceAllString(src, "{%${1} endmacro ${2}%}")
 	for _, at := range reMacro().FindAllStringSubmatchIndex(src, -1) {
 		m := &jinjaMacro{name: src[at[2]:at[3]], pkg: pkg, file: rel, body: src[at[6]:at[7]], text: trailingCommas(src[at[0]:at[1]])}
+		m.test = tests[m.name]
 		m.line, _ = position(src, at[0])
 		for _, p := range splitTop(src[at[4]:at[5]]) {
 			p = strings.TrimSpace(p)
@@ -232,7 +259,7 @@ var dispatchOrder = []string{"duckdb__", "default__", "postgres__"}
 // statement, every expression one of its parameters, defaults literals.
 // Such a macro becomes an efmesh macro: one definition, called by name.
 func isPlain(m *jinjaMacro) bool {
-	if strings.Contains(m.body, "{%") || strings.Contains(m.body, ";") || strings.TrimSpace(m.body) == "" {
+	if m.test || strings.Contains(m.body, "{%") || strings.Contains(m.body, ";") || strings.TrimSpace(m.body) == "" {
 		return false
 	}
 	names := map[string]bool{}
@@ -367,6 +394,12 @@ const maxDepth = 50
 // renderBody evaluates a model's Jinja. It returns the body as convertBody
 // does, or a *renderError for input that does not evaluate.
 func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
+	return env.renderWith(file, src, r, nil)
+}
+
+// renderWith is renderBody with more names in the context (a test's
+// model).
+func (env *jinjaEnv) renderWith(file, src string, r resolver, extra map[string]any) (body, error) {
 	b := body{cfgAt: -1, incrAt: -1, vars: map[string]string{}, varAt: map[string]Piece{}, config: map[string]any{}}
 	// The is_incremental() filter becomes @start/@end as convertBody makes
 	// it; the rest of the model is the full build (is_incremental() false).
@@ -509,6 +542,7 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 		return exec.AsValue(nil)
 	}
 	ctx["execute"] = true
+	ctx["should_store_failures"] = func() bool { return false }
 	ctx["flags"] = map[string]any{"FULL_REFRESH": false}
 	ctx["builtins"] = map[string]any{}
 
@@ -597,23 +631,32 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 			}
 			c.Set("dbt_utils", ns)
 		}
-		c.Set("adapter", map[string]any{"type": func() string { return "duckdb" }, "dispatch": func(va *exec.VarArgs) *exec.Value {
-			name, pkg := str(va.First()), str(kw(va, 1, "macro_namespace"))
-			for _, prefix := range dispatchOrder {
-				if m, ok := env.byPkg[""][prefix+name]; ok && m != nil {
-					if v, ok := c.Get(prefix + name); ok {
-						return exec.AsValue(v)
+		c.Set("adapter", map[string]any{"type": func() string { return "duckdb" },
+			"quote": func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` },
+			"get_columns_in_relation": func(*exec.VarArgs) *exec.Value {
+				human("get_columns_in_relation", "adapter.get_columns_in_relation reads the warehouse at compile time: write its result by hand")
+				return exec.AsValue([]any{})
+			},
+			"dispatch": func(va *exec.VarArgs) *exec.Value {
+				name, pkg := str(va.First()), str(kw(va, 1, "macro_namespace"))
+				for _, prefix := range dispatchOrder {
+					if m, ok := env.byPkg[""][prefix+name]; ok && m != nil {
+						if v, ok := c.Get(prefix + name); ok {
+							return exec.AsValue(v)
+						}
+					}
+					if ns, ok := env.byPkg[pkg]; ok && ns[prefix+name] != nil {
+						if v, ok := c.Get(prefix + name); ok {
+							return exec.AsValue(v)
+						}
 					}
 				}
-				if ns, ok := env.byPkg[pkg]; ok && ns[prefix+name] != nil {
-					if v, ok := c.Get(prefix + name); ok {
-						return exec.AsValue(v)
-					}
-				}
-			}
-			return fail("adapter.dispatch(%q, %q): no duckdb__, postgres__ or default__%s macro in the project or the package", name, pkg, name)
-		}})
+				return fail("adapter.dispatch(%q, %q): no duckdb__, postgres__ or default__%s macro in the project or the package", name, pkg, name)
+			}})
 		return ""
+	}
+	for k, v := range extra {
+		ctx[k] = v
 	}
 	const mark = "\x00efmesh-body\x00"
 	text := env.prelude + "{{ __efmesh_install() }}" + mark + trailingCommas(src2)
@@ -737,6 +780,23 @@ func dbtUtilsBuiltins(vars map[string]any, str func(*exec.Value) string, kw func
 			part := str(kw(va, 0, "datepart"))
 			return "@DATE_SPINE('" + part + "', " + str(kw(va, 1, "start_date")) + ", (" + str(kw(va, 2, "end_date")) + ")::DATE - INTERVAL 1 " + strings.ToUpper(part) + ")"
 		},
+		// dbt_utils's own passes **kwargs on, which gonja does not
+		// parse: the same SQL, from Go.
+		"test_not_null_proportion": func(va *exec.VarArgs) string {
+			gb := list(kw(va, 1, "group_by_columns"))
+			sel, group := "", ""
+			if len(gb) > 0 {
+				sel, group = strings.Join(gb, " ,")+", ", "group by "+strings.Join(gb, ",")
+			}
+			col := str(kw(va, -1, "column_name"))
+			atLeast, atMost := str(kw(va, -1, "at_least")), "1"
+			if v := kw(va, -1, "at_most"); v != nil {
+				atMost = str(v)
+			}
+			return "with validation as (\n  select\n    " + sel + "\n    sum(case when " + col + " is null then 0 else 1 end) / cast(count(*) as numeric(28,6)) as not_null_proportion\n" +
+				"  from " + str(kw(va, 0, "model")) + "\n  " + group + "\n),\nvalidation_errors as (\n  select\n    " + sel + "\n    not_null_proportion\n  from validation\n" +
+				"  where not_null_proportion < " + atLeast + " or not_null_proportion > " + atMost + "\n)\nselect\n  *\nfrom validation_errors"
+		},
 		"get_column_values":         needsWarehouse("get_column_values"),
 		"get_relations_by_pattern":  needsWarehouse("get_relations_by_pattern"),
 		"get_relations_by_prefix":   needsWarehouse("get_relations_by_prefix"),
@@ -830,6 +890,23 @@ func blankLines(s string) string {
 		out = append(out, strings.TrimRight(l, " \t"))
 	}
 	return strings.Join(out, "\n")
+}
+
+// testMacro is the macro of the generic test name: in pkg when given,
+// else the project's, a package's, or dbt's own.
+func (env *jinjaEnv) testMacro(pkg, name string) *jinjaMacro {
+	if pkg != "" {
+		return env.byPkg[pkg]["test_"+name]
+	}
+	if m := env.byPkg[""]["test_"+name]; m != nil {
+		return m
+	}
+	for p, ms := range env.byPkg {
+		if p != "dbt" && ms["test_"+name] != nil {
+			return ms["test_"+name]
+		}
+	}
+	return env.byPkg["dbt"]["test_"+name]
 }
 
 // sortedPlain is the plain macros in name order, for writing.

@@ -63,9 +63,10 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 	cases := []struct {
 		fixture string
 		checks  []check
+		audits  string // the summary of efmesh audit dev: every dbt test, as an audit
 	}{
-		{"jaffle_shop", jaffle("jaffle_shop")},
-		{"jaffle_shop_duckdb", jaffle("jaffle_shop_duckdb")},
+		{"jaffle_shop", jaffle("jaffle_shop"), "20 passed, 0 failed, 0 warned, 0 error(s), 0 skipped."},
+		{"jaffle_shop_duckdb", jaffle("jaffle_shop_duckdb"), "20 passed, 0 failed, 0 warned, 0 error(s), 0 skipped."},
 		{"dbt_utils", []check{
 			{"sql.test_star", "field_1,field_2",
 				"select field_1, field_2 from read_csv('" + utils + "/data_star.csv')"},
@@ -82,7 +83,7 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 			{"sql.test_pivot", "size,red,blue",
 				`select size, sum(case when color = 'red' then 1 else 0 end) as "red", sum(case when color = 'blue' then 1 else 0 end) as "blue"
 				 from read_csv('` + utils + `/data_pivot.csv') group by size`},
-		}},
+		}, ""},
 		{"cross_db", []check{
 			{"cross_db.stg_orders", "order_id,customer_id,ordered_at,ordered_on,ordered_month,due_on,amount,amount_text,paid_text,first_item,order_code,order_hash", stg},
 			{"cross_db.customer_orders", "customer_id,orders,order_codes,active_days,active_weeks,has_month,last_month_end",
@@ -95,7 +96,7 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 				   arbitrary(ordered_month) is not null as has_month,
 				   cast(((date_trunc('month', max(ordered_on)) + cast(1 as bigint) * interval 1 month) + cast(-1 as bigint) * interval 1 day) as date) as last_month_end
 				 from (` + stg + `) group by customer_id`},
-		}},
+		}, "11 passed, 0 failed, 1 warned, 0 error(s), 0 skipped."},
 		{"shop_macros", []check{
 			{"shop.order_payments", "order_id,credit_card_amount,coupon_amount,bank_transfer_amount,gift_card_amount,total_amount,payments",
 				`select order_id,
@@ -110,7 +111,7 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 			{"shop.payment_events", "id,order_id,created_at,is_coupon,is_gift_card,dollars",
 				`select id, order_id, created_at, payment_method = 'coupon' as is_coupon, payment_method = 'gift_card' as is_gift_card,
 				   round(cast(amount as decimal(16, 4)) / 100, 1) as dollars from ` + pay},
-		}},
+		}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
@@ -120,6 +121,12 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 				t.Fatalf("init --from-dbt: exit %d\n%s\n%s", code, out, errs)
 			}
 			planApplyReplan(t, dir)
+			if c.audits != "" {
+				code, out, errs := run(t, dir, "audit", "dev")
+				if code != 0 || !strings.Contains(out, c.audits) {
+					t.Errorf("audit dev: exit %d, want %q\n%s\n%s", code, c.audits, out, errs)
+				}
+			}
 			for _, ch := range c.checks {
 				got := mustRun(t, dir, "query", "--env", "dev", "--format", "csv", "--limit", "0", "SELECT * FROM @ref("+ch.model+") ORDER BY ALL")
 				if first, _, _ := strings.Cut(got, "\n"); first != ch.columns {
