@@ -78,6 +78,13 @@
 //     every model); when some read others but none reads all, the test is
 //     reported. A test no macro defines, or with error_if, warn_if, limit
 //     or fail_calc, is reported.
+//   - A snapshot ({% snapshot %} in snapshots/*.sql) is an SCD_TYPE_2
+//     model named target_schema (else schema, else snapshots).name, keyed
+//     by unique_key, with dbt's column names (dbt_valid_from,
+//     dbt_valid_to). It converts in full for strategy='check',
+//     check_cols='all' and hard_deletes='invalidate', where the two agree;
+//     every other setting is written the same way and reported with the
+//     difference (snapshots.go lists them).
 package dbtimport
 
 import (
@@ -148,16 +155,18 @@ func (e *ExistsError) Error() string {
 }
 
 type dbtProject struct {
-	Name        string         `yaml:"name"`
-	ModelPaths  []string       `yaml:"model-paths"`
-	SourcePaths []string       `yaml:"source-paths"`
-	SeedPaths   []string       `yaml:"seed-paths"`
-	DataPaths   []string       `yaml:"data-paths"`
-	MacroPaths  []string       `yaml:"macro-paths"`
-	TestPaths   []string       `yaml:"test-paths"`
-	Vars        map[string]any `yaml:"vars"`
-	Models      map[string]any `yaml:"models"`
-	Seeds       map[string]any `yaml:"seeds"`
+	Name          string         `yaml:"name"`
+	ModelPaths    []string       `yaml:"model-paths"`
+	SourcePaths   []string       `yaml:"source-paths"`
+	SeedPaths     []string       `yaml:"seed-paths"`
+	DataPaths     []string       `yaml:"data-paths"`
+	MacroPaths    []string       `yaml:"macro-paths"`
+	TestPaths     []string       `yaml:"test-paths"`
+	SnapshotPaths []string       `yaml:"snapshot-paths"`
+	Snapshots     map[string]any `yaml:"snapshots"`
+	Vars          map[string]any `yaml:"vars"`
+	Models        map[string]any `yaml:"models"`
+	Seeds         map[string]any `yaml:"seeds"`
 }
 
 type yamlFile struct {
@@ -255,16 +264,19 @@ type converter struct {
 	srcModels  []*sourceModel
 	auditNames map[string]bool     // custom audits written
 	deps       map[string][]string // efmesh model name → the models its query reads
+	models     []*dbtModel         // the dbt models and snapshots
 	taken      map[string]string   // efmesh name → dbt file, for duplicates
 	jinja      *jinjaEnv           // the project's and packages' macros
 }
 
 type dbtModel struct {
-	rel   string // relative to the dbt project
-	under string // relative to its model path
-	src   string
-	name  string
-	cfg   map[string]any
+	rel      string // relative to the dbt project
+	under    string // relative to its model path
+	src      string
+	name     string
+	cfg      map[string]any
+	snapshot bool // a {% snapshot %} block; src is its body, at its lines
+	at       int  // the line of the {% snapshot %} tag
 }
 
 func (c *converter) run(opt Options) error {
@@ -298,8 +310,45 @@ func (c *converter) run(opt Options) error {
 			return err
 		}
 	}
+	for _, sp := range orDefault(c.dp.SnapshotPaths, "snapshots") {
+		err := walk(filepath.Join(c.from, sp), func(path, under string) error {
+			if !strings.HasSuffix(path, ".sql") {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			models = append(models, snapshotBlocks(c.rel(path), under, string(b))...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	c.models = models
 	// Names need the configs (schema, alias): a first pass reads them.
 	for _, m := range models {
+		if m.snapshot {
+			fb := convertBody(m.rel, m.src, resolver{
+				model:  func(string) (string, bool) { return "", false },
+				source: func(string, string) (string, bool) { return "", false },
+			})
+			m.cfg = c.folderConfig(c.dp.Snapshots, m.under)
+			for k, v := range fb.config {
+				m.cfg[k] = v
+			}
+			if en, ok := m.cfg["enabled"].(bool); ok && !en {
+				continue
+			}
+			schema := ident(first(str(m.cfg["target_schema"]), str(m.cfg["schema"]), "snapshots"))
+			table := m.name
+			if a := str(m.cfg["alias"]); a != "" {
+				table = a
+			}
+			c.names[m.name] = schema + "." + ident(table)
+			continue
+		}
 		first := convertBody(m.rel, m.src, resolver{
 			model:  func(string) (string, bool) { return "", false },
 			source: func(string, string) (string, bool) { return "", false },
@@ -395,6 +444,10 @@ func (c *converter) run(opt Options) error {
 		c.writeSource(s)
 	}
 	for _, d := range done {
+		if d.m.snapshot {
+			c.snapshot(d.m, d.name, d.b)
+			continue
+		}
 		c.model(d.m, d.name, d.b)
 	}
 	if len(bad) > 0 {

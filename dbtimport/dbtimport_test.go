@@ -165,3 +165,48 @@ models:
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestConvertSnapshots covers the snapshot differences the fixture does
+// not: a unique_key expression, hard_deletes='new_record',
+// dbt_valid_to_current, renamed meta columns, dbt_scd_id read downstream,
+// and a disabled snapshot.
+func TestConvertSnapshots(t *testing.T) {
+	from, to := t.TempDir(), t.TempDir()
+	write(t, from, map[string]string{
+		"dbt_project.yml": "name: p\nsnapshots:\n  p:\n    +strategy: check\n    +check_cols: all\n    +hard_deletes: invalidate\n",
+		"models/a.sql":    "select 1 as id, 'x' as v",
+		"models/b.sql":    "select dbt_scd_id from {{ ref('s2') }}",
+		"snapshots/s.sql": "{% snapshot s1 %}\n{{ config(unique_key=\"id || '-' || v\") }}\nselect * from {{ ref('a') }}\n{% endsnapshot %}\n" +
+			"{% snapshot s2 %}{{ config(unique_key='id', hard_deletes='new_record', dbt_valid_to_current=\"'9999-12-31'\") }}select * from {{ ref('a') }}{% endsnapshot %}\n" +
+			"{% snapshot s3 %}{{ config(unique_key='id', enabled=false) }}select * from {{ ref('a') }}{% endsnapshot %}\n" +
+			"{% snapshot s4 %}{{ config(unique_key=['id', 'v'], target_schema='hist') }}select * from {{ ref('a') }}{% endsnapshot %}\n",
+	})
+	res, err := Convert(from, to, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Models {
+		got = append(got, m.Name+" "+m.Kind)
+	}
+	if want := []string{"hist.s4 SCD_TYPE_2", "p.a VIEW", "p.b VIEW", "snapshots.s1 SCD_TYPE_2", "snapshots.s2 SCD_TYPE_2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("models %q, want %q", got, want)
+	}
+	var pieces []string
+	for _, p := range res.Unconverted {
+		pieces = append(pieces, p.File+":"+p.Text)
+	}
+	want := []string{
+		"snapshots/s.sql:unique_key=id || '-' || v",
+		"snapshots/s.sql:hard_deletes='new_record'",
+		"snapshots/s.sql:dbt_valid_to_current",
+		"snapshots/s.sql:dbt_scd_id, dbt_updated_at",
+	}
+	if !reflect.DeepEqual(pieces, want) {
+		t.Errorf("unconverted:\n got %q\nwant %q", pieces, want)
+	}
+	s4, _ := os.ReadFile(filepath.Join(to, "models/_snapshots/s4.sql"))
+	if !strings.Contains(string(s4), "kind SCD_TYPE_2 (key (id, v), valid_from dbt_valid_from, valid_to dbt_valid_to)") {
+		t.Errorf("s4:\n%s", s4)
+	}
+}
