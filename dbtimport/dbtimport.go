@@ -55,6 +55,16 @@
 //     target schema), else the folder that holds the file, else the dbt
 //     project's name. A source table s.t is the EXTERNAL model s.t; a seed
 //     takes its +schema, else its folder's name (seeds/x.csv is seeds.x).
+//     A project that overrides generate_schema_name names its models,
+//     seeds and snapshots (those without target_schema) with it instead,
+//     as dbt does, with target.schema main and target.name dev.
+//   - dbt_project.yml's configs apply folder by folder, deeper winning,
+//     but tags add up (the project's, each folder's, the file's), as in
+//     dbt; a value that is Jinja (+enabled: "{{ var('load', false) }}")
+//     is evaluated. +enabled: false leaves a model, seed or snapshot out.
+//   - Hooks (pre_hook, post_hook, on-run-start, on-run-end) have no
+//     efmesh equivalent: each is listed for a human, with where dbt runs
+//     it.
 //   - materialized: view (dbt's default) → VIEW, table → FULL, ephemeral →
 //     EMBEDDED. incremental → INCREMENTAL_BY_TIME_RANGE when its
 //     {% if is_incremental() %} block is a recognisable timestamp filter
@@ -94,6 +104,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -164,6 +175,8 @@ type dbtProject struct {
 	TestPaths     []string       `yaml:"test-paths"`
 	SnapshotPaths []string       `yaml:"snapshot-paths"`
 	Snapshots     map[string]any `yaml:"snapshots"`
+	OnRunStart    any            `yaml:"on-run-start"`
+	OnRunEnd      any            `yaml:"on-run-end"`
 	Vars          map[string]any `yaml:"vars"`
 	Models        map[string]any `yaml:"models"`
 	Seeds         map[string]any `yaml:"seeds"`
@@ -327,6 +340,10 @@ func (c *converter) run(opt Options) error {
 		}
 	}
 	c.models = models
+	none := resolver{
+		model:  func(string) (string, bool) { return "", false },
+		source: func(string, string) (string, bool) { return "", false },
+	}
 	// Names need the configs (schema, alias): a first pass reads them.
 	for _, m := range models {
 		if m.snapshot {
@@ -335,13 +352,22 @@ func (c *converter) run(opt Options) error {
 				source: func(string, string) (string, bool) { return "", false },
 			})
 			m.cfg = c.folderConfig(c.dp.Snapshots, m.under)
-			for k, v := range fb.config {
-				m.cfg[k] = v
+			if err := c.evalConfig(m.cfg, none); err != nil {
+				return err
 			}
+			mergeConfig(m.cfg, fb.config, false)
 			if en, ok := m.cfg["enabled"].(bool); ok && !en {
 				continue
 			}
 			schema := ident(first(str(m.cfg["target_schema"]), str(m.cfg["schema"]), "snapshots"))
+			if str(m.cfg["target_schema"]) == "" {
+				// dbt names a snapshot without target_schema as a model
+				s, err := c.schemaName(str(m.cfg["schema"]), "snapshot", m, schema)
+				if err != nil {
+					return err
+				}
+				schema = s
+			}
 			table := m.name
 			if a := str(m.cfg["alias"]); a != "" {
 				table = a
@@ -354,9 +380,10 @@ func (c *converter) run(opt Options) error {
 			source: func(string, string) (string, bool) { return "", false },
 		})
 		m.cfg = c.folderConfig(c.dp.Models, m.under)
-		for k, v := range first.config {
-			m.cfg[k] = v
+		if err := c.evalConfig(m.cfg, none); err != nil {
+			return err
 		}
+		mergeConfig(m.cfg, first.config, false)
 		if en, ok := m.cfg["enabled"].(bool); ok && !en {
 			continue
 		}
@@ -366,6 +393,11 @@ func (c *converter) run(opt Options) error {
 		}
 		if schema == "" {
 			schema = c.res.Name // a model at the top of its model path
+		}
+		if s, err := c.schemaName(str(m.cfg["schema"]), "model", m, schema); err != nil {
+			return err
+		} else {
+			schema = s
 		}
 		table := m.name
 		if a := str(m.cfg["alias"]); a != "" {
@@ -416,9 +448,7 @@ func (c *converter) run(opt Options) error {
 				bad = append(bad, err)
 				continue
 			}
-			for k, v := range jb.config {
-				m.cfg[k] = v
-			}
+			mergeConfig(m.cfg, jb.config, false)
 			b = jb
 		}
 		for k, v := range b.vars {
@@ -453,6 +483,7 @@ func (c *converter) run(opt Options) error {
 	if len(bad) > 0 {
 		return errors.Join(bad...)
 	}
+	c.runHooks()
 	c.macros()
 	c.vars(usedVars, varAt)
 	c.config(opt)
@@ -536,6 +567,13 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 			continue
 		}
 		text := fmt.Sprintf("%s=%v", k, m.cfg[k])
+		if k == "pre_hook" || k == "post_hook" {
+			for _, hook := range toList(m.cfg[k]) {
+				report(Piece{File: m.rel, Line: line, Col: col, Text: k + ": " + hook, Reason: hookReason(k)})
+			}
+			notes = append(notes, "-- efmesh: not converted: dbt "+k+" "+oneLine(fmt.Sprint(m.cfg[k])))
+			continue
+		}
 		report(Piece{File: m.rel, Line: line, Col: col, Text: text, Reason: "config key efmesh has no equivalent for"})
 		notes = append(notes, "-- efmesh: not converted: dbt config "+oneLine(text))
 	}
@@ -716,9 +754,22 @@ func (c *converter) seed(path, under string) error {
 		return err
 	}
 	cfg := c.folderConfig(c.dp.Seeds, under)
+	if err := c.evalConfig(cfg, resolver{
+		model:  func(string) (string, bool) { return "", false },
+		source: func(string, string) (string, bool) { return "", false },
+	}); err != nil {
+		return err
+	}
+	if en, ok := cfg["enabled"].(bool); ok && !en {
+		return nil
+	}
 	schema := ident(str(cfg["schema"]))
 	if schema == "" {
 		schema = ident(filepath.Base(filepath.Dir(c.rel(path))))
+	}
+	schema, err = c.schemaName(str(cfg["schema"]), "seed", &dbtModel{rel: c.rel(path), name: strings.TrimSuffix(filepath.Base(path), ".csv"), cfg: cfg}, schema)
+	if err != nil {
+		return err
 	}
 	base := strings.TrimSuffix(filepath.Base(path), ".csv")
 	name := schema + "." + ident(base)
@@ -856,6 +907,105 @@ func (c *converter) write() error {
 	return nil
 }
 
+// schemaName is the schema of a model, seed or snapshot: def (efmesh's
+// rule, the package doc says it), or what the project's
+// generate_schema_name macro gives for its schema config (custom, "" for
+// none), as dbt names it.
+func (c *converter) schemaName(custom, resourceType string, m *dbtModel, def string) (string, error) {
+	if c.jinja.byPkg[""]["generate_schema_name"] == nil {
+		return def, nil
+	}
+	arg := "none"
+	if custom != "" {
+		arg = jinjaLiteral(custom)
+	}
+	node := map[string]any{"resource_type": resourceType, "name": m.name, "original_file_path": m.rel, "path": m.under,
+		"config": m.cfg, "fqn": append([]string{c.dp.Name}, strings.Split(strings.TrimSuffix(filepath.ToSlash(m.under), ".sql"), "/")...)}
+	b, err := c.jinja.renderWith(m.rel, "{{ generate_schema_name("+arg+", __efmesh_node) }}", resolver{
+		model:  func(string) (string, bool) { return "", false },
+		source: func(string, string) (string, bool) { return "", false },
+	}, map[string]any{"__efmesh_node": node})
+	if err != nil {
+		return "", fmt.Errorf("generate_schema_name for %s: %w", m.rel, err)
+	}
+	if s := ident(strings.TrimSpace(b.sql)); s != "" {
+		return s, nil
+	}
+	return def, nil
+}
+
+// hookReason says where dbt runs a hook, which efmesh has none of.
+func hookReason(key string) string {
+	switch key {
+	case "pre_hook":
+		return "dbt pre_hook, run before the model's build in its transaction: efmesh runs no statement around a build (run it by hand before efmesh apply, or fold it into the query)"
+	case "post_hook":
+		return "dbt post_hook, run after the model's build (grants, indexes, analyze, …): efmesh runs no statement around a build (run it by hand after efmesh apply)"
+	case "on-run-start":
+		return "dbt on-run-start, run once before every dbt run, build, seed and snapshot: efmesh has no such hook (run it by hand before efmesh apply or run)"
+	}
+	return "dbt on-run-end, run once after every dbt run, build, seed and snapshot: efmesh has no such hook (run it by hand after efmesh apply or run)"
+}
+
+// runHooks lists dbt_project.yml's on-run-start and on-run-end for a
+// human, each at its line.
+func (c *converter) runHooks() {
+	src, _ := os.ReadFile(filepath.Join(c.from, "dbt_project.yml"))
+	for _, h := range []struct {
+		key   string
+		hooks any
+	}{{"on-run-start", c.dp.OnRunStart}, {"on-run-end", c.dp.OnRunEnd}} {
+		line, col := 1, 1
+		if at := strings.Index(string(src), h.key); at >= 0 {
+			line, col = position(string(src), at)
+		}
+		for _, hook := range toList(h.hooks) {
+			c.res.Unconverted = append(c.res.Unconverted, Piece{File: "dbt_project.yml", Line: line, Col: col, Text: h.key + ": " + hook, Reason: hookReason(h.key)})
+		}
+	}
+}
+
+// mergeConfig sets the keys of src in dst, as dbt does: tags add up, any
+// other key is replaced; pre-hook is pre_hook. folders skips the keys of a
+// dbt_project.yml level that are folders (no "+", a map).
+func mergeConfig(dst, src map[string]any, folders bool) {
+	for k, v := range src {
+		if _, folder := v.(map[string]any); folders && folder && !strings.HasPrefix(k, "+") {
+			continue
+		}
+		k = strings.ReplaceAll(strings.TrimPrefix(k, "+"), "-", "_")
+		if k == "tags" {
+			for _, t := range toList(v) {
+				if !slices.Contains(toList(dst["tags"]), t) {
+					dst["tags"] = append(toList(dst["tags"]), t)
+				}
+			}
+			continue
+		}
+		dst[k] = v
+	}
+}
+
+// evalConfig renders the config values of dbt_project.yml that are Jinja
+// ("{{ var('load', false) }}"): enabled becomes a boolean.
+func (c *converter) evalConfig(cfg map[string]any, r resolver) error {
+	for k, v := range cfg {
+		s, ok := v.(string)
+		if !ok || !strings.Contains(s, "{{") || k == "pre_hook" || k == "post_hook" {
+			continue // a hook is listed as written
+		}
+		b, err := c.jinja.renderBody("dbt_project.yml", s, r)
+		if err != nil {
+			return err
+		}
+		cfg[k] = b.sql
+		if k == "enabled" {
+			cfg[k] = !strings.EqualFold(b.sql, "false") && b.sql != "" && b.sql != "0" && !strings.EqualFold(b.sql, "none")
+		}
+	}
+	return nil
+}
+
 // folderConfig is the dbt_project.yml config of a file under a model or
 // seed path: the project's level, then each folder's, deeper winning.
 func (c *converter) folderConfig(tree map[string]any, under string) map[string]any {
@@ -863,12 +1013,7 @@ func (c *converter) folderConfig(tree map[string]any, under string) map[string]a
 	level, _ := tree[c.dp.Name].(map[string]any)
 	dirs := strings.Split(filepath.ToSlash(filepath.Dir(under)), "/")
 	for i := 0; level != nil; i++ {
-		for k, v := range level {
-			if _, folder := v.(map[string]any); folder && !strings.HasPrefix(k, "+") {
-				continue
-			}
-			cfg[strings.TrimPrefix(k, "+")] = v
-		}
+		mergeConfig(cfg, level, true)
 		if i >= len(dirs) || dirs[i] == "." {
 			break
 		}

@@ -2,6 +2,7 @@ package dbtimport
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -208,5 +209,76 @@ func TestConvertSnapshots(t *testing.T) {
 	s4, _ := os.ReadFile(filepath.Join(to, "models/_snapshots/s4.sql"))
 	if !strings.Contains(string(s4), "kind SCD_TYPE_2 (key (id, v), valid_from dbt_valid_from, valid_to dbt_valid_to)") {
 		t.Errorf("s4:\n%s", s4)
+	}
+}
+
+// TestConvertProjectConfig: dbt_project.yml's configs as real projects
+// write them: +enabled from a var (Jinja in YAML), +tags adding up from
+// folder to file, a generate_schema_name override naming every model,
+// seed and snapshot, hooks listed for a human, and a dbt-duckdb source
+// whose external_location names the {identifier}.
+func TestConvertProjectConfig(t *testing.T) {
+	from, to := t.TempDir(), t.TempDir()
+	write(t, from, map[string]string{
+		"dbt_project.yml": `name: p
+on-run-start: "create schema if not exists audit"
+on-run-end:
+  - "grant select on all tables in schema main to reporter"
+models:
+  p:
+    +tags: [nightly]
+    marts:
+      +schema: analytics
+      +tags: finance
+      +post-hook: "analyze {{ this }}"
+seeds:
+  p:
+    +schema: raw
+    extra:
+      +enabled: "{{ var('load_extra', false) }}"
+`,
+		"macros/schema.sql": `{% macro generate_schema_name(custom_schema_name, node) -%}
+    {%- if node.resource_type == 'seed' -%} {{ custom_schema_name | trim }}
+    {%- elif custom_schema_name is none -%} {{ target.schema }}
+    {%- else -%} {{ target.schema }}_{{ custom_schema_name | trim }}
+    {%- endif -%}
+{%- endmacro %}`,
+		"models/sources.yml":     "version: 2\nsources:\n  - name: lake\n    meta:\n      external_location: \"s3://bucket/{identifier}.parquet\"\n    tables:\n      - name: events\n        identifier: events_v2\n",
+		"models/staging/stg.sql": "{{ config(pre_hook=\"set threads = 1\") }}\nselect * from {{ source('lake', 'events') }}",
+		"models/marts/m.sql":     "{{ config(tags=['daily']) }}\nselect * from {{ ref('stg') }} join {{ ref('c') }} using (id)",
+		"seeds/c.csv":            "id\n1\n",
+		"seeds/extra/e.csv":      "id\n1\n",
+	})
+	res, err := Convert(from, to, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Models {
+		got = append(got, m.Name+" "+m.Kind)
+	}
+	if want := []string{"lake.events EXTERNAL", "main.stg VIEW", "main_analytics.m VIEW", "raw.c SEED"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("models %q, want %q", got, want)
+	}
+	var pieces []string
+	for _, p := range res.Unconverted {
+		pieces = append(pieces, fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Text))
+	}
+	want := []string{
+		"dbt_project.yml:2: on-run-start: create schema if not exists audit",
+		"dbt_project.yml:3: on-run-end: grant select on all tables in schema main to reporter",
+		"models/marts/m.sql:1: post_hook: analyze {{ this }}",
+		"models/staging/stg.sql:1: pre_hook: set threads = 1",
+	}
+	if !reflect.DeepEqual(pieces, want) {
+		t.Errorf("unconverted:\n got %q\nwant %q", pieces, want)
+	}
+	m, _ := os.ReadFile(filepath.Join(to, "models/marts/m.sql"))
+	if !strings.Contains(string(m), "tags (nightly, finance, daily)") || !strings.Contains(string(m), "@ref(main.stg)") || !strings.Contains(string(m), "@ref(raw.c)") {
+		t.Errorf("m.sql:\n%s", m)
+	}
+	src, _ := os.ReadFile(filepath.Join(to, "models/_sources/lake/events.sql"))
+	if !strings.Contains(string(src), "kind EXTERNAL (files 's3://bucket/events_v2.parquet', format parquet)") {
+		t.Errorf("source:\n%s", src)
 	}
 }

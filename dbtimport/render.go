@@ -259,7 +259,7 @@ var dispatchOrder = []string{"duckdb__", "default__", "postgres__"}
 // statement, every expression one of its parameters, defaults literals.
 // Such a macro becomes an efmesh macro: one definition, called by name.
 func isPlain(m *jinjaMacro) bool {
-	if m.test || strings.Contains(m.body, "{%") || strings.Contains(m.body, ";") || strings.TrimSpace(m.body) == "" {
+	if m.test || dbtNameMacros[m.name] || strings.Contains(m.body, "{%") || strings.Contains(m.body, ";") || strings.TrimSpace(m.body) == "" {
 		return false
 	}
 	names := map[string]bool{}
@@ -282,6 +282,10 @@ func isPlain(m *jinjaMacro) bool {
 	})
 	return !strings.Contains(rest, "{{") && !strings.Contains(rest, "{#")
 }
+
+// dbtNameMacros are the macros dbt calls to name a relation: evaluated at
+// import, never written as efmesh macros.
+var dbtNameMacros = map[string]bool{"generate_schema_name": true, "generate_alias_name": true, "generate_database_name": true}
 
 // efmeshMacro is the MACRO definition written for a plain macro.
 func efmeshMacro(m *jinjaMacro) string {

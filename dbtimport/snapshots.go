@@ -129,6 +129,12 @@ func (c *converter) snapshot(m *dbtModel, name string, b body) {
 	}
 	sort.Strings(other)
 	for _, k := range other {
+		if k == "pre_hook" || k == "post_hook" {
+			for _, hook := range toList(cfg[k]) {
+				pieces = append(pieces, Piece{File: m.rel, Line: line, Col: col, Text: k + ": " + hook, Reason: hookReason(k)})
+			}
+			continue
+		}
 		differ(fmt.Sprintf("%s=%v", k, cfg[k]), "config key efmesh has no equivalent for")
 	}
 	pieces = append(pieces, b.pieces...)

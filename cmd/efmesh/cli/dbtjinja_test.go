@@ -51,6 +51,7 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 	shop, _ := filepath.Abs(filepath.Join(dbtFixture("shop_macros"), "seeds"))
 	pay := "read_csv('" + shop + "/raw_payments.csv')"
 	cross, _ := filepath.Abs(filepath.Join(dbtFixture("cross_db"), "seeds"))
+	pc, _ := filepath.Abs(dbtFixture("project_config"))
 	// stg_orders as dbt-duckdb compiles it: dbt's cross-database macros
 	// resolved to their duckdb__ implementations, else default__.
 	stg := `select id as order_id, cast(customer_id as int) as customer_id, cast(ordered_at as timestamp) as ordered_at,
@@ -97,6 +98,15 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 				   cast(((date_trunc('month', max(ordered_on)) + cast(1 as bigint) * interval 1 month) + cast(-1 as bigint) * interval 1 day) as date) as last_month_end
 				 from (` + stg + `) group by customer_id`},
 		}, "11 passed, 0 failed, 1 warned, 0 error(s), 0 skipped."},
+		// generate_schema_name names every model (main, main_analytics,
+		// raw), +enabled from a var leaves a seed folder out, and the
+		// source's external_location names its {identifier}.
+		{"project_config", []check{
+			{"main_analytics.revenue_by_country", "country,revenue",
+				`select c.name as country, sum(o.amount) as revenue
+				 from read_csv('` + pc + `/data/orders_2026.csv', columns = {'order_id': 'integer', 'country': 'varchar', 'amount': 'decimal(10,2)'}) as o
+				 join read_csv('` + pc + `/seeds/countries.csv') as c on c.code = o.country group by c.name`},
+		}, ""},
 		{"shop_macros", []check{
 			{"shop.order_payments", "order_id,credit_card_amount,coupon_amount,bank_transfer_amount,gift_card_amount,total_amount,payments",
 				`select order_id,
