@@ -867,7 +867,13 @@ func (env *jinjaEnv) position(file, src string, err error, shift int) error {
 		line = 1
 	}
 	// gonja's messages nest; the last clause says what went wrong
-	if m := regexp.MustCompile(`(\w+) is not callable`).FindStringSubmatch(msg); m != nil {
+	if m := regexp.MustCompile(`'(\w+)' is not callable on\s*$`).FindStringSubmatch(msg); m != nil {
+		if pkg := regexp.MustCompile(`(\w+)\.` + m[1] + `\b`).FindStringSubmatch(src); pkg != nil && env.byPkg[pkg[1]] == nil {
+			msg = "no macro " + pkg[1] + "." + m[1] + ": the package " + pkg[1] + " is not installed (dbt deps puts it in dbt_packages/)"
+		} else {
+			msg = "no macro named " + m[1] + " in the project's macros or an installed package (dbt_packages)"
+		}
+	} else if m := regexp.MustCompile(`(\w+) is not callable`).FindStringSubmatch(msg); m != nil {
 		msg = "no macro named " + m[1] + " in the project's macros or an installed package (dbt_packages)"
 	}
 	msg = regexp.MustCompile(`\s+`).ReplaceAllString(msg, " ")

@@ -20,6 +20,8 @@ func TestJinjaBadInput(t *testing.T) {
 			"models/a.sql:3:"},
 		{"undefined macro", map[string]string{"models/a.sql": "select\n  {{ nope('x') }} as y"},
 			"models/a.sql:2:1: Jinja: no macro named nope"},
+		{"package not installed", map[string]string{"models/a.sql": "select\n  {{ dbt_date.get_base_dates(n_dateparts=10) }}"},
+			"models/a.sql:2:1: Jinja: no macro dbt_date.get_base_dates: the package dbt_date is not installed"},
 		{"recursion", map[string]string{
 			"macros/loop.sql": "{% macro again(n) %}{{ again(n) }}{% endmacro %}",
 			"models/a.sql":    "select {{ again(1) }} as y"},
