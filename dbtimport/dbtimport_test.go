@@ -109,7 +109,8 @@ func TestConvertChoices(t *testing.T) {
 // reads a model built after its own goes to that model, a singular test
 // over two models, a test no macro defines and a test config efmesh has no
 // equivalent for (left to a human), two uses of one test (two audits),
-// and a test whose Jinja does not evaluate (bad input at its YAML place).
+// a dbt unit test (left to a human), and a test whose Jinja does not
+// evaluate (bad input at its YAML place).
 func TestConvertTests(t *testing.T) {
 	files := map[string]string{
 		"dbt_project.yml":    "name: p\n",
@@ -128,6 +129,9 @@ models:
           - even: {config: {severity: warn}}
           - nope
           - even: {config: {error_if: ">10"}}
+unit_tests:
+  - name: t1
+    model: a
 `,
 	}
 	from, to := t.TempDir(), t.TempDir()
@@ -143,6 +147,7 @@ models:
 	want := []string{
 		"models/schema.yml:10:13: dbt test with no definition in the project (macros/, tests/generic/), its packages or dbt: write it as a custom audit: nope on a.id",
 		"models/schema.yml:11:13: dbt test config efmesh has no equivalent for (error_if): an audit fails on any row: even on a.id",
+		"models/schema.yml:13:5: dbt unit test: not converted (efmesh's tests in tests/*.yaml take given rows and expected rows too: write it as one): unit test t1 of a",
 		"tests/two_refs.sql:1:1: singular test that refs 2 models: an efmesh audit belongs to one model (write it as a custom audit of one, or as a model): test two_refs",
 	}
 	if !reflect.DeepEqual(pieces, want) {
