@@ -87,7 +87,9 @@
 //     after all of them (efmesh audits a model when it builds it, dbt after
 //     every model); when some read others but none reads all, the test is
 //     reported. A test no macro defines, or with error_if, warn_if, limit
-//     or fail_calc, is reported.
+//     or fail_calc, or whose macro gonja cannot parse (dbt_utils's
+//     equality and recency; not_null_proportion's **kwargs is rendered
+//     from Go instead), is reported, as are dbt unit tests.
 //   - A snapshot ({% snapshot %} in snapshots/*.sql) is an SCD_TYPE_2
 //     model named target_schema (else schema, else snapshots).name, keyed
 //     by unique_key, with dbt's column names (dbt_valid_from,

@@ -109,7 +109,8 @@ func TestConvertChoices(t *testing.T) {
 // reads a model built after its own goes to that model, a singular test
 // over two models, a test no macro defines and a test config efmesh has no
 // equivalent for (left to a human), two uses of one test (two audits),
-// a dbt unit test (left to a human), and a test whose Jinja does not
+// dbt_utils's recency, whose macro gonja does not parse, and a dbt unit
+// test (left to a human), and a test whose Jinja does not
 // evaluate (bad input at its YAML place).
 func TestConvertTests(t *testing.T) {
 	files := map[string]string{
@@ -129,6 +130,8 @@ models:
           - even: {config: {severity: warn}}
           - nope
           - even: {config: {error_if: ">10"}}
+    tests:
+      - dbt_utils.recency: {datepart: day, field: id, interval: 1}
 unit_tests:
   - name: t1
     model: a
@@ -147,7 +150,8 @@ unit_tests:
 	want := []string{
 		"models/schema.yml:10:13: dbt test with no definition in the project (macros/, tests/generic/), its packages or dbt: write it as a custom audit: nope on a.id",
 		"models/schema.yml:11:13: dbt test config efmesh has no equivalent for (error_if): an audit fails on any row: even on a.id",
-		"models/schema.yml:13:5: dbt unit test: not converted (efmesh's tests in tests/*.yaml take given rows and expected rows too: write it as one): unit test t1 of a",
+		"models/schema.yml:13:9: dbt test whose macro efmesh's Jinja engine cannot parse (write it as a custom audit): (dbt_utils)/generic_tests/recency.sql:9:103: Jinja: Unable to parse controlStructure \"macro\": Unable to parse controlStructure \"set\": Unbalanced parenthesis (Line: 5 Col: 103, near \"(\"): dbt_utils.recency on a",
+		"models/schema.yml:15:5: dbt unit test: not converted (efmesh's tests in tests/*.yaml take given rows and expected rows too: write it as one): unit test t1 of a",
 		"tests/two_refs.sql:1:1: singular test that refs 2 models: an efmesh audit belongs to one model (write it as a custom audit of one, or as a model): test two_refs",
 	}
 	if !reflect.DeepEqual(pieces, want) {
