@@ -13,8 +13,16 @@
 // the full build; a recognised filter still becomes @start/@end),
 // run_started_at, modules, return, adapter.dispatch (duckdb__, default__,
 // then postgres__, in the project then the package), log and
-// exceptions.raise_compiler_error. The project's macros and those of
-// dbt_packages/*/macros are loaded into the environment. gonja was chosen
+// exceptions.raise_compiler_error, api.Column. The project's macros, those
+// of dbt_packages/*/macros and dbt's own package "dbt" are loaded into the
+// environment. dbt's package is built in (dbtcore/, with its LICENSE and
+// NOTICE): its cross-database macros (dbt.date_trunc, dateadd, datediff,
+// type_string and the other type_ macros, safe_cast, concat, hash,
+// cast_bool_to_text, split_part, listagg, current_timestamp, …) from
+// dbt-adapters, and dbt-duckdb's duckdb__ implementations, which dispatch
+// finds first; a project's or package's own implementation wins. All of
+// its macros/utils files parse; dbt's materialization and adapter macros
+// are left out (a model does not call them). gonja was chosen
 // over github.com/ardanlabs/jinja on dbt's own snippets: it keeps Jinja2's
 // whitespace rules (ardanlabs trims blocks as chat templates want, which
 // changes the SQL's layout), runs {% call %} with caller(), lets Go
@@ -47,6 +55,16 @@
 //     target schema), else the folder that holds the file, else the dbt
 //     project's name. A source table s.t is the EXTERNAL model s.t; a seed
 //     takes its +schema, else its folder's name (seeds/x.csv is seeds.x).
+//     A project that overrides generate_schema_name names its models,
+//     seeds and snapshots (those without target_schema) with it instead,
+//     as dbt does, with target.schema main and target.name dev.
+//   - dbt_project.yml's configs apply folder by folder, deeper winning,
+//     but tags add up (the project's, each folder's, the file's), as in
+//     dbt; a value that is Jinja (+enabled: "{{ var('load', false) }}")
+//     is evaluated. +enabled: false leaves a model, seed or snapshot out.
+//   - Hooks (pre_hook, post_hook, on-run-start, on-run-end) have no
+//     efmesh equivalent: each is listed for a human, with where dbt runs
+//     it.
 //   - materialized: view (dbt's default) → VIEW, table → FULL, ephemeral →
 //     EMBEDDED. incremental → INCREMENTAL_BY_TIME_RANGE when its
 //     {% if is_incremental() %} block is a recognisable timestamp filter
@@ -55,7 +73,30 @@
 //     has a unique_key (the block stays as a comment: efmesh merges the
 //     whole query by key); else FULL, reported as not converted.
 //   - Column tests unique, not_null and accepted_values (of text values)
-//     become audits, warn(…) with severity: warn; other tests are reported.
+//     become efmesh's built-in audits. Every other test of the YAML files
+//     (relationships, dbt_utils's unique_combination_of_columns,
+//     accepted_range, not_null_proportion, expression_is_true and the rest,
+//     the project's generic tests of macros/ and tests/generic/) becomes a
+//     custom audit file per use, rendered from the test's own macro with
+//     its arguments (to: ref('x') is the relation), the model as @this and
+//     a where config as dbt's subquery. dbt_utils's tests come from
+//     dbt_packages when installed, else from a copy built in (dbtutils/).
+//     A singular test (tests/*.sql) becomes a custom audit of the one model
+//     it refs; over several models it is reported. severity: warn is
+//     warn(…). An audit that reads other models goes to the model built
+//     after all of them (efmesh audits a model when it builds it, dbt after
+//     every model); when some read others but none reads all, the test is
+//     reported. A test no macro defines, or with error_if, warn_if, limit
+//     or fail_calc, or whose macro gonja cannot parse (dbt_utils's
+//     equality and recency; not_null_proportion's **kwargs is rendered
+//     from Go instead), is reported, as are dbt unit tests.
+//   - A snapshot ({% snapshot %} in snapshots/*.sql) is an SCD_TYPE_2
+//     model named target_schema (else schema, else snapshots).name, keyed
+//     by unique_key, with dbt's column names (dbt_valid_from,
+//     dbt_valid_to). It converts in full for strategy='check',
+//     check_cols='all' and hard_deletes='invalidate', where the two agree;
+//     every other setting is written the same way and reported with the
+//     difference (snapshots.go lists them).
 package dbtimport
 
 import (
@@ -65,6 +106,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -126,18 +168,27 @@ func (e *ExistsError) Error() string {
 }
 
 type dbtProject struct {
-	Name        string         `yaml:"name"`
-	ModelPaths  []string       `yaml:"model-paths"`
-	SourcePaths []string       `yaml:"source-paths"`
-	SeedPaths   []string       `yaml:"seed-paths"`
-	DataPaths   []string       `yaml:"data-paths"`
-	MacroPaths  []string       `yaml:"macro-paths"`
-	Vars        map[string]any `yaml:"vars"`
-	Models      map[string]any `yaml:"models"`
-	Seeds       map[string]any `yaml:"seeds"`
+	Name          string         `yaml:"name"`
+	ModelPaths    []string       `yaml:"model-paths"`
+	SourcePaths   []string       `yaml:"source-paths"`
+	SeedPaths     []string       `yaml:"seed-paths"`
+	DataPaths     []string       `yaml:"data-paths"`
+	MacroPaths    []string       `yaml:"macro-paths"`
+	TestPaths     []string       `yaml:"test-paths"`
+	SnapshotPaths []string       `yaml:"snapshot-paths"`
+	Snapshots     map[string]any `yaml:"snapshots"`
+	OnRunStart    any            `yaml:"on-run-start"`
+	OnRunEnd      any            `yaml:"on-run-end"`
+	Vars          map[string]any `yaml:"vars"`
+	Models        map[string]any `yaml:"models"`
+	Seeds         map[string]any `yaml:"seeds"`
 }
 
 type yamlFile struct {
+	UnitTests []struct {
+		Name  string `yaml:"name"`
+		Model string `yaml:"model"`
+	} `yaml:"unit_tests"`
 	Sources []struct {
 		Name   string         `yaml:"name"`
 		Schema string         `yaml:"schema"`
@@ -208,7 +259,7 @@ func Convert(from, to string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	c := &converter{from: from, shown: shown, to: to, dp: dp, res: &Result{From: from, Root: to, Name: ident(dp.Name), Vars: map[string]string{}, Unconverted: []Piece{}},
-		names: map[string]string{}, sources: map[string]string{}, descr: map[string]string{}, audits: map[string][]string{}}
+		names: map[string]string{}, sources: map[string]string{}, descr: map[string]string{}, audits: map[string][]string{}, deps: map[string][]string{}}
 	if c.res.Name == "" {
 		c.res.Name = ident(filepath.Base(from))
 	}
@@ -219,30 +270,37 @@ func Convert(from, to string, opt Options) (*Result, error) {
 }
 
 type converter struct {
-	from, to string
-	shown    string // from as the user wrote it, for messages
-	dp       dbtProject
-	res      *Result
-	out      []output
-	names    map[string]string   // dbt model name → efmesh name
-	sources  map[string]string   // "s.t" → efmesh name
-	descr    map[string]string   // dbt model name → description
-	audits   map[string][]string // dbt model name → efmesh audits from its column tests
-	taken    map[string]string   // efmesh name → dbt file, for duplicates
-	jinja    *jinjaEnv           // the project's and packages' macros
+	from, to   string
+	shown      string // from as the user wrote it, for messages
+	dp         dbtProject
+	res        *Result
+	out        []output
+	names      map[string]string   // dbt model name → efmesh name
+	sources    map[string]string   // "s.t" → efmesh name
+	descr      map[string]string   // dbt model name → description
+	audits     map[string][]string // efmesh model name → its audits, from dbt's tests
+	uses       []testUse           // the tests of the YAML files, in file order
+	srcModels  []*sourceModel
+	auditNames map[string]bool     // custom audits written
+	deps       map[string][]string // efmesh model name → the models its query reads
+	models     []*dbtModel         // the dbt models and snapshots
+	taken      map[string]string   // efmesh name → dbt file, for duplicates
+	jinja      *jinjaEnv           // the project's and packages' macros
 }
 
 type dbtModel struct {
-	rel   string // relative to the dbt project
-	under string // relative to its model path
-	src   string
-	name  string
-	cfg   map[string]any
+	rel      string // relative to the dbt project
+	under    string // relative to its model path
+	src      string
+	name     string
+	cfg      map[string]any
+	snapshot bool // a {% snapshot %} block; src is its body, at its lines
+	at       int  // the line of the {% snapshot %} tag
 }
 
 func (c *converter) run(opt Options) error {
 	c.taken = map[string]string{}
-	env, err := loadMacros(c.from, c.dp.MacroPaths, c.dp.Vars, c.dp.Name)
+	env, err := loadMacros(c.from, c.dp.MacroPaths, c.dp.TestPaths, c.dp.Vars, c.dp.Name)
 	if err != nil {
 		return err
 	}
@@ -271,16 +329,67 @@ func (c *converter) run(opt Options) error {
 			return err
 		}
 	}
+	for _, sp := range orDefault(c.dp.SnapshotPaths, "snapshots") {
+		err := walk(filepath.Join(c.from, sp), func(path, under string) error {
+			if !strings.HasSuffix(path, ".sql") {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			models = append(models, snapshotBlocks(c.rel(path), under, string(b))...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	c.models = models
+	none := resolver{
+		model:  func(string) (string, bool) { return "", false },
+		source: func(string, string) (string, bool) { return "", false },
+	}
 	// Names need the configs (schema, alias): a first pass reads them.
 	for _, m := range models {
+		if m.snapshot {
+			fb := convertBody(m.rel, m.src, resolver{
+				model:  func(string) (string, bool) { return "", false },
+				source: func(string, string) (string, bool) { return "", false },
+			})
+			m.cfg = c.folderConfig(c.dp.Snapshots, m.under)
+			if err := c.evalConfig(m.cfg, none); err != nil {
+				return err
+			}
+			mergeConfig(m.cfg, fb.config, false)
+			if en, ok := m.cfg["enabled"].(bool); ok && !en {
+				continue
+			}
+			schema := ident(first(str(m.cfg["target_schema"]), str(m.cfg["schema"]), "snapshots"))
+			if str(m.cfg["target_schema"]) == "" {
+				// dbt names a snapshot without target_schema as a model
+				s, err := c.schemaName(str(m.cfg["schema"]), "snapshot", m, schema)
+				if err != nil {
+					return err
+				}
+				schema = s
+			}
+			table := m.name
+			if a := str(m.cfg["alias"]); a != "" {
+				table = a
+			}
+			c.names[m.name] = schema + "." + ident(table)
+			continue
+		}
 		first := convertBody(m.rel, m.src, resolver{
 			model:  func(string) (string, bool) { return "", false },
 			source: func(string, string) (string, bool) { return "", false },
 		})
 		m.cfg = c.folderConfig(c.dp.Models, m.under)
-		for k, v := range first.config {
-			m.cfg[k] = v
+		if err := c.evalConfig(m.cfg, none); err != nil {
+			return err
 		}
+		mergeConfig(m.cfg, first.config, false)
 		if en, ok := m.cfg["enabled"].(bool); ok && !en {
 			continue
 		}
@@ -290,6 +399,11 @@ func (c *converter) run(opt Options) error {
 		}
 		if schema == "" {
 			schema = c.res.Name // a model at the top of its model path
+		}
+		if s, err := c.schemaName(str(m.cfg["schema"]), "model", m, schema); err != nil {
+			return err
+		} else {
+			schema = s
 		}
 		table := m.name
 		if a := str(m.cfg["alias"]); a != "" {
@@ -316,8 +430,15 @@ func (c *converter) run(opt Options) error {
 			return n, ok
 		},
 	}
-	usedVars, varAt := map[string]string{}, map[string]Piece{}
+	c.auditNames = map[string]bool{}
 	var bad []error
+	usedVars, varAt := map[string]string{}, map[string]Piece{}
+	type rendered struct {
+		m    *dbtModel
+		name string
+		b    body
+	}
+	var done []rendered
 	for _, m := range models {
 		name, ok := c.names[m.name]
 		if !ok {
@@ -333,9 +454,7 @@ func (c *converter) run(opt Options) error {
 				bad = append(bad, err)
 				continue
 			}
-			for k, v := range jb.config {
-				m.cfg[k] = v
-			}
+			mergeConfig(m.cfg, jb.config, false)
 			b = jb
 		}
 		for k, v := range b.vars {
@@ -346,11 +465,31 @@ func (c *converter) run(opt Options) error {
 				varAt[k] = b.varAt[k]
 			}
 		}
-		c.model(m, name, b)
+		c.deps[name] = b.refs
+		done = append(done, rendered{m, name, b})
+	}
+	// Tests once every model's refs are known: an audit goes to the model
+	// built after every other it reads.
+	if err := c.renderTests(r); err != nil {
+		bad = append(bad, err)
+	}
+	if err := c.singularTests(r); err != nil {
+		bad = append(bad, err)
+	}
+	for _, s := range c.srcModels {
+		c.writeSource(s)
+	}
+	for _, d := range done {
+		if d.m.snapshot {
+			c.snapshot(d.m, d.name, d.b)
+			continue
+		}
+		c.model(d.m, d.name, d.b)
 	}
 	if len(bad) > 0 {
 		return errors.Join(bad...)
 	}
+	c.runHooks()
 	c.macros()
 	c.vars(usedVars, varAt)
 	c.config(opt)
@@ -434,6 +573,13 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 			continue
 		}
 		text := fmt.Sprintf("%s=%v", k, m.cfg[k])
+		if k == "pre_hook" || k == "post_hook" {
+			for _, hook := range toList(m.cfg[k]) {
+				report(Piece{File: m.rel, Line: line, Col: col, Text: k + ": " + hook, Reason: hookReason(k)})
+			}
+			notes = append(notes, "-- efmesh: not converted: dbt "+k+" "+oneLine(fmt.Sprint(m.cfg[k])))
+			continue
+		}
 		report(Piece{File: m.rel, Line: line, Col: col, Text: text, Reason: "config key efmesh has no equivalent for"})
 		notes = append(notes, "-- efmesh: not converted: dbt config "+oneLine(text))
 	}
@@ -453,7 +599,7 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 		}
 		fmt.Fprintf(&h, ",\n  tags (%s)", strings.Join(tags, ", "))
 	}
-	if a := c.audits[m.name]; len(a) > 0 {
+	if a := c.audits[name]; len(a) > 0 {
 		fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(a, ", "))
 	}
 	if d := c.descr[m.name]; d != "" {
@@ -466,13 +612,30 @@ func (c *converter) model(m *dbtModel, name string, b body) {
 	c.res.Unconverted = append(c.res.Unconverted, pieces...)
 }
 
-// readSources reads the sources and model descriptions of one YAML file.
+// readSources reads the sources, model descriptions and tests of one YAML
+// file. The tests are rendered once every name is known (renderTests); a
+// source's model is written then too, with its audits.
 func (c *converter) readSources(rel string) error {
 	var y yamlFile
 	if err := readYAML(c.from, c.shown, rel, &y); err != nil {
 		return err
 	}
 	var ast *yamlAST
+	posOf := func(path string) (int, int) {
+		if ast == nil {
+			ast = parseYAMLAST(filepath.Join(c.from, rel))
+		}
+		return ast.pos(path)
+	}
+	use := func(path, model, source, column string, test any) {
+		line, col := posOf(path)
+		c.uses = append(c.uses, testUse{rel: rel, line: line, col: col, model: model, source: source, column: column, test: test})
+	}
+	for i, u := range y.UnitTests {
+		line, col := posOf(fmt.Sprintf("$.unit_tests[%d]", i))
+		c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: col, Text: "unit test " + u.Name + " of " + u.Model,
+			Reason: "dbt unit test: not converted (efmesh's tests in tests/*.yaml take given rows and expected rows too: write it as one)"})
+	}
 	for i, m := range y.Models {
 		if m.Description != "" {
 			c.descr[m.Name] = m.Description
@@ -482,12 +645,7 @@ func (c *converter) readSources(rel string) error {
 			key, tests = "data_tests", m.DataTests
 		}
 		for k, t := range tests {
-			if ast == nil {
-				ast = parseYAMLAST(filepath.Join(c.from, rel))
-			}
-			line, colN := ast.pos(fmt.Sprintf("$.models[%d].%s[%d]", i, key, k))
-			c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s", testName(t), m.Name),
-				Reason: "dbt table test: efmesh converts column tests only (write it as a custom audit)"})
+			use(fmt.Sprintf("$.models[%d].%s[%d]", i, key, k), m.Name, "", "", t)
 		}
 		for j, col := range m.Columns {
 			key, tests := "tests", col.Tests
@@ -495,45 +653,22 @@ func (c *converter) readSources(rel string) error {
 				key, tests = "data_tests", col.DataTests
 			}
 			for k, t := range tests {
-				if a, ok := auditOf(ident(col.Name), t); ok {
-					c.audits[m.Name] = append(c.audits[m.Name], a)
-					continue
-				}
-				if ast == nil {
-					ast = parseYAMLAST(filepath.Join(c.from, rel))
-				}
-				line, colN := ast.pos(fmt.Sprintf("$.models[%d].columns[%d].%s[%d]", i, j, key, k))
-				c.res.Unconverted = append(c.res.Unconverted, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on %s.%s", testName(t), m.Name, col.Name),
-					Reason: "dbt test efmesh has no built-in audit for (unique, not_null and accepted_values convert)"})
+				use(fmt.Sprintf("$.models[%d].columns[%d].%s[%d]", i, j, key, k), m.Name, "", col.Name, t)
 			}
 		}
-	}
-	posOf := func(path string) (int, int) {
-		if ast == nil {
-			ast = parseYAMLAST(filepath.Join(c.from, rel))
-		}
-		return ast.pos(path)
 	}
 	for si, s := range y.Sources {
 		for ti, t := range s.Tables {
 			name := ident(s.Name) + "." + ident(t.Name)
-			// Column tests become audits of the EXTERNAL model (its
-			// audits read the source in place); the rest is reported.
-			var audits []string
-			var testPieces []Piece
+			// Tests become audits of the EXTERNAL model (its audits read
+			// the source in place).
 			for j, col := range t.Columns {
 				key, tests := "tests", col.Tests
 				if len(tests) == 0 {
 					key, tests = "data_tests", col.DataTests
 				}
 				for k, tt := range tests {
-					if a, ok := auditOf(ident(col.Name), tt); ok {
-						audits = append(audits, a)
-						continue
-					}
-					line, colN := posOf(fmt.Sprintf("$.sources[%d].tables[%d].columns[%d].%s[%d]", si, ti, j, key, k))
-					testPieces = append(testPieces, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on source %s.%s.%s", testName(tt), s.Name, t.Name, col.Name),
-						Reason: "dbt test efmesh has no built-in audit for (unique, not_null and accepted_values convert)"})
+					use(fmt.Sprintf("$.sources[%d].tables[%d].columns[%d].%s[%d]", si, ti, j, key, k), "", s.Name+"."+t.Name, col.Name, tt)
 				}
 			}
 			key, tests := "tests", t.Tests
@@ -541,9 +676,7 @@ func (c *converter) readSources(rel string) error {
 				key, tests = "data_tests", t.DataTests
 			}
 			for k, tt := range tests {
-				line, colN := posOf(fmt.Sprintf("$.sources[%d].tables[%d].%s[%d]", si, ti, key, k))
-				testPieces = append(testPieces, Piece{File: rel, Line: line, Col: colN, Text: fmt.Sprintf("%s on source %s.%s", testName(tt), s.Name, t.Name),
-					Reason: "dbt table test: efmesh converts column tests only (write it as a custom audit)"})
+				use(fmt.Sprintf("$.sources[%d].tables[%d].%s[%d]", si, ti, key, k), "", s.Name+"."+t.Name, "", tt)
 			}
 			if err := c.claim(name, rel); err != nil {
 				return err
@@ -590,26 +723,39 @@ func (c *converter) readSources(rel string) error {
 				}
 				cols = append(cols, ident(col.Name)+" "+col.DataType)
 			}
-			var h strings.Builder
-			fmt.Fprintf(&h, "-- Converted from dbt source %s.%s (%s)\nMODEL (\n  name %s,\n  kind %s", s.Name, t.Name, filepath.ToSlash(rel), name, kind)
-			if len(cols) > 0 {
-				fmt.Fprintf(&h, ",\n  columns (%s)", strings.Join(cols, ", "))
-			}
-			if len(audits) > 0 {
-				fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(audits, ", "))
-			}
-			if t.Description != "" {
-				fmt.Fprintf(&h, ",\n  description %s", sqlString(t.Description))
-			}
-			h.WriteString("\n);\n")
-			file := "models/_sources/" + ident(s.Name) + "/" + ident(t.Name) + ".sql"
-			c.out = append(c.out, output{path: file, text: h.String()})
-			c.res.Models = append(c.res.Models, Model{Name: name, Kind: "EXTERNAL", File: file, From: filepath.ToSlash(rel), Converted: len(pieces) == 0})
-			c.res.Unconverted = append(c.res.Unconverted, pieces...)
-			c.res.Unconverted = append(c.res.Unconverted, testPieces...)
+			c.srcModels = append(c.srcModels, &sourceModel{name: name, dbt: s.Name + "." + t.Name, rel: rel, kind: kind, cols: cols, descr: t.Description, pieces: pieces})
 		}
 	}
 	return nil
+}
+
+// sourceModel is the EXTERNAL model of a source table, written once its
+// tests are rendered.
+type sourceModel struct {
+	name, dbt, rel, kind, descr string
+	cols                        []string
+	pieces                      []Piece
+}
+
+func (c *converter) writeSource(s *sourceModel) {
+	var h strings.Builder
+	fmt.Fprintf(&h, "-- Converted from dbt source %s (%s)\nMODEL (\n  name %s,\n  kind %s", s.dbt, filepath.ToSlash(s.rel), s.name, s.kind)
+	if len(s.cols) > 0 {
+		fmt.Fprintf(&h, ",\n  columns (%s)", strings.Join(s.cols, ", "))
+	}
+	if a := c.audits[s.name]; len(a) > 0 {
+		fmt.Fprintf(&h, ",\n  audits (%s)", strings.Join(a, ", "))
+	}
+	if s.descr != "" {
+		fmt.Fprintf(&h, ",\n  description %s", sqlString(s.descr))
+	}
+	h.WriteString("\n);\n")
+	_, table, _ := strings.Cut(s.name, ".")
+	schema, _, _ := strings.Cut(s.name, ".")
+	file := "models/_sources/" + schema + "/" + table + ".sql"
+	c.out = append(c.out, output{path: file, text: h.String()})
+	c.res.Models = append(c.res.Models, Model{Name: s.name, Kind: "EXTERNAL", File: file, From: filepath.ToSlash(s.rel), Converted: len(s.pieces) == 0})
+	c.res.Unconverted = append(c.res.Unconverted, s.pieces...)
 }
 
 // seed writes a SEED model over a copy of the CSV file.
@@ -619,9 +765,22 @@ func (c *converter) seed(path, under string) error {
 		return err
 	}
 	cfg := c.folderConfig(c.dp.Seeds, under)
+	if err := c.evalConfig(cfg, resolver{
+		model:  func(string) (string, bool) { return "", false },
+		source: func(string, string) (string, bool) { return "", false },
+	}); err != nil {
+		return err
+	}
+	if en, ok := cfg["enabled"].(bool); ok && !en {
+		return nil
+	}
 	schema := ident(str(cfg["schema"]))
 	if schema == "" {
 		schema = ident(filepath.Base(filepath.Dir(c.rel(path))))
+	}
+	schema, err = c.schemaName(str(cfg["schema"]), "seed", &dbtModel{rel: c.rel(path), name: strings.TrimSuffix(filepath.Base(path), ".csv"), cfg: cfg}, schema)
+	if err != nil {
+		return err
 	}
 	base := strings.TrimSuffix(filepath.Base(path), ".csv")
 	name := schema + "." + ident(base)
@@ -759,6 +918,105 @@ func (c *converter) write() error {
 	return nil
 }
 
+// schemaName is the schema of a model, seed or snapshot: def (efmesh's
+// rule, the package doc says it), or what the project's
+// generate_schema_name macro gives for its schema config (custom, "" for
+// none), as dbt names it.
+func (c *converter) schemaName(custom, resourceType string, m *dbtModel, def string) (string, error) {
+	if c.jinja.byPkg[""]["generate_schema_name"] == nil {
+		return def, nil
+	}
+	arg := "none"
+	if custom != "" {
+		arg = jinjaLiteral(custom)
+	}
+	node := map[string]any{"resource_type": resourceType, "name": m.name, "original_file_path": m.rel, "path": m.under,
+		"config": m.cfg, "fqn": append([]string{c.dp.Name}, strings.Split(strings.TrimSuffix(filepath.ToSlash(m.under), ".sql"), "/")...)}
+	b, err := c.jinja.renderWith(m.rel, "{{ generate_schema_name("+arg+", __efmesh_node) }}", resolver{
+		model:  func(string) (string, bool) { return "", false },
+		source: func(string, string) (string, bool) { return "", false },
+	}, map[string]any{"__efmesh_node": node})
+	if err != nil {
+		return "", fmt.Errorf("generate_schema_name for %s: %w", m.rel, err)
+	}
+	if s := ident(strings.TrimSpace(b.sql)); s != "" {
+		return s, nil
+	}
+	return def, nil
+}
+
+// hookReason says where dbt runs a hook, which efmesh has none of.
+func hookReason(key string) string {
+	switch key {
+	case "pre_hook":
+		return "dbt pre_hook, run before the model's build in its transaction: efmesh runs no statement around a build (run it by hand before efmesh apply, or fold it into the query)"
+	case "post_hook":
+		return "dbt post_hook, run after the model's build (grants, indexes, analyze, …): efmesh runs no statement around a build (run it by hand after efmesh apply)"
+	case "on-run-start":
+		return "dbt on-run-start, run once before every dbt run, build, seed and snapshot: efmesh has no such hook (run it by hand before efmesh apply or run)"
+	}
+	return "dbt on-run-end, run once after every dbt run, build, seed and snapshot: efmesh has no such hook (run it by hand after efmesh apply or run)"
+}
+
+// runHooks lists dbt_project.yml's on-run-start and on-run-end for a
+// human, each at its line.
+func (c *converter) runHooks() {
+	src, _ := os.ReadFile(filepath.Join(c.from, "dbt_project.yml"))
+	for _, h := range []struct {
+		key   string
+		hooks any
+	}{{"on-run-start", c.dp.OnRunStart}, {"on-run-end", c.dp.OnRunEnd}} {
+		line, col := 1, 1
+		if at := strings.Index(string(src), h.key); at >= 0 {
+			line, col = position(string(src), at)
+		}
+		for _, hook := range toList(h.hooks) {
+			c.res.Unconverted = append(c.res.Unconverted, Piece{File: "dbt_project.yml", Line: line, Col: col, Text: h.key + ": " + hook, Reason: hookReason(h.key)})
+		}
+	}
+}
+
+// mergeConfig sets the keys of src in dst, as dbt does: tags add up, any
+// other key is replaced; pre-hook is pre_hook. folders skips the keys of a
+// dbt_project.yml level that are folders (no "+", a map).
+func mergeConfig(dst, src map[string]any, folders bool) {
+	for k, v := range src {
+		if _, folder := v.(map[string]any); folders && folder && !strings.HasPrefix(k, "+") {
+			continue
+		}
+		k = strings.ReplaceAll(strings.TrimPrefix(k, "+"), "-", "_")
+		if k == "tags" {
+			for _, t := range toList(v) {
+				if !slices.Contains(toList(dst["tags"]), t) {
+					dst["tags"] = append(toList(dst["tags"]), t)
+				}
+			}
+			continue
+		}
+		dst[k] = v
+	}
+}
+
+// evalConfig renders the config values of dbt_project.yml that are Jinja
+// ("{{ var('load', false) }}"): enabled becomes a boolean.
+func (c *converter) evalConfig(cfg map[string]any, r resolver) error {
+	for k, v := range cfg {
+		s, ok := v.(string)
+		if !ok || !strings.Contains(s, "{{") || k == "pre_hook" || k == "post_hook" {
+			continue // a hook is listed as written
+		}
+		b, err := c.jinja.renderBody("dbt_project.yml", s, r)
+		if err != nil {
+			return err
+		}
+		cfg[k] = b.sql
+		if k == "enabled" {
+			cfg[k] = !strings.EqualFold(b.sql, "false") && b.sql != "" && b.sql != "0" && !strings.EqualFold(b.sql, "none")
+		}
+	}
+	return nil
+}
+
 // folderConfig is the dbt_project.yml config of a file under a model or
 // seed path: the project's level, then each folder's, deeper winning.
 func (c *converter) folderConfig(tree map[string]any, under string) map[string]any {
@@ -766,12 +1024,7 @@ func (c *converter) folderConfig(tree map[string]any, under string) map[string]a
 	level, _ := tree[c.dp.Name].(map[string]any)
 	dirs := strings.Split(filepath.ToSlash(filepath.Dir(under)), "/")
 	for i := 0; level != nil; i++ {
-		for k, v := range level {
-			if _, folder := v.(map[string]any); folder && !strings.HasPrefix(k, "+") {
-				continue
-			}
-			cfg[strings.TrimPrefix(k, "+")] = v
-		}
+		mergeConfig(cfg, level, true)
 		if i >= len(dirs) || dirs[i] == "." {
 			break
 		}

@@ -1,8 +1,10 @@
 package dbtimport
 
 import (
+	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +24,14 @@ import (
 // arguments renders a call of the efmesh macro written for it, and the
 // dbt_utils macros efmesh has built-ins for render those.
 
+// dbtCore is dbt's built-in package "dbt": its cross-database macros
+// (dbt.date_trunc, dbt.type_string, dbt.dateadd, …) from dbt-adapters, and
+// dbt-duckdb's implementations of them, which adapter.dispatch finds
+// first. dbtcore/NOTICE says where each file comes from.
+//
+//go:embed dbtcore dbtutils
+var dbtCore embed.FS
+
 // jinjaMacro is one {% macro %} of the project or of an installed package.
 type jinjaMacro struct {
 	name, pkg string // pkg is "" for the project's own
@@ -31,6 +41,7 @@ type jinjaMacro struct {
 	body      string
 	text      string // the whole {% macro %}…{% endmacro %}
 	doc       string // the comment just before it, if any
+	test      bool   // a generic test, {% test %}
 }
 
 type param struct{ name, def string } // def is the Jinja default, "" without one
@@ -56,6 +67,8 @@ var (
 	reMacro = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?s)\{%-?\s*macro\s+(\w+)\s*\((.*?)\)\s*-?%\}(.*?)\{%-?\s*endmacro\s*-?%\}`)
 	})
+	reTestOpen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{%(-?)\s*test\s+(\w+)\s*\(`) })
+	reTestEnd   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{%(-?)\s*endtest\s*(-?)%\}`) })
 	reExprTag   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{-?\s*(\w+)\s*-?\}\}`) })
 	reDocBefore = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?s)(?:\{#-?\s*(.*?)\s*-?#\}|--\s*([^\n]*))\s*$`)
@@ -63,7 +76,7 @@ var (
 )
 
 // loadMacros reads the project's macro paths and dbt_packages/*/macros.
-func loadMacros(from string, macroPaths []string, vars map[string]any, project string) (*jinjaEnv, error) {
+func loadMacros(from string, macroPaths, testPaths []string, vars map[string]any, project string) (*jinjaEnv, error) {
 	env := &jinjaEnv{byPkg: map[string]map[string]*jinjaMacro{"": {}}, plain: map[string]*jinjaMacro{}, vars: vars, project: project}
 	read := func(root, pkg string) error {
 		return walk(root, func(path, _ string) error {
@@ -79,10 +92,39 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 			return nil
 		})
 	}
+	// dbt's own package first: a package or the project may override
+	// any of its macros, as in dbt.
+	embedded := func(root, pkg string) error {
+		env.byPkg[pkg] = map[string]*jinjaMacro{}
+		return fs.WalkDir(dbtCore, root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".sql") {
+				return err
+			}
+			b, err := dbtCore.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			env.readFile("("+pkg+")/"+strings.TrimPrefix(path, root+"/"), string(b), pkg)
+			return nil
+		})
+	}
+	if err := embedded("dbtcore", "dbt"); err != nil {
+		return nil, err
+	}
+	// dbt_utils's generic tests, for a project whose packages are not
+	// installed (dbt_packages is rarely committed).
+	if _, err := os.Stat(filepath.Join(from, "dbt_packages", "dbt_utils")); err != nil {
+		if err := embedded("dbtutils", "dbt_utils"); err != nil {
+			return nil, err
+		}
+	}
 	pkgs, _ := os.ReadDir(filepath.Join(from, "dbt_packages"))
 	for _, p := range pkgs {
 		if !p.IsDir() {
 			continue
+		}
+		if p.Name() == "dbt" {
+			continue // dbt's own is built in
 		}
 		env.byPkg[p.Name()] = map[string]*jinjaMacro{}
 		if err := read(filepath.Join(from, "dbt_packages", p.Name(), "macros"), p.Name()); err != nil {
@@ -91,6 +133,11 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 	}
 	for _, mp := range orDefault(macroPaths, "macros") {
 		if err := read(filepath.Join(from, mp), ""); err != nil {
+			return nil, err
+		}
+	}
+	for _, tp := range orDefault(testPaths, "tests") {
+		if err := read(filepath.Join(from, tp, "generic"), ""); err != nil {
 			return nil, err
 		}
 	}
@@ -137,8 +184,18 @@ func loadMacros(from string, macroPaths []string, vars map[string]any, project s
 }
 
 func (env *jinjaEnv) readFile(rel, src, pkg string) {
+	// A generic test, {% test name(model, …) %}…{% endtest %}, is the
+	// macro test_name, as in dbt; the text keeps its lines.
+	tests := map[string]bool{}
+	src = reTestOpen().ReplaceAllStringFunc(src, func(t string) string {
+		m := reTestOpen().FindStringSubmatch(t)
+		tests["test_"+m[2]] = true
+		return "{%" + m[1] + " macro test_" + m[2] + "("
+	})
+	src = reTestEnd().ReplaceAllString(src, "{%${1} endmacro ${2}%}")
 	for _, at := range reMacro().FindAllStringSubmatchIndex(src, -1) {
 		m := &jinjaMacro{name: src[at[2]:at[3]], pkg: pkg, file: rel, body: src[at[6]:at[7]], text: trailingCommas(src[at[0]:at[1]])}
+		m.test = tests[m.name]
 		m.line, _ = position(src, at[0])
 		for _, p := range splitTop(src[at[4]:at[5]]) {
 			p = strings.TrimSpace(p)
@@ -202,7 +259,7 @@ var dispatchOrder = []string{"duckdb__", "default__", "postgres__"}
 // statement, every expression one of its parameters, defaults literals.
 // Such a macro becomes an efmesh macro: one definition, called by name.
 func isPlain(m *jinjaMacro) bool {
-	if strings.Contains(m.body, "{%") || strings.Contains(m.body, ";") || strings.TrimSpace(m.body) == "" {
+	if m.test || dbtNameMacros[m.name] || strings.Contains(m.body, "{%") || strings.Contains(m.body, ";") || strings.TrimSpace(m.body) == "" {
 		return false
 	}
 	names := map[string]bool{}
@@ -225,6 +282,10 @@ func isPlain(m *jinjaMacro) bool {
 	})
 	return !strings.Contains(rest, "{{") && !strings.Contains(rest, "{#")
 }
+
+// dbtNameMacros are the macros dbt calls to name a relation: evaluated at
+// import, never written as efmesh macros.
+var dbtNameMacros = map[string]bool{"generate_schema_name": true, "generate_alias_name": true, "generate_database_name": true}
 
 // efmeshMacro is the MACRO definition written for a plain macro.
 func efmeshMacro(m *jinjaMacro) string {
@@ -337,6 +398,12 @@ const maxDepth = 50
 // renderBody evaluates a model's Jinja. It returns the body as convertBody
 // does, or a *renderError for input that does not evaluate.
 func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
+	return env.renderWith(file, src, r, nil)
+}
+
+// renderWith is renderBody with more names in the context (a test's
+// model).
+func (env *jinjaEnv) renderWith(file, src string, r resolver, extra map[string]any) (body, error) {
 	b := body{cfgAt: -1, incrAt: -1, vars: map[string]string{}, varAt: map[string]Piece{}, config: map[string]any{}}
 	// The is_incremental() filter becomes @start/@end as convertBody makes
 	// it; the rest of the model is the full build (is_incremental() false).
@@ -455,12 +522,31 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 	ctx["exceptions"] = map[string]any{
 		"raise_compiler_error": func(va *exec.VarArgs) *exec.Value { return fail("compiler error: %s", str(va.First())) },
 		"warn":                 func(va *exec.VarArgs) string { return "" },
+		"raise_not_implemented": func(va *exec.VarArgs) *exec.Value {
+			return fail("not implemented: %s", str(va.First()))
+		},
 	}
+	// api.Column.translate_type: dbt's type labels, as dbt-duckdb keeps
+	// them (dbt.type_string() is text, type_int() int, …).
+	ctx["api"] = map[string]any{"Column": map[string]any{"translate_type": func(t string) string {
+		if l, ok := map[string]string{"STRING": "text", "TIMESTAMP": "timestamp", "FLOAT": "float", "INTEGER": "int", "BOOLEAN": "boolean"}[strings.ToUpper(t)]; ok {
+			return l
+		}
+		return t
+	}, "numeric_type": func(t string, precision, scale *exec.Value) string {
+		if precision == nil || scale == nil || precision.IsNil() || scale.IsNil() {
+			return t
+		}
+		return fmt.Sprintf("%s(%s,%s)", t, precision.String(), scale.String())
+	}, "string_type": func(size *exec.Value) string {
+		return "character varying(" + size.String() + ")"
+	}}}
 	ctx["run_query"] = func(va *exec.VarArgs) *exec.Value {
 		human("run_query", "run_query needs the warehouse at compile time: write the result by hand")
 		return exec.AsValue(nil)
 	}
 	ctx["execute"] = true
+	ctx["should_store_failures"] = func() bool { return false }
 	ctx["flags"] = map[string]any{"FULL_REFRESH": false}
 	ctx["builtins"] = map[string]any{}
 
@@ -549,23 +635,32 @@ func (env *jinjaEnv) renderBody(file, src string, r resolver) (body, error) {
 			}
 			c.Set("dbt_utils", ns)
 		}
-		c.Set("adapter", map[string]any{"dispatch": func(va *exec.VarArgs) *exec.Value {
-			name, pkg := str(va.First()), str(kw(va, 1, "macro_namespace"))
-			for _, prefix := range dispatchOrder {
-				if m, ok := env.byPkg[""][prefix+name]; ok && m != nil {
-					if v, ok := c.Get(prefix + name); ok {
-						return exec.AsValue(v)
+		c.Set("adapter", map[string]any{"type": func() string { return "duckdb" },
+			"quote": func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` },
+			"get_columns_in_relation": func(*exec.VarArgs) *exec.Value {
+				human("get_columns_in_relation", "adapter.get_columns_in_relation reads the warehouse at compile time: write its result by hand")
+				return exec.AsValue([]any{})
+			},
+			"dispatch": func(va *exec.VarArgs) *exec.Value {
+				name, pkg := str(va.First()), str(kw(va, 1, "macro_namespace"))
+				for _, prefix := range dispatchOrder {
+					if m, ok := env.byPkg[""][prefix+name]; ok && m != nil {
+						if v, ok := c.Get(prefix + name); ok {
+							return exec.AsValue(v)
+						}
+					}
+					if ns, ok := env.byPkg[pkg]; ok && ns[prefix+name] != nil {
+						if v, ok := c.Get(prefix + name); ok {
+							return exec.AsValue(v)
+						}
 					}
 				}
-				if ns, ok := env.byPkg[pkg]; ok && ns[prefix+name] != nil {
-					if v, ok := c.Get(prefix + name); ok {
-						return exec.AsValue(v)
-					}
-				}
-			}
-			return fail("adapter.dispatch(%q, %q): no duckdb__, postgres__ or default__%s macro in the project or the package", name, pkg, name)
-		}})
+				return fail("adapter.dispatch(%q, %q): no duckdb__, postgres__ or default__%s macro in the project or the package", name, pkg, name)
+			}})
 		return ""
+	}
+	for k, v := range extra {
+		ctx[k] = v
 	}
 	const mark = "\x00efmesh-body\x00"
 	text := env.prelude + "{{ __efmesh_install() }}" + mark + trailingCommas(src2)
@@ -686,6 +781,23 @@ func dbtUtilsBuiltins(vars map[string]any, str func(*exec.Value) string, kw func
 			part := str(kw(va, 0, "datepart"))
 			return "@DATE_SPINE('" + part + "', " + str(kw(va, 1, "start_date")) + ", (" + str(kw(va, 2, "end_date")) + ")::DATE - INTERVAL 1 " + strings.ToUpper(part) + ")"
 		},
+		// dbt_utils's own passes **kwargs on, which gonja does not
+		// parse: the same SQL, from Go.
+		"test_not_null_proportion": func(va *exec.VarArgs) string {
+			gb := list(kw(va, 1, "group_by_columns"))
+			sel, group := "", ""
+			if len(gb) > 0 {
+				sel, group = strings.Join(gb, " ,")+", ", "group by "+strings.Join(gb, ",")
+			}
+			col := str(kw(va, -1, "column_name"))
+			atLeast, atMost := str(kw(va, -1, "at_least")), "1"
+			if v := kw(va, -1, "at_most"); v != nil {
+				atMost = str(v)
+			}
+			return "with validation as (\n  select\n    " + sel + "\n    sum(case when " + col + " is null then 0 else 1 end) / cast(count(*) as numeric(28,6)) as not_null_proportion\n" +
+				"  from " + str(kw(va, 0, "model")) + "\n  " + group + "\n),\nvalidation_errors as (\n  select\n    " + sel + "\n    not_null_proportion\n  from validation\n" +
+				"  where not_null_proportion < " + atLeast + " or not_null_proportion > " + atMost + "\n)\nselect\n  *\nfrom validation_errors"
+		},
 		"get_column_values":         needsWarehouse("get_column_values"),
 		"get_relations_by_pattern":  needsWarehouse("get_relations_by_pattern"),
 		"get_relations_by_prefix":   needsWarehouse("get_relations_by_prefix"),
@@ -752,7 +864,13 @@ func (env *jinjaEnv) position(file, src string, err error, shift int) error {
 		line = 1
 	}
 	// gonja's messages nest; the last clause says what went wrong
-	if m := regexp.MustCompile(`(\w+) is not callable`).FindStringSubmatch(msg); m != nil {
+	if m := regexp.MustCompile(`'(\w+)' is not callable on\s*$`).FindStringSubmatch(msg); m != nil {
+		if pkg := regexp.MustCompile(`(\w+)\.` + m[1] + `\b`).FindStringSubmatch(src); pkg != nil && env.byPkg[pkg[1]] == nil {
+			msg = "no macro " + pkg[1] + "." + m[1] + ": the package " + pkg[1] + " is not installed (dbt deps puts it in dbt_packages/)"
+		} else {
+			msg = "no macro named " + m[1] + " in the project's macros or an installed package (dbt_packages)"
+		}
+	} else if m := regexp.MustCompile(`(\w+) is not callable`).FindStringSubmatch(msg); m != nil {
 		msg = "no macro named " + m[1] + " in the project's macros or an installed package (dbt_packages)"
 	}
 	msg = regexp.MustCompile(`\s+`).ReplaceAllString(msg, " ")
@@ -779,6 +897,23 @@ func blankLines(s string) string {
 		out = append(out, strings.TrimRight(l, " \t"))
 	}
 	return strings.Join(out, "\n")
+}
+
+// testMacro is the macro of the generic test name: in pkg when given,
+// else the project's, a package's, or dbt's own.
+func (env *jinjaEnv) testMacro(pkg, name string) *jinjaMacro {
+	if pkg != "" {
+		return env.byPkg[pkg]["test_"+name]
+	}
+	if m := env.byPkg[""]["test_"+name]; m != nil {
+		return m
+	}
+	for p, ms := range env.byPkg {
+		if p != "dbt" && ms["test_"+name] != nil {
+			return ms["test_"+name]
+		}
+	}
+	return env.byPkg["dbt"]["test_"+name]
 }
 
 // sortedPlain is the plain macros in name order, for writing.

@@ -20,6 +20,8 @@ func TestJinjaBadInput(t *testing.T) {
 			"models/a.sql:3:"},
 		{"undefined macro", map[string]string{"models/a.sql": "select\n  {{ nope('x') }} as y"},
 			"models/a.sql:2:1: Jinja: no macro named nope"},
+		{"package not installed", map[string]string{"models/a.sql": "select\n  {{ dbt_date.get_base_dates(n_dateparts=10) }}"},
+			"models/a.sql:2:1: Jinja: no macro dbt_date.get_base_dates: the package dbt_date is not installed"},
 		{"recursion", map[string]string{
 			"macros/loop.sql": "{% macro again(n) %}{{ again(n) }}{% endmacro %}",
 			"models/a.sql":    "select {{ again(1) }} as y"},
@@ -90,5 +92,63 @@ func TestJinjaContext(t *testing.T) {
 	}
 	if !reflect.DeepEqual(pieces, wantPieces) {
 		t.Errorf("unconverted:\n got %q\nwant %q", pieces, wantPieces)
+	}
+}
+
+// TestDbtCrossDatabaseMacros: dbt's built-in package renders each of its
+// cross-database macros as dbt-duckdb does (duckdb__ before default__), and
+// the project may override one, as in dbt.
+func TestDbtCrossDatabaseMacros(t *testing.T) {
+	calls := map[string]string{
+		"dbt.date_trunc('day', 'ts')":                        "date_trunc('day', ts)",
+		"dbt.type_string()":                                  "text",
+		"dbt.type_timestamp()":                               "timestamp",
+		"dbt.type_numeric()":                                 "numeric(28,6)",
+		"dbt.type_int()":                                     "int",
+		"dbt.type_bigint()":                                  "bigint",
+		"dbt.type_float()":                                   "float",
+		"dbt.type_boolean()":                                 "boolean",
+		"dbt.dateadd('month', 2, 'ts')":                      "(ts + cast(2 as bigint) * interval 1 month)",
+		"dbt.datediff('a', 'b', 'day')":                      "(date_diff('day', a::timestamp, b::timestamp ))",
+		"dbt.safe_cast('x', dbt.type_int())":                 "cast(x as int)",
+		"dbt.concat(['a', 'b'])":                             "a || b",
+		"dbt.hash('a')":                                      "md5(cast(a as text))",
+		"dbt.cast_bool_to_text('f')":                         "cast(f as text)",
+		"dbt.split_part('s', \"','\", 2)":                    "string_split(s, ',')[ 2 ]",
+		"dbt.listagg('x', \"','\")":                          "string_agg(\n        x,\n        ','\n        \n        )",
+		"dbt.current_timestamp()":                            "now()",
+		"dbt.any_value('x')":                                 "arbitrary(x)",
+		"dbt.date(2024, 1, 2)":                               "make_date(2024, 1, 2)",
+		"dbt.string_literal('x')":                            "'x'",
+		"dbt.escape_single_quotes(\"it's\")":                 "it''s",
+		"current_timestamp()":                                "now()",
+		"dbt.right('s', 2)":                                  "right(\n        s,\n        2\n    )",
+		"dbt.cast('x', api.Column.translate_type('string'))": "cast(x as text)",
+	}
+	for call, want := range calls {
+		from, to := t.TempDir(), t.TempDir()
+		write(t, from, map[string]string{"dbt_project.yml": "name: p\n", "models/a.sql": "select {{ " + call + " }} as v"})
+		if _, err := Convert(from, to, Options{}); err != nil {
+			t.Errorf("%s: %v", call, err)
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(to, "models/a.sql"))
+		_, got, _ := strings.Cut(string(b), ");\n\nselect")
+		got = strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimSpace(got), "as v")), " ")
+		if want = strings.Join(strings.Fields(want), " "); got != want {
+			t.Errorf("%s renders %q, want %q", call, got, want)
+		}
+	}
+	// A project's own implementation wins over dbt's (here a plain one,
+	// written as an efmesh macro).
+	from, to := t.TempDir(), t.TempDir()
+	write(t, from, map[string]string{"dbt_project.yml": "name: p\n",
+		"macros/trunc.sql": "{% macro duckdb__date_trunc(datepart, date) %}time_bucket(interval 1 {{ datepart }}, {{ date }}){% endmacro %}",
+		"models/a.sql":     "select {{ dbt.date_trunc('day', 'ts') }} as v"})
+	if _, err := Convert(from, to, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(to, "models/a.sql")); !strings.Contains(string(b), "select @duckdb__date_trunc(day, ts) as v") {
+		t.Errorf("project override:\n%s", b)
 	}
 }

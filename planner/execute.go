@@ -269,6 +269,7 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	}
 	if jobs <= 1 {
 		cp, _ := b.wh.(checkpointer)
+		todo = parentsFirst(p, todo)
 		inTodo := todoSet(todo)
 		for i, mp := range todo {
 			if keep != nil {
@@ -301,6 +302,35 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 		bb := *b // a builder per model: backfills set its interval
 		return one(ctx, &bb, mp)
 	})
+}
+
+// parentsFirst orders todo so that every model comes after the models it
+// waits for (dagParents: its refs, and the models its custom audits read),
+// keeping the plan's order otherwise.
+func parentsFirst(p *Plan, todo []ModelPlan) []ModelPlan {
+	inTodo := todoSet(todo)
+	byName := make(map[string]ModelPlan, len(todo))
+	for _, mp := range todo {
+		byName[mp.Name] = mp
+	}
+	out := make([]ModelPlan, 0, len(todo))
+	state := map[string]int{} // 1 visiting, 2 placed
+	var visit func(string)
+	visit = func(n string) {
+		if state[n] != 0 {
+			return
+		}
+		state[n] = 1
+		for _, parent := range todoParents(p, n, inTodo) {
+			visit(parent)
+		}
+		state[n] = 2
+		out = append(out, byName[n])
+	}
+	for _, mp := range todo {
+		visit(mp.Name)
+	}
+	return out
 }
 
 // todoSet is the set of todo's model names.
@@ -513,7 +543,51 @@ func dagParents(p *Plan, name string) []string {
 		}
 	}
 	walk(info.Model)
+	// A custom audit that reads other models runs when this model is
+	// built: the model waits for them too, unless one of them reads this
+	// model (a cycle: the audit then reads what is there).
+	if proj := p.analysis.Project; proj != nil {
+
+		for _, a := range modelAudits(proj.Audit, info.Model) {
+			if a.custom == nil {
+				continue
+			}
+			for _, r := range a.custom.Refs() {
+				if r == name || seen[r] || p.analysis.Models[r] == nil || readsModel(p, r, name) {
+					continue
+				}
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
 	return out
+}
+
+// readsModel reports whether model from reads target, through its refs.
+func readsModel(p *Plan, from, target string) bool {
+	seen := map[string]bool{}
+	var walk func(string) bool
+	walk = func(n string) bool {
+		if n == target {
+			return true
+		}
+		if seen[n] {
+			return false
+		}
+		seen[n] = true
+		info := p.analysis.Models[n]
+		if info == nil {
+			return false
+		}
+		for _, r := range info.Model.Refs() {
+			if walk(r) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(from)
 }
 
 // checkCurrent fails when the environment's pointers moved since the plan

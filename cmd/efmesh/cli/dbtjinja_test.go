@@ -50,12 +50,24 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 	utils, _ := filepath.Abs(filepath.Join(dbtFixture("dbt_utils"), "data", "sql"))
 	shop, _ := filepath.Abs(filepath.Join(dbtFixture("shop_macros"), "seeds"))
 	pay := "read_csv('" + shop + "/raw_payments.csv')"
+	cross, _ := filepath.Abs(filepath.Join(dbtFixture("cross_db"), "seeds"))
+	pc, _ := filepath.Abs(dbtFixture("project_config"))
+	// stg_orders as dbt-duckdb compiles it: dbt's cross-database macros
+	// resolved to their duckdb__ implementations, else default__.
+	stg := `select id as order_id, cast(customer_id as int) as customer_id, cast(ordered_at as timestamp) as ordered_at,
+	  date_trunc('day', ordered_at) as ordered_on, date_trunc('month', ordered_at) as ordered_month,
+	  (date_trunc('day', ordered_at) + cast(30 as bigint) * interval 1 day) as due_on,
+	  cast(amount_cents as numeric(28,6)) / 100 as amount, cast(amount_cents as text) as amount_text,
+	  cast(is_paid as text) as paid_text, string_split(items, ',')[1] as first_item,
+	  'order-' || id as order_code, md5(cast(id as text)) as order_hash
+	from read_csv('` + cross + `/raw_orders.csv') where cast(ordered_at as timestamp) <= now()`
 	cases := []struct {
 		fixture string
 		checks  []check
+		audits  string // the summary of efmesh audit dev: every dbt test, as an audit
 	}{
-		{"jaffle_shop", jaffle("jaffle_shop")},
-		{"jaffle_shop_duckdb", jaffle("jaffle_shop_duckdb")},
+		{"jaffle_shop", jaffle("jaffle_shop"), "20 passed, 0 failed, 0 warned, 0 error(s), 0 skipped."},
+		{"jaffle_shop_duckdb", jaffle("jaffle_shop_duckdb"), "20 passed, 0 failed, 0 warned, 0 error(s), 0 skipped."},
 		{"dbt_utils", []check{
 			{"sql.test_star", "field_1,field_2",
 				"select field_1, field_2 from read_csv('" + utils + "/data_star.csv')"},
@@ -72,7 +84,29 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 			{"sql.test_pivot", "size,red,blue",
 				`select size, sum(case when color = 'red' then 1 else 0 end) as "red", sum(case when color = 'blue' then 1 else 0 end) as "blue"
 				 from read_csv('` + utils + `/data_pivot.csv') group by size`},
-		}},
+		}, ""},
+		{"cross_db", []check{
+			{"cross_db.stg_orders", "order_id,customer_id,ordered_at,ordered_on,ordered_month,due_on,amount,amount_text,paid_text,first_item,order_code,order_hash", stg},
+			{"cross_db.customer_orders", "customer_id,orders,order_codes,active_days,active_weeks,has_month,last_month_end",
+				`select customer_id, count(*) as orders, string_agg(order_code, ', ' order by order_id) as order_codes,
+				   (date_diff('day', min(ordered_on)::timestamp, max(ordered_on)::timestamp)) as active_days,
+				   ((date_diff('day', min(ordered_on)::timestamp, max(ordered_on)::timestamp)) // 7 + case
+				     when date_part('dow', (min(ordered_on))::timestamp) <= date_part('dow', (max(ordered_on))::timestamp)
+				     then case when min(ordered_on) <= max(ordered_on) then 0 else -1 end
+				     else case when min(ordered_on) <= max(ordered_on) then 1 else 0 end end) as active_weeks,
+				   arbitrary(ordered_month) is not null as has_month,
+				   cast(((date_trunc('month', max(ordered_on)) + cast(1 as bigint) * interval 1 month) + cast(-1 as bigint) * interval 1 day) as date) as last_month_end
+				 from (` + stg + `) group by customer_id`},
+		}, "11 passed, 0 failed, 1 warned, 0 error(s), 0 skipped."},
+		// generate_schema_name names every model (main, main_analytics,
+		// raw), +enabled from a var leaves a seed folder out, and the
+		// source's external_location names its {identifier}.
+		{"project_config", []check{
+			{"main_analytics.revenue_by_country", "country,revenue",
+				`select c.name as country, sum(o.amount) as revenue
+				 from read_csv('` + pc + `/data/orders_2026.csv', columns = {'order_id': 'integer', 'country': 'varchar', 'amount': 'decimal(10,2)'}) as o
+				 join read_csv('` + pc + `/seeds/countries.csv') as c on c.code = o.country group by c.name`},
+		}, ""},
 		{"shop_macros", []check{
 			{"shop.order_payments", "order_id,credit_card_amount,coupon_amount,bank_transfer_amount,gift_card_amount,total_amount,payments",
 				`select order_id,
@@ -87,7 +121,7 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 			{"shop.payment_events", "id,order_id,created_at,is_coupon,is_gift_card,dollars",
 				`select id, order_id, created_at, payment_method = 'coupon' as is_coupon, payment_method = 'gift_card' as is_gift_card,
 				   round(cast(amount as decimal(16, 4)) / 100, 1) as dollars from ` + pay},
-		}},
+		}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
@@ -97,6 +131,12 @@ from orders left join order_payments on orders.order_id = order_payments.order_i
 				t.Fatalf("init --from-dbt: exit %d\n%s\n%s", code, out, errs)
 			}
 			planApplyReplan(t, dir)
+			if c.audits != "" {
+				code, out, errs := run(t, dir, "audit", "dev")
+				if code != 0 || !strings.Contains(out, c.audits) {
+					t.Errorf("audit dev: exit %d, want %q\n%s\n%s", code, c.audits, out, errs)
+				}
+			}
 			for _, ch := range c.checks {
 				got := mustRun(t, dir, "query", "--env", "dev", "--format", "csv", "--limit", "0", "SELECT * FROM @ref("+ch.model+") ORDER BY ALL")
 				if first, _, _ := strings.Cut(got, "\n"); first != ch.columns {

@@ -1,0 +1,9 @@
+{% macro intersect() %}
+  {{ return(adapter.dispatch('intersect', 'dbt')()) }}
+{% endmacro %}
+
+{% macro default__intersect() %}
+
+    intersect
+
+{% endmacro %}

@@ -1,0 +1,11 @@
+{% macro length(expression) -%}
+    {{ return(adapter.dispatch('length', 'dbt') (expression)) }}
+{% endmacro %}
+
+{% macro default__length(expression) %}
+
+    length(
+        {{ expression }}
+    )
+
+{%- endmacro -%}

@@ -1,0 +1,5 @@
+{% macro duckdb__any_value(expression) -%}
+
+    arbitrary({{ expression }})
+
+{%- endmacro %}

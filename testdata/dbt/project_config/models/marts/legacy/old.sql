@@ -1,0 +1,1 @@
+select * from {{ ref('no_such_model') }}

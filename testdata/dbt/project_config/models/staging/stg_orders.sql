@@ -1,0 +1,1 @@
+select order_id, country, amount from {{ source('shop_files', 'orders') }}
