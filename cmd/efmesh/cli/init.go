@@ -78,8 +78,7 @@ func (a *app) initCmd() *cobra.Command {
 	var fromDbt, fromSqlmesh, start string
 	cmd := &cobra.Command{
 		Use: "init [dir]",
-		Example: `  efmesh init
-  efmesh init my-project
+		Example: `  efmesh init my-project
   efmesh init shop --from-dbt ../jaffle_shop --start 2026-01-01
   efmesh init sushi --from-sqlmesh ../sqlmesh/examples/sushi
   efmesh init --json`,
