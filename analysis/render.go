@@ -155,7 +155,7 @@ func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (stri
 		return "", false
 	}
 	columns := func(rel string) (string, []engine.Column, bool) {
-		name := RelationModel(rel)
+		name, _ := project.RelationArg(rel)
 		if name == "" || mt.Columns == nil {
 			return name, nil, false
 		}
@@ -209,7 +209,7 @@ func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (stri
 			continue
 		}
 		text := string(m.Source[a.Start:a.End])
-		if i == 0 && RelationModel(text) == "" {
+		if name, _ := project.RelationArg(text); i == 0 && name == "" {
 			if strings.EqualFold(unquoteWord(text), "distinct") {
 				op = " UNION "
 			}
@@ -270,48 +270,6 @@ func renderRelationMacro(m *project.Model, mc project.Macro, mt MacroText) (stri
 		parts[i] = "SELECT " + strings.Join(items, ", ") + " FROM " + r.from + " AS " + engine.QuoteIdent("_efmesh_union_"+strconv.Itoa(i+1))
 	}
 	return strings.Join(parts, op), true
-}
-
-// RelationModel is the model a relation argument of @STAR or @UNION names:
-// @ref(schema.table) or schema.table as written; "" when it names none.
-func RelationModel(rel string) string {
-	rel = strings.TrimSpace(rel)
-	src := []byte(rel)
-	if strings.HasPrefix(strings.ToLower(rel), "@ref") {
-		r := sqlscan.ParseRef(src, 0)
-		if !r.Complete || r.End != len(src) {
-			return ""
-		}
-		return r.Name()
-	}
-	var parts []string
-	for i := 0; i < len(src); {
-		switch {
-		case src[i] == '"':
-			v, e, ok := sqlscan.Unquote(src, i)
-			if !ok {
-				return ""
-			}
-			parts = append(parts, strings.ToLower(v))
-			i = e
-		case sqlscan.IsIdentStart(src, i):
-			e := sqlscan.IdentEnd(src, i)
-			parts = append(parts, strings.ToLower(rel[i:e]))
-			i = e
-		default:
-			return ""
-		}
-		if i < len(src) {
-			if src[i] != '.' {
-				return ""
-			}
-			i++
-		}
-	}
-	if len(parts) != 2 {
-		return ""
-	}
-	return parts[0] + "." + parts[1]
 }
 
 // listItems are the names of a list argument as written: [a, 'b', "C"].

@@ -36,8 +36,13 @@ type Problem struct {
 	Code       string
 	Message    string
 	Related    []Related
-	// Suggest is the name an unknown macro's name is probably a typo of.
-	Suggest string
+	// Unknown is, for CodeUnknown, the name not found and Known the names
+	// in scope there, for the caller to suggest the closest one; Fixable
+	// says the name is written in the expanded file (not in a macro's
+	// definition, nor an @{…}), so replacing it is a fix.
+	Unknown string
+	Known   []string
+	Fixable bool
 }
 
 // Related is a place that explains a Problem.
@@ -667,7 +672,7 @@ func (x *expander) markSite(v *value, start, end int) {
 	}
 }
 
-// unknown reports an unknown macro name, suggesting the closest known one.
+// unknown reports an unknown macro name with the names known there.
 func (x *expander) unknown(n node, t *text, sc *scope) {
 	var known []string
 	for k := range builtins {
@@ -689,14 +694,9 @@ func (x *expander) unknown(n node, t *text, sc *scope) {
 	if n.kind == nInterp {
 		msg = "unknown name " + n.name + " in @{…}: it is no @DEF, no parameter of a lambda or a macro"
 	}
-	sug, ok := closest(n.name, known)
-	if ok {
-		msg += fmt.Sprintf("; did you mean @%s?", sug)
-	}
 	p := x.problem(t, n.start, n.nameEnd, CodeUnknown, msg)
-	if ok && n.kind != nInterp {
-		p.Suggest = sug
-	}
+	p.Unknown, p.Known = n.name, known
+	p.Fixable = n.kind != nInterp && t == x.top
 }
 
 func (x *expander) sqlValue(t *text, start, end int, p ...piece) value {
@@ -952,41 +952,4 @@ func parenthesize(v value) value {
 	closeP := piece{s: ")", t: last.t, start: last.end, end: last.end, siteStart: -1, siteEnd: -1}
 	out.sql = append(append(frag{first}, v.sql...), closeP)
 	return out
-}
-
-// closest is the known name within a small edit distance of name.
-func closest(name string, known []string) (string, bool) {
-	best, bestD := "", 3
-	for _, k := range known {
-		if k == name {
-			continue
-		}
-		d := distance(name, k)
-		if d < bestD || d == bestD && best == "" {
-			if d <= max(1, len(name)/3) {
-				best, bestD = k, d
-			}
-		}
-	}
-	return best, best != ""
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -100,7 +100,7 @@ func TestExpandProblems(t *testing.T) {
 	macros := lib(t, testMacros)
 	env := &Env{Macros: macros, Vars: map[string]string{}}
 	cases := []struct{ in, at, msg string }{
-		{"SELECT @add_on(a)", "@add_on", "did you mean @add_one"},
+		{"SELECT @add_on(a)", "@add_on", "unknown macro @add_on"},
 		{"SELECT @add_one(a, b)", "b", "takes 1 argument"},
 		{"SELECT @add_one(y := a)", "y", "has no parameter y"},
 		{"SELECT @add_one()", ")", "needs its argument x"},

@@ -92,9 +92,8 @@ func ParseAudit(file string, src []byte) (*CustomAudit, []Diagnostic) {
 	}
 	a.BodyStart = start
 	a.Body = string(src[start:])
-	a.expand = needsExpansion(src, start)
-	macros, diags, _ := scanMacrosOf(file, src, p.li, start, a.expand)
-	a.Macros = macros
+	macros, diags, _, calls := scanMacrosOf(file, src, p.li, start, true)
+	a.Macros, a.expand = macros, calls
 	p.diags = append(p.diags, diags...)
 	if hasHeader && !p.unclosed {
 		p.checkAuditBody(a, end)

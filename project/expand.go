@@ -148,28 +148,6 @@ func lineAround(src []byte, off int) string {
 	return strings.TrimSpace(string(src[a : off+b]))
 }
 
-// needsExpansion reports whether the body src[from:] calls a macro other
-// than the primitives every stage renders (@ref, @start, …), or splices a
-// value into a name (@{x}).
-func needsExpansion(src []byte, from int) bool {
-	for sc := sqlscan.NewScanner(src, from); ; {
-		t := sc.Next()
-		switch t.Kind {
-		case sqlscan.EOF:
-			return false
-		case sqlscan.Macro:
-			name := sqlscan.MacroName(src, t)
-			if !macro.IsPrimitive(name) {
-				return true
-			}
-		case sqlscan.Op:
-			if src[t.Start] == '@' && t.Start+1 < len(src) && src[t.Start+1] == '{' {
-				return true
-			}
-		}
-	}
-}
-
 // headerHasMacros reports whether the header src[:end] holds a macro.
 func headerHasMacros(src []byte, end int) bool {
 	for sc := sqlscan.NewScanner(src[:end], 0); ; {
@@ -208,8 +186,13 @@ func problemDiagnostic(p macro.Problem, src []byte, fileOf func(int, int) (int, 
 	for _, r := range p.Related {
 		d.Related = append(d.Related, Related{File: r.File, Range: RangeAt(r.Src, r.Start, r.End), Message: "in the macro's definition"})
 	}
-	if p.Suggest != "" && p.Code == macro.CodeUnknown {
-		d.Fixes = []Fix{{Title: "Change to @" + p.Suggest, Edits: []TextEdit{{File: p.File, Start: start, End: end, NewText: "@" + p.Suggest}}}}
+	if p.Code == macro.CodeUnknown {
+		if sug, ok := DidYouMean(p.Unknown, p.Known); ok {
+			d.Message += fmt.Sprintf("; did you mean @%s?", sug)
+			if p.Fixable {
+				d.Fixes = []Fix{{Title: "Change to @" + sug, Edits: []TextEdit{{File: p.File, Start: start, End: end, NewText: "@" + sug}}}}
+			}
+		}
 	}
 	return d
 }
@@ -346,7 +329,7 @@ func expandBody(file string, src []byte, from int, lib map[string]*macro.Def, va
 	for _, p := range r.Problems {
 		diags = append(diags, problemDiagnostic(p, src, nil))
 	}
-	macros, more, open := scanMacrosOf(file, r.Text, newLineIndex(r.Text), from, true)
+	macros, more, open, _ := scanMacrosOf(file, r.Text, newLineIndex(r.Text), from, true)
 	tmp := &Model{File: file, Source: r.Text, Expansion: e}
 	for _, d := range more {
 		if _, _, exact := r.Map.Exact(d.Range.Start.Offset, d.Range.End.Offset); exact {

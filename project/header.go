@@ -54,9 +54,8 @@ func ParseModel(file string, src []byte) (*Model, []Diagnostic) {
 	// A body that calls macros is expanded when the project is assembled,
 	// with the project's macros; what is wrong with its primitives (@ref…)
 	// is said here all the same, and the expansion is scanned again.
-	m.expand = needsExpansion(src, bodyStart)
-	macros, diags, open := scanMacrosOf(file, src, p.li, bodyStart, m.expand)
-	m.Macros, m.OpenComment = macros, open
+	macros, diags, open, calls := scanMacrosOf(file, src, p.li, bodyStart, true)
+	m.Macros, m.OpenComment, m.expand = macros, open, calls
 	p.diags = append(p.diags, diags...)
 	if hasHeader && headerHasMacros(src, headerEnd) {
 		// A header value written as a macro is known once the project's

@@ -32,12 +32,15 @@ func ScanMacros(file string, src []byte, from int) ([]Macro, []Diagnostic) {
 // that is never closed (the engines read the rest as a comment), -1 when
 // there is none.
 func scanMacros(file string, src []byte, li *lineIndex, from int) (macros []Macro, diags []Diagnostic, open int) {
-	return scanMacrosOf(file, src, li, from, false)
+	macros, diags, open, _ = scanMacrosOf(file, src, li, from, false)
+	return macros, diags, open
 }
 
-// scanMacrosOf is scanMacros; in an expansion (expanded) a macro that is
-// not a primitive was reported by the expander already.
-func scanMacrosOf(file string, src []byte, li *lineIndex, from int, expanded bool) (macros []Macro, diags []Diagnostic, open int) {
+// scanMacrosOf is scanMacros that also reports whether the text calls a
+// macro other than the primitives (or splices @{x}): a body the assembly
+// expands. With expanded, such a macro is not a problem here: the
+// expander reports it (or already did, for an expansion).
+func scanMacrosOf(file string, src []byte, li *lineIndex, from int, expanded bool) (macros []Macro, diags []Diagnostic, open int, calls bool) {
 	open = -1
 	bad := func(start, end int, format string, args ...any) *Diagnostic {
 		diags = append(diags, Diagnostic{
@@ -62,7 +65,11 @@ func scanMacrosOf(file string, src []byte, li *lineIndex, from int, expanded boo
 		t := sc.Next()
 		switch t.Kind {
 		case sqlscan.EOF:
-			return macros, diags, open
+			return macros, diags, open, calls
+		case sqlscan.Op:
+			if src[t.Start] == '@' && t.Start+1 < len(src) && src[t.Start+1] == '{' {
+				calls = true
+			}
 		case sqlscan.Comment:
 			if t.Unterminated && src[t.Start] == '/' {
 				open = t.Start
@@ -72,6 +79,9 @@ func scanMacrosOf(file string, src []byte, li *lineIndex, from int, expanded boo
 				scopes[len(scopes)-1] = fresh()
 			}
 		case sqlscan.Macro:
+			if !macro.IsPrimitive(sqlscan.MacroName(src, t)) {
+				calls = true
+			}
 			n := len(macros)
 			scanMacro(src, t, &macros, bad, expanded)
 			if len(macros) > n {
@@ -126,12 +136,11 @@ func scanMacro(src []byte, t sqlscan.Token, macros *[]Macro, bad func(int, int, 
 				if !star && i == 0 && src[a.Start] == '\'' {
 					continue // @UNION's type
 				}
-				if src[a.Start] == '@' {
-					if r := sqlscan.ParseRef(src[:a.End], a.Start); sqlscan.IsRef(src, sqlscan.Token{Kind: sqlscan.Macro, Start: a.Start}) && r.End == a.End {
-						continue
-					}
-				} else if r := sqlscan.ParseRef(append([]byte("@ref("), src[a.Start:a.End]...), 0); r.Complete && len(r.Parts) == 2 && r.ArgEnd == 5+a.End-a.Start {
-					*macros = append(*macros, Macro{Kind: MacroRef, Arg: r.Name(), Start: a.Start, End: a.End, ArgStart: a.Start, ArgEnd: a.End, Aliased: true})
+				switch name, ref := RelationArg(string(src[a.Start:a.End])); {
+				case ref:
+					continue // the @ref's own token is a ref already
+				case name != "":
+					*macros = append(*macros, Macro{Kind: MacroRef, Arg: name, Start: a.Start, End: a.End, ArgStart: a.Start, ArgEnd: a.End, Aliased: true})
 					continue
 				}
 				// Its columns come from the binder's view of a model: a CTE
@@ -275,4 +284,22 @@ func subqueryFollows(src []byte, i int) bool {
 	w := src[i:j]
 	return sqlscan.EqualFold(w, "select") || sqlscan.EqualFold(w, "with") || sqlscan.EqualFold(w, "from") ||
 		sqlscan.EqualFold(w, "values") || sqlscan.EqualFold(w, "table")
+}
+
+// RelationArg is the model a relation argument of @STAR or @UNION names,
+// as written: @ref(schema.table) (ref true) or a bare schema.table; ""
+// when it names none (a CTE, an alias, a string).
+func RelationArg(text string) (name string, ref bool) {
+	src := []byte(strings.TrimSpace(text))
+	if len(src) > 0 && src[0] == '@' {
+		if r := sqlscan.ParseRef(src, 0); sqlscan.IsRef(src, sqlscan.Token{Kind: sqlscan.Macro, Start: 0}) && r.Complete && r.End == len(src) {
+			return r.Name(), true
+		}
+		return "", false
+	}
+	r := sqlscan.ParseRef(append([]byte("@ref("), src...), 0)
+	if r.Complete && len(r.Parts) == 2 && r.ArgEnd == len("@ref(")+len(src) {
+		return r.Name(), false
+	}
+	return "", false
 }
