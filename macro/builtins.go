@@ -149,15 +149,16 @@ func (x *expander) list(a arg, t *text, sc *scope) []value {
 // a problem at a, for anything else.
 func (x *expander) strictList(a arg, t *text, sc *scope, usage string) ([]value, bool) {
 	v := x.argValue(a, t, sc)
+	items := x.asList(v)
 	if !v.isList {
 		s := strings.TrimSpace(v.sqlText())
 		bracketed := len(s) >= 2 && (s[0] == '[' && s[len(s)-1] == ']' || s[0] == '(' && s[len(s)-1] == ')')
-		if v.lam != nil || !bracketed || len(x.asList(v)) == 1 && x.asList(v)[0].sqlText() == v.sqlText() {
+		if v.lam != nil || !bracketed || len(items) == 1 && items[0].sqlText() == v.sqlText() {
 			x.problem(t, a.start, a.end, CodeValue, "expected a list here ([a, b] or (a, b), or a @DEF of one), found "+abbrev(s)+": "+usage)
 			return nil, false
 		}
 	}
-	return x.asList(v), true
+	return items, true
 }
 
 // abbrev is s cut for a message.
@@ -196,14 +197,14 @@ func (x *expander) asList(v value) []value {
 				case ')', ']', '}':
 					if depth == 0 {
 						if it := strings.TrimSpace(s[start:tk.Start]); it != "" || len(items) > 0 {
-							items = append(items, sliceValue(v, start, tk.Start))
+							items = append(items, sliceText(v, s, start, tk.Start))
 						}
 						return items
 					}
 					depth--
 				case ',':
 					if depth == 0 {
-						items = append(items, sliceValue(v, start, tk.Start))
+						items = append(items, sliceText(v, s, start, tk.Start))
 						start = tk.End
 					}
 				}
@@ -235,10 +236,9 @@ func matches(src []byte, toks []sqlscan.Token) bool {
 	return depth == 0
 }
 
-// sliceValue is the SQL v.sql[a:b] (offsets into its text), blanks
+// sliceText is the SQL v.sql[a:b] (s is its text, a and b offsets into it), blanks
 // trimmed, keeping where each piece came from.
-func sliceValue(v value, a, b int) value {
-	s := v.sql.String()
+func sliceText(v value, s string, a, b int) value {
 	for a < b && isBlank(s[a]) {
 		a++
 	}
@@ -450,7 +450,7 @@ func biSQL(x *expander, n node, t *text, sc *scope) value {
 		return value{}
 	}
 	defer x.leave()
-	st := &text{file: t.file, src: []byte(c.s)}
+	st := &text{file: t.file, src: []byte(c.s), str: c.s}
 	var raw []rawProblem
 	nodes := parseNodes(st.src, 0, len(st.src), &raw)
 	for _, r := range raw {

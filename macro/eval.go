@@ -63,6 +63,11 @@ type rawProblem struct {
 type text struct {
 	file string
 	src  []byte
+	str  string // src as a string, made once: pieces copied from it share it
+}
+
+func newText(file string, src []byte) *text {
+	return &text{file: file, src: src, str: string(src)}
 }
 
 // piece is a run of output text and where it came from: copied verbatim
@@ -80,7 +85,23 @@ type piece struct {
 // frag is SQL text being built.
 type frag []piece
 
+// blank reports whether f is blanks only.
+func (f frag) blank() bool {
+	for _, p := range f {
+		if strings.TrimSpace(p.s) != "" {
+			return false
+		}
+	}
+	return true
+}
+
 func (f frag) String() string {
+	switch len(f) {
+	case 0:
+		return ""
+	case 1:
+		return f[0].s
+	}
 	var b strings.Builder
 	for _, p := range f {
 		b.WriteString(p.s)
@@ -252,15 +273,16 @@ func Expand(file string, src []byte, from int, env *Env) *Result {
 	if env == nil {
 		env = &Env{}
 	}
-	x := &expander{env: env, top: &text{file: file, src: src}, used: map[string]bool{}}
+	x := &expander{env: env, top: newText(file, src), used: map[string]bool{}}
 	var raw []rawProblem
 	nodes := parseNodes(src, from, len(src), &raw)
 	for _, r := range raw {
 		x.probs = append(x.probs, Problem{File: file, Start: r.start, End: r.end, Code: r.code, Message: r.msg})
 	}
 	root := &scope{}
-	out := frag{{s: string(src[:from]), t: x.top, start: 0, end: from, copied: true, siteStart: -1, siteEnd: -1}}
-	out = append(out, x.eval(nodes, x.top, root)...)
+	out := make(frag, 1, 2*len(nodes)+1)
+	out[0] = piece{s: x.top.str[:from], t: x.top, start: 0, end: from, copied: true, siteStart: -1, siteEnd: -1}
+	out = x.evalTo(out, nodes, x.top, root)
 	r := &Result{Problems: x.probs, Vars: x.vars, Expanded: x.expanded}
 	for n := range x.used {
 		r.Used = append(r.Used, n)
@@ -381,7 +403,11 @@ func (x *expander) outerCall() Call {
 
 // eval evaluates nodes of t in sc to SQL.
 func (x *expander) eval(nodes []node, t *text, sc *scope) frag {
-	var out frag
+	return x.evalTo(make(frag, 0, len(nodes)), nodes, t, sc)
+}
+
+// evalTo is eval appending to out.
+func (x *expander) evalTo(out frag, nodes []node, t *text, sc *scope) frag {
 	// A call that expands to nothing (an @IF without else whose condition
 	// fails, an @EACH of an empty list) takes a comma next to it along, as
 	// sqlmesh drops the expression from its list: SELECT a, @IF(FALSE, b)
@@ -402,7 +428,7 @@ func (x *expander) eval(nodes []node, t *text, sc *scope) frag {
 		default:
 			v := x.evalMacro(n, t, sc)
 			r := x.render(v)
-			if n.kind == nCall && n.name != "def" && strings.TrimSpace(r.String()) == "" {
+			if n.kind == nCall && n.name != "def" && r.blank() {
 				if dropped := dropCommaAt(out, false); len(dropped) != len(out) {
 					out = dropped
 				} else {
@@ -499,7 +525,7 @@ func followedBy(src []byte, i int, c byte) bool {
 
 func (x *expander) copyOf(t *text, start, end int) piece {
 	x.grow(end - start)
-	return piece{s: string(t.src[start:end]), t: t, start: start, end: end, copied: true, siteStart: -1, siteEnd: -1}
+	return piece{s: t.str[start:end], t: t, start: start, end: end, copied: true, siteStart: -1, siteEnd: -1}
 }
 
 // gen is generated text standing for t[start:end].
@@ -834,7 +860,7 @@ func (x *expander) callDef(n node, t *text, sc *scope, d *Def) value {
 		return value{}
 	}
 	defer x.leave()
-	dt := &text{file: d.File, src: d.Src}
+	dt := d.text()
 	inner := &scope{vars: bound}
 	return value{sql: x.eval(d.body, dt, inner), t: t, start: n.start, end: n.end}
 }
@@ -867,12 +893,15 @@ func (x *expander) bind(n node, t *text, sc *scope, d *Def) (binds, bool) {
 			bound.set(a.name, x.argValue(a, t, sc))
 		}
 	}
-	dt := &text{file: d.File, src: d.Src}
+	var dt *text
 	for _, p := range d.Params {
 		if _, set := bound.get(p.Name); set {
 			continue
 		}
 		if p.Default != nil {
+			if dt == nil {
+				dt = d.text()
+			}
 			bound.set(p.Name, x.argValue(*p.Default, dt, &scope{}))
 			continue
 		}

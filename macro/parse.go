@@ -228,6 +228,15 @@ type Def struct {
 	// Doc is the comment right above the definition, without its markers.
 	Doc  string
 	body []node
+	txt  *text // the file as a text, shared by its definitions
+}
+
+// text is d's file as the expansion reads it.
+func (d *Def) text() *text {
+	if d.txt == nil || d.txt.file != d.File {
+		return newText(d.File, d.Src)
+	}
+	return d.txt
 }
 
 // Param is a parameter of a project macro, with its default when it has
@@ -267,6 +276,7 @@ func ParseFile(file string, src []byte) ([]*Def, []Problem) {
 		raw = append(raw, rawProblem{start: start, end: end, code: CodeSyntax, msg: msg})
 	}
 	sc := sqlscan.NewScanner(src, 0)
+	ft := newText(file, src)
 	var doc []sqlscan.Token
 	next := func() sqlscan.Token {
 		for {
@@ -302,7 +312,7 @@ func ParseFile(file string, src []byte) ([]*Def, []Problem) {
 			doc = doc[:0]
 			continue
 		}
-		d := &Def{File: file, Src: src, Start: t.Start, Doc: docText(src, doc)}
+		d := &Def{File: file, Src: src, Start: t.Start, Doc: docText(src, doc), txt: ft}
 		doc = doc[:0]
 		nt := next()
 		if nt.Kind != sqlscan.Ident && nt.Kind != sqlscan.Macro {
