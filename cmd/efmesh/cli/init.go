@@ -20,8 +20,10 @@ import (
 	"github.com/efmesh/efmesh/workspace"
 )
 
-// starter is the project `efmesh init` writes: a seed, a table and a view,
-// enough to plan, apply and promote at once.
+// starter is the project `efmesh init` writes: a seed, an incremental
+// table, a table with an audit, a view and a unit test — each kind of
+// thing a project holds, small enough to read in a minute — and a README
+// of what to do next. Its first plan is clean (a test checks it).
 var starter = map[string]string{
 	project.ConfigFile: `name: {{name}}
 models: ["models/**/*.sql"]
@@ -42,20 +44,36 @@ state: {type: sqlite, path: .efmesh/state.db}
   kind SEED (path 'seeds/orders.csv'),
   grain (order_id),
   columns (order_id INTEGER, customer TEXT, ordered_at TIMESTAMP, amount DECIMAL(10, 2)),
+  audits (not_null(order_id, customer), unique(order_id)),
   description 'Orders, loaded from a CSV file'
 );
 `,
 	"models/shop/daily_revenue.sql": `MODEL (
   name shop.daily_revenue,
-  kind FULL,
+  kind INCREMENTAL_BY_TIME_RANGE (time_column day),
+  interval day,
   grain (day),
-  columns (day DATE, orders BIGINT, revenue DECIMAL(18, 2)),
-  description 'Revenue per day'
+  columns (day TIMESTAMP, orders BIGINT, revenue DECIMAL(38, 2)),
+  description 'Revenue per day, built a day at a time: a run adds the days that have passed'
 );
 
-SELECT ordered_at::DATE AS day, count(*) AS orders, sum(amount) AS revenue
+SELECT date_trunc('day', ordered_at)::TIMESTAMP AS day, count(*) AS orders, sum(amount) AS revenue
 FROM @ref(shop.orders)
+WHERE ordered_at >= @start AND ordered_at < @end
 GROUP BY ALL
+`,
+	"models/shop/customers.sql": `MODEL (
+  name shop.customers,
+  kind FULL,
+  grain (customer),
+  columns (customer TEXT, orders BIGINT, spent DECIMAL(38, 2), first_order TIMESTAMP),
+  audits (not_null(customer), unique(customer)),
+  description 'One row per customer: how often and how much they ordered'
+);
+
+SELECT customer, count(*) AS orders, sum(amount) AS spent, min(ordered_at) AS first_order
+FROM @ref(shop.orders)
+GROUP BY customer
 `,
 	"models/shop/top_customers.sql": `MODEL (
   name shop.top_customers,
@@ -63,10 +81,42 @@ GROUP BY ALL
   description 'Customers by what they spent'
 );
 
-SELECT customer, sum(amount) AS spent
-FROM @ref(shop.orders)
-GROUP BY customer
+SELECT customer, spent
+FROM @ref(shop.customers)
 ORDER BY spent DESC
+`,
+	"tests/customers.yaml": `# Unit tests: efmesh test runs them, and apply runs them before it builds.
+# Inputs are rows of the models a model reads; expect names only the
+# columns it cares about.
+customers_add_up_their_orders:
+  model: shop.customers
+  inputs:
+    shop.orders:
+      - {order_id: 1, customer: ada, ordered_at: '2026-01-01T09:30:00', amount: 10.50}
+      - {order_id: 2, customer: ada, ordered_at: '2026-01-02T10:00:00', amount: 4.50}
+      - {order_id: 3, customer: grace, ordered_at: '2026-01-03T11:00:00', amount: 2.00}
+  expect:
+    - {customer: ada, orders: 2, spent: 15.00, first_order: '2026-01-01T09:30:00'}
+    - {customer: grace, orders: 1, spent: 2.00}
+`,
+	"README.md": `# {{name}}
+
+An efmesh project: SQL models under models/, a seed under seeds/, unit
+tests under tests/.
+
+## Next steps
+
+    efmesh plan dev             # what a first apply builds
+    efmesh apply dev --yes      # build it into the dev environment
+    efmesh test                 # the unit tests
+    efmesh query "SELECT * FROM @ref(shop.top_customers)" --env dev
+    efmesh apply prod --yes     # promote: prod points at dev's tables, nothing is rebuilt
+    efmesh run prod             # the nightly job: adds the days that have passed
+
+Then open the folder in an editor with the efmesh language server (VS
+Code, Neovim, Emacs, Helix): unknown columns, breaking changes and lineage
+show while you type. Edit models/shop/customers.sql (add a column, say)
+and plan again to see what the change breaks.
 `,
 	".gitignore": `.efmesh/
 *.duckdb
@@ -167,7 +217,7 @@ are --from-dbt's.`,
 				return nil
 			}
 			q := shellQuote(dir)
-			fmt.Fprintf(a.stdout, "Created a project in %s.\nNext: efmesh -C %s plan dev && efmesh -C %s apply dev --yes\n", abs, q, q)
+			fmt.Fprintf(a.stdout, "Created a project in %s.\nNext: efmesh -C %s plan dev && efmesh -C %s apply dev --yes (%s has what comes after)\n", abs, q, q, shellQuote(filepath.Join(dir, "README.md")))
 			return nil
 		},
 	}
