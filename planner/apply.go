@@ -27,7 +27,9 @@ type ApplyOptions struct {
 	ExpectEnv string
 	Now       func() time.Time // default time.Now
 	Logger    *slog.Logger     // progress; default discards
-	// Progress is called after each model is built.
+	// Started is called when a model's build begins (total is the number
+	// of models the apply builds); Progress after it is built.
+	Started  func(model string, total int)
 	Progress func(done, total int, model string)
 	// BatchProgress is called after each committed batch of a backfill
 	// (batch counts the batches settled so far, failed ones included).

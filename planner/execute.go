@@ -188,6 +188,9 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
 		info := p.analysis.Models[mp.Name]
 		start := time.Now()
+		if opt.Started != nil {
+			opt.Started(mp.Name, total)
+		}
 		targetErr := b.checkTarget(info.Model)
 		err := targetErr
 		lake := TargetOf(info.Model) == "parquet"

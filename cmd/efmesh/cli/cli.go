@@ -57,6 +57,7 @@ type app struct {
 	stdin    io.Reader
 	stdout   io.Writer
 	stderr   io.Writer
+	live     *liveProgress // the status line of a running apply, nil when none
 	dir      string
 	logLevel string
 	json     bool

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -18,19 +17,12 @@ func (a *app) now() time.Time {
 	return t
 }
 
-// batchProgress reports each committed batch of a backfill: a status line
-// at a terminal, a log line otherwise.
+// batchProgress reports each committed batch of a backfill: in the
+// metrics and as a log line (at a terminal, the live status line shows
+// it too: liveProgress.Batch).
 func (a *app) batchProgress() func(model string, k, n int, r analysis.Range) {
-	tty := isTTY(a.stdin) && !a.json
 	return func(model string, k, n int, r analysis.Range) {
 		metricsOf(a.ctx).batch(model, r)
-		if tty {
-			fmt.Fprintf(a.stderr, "\r%s: batch %d of %d %s\033[K", model, k, n, r)
-			if k == n {
-				fmt.Fprintln(a.stderr)
-			}
-			return
-		}
 		a.log.Info("batch", "model", model, "batch", k, "of", n, "start", r.Start.Format(time.RFC3339), "end", r.End.Format(time.RFC3339))
 	}
 }

@@ -280,15 +280,9 @@ nothing runs none.`,
 				return err
 			}
 			var payload map[string]any
-			progress := func(done, total int, model string) {}
-			if isTTY(a.stdin) && !a.json {
-				progress = func(done, total int, model string) {
-					fmt.Fprintf(a.stderr, "\r[%d/%d] built %s\033[K", done, total, model)
-					if done == total {
-						fmt.Fprintln(a.stderr)
-					}
-				}
-			}
+			live := a.newLiveProgress("apply " + args[0])
+			a.live = live // applied erases it before the summary
+			defer live.Stop()
 			// A plain apply leaves the environment's no-op digest behind,
 			// so the plan after it is answered without loading anything.
 			var noop *workspace.NoopRequest
@@ -332,8 +326,8 @@ nothing runs none.`,
 					}
 					return nil
 				},
-				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Progress: metricsOf(a.ctx).progressed(progress),
-					Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed()},
+				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Started: live.Started, Progress: live.Built(metricsOf(a.ctx).progressed(nil)),
+					Retries: retries, Jobs: jobs, BatchProgress: live.Batch(a.batchProgress()), BatchFailed: a.batchFailed()},
 			}
 			// An unchanged project's apply is its no-op plan, reviewed,
 			// under the environment's lock: answered from the no-op
@@ -399,6 +393,7 @@ nothing runs none.`,
 // (or QuickApplyPromotion) returned them, payload the --json report its
 // Review started (nil when no plan was made).
 func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, res *workspace.ApplyResult, err error) error {
+	a.live.Stop()
 	var failed *workspace.TestsFailedError
 	if errors.As(err, &failed) {
 		return a.testsFailed(env, res, failed)

@@ -82,11 +82,13 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			if a.lockTimeout != nil {
 				lockWait = *a.lockTimeout
 			}
+			live := a.newLiveProgress("run " + env)
 			res, err := w.Run(a.ctx, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
 				LockWait: lockWait, OnLockWait: func(held state.Lock, wait time.Duration) {
 					fmt.Fprintf(a.stderr, "efmesh: %v; waiting up to %s for it to finish\n", &planner.LockHeldError{Held: held}, wait)
 				},
-				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed(), Progress: metricsOf(a.ctx).progressed(nil)})
+				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: live.Batch(a.batchProgress()), BatchFailed: a.batchFailed(), Started: live.Started, Progress: live.Built(metricsOf(a.ctx).progressed(nil))})
+			live.Stop()
 			if res == nil { // the selection could not be made; no tick ran
 				return err
 			}
