@@ -5,12 +5,12 @@ import "time"
 // EnvList is efmesh env list's payload.
 type EnvList struct {
 	APIVersion   int          `json:"apiVersion"`
-	Environments []EnvSummary `json:"environments"`
+	Environments []EnvSummary `json:"environments"` // every environment of the state store, by name
 }
 
 // EnvSummary is one environment of the state store.
 type EnvSummary struct {
-	Name string `json:"name"`
+	Name string `json:"name"` // the environment's name
 	// Models counts the models the environment points at.
 	Models int `json:"models"`
 	// LastApplied is the environment's last promotion.
@@ -33,32 +33,32 @@ type EnvSummary struct {
 
 // Coverage is the time an environment's incremental models all computed.
 type Coverage struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
+	Start time.Time `json:"start"` // the start of the first range
+	End   time.Time `json:"end"`   // the end of the last range
 	// Contiguous is false when Ranges has holes.
 	Contiguous bool        `json:"contiguous"`
-	Ranges     []TimeRange `json:"ranges"`
+	Ranges     []TimeRange `json:"ranges"` // the ranges, oldest first
 }
 
 // TimeRange is [Start, End).
 type TimeRange struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
+	Start time.Time `json:"start"` // the start
+	End   time.Time `json:"end"`   // the end (exclusive)
 }
 
 // EnvDelete is efmesh env delete's payload.
 type EnvDelete struct {
 	APIVersion int          `json:"apiVersion"`
-	Deleted    *EnvDeletion `json:"deleted"`
+	Deleted    *EnvDeletion `json:"deleted"` // what the deletion did
 }
 
 // EnvDeletion is what deleting an environment did.
 type EnvDeletion struct {
-	Env string `json:"env"`
+	Env string `json:"env"` // the environment deleted
 	// Models counts the models the environment pointed at.
 	Models         int      `json:"models"`
-	DroppedViews   []string `json:"droppedViews"`
-	DroppedSchemas []string `json:"droppedSchemas"`
+	DroppedViews   []string `json:"droppedViews"`   // the views dropped
+	DroppedSchemas []string `json:"droppedSchemas"` // the schemas dropped, left empty
 	// Freed are the physical tables no environment needs any more.
 	Freed []Removal `json:"freed"`
 	// FreeError says why freeing them failed; present only then (the
@@ -69,8 +69,8 @@ type EnvDeletion struct {
 // Removal is a physical table the janitor removed (or, in a dry run,
 // would remove).
 type Removal struct {
-	PhysicalTable string `json:"physicalTable"`
-	Model         string `json:"model"`
+	PhysicalTable string `json:"physicalTable"` // the table
+	Model         string `json:"model"`         // the model whose table it was
 	// Snapshots are the fingerprints whose table it was.
 	Snapshots []string `json:"snapshots"`
 	// OrphanedAt is when the last environment stopped pointing at it.
@@ -87,7 +87,7 @@ type Janitor struct {
 	APIVersion int `json:"apiVersion"`
 	// Cutoff is the time before which an orphaned table is removed.
 	Cutoff string `json:"cutoff"`
-	DryRun bool   `json:"dryRun"`
+	DryRun bool   `json:"dryRun"` // true with --dry-run: nothing was removed
 	// EnvironmentsTTL is efmesh.yaml's environments_ttl (7d); "" when
 	// environments never expire.
 	EnvironmentsTTL string `json:"environmentsTtl"`
@@ -105,8 +105,8 @@ type Janitor struct {
 
 // EnvExpiry is an idle environment the janitor deleted.
 type EnvExpiry struct {
-	Env         string    `json:"env"`
-	LastApplied time.Time `json:"lastApplied"`
+	Env         string    `json:"env"`         // the environment
+	LastApplied time.Time `json:"lastApplied"` // when it was last applied
 	// Deleted is what deleting it did; left out when it failed.
 	Deleted *EnvDeletion `json:"deleted,omitempty"`
 	// Error says why it could not be deleted; present only then.
@@ -116,21 +116,21 @@ type EnvExpiry struct {
 // Compact is efmesh compact's payload.
 type Compact struct {
 	APIVersion int                `json:"apiVersion"`
-	DryRun     bool               `json:"dryRun"`
-	Partitions []CompactPartition `json:"partitions"`
+	DryRun     bool               `json:"dryRun"`     // true with --dry-run: nothing was merged
+	Partitions []CompactPartition `json:"partitions"` // every partition looked at
 }
 
 // CompactPartition is one partition of a lake model and what compact did
 // with it.
 type CompactPartition struct {
-	Model string `json:"model"`
+	Model string `json:"model"` // the model
 	// Partition is its folder relative to the lake, with slashes.
 	Partition string `json:"partition"`
 	// Files counts the files listed.
 	Files int `json:"files"`
 	// Action is merged, would-merge or left.
 	Action string `json:"action"`
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"` // why it was left; left out otherwise
 	// DedupKey is the grain rows were deduplicated on.
 	DedupKey []string `json:"dedupKey"`
 }
@@ -146,7 +146,7 @@ type Migrate struct {
 	Fingerprints *FingerprintMigration `json:"fingerprints,omitempty"`
 	// From and To are the state store's schema versions before and after.
 	From int `json:"from"`
-	To   int `json:"to"`
+	To   int `json:"to"` // the schema version after
 }
 
 // FingerprintMigration is what migrate did to snapshots an older
@@ -161,14 +161,14 @@ type FingerprintMigration struct {
 	Remapped int `json:"remapped"`
 	// Restamped counts the snapshots marked current under their old name.
 	Restamped int `json:"restamped"`
-	To        int `json:"to"`
+	To        int `json:"to"` // the fingerprint version now
 }
 
 // Schedule is efmesh schedule's payload. It carries no apiVersion.
 type Schedule struct {
 	// Crons are five-field cron expressions, sorted.
 	Crons []string `json:"crons"`
-	Env   string   `json:"env"`
+	Env   string   `json:"env"` // the environment the units run
 	// Format is systemd or cron.
 	Format string `json:"format"`
 	// Reasons say where each cron came from, by index.

@@ -6,12 +6,12 @@ import "time"
 // disk and an environment, one line per model.
 type Plan struct {
 	APIVersion int    `json:"apiVersion"`
-	Env        string `json:"env"`
+	Env        string `json:"env"` // the environment planned against
 	// HasChanges is false when applying the plan would change nothing.
 	HasChanges bool `json:"hasChanges"`
 	// Summary: the totals of the plan's text, as apply reports them.
 	Summary Summary     `json:"summary"`
-	Models  []ModelPlan `json:"models"`
+	Models  []ModelPlan `json:"models"` // one line per model of the project or the environment
 	// Preview is the range of history the environment covers when it is
 	// shorter than the project's (--start/--end); left out otherwise.
 	Preview *Preview `json:"preview,omitempty"`
@@ -49,20 +49,20 @@ type Summary struct {
 // ModelPlan is one model's line in a plan. The optional fields are left
 // out when empty (false, "", no entries).
 type ModelPlan struct {
-	Name string `json:"name"`
+	Name string `json:"name"` // the model's name, schema.table
 	// Kind is the model's kind as its header writes it (FULL, VIEW,
 	// INCREMENTAL_BY_TIME_RANGE, …).
 	Kind string `json:"kind"`
 	// Change is the category: added, breaking, non-breaking, indirect,
 	// forward-only, metadata-only, removed or unchanged.
 	Change      string `json:"change"`
-	Fingerprint string `json:"fingerprint"`
+	Fingerprint string `json:"fingerprint"` // the fingerprint of the version the plan puts in place
 	// Previous is the fingerprint the environment points at now.
 	Previous string `json:"previous,omitempty"`
 	// Build is true when the snapshot's physical relation must be built;
 	// false when an existing one is reused (promotion only).
 	Build         bool   `json:"build"`
-	PhysicalTable string `json:"physicalTable,omitempty"`
+	PhysicalTable string `json:"physicalTable,omitempty"` // the relation that holds the version's data; left out for models without one
 	// Backfill lists the ranges apply computes, each [start, end) in
 	// RFC 3339; null when none.
 	Backfill [][]string `json:"backfill"`
@@ -114,7 +114,7 @@ type ModelPlan struct {
 	// Missing is true when the state store trusts a relation of the model
 	// that the warehouse lacks; Reason says which.
 	Missing bool   `json:"missing,omitempty"`
-	Reason  string `json:"reason,omitempty"`
+	Reason  string `json:"reason,omitempty"` // with Missing: which relation is missing, and why it matters
 	// Differs is set with Missing on a physical table that is there with
 	// other columns than its snapshot's: apply rebuilds it.
 	Differs bool `json:"differs,omitempty"`
@@ -141,14 +141,14 @@ type ClauseChange struct {
 
 // Retype is a column whose type a forward-only change widens in place.
 type Retype struct {
-	Column string `json:"column"`
-	From   string `json:"from"`
-	To     string `json:"to"`
+	Column string `json:"column"` // the column widened
+	From   string `json:"from"`   // its type before
+	To     string `json:"to"`     // its type after
 }
 
 // LeftOut is a direct change a plan of a selection did not take.
 type LeftOut struct {
-	Name string `json:"name"`
+	Name string `json:"name"` // the model's name
 	// Change is added, removed, breaking, non-breaking or metadata-only.
 	Change string `json:"change"`
 	// Previous is the fingerprint the environment keeps; left out for a
@@ -159,15 +159,15 @@ type LeftOut struct {
 // Revert is a model a plan moves back to a version another user's later
 // apply replaced.
 type Revert struct {
-	Model string `json:"model"`
+	Model string `json:"model"` // the model's name
 	// Fingerprint is the version the plan puts back.
 	Fingerprint string `json:"fingerprint"`
 	// Current is the version the environment serves.
 	Current string `json:"current"`
 	// By and At say who applied Current, and when.
 	By   string    `json:"by"`
-	At   time.Time `json:"at"`
-	Plan string    `json:"plan"`
+	At   time.Time `json:"at"`   // when Current was applied
+	Plan string    `json:"plan"` // the id of the plan that applied Current
 }
 
 // Apply is efmesh apply's payload: the plan, and what applying it did.
@@ -175,18 +175,18 @@ type Revert struct {
 // reported with applied false and empty lists.
 type Apply struct {
 	APIVersion int  `json:"apiVersion"`
-	Applied    bool `json:"applied"`
+	Applied    bool `json:"applied"` // true when the plan was applied
 	// AuditFailures are the results of the blocking audits that stopped
 	// the apply; present only then (exit 1).
 	AuditFailures []AuditResult `json:"auditFailures,omitzero"`
 	// Built names the snapshots built, Computed the models whose
 	// intervals were computed.
 	Built    []string `json:"built"`
-	Computed []string `json:"computed"`
+	Computed []string `json:"computed"` // the models whose intervals were computed
 	// DroppedViews are the stale views of EXTERNAL models dropped; present
 	// when applied.
 	DroppedViews []string `json:"droppedViews,omitzero"`
-	Env          string   `json:"env"`
+	Env          string   `json:"env"` // the environment applied
 	// Error says what stopped the apply; present only when it failed.
 	Error string `json:"error,omitempty"`
 	// Exported names the models whose export ran; present when applied.
@@ -197,7 +197,7 @@ type Apply struct {
 	// FailedTests counts the unit tests that failed and stopped the apply
 	// before anything was built; present only then.
 	FailedTests int  `json:"failedTests,omitempty"`
-	Plan        Plan `json:"plan"`
+	Plan        Plan `json:"plan"` // the plan, as efmesh plan --json prints it
 	// PlanID is the applied plan's id (status --json: lastPlan.id);
 	// present when applied.
 	PlanID string `json:"planId,omitempty"`

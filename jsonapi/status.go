@@ -14,7 +14,7 @@ type Status struct {
 	// Deleted is true for an environment applied once and deleted since
 	// (LastPlan is then its last plan, not what it serves).
 	Deleted bool   `json:"deleted"`
-	Env     string `json:"env"`
+	Env     string `json:"env"` // the environment
 	// Freshness is how fresh the sources that declare a freshness are;
 	// present only when there are any.
 	Freshness []SourceFreshness `json:"freshness,omitempty"`
@@ -27,7 +27,7 @@ type Status struct {
 	// Missing lists the relations the state store says exist that the
 	// warehouse lacks; each is a problem.
 	Missing []MissingRelation `json:"missing"`
-	Models  []ModelStatus     `json:"models"`
+	Models  []ModelStatus     `json:"models"` // the incremental models the environment serves
 	// Notes are what status could not look at, which is no problem (a
 	// warehouse another process is writing).
 	Notes []string `json:"notes"`
@@ -47,8 +47,8 @@ type Status struct {
 
 // LastPlan is an environment's last applied plan.
 type LastPlan struct {
-	AppliedBy string `json:"appliedBy"`
-	CreatedAt string `json:"createdAt"`
+	AppliedBy string `json:"appliedBy"` // who applied it ($EFMESH_USER, else the login name)
+	CreatedAt string `json:"createdAt"` // when it was applied
 	// ID is the plan's id, which apply --expect-env takes.
 	ID string `json:"id"`
 	// Status is applied, or failed for an apply that did not finish.
@@ -60,15 +60,15 @@ type LastPlan struct {
 // MissingRelation is a relation the state store says exists that the
 // warehouse lacks.
 type MissingRelation struct {
-	Model    string `json:"model"`
-	Relation string `json:"relation"`
+	Model    string `json:"model"`    // the model whose relation is missing
+	Relation string `json:"relation"` // the relation's name in the warehouse
 	// Physical is true for a snapshot's physical relation (or its files),
 	// false for an environment's view.
 	Physical bool `json:"physical"`
 	// Differs is true for a relation that is there but whose columns are
 	// not the snapshot's; present only then.
 	Differs bool   `json:"differs,omitempty"`
-	Reason  string `json:"reason"`
+	Reason  string `json:"reason"` // what is missing, and what apply does about it
 }
 
 // ModelStatus is the interval coverage of an incremental model, against
@@ -86,18 +86,18 @@ type ModelStatus struct {
 	ExpectedThrough string `json:"expectedThrough"`
 	// Failed are the intervals marked failed, [start, end) each.
 	Failed      [][]string `json:"failed"`
-	Fingerprint string     `json:"fingerprint"`
+	Fingerprint string     `json:"fingerprint"` // the version the environment points at
 	// Interval is the model's grain: day or hour.
 	Interval string `json:"interval"`
 	// Missing counts the due intervals not done: the lag.
 	Missing int `json:"missing"`
 	// MissingRanges are the due ranges not done, merged, oldest first.
 	MissingRanges [][]string `json:"missingRanges"`
-	Name          string     `json:"name"`
+	Name          string     `json:"name"` // the model's name
 	// Overdue counts the missing intervals before ExpectedThrough: lag
 	// beyond what the cron allows, a problem.
 	Overdue int    `json:"overdue"`
-	Start   string `json:"start"`
+	Start   string `json:"start"` // the model's start
 }
 
 // RefreshStatus is a FULL model's cron refresh.
@@ -107,10 +107,10 @@ type RefreshStatus struct {
 	Cron string `json:"cron"`
 	// DueSince is the cron's first firing after LastRefresh.
 	DueSince    string `json:"dueSince"`
-	Fingerprint string `json:"fingerprint"`
+	Fingerprint string `json:"fingerprint"` // the version the environment points at
 	// LastRefresh is "" when never refreshed.
 	LastRefresh string `json:"lastRefresh"`
-	Name        string `json:"name"`
+	Name        string `json:"name"` // the model's name
 	// Overdue is true when DueSince has passed.
 	Overdue bool `json:"overdue"`
 }
@@ -120,12 +120,12 @@ type Tick struct {
 	// Detail is what the tick recorded (its counts, its error); null when
 	// nothing.
 	Detail     json.RawMessage `json:"detail"`
-	FinishedAt string          `json:"finishedAt"`
-	ID         string          `json:"id"`
+	FinishedAt string          `json:"finishedAt"` // when it finished; "" while running or when killed
+	ID         string          `json:"id"`         // the tick's id
 	// Outcome is ok, awaiting-human, lock-held, error, interrupted or
 	// started.
 	Outcome   string `json:"outcome"`
-	StartedAt string `json:"startedAt"`
+	StartedAt string `json:"startedAt"` // when it started
 }
 
 // Run is efmesh run's payload: what one tick computed.
@@ -137,7 +137,7 @@ type Run struct {
 	BlockedBy []string `json:"blockedBy,omitempty"`
 	// Computed names the incremental models whose intervals were computed.
 	Computed []string `json:"computed"`
-	Env      string   `json:"env"`
+	Env      string   `json:"env"` // the environment run
 	// Error says what went wrong; present only when the tick failed.
 	Error string `json:"error,omitempty"`
 	// Exported names the models copied into an attached database;
@@ -168,50 +168,50 @@ type Run struct {
 
 // ModelFailure is a model whose build failed.
 type ModelFailure struct {
-	Model string `json:"model"`
-	Error string `json:"error"`
+	Model string `json:"model"` // the model
+	Error string `json:"error"` // why its build failed
 }
 
 // SkippedModel is a model not run because Parent failed.
 type SkippedModel struct {
-	Model  string `json:"model"`
-	Parent string `json:"parent"`
+	Model  string `json:"model"`  // the model not run
+	Parent string `json:"parent"` // the failed model it reads
 }
 
 // Restate is efmesh restate's payload: the intervals cleared, for the next
 // apply or run to recompute.
 type Restate struct {
 	APIVersion int    `json:"apiVersion"`
-	DryRun     bool   `json:"dryRun"`
-	Env        string `json:"env"`
+	DryRun     bool   `json:"dryRun"` // true with --dry-run: nothing was cleared
+	Env        string `json:"env"`    // the environment restated
 	// Exclude is --exclude; present only with --select.
 	Exclude []string `json:"exclude,omitzero"`
 	// From and To are the range restated, [from, to).
 	From string `json:"from"`
 	// Model is --model; left out with --select.
 	Model  string          `json:"model,omitempty"`
-	Models []RestatedModel `json:"models"`
+	Models []RestatedModel `json:"models"` // the models whose intervals were cleared
 	// Select is --select; present only with --select.
 	Select []string `json:"select,omitzero"`
-	To     string   `json:"to"`
+	To     string   `json:"to"` // the end of the range (exclusive)
 }
 
 // RestatedModel is a model whose intervals restate cleared.
 type RestatedModel struct {
-	Fingerprint string `json:"fingerprint"`
+	Fingerprint string `json:"fingerprint"` // the version whose ledger was cleared
 	// From and To are the range cleared for this model, aligned to its
 	// grain.
 	From string `json:"from"`
 	// Intervals counts the intervals cleared.
 	Intervals int    `json:"intervals"`
-	Name      string `json:"name"`
+	Name      string `json:"name"` // the model's name
 	// Rebuild is true for a FULL model: its refresh record is cleared, so
 	// the next run refills its whole table.
 	Rebuild bool `json:"rebuild"`
 	// SharedWith names the other environments that serve the same
 	// snapshot, which see the restatement too.
 	SharedWith []string `json:"sharedWith"`
-	To         string   `json:"to"`
+	To         string   `json:"to"` // the end of the range cleared (exclusive)
 }
 
 // Audit is efmesh audit's payload: the audits run on what an environment
@@ -223,8 +223,8 @@ type Audit struct {
 	AsApplied []string `json:"asApplied"`
 	// EditedAudits names the audit files that changed since the apply.
 	EditedAudits []string `json:"editedAudits"`
-	Env          string   `json:"env"`
+	Env          string   `json:"env"` // the environment audited
 	// Passed is false when a blocking audit failed (exit 1).
 	Passed  bool          `json:"passed"`
-	Results []AuditResult `json:"results"`
+	Results []AuditResult `json:"results"` // one result per audit and model
 }
