@@ -198,7 +198,7 @@ type api struct {
 	typeDocs map[string]string
 	// fieldDocs maps "Type.Field" to the field's doc comment.
 	fieldDocs map[string]string
-	// declared are the exported type names of the package's source.
+	// declared are the struct types of the package's source.
 	declared []string
 	pkgDoc   string
 }
@@ -233,7 +233,6 @@ func readAPI(root string) (*api, error) {
 	}
 	a := &api{typeDocs: map[string]string{}, fieldDocs: map[string]string{}, pkgDoc: p.Doc}
 	for _, t := range p.Types {
-		a.declared = append(a.declared, t.Name)
 		a.typeDocs[t.Name] = t.Doc
 		for _, spec := range t.Decl.Specs {
 			ts, ok := spec.(*ast.TypeSpec)
@@ -244,6 +243,7 @@ func readAPI(root string) (*api, error) {
 			if !ok {
 				continue
 			}
+			a.declared = append(a.declared, ts.Name.Name)
 			for _, f := range st.Fields.List {
 				text := f.Doc.Text()
 				if text == "" {
@@ -284,6 +284,12 @@ func (a *api) check() error {
 	reached := map[string]bool{}
 	for _, t := range a.types {
 		reached[t.Name()] = true
+	}
+	payloadType := reflect.TypeFor[jsonapi.Payload]()
+	for _, p := range payloads {
+		if !p.typ.Implements(payloadType) {
+			errs = append(errs, fmt.Sprintf("%s is listed as the payload of %s but is no jsonapi.Payload: add its method in jsonapi/payload.go", p.typ.Name(), p.command))
+		}
 	}
 	for _, name := range a.declared {
 		if !reached[name] {
@@ -452,7 +458,9 @@ of date with the types.
 	for _, p := range payloads {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", p.command, jsonType(p.typ))
 	}
-	b.WriteString("\n## Editor\n\nThe language server's own commands (`workspace/executeCommand`) answer with these\nresults, and its progress reports carry these values:\n\n| method | result |\n|---|---|\n")
+	b.WriteString("\n## Editor\n\nThe language server's own commands (`workspace/executeCommand`) answer with these\n" +
+		"results, and its progress reports carry these values. They carry no `apiVersion`,\n" +
+		"and change under the same rule as the payloads.\n\n| method | result |\n|---|---|\n")
 	for _, p := range editor {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", p.command, jsonType(p.typ))
 	}

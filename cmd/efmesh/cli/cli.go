@@ -374,7 +374,9 @@ func (a *app) printDiagnostics(ds []project.Diagnostic) {
 	}
 }
 
-func (a *app) writeJSON(v any) {
+// writeJSON prints a --json document: only a type of package jsonapi,
+// so that every payload is one docs/json.md documents.
+func (a *app) writeJSON(v jsonapi.Payload) {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
