@@ -164,7 +164,7 @@ type Revert struct {
 	Fingerprint string `json:"fingerprint"`
 	// Current is the version the environment serves.
 	Current string `json:"current"`
-	// By and At say who applied Current, and when.
+	// By is who applied Current.
 	By   string    `json:"by"`
 	At   time.Time `json:"at"`   // when Current was applied
 	Plan string    `json:"plan"` // the id of the plan that applied Current
@@ -179,8 +179,7 @@ type Apply struct {
 	// AuditFailures are the results of the blocking audits that stopped
 	// the apply; present only then (exit 1).
 	AuditFailures []AuditResult `json:"auditFailures,omitzero"`
-	// Built names the snapshots built, Computed the models whose
-	// intervals were computed.
+	// Built names the snapshots built.
 	Built    []string `json:"built"`
 	Computed []string `json:"computed"` // the models whose intervals were computed
 	// DroppedViews are the stale views of EXTERNAL models dropped; present

@@ -47,11 +47,12 @@ type Status struct {
 
 // LastPlan is an environment's last applied plan.
 type LastPlan struct {
-	AppliedBy string `json:"appliedBy"` // who applied it ($EFMESH_USER, else the login name)
+	AppliedBy string `json:"appliedBy"` // who applied it: $EFMESH_USER, else user@host
 	CreatedAt string `json:"createdAt"` // when it was applied
 	// ID is the plan's id, which apply --expect-env takes.
 	ID string `json:"id"`
-	// Status is applied, or failed for an apply that did not finish.
+	// Status is applied, or failed or interrupted for an apply that did
+	// not finish.
 	Status string `json:"status"`
 	// Summary is the plan's Summary as it was recorded; null when none.
 	Summary json.RawMessage `json:"summary"`

@@ -389,14 +389,22 @@ func jsonType(t reflect.Type) string {
 }
 
 // presence says when a field is in the output.
-func presence(opts string) string {
+func presence(t reflect.Type, opts string) string {
 	switch {
 	case strings.Contains(opts, "omitzero"):
-		return "when set"
-	case strings.Contains(opts, "omitempty"):
-		return "when not empty"
+		return "when set (then even if empty)"
+	case !strings.Contains(opts, "omitempty"):
+		return "always"
 	}
-	return "always"
+	switch t.Kind() {
+	case reflect.Bool:
+		return "when true"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "when not 0"
+	case reflect.Pointer:
+		return "when not null"
+	}
+	return "when not empty"
 }
 
 // oneLine is a doc comment as one table cell: one sentence or more,
@@ -426,9 +434,10 @@ without it. Each document is a type of the Go package
 `+"`encoding/json`"+` into that type; any other reader follows the tables below.
 
 Keys come in the order the tables give. A field is always present unless
-its row says "when not empty" (left out when empty: false, 0, "", no
-entries, null) or "when set" (left out unless the situation its meaning
-names; then present, even as an empty list). Times of type "time" are RFC
+its row says otherwise: "when true", "when not 0", "when not empty" and
+"when not null" leave it out when it is false, 0, "" or an empty list, or
+null; "when set" leaves it out unless in the situation its meaning names,
+and then writes it even as an empty list. Times of type "time" are RFC
 3339 with the zone they were recorded in; times written as strings are RFC
 3339 in UTC, "" when there is none.
 
@@ -474,7 +483,7 @@ of date with the types.
 			if f.Name == "APIVersion" && meaning == "" {
 				meaning = fmt.Sprintf("The version of this shape: %d.", jsonapi.Version)
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", name, jsonType(f.Type), presence(opts), oneLine(meaning))
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", name, jsonType(f.Type), presence(f.Type, opts), oneLine(meaning))
 		}
 	}
 	return b.Bytes(), nil
