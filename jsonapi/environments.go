@@ -88,7 +88,8 @@ type Janitor struct {
 	// Cutoff is the time before which an orphaned table is removed.
 	Cutoff string `json:"cutoff"`
 	DryRun bool   `json:"dryRun"` // true with --dry-run: nothing was removed
-	// EnvironmentsTTL is efmesh.yaml's environments_ttl (7d); "" when
+	// EnvironmentsTTL is efmesh.yaml's environments.ttl (7d): how long an
+	// environment may stay idle before the janitor deletes it; "" when
 	// environments never expire.
 	EnvironmentsTTL string `json:"environmentsTtl"`
 	// Expired are the idle environments deleted.

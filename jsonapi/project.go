@@ -111,7 +111,7 @@ type Graph struct {
 	APIVersion int `json:"apiVersion"`
 	// Edges are [parent, child] pairs.
 	Edges  [][2]string `json:"edges"`
-	Models []GraphNode `json:"models"` // every model, in the order of the DAG
+	Models []GraphNode `json:"models"` // the models drawn: all, or those named or selected
 }
 
 // GraphNode is one model of the DAG.

@@ -219,10 +219,12 @@ type RestatedModel struct {
 // serves.
 type Audit struct {
 	APIVersion int `json:"apiVersion"`
-	// AsApplied names the models audited with the audits of the version
-	// applied, not the project's.
+	// AsApplied names the models whose audits in the project differ from
+	// those of the environment's version: they were audited as applied
+	// (the project's audits are a change efmesh plan shows).
 	AsApplied []string `json:"asApplied"`
-	// EditedAudits names the audit files that changed since the apply.
+	// EditedAudits names the custom audit files whose SQL differs from
+	// what the environment's versions recorded: those ran as applied.
 	EditedAudits []string `json:"editedAudits"`
 	Env          string   `json:"env"` // the environment audited
 	// Passed is false when a blocking audit failed (exit 1).
