@@ -162,11 +162,11 @@ func JSONStatus(s *planner.Status) jsonapi.Status {
 			Done:            m.Done,
 			DueThrough:      rfc3339(m.DueThrough),
 			ExpectedThrough: rfc3339(m.ExpectedThrough),
-			Failed:          jsonRanges(m.Failed),
+			Failed:          JSONRanges(m.Failed),
 			Fingerprint:     m.Fingerprint,
 			Interval:        string(m.Grain),
 			Missing:         m.Missing,
-			MissingRanges:   jsonRanges(m.MissingRanges),
+			MissingRanges:   JSONRanges(m.MissingRanges),
 			Name:            m.Name,
 			Overdue:         m.Overdue,
 			Start:           rfc3339(m.Start),
@@ -190,10 +190,6 @@ func jsonMissing(m planner.MissingRelation) jsonapi.MissingRelation {
 // JSONRanges are ranges as [start, end) pairs of RFC 3339 times, an empty
 // list (not null) for none.
 func JSONRanges(rs []analysis.Range) [][]string {
-	return jsonRanges(rs)
-}
-
-func jsonRanges(rs []analysis.Range) [][]string {
 	out := [][]string{}
 	for _, r := range rs {
 		out = append(out, []string{rfc3339(r.Start), rfc3339(r.End)})
