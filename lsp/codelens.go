@@ -38,7 +38,7 @@ func codeLenses(ctx context.Context, d *docPos, res *checkResult, env string) []
 	m := d.f.model
 	start := m.Header.Start.Offset
 	r := d.f.Mapper().Range(start, min(start+len("MODEL"), len(d.f.src)))
-	args := map[string]any{"uri": string(d.w.snap.uri(d.rel)), "model": m.Name, "env": env}
+	args := lensArgs{Env: env, Model: m.Name, URI: string(d.w.snap.uri(d.rel))}
 	lens := func(title, cmd string) protocol.CodeLens {
 		return protocol.CodeLens{Range: r, Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}}}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
@@ -36,6 +37,15 @@ type commandArgs struct {
 	// Text, for preview, is a query text to run, positioned from its own
 	// line 1 (a buffer the server does not hold).
 	Text string `json:"text"`
+}
+
+// lensArgs is the argument object the code lenses and source actions put
+// in the commands they offer: a commandArgs naming the model, its file and
+// the environment.
+type lensArgs struct {
+	Env   string `json:"env"`
+	Model string `json:"model"`
+	URI   string `json:"uri"`
 }
 
 func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
@@ -220,17 +230,8 @@ func (s *Server) renderCommand(ctx context.Context, v *view, a commandArgs) (any
 	return sql, nil
 }
 
-// planResult is what efmesh.plan returns: the CLI's --json plan plus its
-// text, as `efmesh plan` prints it.
-type planResult struct {
-	Env        string              `json:"env"`
-	HasChanges bool                `json:"hasChanges"`
-	Summary    string              `json:"summary"`
-	Models     []planner.ModelPlan `json:"models"`
-	// Tests are the unit tests an apply of the plan runs first, as they
-	// came out now; a failing one would stop it.
-	Tests []planner.TestResult `json:"tests,omitempty"`
-}
+// planResult is what efmesh.plan returns (docs/json.md).
+type planResult = jsonapi.EditorPlan
 
 // planCommand plans env as `efmesh plan` does (workspace.Plan: the state
 // store checked against what the warehouse holds), reading the store
@@ -262,7 +263,7 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 		return nil, problemsText(err)
 	}
 	summary := workspace.PlanText(plan)
-	out := &planResult{Env: plan.Env, HasChanges: plan.HasChanges, Models: plan.Models}
+	out := &planResult{Env: plan.Env, HasChanges: plan.HasChanges, Models: workspace.JSONModelPlans(plan.Models)}
 	// The unit tests apply runs first: a plan whose apply would stop says
 	// so, with what differs.
 	rep, err := w.PlanTests(ctx, plan)
@@ -271,7 +272,7 @@ func (s *Server) planCommand(ctx context.Context, v *view, a commandArgs, token 
 	case err != nil:
 		summary += fmt.Sprintf("\nThe unit tests could not run: %v\n", err)
 	case rep != nil:
-		out.Tests = rep.Tests
+		out.Tests = workspace.JSONTestResults(rep.Tests)
 		if rep.Failed > 0 {
 			kind = protocol.MessageTypeWarning
 			var b strings.Builder
@@ -313,21 +314,8 @@ func intervalsText(n int) string {
 	return planner.Thousands(n) + " interval" + plural(n)
 }
 
-// applyResult is what efmesh.apply returns: what `efmesh apply --json`
-// reports, with the plan's text.
-type applyResult struct {
-	Env      string   `json:"env"`
-	Applied  bool     `json:"applied"`
-	PlanID   string   `json:"planId,omitempty"`
-	Built    []string `json:"built"`
-	Computed []string `json:"computed"`
-	Promoted []string `json:"promoted"`
-	Removed  []string `json:"removed"`
-	Exported []string `json:"exported"`
-	// DroppedViews are the stale views of EXTERNAL models the plan listed.
-	DroppedViews []string `json:"droppedViews"`
-	Summary      string   `json:"summary"`
-}
+// applyResult is what efmesh.apply returns (docs/json.md).
+type applyResult = jsonapi.EditorApply
 
 // applyCommand builds and promotes the plan for env, like `efmesh apply
 // --yes` (workspace.Apply: the environment's lock, then the warehouse).
@@ -466,30 +454,15 @@ func (s *Server) testCommand(ctx context.Context, v *view, a commandArgs) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return report, nil
+	return &jsonapi.EditorTest{Passed: report.Passed, Failed: report.Failed, Tests: workspace.JSONTestResults(report.Tests)}, nil
 }
 
 // previewLimit is the number of rows efmesh.preview reads when no limit is
 // given, as `efmesh show`.
 const previewLimit = 20
 
-// previewResult is what efmesh.preview returns: `efmesh show --json`'s
-// shape, with the model.
-type previewResult struct {
-	Model string `json:"model,omitempty"`
-	Env   string `json:"env"`
-	// Preview is true when env does not have the model (not applied there
-	// yet, or a virtual model): its query was run, refs read from env's
-	// views.
-	Preview bool `json:"preview"`
-	// Selection is true when a query text (the editor's selection) was
-	// run, not the model; Model is then the model whose file holds it,
-	// if any.
-	Selection bool            `json:"selection,omitempty"`
-	Columns   []engine.Column `json:"columns"`
-	Rows      [][]any         `json:"rows"`
-	Truncated bool            `json:"truncated"`
-}
+// previewResult is what efmesh.preview returns (docs/json.md).
+type previewResult = jsonapi.EditorPreview
 
 // previewCommand reads a model's rows as env serves them, like `efmesh
 // show` (workspace.Show), from the editor's analysis: a model edited in a
@@ -534,7 +507,7 @@ func (s *Server) previewCommand(ctx context.Context, v *view, a commandArgs) (an
 	if cols == nil {
 		cols = []engine.Column{}
 	}
-	return &previewResult{Model: model, Env: a.Env, Preview: r.Preview, Columns: cols, Rows: r.JSONRows(), Truncated: r.More}, nil
+	return &previewResult{Model: model, Env: a.Env, Preview: r.Preview, Columns: workspace.JSONColumns(cols), Rows: r.JSONRows(), Truncated: r.More}, nil
 }
 
 // previewSelection runs a query text of the editor, the range of uri's
@@ -585,7 +558,7 @@ func (s *Server) previewSelection(ctx context.Context, res *checkResult, a comma
 	if cols == nil {
 		cols = []engine.Column{}
 	}
-	return &previewResult{Model: model, Env: a.Env, Preview: true, Selection: true, Columns: cols, Rows: r.JSONRows(), Truncated: r.More}, nil
+	return &previewResult{Model: model, Env: a.Env, Preview: true, Selection: true, Columns: workspace.JSONColumns(cols), Rows: r.JSONRows(), Truncated: r.More}, nil
 }
 
 // workspaceOptions are the editor's: its clock and its log.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/workspace"
 )
 
@@ -14,27 +15,14 @@ import (
 // (resolve.go), and a flat graph for clients to draw.
 
 // lineageGraph is the JSON the efmesh.lineage command returns; the VS Code
-// extension draws it. Edges point from a source to what is computed from
-// it (data flow).
-type lineageGraph struct {
-	Root  string        `json:"root"`
-	Nodes []lineageNode `json:"nodes"`
-	Edges []lineageEdge `json:"edges"`
-}
+// extension draws it (docs/json.md). Edges point from a source to what is
+// computed from it (data flow).
+type lineageGraph = jsonapi.EditorLineage
 
-type lineageNode struct {
-	ID     string `json:"id"`
-	Model  string `json:"model"`
-	Column string `json:"column,omitempty"`
-	Type   string `json:"type,omitempty"`
-	Kind   string `json:"kind,omitempty"`
-	File   string `json:"file,omitempty"`
-}
-
-type lineageEdge struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
+type (
+	lineageNode = jsonapi.LineageGraphNode
+	lineageEdge = jsonapi.LineageGraphEdge
+)
 
 func nodeID(model, column string) string {
 	if column == "" {

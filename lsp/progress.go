@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/efmesh/efmesh/jsonapi"
 )
 
 // progress reports work-done progress of a long command ($/progress). A
@@ -33,29 +35,41 @@ func (s *Server) beginProgress(ctx context.Context, token json.RawMessage, title
 			return p
 		}
 		t := fmt.Sprintf("efmesh-%d", progressSeq.Add(1))
-		if err := s.call(ctx, protocol.MethodWorkDoneProgressCreate, map[string]any{"token": t}, nil); err != nil {
+		if err := s.call(ctx, protocol.MethodWorkDoneProgressCreate, progressCreate{Token: t}, nil); err != nil {
 			return p
 		}
 		p.token = t
 	}
-	p.send(map[string]any{"kind": "begin", "title": title, "cancellable": false, "percentage": 0})
+	p.send(jsonapi.ProgressBegin{Kind: "begin", Title: title})
 	return p
 }
 
-func (p *progress) send(value map[string]any) {
+// progressCreate is window/workDoneProgress/create's params.
+type progressCreate struct {
+	Token string `json:"token"`
+}
+
+// progressParams is $/progress's params: the value is one of
+// jsonapi.ProgressBegin, ProgressReport and ProgressEnd.
+type progressParams struct {
+	Token any `json:"token"`
+	Value any `json:"value"`
+}
+
+func (p *progress) send(value any) {
 	if p.token == nil {
 		return
 	}
-	p.s.notify(protocol.MethodProgress, map[string]any{"token": p.token, "value": value})
+	p.s.notify(protocol.MethodProgress, progressParams{Token: p.token, Value: value})
 }
 
 // report sends a message and a percentage (0–100).
 func (p *progress) report(msg string, pct int) {
-	p.send(map[string]any{"kind": "report", "message": msg, "percentage": max(0, min(pct, 100))})
+	p.send(jsonapi.ProgressReport{Kind: "report", Message: msg, Percentage: max(0, min(pct, 100))})
 }
 
 // end closes the report with a final message.
 func (p *progress) end(msg string) {
-	p.send(map[string]any{"kind": "end", "message": msg})
+	p.send(jsonapi.ProgressEnd{Kind: "end", Message: msg})
 	p.token = nil
 }

@@ -25,7 +25,7 @@ func sourceActions(d *docPos, env string) []protocol.CodeAction {
 	if m == nil || m.Name == "" {
 		return nil
 	}
-	args := map[string]any{"uri": string(d.w.snap.uri(d.rel)), "model": m.Name, "env": env}
+	args := lensArgs{Env: env, Model: m.Name, URI: string(d.w.snap.uri(d.rel))}
 	action := func(title string, kind protocol.CodeActionKind, cmd string) protocol.CodeAction {
 		return protocol.CodeAction{Title: title, Kind: kind, Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}}}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 )
 
@@ -13,25 +14,11 @@ import (
 // view's analysis and state store, the same plan the code lenses show.
 
 // treeModel is one model of efmesh.models: where it is and what a plan
-// against env would do to it.
-type treeModel struct {
-	Name   string `json:"name"`
-	Schema string `json:"schema"`
-	Table  string `json:"table"`
-	Kind   string `json:"kind"`
-	URI    string `json:"uri"`
-	// Change is the model's category in a plan against env ("" when the
-	// plan could not be made: Problem says why).
-	Change    planner.Change `json:"change,omitempty"`
-	Build     bool           `json:"build"`
-	Intervals int            `json:"intervals,omitempty"`
-}
+// against env would do to it (docs/json.md).
+type treeModel = jsonapi.EditorModel
 
-type modelsResult struct {
-	Env     string      `json:"env"`
-	Models  []treeModel `json:"models"` // by schema, then table
-	Problem string      `json:"problem,omitempty"`
-}
+// modelsResult is what efmesh.models returns (docs/json.md).
+type modelsResult = jsonapi.EditorModels
 
 // modelsCommand lists the project's models with their status in env.
 func (s *Server) modelsCommand(ctx context.Context, v *view, a commandArgs) (any, error) {
@@ -59,7 +46,7 @@ func (s *Server) modelsCommand(ctx context.Context, v *view, a commandArgs) (any
 		}
 		tm := treeModel{Name: m.Name, Schema: m.Schema, Table: m.Table, Kind: string(m.Kind.Name), URI: string(res.snap.uri(m.File))}
 		if mp := byName[m.Name]; mp != nil {
-			tm.Change, tm.Build, tm.Intervals = mp.Change, mp.Build, mp.Intervals
+			tm.Change, tm.Build, tm.Intervals = string(mp.Change), mp.Build, mp.Intervals
 		}
 		out.Models = append(out.Models, tm)
 	}
@@ -73,12 +60,8 @@ func (s *Server) modelsCommand(ctx context.Context, v *view, a commandArgs) (any
 	return out, nil
 }
 
-// treeEnvironment is one environment of efmesh.environments.
-type treeEnvironment struct {
-	Name    string `json:"name"`
-	Models  int    `json:"models"`  // how many models it points at
-	Current bool   `json:"current"` // the one the editor plans against
-}
+// treeEnvironment is one environment of efmesh.environments (docs/json.md).
+type treeEnvironment = jsonapi.EditorEnvironment
 
 // environmentsCommand lists the environments of the state store, with the
 // editor's current one first even when it does not exist yet.

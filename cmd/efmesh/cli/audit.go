@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) auditCmd() *cobra.Command {
@@ -68,8 +70,8 @@ as plan does (--model names them one by one).`,
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": rep.Env, "passed": !rep.Blocked(), "results": rep.Results,
-					"asApplied": nonNil(rep.AsApplied), "editedAudits": nonNil(rep.EditedAudits)})
+				a.writeJSON(jsonapi.Audit{APIVersion: APIVersion, AsApplied: nonNil(rep.AsApplied), EditedAudits: nonNil(rep.EditedAudits),
+					Env: rep.Env, Passed: !rep.Blocked(), Results: workspace.JSONAuditResults(rep.Results)})
 			} else {
 				printAudit(a, rep)
 			}

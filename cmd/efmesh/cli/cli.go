@@ -24,6 +24,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -40,8 +41,8 @@ const (
 	ExitInterrupted = 130
 )
 
-// APIVersion is the version of every --json shape.
-const APIVersion = 1
+// APIVersion is the version of every --json shape (jsonapi.Version).
+const APIVersion = jsonapi.Version
 
 // Version is set at build time with -ldflags "-X …/cli.Version=…".
 var Version = "dev"
@@ -292,71 +293,24 @@ func (a *app) fail(err error) {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		if a.json {
-			a.writeJSON(map[string]any{"apiVersion": APIVersion, "error": ue.Error(), "usage": ue.cmd.UseLine()})
+			a.writeJSON(jsonapi.Error{APIVersion: APIVersion, Error: ue.Error(), Usage: ue.cmd.UseLine()})
 			return
 		}
 		fmt.Fprintf(a.stderr, "efmesh: %s\n%s\n", ue.Error(), ue.usage())
 		return
 	}
 	if a.json {
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "error": phrase(err)})
+		a.writeJSON(jsonapi.Error{APIVersion: APIVersion, Error: phrase(err)})
 		return
 	}
 	fmt.Fprintf(a.stderr, "efmesh: %s\n", phrase(err))
-}
-
-// diagnosticJSON is the --json shape of a diagnostic.
-type diagnosticJSON struct {
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
-	EndLine   int    `json:"endLine"`
-	EndColumn int    `json:"endColumn"`
-	Severity  string `json:"severity"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	// Fixes are the quick fixes the editor offers for the diagnostic, so
-	// that a CI bot can suggest them too.
-	Fixes []fixJSON `json:"fixes,omitempty"`
-	// Related are places that explain the problem: the definition of the
-	// macro whose expansion it is in.
-	Related []relatedJSON `json:"related,omitempty"`
-}
-
-// relatedJSON is the --json shape of a place related to a diagnostic.
-type relatedJSON struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Message string `json:"message"`
-}
-
-// fixJSON is the --json shape of a quick fix: its edits positioned by
-// line and column (1-based, in characters, as the diagnostic's) and by
-// byte offset.
-type fixJSON struct {
-	Title string     `json:"title"`
-	Edits []editJSON `json:"edits"`
-}
-
-type editJSON struct {
-	File    string  `json:"file"`
-	Start   posJSON `json:"start"`
-	End     posJSON `json:"end"`
-	NewText string  `json:"newText"`
-}
-
-type posJSON struct {
-	Line   int `json:"line"`
-	Col    int `json:"col"`
-	Offset int `json:"offset"`
 }
 
 // fixesJSON positions the edits of fixes in their files as they are on
 // disk under the project root (root "": found from the working folder);
 // nil when there are none. An edit of a file that cannot be read keeps
 // its offsets, with line and column 0.
-func (a *app) fixesJSON(root string, fixes []project.Fix) []fixJSON {
+func (a *app) fixesJSON(root string, fixes []project.Fix) []jsonapi.Fix {
 	if len(fixes) == 0 {
 		return nil
 	}
@@ -364,20 +318,20 @@ func (a *app) fixesJSON(root string, fixes []project.Fix) []fixJSON {
 		root, _ = project.FindRoot(a.dir)
 	}
 	srcs := map[string][]byte{}
-	out := make([]fixJSON, 0, len(fixes))
+	out := make([]jsonapi.Fix, 0, len(fixes))
 	for _, f := range fixes {
-		fj := fixJSON{Title: f.Title, Edits: make([]editJSON, 0, len(f.Edits))}
+		fj := jsonapi.Fix{Title: f.Title, Edits: make([]jsonapi.Edit, 0, len(f.Edits))}
 		for _, e := range f.Edits {
 			src, ok := srcs[e.File]
 			if !ok && root != "" {
 				src, _ = os.ReadFile(filepath.Join(root, filepath.FromSlash(e.File)))
 				srcs[e.File] = src
 			}
-			ej := editJSON{File: e.File, NewText: e.NewText, Start: posJSON{Offset: e.Start}, End: posJSON{Offset: e.End}}
+			ej := jsonapi.Edit{File: e.File, NewText: e.NewText, Start: jsonapi.Position{Offset: e.Start}, End: jsonapi.Position{Offset: e.End}}
 			if src != nil && e.Start <= e.End && e.End <= len(src) {
 				r := project.RangeAt(src, e.Start, e.End)
-				ej.Start = posJSON{Line: r.Start.Line, Col: r.Start.Column, Offset: e.Start}
-				ej.End = posJSON{Line: r.End.Line, Col: r.End.Column, Offset: e.End}
+				ej.Start = jsonapi.Position{Line: r.Start.Line, Col: r.Start.Column, Offset: e.Start}
+				ej.End = jsonapi.Position{Line: r.End.Line, Col: r.End.Column, Offset: e.End}
 			}
 			fj.Edits = append(fj.Edits, ej)
 		}
@@ -387,14 +341,14 @@ func (a *app) fixesJSON(root string, fixes []project.Fix) []fixJSON {
 }
 
 // diagnosticsJSON is ds as --json writes them (an empty list, not null).
-func (a *app) diagnosticsJSON(ds []project.Diagnostic) []diagnosticJSON {
-	out := make([]diagnosticJSON, 0, len(ds))
+func (a *app) diagnosticsJSON(ds []project.Diagnostic) []jsonapi.Diagnostic {
+	out := make([]jsonapi.Diagnostic, 0, len(ds))
 	for _, d := range ds {
-		dj := diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
+		dj := jsonapi.Diagnostic{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
 			EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
 			Fixes: a.fixesJSON("", d.Fixes)}
 		for _, r := range d.Related {
-			dj.Related = append(dj.Related, relatedJSON{File: r.File, Line: r.Range.Start.Line, Column: r.Range.Start.Column, Message: r.Message})
+			dj.Related = append(dj.Related, jsonapi.Related{File: r.File, Line: r.Range.Start.Line, Column: r.Range.Start.Column, Message: r.Message})
 		}
 		out = append(out, dj)
 	}
@@ -403,7 +357,7 @@ func (a *app) diagnosticsJSON(ds []project.Diagnostic) []diagnosticJSON {
 
 func (a *app) printDiagnostics(ds []project.Diagnostic) {
 	if a.json {
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "diagnostics": a.diagnosticsJSON(ds)})
+		a.writeJSON(jsonapi.Problems{APIVersion: APIVersion, Diagnostics: a.diagnosticsJSON(ds)})
 		return
 	}
 	errs := 0
@@ -421,7 +375,9 @@ func (a *app) printDiagnostics(ds []project.Diagnostic) {
 	}
 }
 
-func (a *app) writeJSON(v any) {
+// writeJSON prints a --json document: only a type of package jsonapi,
+// so that every payload is one docs/json.md documents.
+func (a *app) writeJSON(v jsonapi.Payload) {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)

@@ -10,9 +10,11 @@ import (
 
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) compactCmd() *cobra.Command {
@@ -77,7 +79,7 @@ takes no lock and does not serialize with another compactor.`,
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "dryRun": res.DryRun, "partitions": res.Partitions})
+				a.writeJSON(jsonapi.Compact{APIVersion: APIVersion, DryRun: res.DryRun, Partitions: workspace.JSONCompactPartitions(res.Partitions)})
 				return nil
 			}
 			a.printCompact(res)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
 )
@@ -65,7 +66,7 @@ relative to the project root) is not overwritten without --force;
 				fmt.Fprintf(a.stderr, "efmesh: warning: %s\n", warn)
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "dryRun": o.Dry, "test": res})
+				a.writeJSON(jsonapi.CreateTest{APIVersion: APIVersion, DryRun: o.Dry, Test: workspace.JSONCreatedTest(res)})
 				return nil
 			}
 			if o.Dry {

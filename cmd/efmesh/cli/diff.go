@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) diffCmd() *cobra.Command {
@@ -57,7 +59,7 @@ Diff reads the state store and the warehouse and changes nothing.`,
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "a": d.A, "b": d.B, "models": d.Models})
+				a.writeJSON(jsonapi.Diff{APIVersion: APIVersion, A: d.A, B: d.B, Models: workspace.JSONModelDiffs(d.Models)})
 				return nil
 			}
 			printDiff(a, d)

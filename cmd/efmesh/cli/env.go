@@ -14,9 +14,11 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) envCmd() *cobra.Command {
@@ -69,7 +71,7 @@ project never applied has no state store, and list says so.`,
 				}
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "environments": envs})
+				a.writeJSON(jsonapi.EnvList{APIVersion: APIVersion, Environments: workspace.JSONEnvSummaries(envs)})
 				return nil
 			}
 			switch {
@@ -190,7 +192,7 @@ terminal and without --yes it asks nothing and exits 2.`,
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "deleted": res})
+				a.writeJSON(jsonapi.EnvDelete{APIVersion: APIVersion, Deleted: workspace.JSONEnvDeletion(res)})
 				return nil
 			}
 			fmt.Fprintf(a.stdout, "Deleted environment %s (%d model(s)): ", env, res.Models)

@@ -6,7 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) createExternalCmd() *cobra.Command {
@@ -54,7 +56,7 @@ gives, and then no file is written.`,
 				return phraseBusy(err)
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "dryRun": dry, "models": res})
+				a.writeJSON(jsonapi.External{APIVersion: APIVersion, DryRun: dry, Models: workspace.JSONExternalColumns(res)})
 				return nil
 			}
 			for _, r := range res {

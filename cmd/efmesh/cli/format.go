@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/workspace"
 )
 
@@ -44,7 +45,7 @@ listed and format exits 1 when there are any.`,
 						listed = append(listed, f)
 					}
 				}
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "check": check, "models": len(files), "files": listed})
+				a.writeJSON(jsonapi.Format{APIVersion: APIVersion, Check: check, Files: workspace.JSONFormattedFiles(listed), Models: len(files)})
 			} else {
 				for _, f := range files {
 					switch {

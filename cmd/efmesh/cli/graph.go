@@ -15,7 +15,10 @@ func writeGraphHTML(w io.Writer, title string, nodes []ops.GraphNode) error {
 	if err != nil {
 		return err
 	}
-	return graphPage.Execute(w, map[string]any{"Title": title, "Data": template.JS(data)})
+	return graphPage.Execute(w, struct {
+		Title string
+		Data  template.JS
+	}{title, template.JS(data)})
 }
 
 var graphPage = template.Must(template.New("graph").Parse(`<!doctype html>

@@ -15,6 +15,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/dbtimport"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/sqlmeshimport"
 	"github.com/efmesh/efmesh/workspace"
@@ -213,7 +214,7 @@ are --from-dbt's.`,
 				}
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "root": abs, "files": files})
+				a.writeJSON(jsonapi.Init{APIVersion: APIVersion, Files: files, Root: abs})
 				return nil
 			}
 			q := shellQuote(dir)
@@ -247,8 +248,8 @@ func (a *app) fromDbt(from, abs, dir, start string) error {
 		code = ExitAwaiting
 	}
 	if a.json {
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "from": res.From, "root": res.Root, "name": res.Name,
-			"models": res.Models, "unconverted": res.Unconverted, "vars": res.Vars, "files": res.Files})
+		a.writeJSON(jsonapi.InitDBT{APIVersion: APIVersion, Files: res.Files, From: res.From, Models: dbtModelsJSON(res.Models),
+			Name: res.Name, Root: res.Root, Unconverted: dbtPiecesJSON(res.Unconverted), Vars: res.Vars})
 	} else {
 		done := 0
 		for _, m := range res.Models {
@@ -306,8 +307,8 @@ func (a *app) fromSqlmesh(from, abs, dir, start string) error {
 		code = ExitAwaiting
 	}
 	if a.json {
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "from": res.From, "root": res.Root, "name": res.Name,
-			"models": res.Models, "unconverted": res.Unconverted, "problems": a.diagnosticsJSON(problems), "files": res.Files})
+		a.writeJSON(jsonapi.InitSQLMesh{APIVersion: APIVersion, Files: res.Files, From: res.From, Models: sqlmeshModelsJSON(res.Models),
+			Name: res.Name, Problems: a.diagnosticsJSON(problems), Root: res.Root, Unconverted: sqlmeshPiecesJSON(res.Unconverted)})
 	} else {
 		done := 0
 		for _, m := range res.Models {
@@ -375,4 +376,51 @@ func (a *app) checkWritten(root string) ([]project.Diagnostic, error) {
 		}
 	}
 	return errs, nil
+}
+
+// The converters' results as init --json shows them (package jsonapi): a
+// nil list stays nil, as JSON's null.
+
+func dbtModelsJSON(ms []dbtimport.Model) []jsonapi.ImportedModel {
+	if ms == nil {
+		return nil
+	}
+	out := make([]jsonapi.ImportedModel, len(ms))
+	for i, m := range ms {
+		out[i] = jsonapi.ImportedModel{Name: m.Name, Kind: m.Kind, File: m.File, From: m.From, Converted: m.Converted}
+	}
+	return out
+}
+
+func dbtPiecesJSON(ps []dbtimport.Piece) []jsonapi.Unconverted {
+	if ps == nil {
+		return nil
+	}
+	out := make([]jsonapi.Unconverted, len(ps))
+	for i, p := range ps {
+		out[i] = jsonapi.Unconverted{File: p.File, Line: p.Line, Col: p.Col, Text: p.Text, Reason: p.Reason}
+	}
+	return out
+}
+
+func sqlmeshModelsJSON(ms []sqlmeshimport.Model) []jsonapi.ImportedModel {
+	if ms == nil {
+		return nil
+	}
+	out := make([]jsonapi.ImportedModel, len(ms))
+	for i, m := range ms {
+		out[i] = jsonapi.ImportedModel{Name: m.Name, Kind: m.Kind, File: m.File, From: m.From, Converted: m.Converted}
+	}
+	return out
+}
+
+func sqlmeshPiecesJSON(ps []sqlmeshimport.Piece) []jsonapi.Unconverted {
+	if ps == nil {
+		return nil
+	}
+	out := make([]jsonapi.Unconverted, len(ps))
+	for i, p := range ps {
+		out[i] = jsonapi.Unconverted{File: p.File, Line: p.Line, Col: p.Col, Text: p.Text, Reason: p.Reason}
+	}
+	return out
 }

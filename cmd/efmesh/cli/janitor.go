@@ -12,9 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) janitorCmd() *cobra.Command {
@@ -102,9 +104,9 @@ asks for a new plan instead. --dry-run lists what would go.`,
 				}
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "dryRun": res.DryRun, "ttl": opt.TTL.String(),
-					"cutoff": rfc(res.Cutoff), "removed": res.Removed, "waiting": res.Waiting,
-					"environmentsTtl": durationJSON(proj.Config.EnvironmentsTTL), "expired": expired})
+				a.writeJSON(jsonapi.Janitor{APIVersion: APIVersion, Cutoff: rfc(res.Cutoff), DryRun: res.DryRun,
+					EnvironmentsTTL: durationJSON(proj.Config.EnvironmentsTTL), Expired: workspace.JSONEnvExpiries(expired),
+					Removed: workspace.JSONRemovals(res.Removed), TTL: opt.TTL.String(), Waiting: res.Waiting})
 			} else {
 				printExpired(a, expired, res.DryRun, proj.Config.EnvironmentsTTL)
 				printJanitor(a, &orphans, opt.TTL)

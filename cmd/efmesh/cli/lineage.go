@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) lineageCmd() *cobra.Command {
@@ -63,7 +65,7 @@ It is the same function the editor's hover uses. With --select (and
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "lineage": n})
+				a.writeJSON(jsonapi.Lineage{APIVersion: APIVersion, Lineage: workspace.JSONLineage(n)})
 				return nil
 			}
 			printLineage(a.stdout, n, "")
@@ -91,7 +93,7 @@ func (a *app) lineageSelected(sel *selection) error {
 		out = append(out, l)
 	}
 	if a.json {
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "lineages": out})
+		a.writeJSON(jsonapi.LineageSelected{APIVersion: APIVersion, Lineages: workspace.JSONLineages(out)})
 		return nil
 	}
 	for _, l := range out {

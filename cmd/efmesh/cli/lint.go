@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/lint"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -42,8 +43,8 @@ same findings (source efmesh-lint) with their quick fixes.`,
 						errs++
 					}
 				}
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "findings": []any{}, "errors": errs,
-					"diagnostics": a.diagnosticsJSON(pe.Diagnostics)})
+				a.writeJSON(jsonapi.Lint{APIVersion: APIVersion, Findings: []jsonapi.Finding{}, Errors: errs,
+					Diagnostics: a.diagnosticsJSON(pe.Diagnostics)})
 				return &exitError{code: ExitError}
 			}
 			if err != nil {
@@ -61,20 +62,17 @@ same findings (source efmesh-lint) with their quick fixes.`,
 				}
 			}
 			if a.json {
-				type findingJSON struct {
-					diagnosticJSON
-					Fixes []fixJSON `json:"fixes"`
-				}
-				out := make([]findingJSON, 0, len(ds))
+				out := make([]jsonapi.Finding, 0, len(ds))
 				for _, d := range ds {
 					fixes := a.fixesJSON(w.Project.Root, d.Fixes)
 					if fixes == nil {
-						fixes = []fixJSON{}
+						fixes = []jsonapi.Fix{}
 					}
-					out = append(out, findingJSON{diagnosticJSON{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
-						EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}, fixes})
+					out = append(out, jsonapi.Finding{File: d.File, Line: d.Range.Start.Line, Column: d.Range.Start.Column,
+						EndLine: d.Range.End.Line, EndColumn: d.Range.End.Column, Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
+						Fixes: fixes})
 				}
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "findings": out, "errors": errs, "diagnostics": []diagnosticJSON{}})
+				a.writeJSON(jsonapi.Lint{APIVersion: APIVersion, Findings: out, Errors: errs, Diagnostics: []jsonapi.Diagnostic{}})
 			} else {
 				for _, d := range ds {
 					fmt.Fprintf(a.stdout, "%s:%d:%d: %s %s: %s\n", d.File, d.Range.Start.Line, d.Range.Start.Column, d.Severity, d.Code, d.Message)
@@ -97,16 +95,11 @@ same findings (source efmesh-lint) with their quick fixes.`,
 // lintRules lists the linter's rules.
 func (a *app) lintRules() error {
 	if a.json {
-		type ruleJSON struct {
-			ID       string `json:"id"`
-			Severity string `json:"severity"`
-			Doc      string `json:"doc"`
-		}
-		out := []ruleJSON{}
+		out := []jsonapi.LintRule{}
 		for _, r := range lint.Rules {
-			out = append(out, ruleJSON{r.ID, lint.SeverityName(r.Default), r.Doc})
+			out = append(out, jsonapi.LintRule{ID: r.ID, Severity: lint.SeverityName(r.Default), Doc: r.Doc})
 		}
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "rules": out})
+		a.writeJSON(jsonapi.LintRules{APIVersion: APIVersion, Rules: out})
 		return nil
 	}
 	for _, r := range lint.Rules {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -28,8 +29,8 @@ func (a *app) versionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "version": Version, "go": runtime.Version(),
-					"fingerprintVersion": analysis.FingerprintVersion})
+				a.writeJSON(jsonapi.VersionInfo{APIVersion: APIVersion, FingerprintVersion: analysis.FingerprintVersion,
+					Go: runtime.Version(), Version: Version})
 				return nil
 			}
 			fmt.Fprintln(a.stdout, versionLine())
@@ -87,7 +88,7 @@ SQL, parents first, each under a "-- model" line.`,
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "model": args[0], "env": env, "sql": sql})
+				a.writeJSON(jsonapi.Render{APIVersion: APIVersion, Env: env, Model: args[0], SQL: sql})
 				return nil
 			}
 			fmt.Fprintln(a.stdout, sql)
@@ -107,20 +108,16 @@ func (a *app) renderSelected(sel *selection, env string) error {
 		return err
 	}
 	defer w.Close()
-	type rendered struct {
-		Model string `json:"model"`
-		SQL   string `json:"sql"`
-	}
-	out := []rendered{}
+	out := []jsonapi.RenderedModel{}
 	for _, n := range names {
 		sql, err := w.Render(n, env, a.now())
 		if err != nil {
 			return err
 		}
-		out = append(out, rendered{Model: n, SQL: sql})
+		out = append(out, jsonapi.RenderedModel{Model: n, SQL: sql})
 	}
 	if a.json {
-		a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": env, "models": out})
+		a.writeJSON(jsonapi.RenderSelected{APIVersion: APIVersion, Env: env, Models: out})
 		return nil
 	}
 	for i, r := range out {
@@ -211,22 +208,16 @@ refs between them: +model draws a model's ancestors.`,
 				}
 				return nil
 			}
-			type node struct {
-				Name    string   `json:"name"`
-				Kind    string   `json:"kind"`
-				File    string   `json:"file"`
-				Parents []string `json:"parents"`
-			}
-			nodes := []node{}
+			nodes := []jsonapi.GraphNode{}
 			edges := [][2]string{}
 			for _, m := range graph {
-				nodes = append(nodes, node{Name: m.Name, Kind: m.Kind, File: m.File, Parents: m.Parents})
+				nodes = append(nodes, jsonapi.GraphNode{Name: m.Name, Kind: m.Kind, File: m.File, Parents: m.Parents})
 				for _, r := range m.Parents {
 					edges = append(edges, [2]string{r, m.Name})
 				}
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "models": nodes, "edges": edges})
+				a.writeJSON(jsonapi.Graph{APIVersion: APIVersion, Edges: edges, Models: nodes})
 				return nil
 			}
 			for _, n := range nodes {
@@ -291,10 +282,10 @@ copied to a backup file before each step that changes it.`,
 				return err
 			}
 			if a.json {
-				out := map[string]any{"apiVersion": APIVersion, "from": from, "to": to, "backup": backup}
+				out := jsonapi.Migrate{APIVersion: APIVersion, Backup: backup, From: from, To: to}
 				if fm != nil {
-					out["fingerprints"] = map[string]any{"from": fm.From, "to": fm.To, "remapped": fm.Remapped,
-						"restamped": fm.Restamped, "backup": fpBackup}
+					out.Fingerprints = &jsonapi.FingerprintMigration{Backup: fpBackup, From: fm.From, Remapped: fm.Remapped,
+						Restamped: fm.Restamped, To: fm.To}
 				}
 				a.writeJSON(out)
 				return nil

@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 func (a *app) passportCmd() *cobra.Command {
@@ -35,7 +37,7 @@ model files on disk are not consulted.`,
 				return err
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "env": args[0], "models": ps})
+				a.writeJSON(jsonapi.Passports{APIVersion: APIVersion, Env: args[0], Models: workspace.JSONPassports(ps)})
 				return nil
 			}
 			a.printPassports(args[0], ps)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
@@ -206,41 +207,13 @@ func (f *changeFlags) plain() bool {
 // printPlan writes p as efmesh plan does.
 func (a *app) printPlan(p *planner.Plan, explain bool) {
 	if a.json {
-		a.writeJSON(planJSON(p))
+		a.writeJSON(workspace.JSONPlan(p))
 		return
 	}
 	workspace.WritePlan(a.stdout, p)
 	if explain {
 		workspace.WriteExplain(a.stdout, p)
 	}
-}
-
-// planPayload is the --json shape of a plan.
-type planPayload struct {
-	APIVersion int    `json:"apiVersion"`
-	Env        string `json:"env"`
-	HasChanges bool   `json:"hasChanges"`
-	// Summary: the totals of the plan's text, as apply reports them.
-	Summary planner.Summary     `json:"summary"`
-	Models  []planner.ModelPlan `json:"models"`
-	Preview *planner.Preview    `json:"preview,omitempty"`
-	// LeftOut: the direct changes a plan of a selection did not take.
-	LeftOut []planner.LeftOut `json:"leftOut,omitempty"`
-	// LeftOutFrom: the environment the left-out models are taken from when
-	// it is not env (prod, for a new environment).
-	LeftOutFrom string `json:"leftOutFrom,omitempty"`
-	// DueRefresh: the FULL models whose cron is due, which only run refreshes.
-	DueRefresh []string `json:"dueRefresh,omitempty"`
-	// Reverts: the models the plan moves back to a version someone else
-	// applied over since.
-	Reverts []planner.Revert `json:"reverts,omitempty"`
-	// Warnings: findings on the whole plan that do not stop it (each
-	// model's are in its line).
-	Warnings []planner.Warning `json:"warnings,omitempty"`
-}
-
-func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh, Reverts: p.Reverts, Warnings: p.Warnings}
 }
 
 func (a *app) applyCmd() *cobra.Command {
@@ -279,7 +252,7 @@ nothing runs none.`,
 			if err != nil {
 				return err
 			}
-			var payload map[string]any
+			var payload *jsonapi.Apply
 			live := a.newLiveProgress("apply " + args[0])
 			a.live = live // applied erases it before the summary
 			defer live.Stop()
@@ -299,7 +272,8 @@ nothing runs none.`,
 				Plan:      opts,
 				Review: func(p *planner.Plan) error {
 					metricsOf(a.ctx).planned(p)
-					payload = map[string]any{"apiVersion": APIVersion, "env": p.Env, "applied": false, "plan": planJSON(p), "built": []string{}, "computed": []string{}, "promoted": []string{}}
+					payload = &jsonapi.Apply{APIVersion: APIVersion, Env: p.Env, Plan: workspace.JSONPlan(p),
+						Built: []string{}, Computed: []string{}, Promoted: []string{}}
 					if !p.HasChanges && a.json {
 						a.writeJSON(payload)
 						return nil
@@ -392,7 +366,7 @@ nothing runs none.`,
 // applied reports an apply's outcome: res and err as Workspace.Apply
 // (or QuickApplyPromotion) returned them, payload the --json report its
 // Review started (nil when no plan was made).
-func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, res *workspace.ApplyResult, err error) error {
+func (a *app) applied(cmd *cobra.Command, env string, payload *jsonapi.Apply, res *workspace.ApplyResult, err error) error {
 	a.live.Stop()
 	var failed *workspace.TestsFailedError
 	if errors.As(err, &failed) {
@@ -408,17 +382,17 @@ func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, re
 		return nil
 	}
 	if a.json {
-		payload["applied"] = true
+		payload.Applied = true
 		if res.Tests != nil {
-			payload["tests"] = res.Tests.Tests
+			payload.Tests = nonNilOf(workspace.JSONTestResults(res.Tests.Tests))
 		}
-		payload["built"] = nonNil(res.Built)
-		payload["computed"] = nonNil(res.Computed)
-		payload["promoted"] = nonNil(res.Promoted)
-		payload["removed"] = nonNil(res.Removed)
-		payload["exported"] = nonNil(res.Exported)
-		payload["droppedViews"] = nonNil(res.DroppedViews)
-		payload["planId"] = res.PlanID
+		payload.Built = nonNil(res.Built)
+		payload.Computed = nonNil(res.Computed)
+		payload.Promoted = nonNil(res.Promoted)
+		payload.Removed = nonNil(res.Removed)
+		payload.Exported = nonNil(res.Exported)
+		payload.DroppedViews = nonNil(res.DroppedViews)
+		payload.PlanID = res.PlanID
 		a.writeJSON(payload)
 		return nil
 	}
@@ -431,9 +405,9 @@ func (a *app) applied(cmd *cobra.Command, env string, payload map[string]any, re
 // plan, every test run and the error; exit 1.
 func (a *app) testsFailed(env string, res *workspace.ApplyResult, failed *workspace.TestsFailedError) error {
 	if a.json {
-		payload := map[string]any{"apiVersion": APIVersion, "env": env, "applied": false, "plan": planJSON(res.Plan),
-			"built": []string{}, "computed": []string{}, "promoted": []string{},
-			"tests": failed.Report.Tests, "failedTests": failed.Report.Failed, "error": failed.Error()}
+		payload := jsonapi.Apply{APIVersion: APIVersion, Env: env, Plan: workspace.JSONPlan(res.Plan),
+			Built: []string{}, Computed: []string{}, Promoted: []string{},
+			Tests: nonNilOf(workspace.JSONTestResults(failed.Report.Tests)), FailedTests: failed.Report.Failed, Error: failed.Error()}
 		a.writeJSON(payload)
 		return &exitError{code: ExitError}
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/width"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
 )
@@ -160,12 +161,8 @@ func (a *app) printRows(res *workspace.QueryResult, f rowsFlags) error {
 	}
 	switch f.format {
 	case "json":
-		out := map[string]any{"apiVersion": APIVersion, "env": f.env, "preview": res.Preview,
-			"columns": rows.Columns, "rows": res.JSONRows(), "truncated": res.More}
-		if f.model != "" {
-			out["model"] = f.model
-		}
-		a.writeJSON(out)
+		a.writeJSON(jsonapi.Query{APIVersion: APIVersion, Columns: workspace.JSONColumns(rows.Columns), Env: f.env,
+			Model: f.model, Preview: res.Preview, Rows: res.JSONRows(), Truncated: res.More})
 		return nil
 	case "csv":
 		cw := csv.NewWriter(a.stdout)

@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace"
 )
 
 // parseBound reads a --from/--to bound with the project's one time reader.
@@ -81,16 +83,11 @@ or hour).`,
 				return err
 			}
 			if a.json {
-				models := []map[string]any{}
-				for _, r := range rs {
-					models = append(models, map[string]any{"name": r.Name, "fingerprint": r.Fingerprint,
-						"from": rfc(r.Range.Start), "to": rfc(r.Range.End), "intervals": r.Intervals, "rebuild": r.Rebuild, "sharedWith": nonNil(r.SharedWith)})
-				}
-				payload := map[string]any{"apiVersion": APIVersion, "env": env, "model": model, "from": rfc(f), "to": rfc(t),
-					"dryRun": dryRun, "models": models}
+				payload := jsonapi.Restate{APIVersion: APIVersion, DryRun: dryRun, Env: env, From: rfc(f), Model: model,
+					Models: workspace.JSONRestated(rs), To: rfc(t)}
 				if sel.active() {
-					delete(payload, "model")
-					payload["select"], payload["exclude"] = nonNil(sel.selects), nonNil(sel.excludes)
+					payload.Model = ""
+					payload.Select, payload.Exclude = nonNil(sel.selects), nonNil(sel.excludes)
 				}
 				a.writeJSON(payload)
 				return nil

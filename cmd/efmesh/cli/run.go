@@ -10,6 +10,7 @@ import (
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
@@ -110,21 +111,13 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				code = ExitInterrupted
 			}
 			if a.json {
-				payload := map[string]any{"apiVersion": APIVersion, "env": env, "outcome": res.Outcome,
-					"processed": nonNil(res.Processed), "refreshed": nonNil(res.Refreshed), "merged": nonNil(res.Merged),
-					"computed": nonNil(res.Computed), "intervals": res.Intervals,
-					"succeeded": nonNil(res.Processed), "failed": nonNilOf(res.Failed), "skipped": nonNilOf(res.Skipped)}
-				if len(res.BlockedBy) > 0 {
-					payload["blockedBy"] = res.BlockedBy
-				}
-				if len(res.Exported) > 0 {
-					payload["exported"] = res.Exported
-				}
-				if len(res.Freshness) > 0 {
-					payload["freshness"] = res.Freshness
-				}
+				payload := jsonapi.Run{APIVersion: APIVersion, Env: env, Outcome: res.Outcome,
+					Processed: nonNil(res.Processed), Refreshed: nonNil(res.Refreshed), Merged: nonNil(res.Merged),
+					Computed: nonNil(res.Computed), Intervals: res.Intervals, Succeeded: nonNil(res.Processed),
+					Failed: nonNilOf(workspace.JSONModelFailures(res.Failed)), Skipped: nonNilOf(workspace.JSONSkippedModels(res.Skipped)),
+					BlockedBy: res.BlockedBy, Exported: res.Exported, Freshness: workspace.JSONFreshness(res.Freshness)}
 				if err != nil {
-					payload["error"] = err.Error()
+					payload.Error = err.Error()
 				}
 				// The failed and skipped models go to stderr with --json
 				// too, as logs do: stdout holds the payload only.
@@ -210,7 +203,7 @@ func (a *app) journalLoadFailure(env string, cause error) {
 // listed as data ("failedIntervals": model -> [[start, end]]) and blocking
 // audit failures too ("auditFailures": the audit results) beside the
 // error, in the apply payload (applied false); other errors print as usual.
-func (a *app) applyFailed(payload map[string]any, res *planner.ApplyResult, err error) error {
+func (a *app) applyFailed(payload *jsonapi.Apply, res *planner.ApplyResult, err error) error {
 	var ie *planner.IntervalsError
 	var af *planner.AuditFailure
 	hasIE, hasAF := errors.As(err, &ie), errors.As(err, &af)
@@ -218,19 +211,15 @@ func (a *app) applyFailed(payload map[string]any, res *planner.ApplyResult, err 
 		return err
 	}
 	if hasIE {
-		failed := [][]string{}
-		for _, r := range ie.Failed {
-			failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
-		}
-		payload["failedIntervals"] = map[string][][]string{ie.Model: failed}
+		payload.FailedIntervals = map[string][][]string{ie.Model: workspace.JSONRanges(ie.Failed)}
 	}
 	if hasAF {
-		payload["auditFailures"] = af.Results
+		payload.AuditFailures = nonNilOf(workspace.JSONAuditResults(af.Results))
 	}
-	payload["error"] = err.Error()
+	payload.Error = err.Error()
 	if res != nil {
-		payload["built"] = nonNil(res.Built)
-		payload["computed"] = nonNil(res.Computed)
+		payload.Built = nonNil(res.Built)
+		payload.Computed = nonNil(res.Computed)
 	}
 	a.writeJSON(payload)
 	return &exitError{code: ExitError}

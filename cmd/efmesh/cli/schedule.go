@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/ops"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
@@ -85,7 +86,7 @@ cron, by their finest interval.
 			}
 			if a.json {
 				a.stdout = out
-				a.writeJSON(map[string]any{"env": env, "format": format, "crons": nonNil(s.Crons), "reasons": nonNil(s.Reasons), "text": text.String()})
+				a.writeJSON(jsonapi.Schedule{Crons: nonNil(s.Crons), Env: env, Format: format, Reasons: nonNil(s.Reasons), Text: text.String()})
 			}
 			return nil
 		},

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -99,7 +98,7 @@ Lag a cron does not call for yet is normal, and so is a tick in progress
 				}
 			}
 			if a.json {
-				a.writeJSON(statusJSON(s))
+				a.writeJSON(workspace.JSONStatus(s))
 			} else {
 				a.printStatus(s)
 			}
@@ -120,63 +119,6 @@ func rfc(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-// rawJSON returns b as an embedded JSON value (null when empty or invalid),
-// so --json readers get objects, not strings holding JSON.
-func rawJSON(b []byte) json.RawMessage {
-	if len(b) == 0 || !json.Valid(b) {
-		return json.RawMessage("null")
-	}
-	return json.RawMessage(b)
-}
-
-func statusJSON(s *planner.Status) map[string]any {
-	missing := s.Missing
-	if missing == nil {
-		missing = []planner.MissingRelation{}
-	}
-	out := map[string]any{"apiVersion": APIVersion, "env": s.Env, "healthy": s.Healthy(), "running": s.Running, "applied": s.Applied, "deleted": s.Deleted,
-		"missing": missing, "problems": nonNil(s.Problems), "notes": nonNil(s.Notes)}
-	if len(s.Freshness) > 0 {
-		out["freshness"] = s.Freshness
-	}
-	if p := s.LastPlan; p != nil {
-		out["lastPlan"] = map[string]any{"id": p.ID, "appliedBy": p.AppliedBy, "createdAt": rfc(p.CreatedAt),
-			"status": p.Status, "summary": rawJSON(p.Summary)}
-	} else {
-		out["lastPlan"] = nil
-	}
-	out["preview"] = s.Preview
-	models := []map[string]any{}
-	for _, m := range s.Models {
-		missingRanges := [][]string{}
-		for _, r := range m.MissingRanges {
-			missingRanges = append(missingRanges, []string{rfc(r.Start), rfc(r.End)})
-		}
-		failed := [][]string{}
-		for _, r := range m.Failed {
-			failed = append(failed, []string{rfc(r.Start), rfc(r.End)})
-		}
-		models = append(models, map[string]any{"name": m.Name, "fingerprint": m.Fingerprint, "interval": string(m.Grain),
-			"start": rfc(m.Start), "dueThrough": rfc(m.DueThrough), "coveredThrough": rfc(m.CoveredThrough),
-			"done": m.Done, "missing": m.Missing, "missingRanges": missingRanges, "failed": failed,
-			"cron": m.Cron, "expectedThrough": rfc(m.ExpectedThrough), "overdue": m.Overdue})
-	}
-	out["models"] = models
-	refreshes := []map[string]any{}
-	for _, r := range s.Refreshes {
-		refreshes = append(refreshes, map[string]any{"name": r.Name, "fingerprint": r.Fingerprint, "cron": r.Cron,
-			"lastRefresh": rfc(r.LastRefresh), "dueSince": rfc(r.DueSince), "overdue": r.Overdue})
-	}
-	out["refreshes"] = refreshes
-	ticks := []map[string]any{}
-	for _, t := range s.Ticks {
-		ticks = append(ticks, map[string]any{"id": t.ID, "startedAt": rfc(t.StartedAt), "finishedAt": rfc(t.FinishedAt),
-			"outcome": t.Outcome, "detail": rawJSON(t.Detail)})
-	}
-	out["ticks"] = ticks
-	return out
 }
 
 func (a *app) printStatus(s *planner.Status) {

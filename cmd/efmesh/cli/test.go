@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/efmesh/efmesh/jsonapi"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
@@ -78,7 +79,7 @@ warehouse or the state store. Exit 1 when a test fails. With --select (and
 				}
 			}
 			if a.json {
-				a.writeJSON(map[string]any{"apiVersion": APIVersion, "passed": r.Passed, "failed": r.Failed, "tests": r.Tests})
+				a.writeJSON(jsonapi.Test{APIVersion: APIVersion, Failed: r.Failed, Passed: r.Passed, Tests: workspace.JSONTestResults(r.Tests)})
 			} else {
 				for _, t := range r.Tests {
 					workspace.WriteTestResult(a.stdout, t)
