@@ -53,7 +53,7 @@ var kinds = []struct {
 		ParquetReader: "read_parquet",
 	}},
 	{Postgres, "postgres", Capabilities{
-		Title:         "PostgreSQL",
+		Title:         "Postgres",
 		SystemSchemas: []string{"information_schema", "pg_catalog"},
 	}},
 }

@@ -54,7 +54,7 @@ func TestCapabilities(t *testing.T) {
 	if got := TitlesWith(func(c Capabilities) bool { return c.InProcess }); got != "DuckDB" {
 		t.Errorf("in-process engines: %q", got)
 	}
-	if got := TitlesWith(func(Capabilities) bool { return true }); got != "DuckDB or PostgreSQL" {
+	if got := TitlesWith(func(Capabilities) bool { return true }); got != "DuckDB or Postgres" {
 		t.Errorf("all engines: %q", got)
 	}
 	if c := CapabilitiesOf(nil); c.Title != "" {
