@@ -168,7 +168,7 @@ func (c *checker) model(ctx context.Context, info *ModelInfo) error {
 			if strings.HasPrefix(feature, "target") {
 				prop = "target"
 			}
-			c.propDiag(m, prop, CodeEngineFeature, fmt.Sprintf("%s uses %s, which the %s engine does not support (DuckDB only)", m.Name, feature, c.d.Name()))
+			c.propDiag(m, prop, CodeEngineFeature, fmt.Sprintf("%s uses %s, which the %s engine does not support (%s only)", m.Name, feature, c.d.Name(), fileReaders()))
 			info.Broken = true
 		}
 	}

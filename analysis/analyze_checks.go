@@ -370,11 +370,17 @@ func (c *checker) fileHash(rel string) (string, error) {
 	return hex.EncodeToString(s[:]), nil
 }
 
+// fileReaders names the engines that read files ("DuckDB"), for the
+// message of a model that reads files on an engine that cannot.
+func fileReaders() string {
+	return engine.TitlesWith(func(c engine.Capabilities) bool { return c.ReadsFiles })
+}
+
 // describeFiles infers the schema of files a model reads.
 func (c *checker) describeFiles(ctx context.Context, m *project.Model, paths []string, format string, opts []project.Option) ([]engine.Column, bool) {
 	fr, ok := c.wb.(engine.FileReader)
 	if !ok || c.eng == nil {
-		c.propDiag(m, "kind", CodeEngineFeature, fmt.Sprintf("%s reads files, which only the DuckDB engine can do; use EXTERNAL (table …) on %s", m.Name, c.d.Name()))
+		c.propDiag(m, "kind", CodeEngineFeature, fmt.Sprintf("%s reads files, which only the %s engine can do; use EXTERNAL (table …) on %s", m.Name, fileReaders(), c.d.Name()))
 		c.a.Models[m.Name].Broken = true
 		return nil, false
 	}

@@ -233,19 +233,6 @@ func qualifiedNameAt(src []byte, off int) string {
 
 func isIdentByte(c byte) bool { return sqlscan.IsIdentByte(c) }
 
-// between returns the text of s between the first open and the next close.
-func between(s, open, close string) string {
-	i := strings.Index(s, open)
-	if i < 0 {
-		return ""
-	}
-	rest := s[i+len(open):]
-	if j := strings.Index(rest, close); j >= 0 {
-		return rest[:j]
-	}
-	return rest
-}
-
 // functionDiag is the diagnostic of a call of a function the engine does
 // not have, at its name, with the nearest of the engine's own suggestions
 // as a fix.

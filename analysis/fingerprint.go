@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -87,7 +88,7 @@ func ownHashAt(v int, m *project.Model, canonical []byte, contentHash string) st
 	w("grain", lowerJoin(m.Grain))
 	w("columns_declared", strconv.FormatBool(m.Columns != nil))
 	for _, c := range m.Columns {
-		w("column", c.Name+" "+NormalizeType(c.Type))
+		w("column", c.Name+" "+engine.NormalTypeName(c.Type))
 	}
 	target := m.Target
 	if target == "" {
@@ -125,33 +126,4 @@ func lowerJoin(ss []string) string {
 		out[i] = strings.ToLower(s)
 	}
 	return strings.Join(out, ",")
-}
-
-// NormalizeType makes a declared type independent of spacing and case:
-// "decimal( 10,2 )" and "DECIMAL(10, 2)" are one type.
-func NormalizeType(t string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToUpper(strings.TrimSpace(t)) {
-		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
-			last := b.String()[b.Len()-1]
-			if isWordByte(last) && isWordRune(r) {
-				b.WriteByte(' ')
-			}
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-func isWordRune(r rune) bool {
-	return r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 0x80
 }

@@ -191,7 +191,7 @@ func redactedDiag(v *Analysis, m *project.Model, env string, d project.Diagnosti
 	}
 	walk(m.Name)
 	if d.Code == project.CodeUnknownColumn {
-		col := strings.ToLower(between(d.Message, `unknown column "`, `"`))
+		col := strings.ToLower(engine.Between(d.Message, `unknown column "`, `"`))
 		for _, name := range slices.Sorted(maps.Keys(seen)) {
 			if drop := v.redacted[name]; name != m.Name && slices.Contains(drop, col) {
 				d.Code = CodeRedactedColumn

@@ -26,12 +26,32 @@ import (
 	"github.com/efmesh/efmesh/state/sqlite"
 )
 
-// EngineType is the project's engine: "duckdb" or "postgres".
-func EngineType(p *project.Project) string {
-	if t := p.Config.Engine.Type; t != "" {
-		return t
+// EngineKind is the project's engine, as efmesh.yaml's engine type names
+// it: engine.DefaultKind when it names none, the zero Kind for a word that
+// names no engine (project.Load reported it).
+func EngineKind(p *project.Project) engine.Kind {
+	t := p.Config.Engine.Type
+	if t == "" {
+		return engine.DefaultKind
 	}
-	return "duckdb"
+	k, _ := engine.ParseKind(t)
+	return k
+}
+
+// StoreLocation names where p's state store is ("sqlite <file>",
+// "postgres <url>"): two projects with one location share a store.
+func StoreLocation(p *project.Project) string {
+	c := p.Config.State
+	if c.Type == "postgres" {
+		return "postgres " + c.URL
+	}
+	return "sqlite " + StorePath(p)
+}
+
+// StoreIsFile reports whether p's state store is a file on this machine
+// (SQLite), whose stamps say when it was written.
+func StoreIsFile(p *project.Project) bool {
+	return p.Config.State.Type != "postgres"
 }
 
 // StorePath is the SQLite state store's file, absolute.
@@ -249,8 +269,8 @@ func BackupStore(ctx context.Context, p *project.Project, st state.Store, tag st
 // efmesh.yaml, DefaultLockTimeout, or LockTimeout), then fails with a
 // *BusyTimeoutError naming the holder.
 func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
-	switch EngineType(p) {
-	case "duckdb":
+	switch EngineKind(p) {
+	case engine.DuckDB:
 		db, err := openDuckDB(ctx, p, duckdb.Open, opts)
 		if err != nil {
 			return nil, err
@@ -260,7 +280,7 @@ func Warehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption)
 			return nil, err
 		}
 		return db, nil
-	case "postgres":
+	case engine.Postgres:
 		url, err := expand(p, "engine url", p.Config.Engine.URL)
 		if err != nil {
 			return nil, err
@@ -313,7 +333,7 @@ func openDuckDB(ctx context.Context, p *project.Project, open func(string) (*duc
 // ExistingWarehouse opens the warehouse for reading: a DuckDB file that
 // does not exist yet is an error instead of a new empty database.
 func ExistingWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
-	if EngineType(p) == "duckdb" {
+	if EngineKind(p) == engine.DuckDB {
 		path := WarehousePath(p)
 		if path != ":memory:" {
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -328,7 +348,7 @@ func ExistingWarehouse(ctx context.Context, p *project.Project, opts ...Warehous
 // a DuckDB file that does not exist, which is never created here. A plan
 // reads a nil warehouse as one that holds nothing.
 func WarehouseIfExists(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
-	if EngineType(p) == "duckdb" {
+	if EngineKind(p) == engine.DuckDB {
 		if path := WarehousePath(p); path != ":memory:" {
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 				return nil, nil
@@ -343,7 +363,7 @@ func WarehouseIfExists(ctx context.Context, p *project.Project, opts ...Warehous
 // plan and status read it, apply cannot change it. "" otherwise, else the
 // file's path.
 func WarehouseReadOnly(p *project.Project) string {
-	if EngineType(p) != "duckdb" {
+	if EngineKind(p) != engine.DuckDB {
 		return ""
 	}
 	path := WarehousePath(p)
@@ -364,7 +384,7 @@ func WarehouseReadOnly(p *project.Project) string {
 // when the file does not exist. A file another process is writing is
 // waited for as Warehouse waits (opts, engine lock_timeout).
 func ReadWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOption) (engine.Engine, error) {
-	if EngineType(p) != "duckdb" {
+	if EngineKind(p) != engine.DuckDB {
 		return Warehouse(ctx, p, opts...)
 	}
 	path := WarehousePath(p)
@@ -390,8 +410,8 @@ func ReadWarehouse(ctx context.Context, p *project.Project, opts ...WarehouseOpt
 // Workbench opens the scratch engine models are checked in: an in-memory
 // DuckDB for DuckDB projects. It never is the warehouse.
 func Workbench(p *project.Project) (analysis.Workbench, error) {
-	switch EngineType(p) {
-	case "duckdb":
+	switch EngineKind(p) {
+	case engine.DuckDB:
 		db, err := duckdb.Open("")
 		if err != nil {
 			return nil, err
@@ -405,10 +425,10 @@ func Workbench(p *project.Project) (analysis.Workbench, error) {
 			return nil, err
 		}
 		return db, nil
-	case "postgres":
+	case engine.Postgres:
 		return pgWorkbench{}, nil
 	}
-	return nil, fmt.Errorf("checking %s projects is not supported by this build yet", EngineType(p))
+	return nil, fmt.Errorf("checking %s projects is not supported by this build yet", p.Config.Engine.Type)
 }
 
 // ServerWorkbench is Workbench for a use case that reaches the warehouse
@@ -417,7 +437,7 @@ func Workbench(p *project.Project) (analysis.Workbench, error) {
 // temporary stand-in tables no other session sees (postgres.Checker). A
 // server that does not answer is an error. Other engines get Workbench.
 func ServerWorkbench(ctx context.Context, p *project.Project) (analysis.Workbench, error) {
-	if EngineType(p) != "postgres" {
+	if EngineKind(p) != engine.Postgres {
 		return Workbench(p)
 	}
 	url, err := expand(p, "engine url", p.Config.Engine.URL)

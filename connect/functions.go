@@ -17,14 +17,14 @@ import (
 // or the configured PostgreSQL server. A Postgres project without an
 // engine url has no catalog: the error says so. Close the closer after use.
 func FunctionCatalog(ctx context.Context, p *project.Project) (engine.FunctionCatalog, io.Closer, error) {
-	switch EngineType(p) {
-	case "duckdb":
+	switch EngineKind(p) {
+	case engine.DuckDB:
 		db, err := duckdb.Open("")
 		if err != nil {
 			return nil, nil, err
 		}
 		return db, db, nil
-	case "postgres":
+	case engine.Postgres:
 		if p.Config.Engine.URL == "" {
 			return nil, nil, fmt.Errorf("connect: the functions of a postgres engine are read from its server: set engine url in %s", project.ConfigFile)
 		}

@@ -18,6 +18,9 @@ func (r Relation) String() string { return r.Schema + "." + r.Name }
 // every engine; dialects embed it.
 type Dialect interface {
 	Name() string
+	// Kind is the engine the dialect phrases statements for; what the
+	// layers above need to know of it they ask its Capabilities.
+	Kind() Kind
 	Quote(ident string) string
 	// QuoteRelation quotes schema and name.
 	QuoteRelation(r Relation) string

@@ -172,6 +172,22 @@ func (e *SQLError) Error() string {
 	return fmt.Sprintf("%s Error: %s", e.Type, e.Message)
 }
 
+// Between returns the text of message between the first open and the
+// next close after it (the rest of message when close does not follow;
+// "" when open is absent): how a name is read out of an engine's error
+// message, or out of a diagnostic's message made from one.
+func Between(message, open, close string) string {
+	i := strings.Index(message, open)
+	if i < 0 {
+		return ""
+	}
+	rest := message[i+len(open):]
+	if j := strings.Index(rest, close); j >= 0 {
+		return rest[:j]
+	}
+	return rest
+}
+
 // BusyError is a database another process holds for writing (DuckDB
 // admits one writing process per file). The caller may wait and retry.
 type BusyError struct {

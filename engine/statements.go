@@ -137,3 +137,17 @@ func quoteList(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// CountRelationsQuery returns the query counting the tables and views of
+// schema, one row of one number, from the standard information schema
+// that every engine efmesh supports keeps.
+func CountRelationsQuery(d Dialect, schema string) string {
+	return "SELECT count(*) FROM information_schema.tables WHERE table_schema = " + d.Literal(schema)
+}
+
+// RelationsQuery returns the query listing the relations of schema, one
+// row each: its name and its type ("BASE TABLE", "VIEW"; engines differ in
+// case), from the standard information schema.
+func RelationsQuery(d Dialect, schema string) string {
+	return "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = " + d.Literal(schema)
+}

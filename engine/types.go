@@ -281,3 +281,31 @@ func StructFields(typ string) []string {
 		p.pos++
 	}
 }
+
+// NormalTypeName makes a type text independent of spacing and case, as
+// every engine reads it: "decimal( 10,2 )" and "DECIMAL(10, 2)" are one
+// type. It keeps one space between two words ("DOUBLE PRECISION") and none
+// elsewhere. Aliases (INT for INTEGER) are an engine's own: Scratch's
+// ReportedType.
+func NormalTypeName(t string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToUpper(strings.TrimSpace(t)) {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 && isTypeWord(rune(b.String()[b.Len()-1])) && isTypeWord(r) {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isTypeWord reports whether r continues a word of a type name; a byte of
+// a multi-byte character counts as one (r >= 0x80).
+func isTypeWord(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 0x80
+}

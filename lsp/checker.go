@@ -12,6 +12,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
+	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/lint"
 	"github.com/efmesh/efmesh/project"
 )
@@ -40,7 +41,7 @@ type checker struct {
 
 	// Owned by the checker goroutine.
 	wb        analysis.Workbench
-	wbEngine  string             // the engine type wb was opened for
+	wbEngine  engine.Kind        // the engine wb was opened for
 	prev      *analysis.Analysis // last completed analysis, matching wb
 	needFull  bool               // wb may not match prev: check everything
 	cache     *analysis.FileCache
@@ -397,7 +398,7 @@ func (c *checker) openLintDisk(p *project.Project) {
 	}); ok {
 		version, _ = vw.Version(c.ctx)
 	}
-	version = c.wbEngine + " " + version
+	version = c.wbEngine.String() + " " + version
 	if c.lint.disk == nil || c.lint.disk.engine != version {
 		c.lint.disk = openLintDisk(filepath.Join(filepath.Dir(connect.CachePath(p)), "lint.gob"), version)
 	}
@@ -408,8 +409,8 @@ func (c *checker) openLintDisk(p *project.Project) {
 // first use and again when efmesh.yaml switches engines; nil when it
 // cannot start. Checker goroutine only.
 func (c *checker) workbench(p *project.Project) analysis.Workbench {
-	engine := connect.EngineType(p)
-	if c.wb != nil && c.wbEngine != engine {
+	kind := connect.EngineKind(p)
+	if c.wb != nil && c.wbEngine != kind {
 		c.wb.Close()
 		c.wb, c.prev, c.needFull = nil, nil, true
 	}
@@ -422,7 +423,7 @@ func (c *checker) workbench(p *project.Project) analysis.Workbench {
 			}
 			return nil
 		}
-		c.wb, c.wbEngine, c.wbErr = wb, engine, ""
+		c.wb, c.wbEngine, c.wbErr = wb, kind, ""
 	}
 	return c.wb
 }
@@ -438,14 +439,14 @@ func (c *checker) openWorkbench(p *project.Project) (analysis.Workbench, error) 
 	c.v.s.mu.Lock()
 	inServer := c.v.s.bindInServer
 	c.v.s.mu.Unlock()
-	if inServer && connect.EngineType(p) == "postgres" {
+	if caps := connect.EngineKind(p).Capabilities(); inServer && !caps.InProcess {
 		ctx, cancel := context.WithTimeout(c.v.s.ctx, serverTimeout)
 		wb, err := connect.ServerWorkbench(ctx, p)
 		cancel()
 		if err == nil {
 			return wb, nil
 		}
-		c.v.s.logf(protocol.MessageTypeWarning, "%s: checking without the Postgres server, which did not answer: %v", c.v.root, err)
+		c.v.s.logf(protocol.MessageTypeWarning, "%s: checking without the %s server, which did not answer: %v", c.v.root, caps.Title, err)
 	}
 	return connect.Workbench(p)
 }

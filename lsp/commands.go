@@ -138,13 +138,13 @@ func (s *Server) commandView(a commandArgs) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
-		if v := s.viewFor(path); v != nil {
+		if v := s.ensureViewContaining(path); v != nil {
 			return v, nil
 		}
 		return nil, fmt.Errorf("%s is not in an efmesh project", a.URI)
 	}
 	if a.Root != "" {
-		if v := s.viewOf(filepath.Join(filepath.Clean(a.Root), project.ConfigFile)); v != nil {
+		if v := s.viewContaining(filepath.Join(filepath.Clean(a.Root), project.ConfigFile)); v != nil {
 			return v, nil
 		}
 		return nil, fmt.Errorf("no efmesh project at %s", a.Root)

@@ -33,7 +33,7 @@ func (s *Server) didOpen(_ context.Context, params json.RawMessage) error {
 	s.mu.Lock()
 	s.docs[path] = &document{uri: p.TextDocument.URI, path: path, version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
 	s.mu.Unlock()
-	if v := s.viewFor(path); v != nil {
+	if v := s.ensureViewContaining(path); v != nil {
 		v.fileChanged(path)
 	}
 	return nil
@@ -83,7 +83,7 @@ func (s *Server) didChange(_ context.Context, params json.RawMessage) error {
 	// Replace rather than mutate: snapshots hold the old slice.
 	s.docs[path] = &document{uri: d.uri, path: path, version: p.TextDocument.Version, text: text, dirty: true}
 	s.mu.Unlock()
-	if v := s.viewOf(path); v != nil {
+	if v := s.viewContaining(path); v != nil {
 		v.fileChanged(path)
 	}
 	return nil
@@ -101,7 +101,7 @@ func (s *Server) didClose(_ context.Context, params json.RawMessage) error {
 	s.mu.Lock()
 	delete(s.docs, path)
 	s.mu.Unlock()
-	if v := s.viewOf(path); v != nil {
+	if v := s.viewContaining(path); v != nil {
 		v.fileChanged(path) // the disk's version, if any, takes over
 	}
 	return nil
@@ -126,7 +126,7 @@ func (s *Server) didSave(_ context.Context, params json.RawMessage) error {
 	s.presence.Invalidate()
 	// Seeds and external files are read at check time: saving one changes
 	// what a model sees even when no model text changed.
-	if v := s.viewOf(path); v != nil {
+	if v := s.viewContaining(path); v != nil {
 		if rel, ok := relPath(v.root, path); ok && v.snapshot().readsData(rel) {
 			v.touch()
 		}
@@ -153,7 +153,7 @@ func (s *Server) didChangeWatchedFiles(_ context.Context, params json.RawMessage
 		if open {
 			continue // the buffer wins until it is closed
 		}
-		v := s.viewOf(path)
+		v := s.viewContaining(path)
 		if v == nil {
 			if filepath.Base(path) == project.ConfigFile && ev.Type != protocol.FileChangeTypeDeleted {
 				s.ensureView(filepath.Dir(path))

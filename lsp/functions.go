@@ -62,7 +62,7 @@ func (s *Server) functions(ctx context.Context, p *project.Project, wait time.Du
 	if p == nil {
 		return nil
 	}
-	key := connect.EngineType(p) + " " + p.Config.Engine.URL
+	key := connect.EngineKind(p).String() + " " + p.Config.Engine.URL
 	catalogs.mu.Lock()
 	l := catalogs.loads[key]
 	if l == nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/efmesh/efmesh/project"
 )
 
-// source reads a file of the project: the editor's buffer when it has one,
+// reader reads a file of the project: the editor's buffer when it has one,
 // else the disk.
 type reader func(abs string) ([]byte, error)
 
@@ -133,8 +133,8 @@ func (s *snapshot) build() {
 // globs do not match leaves the project as it is, but the new snapshot
 // still records open documents.
 func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, open map[string]openDoc) *snapshot {
-	n := &snapshot{seq: seq, root: s.root, env: s.env, config: s.config, cfg: s.cfg, files: s.files, proj: s.proj, models: s.models, open: open,
-		lineage: s.lineage, edited: s.edited}
+	n := s.clone(seq)
+	n.open = open
 	_, had := s.files[rel]
 	kind := s.classify(rel)
 	switch {

@@ -24,7 +24,7 @@ func (s *Server) document(uri protocol.DocumentURI) (*docPos, bool) {
 	if err != nil {
 		return nil, false
 	}
-	v := s.viewOf(path)
+	v := s.viewContaining(path)
 	if v == nil {
 		return nil, false
 	}

@@ -47,6 +47,21 @@ type snapshot struct {
 	partial bool
 }
 
+// clone is the next snapshot after s, numbered seq: every field carried
+// (a copy of the struct, so a field added to snapshot is carried without
+// a word here) but those that say how one snapshot was made, which start
+// over: full (set by the maker that wants a whole check) and partial (set
+// by the maker of a load-time snapshot). The maker then changes what its
+// change changes; maps are shared, so it replaces them, never writes
+// into them (snapshots are immutable).
+func (s *snapshot) clone(seq uint64) *snapshot {
+	n := *s
+	n.seq = seq
+	n.full = false
+	n.partial = false
+	return &n
+}
+
 // modelSet is the identity of a snapshot's set of models.
 type modelSet struct{ _ byte }
 

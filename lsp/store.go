@@ -64,16 +64,6 @@ type storeReader struct {
 	absent  time.Time // when the store was last found missing
 }
 
-// location names the store p configures; a change of efmesh.yaml that
-// moves it reopens the store.
-func location(p *project.Project) string {
-	c := p.Config.State
-	if c.Type == "postgres" {
-		return "postgres " + c.URL
-	}
-	return "sqlite " + connect.StorePath(p)
-}
-
 // reader returns what the editor reads of p's store, and the version of
 // what it reads: state.Empty and "none" when there is no store yet. Equal
 // versions read the same.
@@ -81,11 +71,11 @@ func (r *storeReader) reader(ctx context.Context, p *project.Project) (state.Rea
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	explicit := ctx.Value(explicitKey{}) != nil
-	if loc := location(p); loc != r.where {
+	if loc := connect.StoreLocation(p); loc != r.where { // efmesh.yaml moved the store: reopen it
 		r.closeLocked()
 		r.where, r.failure, r.absent = loc, nil, time.Time{}
 	}
-	if p.Config.State.Type != "postgres" && !connect.StoreExists(p) {
+	if !connect.StoreExists(p) { // a Postgres store always "exists"
 		r.closeLocked() // a file that was removed
 		return state.Empty, "none", nil
 	}

@@ -126,7 +126,7 @@ func (v *view) loaded() {
 			continue // the reload read every file
 		}
 		for _, abs := range pending {
-			v.changed(abs)
+			v.applyChange(abs)
 		}
 	}
 }
@@ -148,9 +148,10 @@ func (v *view) isLoading() bool {
 	return v.loading
 }
 
-// deferred records a change that arrives while the project loads, to be
-// taken in after it (loaded); it reports false once the load is over.
-func (v *view) deferred(abs string, reload bool) bool {
+// deferWhileLoading records a change that arrives while the project
+// loads, to be taken in after it (loaded); it reports false, recording
+// nothing, once the load is over.
+func (v *view) deferWhileLoading(abs string, reload bool) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.loading {
@@ -208,17 +209,17 @@ func (v *view) fileChanged(abs string) {
 	if _, ok := relPath(v.root, abs); !ok {
 		return
 	}
-	if v.deferred(abs, false) {
-		v.changedPartial(abs)
+	if v.deferWhileLoading(abs, false) {
+		v.applyPartialChange(abs)
 		return
 	}
-	v.changed(abs)
+	v.applyChange(abs)
 }
 
-// changedPartial takes a file that changed (or opened) while the project
-// loads into the open files' snapshot, so requests on it are answered
-// from its current text; the load's snapshot replaces it later.
-func (v *view) changedPartial(abs string) {
+// applyPartialChange takes a file that changed (or opened) while the
+// project loads into the open files' snapshot, so requests on it are
+// answered from its current text; the load's snapshot replaces it later.
+func (v *view) applyPartialChange(abs string) {
 	cur := v.snapshot()
 	rel, ok := relPath(v.root, abs)
 	if !ok || !cur.partial || cur.config == nil || rel == project.ConfigFile || !cur.isProjectFile(rel) {
@@ -236,8 +237,10 @@ func (v *view) changedPartial(abs string) {
 	}
 }
 
-// changed is fileChanged once the project is loaded.
-func (v *view) changed(abs string) {
+// applyChange is fileChanged once the project is loaded: a new snapshot
+// with the file's current contents, a reload for efmesh.yaml, a whole
+// check for a data file a model reads.
+func (v *view) applyChange(abs string) {
 	rel, ok := relPath(v.root, abs)
 	if !ok {
 		return
@@ -265,7 +268,7 @@ func (v *view) changed(abs string) {
 // reload rebuilds the snapshot from scratch: efmesh.yaml changed, or files
 // appeared or vanished in bulk.
 func (v *view) reload() {
-	if v.deferred("", true) {
+	if v.deferWhileLoading("", true) {
 		return
 	}
 	v.updateMu.Lock()
@@ -276,14 +279,14 @@ func (v *view) reload() {
 // touch makes a new snapshot with the same files, so the checker runs
 // again (a seed or external file changed on disk).
 func (v *view) touch() {
-	if v.deferred("", false) {
+	if v.deferWhileLoading("", false) {
 		return // the first check, after the load, reads the data anyway
 	}
 	v.updateMu.Lock()
 	defer v.updateMu.Unlock()
 	cur := v.snapshot()
-	n := &snapshot{seq: v.nextSeq(), root: cur.root, env: cur.env, config: cur.config, cfg: cur.cfg, files: cur.files, proj: cur.proj, models: cur.models, open: cur.open, full: true,
-		lineage: cur.lineage, edited: cur.edited}
+	n := cur.clone(v.nextSeq())
+	n.full = true
 	v.install(n)
 }
 
@@ -345,8 +348,9 @@ func (v *view) idle() bool {
 
 func (v *view) stop() { v.ck.stop() }
 
-// viewOf returns the view whose root holds path (the innermost one).
-func (s *Server) viewOf(path string) *view {
+// viewContaining returns the view whose root holds path (the innermost
+// one), or nil; it never makes one (ensureViewContaining does).
+func (s *Server) viewContaining(path string) *view {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var best *view
@@ -358,10 +362,11 @@ func (s *Server) viewOf(path string) *view {
 	return best
 }
 
-// viewFor is viewOf, discovering the project of a file opened outside the
-// known ones by walking up to its efmesh.yaml.
-func (s *Server) viewFor(path string) *view {
-	if v := s.viewOf(path); v != nil {
+// ensureViewContaining is viewContaining, else the view of the project of
+// a file outside the known ones, found by walking up to its efmesh.yaml,
+// made and started (ensureView); nil when no efmesh.yaml is above it.
+func (s *Server) ensureViewContaining(path string) *view {
+	if v := s.viewContaining(path); v != nil {
 		return v
 	}
 	root, err := project.FindRoot(filepath.Dir(path))

@@ -355,7 +355,7 @@ func dropEmptySchemas(ctx context.Context, wh engine.Engine, schemas map[string]
 	sort.Strings(names)
 	out := []string{}
 	for _, s := range names {
-		rows, err := wh.Query(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = "+d.Literal(s))
+		rows, err := wh.Query(ctx, engine.CountRelationsQuery(d, s))
 		if err != nil {
 			return nil, fmt.Errorf("list schema %s: %w", s, err)
 		}

@@ -319,7 +319,7 @@ func orphanGroups(use []state.SnapshotUsage, cutoff time.Time) ([]orphanGroup, i
 // to its type: "BASE TABLE" or "VIEW".
 func physicalObjects(ctx context.Context, wh engine.Engine) (map[string]string, error) {
 	d := wh.Dialect()
-	rows, err := wh.Query(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = "+d.Literal(analysis.PhysicalSchema))
+	rows, err := wh.Query(ctx, engine.RelationsQuery(d, analysis.PhysicalSchema))
 	if err != nil {
 		return nil, fmt.Errorf("janitor: list %s: %w", analysis.PhysicalSchema, err)
 	}

@@ -150,7 +150,7 @@ func sameSchema(a, b []engine.Column) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Name != b[i].Name || analysis.NormalizeType(a[i].Type) != analysis.NormalizeType(b[i].Type) {
+		if a[i].Name != b[i].Name || engine.NormalTypeName(a[i].Type) != engine.NormalTypeName(b[i].Type) {
 			return false
 		}
 	}
@@ -192,7 +192,7 @@ func sameDeclared(a, b analysis.Definition) bool {
 		return false
 	}
 	for i := range a.Columns {
-		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || analysis.NormalizeType(a.Columns[i].Type) != analysis.NormalizeType(b.Columns[i].Type) {
+		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || engine.NormalTypeName(a.Columns[i].Type) != engine.NormalTypeName(b.Columns[i].Type) {
 			return false
 		}
 	}
@@ -205,7 +205,7 @@ func isPrefix(a, b analysis.Definition) bool {
 		return false
 	}
 	for i := range a.Columns {
-		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || analysis.NormalizeType(a.Columns[i].Type) != analysis.NormalizeType(b.Columns[i].Type) {
+		if !strings.EqualFold(a.Columns[i].Name, b.Columns[i].Name) || engine.NormalTypeName(a.Columns[i].Type) != engine.NormalTypeName(b.Columns[i].Type) {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
+	"github.com/efmesh/efmesh/project"
 )
 
 // Exports copy a model into an attached database (export (attach app,
@@ -56,14 +57,14 @@ func exportModels(ctx context.Context, a *analysis.Analysis, wh engine.Engine, e
 		ex := m.Export
 		ac, ok := a.Project.Config.Attach[ex.Attach]
 		if !ok {
-			return out, &ExportError{Model: m.Name, Attach: ex.Attach, Err: fmt.Errorf("no attach %q in efmesh.yaml (attach: {%s: {type: duckdb, path: …}})", ex.Attach, ex.Attach)}
+			return out, &ExportError{Model: m.Name, Attach: ex.Attach, Err: fmt.Errorf("no attach %q in efmesh.yaml (attach: {%s: {type: %s, path: …}})", ex.Attach, ex.Attach, project.DefaultAttachType)}
 		}
 		xp, ok := wh.(exporter)
 		if !ok {
 			return out, &ExportError{Model: m.Name, Attach: ex.Attach, Err: &engine.FeatureError{Engine: wh.Dialect().Name(), Feature: "exports into attached databases"}}
 		}
 		target := ac.Path
-		if ac.Type == "duckdb" || ac.Type == "sqlite" {
+		if ac.IsFile() {
 			target = analysis.AbsPath(a.Project.Root, ac.Path)
 		}
 		d := wh.Dialect()

@@ -34,7 +34,7 @@ func SourceColumns(ctx context.Context, a *analysis.Analysis, wb analysis.Workbe
 		return nil, missing
 	}
 	d := wh.Dialect()
-	if e, ok := sourceExpectation(a.Project, m); ok {
+	if e, ok := sourceExpectation(d, a.Project, m); ok {
 		if cat, ok := wh.(engine.Catalog); ok {
 			rels, err := cat.Relations(ctx, []string{e.rel.Schema}, []engine.Relation{catalogKey(d, e.rel)})
 			if err != nil {

@@ -305,11 +305,12 @@ func namedFiles(def, prefix string) []string {
 	}
 }
 
-// awaitsFiles reports whether def is the view of an incremental parquet
-// target before its first interval: an empty relation of its columns,
-// reading no file yet (lakeView).
-func awaitsFiles(e expectation, def string) bool {
-	return e.ledgerFP != "" && !strings.Contains(strings.ToLower(def), "read_parquet")
+// awaitsFiles reports whether def, a view of the engine d phrases
+// statements for, is the view of an incremental parquet target before its
+// first interval: an empty relation of its columns, reading no file yet
+// (lakeView).
+func awaitsFiles(d engine.Dialect, e expectation, def string) bool {
+	return e.ledgerFP != "" && !engine.CapabilitiesOf(d).ReadsParquet(def)
 }
 
 // literalPrefix is the part of a file pattern before its first wildcard,
@@ -433,7 +434,7 @@ func inspect(ctx context.Context, wh CatalogReader, st state.Reader, exp, unwant
 			mr.listedView = got.View
 			mr.Reason = fmt.Sprintf("the %s %s has columns (%s), not the (%s) its snapshot recorded: changed behind efmesh's back",
 				what, e.rel, columnsText(got.Columns), columnsText(e.want))
-		case len(e.reads) > 0 && got.View && got.Definition != "" && !readsAll(got.Definition, e.reads) && !awaitsFiles(e, got.Definition):
+		case len(e.reads) > 0 && got.View && got.Definition != "" && !readsAll(got.Definition, e.reads) && !awaitsFiles(d, e, got.Definition):
 			mr.Differs = true
 			mr.listedView = true
 			mr.Reason = fmt.Sprintf("the %s %s does not read %s: changed behind efmesh's back, or made in another folder",
@@ -608,7 +609,7 @@ func (p *Plan) checkWarehouse(ctx context.Context, st state.Reader, wh CatalogRe
 			continue
 		}
 		m := info.Model
-		if src, ok := sourceExpectation(a.Project, m); ok {
+		if src, ok := sourceExpectation(a.Dialect(), a.Project, m); ok {
 			sources = append(sources, src)
 		}
 		if !owned(m.Kind.Name, TargetOf(m)) {

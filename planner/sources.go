@@ -21,15 +21,12 @@ import (
 // glob — and a source that is not there is an error at the model's kind,
 // never a failed build halfway through an apply.
 
-// systemSchemas are schema names that are catalogs or system schemas of
-// some engine rather than schemas of the warehouse's database.
-var systemSchemas = map[string]bool{"information_schema": true, "pg_catalog": true, "temp": true, "system": true}
-
 // sourceExpectation is the relation the EXTERNAL model m reads, when the
 // warehouse's catalog can tell whether it exists: a two-part name whose
 // schema is not an attached catalog (efmesh.yaml attach:) nor a system
-// schema. A three-part name reads another catalog, which is not looked at.
-func sourceExpectation(p *project.Project, m *project.Model) (expectation, bool) {
+// schema of the engine d phrases statements for. A three-part name reads
+// another catalog, which is not looked at.
+func sourceExpectation(d engine.Dialect, p *project.Project, m *project.Model) (expectation, bool) {
 	if m.Kind.Name != project.KindExternal || m.Kind.Table == "" {
 		return expectation{}, false
 	}
@@ -38,7 +35,7 @@ func sourceExpectation(p *project.Project, m *project.Model) (expectation, bool)
 		return expectation{}, false
 	}
 	schema := strings.ToLower(parts[0])
-	if systemSchemas[schema] {
+	if engine.CapabilitiesOf(d).SystemSchema(schema) {
 		return expectation{}, false
 	}
 	for name := range p.Config.Attach {

@@ -39,7 +39,7 @@ type TestResult struct {
 func RunTests(ctx context.Context, a *analysis.Analysis, wbench analysis.Workbench, names []string) ([]TestResult, error) {
 	wb, ok := wbench.(engine.Engine)
 	if !ok {
-		return nil, fmt.Errorf("unit tests run on an embedded engine (DuckDB); %s projects cannot run them yet", wbench.Dialect().Name())
+		return nil, noUnitTests(wbench.Dialect())
 	}
 	want := map[string]bool{}
 	for _, n := range names {
@@ -503,7 +503,7 @@ func literal(v any) string {
 func RunTest(ctx context.Context, a *analysis.Analysis, wbench analysis.Workbench, t *project.UnitTest) (TestResult, error) {
 	wb, ok := wbench.(engine.Engine)
 	if !ok {
-		return TestResult{}, fmt.Errorf("unit tests run on an embedded engine (DuckDB); %s projects cannot run them yet", wbench.Dialect().Name())
+		return TestResult{}, noUnitTests(wbench.Dialect())
 	}
 	defer wb.Exec(ctx, "DROP SCHEMA IF EXISTS "+engine.QuoteIdent(testSchema)+" CASCADE")
 	return runTest(ctx, a, wb, t), nil
@@ -516,7 +516,7 @@ func RunTest(ctx context.Context, a *analysis.Analysis, wbench analysis.Workbenc
 func FixtureOutput(ctx context.Context, a *analysis.Analysis, wbench analysis.Workbench, t *project.UnitTest) ([]engine.Column, [][]*string, error) {
 	wb, ok := wbench.(engine.Engine)
 	if !ok {
-		return nil, nil, fmt.Errorf("unit tests run on an embedded engine (DuckDB); %s projects cannot run them yet", wbench.Dialect().Name())
+		return nil, nil, noUnitTests(wbench.Dialect())
 	}
 	info := a.Models[t.Model]
 	if info == nil || !info.Model.Kind.Name.HasBody() {
@@ -550,4 +550,17 @@ func FixtureOutput(ctx context.Context, a *analysis.Analysis, wbench analysis.Wo
 		}
 	}
 	return cols, out, nil
+}
+
+// noUnitTests is the error of unit tests asked of a project whose engine
+// (d's) does not run in efmesh's process: they run on a scratch instance
+// of an engine that does.
+func noUnitTests(d engine.Dialect) error {
+	return fmt.Errorf("unit tests run on an embedded engine (%s); %s projects cannot run them yet", InProcessTitles(), d.Name())
+}
+
+// InProcessTitles names the engines that run inside efmesh's process, on
+// which unit tests run ("DuckDB").
+func InProcessTitles() string {
+	return engine.TitlesWith(func(c engine.Capabilities) bool { return c.InProcess })
 }

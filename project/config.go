@@ -20,8 +20,8 @@ func DefaultConfig() Config {
 		Tests:   []string{"tests/**/*.yaml"},
 		Audits:  []string{"audits/**/*.sql"},
 		Macros:  []string{"macros/**/*.sql"},
-		Engine:  EngineConfig{Type: "duckdb", Path: "efmesh.duckdb"},
-		State:   StateConfig{Type: "sqlite", Path: ".efmesh/state.db"},
+		Engine:  EngineConfig{Type: engineTypes[0], Path: defaultWarehouseFile},
+		State:   StateConfig{Type: stateTypes[0], Path: ".efmesh/state.db"},
 		Janitor: JanitorConfig{TTL: 168 * time.Hour},
 	}
 }
@@ -31,8 +31,6 @@ var (
 	backendKeys = []string{"type", "path", "url"}
 	envKeys     = []string{"redacted", "vars"}
 	attachKeys  = []string{"type", "path"}
-	// AttachTypes are the database types an export can write into.
-	AttachTypes = []string{"duckdb", "sqlite", "postgres", "mysql"}
 	janitorKeys = []string{"ttl"}
 	// engineKeys are the keys engine: takes besides backendKeys; the
 	// engine case of parseConfig reads each.
@@ -122,7 +120,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			var memLimit string
 			var lockTimeout *time.Duration
 			threads := 0
-			t, path, url := p.backend(v, "engine", []string{"duckdb", "postgres"}, cfg.Engine.Path, map[string]func(ast.Node){
+			t, path, url := p.backend(v, "engine", engineTypes, cfg.Engine.Path, map[string]func(ast.Node){
 				"memory_limit": func(v ast.Node) {
 					if s, ok := p.str(v, "engine memory_limit"); ok {
 						if !validMemoryLimit(s) {
@@ -161,7 +159,7 @@ func parseConfig(file string, src []byte) (cfg Config, diags []Diagnostic) {
 			})
 			cfg.Engine = EngineConfig{Type: t, Path: path, URL: url, MemoryLimit: memLimit, Threads: threads, LockTimeout: lockTimeout}
 		case "state":
-			t, path, url := p.backend(v, "state", []string{"sqlite", "postgres"}, cfg.State.Path, nil)
+			t, path, url := p.backend(v, "state", stateTypes, cfg.State.Path, nil)
 			cfg.State = StateConfig{Type: t, Path: path, URL: url}
 		case "lake":
 			if s, ok := p.str(v, "lake"); ok {
@@ -237,7 +235,7 @@ func (p *configParser) globs(n ast.Node, key string, def []string) []string {
 }
 
 // backend reads engine: or state: ({type, path, url}). The first of types is
-// the default; it is file-based and takes path, while postgres takes url.
+// the default; it is file-based and takes path, while urlBackend takes url.
 func (p *configParser) backend(n ast.Node, where string, types []string, defPath string, extra map[string]func(ast.Node)) (typ, path, url string) {
 	typ = types[0]
 	var typeNode, pathNode, urlNode ast.Node
@@ -274,13 +272,13 @@ func (p *configParser) backend(n ast.Node, where string, types []string, defPath
 			p.vars(v, where+" url")
 		}
 	})
-	if typ == "postgres" {
+	if typ == urlBackend {
 		if pathNode != nil {
-			p.errorf(pathNode, CodeConfig, "a postgres %s takes url, not path", where)
+			p.errorf(pathNode, CodeConfig, "a %s %s takes url, not path", typ, where)
 			path = ""
 		}
 		if url == "" {
-			p.errorf(typeNode, CodeConfig, "a postgres %s needs url: postgres://…", where)
+			p.errorf(typeNode, CodeConfig, "a %s %s needs url: %s://…", typ, where, typ)
 		}
 		return typ, path, url
 	}
@@ -435,7 +433,7 @@ func (p *configParser) attach(n ast.Node) map[string]AttachConfig {
 			p.errorf(e.Key, CodeConfig, "invalid attach name %q: it must start with a letter and hold only a-z, 0-9 and _", name)
 			continue
 		}
-		ac := AttachConfig{Type: "duckdb"}
+		ac := AttachConfig{Type: DefaultAttachType}
 		var pathSet bool
 		p.fields(e.Value, "attach."+name, attachKeys, func(key string, v ast.Node) {
 			s, ok := p.str(v, "attach."+name+"."+key)

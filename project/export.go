@@ -26,7 +26,7 @@ func checkExports(cfg Config, models []*Model) []Diagnostic {
 		d := Diagnostic{File: m.File, Range: pr.ValueRange, Severity: SeverityError, Code: CodeBadValue,
 			Message: fmt.Sprintf("export names attach %q, which %s does not configure", m.Export.Attach, ConfigFile)}
 		if len(known) == 0 {
-			d.Message += fmt.Sprintf(" (add attach: {%s: {type: duckdb, path: …}})", m.Export.Attach)
+			d.Message += fmt.Sprintf(" (add attach: {%s: {type: %s, path: …}})", m.Export.Attach, DefaultAttachType)
 		} else {
 			d.Message += " (known: " + strings.Join(known, ", ") + ")"
 			if s, ok := DidYouMean(m.Export.Attach, known); ok {

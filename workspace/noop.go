@@ -460,7 +460,7 @@ func patternStamps(patterns []string) (out []stamp, ok bool) {
 // warehouseStamps are the DuckDB warehouse's files; ok is false for a
 // warehouse the digest cannot watch (PostgreSQL).
 func warehouseStamps(p *project.Project) ([]stamp, bool) {
-	if connect.EngineType(p) != "duckdb" {
+	if !connect.EngineKind(p).Capabilities().InProcess {
 		return nil, false
 	}
 	path := connect.WarehousePath(p)
@@ -483,7 +483,7 @@ func warehouseStamps(p *project.Project) ([]stamp, bool) {
 // appended, a checkpoint written back, the log removed); ok is false for
 // a store that is not a file (PostgreSQL).
 func storeStamps(p *project.Project) ([]stamp, bool) {
-	if p.Config.State.Type == "postgres" {
+	if !connect.StoreIsFile(p) {
 		return nil, false
 	}
 	path := connect.StorePath(p)

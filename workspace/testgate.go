@@ -86,7 +86,7 @@ func (w *Workspace) testsOfPlan(ctx context.Context, p *planner.Plan, wb analysi
 		return nil, nil
 	}
 	if _, ok := wb.(engine.Engine); !ok {
-		w.opts.logger().Warn("unit tests not run before apply: they run on an embedded engine (DuckDB)", "tests", len(names))
+		w.opts.logger().Warn("unit tests not run before apply: they run on an embedded engine ("+planner.InProcessTitles()+")", "tests", len(names))
 		return nil, nil
 	}
 	results, err := planner.RunTests(ctx, w.Analysis, wb, names)

@@ -18,7 +18,8 @@ var (
 	_ engine.Scratch = Dialect{}
 )
 
-func (Dialect) Name() string            { return "duckdb" }
+func (Dialect) Name() string            { return engine.DuckDB.String() }
+func (Dialect) Kind() engine.Kind       { return engine.DuckDB }
 func (Dialect) Quote(s string) string   { return engine.QuoteIdent(s) }
 func (Dialect) Literal(s string) string { return engine.QuoteString(s) }
 func (Dialect) QuoteRelation(r engine.Relation) string {
@@ -97,7 +98,7 @@ var typeAliases = map[string]string{
 }
 
 func (Dialect) ReportedType(declared string) string {
-	n := normalType(declared)
+	n := engine.NormalTypeName(declared)
 	// A list or array of an alias is one of its type: TEXT[] is VARCHAR[].
 	base, dims := n, ""
 	for strings.HasSuffix(base, "]") {
@@ -111,29 +112,6 @@ func (Dialect) ReportedType(declared string) string {
 		return a + dims
 	}
 	return n
-}
-
-// normalType makes a type independent of spacing and case:
-// "decimal( 10,2 )" and "DECIMAL(10, 2)" are one type.
-func normalType(t string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToUpper(strings.TrimSpace(t)) {
-		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 && isWord(rune(b.String()[b.Len()-1])) && isWord(r) {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isWord(r rune) bool {
-	return r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 0x80
 }
 
 // MergeParquet renders a query over the parquet files at paths, matched by

@@ -104,22 +104,22 @@ func classifyMessage(e *engine.SQLError) {
 		// subtype, name or candidates of its own; the position is the
 		// qualifier's.
 		e.Subtype = engine.SubtypeColumnNotFound
-		e.Name = between(e.Message, `column named "`, `"`)
+		e.Name = engine.Between(e.Message, `column named "`, `"`)
 		e.Candidates = quotedAfter(e.Message, "Candidate bindings:")
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Values list "`) && strings.Contains(e.Message, "does not have a column named"):
 		// v.c of a VALUES list v(a, b): like a table's, without candidates.
 		e.Subtype = engine.SubtypeColumnNotFound
-		e.Name = between(e.Message, `column named "`, `"`)
+		e.Name = engine.Between(e.Message, `column named "`, `"`)
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Column "`) && strings.Contains(e.Message, " does not exist on ") && strings.HasSuffix(e.Message, " side of join!"):
 		// A name of USING (…) one side lacks: `Column "x" does not exist
 		// on left side of join!`, without a position or candidates.
 		e.Subtype = engine.SubtypeColumnNotFound
-		e.Name = between(e.Message, `Column "`, `"`)
+		e.Name = engine.Between(e.Message, `Column "`, `"`)
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, `Referenced table "`) && strings.Contains(e.Message, "not found"):
 		// `Referenced table "orders" not found!` with `Candidate tables:
 		// "q__orders", "raw__orders"`; the position is the qualifier's.
 		e.Subtype = engine.SubtypeTableNotInScope
-		e.Name = between(e.Message, `table "`, `"`)
+		e.Name = engine.Between(e.Message, `table "`, `"`)
 		e.Candidates = quotedAfter(e.Message, "Candidate tables:")
 	case e.Type == "Catalog" && missingFunction.MatchString(e.Message):
 		// `Scalar Function with name lenght does not exist!` with `Did
@@ -135,25 +135,25 @@ func classifyMessage(e *engine.SQLError) {
 		// the qualifier's, the name the last part of the reference.
 		e.Subtype = engine.SubtypeColumnNotFound
 		if e.Name == "" {
-			if ref := between(e.Message, "Referenced column ", " not found"); strings.Contains(ref, ".") && !strings.Contains(ref, `"`) {
+			if ref := engine.Between(e.Message, "Referenced column ", " not found"); strings.Contains(ref, ".") && !strings.Contains(ref, `"`) {
 				e.Name = ref[strings.LastIndexByte(ref, '.')+1:]
 			}
 		}
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Ambiguous reference to column name"):
 		// `Ambiguous reference to column name "a" (use: "t.a" or "u.a")`.
 		e.Subtype = engine.SubtypeAmbiguousColumn
-		e.Name = between(e.Message, `column name "`, `"`)
+		e.Name = engine.Between(e.Message, `column name "`, `"`)
 		e.Candidates = quotedAfter(e.Message, "(use:")
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, "Could not find key"):
 		// `Could not find key "frist" in struct` with `Candidate
 		// Entries: "first", "last"`; DuckDB gives no position.
 		e.Subtype = engine.SubtypeFieldNotFound
-		e.Name = between(e.Message, `key "`, `"`)
+		e.Name = engine.Between(e.Message, `key "`, `"`)
 		e.Candidates = quotedAfter(e.Message, "Candidate Entries:")
 	case e.Type == "Binder" && strings.Contains(e.Message, "must appear in the GROUP BY clause or must be part of an aggregate function"):
 		// The position is the column's.
 		e.Subtype = engine.SubtypeNotGrouped
-		e.Name = between(e.Message, `column "`, `"`)
+		e.Name = engine.Between(e.Message, `column "`, `"`)
 	case e.Type == "Binder" && strings.HasPrefix(e.Message, "column ") && strings.HasSuffix(e.Message, " must appear in the GROUP BY clause or be used in an aggregate function"):
 		// A name in HAVING: `column x must appear in the GROUP BY clause
 		// or be used in an aggregate function`, without a position, for a
@@ -203,19 +203,6 @@ func namedPlace(e *engine.SQLError) *engine.Named {
 // missingFunction is DuckDB's message about a call of a function it does
 // not have (scalar, aggregate, table or macro).
 var missingFunction = regexp.MustCompile(`^(?:Scalar |Aggregate |Table |Macro |Pragma )?Function with name (\S+) does not exist`)
-
-// between returns the text of s between the first open and the next close.
-func between(s, open, close string) string {
-	i := strings.Index(s, open)
-	if i < 0 {
-		return ""
-	}
-	rest := s[i+len(open):]
-	if j := strings.Index(rest, close); j >= 0 {
-		return rest[:j]
-	}
-	return rest
-}
 
 // quotedAfter lists the double-quoted strings of s after marker.
 func quotedAfter(s, marker string) []string {

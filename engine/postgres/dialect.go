@@ -15,7 +15,8 @@ type Dialect struct{ engine.Standard }
 
 var _ engine.Dialect = Dialect{}
 
-func (Dialect) Name() string            { return "postgres" }
+func (Dialect) Name() string            { return engine.Postgres.String() }
+func (Dialect) Kind() engine.Kind       { return engine.Postgres }
 func (Dialect) Quote(s string) string   { return engine.QuoteIdent(s) }
 func (Dialect) Literal(s string) string { return engine.QuoteString(s) }
 func (Dialect) QuoteRelation(r engine.Relation) string {

@@ -357,7 +357,7 @@ func (a *app) checkWritten(root string) ([]project.Diagnostic, error) {
 		return nil, err
 	}
 	ds := p.Diagnostics
-	if !project.HasErrors(ds) && connect.EngineType(p) == "duckdb" {
+	if !project.HasErrors(ds) && connect.EngineKind(p).Capabilities().InProcess {
 		wb, err := connect.Workbench(p)
 		if err != nil {
 			return nil, err
