@@ -389,7 +389,7 @@ func (p Place) Keywords(extensions bool) []string {
 		out = append(out, joins...)
 		return append(out, after(ClauseFrom)...)
 	case p.Clause == ClauseFrom:
-		return []string{"LATERAL", "SELECT"}
+		return []string{"LATERAL"}
 	case p.Clause == ClauseOn && p.After:
 		return append(append(append([]string{}, operators...), joins...), after(ClauseOn)...)
 	case p.Clause == ClauseWhere && p.After, p.Clause == ClauseHaving && p.After, p.Clause == ClauseQualify && p.After:
