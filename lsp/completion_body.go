@@ -48,7 +48,9 @@ func (s *Server) completeBody(ctx context.Context, d *docPos) (items []protocol.
 	}
 	typed := string(src[ws:off])
 	r := d.f.Mapper().Range(ws, off)
-	match := func(label string) bool { return len(label) >= len(typed) && strings.EqualFold(label[:len(typed)], typed) }
+	match := func(label string) bool {
+		return len(label) >= len(typed) && strings.EqualFold(label[:len(typed)], typed)
+	}
 	items = []protocol.CompletionItem{}
 	if p.Type {
 		for i, t := range sqlTypes {
