@@ -219,9 +219,6 @@ func clauseIn(toks []Token, lo, hi int, p *Place) {
 				}
 				return
 			}
-			if i > lo && toks[i-1].Is("partition") {
-				continue
-			}
 		case "with":
 			p.Clause = ClauseWith
 			return
