@@ -266,7 +266,7 @@ func (c *checker) expandStar(at, start, end int, it engine.Item, r relation) []p
 // --- unqualified_column ---
 
 func (c *checker) unqualifiedColumns(p *place) {
-	if len(p.q.From) < 2 {
+	if len(p.q.From) < 2 || c.sev[UnqualifiedColumn] == 0 {
 		return
 	}
 	var using []string
