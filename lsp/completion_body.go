@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -145,22 +146,41 @@ func inScopeColumns(d *docPos, off int, typed string, r protocol.Range) []protoc
 	type col struct {
 		name, typ string
 		src       *sqlread.Source
+		outer     bool
 	}
 	var cols []col
 	owners := map[string]int{}
 	w := d.w
-	for _, src := range scope.Sources {
+	sources := scope.Sources
+	// A subquery in an expression (EXISTS (…), IN (…), a scalar one) sees
+	// the relations of the queries around it, after its own.
+	var outer []*sqlread.Source
+	for s := scope; s.Parent != nil && isExpressionSubquery(s); s = s.Parent {
+		outer = append(outer, s.Parent.Sources...)
+	}
+	for i, src := range append(sources[:len(sources):len(sources)], outer...) {
+		isOuter := i >= len(sources)
 		if src.Model != "" && len(src.ColAliases) == 0 {
 			for _, c := range w.columns(src.Model) {
-				cols = append(cols, col{c.Name, c.Type, src})
-				owners[sqlscan.FoldName(c.Name)]++
+				if isOuter && owners[sqlscan.FoldName(c.Name)] > 0 {
+					continue // the inner relation's column hides it
+				}
+				cols = append(cols, col{c.Name, c.Type, src, isOuter})
+				if !isOuter {
+					owners[sqlscan.FoldName(c.Name)]++
+				}
 			}
 			continue
 		}
 		names, _ := w.sourceColumns(src, 0)
 		for _, n := range names {
-			cols = append(cols, col{w.sourceSpelling(d.f.src, src, n, 0), w.sourceType(src, n, 0), src})
-			owners[sqlscan.FoldName(n)]++
+			if isOuter && owners[sqlscan.FoldName(n)] > 0 {
+				continue
+			}
+			cols = append(cols, col{w.sourceSpelling(d.f.src, src, n, 0), w.sourceType(src, n, 0), src, isOuter})
+			if !isOuter {
+				owners[sqlscan.FoldName(n)]++
+			}
 		}
 	}
 	var items []protocol.CompletionItem
@@ -169,11 +189,14 @@ func inScopeColumns(d *docPos, off int, typed string, r protocol.Range) []protoc
 			continue
 		}
 		detail := sourceText(c.src)
+		if c.outer {
+			detail = "outer " + detail
+		}
 		if c.typ != "" {
 			detail = c.typ + " · " + detail
 		}
 		label, text := c.name, bareOrQuoted(c.name)
-		if owners[sqlscan.FoldName(c.name)] > 1 {
+		if !c.outer && owners[sqlscan.FoldName(c.name)] > 1 {
 			qual := c.src.Alias
 			if qual == "" {
 				continue
@@ -190,6 +213,24 @@ func inScopeColumns(d *docPos, off int, typed string, r protocol.Range) []protoc
 	return items
 }
 
+// isExpressionSubquery reports whether q is a subquery of an expression
+// of its parent: not a CTE's body, a FROM subquery or a set operation's
+// branch.
+func isExpressionSubquery(q *sqlread.Query) bool {
+	p := q.Parent
+	for _, c := range p.CTEs {
+		if c.Query == q {
+			return false
+		}
+	}
+	for _, s := range p.Sources {
+		if s.Sub == q {
+			return false
+		}
+	}
+	return !slices.Contains(p.Branches, q) && p.Inner != q
+}
+
 // inScopeAliases offers the names the relations of the query at off go
 // by, to qualify a column with.
 func inScopeAliases(d *docPos, off int, typed string, r protocol.Range) []protocol.CompletionItem {
@@ -198,11 +239,18 @@ func inScopeAliases(d *docPos, off int, typed string, r protocol.Range) []protoc
 		return nil
 	}
 	var items []protocol.CompletionItem
-	for _, src := range q.ScopeAt(off).Sources {
+	scope := q.ScopeAt(off)
+	sources := scope.Sources
+	for s := scope; s.Parent != nil && isExpressionSubquery(s); s = s.Parent {
+		sources = append(sources[:len(sources):len(sources)], s.Parent.Sources...)
+	}
+	seen := map[string]bool{}
+	for _, src := range sources {
 		a := src.Alias
-		if a == "" || !strings.HasPrefix(a, strings.ToLower(typed)) {
+		if a == "" || seen[a] || !strings.HasPrefix(a, strings.ToLower(typed)) {
 			continue
 		}
+		seen[a] = true
 		items = append(items, protocol.CompletionItem{
 			Label: a, Kind: protocol.CompletionItemKindVariable, Detail: sourceText(src),
 			SortText: rankAlias + a, TextEdit: &protocol.TextEdit{Range: r, NewText: bareOrQuoted(a)},
