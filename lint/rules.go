@@ -41,7 +41,7 @@ var Rules = []Rule{
 	// would otherwise see it on every model.
 	{MissingColumnsContract, 0, "a FULL or incremental model without a columns (…) contract"},
 	{NondeterministicIncremental, project.SeverityError, "now(), random(), uuid() … in an incremental model: a re-run of an interval gives other rows"},
-	{ImplicitCrossJoin, project.SeverityError, "a comma join with no WHERE predicate linking the relations"},
+	{ImplicitCrossJoin, project.SeverityError, "a comma join with no WHERE predicate linking the relations, where neither side yields one row"},
 	{FileInBody, project.SeverityWarning, "a body that reads a file by name (read_csv('x.csv'), FROM 'x.parquet'): declare an EXTERNAL (files …) model and @ref it"},
 }
 
