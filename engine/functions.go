@@ -15,6 +15,9 @@ type Function struct {
 	Returns     string   `json:"returns"`     // the result type; "" for a table function
 	Description string   `json:"description"` // one line; "" when the engine has none
 	Examples    []string `json:"examples,omitempty"`
+	// Syntax is how a special form is written where it is not a plain
+	// call (CAST(value AS type), CASE WHEN … END); "" for a call.
+	Syntax string `json:"syntax,omitempty"`
 }
 
 // Param is a parameter of a Function: Name may be empty (Postgres'
@@ -24,9 +27,17 @@ type Param struct {
 	Type string `json:"type"`
 }
 
-// Signature is the function as a call: name(a TYPE, b TYPE, ...) -> TYPE.
+// Signature is the function as a call: name(a TYPE, b TYPE, ...) -> TYPE;
+// a special form's Syntax, with its result type.
 func (f Function) Signature() string {
 	var b strings.Builder
+	if f.Syntax != "" {
+		b.WriteString(f.Syntax)
+		if f.Returns != "" {
+			b.WriteString(" -> " + f.Returns)
+		}
+		return b.String()
+	}
 	b.WriteString(f.Name)
 	b.WriteByte('(')
 	for i, p := range f.ParamLabels() {
@@ -63,6 +74,24 @@ func (f Function) ParamLabels() []string {
 type FunctionCatalog interface {
 	Version(ctx context.Context) (string, error)
 	Functions(ctx context.Context) ([]Function, error)
+}
+
+// WithSpecialForms is fns and those of forms whose name no function of
+// fns has: the constructs an engine's parser turns into expressions of
+// its own (COALESCE, CASE, CAST, EXTRACT, …), which its catalog does not
+// list but a user calls like functions.
+func WithSpecialForms(fns, forms []Function) []Function {
+	have := make(map[string]bool, len(fns))
+	for _, f := range fns {
+		have[f.Name] = true
+	}
+	out := fns
+	for _, f := range forms {
+		if !have[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // FirstSentence cuts a description to its first line and sentence, for

@@ -81,7 +81,7 @@ func (c *checker) model() {
 			return
 		}
 		c.selectStar(p)
-		c.ambiguous(p)
+		c.unqualifiedColumns(p)
 		c.crossJoins(p)
 	})
 }
@@ -263,10 +263,10 @@ func (c *checker) expandStar(at, start, end int, it engine.Item, r relation) []p
 	return []project.Fix{{Title: "Expand * to the columns of " + r.src.Name(), Edits: []project.TextEdit{c.edit(start, end, strings.Join(cols, ", "))}}}
 }
 
-// --- ambiguous_column ---
+// --- unqualified_column ---
 
-func (c *checker) ambiguous(p *place) {
-	if len(p.q.From) < 2 {
+func (c *checker) unqualifiedColumns(p *place) {
+	if len(p.q.From) < 2 || c.sev[UnqualifiedColumn] == 0 {
 		return
 	}
 	var using []string
@@ -370,7 +370,7 @@ func (c *checker) unqualified(p *place, rels []relation, using []string, refs []
 				Edits: []project.TextEdit{c.edit(t.start(at), t.start(at), q+".")}})
 		}
 		msg := fmt.Sprintf("column %s is not qualified in a query that reads %d relations; it is %s's", t.written(at), len(rels), names[0])
-		c.report(AmbiguousColumn, t.start(at), t.end(at), msg, fixes...)
+		c.report(UnqualifiedColumn, t.start(at), t.end(at), msg, fixes...)
 	}
 }
 
@@ -554,6 +554,10 @@ func (c *checker) crossJoins(p *place) {
 		if c.linked(p, rels, k+1) {
 			continue
 		}
+		// A side of one row is no hazard: each row meets that one row.
+		if c.oneRow(p, k+1) || c.oneRowEach(p, k+1) {
+			continue
+		}
 		var before []string
 		for _, r := range rels[:k+1] {
 			before = append(before, r.src.Name())
@@ -563,6 +567,85 @@ func (c *checker) crossJoins(p *place) {
 			project.Fix{Title: "Make it an explicit CROSS JOIN", Edits: []project.TextEdit{c.edit(t.start(sep), t.end(sep), " CROSS JOIN")}})
 	}
 }
+
+// oneRow reports whether FROM source i of p yields at most one row: a
+// subquery or CTE that aggregates without GROUP BY, selects without FROM,
+// ends in LIMIT 1, or is a VALUES list of one row.
+func (c *checker) oneRow(p *place, i int) bool {
+	s := p.q.From[i]
+	q, r := s.Query, p.r.Sources[i].Sub
+	if q == nil && s.Schema == "" {
+		if d := p.r.Sources[i].CTE; d != nil {
+			q, r = cte(p.visible, s.Table), d.Query
+		}
+	}
+	if q == nil || r == nil {
+		return false
+	}
+	return c.t.limitOne(r) || c.t.oneValuesRow(r) || aggregatesOnly(q)
+}
+
+// oneRowEach reports whether each of p's first n FROM sources yields at
+// most one row.
+func (c *checker) oneRowEach(p *place, n int) bool {
+	for i := range n {
+		if !c.oneRow(p, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// aggregatesOnly reports whether q is a plain SELECT that yields one row:
+// without FROM, or aggregating without GROUP BY, and calling no function
+// that yields rows of its own (unnest(…) in the select list).
+func aggregatesOnly(q *engine.Query) bool {
+	if q.Kind != engine.Select || q.Grouped || q.GroupAll || len(q.Items) == 0 {
+		return false
+	}
+	agg := false
+	for _, it := range q.Items {
+		if it.Star || it.Expands {
+			return false
+		}
+		for _, f := range it.Calls {
+			if slices.Contains(rowMakers, f) {
+				return false
+			}
+			agg = agg || slices.Contains(aggregates, f)
+		}
+	}
+	return agg || noFrom(q)
+}
+
+// noFrom reports whether q has no FROM clause (an engine may give it one
+// empty source).
+func noFrom(q *engine.Query) bool {
+	for _, s := range q.From {
+		if s.Table != "" || s.Query != nil || s.Function != "" || s.Pivot != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// aggregates are the aggregate functions of DuckDB and PostgreSQL a query
+// that yields one row calls: a select list with one of them outside a
+// window and no GROUP BY aggregates its input to one row. A function not
+// named here leaves the rule as cautious as before.
+var aggregates = []string{
+	"count", "count_star", "sum", "avg", "mean", "min", "max", "any_value", "arbitrary", "first", "last",
+	"arg_min", "arg_max", "argmin", "argmax", "min_by", "max_by", "median", "mode", "quantile", "quantile_cont", "quantile_disc",
+	"percentile_cont", "percentile_disc", "approx_count_distinct", "approx_quantile", "reservoir_quantile",
+	"stddev", "stddev_pop", "stddev_samp", "variance", "var_pop", "var_samp", "corr", "covar_pop", "covar_samp",
+	"regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy",
+	"bool_and", "bool_or", "every", "bit_and", "bit_or", "bit_xor", "string_agg", "listagg", "group_concat", "array_agg", "list",
+	"json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg", "histogram", "product", "fsum", "favg", "sumkahan", "kahan_sum",
+	"geomean", "geometric_mean", "entropy", "kurtosis", "kurtosis_pop", "skewness", "bitstring_agg",
+}
+
+// rowMakers are the functions that yield several rows from a select list.
+var rowMakers = []string{"unnest", "generate_series", "generate_subscripts", "range", "json_each", "regexp_split_to_table"}
 
 // linked reports whether the WHERE clause reads a column of relation k and
 // one of a relation before it. An unqualified column no relation is known

@@ -44,11 +44,11 @@ func TestFindingsInMacroExpansion(t *testing.T) {
 		{"star from a project macro", "SELECT @everything() FROM @ref(raw.orders)\n", "@everything()", "no_select_star", "*"},
 		{"star from a macro without parentheses", "SELECT @everything FROM @ref(raw.orders)\n", "@everything", "no_select_star", "*"},
 		{"unqualified column in a macro with a named argument", "SELECT o.id, @amt(scale := 100) AS cents, c.name FROM @ref(raw.orders) AS o JOIN @ref(raw.customers) AS c ON o.customer_id = c.cid\n",
-			"@amt(scale := 100)", "ambiguous_column", "amount"},
+			"@amt(scale := 100)", "unqualified_column", "amount"},
 		// A lambda's parameter is put in as written in the file: the
 		// finding is on the column written in the @DEF, exactly.
 		{"unqualified column given to @EACH", "@DEF(cols, [amount, c.name]);\nSELECT o.id, @EACH(@cols, x -> x) FROM @ref(raw.orders) AS o JOIN @ref(raw.customers) AS c ON o.customer_id = c.cid\n",
-			"amount", "ambiguous_column", ""},
+			"amount", "unqualified_column", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			header := view

@@ -20,7 +20,7 @@ type Rule struct {
 // Rule ids. They are stable: efmesh.yaml, editors and CI name them.
 const (
 	NoSelectStar                = "no_select_star"
-	AmbiguousColumn             = "ambiguous_column"
+	UnqualifiedColumn           = "unqualified_column"
 	UnusedCTE                   = "unused_cte"
 	MissingColumnsContract      = "missing_columns_contract"
 	NondeterministicIncremental = "nondeterministic_incremental"
@@ -32,14 +32,25 @@ const (
 // reported.
 var Rules = []Rule{
 	{NoSelectStar, project.SeverityWarning, "SELECT * (or t.*) over a model that is not EXTERNAL: the output changes whenever the parent's does"},
-	{AmbiguousColumn, project.SeverityWarning, "an unqualified column in a query that reads several relations"},
+	// Off unless efmesh.yaml turns it on: a style, not a hazard. A column
+	// several relations have is an error of the check (the binder's), so
+	// an unqualified one is never ambiguous when this rule sees it.
+	{UnqualifiedColumn, 0, "an unqualified column in a query that reads several relations (style)"},
 	{UnusedCTE, project.SeverityWarning, "a CTE no later part of the query reads"},
 	// Off unless efmesh.yaml turns it on: a project without contracts
 	// would otherwise see it on every model.
 	{MissingColumnsContract, 0, "a FULL or incremental model without a columns (…) contract"},
 	{NondeterministicIncremental, project.SeverityError, "now(), random(), uuid() … in an incremental model: a re-run of an interval gives other rows"},
-	{ImplicitCrossJoin, project.SeverityError, "a comma join with no WHERE predicate linking the relations"},
+	{ImplicitCrossJoin, project.SeverityError, "a comma join with no WHERE predicate linking the relations, where neither side yields one row"},
 	{FileInBody, project.SeverityWarning, "a body that reads a file by name (read_csv('x.csv'), FROM 'x.parquet'): declare an EXTERNAL (files …) model and @ref it"},
+}
+
+// renamed maps the id of a rule that was renamed to its id now: a project
+// that still names the old one gets a warning and keeps its setting.
+var renamedRules = map[string]struct{ to, why string }{
+	// It reported columns that were merely unqualified, not ambiguous: a
+	// truly ambiguous column is an error of the check.
+	"ambiguous_column": {UnqualifiedColumn, "it reports columns that are merely unqualified (an ambiguous column is an error of the check) and is off by default"},
 }
 
 // IDs are the rule ids, in Rules' order.
@@ -66,6 +77,12 @@ func Configure(cfg project.LintConfig) (Severities, []project.Diagnostic) {
 	var diags []project.Diagnostic
 	ids := IDs()
 	for _, s := range cfg.Rules {
+		if r, ok := renamedRules[s.ID]; ok {
+			diags = append(diags, project.Diagnostic{File: project.ConfigFile, Range: s.Range, Severity: project.SeverityWarning, Code: project.CodeConfig,
+				Message: fmt.Sprintf("lint rule %s is now %s: %s; rename the key (its setting applies to %s meanwhile)", s.ID, r.to, r.why, r.to),
+				Fixes:   []project.Fix{{Title: "Rename to " + r.to, Edits: []project.TextEdit{{File: project.ConfigFile, Start: s.Start, End: s.End, NewText: r.to}}}}})
+			s.ID = r.to
+		}
 		if !slices.Contains(ids, s.ID) {
 			d := project.Diagnostic{File: project.ConfigFile, Range: s.Range, Severity: project.SeverityError, Code: project.CodeConfigUnknown,
 				Message: fmt.Sprintf("unknown lint rule %q (known: %s)", s.ID, strings.Join(ids, ", "))}

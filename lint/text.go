@@ -213,3 +213,32 @@ func (t *text) placeQuery(q *engine.Query, v view, visible []engine.CTE, visit f
 		}
 	}
 }
+
+// limitOne reports whether query r ends in LIMIT 1 at its own level.
+func (t *text) limitOne(r *sqlread.Query) bool {
+	if len(r.Branches) > 0 {
+		return false
+	}
+	rest := t.tokens(r.Rest)
+	for i := rest.lo; i < rest.hi; i++ {
+		if t.punct(i, "(") && t.match[i] > i {
+			i = t.match[i]
+			continue
+		}
+		if t.kw(i, "limit") {
+			return i+1 < rest.hi && t.toks[i+1].Kind == sqlscan.Number && t.toks[i+1].Val == "1" && (i+2 >= rest.hi || t.kw(i+2, "offset"))
+		}
+	}
+	return false
+}
+
+// oneValuesRow reports whether query r is VALUES of one row: VALUES (…)
+// and nothing after it.
+func (t *text) oneValuesRow(r *sqlread.Query) bool {
+	i := t.index(r.Start)
+	if !t.kw(i, "values") || !t.punct(i+1, "(") || t.match[i+1] < 0 {
+		return false
+	}
+	next := t.match[i+1] + 1
+	return next >= len(t.toks) || t.toks[next].Start >= r.End
+}

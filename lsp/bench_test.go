@@ -211,10 +211,16 @@ func BenchmarkHover(b *testing.B) {
 }
 
 // BenchmarkCompletion measures completion of a parent's columns after its
-// alias, and of model names in @ref(.
+// alias, of model names in @ref(, and by clause: a select item's start
+// (columns in scope, aliases, keywords), a word typed there (the same and
+// the engine's functions of that prefix), and the keywords after a
+// relation.
 func BenchmarkCompletion(b *testing.B) {
 	b.Run("column", func(b *testing.B) { benchRequest(b, "textDocument/completion", "p.|value + 1") })
 	b.Run("ref", func(b *testing.B) { benchRequest(b, "textDocument/completion", "@ref(|") })
+	b.Run("select-item", func(b *testing.B) { benchRequest(b, "textDocument/completion", "SELECT |p.id") })
+	b.Run("select-prefix", func(b *testing.B) { benchRequest(b, "textDocument/completion", "SELECT p|.id") })
+	b.Run("after-relation", func(b *testing.B) { benchRequest(b, "textDocument/completion", "AS p\n|WHERE") })
 }
 
 // BenchmarkDefinition measures going to a parent's column.

@@ -33,17 +33,17 @@ func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, e
 		return nil, nil
 	}
 	items := completeAt(d)
+	incomplete := false
 	if items == nil {
-		items = s.completeBodyWord(ctx, d)
+		items, incomplete = s.completeBody(ctx, d)
 	}
-	if items == nil {
+	if len(items) == 0 && !incomplete {
 		return nil, nil
 	}
 	// A project of thousands of models would send them all on "@ref(":
 	// send the first ones and let the client ask again as the user types.
-	incomplete := len(items) > maxCompletions
-	if incomplete {
-		items = items[:maxCompletions]
+	if len(items) > maxCompletions {
+		items, incomplete = items[:maxCompletions], true
 	}
 	return &protocol.CompletionList{IsIncomplete: incomplete, Items: items}, nil
 }

@@ -261,25 +261,3 @@ func callAt(src []byte, from, off int) (name string, arg int, ok bool) {
 	}
 	return "", 0, false
 }
-
-// completeBodyWord completes a word being typed in a model's body with
-// the engine's functions; nil where no word is typed, or in a string or
-// comment.
-func (s *Server) completeBodyWord(ctx context.Context, d *docPos) []protocol.CompletionItem {
-	m := d.f.model
-	src, off := d.f.src, min(d.off, len(d.f.src))
-	if m == nil || off <= m.BodyStart {
-		return nil
-	}
-	ws := off
-	for ws > m.BodyStart && sqlscan.IsIdentByte(src[ws-1]) {
-		ws--
-	}
-	if ws == off || ws > 0 && (src[ws-1] == '.' || src[ws-1] == '@' || src[ws-1] == '"') {
-		return nil
-	}
-	if toks := sqlread.Scan(src, m.BodyStart, off); len(toks) == 0 || toks[len(toks)-1].End != off || toks[len(toks)-1].Kind != sqlscan.Ident {
-		return nil // in a string, a comment or a number
-	}
-	return completeFunctions(d, s.functions(ctx, d.w.snap.proj, functionWait), ws, off)
-}

@@ -57,4 +57,17 @@ func TestPostgresFunctions(t *testing.T) {
 	if doc, _ := h.Signatures[0].Documentation.(string); doc == "" {
 		t.Errorf("no description from pg_description: %+v", h.Signatures[0])
 	}
+
+	// COALESCE, which pg_proc lacks, with its signature; the column of
+	// the prefix first.
+	c.replace("models/mart.sql", "date_trunc('day', at) AS day", "coalesce(at, at) AS day, a")
+	c.waitIdle()
+	c.mustCall("textDocument/completion", c.docPos("models/mart.sql", "SELECT coal|esce"), &list)
+	if len(list.Items) == 0 || list.Items[0].Label != "coalesce" || list.Items[0].Detail != "coalesce(value anyelement, anyelement...) -> anyelement" {
+		t.Errorf("completion of coal: %+v", list.Items)
+	}
+	c.mustCall("textDocument/completion", c.docPos("models/mart.sql", "AS day, a|"), &list)
+	if len(list.Items) == 0 || list.Items[0].Label != "at" || !strings.Contains(list.Items[0].Detail, "raw.t") {
+		t.Errorf("completion of a: %+v", list.Items)
+	}
 }

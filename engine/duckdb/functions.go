@@ -59,7 +59,24 @@ ORDER BY function_name, function_type, len(parameters), array_to_string(paramete
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return engine.WithSpecialForms(out, specialForms), nil
+}
+
+// specialForms are what DuckDB's parser reads as expressions of their own,
+// which duckdb_functions() does not list (checked against DuckDB 1.5).
+var specialForms = []engine.Function{
+	{Name: "coalesce", Kind: "scalar", Params: []engine.Param{{Name: "value", Type: "ANY"}}, Variadic: "ANY", Returns: "ANY", Description: "Returns the first argument that is not NULL."},
+	{Name: "ifnull", Kind: "scalar", Params: []engine.Param{{Name: "value", Type: "ANY"}, {Name: "fallback", Type: "ANY"}}, Returns: "ANY", Description: "Returns fallback when value is NULL, else value."},
+	{Name: "if", Kind: "scalar", Params: []engine.Param{{Name: "condition", Type: "BOOLEAN"}, {Name: "then", Type: "ANY"}, {Name: "otherwise", Type: "ANY"}}, Returns: "ANY", Description: "Returns then when condition is true, else otherwise."},
+	{Name: "case", Kind: "scalar", Syntax: "CASE [value] WHEN condition THEN result [...] [ELSE result] END", Returns: "ANY", Description: "The result of the first WHEN that holds (or equals value); ELSE's, or NULL, when none does."},
+	{Name: "cast", Kind: "scalar", Syntax: "CAST(value AS type)", Returns: "type", Description: "Converts value to type; an error when it does not convert (also written value::type)."},
+	{Name: "try_cast", Kind: "scalar", Syntax: "TRY_CAST(value AS type)", Returns: "type", Description: "Converts value to type; NULL when it does not convert."},
+	{Name: "extract", Kind: "scalar", Syntax: "EXTRACT(part FROM value)", Returns: "BIGINT", Description: "The part (year, month, day, hour, …) of a date, time, timestamp or interval."},
+	{Name: "exists", Kind: "scalar", Syntax: "EXISTS (subquery)", Returns: "BOOLEAN", Description: "Whether the subquery yields a row."},
+	{Name: "grouping", Kind: "aggregate", Params: []engine.Param{{Name: "column", Type: "ANY"}}, Variadic: "ANY", Returns: "BIGINT", Description: "Which of the columns a GROUPING SETS, ROLLUP or CUBE row does not group by, as bits."},
+	{Name: "columns", Kind: "scalar", Syntax: "COLUMNS(* | 'regex' | lambda)", Returns: "ANY", Description: "The expression once per column the selector matches."},
+	{Name: "current_timestamp", Kind: "scalar", Syntax: "CURRENT_TIMESTAMP", Returns: "TIMESTAMP WITH TIME ZONE", Description: "The time the transaction started."},
+	{Name: "current_time", Kind: "scalar", Syntax: "CURRENT_TIME", Returns: "TIME WITH TIME ZONE", Description: "The time of day the transaction started."},
 }
 
 func str(v any) string {

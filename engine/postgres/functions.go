@@ -71,7 +71,22 @@ func (d *DB) Functions(ctx context.Context) ([]engine.Function, error) {
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return engine.WithSpecialForms(out, specialForms), nil
+}
+
+// specialForms are what PostgreSQL's grammar reads as expressions of their
+// own, which pg_proc does not list.
+var specialForms = []engine.Function{
+	{Name: "coalesce", Kind: "scalar", Params: []engine.Param{{Name: "value", Type: "anyelement"}}, Variadic: "anyelement", Returns: "anyelement", Description: "Returns the first argument that is not NULL."},
+	{Name: "nullif", Kind: "scalar", Params: []engine.Param{{Name: "value", Type: "anyelement"}, {Name: "other", Type: "anyelement"}}, Returns: "anyelement", Description: "Returns NULL when value equals other, else value."},
+	{Name: "greatest", Kind: "scalar", Params: []engine.Param{{Name: "value", Type: "anyelement"}}, Variadic: "anyelement", Returns: "anyelement", Description: "The largest argument, NULLs ignored."},
+	{Name: "least", Kind: "scalar", Params: []engine.Param{{Name: "value", Type: "anyelement"}}, Variadic: "anyelement", Returns: "anyelement", Description: "The smallest argument, NULLs ignored."},
+	{Name: "case", Kind: "scalar", Syntax: "CASE [value] WHEN condition THEN result [...] [ELSE result] END", Returns: "anyelement", Description: "The result of the first WHEN that holds (or equals value); ELSE's, or NULL, when none does."},
+	{Name: "cast", Kind: "scalar", Syntax: "CAST(value AS type)", Returns: "type", Description: "Converts value to type (also written value::type)."},
+	{Name: "extract", Kind: "scalar", Syntax: "EXTRACT(field FROM source)", Returns: "numeric", Description: "The field (year, month, day, hour, …) of a date, time, timestamp or interval."},
+	{Name: "exists", Kind: "scalar", Syntax: "EXISTS (subquery)", Returns: "boolean", Description: "Whether the subquery yields a row."},
+	{Name: "grouping", Kind: "aggregate", Params: []engine.Param{{Name: "column", Type: "anyelement"}}, Variadic: "anyelement", Returns: "integer", Description: "Which of the columns a GROUPING SETS, ROLLUP or CUBE row does not group by, as bits."},
+	{Name: "current_timestamp", Kind: "scalar", Syntax: "CURRENT_TIMESTAMP", Returns: "timestamp with time zone", Description: "The time the transaction started."},
 }
 
 func text(v any) string {

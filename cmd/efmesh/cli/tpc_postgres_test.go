@@ -13,6 +13,7 @@ import (
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/engine/postgres"
+	"github.com/efmesh/efmesh/internal/testkit/realdb"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -35,7 +36,7 @@ var refPattern = regexp.MustCompile(`@ref\(([^)]*)\)`)
 // The data is testdata/tpch/generate.sql, run in plain DuckDB and loaded
 // into tables tpch.<table> of a fresh database, each an EXTERNAL model
 // tpch.<table> (table tpch.<table>) with its columns. The queries become
-// FULL models tpch_q.<file> with refTables' rewriting.
+// FULL models tpch_q.<file> with realdb.RefTables' rewriting.
 func TestTPCHOnPostgresMatchesPlainPostgres(t *testing.T) {
 	const suite = "tpch"
 	dbURL := freshDatabase(t)
@@ -107,7 +108,7 @@ func TestTPCHOnPostgresMatchesPlainPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := strings.TrimSuffix(filepath.Base(path), ".sql")
-		body := refTables(t, plain, string(b), tables, suite)
+		body := realdb.RefTables(t, plain, string(b), tables, suite)
 		// Whether plain PostgreSQL runs the query decides whether it is in.
 		_, perr := pg.Query(ctx, strings.TrimRight(strings.TrimSpace(refPattern.ReplaceAllString(body, "$1")), ";"))
 		if why, out := tpchNotOnPostgres[name]; out {

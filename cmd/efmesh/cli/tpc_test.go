@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/internal/testkit/realdb"
 	"github.com/efmesh/efmesh/project"
 )
 
@@ -131,7 +131,7 @@ func benchmarkMatchesPlainDuckDB(t *testing.T, suite string, wantTables, wantQue
 			t.Fatal(err)
 		}
 		name := strings.TrimSuffix(filepath.Base(path), ".sql")
-		body := refTables(t, plain, string(b), tables, suite)
+		body := realdb.RefTables(t, plain, string(b), tables, suite)
 		files["models/"+suite+"_q/"+name+".sql"] = fmt.Sprintf("MODEL (name %s_q.%s, kind FULL);\n\n%s", suite, name, body)
 	}
 	for rel, body := range files {
@@ -240,78 +240,6 @@ func sameColumns(got, want []engine.Column) string {
 		return fmt.Sprintf("%s, want %s", g, w)
 	}
 	return ""
-}
-
-// refTables returns q with each table DuckDB's parser reads whose name is
-// in tables (unqualified, and not a CTE of the same name) replaced by
-// @ref(schema.name). What remains of the query — aliases, CTE names,
-// columns, strings — is left byte for byte.
-func refTables(t *testing.T, db *duckdb.DB, q string, tables map[string]bool, schema string) string {
-	t.Helper()
-	rows, err := db.Query(context.Background(), "SELECT CAST(json_serialize_sql("+engine.QuoteString(q)+") AS VARCHAR)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tree any
-	if err := json.Unmarshal([]byte(fmt.Sprint(rows.Values[0][0])), &tree); err != nil {
-		t.Fatal(err)
-	}
-	if m, ok := tree.(map[string]any); !ok || m["error"] == true {
-		t.Fatalf("DuckDB does not parse the query: %v\n%s", tree, q)
-	}
-	ctes := map[string]bool{}
-	var at []int
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if cm, ok := x["cte_map"].(map[string]any); ok {
-				entries, _ := cm["map"].([]any)
-				for _, e := range entries {
-					if em, ok := e.(map[string]any); ok {
-						if k, ok := em["key"].(string); ok {
-							ctes[strings.ToLower(k)] = true
-						}
-					}
-				}
-			}
-			if x["type"] == "BASE_TABLE" && x["schema_name"] == "" && x["catalog_name"] == "" {
-				name, _ := x["table_name"].(string)
-				loc, _ := x["query_location"].(float64)
-				if tables[strings.ToLower(name)] {
-					if !strings.EqualFold(q[int(loc):min(len(q), int(loc)+len(name))], name) {
-						t.Fatalf("the parser reads table %s at byte %d, where the query has %q", name, int(loc), q[int(loc):])
-					}
-					at = append(at, int(loc))
-				}
-			}
-			for _, c := range x {
-				walk(c)
-			}
-		case []any:
-			for _, c := range x {
-				walk(c)
-			}
-		}
-	}
-	walk(tree)
-	sort.Sort(sort.Reverse(sort.IntSlice(at)))
-	out := q
-	for _, loc := range at {
-		end := loc
-		for end < len(out) && (out[end] == '_' || out[end] >= 'a' && out[end] <= 'z' || out[end] >= 'A' && out[end] <= 'Z' || out[end] >= '0' && out[end] <= '9') {
-			end++
-		}
-		name := strings.ToLower(out[loc:end])
-		if ctes[name] {
-			continue
-		}
-		out = out[:loc] + "@ref(" + schema + "." + name + ")" + out[end:]
-	}
-	if len(at) == 0 {
-		t.Fatalf("the query reads none of the tables:\n%s", q)
-	}
-	return out
 }
 
 // planApplyReplan plans dev (no error), applies it, and plans it again:
