@@ -36,6 +36,10 @@ type Capabilities struct {
 	// ParquetReader is the table function a view reads parquet files
 	// with, lower case; "" when the engine reads none.
 	ParquetReader string
+	// ExtendedSyntax: the engine's SQL has the clauses and joins beyond
+	// Postgres's that DuckDB adds (QUALIFY, ASOF and POSITIONAL joins,
+	// …), which completion offers.
+	ExtendedSyntax bool
 }
 
 // kinds is every Kind with the word efmesh.yaml spells it with (engine
@@ -46,11 +50,12 @@ var kinds = []struct {
 	caps Capabilities
 }{
 	{DuckDB, "duckdb", Capabilities{
-		Title:         "DuckDB",
-		InProcess:     true,
-		ReadsFiles:    true,
-		SystemSchemas: []string{"information_schema", "pg_catalog", "temp", "system"},
-		ParquetReader: "read_parquet",
+		Title:          "DuckDB",
+		InProcess:      true,
+		ReadsFiles:     true,
+		SystemSchemas:  []string{"information_schema", "pg_catalog", "temp", "system"},
+		ParquetReader:  "read_parquet",
+		ExtendedSyntax: true,
 	}},
 	{Postgres, "postgres", Capabilities{
 		Title:         "Postgres",

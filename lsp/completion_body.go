@@ -87,8 +87,8 @@ func (s *Server) completeBody(ctx context.Context, d *docPos) (items []protocol.
 			forms[it.Label] = true
 		}
 	}
-	duck := d.w.snap.proj == nil || connect.EngineType(d.w.snap.proj) == "duckdb"
-	for i, k := range p.Keywords(duck) {
+	extended := d.w.snap.proj == nil || connect.EngineKind(d.w.snap.proj).Capabilities().ExtendedSyntax
+	for i, k := range p.Keywords(extended) {
 		if match(k) && !forms[strings.ToLower(k)] {
 			items = append(items, keywordItem(k, typed, "keyword", r, i))
 		}
