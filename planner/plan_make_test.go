@@ -567,3 +567,36 @@ func TestModelLineRebuildHistoryRefused(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestAnnotate: the last phase warns of window functions over batches of
+// several intervals (not over batches of one), on every line whatever it
+// builds.
+func TestAnnotate(t *testing.T) {
+	body := " (time_column ts%s));\nSELECT ts, sum(v) OVER (ORDER BY ts) AS running FROM @ref(m.src) WHERE ts >= @start AND ts < @end"
+	a := analyzeFiles(t, map[string]string{
+		"models/src.sql": "MODEL (name m.src);\nSELECT TIMESTAMP '2026-01-02 10:00:00' AS ts, 1 AS v",
+		"models/w7.sql":  "MODEL (name m.w7, kind INCREMENTAL_BY_TIME_RANGE" + fmt.Sprintf(body, ", batch_size 7"),
+		"models/w1.sql":  "MODEL (name m.w1, kind INCREMENTAL_BY_TIME_RANGE" + fmt.Sprintf(body, ", batch_size 1"),
+		"models/wn.sql":  "MODEL (name m.wn, kind INCREMENTAL_BY_TIME_RANGE" + fmt.Sprintf(body, ""),
+	})
+	mustClean(t, a)
+	p := newPlan("dev", a, nil, nil)
+	for _, n := range []string{"m.src", "m.w7", "m.w1", "m.wn"} {
+		p.Models = append(p.Models, ModelPlan{Name: n, Change: Unchanged})
+	}
+	p.annotate()
+	for _, tc := range []struct{ name, want string }{
+		{"m.src", ""},
+		{"m.w1", ""},
+		{"m.w7", "window function(s) sum run over batches of up to 7 days (batch_size 7)"},
+		{"m.wn", "window function(s) sum run over one batch over the whole range due (no batch_size)"},
+	} {
+		ws := lineOf(t, p, tc.name).Warnings
+		switch {
+		case tc.want == "" && len(ws) > 0:
+			t.Errorf("%s: warnings %v", tc.name, ws)
+		case tc.want != "" && (len(ws) != 1 || ws[0].Code != CodeWindowOverBatch || !strings.HasPrefix(ws[0].Message, tc.want)):
+			t.Errorf("%s: warnings %v, want %q", tc.name, ws, tc.want)
+		}
+	}
+}
