@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -90,33 +91,48 @@ func (g Grain) Ceil(t time.Time) time.Time {
 	return t.UTC()
 }
 
-// Range is the half-open time range [Start, End).
+// Range is the half-open time range [Start, End): a plan's backfill, a
+// ledger's coverage, an audited interval. It is kept as times wherever it
+// travels and formatted only where it is shown: String for text, and
+// MarshalJSON for the JSON form, a pair of RFC 3339 times.
 type Range struct{ Start, End time.Time }
 
+// String is the range as a person reads it: "[2026-01-01T00:00:00Z,
+// 2026-01-08T00:00:00Z)".
 func (r Range) String() string {
 	return "[" + r.Start.UTC().Format(time.RFC3339) + ", " + r.End.UTC().Format(time.RFC3339) + ")"
 }
 
-// Pair is the plan's JSON form of a range.
-func (r Range) Pair() []string {
-	return []string{r.Start.UTC().Format(time.RFC3339), r.End.UTC().Format(time.RFC3339)}
+// MarshalJSON writes the range as ["start", "end"], two RFC 3339 times.
+func (r Range) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 2*len(time.RFC3339)+8)
+	b = append(b, '[', '"')
+	b = r.Start.UTC().AppendFormat(b, time.RFC3339)
+	b = append(b, '"', ',', '"')
+	b = r.End.UTC().AppendFormat(b, time.RFC3339)
+	return append(b, '"', ']'), nil
 }
 
-// RangeOfPair reads a range from its stored form, two RFC 3339 times
-// (Pair's inverse).
-func RangeOfPair(p []string) (Range, error) {
-	if len(p) != 2 {
-		return Range{}, fmt.Errorf("bad backfill range %v", p)
+// UnmarshalJSON reads the form MarshalJSON writes (a plan kept as JSON,
+// such as the no-op digest's).
+func (r *Range) UnmarshalJSON(b []byte) error {
+	var pair []string
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return fmt.Errorf("analysis: a range is two RFC 3339 times: %w", err)
 	}
-	s, err := time.Parse(time.RFC3339, p[0])
+	if len(pair) != 2 {
+		return fmt.Errorf("analysis: a range is two RFC 3339 times, not %d", len(pair))
+	}
+	s, err := time.Parse(time.RFC3339, pair[0])
 	if err != nil {
-		return Range{}, fmt.Errorf("bad backfill range %v: %w", p, err)
+		return fmt.Errorf("analysis: range start: %w", err)
 	}
-	e, err := time.Parse(time.RFC3339, p[1])
+	e, err := time.Parse(time.RFC3339, pair[1])
 	if err != nil {
-		return Range{}, fmt.Errorf("bad backfill range %v: %w", p, err)
+		return fmt.Errorf("analysis: range end: %w", err)
 	}
-	return Range{s.UTC(), e.UTC()}, nil
+	*r = Range{s.UTC(), e.UTC()}
+	return nil
 }
 
 // Intervals splits r into intervals of g. Precondition: r is aligned.

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -203,6 +204,30 @@ func TestModelStart(t *testing.T) {
 		got, err := ModelStart(m, project.Config{Start: tt.config})
 		if (err != nil) != tt.err || err == nil && !got.Equal(ts(tt.want)) {
 			t.Errorf("modelStart(%q, %s, %q) = %v, %v; want %s", tt.model, tt.interval, tt.config, got, err, tt.want)
+		}
+	}
+}
+
+// TestRangeForms: a range is written once for people (String) and once
+// for JSON (two RFC 3339 times, in UTC), and the JSON form reads back; a
+// malformed one is an error, never a zero range.
+func TestRangeForms(t *testing.T) {
+	r := Range{Start: time.Date(2026, 1, 1, 1, 0, 0, 0, time.FixedZone("x", 3600)), End: time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)}
+	if got := r.String(); got != "[2026-01-01T00:00:00Z, 2026-01-08T00:00:00Z)" {
+		t.Errorf("String = %q", got)
+	}
+	b, err := json.Marshal([]Range{r})
+	if err != nil || string(b) != `[["2026-01-01T00:00:00Z","2026-01-08T00:00:00Z"]]` {
+		t.Fatalf("JSON = %s (%v)", b, err)
+	}
+	var back []Range
+	if err := json.Unmarshal(b, &back); err != nil || len(back) != 1 || !back[0].Start.Equal(r.Start) || !back[0].End.Equal(r.End) {
+		t.Errorf("read back %v (%v)", back, err)
+	}
+	for _, bad := range []string{`["2026-01-01T00:00:00Z"]`, `["x","2026-01-08T00:00:00Z"]`, `["2026-01-01T00:00:00Z","y"]`, `{"start":1}`} {
+		var got Range
+		if err := json.Unmarshal([]byte(bad), &got); err == nil {
+			t.Errorf("%s read as %v", bad, got)
 		}
 	}
 }

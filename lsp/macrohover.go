@@ -56,7 +56,7 @@ func timeMacroHover(ctx context.Context, d *docPos, mc project.Macro, env string
 		case n == 0:
 			fmt.Fprintf(&b, "\n\nin %s: no interval to backfill", env)
 		default:
-			fmt.Fprintf(&b, "\n\nin %s: %s to backfill, from %s to %s", env, intervalsText(mp.Intervals), first(mp.Backfill[0]), last(mp.Backfill[n-1]))
+			fmt.Fprintf(&b, "\n\nin %s: %s to backfill, from %s to %s", env, intervalsText(mp.Intervals), rfc3339(mp.Backfill[0].Start), rfc3339(mp.Backfill[n-1].End))
 		}
 	}
 	return b.String()
@@ -147,16 +147,5 @@ func modelPlan(ctx context.Context, d *docPos, env, name string) *planner.ModelP
 	return nil
 }
 
-func first(p []string) string {
-	if len(p) == 0 {
-		return ""
-	}
-	return p[0]
-}
-
-func last(p []string) string {
-	if len(p) == 0 {
-		return ""
-	}
-	return p[len(p)-1]
-}
+// rfc3339 is a range bound as a plan's JSON writes it.
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -137,10 +137,10 @@ type AuditResult struct {
 	Violations int64      `json:"violations"`
 	// Detail says what was found: the first violating rows, or for the
 	// coverage audits where the hole is.
-	Detail   string   `json:"detail,omitempty"`
-	Interval []string `json:"interval,omitempty"` // the written interval audited, if any
-	Error    string   `json:"error,omitempty"`
-	Reason   string   `json:"reason,omitempty"` // why it was skipped
+	Detail   string          `json:"detail,omitempty"`
+	Interval *analysis.Range `json:"interval,omitempty"` // the written interval audited, if any
+	Error    string          `json:"error,omitempty"`
+	Reason   string          `json:"reason,omitempty"` // why it was skipped
 }
 
 // Blocks reports whether the result stops what the audit guards.
@@ -150,8 +150,8 @@ func (r AuditResult) Blocks() bool {
 
 func (r AuditResult) String() string {
 	where := ""
-	if len(r.Interval) == 2 {
-		where = " in [" + r.Interval[0] + ", " + r.Interval[1] + ")"
+	if r.Interval != nil {
+		where = " in " + r.Interval.String()
 	}
 	switch r.Status {
 	case AuditError:
@@ -203,7 +203,8 @@ func (ad *auditor) run(ctx context.Context, m *project.Model, audits []Audit, th
 	for _, au := range audits {
 		r := AuditResult{Model: m.Name, Audit: au.Text, Blocking: au.Blocking, Scope: au.Scope}
 		if interval != nil {
-			r.Interval = interval.Pair()
+			iv := *interval
+			r.Interval = &iv
 		}
 		n, detail, err := ad.eval(ctx, m, au, this)
 		switch {

@@ -248,19 +248,6 @@ func retry(ctx context.Context, retries int, delay time.Duration, fn func() erro
 	return err
 }
 
-// backfillRanges reads a plan line's ranges back.
-func backfillRanges(mp ModelPlan) ([]analysis.Range, error) {
-	out := make([]analysis.Range, 0, len(mp.Backfill))
-	for _, p := range mp.Backfill {
-		r, err := analysis.RangeOfPair(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 // hasTimeColumn checks that the model's time column is among its columns:
 // every interval's DELETE and filter rely on it.
 func hasTimeColumn(m *project.Model, cols []engine.Column) error {

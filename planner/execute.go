@@ -139,172 +139,220 @@ func (p *Plan) Summary() Summary {
 // is still computed, those downstream of a failure are skipped and
 // recorded with the failed model they wait for (runOutcome).
 func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt ApplyOptions, res *ApplyResult, log *slog.Logger, due map[string]bool, keep *runOutcome) (err error) {
-	now := opt.Now
-	if now == nil {
-		now = time.Now
+	x := &executor{p: p, st: st, opt: opt, res: res, log: log, now: opt.Now}
+	if x.now == nil {
+		x.now = time.Now
 	}
-	work := func(mp ModelPlan) bool { return p.computes(mp, due) }
-	total := 0
-	var snaps []state.Snapshot
+	var todo []ModelPlan
 	for _, mp := range p.Models {
-		if work(mp) {
-			total++
-			if info := p.analysis.Models[mp.Name]; !p.stored[info.Fingerprint] {
-				snaps = append(snaps, b.snapshot(info))
-			}
+		if p.computes(mp, due) {
+			todo = append(todo, mp)
 		}
 	}
-	// Every snapshot to build is recorded (unbuilt) before any build, in
-	// one transaction, so that its ledger can follow the batches; a failed
-	// apply takes back the records of what it did not build (rollback).
-	if len(snaps) > 0 {
-		if err := st.PutSnapshots(ctx, snaps); err != nil {
-			return err
-		}
-	}
-	if total > 0 {
-		if err := b.wh.Exec(ctx, b.d.CreateSchema(analysis.PhysicalSchema)); err != nil {
-			return fmt.Errorf("create schema %s: %w", analysis.PhysicalSchema, err)
-		}
+	x.total = len(todo)
+	if err := x.prepare(ctx, b, todo); err != nil {
+		return err
 	}
 	jobs := opt.Jobs
 	if c, ok := b.wh.(interface{ MaxConcurrency() int }); ok && c.MaxConcurrency() < jobs {
 		jobs = c.MaxConcurrency()
 	}
-	bo := backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, failed: opt.BatchFailed, now: now, log: log, jobs: jobs}
-	if bo.retryDelay <= 0 {
-		bo.retryDelay = 500 * time.Millisecond
+	x.bo = backfillOptions{retries: opt.Retries, retryDelay: opt.RetryDelay, progress: opt.BatchProgress, failed: opt.BatchFailed, now: x.now, log: log, jobs: jobs}
+	if x.bo.retryDelay <= 0 {
+		x.bo.retryDelay = 500 * time.Millisecond
 	}
-	var mu sync.Mutex // guards res and the progress count
 	// The store records of the models built are written in batches; what
 	// is pending when the builds end (failed or not) is written then, so
 	// a failed apply's rollback sees every model it built.
-	records := newRecorder(st, opt)
+	x.records = newRecorder(st, opt)
 	defer func() {
-		if ferr := records.flush(ctx); ferr != nil && err == nil {
+		if ferr := x.records.flush(ctx); ferr != nil && err == nil {
 			err = ferr
 		}
 	}()
-	one := func(ctx context.Context, b *builder, mp ModelPlan) error {
-		info := p.analysis.Models[mp.Name]
-		start := time.Now()
-		if opt.Started != nil {
-			opt.Started(mp.Name, total)
-		}
-		targetErr := b.checkTarget(info.Model)
-		err := targetErr
-		lake := TargetOf(info.Model) == "parquet"
-		switch k := info.Model.Kind.Name; {
-		case err != nil:
-		case k == project.KindIncrementalByTimeRange:
-			var ranges []analysis.Range
-			if ranges, err = backfillRanges(mp); err == nil && lake {
-				err = b.backfillLake(ctx, st, info, ranges, bo)
-			} else if err == nil {
-				err = b.backfill(ctx, st, info, ranges, bo)
-			}
-		case refreshed(k):
-			err = b.refresh(ctx, info, bo, now())
-		case lake:
-			err = b.buildLakeFull(ctx, info, bo)
-		case k == project.KindFull && !mp.Build:
-			err = b.refill(ctx, info, log)
-		default:
-			err = b.build(ctx, info, log)
-		}
-		// Tables built, refilled or merged whole were audited inside the
-		// transaction that wrote them (writeAudited); views, parquet files
-		// and the whole audits of time-range models are checked now.
-		kind := info.Model.Kind.Name
-		auditedInTx := !lake && (refreshed(kind) || kind == project.KindFull || kind == project.KindSeed)
-		if lake && targetErr == nil {
-			// The manifest follows the ledger, failed intervals included.
-			if merr := b.writeManifest(ctx, st, info); merr != nil && err == nil {
-				err = merr
-			}
-		}
-		if af, ok := err.(*AuditFailure); ok {
-			return af // a whole-relation audit rolled the write back
-		}
-		if err != nil {
-			return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
-		}
-		// Blocking audits of what was just built: a violation leaves the
-		// snapshot unbuilt, so the next apply builds it again.
-		if !auditedInTx {
-			if err := b.auditBuilt(ctx, info, log); err != nil {
-				return err
-			}
-		}
-		rec := state.BuildRecord{Fingerprint: info.Fingerprint, At: now().UTC(), Built: mp.Build}
-		if info.Model.Kind.Name == project.KindFull {
-			// A snapshot this apply recorded has no earlier refresh to clear.
-			first := !p.stored[info.Fingerprint] && p.reuse[mp.Name] == ""
-			if err := recordRefresh(p.analysis.Project.Config, info, &rec, first); err != nil {
-				return err
-			}
-		}
-		if rec.Built || len(rec.Done) > 0 {
-			if err := records.add(ctx, rec); err != nil {
-				return err
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		what := "built"
-		if mp.Build {
-			res.Built = append(res.Built, mp.Name)
-		} else {
-			what = "computed"
-			res.Computed = append(res.Computed, mp.Name)
-		}
-		log.Info(what, "model", mp.Name, "table", mp.PhysicalTable, "ranges", len(mp.Backfill), "elapsed", time.Since(start).Round(time.Millisecond))
-		if opt.Progress != nil {
-			opt.Progress(len(res.Built)+len(res.Computed), total, mp.Name)
-		}
-		return nil
-	}
-	var todo []ModelPlan
-	for _, mp := range p.Models {
-		if work(mp) {
-			todo = append(todo, mp)
-		}
-	}
 	if jobs <= 1 {
-		cp, _ := b.wh.(checkpointer)
-		todo = parentsFirst(p, todo)
-		inTodo := todoSet(todo)
-		for i, mp := range todo {
-			if keep != nil {
-				if failed := keep.blockedBy(p, mp.Name, inTodo); failed != "" {
-					keep.skip(mp.Name, failed)
-					continue
-				}
-			}
-			if err := one(ctx, b, mp); err != nil {
-				if keep == nil || ctx.Err() != nil {
-					return err
-				}
-				keep.fail(mp.Name, err)
-			}
-			if cp != nil && (i+1)%checkpointCheck == 0 && i+1 < len(todo) {
-				used, limit, err := cp.MemoryUsage(ctx)
-				if err != nil {
-					return fmt.Errorf("memory usage after %d models: %w", i+1, err)
-				}
-				if checkpointDue(used, limit) {
-					if err := cp.Checkpoint(ctx); err != nil {
-						return fmt.Errorf("checkpoint after %d models: %w", i+1, err)
-					}
-				}
-			}
-		}
-		return nil
+		return x.sequential(ctx, b, todo, keep)
 	}
 	return runDAG(ctx, p, todo, jobs, keep, func(ctx context.Context, mp ModelPlan) error {
 		bb := *b // a builder per model: backfills set its interval
-		return one(ctx, &bb, mp)
+		return x.model(ctx, &bb, mp)
 	})
+}
+
+// executor is one execute: the plan, where it records, and what it has
+// done so far.
+type executor struct {
+	p       *Plan
+	st      state.Store
+	opt     ApplyOptions
+	res     *ApplyResult
+	log     *slog.Logger
+	now     func() time.Time
+	bo      backfillOptions
+	records *recorder
+	total   int        // the models to compute
+	mu      sync.Mutex // guards res and the progress count
+}
+
+// prepare records every snapshot of todo the store lacks (unbuilt) before
+// any build, in one transaction, so that its ledger can follow the
+// batches; a failed apply takes back the records of what it did not build
+// (rollback). With anything to compute, the physical schema is made.
+func (x *executor) prepare(ctx context.Context, b *builder, todo []ModelPlan) error {
+	var snaps []state.Snapshot
+	for _, mp := range todo {
+		if info := x.p.analysis.Models[mp.Name]; !x.p.stored[info.Fingerprint] {
+			snaps = append(snaps, b.snapshot(info))
+		}
+	}
+	if len(snaps) > 0 {
+		if err := x.st.PutSnapshots(ctx, snaps); err != nil {
+			return err
+		}
+	}
+	if len(todo) > 0 {
+		if err := b.wh.Exec(ctx, b.d.CreateSchema(analysis.PhysicalSchema)); err != nil {
+			return fmt.Errorf("create schema %s: %w", analysis.PhysicalSchema, err)
+		}
+	}
+	return nil
+}
+
+// sequential computes todo one model at a time, parents first,
+// checkpointing the warehouse when what it holds in memory passes the
+// budget (checkpointDue). With keep, a failure is recorded and the models
+// downstream of it skipped.
+func (x *executor) sequential(ctx context.Context, b *builder, todo []ModelPlan, keep *runOutcome) error {
+	cp, _ := b.wh.(checkpointer)
+	todo = parentsFirst(x.p, todo)
+	inTodo := todoSet(todo)
+	for i, mp := range todo {
+		if keep != nil {
+			if failed := keep.blockedBy(x.p, mp.Name, inTodo); failed != "" {
+				keep.skip(mp.Name, failed)
+				continue
+			}
+		}
+		if err := x.model(ctx, b, mp); err != nil {
+			if keep == nil || ctx.Err() != nil {
+				return err
+			}
+			keep.fail(mp.Name, err)
+		}
+		if cp != nil && (i+1)%checkpointCheck == 0 && i+1 < len(todo) {
+			used, limit, err := cp.MemoryUsage(ctx)
+			if err != nil {
+				return fmt.Errorf("memory usage after %d models: %w", i+1, err)
+			}
+			if checkpointDue(used, limit) {
+				if err := cp.Checkpoint(ctx); err != nil {
+					return fmt.Errorf("checkpoint after %d models: %w", i+1, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// model builds or computes one model of the plan, audits what the write
+// did not audit already, records it in the store and reports it.
+func (x *executor) model(ctx context.Context, b *builder, mp ModelPlan) error {
+	info := x.p.analysis.Models[mp.Name]
+	start := time.Now()
+	if x.opt.Started != nil {
+		x.opt.Started(mp.Name, x.total)
+	}
+	targetErr := b.checkTarget(info.Model)
+	err := targetErr
+	lake := TargetOf(info.Model) == "parquet"
+	if err == nil {
+		err = x.compute(ctx, b, mp, info, lake)
+	}
+	// Tables built, refilled or merged whole were audited inside the
+	// transaction that wrote them (writeAudited); views, parquet files
+	// and the whole audits of time-range models are checked now.
+	kind := info.Model.Kind.Name
+	auditedInTx := !lake && (refreshed(kind) || kind == project.KindFull || kind == project.KindSeed)
+	if lake && targetErr == nil {
+		// The manifest follows the ledger, failed intervals included.
+		if merr := b.writeManifest(ctx, x.st, info); merr != nil && err == nil {
+			err = merr
+		}
+	}
+	if af, ok := err.(*AuditFailure); ok {
+		return af // a whole-relation audit rolled the write back
+	}
+	if err != nil {
+		return &BuildError{Model: mp.Name, File: info.Model.File, Err: err}
+	}
+	// Blocking audits of what was just built: a violation leaves the
+	// snapshot unbuilt, so the next apply builds it again.
+	if !auditedInTx {
+		if err := b.auditBuilt(ctx, info, x.log); err != nil {
+			return err
+		}
+	}
+	if err := x.record(ctx, mp, info); err != nil {
+		return err
+	}
+	x.report(mp, start)
+	return nil
+}
+
+// compute writes one model's data the way its kind and target ask: the
+// ranges of an incremental model, a merge of a refreshed one, a parquet
+// file, a refill of an existing FULL table, or a build.
+func (x *executor) compute(ctx context.Context, b *builder, mp ModelPlan, info *analysis.ModelInfo, lake bool) error {
+	switch k := info.Model.Kind.Name; {
+	case k == project.KindIncrementalByTimeRange && lake:
+		return b.backfillLake(ctx, x.st, info, mp.Backfill, x.bo)
+	case k == project.KindIncrementalByTimeRange:
+		return b.backfill(ctx, x.st, info, mp.Backfill, x.bo)
+	case refreshed(k):
+		return b.refresh(ctx, info, x.bo, x.now())
+	case lake:
+		return b.buildLakeFull(ctx, info, x.bo)
+	case k == project.KindFull && !mp.Build:
+		return b.refill(ctx, info, x.log)
+	default:
+		return b.build(ctx, info, x.log)
+	}
+}
+
+// record adds what computing mp wrote to the store's pending records: the
+// snapshot built, and a FULL model's refresh (recordRefresh).
+func (x *executor) record(ctx context.Context, mp ModelPlan, info *analysis.ModelInfo) error {
+	rec := state.BuildRecord{Fingerprint: info.Fingerprint, At: x.now().UTC(), Built: mp.Build}
+	if info.Model.Kind.Name == project.KindFull {
+		// A snapshot this apply recorded has no earlier refresh to clear.
+		first := !x.p.stored[info.Fingerprint] && x.p.reuse[mp.Name] == ""
+		if err := recordRefresh(x.p.analysis.Project.Config, info, &rec, first); err != nil {
+			return err
+		}
+	}
+	if rec.Built || len(rec.Done) > 0 {
+		return x.records.add(ctx, rec)
+	}
+	return nil
+}
+
+// report lists mp in the result as built or computed, logs it and
+// advances the progress.
+func (x *executor) report(mp ModelPlan, start time.Time) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	res := x.res
+	what := "built"
+	if mp.Build {
+		res.Built = append(res.Built, mp.Name)
+	} else {
+		what = "computed"
+		res.Computed = append(res.Computed, mp.Name)
+	}
+	x.log.Info(what, "model", mp.Name, "table", mp.PhysicalTable, "ranges", len(mp.Backfill), "elapsed", time.Since(start).Round(time.Millisecond))
+	if x.opt.Progress != nil {
+		x.opt.Progress(len(res.Built)+len(res.Computed), x.total, mp.Name)
+	}
 }
 
 // parentsFirst orders todo so that every model comes after the models it

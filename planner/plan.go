@@ -1,9 +1,11 @@
 package planner
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/project"
@@ -24,7 +26,15 @@ const (
 	Unchanged    Change = "unchanged"
 )
 
-// ModelPlan is one model's line in a plan.
+// ModelPlan is one model's line in a plan: what every line has (name,
+// kind, category, fingerprint, what is built), then the parts only some
+// lines have, each its own type: the ranges an incremental model computes
+// (Incremental), a directly changed model's edit (Edit), the table a
+// forward-only or reusing change takes over (Inheritance), an SCD_TYPE_2
+// model's history (History), a FULL model's refill (Refilling), what the
+// warehouse check found (Presence) and what another environment's partial
+// build covers (Coverage). The parts are embedded: their fields read as
+// the line's own, and the JSON form is one flat object, in this order.
 type ModelPlan struct {
 	Name        string `json:"name"`
 	Kind        string `json:"kind"`
@@ -34,24 +44,54 @@ type ModelPlan struct {
 	Previous string `json:"previous,omitempty"`
 	// Build is true when the snapshot's physical relation must be built;
 	// false when an existing one is reused (promotion only).
-	Build         bool       `json:"build"`
-	PhysicalTable string     `json:"physicalTable,omitempty"`
-	Backfill      [][]string `json:"backfill"`
-	// Intervals counts the intervals of Backfill (day or hour each).
-	Intervals int `json:"intervals,omitempty"`
+	Build         bool   `json:"build"`
+	PhysicalTable string `json:"physicalTable,omitempty"`
+	Incremental
 	// Cause names the changed ancestors that moved an indirect change.
 	Cause   []string `json:"cause,omitempty"`
 	Explain []string `json:"explain"`
-	// Diff is a directly changed model's edit as SQL: the clauses of its
-	// query whose text differs from the previous snapshot's definition.
-	// Paths are the parse-tree parts the category was decided on (also in
-	// Explain), the detail behind the diff.
+	Edit
+	Inheritance
+	// ReclassifiedFrom is the category the AST gave before the operator's
+	// --reclassify verdict (or before a forward-only change).
+	ReclassifiedFrom Change `json:"reclassifiedFrom,omitempty"`
+	// Warnings are findings that do not stop the plan (window-over-batch).
+	Warnings []Warning `json:"warnings,omitempty"`
+	History
+	Refilling
+	// Redacted lists the columns the environment's physics of the model
+	// leaves out (a redacted environment; redact.go).
+	Redacted []string `json:"redacted,omitempty"`
+	Presence
+	Coverage
+}
+
+// Incremental is what an INCREMENTAL_BY_TIME_RANGE model's line adds: the
+// ranges its ledger lacks (fillBackfill). Backfill is never nil in a
+// plan's JSON: an empty list says nothing is due.
+type Incremental struct {
+	Backfill []analysis.Range `json:"backfill"`
+	// Intervals counts the intervals of Backfill (day or hour each).
+	Intervals int `json:"intervals,omitempty"`
+}
+
+// Edit is a directly changed model's own edit (categorize).
+type Edit struct {
+	// Diff is the edit as SQL: the clauses of its query whose text differs
+	// from the previous snapshot's definition. Paths are the parse-tree
+	// parts the category was decided on (also in Explain), the detail
+	// behind the diff.
 	Diff  []analysis.ClauseChange `json:"diff,omitempty"`
 	Paths []string                `json:"paths,omitempty"`
 	// Rebinds are the direct children that would read an appended
 	// column ("child: why": a NATURAL JOIN's join columns, what a name
 	// resolves to, what a * covers), which make the append breaking.
 	Rebinds []string `json:"rebinds,omitempty"`
+}
+
+// Inheritance is what a line that takes over its previous snapshot's
+// table adds: physics reuse, or a forward-only change (inheritance).
+type Inheritance struct {
 	// ReusedFrom is the snapshot whose physical relation and done
 	// intervals this one takes over (physics reuse, forward-only).
 	ReusedFrom string `json:"reusedFrom,omitempty"`
@@ -67,32 +107,38 @@ type ModelPlan struct {
 	// (new rows, added and widened columns); SharedText says it. For a
 	// table that Differs, the environments that share its snapshot.
 	SharedWith []string `json:"sharedWith,omitempty"`
-	// ReclassifiedFrom is the category the AST gave before the operator's
-	// --reclassify verdict.
-	ReclassifiedFrom Change `json:"reclassifiedFrom,omitempty"`
-	// Warnings are findings that do not stop the plan (window-over-batch).
-	Warnings []Warning `json:"warnings,omitempty"`
-	// RebuildsHistory is set on an SCD_TYPE_2 model whose environment
-	// moves to another history table: the versions accumulated so far are
-	// not carried over. Apply needs the operator's --rebuild-history.
+}
+
+// History is what an SCD_TYPE_2 model's line adds when its environment
+// moves to another version (plan_history.go).
+type History struct {
+	// RebuildsHistory: the environment moves to another history table and
+	// the versions accumulated so far are not carried over. Apply needs
+	// the operator's --rebuild-history.
 	RebuildsHistory bool `json:"rebuildsHistory,omitempty"`
-	// CopiesHistoryFrom is set on an SCD_TYPE_2 model that keeps its
-	// history while another environment serves the previous history table:
-	// the new snapshot's table (Build) starts as a copy of that one, and
-	// versions are merged there, never into the table the other reads.
+	// CopiesHistoryFrom: the model keeps its history while another
+	// environment serves the previous history table: the new snapshot's
+	// table (Build) starts as a copy of that one, and versions are merged
+	// there, never into the table the other reads.
 	CopiesHistoryFrom string `json:"copiesHistoryFrom,omitempty"`
-	// Refill lists the restated models (WithRestate) a FULL model reads
-	// through its ancestors: apply refills its existing table after them.
+}
+
+// Refilling is what a FULL (or unique-key) model whose existing table apply
+// fills again adds.
+type Refilling struct {
+	// Refill lists the models the refill waits for: the restated models
+	// (WithRestate) it reads through its ancestors, or the models whose
+	// intervals outside a preview the plan completes.
 	Refill []string `json:"refill,omitempty"`
-	// RefillWhy is why: "restated" (WithRestate) or "preview" (the plan
-	// completes the intervals a preview left out; preview.go).
+	// RefillWhy is why: RefillRestated or RefillPreview (preview.go).
 	RefillWhy string `json:"refillWhy,omitempty"`
-	// Redacted lists the columns the environment's physics of the model
-	// leaves out (a redacted environment; redact.go).
-	Redacted []string `json:"redacted,omitempty"`
+}
+
+// Presence is what the warehouse check (presence.go) found on the line.
+type Presence struct {
 	// Missing is true when the store trusts a relation of the model that
-	// the warehouse lacks (presence.go): its physical relation (then Build
-	// is true) or the environment's view; Reason says which.
+	// the warehouse lacks: its physical relation (then Build is true) or
+	// the environment's view; Reason says which.
 	Missing bool   `json:"missing,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	// Differs is set with Missing on a physical table that is there with
@@ -104,12 +150,24 @@ type ModelPlan struct {
 	// in the environment (this one reads it in place), which apply drops
 	// (presence.go finds it; promote.go drops it).
 	StaleView string `json:"staleView,omitempty"`
-	// Covered lists, on a model whose snapshot another environment built
-	// only in part (a preview), the ranges its ledger holds ([start, end)
-	// in RFC 3339); Backfill computes the rest. CoveredIn names the
-	// environments serving it.
-	Covered   [][]string `json:"covered,omitempty"`
-	CoveredIn []string   `json:"coveredIn,omitempty"`
+}
+
+// Coverage is what a line whose snapshot another environment built only
+// in part (a preview) adds: the ranges its ledger holds; Backfill
+// computes the rest. CoveredIn names the environments serving it.
+type Coverage struct {
+	Covered   []analysis.Range `json:"covered,omitempty"`
+	CoveredIn []string         `json:"coveredIn,omitempty"`
+}
+
+// MarshalJSON writes the line as one flat object; a line without a
+// backfill says so with an empty list.
+func (mp ModelPlan) MarshalJSON() ([]byte, error) {
+	type flat ModelPlan // without this method
+	if mp.Backfill == nil {
+		mp.Backfill = []analysis.Range{}
+	}
+	return json.Marshal(flat(mp))
 }
 
 // Retype is a column whose type a forward-only change widens in place.
@@ -295,7 +353,7 @@ func (e *LargeBackfillError) Error() string {
 			parts = append(parts, fmt.Sprintf("and %d more model(s)", len(e.Models)-3))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %s from %s", m.Name, Thousands(m.Intervals), m.Backfill[0][0]))
+		parts = append(parts, fmt.Sprintf("%s %s from %s", m.Name, Thousands(m.Intervals), m.Backfill[0].Start.UTC().Format(time.RFC3339)))
 	}
 	return fmt.Sprintf("the plan backfills %s intervals, more than %s (%s); check the start in efmesh.yaml or the MODEL header",
 		Thousands(e.Intervals), Thousands(e.Limit), strings.Join(parts, ", "))

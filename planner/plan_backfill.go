@@ -56,7 +56,7 @@ func (p *Plan) fillBackfill(ctx context.Context, st state.Reader, now time.Time)
 		g := analysis.GrainOf(m)
 		if from, to, ok := p.clip(g, start, now); ok {
 			for _, r := range g.Missing(from, to, done, m.Kind.Lookback) {
-				mp.Backfill = append(mp.Backfill, r.Pair())
+				mp.Backfill = append(mp.Backfill, r)
 				mp.Intervals += g.Count(r)
 			}
 		}

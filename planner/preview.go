@@ -84,18 +84,12 @@ func shortTime(t time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// RangeText shows [start, end) pairs of a plan (RFC 3339) the way Preview
-// does, joined with "and": "2026-01-01..2026-03-01 and 2026-03-07..2026-03-10".
-func RangeText(rs [][]string) string {
+// RangeText shows a plan's ranges the way Preview does, joined with
+// "and": "2026-01-01..2026-03-01 and 2026-03-07..2026-03-10".
+func RangeText(rs []analysis.Range) string {
 	parts := make([]string, 0, len(rs))
 	for _, r := range rs {
-		s, err1 := time.Parse(time.RFC3339, r[0])
-		e, err2 := time.Parse(time.RFC3339, r[1])
-		if err1 != nil || err2 != nil {
-			parts = append(parts, r[0]+".."+r[1])
-			continue
-		}
-		parts = append(parts, shortTime(s)+".."+shortTime(e))
+		parts = append(parts, shortTime(r.Start)+".."+shortTime(r.End))
 	}
 	switch len(parts) {
 	case 0:
@@ -270,8 +264,8 @@ func (p *Plan) noteCoverage(ctx context.Context, st state.Reader, mp *ModelPlan,
 		}
 	}
 	behind := true
-	for _, b := range mp.Backfill {
-		if r, err := analysis.RangeOfPair(b); err != nil || r.Start.Before(last) {
+	for _, r := range mp.Backfill {
+		if r.Start.Before(last) {
 			behind = false
 			break
 		}
@@ -281,10 +275,7 @@ func (p *Plan) noteCoverage(ctx context.Context, st state.Reader, mp *ModelPlan,
 	}
 	sorted := slices.Clone(done)
 	slices.SortFunc(sorted, func(a, b state.Interval) int { return a.Start.Compare(b.Start) })
-	var covered [][]string
-	for _, r := range doneRanges(sorted) {
-		covered = append(covered, r.Pair())
-	}
+	covered := doneRanges(sorted)
 	if len(covered) == 0 {
 		return nil
 	}

@@ -117,7 +117,7 @@ func TestPreviewLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(lineOf(t, p, "core.inc").Backfill); got != "[[2026-01-10T00:00:00Z 2026-01-17T00:00:00Z]]" {
+	if got := fmt.Sprint(lineOf(t, p, "core.inc").Backfill); got != "[[2026-01-10T00:00:00Z, 2026-01-17T00:00:00Z)]" {
 		t.Fatalf("preview backfill = %s", got)
 	}
 	apply(p)
@@ -149,7 +149,7 @@ func TestPreviewLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(lineOf(t, p, "core.inc").Backfill); got != "[[2026-01-05T00:00:00Z 2026-01-10T00:00:00Z]]" {
+	if got := fmt.Sprint(lineOf(t, p, "core.inc").Backfill); got != "[[2026-01-05T00:00:00Z, 2026-01-10T00:00:00Z)]" {
 		t.Fatalf("widened backfill = %s", got)
 	}
 	if full := lineOf(t, p, "mart.total"); fmt.Sprint(full.Refill) != "[core.inc]" || full.RefillWhy != RefillPreview {
@@ -166,8 +166,8 @@ func TestPreviewLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	inc := lineOf(t, p, "core.inc")
-	if inc.Build || fmt.Sprint(inc.Covered) != "[[2026-01-05T00:00:00Z 2026-01-17T00:00:00Z]]" || fmt.Sprint(inc.CoveredIn) != "[dev]" ||
-		fmt.Sprint(inc.Backfill) != "[[2026-01-01T00:00:00Z 2026-01-05T00:00:00Z] [2026-01-17T00:00:00Z 2026-01-25T00:00:00Z]]" {
+	if inc.Build || fmt.Sprint(inc.Covered) != "[[2026-01-05T00:00:00Z, 2026-01-17T00:00:00Z)]" || fmt.Sprint(inc.CoveredIn) != "[dev]" ||
+		fmt.Sprint(inc.Backfill) != "[[2026-01-01T00:00:00Z, 2026-01-05T00:00:00Z) [2026-01-17T00:00:00Z, 2026-01-25T00:00:00Z)]" {
 		t.Fatalf("prod line = %+v", inc)
 	}
 	if p.Preview != nil {
@@ -197,14 +197,16 @@ func TestPreviewLifecycle(t *testing.T) {
 
 func TestRangeText(t *testing.T) {
 	for _, tc := range []struct {
-		in   [][]string
+		in   []analysis.Range
 		want string
 	}{
 		{nil, ""},
-		{[][]string{{"2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"}}, "2026-01-01..2026-03-01"},
-		{[][]string{{"2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"}, {"2026-03-07T00:00:00Z", "2026-03-10T05:00:00Z"}},
+		{[]analysis.Range{{Start: day(1), End: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}}, "2026-01-01..2026-03-01"},
+		{[]analysis.Range{{Start: day(1), End: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+			{Start: time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 3, 10, 5, 0, 0, 0, time.UTC)}},
 			"2026-01-01..2026-03-01 and 2026-03-07..2026-03-10T05:00:00Z"},
-		{[][]string{{"a", "b"}, {"c", "d"}, {"e", "f"}}, "a..b, c..d and e..f"},
+		{[]analysis.Range{{Start: day(1), End: day(2)}, {Start: day(3), End: day(4)}, {Start: day(5), End: day(6)}},
+			"2026-01-01..2026-01-02, 2026-01-03..2026-01-04 and 2026-01-05..2026-01-06"},
 	} {
 		if got := RangeText(tc.in); got != tc.want {
 			t.Errorf("RangeText(%v) = %q, want %q", tc.in, got, tc.want)

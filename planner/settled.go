@@ -1,6 +1,9 @@
 package planner
 
-import "github.com/efmesh/efmesh/project"
+import (
+	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/project"
+)
 
 // Settled is the plan MakePlan makes of p's environment right after Apply
 // carried p out in full, under the same lock, against the same analysis:
@@ -50,7 +53,7 @@ func Settled(p *Plan) (*Plan, bool) {
 			Change:        Unchanged,
 			Fingerprint:   mp.Fingerprint,
 			PhysicalTable: mp.PhysicalTable,
-			Backfill:      [][]string{},
+			Incremental:   Incremental{Backfill: []analysis.Range{}},
 			Explain:       []string{},
 		})
 	}

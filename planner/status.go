@@ -163,6 +163,12 @@ func (m ModelStatus) HoleIntervals() int {
 
 // GetStatus reports on env as of now. cfg supplies the project's start for
 // models that declare none; ticks is how many recent ticks to list.
+//
+// In steps: the environment and its versions, the relations checked
+// against the warehouse (checkRelations), the interval coverage of each
+// incremental model (coverage), the cron refreshes of the FULL ones, the
+// recent ticks (readTicks), what is overdue (overdueProblems) and the
+// sources' freshness (freshnessProblems).
 func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env string, now time.Time, ticks int, opts ...StatusOption) (*Status, error) {
 	if err := analysis.ValidateEnv(env); err != nil {
 		return nil, err
@@ -188,32 +194,8 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 	if !s.Applied {
 		s.Problems = append(s.Problems, e.Absence())
 	}
-	if sc.busy != nil {
-		pid := "pid unknown"
-		if sc.busy.PID > 0 {
-			pid = fmt.Sprintf("pid %d", sc.busy.PID)
-		}
-		s.Notes = append(s.Notes, fmt.Sprintf("warehouse busy (%s): relations not checked (%v)", pid, sc.busy))
-	}
-	if sc.checkWarehouse && sc.busy == nil {
-		lake := lakeRootAt(sc.root, cfg.Lake)
-		var d engine.Dialect // none: no warehouse, no identifier limit to meet
-		if sc.warehouse != nil {
-			d = sc.warehouse.Dialect()
-		}
-		if s.Missing, err = missingIn(ctx, sc.warehouse, st, envExpectations(d, env, models, sc.root, lake)); err != nil {
-			return nil, err
-		}
-		for _, mr := range s.Missing {
-			s.Problems = append(s.Problems, mr.Model+": "+mr.Reason)
-		}
-		if sc.warehouse != nil {
-			ps, err := fileSourceProblems(ctx, sc.warehouse, sc.root, models)
-			if err != nil {
-				return nil, err
-			}
-			s.Problems = append(s.Problems, ps...)
-		}
+	if err := s.checkRelations(ctx, st, cfg, sc, models); err != nil {
+		return nil, err
 	}
 	names := make([]string, 0, len(models))
 	for n, m := range models {
@@ -223,51 +205,9 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		m := models[n]
-		g := m.grain()
-		ms := ModelStatus{Name: n, Fingerprint: m.snap.Fingerprint, Grain: g, DueThrough: g.Floor(now)}
-		start, serr := analysis.ModelStart(&project.Model{Name: n, Start: m.def.Start, Interval: string(g)}, cfg)
-		if serr == nil && s.Preview != nil {
-			// A preview: only its range is due.
-			if ps := g.Floor(s.Preview.Start); ps.After(start) {
-				start = ps
-			}
-			if !s.Preview.End.IsZero() {
-				if pe := g.Ceil(s.Preview.End); pe.Before(ms.DueThrough) {
-					ms.DueThrough = pe
-				}
-			}
-			if ms.DueThrough.Before(start) {
-				ms.DueThrough = start
-			}
-		}
-		if serr == nil {
-			ms.Start = start
-		}
-		ivs, err := st.Intervals(ctx, m.snap.Fingerprint)
+		ms, err := coverage(ctx, st, cfg, n, models[n], s.Preview, now)
 		if err != nil {
 			return nil, err
-		}
-		for _, iv := range ivs {
-			switch iv.Status {
-			case state.IntervalFailed:
-				ms.Failed = append(ms.Failed, analysis.Range{Start: iv.Start, End: iv.End})
-			case state.IntervalDone:
-				if iv.End.After(ms.CoveredThrough) {
-					ms.CoveredThrough = iv.End
-				}
-				if serr == nil && !iv.Start.Before(start) && !iv.End.After(ms.DueThrough) {
-					ms.Done++
-				}
-			}
-		}
-		if serr == nil {
-			ms.Missing = g.Count(analysis.Range{Start: start, End: ms.DueThrough}) - ms.Done
-			ms.MissingRanges = g.Missing(start, ms.DueThrough, ivs, 0)
-		}
-		if serr == nil {
-			ms.Cron = m.def.Cron
-			ms.ExpectedThrough, ms.Overdue = overdue(ms, now)
 		}
 		if len(ms.Failed) > 0 {
 			s.Problems = append(s.Problems, fmt.Sprintf("%s has %d failed interval(s), the first %s", n, len(ms.Failed), ms.Failed[0]))
@@ -277,8 +217,112 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 	if s.Refreshes, err = refreshStatuses(ctx, st, cfg, models, now); err != nil {
 		return nil, err
 	}
-	if s.Ticks, err = st.Runs(ctx, env, ticks); err != nil {
+	if err := s.readTicks(ctx, st, ticks); err != nil {
 		return nil, err
+	}
+	if !s.Running {
+		s.overdueProblems()
+	}
+	s.freshnessProblems(ctx, sc, now)
+	return s, nil
+}
+
+// checkRelations compares the environment's relations (models) with the
+// warehouse when sc asks for it (StatusWarehouse): every relation the
+// store trusts that the warehouse lacks, and every file source that is not
+// there, is a problem. A busy warehouse is not checked, only noted.
+func (s *Status) checkRelations(ctx context.Context, st state.Reader, cfg project.Config, sc statusConfig, models map[string]envModel) error {
+	if sc.busy != nil {
+		pid := "pid unknown"
+		if sc.busy.PID > 0 {
+			pid = fmt.Sprintf("pid %d", sc.busy.PID)
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("warehouse busy (%s): relations not checked (%v)", pid, sc.busy))
+		return nil
+	}
+	if !sc.checkWarehouse {
+		return nil
+	}
+	lake := lakeRootAt(sc.root, cfg.Lake)
+	var d engine.Dialect // none: no warehouse, no identifier limit to meet
+	if sc.warehouse != nil {
+		d = sc.warehouse.Dialect()
+	}
+	var err error
+	if s.Missing, err = missingIn(ctx, sc.warehouse, st, envExpectations(d, s.Env, models, sc.root, lake)); err != nil {
+		return err
+	}
+	for _, mr := range s.Missing {
+		s.Problems = append(s.Problems, mr.Model+": "+mr.Reason)
+	}
+	if sc.warehouse != nil {
+		ps, err := fileSourceProblems(ctx, sc.warehouse, sc.root, models)
+		if err != nil {
+			return err
+		}
+		s.Problems = append(s.Problems, ps...)
+	}
+	return nil
+}
+
+// coverage is the interval coverage of the incremental model name (the
+// version m the environment serves) as of now: what is due from its start
+// (narrowed to the environment's preview, when there is one), what its
+// ledger holds done or failed, what is missing and what is overdue. A
+// model without a start is reported with its ledger only.
+func coverage(ctx context.Context, st state.Reader, cfg project.Config, name string, m envModel, preview *Preview, now time.Time) (ModelStatus, error) {
+	g := m.grain()
+	ms := ModelStatus{Name: name, Fingerprint: m.snap.Fingerprint, Grain: g, DueThrough: g.Floor(now)}
+	start, serr := analysis.ModelStart(&project.Model{Name: name, Start: m.def.Start, Interval: string(g)}, cfg)
+	if serr == nil && preview != nil {
+		// A preview: only its range is due.
+		if ps := g.Floor(preview.Start); ps.After(start) {
+			start = ps
+		}
+		if !preview.End.IsZero() {
+			if pe := g.Ceil(preview.End); pe.Before(ms.DueThrough) {
+				ms.DueThrough = pe
+			}
+		}
+		if ms.DueThrough.Before(start) {
+			ms.DueThrough = start
+		}
+	}
+	if serr == nil {
+		ms.Start = start
+	}
+	ivs, err := st.Intervals(ctx, m.snap.Fingerprint)
+	if err != nil {
+		return ModelStatus{}, err
+	}
+	for _, iv := range ivs {
+		switch iv.Status {
+		case state.IntervalFailed:
+			ms.Failed = append(ms.Failed, analysis.Range{Start: iv.Start, End: iv.End})
+		case state.IntervalDone:
+			if iv.End.After(ms.CoveredThrough) {
+				ms.CoveredThrough = iv.End
+			}
+			if serr == nil && !iv.Start.Before(start) && !iv.End.After(ms.DueThrough) {
+				ms.Done++
+			}
+		}
+	}
+	if serr == nil {
+		ms.Missing = g.Count(analysis.Range{Start: start, End: ms.DueThrough}) - ms.Done
+		ms.MissingRanges = g.Missing(start, ms.DueThrough, ivs, 0)
+		ms.Cron = m.def.Cron
+		ms.ExpectedThrough, ms.Overdue = overdue(ms, now)
+	}
+	return ms, nil
+}
+
+// readTicks lists the environment's last ticks (at most n), newest first:
+// the last one is a problem when it did not complete, a note while it runs.
+func (s *Status) readTicks(ctx context.Context, st state.Reader, n int) error {
+	var err error
+	if s.Ticks, err = st.Runs(ctx, s.Env, n); err != nil {
+		return err
 	}
 	if len(s.Ticks) > 0 {
 		problem, running := lastTickProblem(s.Ticks[0])
@@ -290,43 +334,54 @@ func GetStatus(ctx context.Context, st state.Reader, cfg project.Config, env str
 			s.Problems = append(s.Problems, problem)
 		}
 	}
-	if !s.Running {
-		for _, ms := range s.Models {
-			if ms.Overdue == 0 {
-				continue
-			}
-			allows := "every interval is due when it closes"
-			if ms.Cron != "" {
-				allows = "its cron " + ms.Cron + " made it due"
-			}
-			covered := "nothing computed"
-			if !ms.CoveredThrough.IsZero() {
-				covered = "computed through " + ms.CoveredThrough.UTC().Format(time.RFC3339)
-			}
-			s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: %d interval(s) due through %s are not computed (%s; %s)",
-				ms.Name, ms.Overdue, ms.ExpectedThrough.UTC().Format(time.RFC3339), covered, allows))
+	return nil
+}
+
+// overdueProblems adds a problem for every incremental model with
+// intervals its cron made due that are not computed, and every FULL model
+// whose cron fired since its last refresh.
+func (s *Status) overdueProblems() {
+	for _, ms := range s.Models {
+		if ms.Overdue == 0 {
+			continue
 		}
-		for _, r := range s.Refreshes {
-			if !r.Overdue {
-				continue
-			}
-			if r.LastRefresh.IsZero() {
-				s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: its table was not refreshed since it was restated (cron %s)", r.Name, r.Cron))
-				continue
-			}
-			s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: its cron %s fired at %s, after its last refresh at %s",
-				r.Name, r.Cron, r.DueSince.UTC().Format(time.RFC3339), r.LastRefresh.UTC().Format(time.RFC3339)))
+		allows := "every interval is due when it closes"
+		if ms.Cron != "" {
+			allows = "its cron " + ms.Cron + " made it due"
+		}
+		covered := "nothing computed"
+		if !ms.CoveredThrough.IsZero() {
+			covered = "computed through " + ms.CoveredThrough.UTC().Format(time.RFC3339)
+		}
+		s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: %d interval(s) due through %s are not computed (%s; %s)",
+			ms.Name, ms.Overdue, ms.ExpectedThrough.UTC().Format(time.RFC3339), covered, allows))
+	}
+	for _, r := range s.Refreshes {
+		if !r.Overdue {
+			continue
+		}
+		if r.LastRefresh.IsZero() {
+			s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: its table was not refreshed since it was restated (cron %s)", r.Name, r.Cron))
+			continue
+		}
+		s.Problems = append(s.Problems, fmt.Sprintf("%s is overdue: its cron %s fired at %s, after its last refresh at %s",
+			r.Name, r.Cron, r.DueSince.UTC().Format(time.RFC3339), r.LastRefresh.UTC().Format(time.RFC3339)))
+	}
+}
+
+// freshnessProblems reads the sources' freshness when sc asks for it
+// (StatusFreshness, on a warehouse that is not busy): a source past its
+// error_after is a problem.
+func (s *Status) freshnessProblems(ctx context.Context, sc statusConfig, now time.Time) {
+	if sc.sources == nil || sc.warehouse == nil || sc.busy != nil {
+		return
+	}
+	s.Freshness = CheckFreshness(ctx, sc.sources, sc.warehouse, now, nil)
+	for _, f := range s.Freshness {
+		if f.Status == FreshError {
+			s.Problems = append(s.Problems, f.Model+": "+f.Problem())
 		}
 	}
-	if sc.sources != nil && sc.warehouse != nil && sc.busy == nil {
-		s.Freshness = CheckFreshness(ctx, sc.sources, sc.warehouse, now, nil)
-		for _, f := range s.Freshness {
-			if f.Status == FreshError {
-				s.Problems = append(s.Problems, f.Model+": "+f.Problem())
-			}
-		}
-	}
-	return s, nil
 }
 
 // refreshStatuses reads the cron refresh of every FULL model of models

@@ -130,44 +130,11 @@ var ErrTestExists = errors.New("the test file exists")
 // test's interval is the environment's coverage of the model (its done
 // intervals), and parents holding the time column are sampled inside it.
 func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOptions) (*CreatedTest, error) {
-	if o.Env == "" {
-		o.Env = analysis.ProdEnv
-	}
-	if o.Limit <= 0 {
-		o.Limit = 5
-	}
-	if err := analysis.ValidateEnv(o.Env); err != nil {
+	info, name, unread, err := w.createTestTarget(model, &o)
+	if err != nil {
 		return nil, err
 	}
-	info := w.Analysis.Models[model]
-	if info == nil {
-		return nil, fmt.Errorf("unknown model %q%s", model, analysis.DidYouMean(model, w.Analysis.Models))
-	}
 	m := info.Model
-	if !m.Kind.Name.HasBody() {
-		return nil, fmt.Errorf("%s is %s model: it has no query to test", model, m.Kind.Name.WithArticle())
-	}
-	if o.Out == "" {
-		o.Out = "tests/" + model + ".yaml"
-	}
-	o.Out = filepath.ToSlash(filepath.Clean(o.Out))
-	if filepath.IsAbs(o.Out) || o.Out == ".." || strings.HasPrefix(o.Out, "../") {
-		return nil, fmt.Errorf("--out %s: the test file goes inside the project, relative to its root", o.Out)
-	}
-	path := filepath.Join(w.Project.Root, filepath.FromSlash(o.Out))
-	if !o.Dry && !o.Force {
-		if _, err := os.Stat(path); err == nil {
-			return nil, fmt.Errorf("%w: %s (give --force to overwrite it)", ErrTestExists, o.Out)
-		}
-	}
-	name := "sampled_" + strings.ReplaceAll(model, ".", "_")
-	unread := !slices.ContainsFunc(w.Project.Config.Tests, func(g string) bool { return project.MatchGlob(g, o.Out) })
-	for _, t := range w.Project.Tests {
-		if t.Name == name && t.File != o.Out && !unread {
-			return nil, fmt.Errorf("%s already holds a test named %s", t.File, name)
-		}
-	}
-
 	ptrs, err := w.environment(ctx, o.Env)
 	if err != nil {
 		return nil, err
@@ -183,8 +150,6 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 	if err != nil {
 		return nil, err
 	}
-	d := wb.Dialect()
-	q := d.Quote
 
 	// The interval of an incremental model: what env covers of it.
 	var span [2]time.Time
@@ -211,152 +176,265 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 			break
 		}
 	}
-	res := &CreatedTest{Model: model, Test: name, File: o.Out, Env: o.Env, Unread: unread}
-	ut := &project.UnitTest{Name: name, File: o.Out, Model: model}
-	joins := analysis.JoinKeys(w.Analysis, model)
+	s := &sampler{w: w, m: m, o: o, ptrs: ptrs, wb: wb, d: wb.Dialect(), wh: wh, span: span, key: key,
+		joins: analysis.JoinKeys(w.Analysis, model), parents: parents, samples: map[string]string{},
+		ut:  &project.UnitTest{Name: name, File: o.Out, Model: model},
+		res: &CreatedTest{Model: model, Test: name, File: o.Out, Env: o.Env, Unread: unread}}
 	// The file lists the sampled parent first, then the others in order,
 	// whatever order they are sampled in.
 	rank := map[string]int{}
 	for i, p := range parents {
 		rank[p] = i
 	}
-	samples := map[string]string{} // each sampled parent's sample, as a query
-	var firstKey []string
 	for i := range parents {
-		// After the first, the next parent is the first one the query
-		// joins to a parent already sampled (so a chain of joins is
-		// followed link by link), else the next in order.
-		if i > 0 {
-			for j := i; j < len(parents); j++ {
-				if len(joinedTo(joins, parents[j], samples)) > 0 {
-					pj := parents[j]
-					parents = slices.Insert(slices.Delete(parents, j, j+1), i, pj)
-					break
-				}
-			}
-		}
-		p := parents[i]
-		pi := w.Analysis.Models[p]
-		if pi == nil || pi.Columns == nil {
-			return nil, fmt.Errorf("the columns of %s are unknown; declare them to sample it", p)
-		}
-		from, err := w.servedFrom(ptrs, pi, o.Env, wb)
-		if err != nil {
+		if err := s.sample(ctx, i); err != nil {
 			return nil, err
 		}
-		names := make([]string, len(pi.Columns))
-		for j, c := range pi.Columns {
-			names[j] = c.Name
-		}
-		var where []string
-		if tc := m.Kind.TimeColumn; !span[0].IsZero() && hasFold(names, tc) {
-			col := q(columnFold(names, tc))
-			where = append(where, col+" >= "+d.TimestampLiteral(span[0].Format(time.RFC3339)), col+" < "+d.TimestampLiteral(span[1].Format(time.RFC3339)))
-		}
-		var order, by []string
-		if i == 0 {
-			for _, k := range key {
-				if hasFold(names, k) {
-					firstKey = append(firstKey, columnFold(names, k))
-				}
-			}
-			if len(firstKey) == 0 {
-				firstKey = []string{names[0]}
-			}
-			order = firstKey
-		} else if links := joinedTo(joins, p, samples); len(links) > 0 {
-			// The rows the query matches with the sampled rows of the
-			// parents it joins p to, by the columns it compares.
-			var exists []string
-			for _, l := range links {
-				conds := make([]string, len(l.keys))
-				for j, k := range l.keys {
-					conds[j] = "s." + q(k.B.Column) + " = p." + q(columnFold(names, k.A.Column))
-					by = append(by, k.A.Column+" = "+k.B.Model+"."+k.B.Column)
-					if !slices.Contains(order, columnFold(names, k.A.Column)) {
-						order = append(order, columnFold(names, k.A.Column))
-					}
-				}
-				exists = append(exists, "EXISTS (SELECT 1 FROM ("+samples[l.parent]+") AS s WHERE "+strings.Join(conds, " AND ")+")")
-			}
-			where = append(where, "("+strings.Join(exists, " OR ")+")")
-		} else {
-			shared := true
-			for _, k := range firstKey {
-				shared = shared && hasFold(names, k)
-			}
-			if shared {
-				conds := make([]string, len(firstKey))
-				for j, k := range firstKey {
-					conds[j] = "s." + q(k) + " = p." + q(columnFold(names, k))
-				}
-				where = append(where, "EXISTS (SELECT 1 FROM ("+samples[parents[0]]+") AS s WHERE "+strings.Join(conds, " AND ")+")")
-				for _, k := range firstKey {
-					order = append(order, columnFold(names, k))
-				}
-			} else {
-				order = []string{names[0]}
-			}
-		}
-		for _, n := range names {
-			if !slices.Contains(order, n) {
-				order = append(order, n)
-			}
-		}
-		quoted := func(ss []string, prefix string) string {
-			out := make([]string, len(ss))
-			for j, s := range ss {
-				out[j] = prefix + q(s)
-			}
-			return strings.Join(out, ", ")
-		}
-		sample := "SELECT " + quoted(names, "p.") + " FROM " + from + " AS p"
-		if len(where) > 0 {
-			sample += " WHERE " + strings.Join(where, " AND ")
-		}
-		sample += " ORDER BY " + quoted(order, "p.") + " LIMIT " + strconv.Itoa(o.Limit)
-		samples[p] = sample
-		text := make([]string, len(names))
-		for j, n := range names {
-			text[j] = "CAST(" + q(n) + " AS VARCHAR)"
-		}
-		rows, err := wh.Query(ctx, "SELECT "+strings.Join(text, ", ")+" FROM ("+sample+") AS sampled")
-		if err != nil {
-			return nil, fmt.Errorf("sample %s in %s: %s", p, o.Env, analysis.FirstLine(analysis.ErrMessage(err)))
-		}
-		in := project.TestInput{Model: p}
-		for r, row := range rows.Values {
-			tr := project.TestRow{Index: r}
-			for j, v := range row {
-				tv := project.TestValue{Column: names[j]}
-				if v != nil {
-					tv.Value = fmt.Sprint(v)
-				}
-				tr.Values = append(tr.Values, tv)
-			}
-			in.Rows = append(in.Rows, tr)
-		}
-		ut.Inputs = append(ut.Inputs, in)
-		res.Inputs = append(res.Inputs, CreatedFixture{Model: p, Rows: len(in.Rows), By: by})
-		if len(in.Rows) == 0 {
-			what := "the join"
-			if i == 0 {
-				what = "the model's query"
-			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s sampled 0 rows in %s: the test will not exercise %s", p, o.Env, what))
-		}
 	}
+	ut, res := s.ut, s.res
 	slices.SortStableFunc(ut.Inputs, func(a, b project.TestInput) int { return rank[a.Model] - rank[b.Model] })
 	slices.SortStableFunc(res.Inputs, func(a, b CreatedFixture) int { return rank[a.Model] - rank[b.Model] })
-	res.Key = firstKey
+	res.Key = s.firstKey
 	if !span[0].IsZero() {
 		ut.Interval = [2]string{timeText(span[0]), timeText(span[1])}
 		res.Interval = ut.Interval[:]
 	}
+	if err := w.expectTest(ctx, wb, m, ut, res); err != nil {
+		return nil, err
+	}
+	if o.Dry {
+		return res, nil
+	}
+	path := filepath.Join(w.Project.Root, filepath.FromSlash(o.Out))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(res.YAML), 0o644); err != nil {
+		return nil, err
+	}
+	res.Written = true
+	return res, nil
+}
 
+// createTestTarget checks what CreateTest is asked for, filling o's
+// defaults: the model (one with a query), the file (inside the project,
+// not there yet unless forced) and the test's name (sampled_<model>, no
+// other file's). unread: the file is outside the project's test globs.
+func (w *Workspace) createTestTarget(model string, o *CreateTestOptions) (info *analysis.ModelInfo, name string, unread bool, err error) {
+	if o.Env == "" {
+		o.Env = analysis.ProdEnv
+	}
+	if o.Limit <= 0 {
+		o.Limit = 5
+	}
+	if err := analysis.ValidateEnv(o.Env); err != nil {
+		return nil, "", false, err
+	}
+	info = w.Analysis.Models[model]
+	if info == nil {
+		return nil, "", false, fmt.Errorf("unknown model %q%s", model, analysis.DidYouMean(model, w.Analysis.Models))
+	}
+	m := info.Model
+	if !m.Kind.Name.HasBody() {
+		return nil, "", false, fmt.Errorf("%s is %s model: it has no query to test", model, m.Kind.Name.WithArticle())
+	}
+	if o.Out == "" {
+		o.Out = "tests/" + model + ".yaml"
+	}
+	o.Out = filepath.ToSlash(filepath.Clean(o.Out))
+	if filepath.IsAbs(o.Out) || o.Out == ".." || strings.HasPrefix(o.Out, "../") {
+		return nil, "", false, fmt.Errorf("--out %s: the test file goes inside the project, relative to its root", o.Out)
+	}
+	path := filepath.Join(w.Project.Root, filepath.FromSlash(o.Out))
+	if !o.Dry && !o.Force {
+		if _, err := os.Stat(path); err == nil {
+			return nil, "", false, fmt.Errorf("%w: %s (give --force to overwrite it)", ErrTestExists, o.Out)
+		}
+	}
+	name = "sampled_" + strings.ReplaceAll(model, ".", "_")
+	unread = !slices.ContainsFunc(w.Project.Config.Tests, func(g string) bool { return project.MatchGlob(g, o.Out) })
+	for _, t := range w.Project.Tests {
+		if t.Name == name && t.File != o.Out && !unread {
+			return nil, "", false, fmt.Errorf("%s already holds a test named %s", t.File, name)
+		}
+	}
+	return info, name, unread, nil
+}
+
+// sampler samples the fixtures of one CreateTest, parent by parent, into
+// its test (ut) and its report (res).
+type sampler struct {
+	w    *Workspace
+	m    *project.Model
+	o    CreateTestOptions
+	ptrs map[string]state.Pointer
+	wb   analysis.Workbench
+	d    engine.Dialect
+	wh   engine.Engine
+	span [2]time.Time // an incremental model's interval; zero: none
+	key  []string     // the model's key columns (sampleKey)
+	// joins are the column equalities the model's query joins its
+	// parents by; parents, the parents in the order sampled so far.
+	joins    [][]analysis.JoinKey
+	parents  []string
+	samples  map[string]string // each sampled parent's sample, as a query
+	firstKey []string          // the key columns the first parent has
+	ut       *project.UnitTest
+	res      *CreatedTest
+}
+
+// sample samples the i-th parent: after the first, the next parent is the
+// first one the query joins to a parent already sampled (so a chain of
+// joins is followed link by link), else the next in order.
+func (s *sampler) sample(ctx context.Context, i int) error {
+	if i > 0 {
+		for j := i; j < len(s.parents); j++ {
+			if len(joinedTo(s.joins, s.parents[j], s.samples)) > 0 {
+				pj := s.parents[j]
+				s.parents = slices.Insert(slices.Delete(s.parents, j, j+1), i, pj)
+				break
+			}
+		}
+	}
+	p := s.parents[i]
+	pi := s.w.Analysis.Models[p]
+	if pi == nil || pi.Columns == nil {
+		return fmt.Errorf("the columns of %s are unknown; declare them to sample it", p)
+	}
+	from, err := s.w.servedFrom(s.ptrs, pi, s.o.Env, s.wb)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(pi.Columns))
+	for j, c := range pi.Columns {
+		names[j] = c.Name
+	}
+	sample, by := s.query(i, p, names, from)
+	s.samples[p] = sample
+	return s.fetch(ctx, i, p, names, sample, by)
+}
+
+// query is the sample of the i-th parent p (its columns names, served by
+// from) as a query: the first parent's first rows by the key columns it
+// has; any other's rows matching, by the columns the query compares, the
+// rows of the parents it joins to (by says which), else those matching
+// the first parent's keys, else its first rows; inside the model's
+// interval where p has the time column.
+func (s *sampler) query(i int, p string, names []string, from string) (sample string, by []string) {
+	q := s.d.Quote
+	var where []string
+	if tc := s.m.Kind.TimeColumn; !s.span[0].IsZero() && hasFold(names, tc) {
+		col := q(columnFold(names, tc))
+		where = append(where, col+" >= "+s.d.TimestampLiteral(s.span[0].Format(time.RFC3339)), col+" < "+s.d.TimestampLiteral(s.span[1].Format(time.RFC3339)))
+	}
+	var order []string
+	if i == 0 {
+		for _, k := range s.key {
+			if hasFold(names, k) {
+				s.firstKey = append(s.firstKey, columnFold(names, k))
+			}
+		}
+		if len(s.firstKey) == 0 {
+			s.firstKey = []string{names[0]}
+		}
+		order = s.firstKey
+	} else if links := joinedTo(s.joins, p, s.samples); len(links) > 0 {
+		// The rows the query matches with the sampled rows of the
+		// parents it joins p to, by the columns it compares.
+		var exists []string
+		for _, l := range links {
+			conds := make([]string, len(l.keys))
+			for j, k := range l.keys {
+				conds[j] = "s." + q(k.B.Column) + " = p." + q(columnFold(names, k.A.Column))
+				by = append(by, k.A.Column+" = "+k.B.Model+"."+k.B.Column)
+				if !slices.Contains(order, columnFold(names, k.A.Column)) {
+					order = append(order, columnFold(names, k.A.Column))
+				}
+			}
+			exists = append(exists, "EXISTS (SELECT 1 FROM ("+s.samples[l.parent]+") AS s WHERE "+strings.Join(conds, " AND ")+")")
+		}
+		where = append(where, "("+strings.Join(exists, " OR ")+")")
+	} else {
+		shared := true
+		for _, k := range s.firstKey {
+			shared = shared && hasFold(names, k)
+		}
+		if shared {
+			conds := make([]string, len(s.firstKey))
+			for j, k := range s.firstKey {
+				conds[j] = "s." + q(k) + " = p." + q(columnFold(names, k))
+			}
+			where = append(where, "EXISTS (SELECT 1 FROM ("+s.samples[s.parents[0]]+") AS s WHERE "+strings.Join(conds, " AND ")+")")
+			for _, k := range s.firstKey {
+				order = append(order, columnFold(names, k))
+			}
+		} else {
+			order = []string{names[0]}
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(order, n) {
+			order = append(order, n)
+		}
+	}
+	quoted := func(ss []string, prefix string) string {
+		out := make([]string, len(ss))
+		for j, s := range ss {
+			out[j] = prefix + q(s)
+		}
+		return strings.Join(out, ", ")
+	}
+	sample = "SELECT " + quoted(names, "p.") + " FROM " + from + " AS p"
+	if len(where) > 0 {
+		sample += " WHERE " + strings.Join(where, " AND ")
+	}
+	sample += " ORDER BY " + quoted(order, "p.") + " LIMIT " + strconv.Itoa(s.o.Limit)
+	return sample, by
+}
+
+// fetch runs the i-th parent p's sample on the warehouse and adds its rows
+// (as text) to the test's inputs; no row is a warning.
+func (s *sampler) fetch(ctx context.Context, i int, p string, names []string, sample string, by []string) error {
+	q := s.d.Quote
+	text := make([]string, len(names))
+	for j, n := range names {
+		text[j] = "CAST(" + q(n) + " AS VARCHAR)"
+	}
+	rows, err := s.wh.Query(ctx, "SELECT "+strings.Join(text, ", ")+" FROM ("+sample+") AS sampled")
+	if err != nil {
+		return fmt.Errorf("sample %s in %s: %s", p, s.o.Env, analysis.FirstLine(analysis.ErrMessage(err)))
+	}
+	in := project.TestInput{Model: p}
+	for r, row := range rows.Values {
+		tr := project.TestRow{Index: r}
+		for j, v := range row {
+			tv := project.TestValue{Column: names[j]}
+			if v != nil {
+				tv.Value = fmt.Sprint(v)
+			}
+			tr.Values = append(tr.Values, tv)
+		}
+		in.Rows = append(in.Rows, tr)
+	}
+	s.ut.Inputs = append(s.ut.Inputs, in)
+	s.res.Inputs = append(s.res.Inputs, CreatedFixture{Model: p, Rows: len(in.Rows), By: by})
+	if len(in.Rows) == 0 {
+		what := "the join"
+		if i == 0 {
+			what = "the model's query"
+		}
+		s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("%s sampled 0 rows in %s: the test will not exercise %s", p, s.o.Env, what))
+	}
+	return nil
+}
+
+// expectTest runs the model m on the test's sampled fixtures (ut) and
+// writes the test's text, with what it returned as the expectation, into
+// res; the text is read back and run as a test, which must pass.
+func (w *Workspace) expectTest(ctx context.Context, wb analysis.Workbench, m *project.Model, ut *project.UnitTest, res *CreatedTest) error {
 	cols, out, err := planner.FixtureOutput(ctx, w.Analysis, wb, ut)
 	if err != nil {
-		return nil, fmt.Errorf("%s on its sampled fixtures: %w", model, err)
+		return fmt.Errorf("%s on its sampled fixtures: %w", m.Name, err)
 	}
 	// A stable order of the expected rows: by their text, NULL first.
 	slices.SortFunc(out, func(a, b []*string) int {
@@ -379,28 +457,18 @@ func (w *Workspace) CreateTest(ctx context.Context, model string, o CreateTestOp
 	res.YAML = testYAML(ut, m, cols, out, w.Analysis)
 
 	// The written text must be a test that passes: parse it and run it.
-	parsed, diags := project.ParseTests(o.Out, []byte(res.YAML))
+	parsed, diags := project.ParseTests(ut.File, []byte(res.YAML))
 	if project.HasErrors(diags) || len(parsed) != 1 {
-		return nil, fmt.Errorf("workspace: create-test wrote a test file it cannot read: %v", diags)
+		return fmt.Errorf("workspace: create-test wrote a test file it cannot read: %v", diags)
 	}
 	r, err := planner.RunTest(ctx, w.Analysis, wb, parsed[0])
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !r.Passed {
-		return nil, fmt.Errorf("the sampled test of %s does not pass on its own rows (a value that does not survive the YAML text?): %s%v%v", model, r.Error, r.Missing, r.Extra)
+		return fmt.Errorf("the sampled test of %s does not pass on its own rows (a value that does not survive the YAML text?): %s%v%v", m.Name, r.Error, r.Missing, r.Extra)
 	}
-	if o.Dry {
-		return res, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(path, []byte(res.YAML), 0o644); err != nil {
-		return nil, err
-	}
-	res.Written = true
-	return res, nil
+	return nil
 }
 
 // fixtureParents are the models a unit test of m needs fixtures for, in

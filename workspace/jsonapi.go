@@ -52,7 +52,7 @@ func jsonModelPlan(m planner.ModelPlan) jsonapi.ModelPlan {
 		Previous:          m.Previous,
 		Build:             m.Build,
 		PhysicalTable:     m.PhysicalTable,
-		Backfill:          m.Backfill,
+		Backfill:          JSONRanges(m.Backfill),
 		Intervals:         m.Intervals,
 		Cause:             m.Cause,
 		Explain:           m.Explain,
@@ -74,7 +74,7 @@ func jsonModelPlan(m planner.ModelPlan) jsonapi.ModelPlan {
 		Reason:            m.Reason,
 		Differs:           m.Differs,
 		StaleView:         m.StaleView,
-		Covered:           m.Covered,
+		Covered:           JSONRanges(m.Covered),
 		CoveredIn:         m.CoveredIn,
 	}
 }
@@ -119,7 +119,7 @@ func JSONTestResults(ts []planner.TestResult) []jsonapi.TestResult {
 func JSONAuditResults(rs []planner.AuditResult) []jsonapi.AuditResult {
 	return convertAll(rs, func(r planner.AuditResult) jsonapi.AuditResult {
 		return jsonapi.AuditResult{Model: r.Model, Audit: r.Audit, Blocking: r.Blocking, Scope: string(r.Scope),
-			Status: r.Status, Violations: r.Violations, Detail: r.Detail, Interval: r.Interval, Error: r.Error, Reason: r.Reason}
+			Status: r.Status, Violations: r.Violations, Detail: r.Detail, Interval: jsonInterval(r.Interval), Error: r.Error, Reason: r.Reason}
 	})
 }
 
@@ -185,6 +185,14 @@ func JSONStatus(s *planner.Status) jsonapi.Status {
 
 func jsonMissing(m planner.MissingRelation) jsonapi.MissingRelation {
 	return jsonapi.MissingRelation{Model: m.Model, Relation: m.Relation, Physical: m.Physical, Differs: m.Differs, Reason: m.Reason}
+}
+
+// jsonInterval is an audited interval's [start, end); nil for none.
+func jsonInterval(r *analysis.Range) []string {
+	if r == nil {
+		return nil
+	}
+	return []string{rfc3339(r.Start), rfc3339(r.End)}
 }
 
 // JSONRanges are ranges as [start, end) pairs of RFC 3339 times, an empty

@@ -1024,7 +1024,7 @@ func rememberPromoted(ctx context.Context, st state.Reader, req NoopRequest, q p
 			Change:        planner.Unchanged,
 			Fingerprint:   mp.Fingerprint,
 			PhysicalTable: mp.PhysicalTable,
-			Backfill:      [][]string{},
+			Incremental:   planner.Incremental{Backfill: []analysis.Range{}},
 			Explain:       []string{},
 		}
 	}

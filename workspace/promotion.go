@@ -250,7 +250,7 @@ func promotionPlan(ctx context.Context, st state.Reader, req NoopRequest, d *fin
 			Change:        planner.Added,
 			Fingerprint:   m.Fingerprint,
 			PhysicalTable: m.PhysicalTable,
-			Backfill:      [][]string{},
+			Incremental:   planner.Incremental{Backfill: []analysis.Range{}},
 			Explain:       []string{},
 		}
 	}

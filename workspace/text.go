@@ -267,7 +267,7 @@ func writeWarnings(w io.Writer, p *planner.Plan) {
 
 // BackfillText shows a plan's ranges as [start, end) pairs, the first few
 // only.
-func BackfillText(rs [][]string) string {
+func BackfillText(rs []analysis.Range) string {
 	const show = 3
 	var b strings.Builder
 	for i, r := range rs {
@@ -278,7 +278,7 @@ func BackfillText(rs [][]string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "[%s, %s)", r[0], r[1])
+		b.WriteString(r.String())
 	}
 	return b.String()
 }

@@ -77,18 +77,8 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 			defer w.Close()
 			w.Selection = sel.workspace()
 			open := func() (engine.Engine, error) { return a.warehouse(w.Project, false) }
-			// The environment's lock is waited for as the DuckDB file is:
-			// --lock-timeout, else engine lock_timeout in efmesh.yaml.
-			lockWait := connect.LockTimeoutOf(w.Project)
-			if a.lockTimeout != nil {
-				lockWait = *a.lockTimeout
-			}
 			live := a.newLiveProgress("run " + env)
-			res, err := w.Run(a.ctx, env, open, planner.ApplyOptions{AppliedBy: appliedBy(),
-				LockWait: lockWait, OnLockWait: func(held state.Lock, wait time.Duration) {
-					fmt.Fprintf(a.stderr, "efmesh: %v; waiting up to %s for it to finish\n", &planner.LockHeldError{Held: held}, wait)
-				},
-				Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: live.Batch(a.batchProgress()), BatchFailed: a.batchFailed(), Started: live.Started, Progress: live.Built(metricsOf(a.ctx).progressed(nil))})
+			res, err := w.Run(a.ctx, env, open, a.tickOptions(w.Project, retries, jobs, live))
 			live.Stop()
 			if res == nil { // the selection could not be made; no tick ran
 				return err
@@ -101,15 +91,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 					fmt.Fprintf(a.stderr, "efmesh: warning: source %s\n", f.Text())
 				}
 			}
-			code := ExitOK
-			switch res.Outcome {
-			case state.RunAwaitingHuman:
-				code = ExitAwaiting
-			case state.RunLockHeld, state.RunError:
-				code = ExitError
-			case state.RunInterrupted:
-				code = ExitInterrupted
-			}
+			code := tickExitCode(res.Outcome)
 			if a.json {
 				payload := jsonapi.Run{APIVersion: APIVersion, Env: env, Outcome: res.Outcome,
 					Processed: nonNil(res.Processed), Refreshed: nonNil(res.Refreshed), Merged: nonNil(res.Merged),
@@ -128,37 +110,7 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				}
 				return nil
 			}
-			switch {
-			case res.Outcome == state.RunOK:
-				fmt.Fprint(a.stdout, workspace.RunText(res))
-			case len(res.Failed) > 0:
-				// What succeeded was computed all the same: the report
-				// lists it beside what failed and what was skipped.
-				fmt.Fprint(a.stdout, workspace.RunText(res))
-				fmt.Fprint(a.stderr, workspace.RunFailuresText(res))
-				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
-			case res.Outcome == state.RunAwaitingHuman:
-				fmt.Fprintf(a.stderr, "efmesh: run %s: the environment needs an apply first (efmesh apply %s):\n", env, env)
-				for _, b := range res.BlockedBy {
-					fmt.Fprintf(a.stderr, "  %s\n", b)
-				}
-			case res.Outcome == state.RunInterrupted:
-				why := "interrupted"
-				if ie, ok := interrupted(a.ctx); ok {
-					why = ie.Error()
-				}
-				fmt.Fprintf(a.stderr, "efmesh: run %s: %s; the batch in flight was rolled back; the next run resumes\n", env, why)
-			default:
-				var pe *planner.ProblemsError
-				if errors.As(err, &pe) { // positioned: the project's own problems
-					a.printDiagnostics(pe.Diagnostics)
-				}
-				var held *planner.LockHeldError
-				if errors.As(err, &held) && held.Waited > 0 {
-					err = fmt.Errorf("%w (wait longer with --lock-timeout 1m, or engine lock_timeout in efmesh.yaml)", err)
-				}
-				fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
-			}
+			a.printTick(env, res, err)
 			if code != ExitOK {
 				return &exitError{code: code}
 			}
@@ -171,6 +123,72 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 	sel.register(cmd)
 	a.registerVars(cmd)
 	return a.withMetrics(cmd)
+}
+
+// tickOptions are the options of a run tick on project: the environment's
+// lock is waited for as the DuckDB file is (--lock-timeout, else engine
+// lock_timeout in efmesh.yaml), the wait said on stderr.
+func (a *app) tickOptions(p *project.Project, retries, jobs int, live *liveProgress) planner.ApplyOptions {
+	lockWait := connect.LockTimeoutOf(p)
+	if a.lockTimeout != nil {
+		lockWait = *a.lockTimeout
+	}
+	return planner.ApplyOptions{AppliedBy: appliedBy(),
+		LockWait: lockWait, OnLockWait: func(held state.Lock, wait time.Duration) {
+			fmt.Fprintf(a.stderr, "efmesh: %v; waiting up to %s for it to finish\n", &planner.LockHeldError{Held: held}, wait)
+		},
+		Logger: a.log, Now: a.now, Retries: retries, Jobs: jobs, BatchProgress: live.Batch(a.batchProgress()), BatchFailed: a.batchFailed(),
+		Started: live.Started, Progress: live.Built(metricsOf(a.ctx).progressed(nil))}
+}
+
+// tickExitCode is the exit code of a tick with outcome o: 2 awaiting a
+// human, 1 an error or a held lock, 130 interrupted.
+func tickExitCode(o string) int {
+	switch o {
+	case state.RunAwaitingHuman:
+		return ExitAwaiting
+	case state.RunLockHeld, state.RunError:
+		return ExitError
+	case state.RunInterrupted:
+		return ExitInterrupted
+	}
+	return ExitOK
+}
+
+// printTick prints a tick's report (without --json): what it computed on
+// stdout, what failed, blocked or stopped it on stderr.
+func (a *app) printTick(env string, res *planner.RunResult, err error) {
+	switch {
+	case res.Outcome == state.RunOK:
+		fmt.Fprint(a.stdout, workspace.RunText(res))
+	case len(res.Failed) > 0:
+		// What succeeded was computed all the same: the report
+		// lists it beside what failed and what was skipped.
+		fmt.Fprint(a.stdout, workspace.RunText(res))
+		fmt.Fprint(a.stderr, workspace.RunFailuresText(res))
+		fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
+	case res.Outcome == state.RunAwaitingHuman:
+		fmt.Fprintf(a.stderr, "efmesh: run %s: the environment needs an apply first (efmesh apply %s):\n", env, env)
+		for _, b := range res.BlockedBy {
+			fmt.Fprintf(a.stderr, "  %s\n", b)
+		}
+	case res.Outcome == state.RunInterrupted:
+		why := "interrupted"
+		if ie, ok := interrupted(a.ctx); ok {
+			why = ie.Error()
+		}
+		fmt.Fprintf(a.stderr, "efmesh: run %s: %s; the batch in flight was rolled back; the next run resumes\n", env, why)
+	default:
+		var pe *planner.ProblemsError
+		if errors.As(err, &pe) { // positioned: the project's own problems
+			a.printDiagnostics(pe.Diagnostics)
+		}
+		var held *planner.LockHeldError
+		if errors.As(err, &held) && held.Waited > 0 {
+			err = fmt.Errorf("%w (wait longer with --lock-timeout 1m, or engine lock_timeout in efmesh.yaml)", err)
+		}
+		fmt.Fprintf(a.stderr, "efmesh: run %s: %s: %v\n", env, res.Outcome, err)
+	}
 }
 
 // journalLoadFailure records a tick that could not start because the
