@@ -47,13 +47,14 @@ var mayImport = map[string][]string{
 	"connect":                 {"planner", "analysis", "engine", "engine/duckdb", "engine/postgres", "project", "state", "state/sqlite", "state/postgres"},
 	"workspace":               {"connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "format"},
 	"lsp":                     {"workspace", "connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "format"},
-	"cmd/efmesh/cli":          {"lsp", "workspace", "connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "dbtimport", "sqlmeshimport", "format"},
+	"cmd/efmesh/cli":          {"lsp", "workspace", "connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "dbtimport", "sqlmeshimport", "format", "docs"},
 	"cmd/efmesh":              {"cmd/efmesh/cli"},
 	"internal/gen":            nil,
 	"internal/benchrun":       {"internal/gen", "workspace", "connect", "ops", "planner", "analysis", "engine", "engine/duckdb", "project", "state", "state/sqlite"},
 	"internal/testkit":        nil,
 	"internal/testkit/realdb": {"engine", "engine/duckdb", "engine/postgres", "state", "state/sqlite", "internal/testkit"},
 	"internal/archtest":       nil,
+	"docs":                    nil,
 }
 
 // testMayImport is what any package's tests may import besides what the
