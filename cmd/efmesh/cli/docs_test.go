@@ -126,7 +126,11 @@ func TestDocs(t *testing.T) {
 					t.Error(p)
 				}
 			case "sql":
-				for _, p := range checkSQL(blk) {
+				problems := checkSQL(blk)
+				if w, _ := firstWord(blk.lines); len(problems) == 0 && strings.EqualFold(w, "MODEL") {
+					problems = planModel(t, blk)
+				}
+				for _, p := range problems {
 					t.Error(p)
 				}
 			case "yaml":
@@ -340,4 +344,89 @@ func problems(blk codeBlock, what string, diags []project.Diagnostic) []string {
 		}
 	}
 	return out
+}
+
+// planModel plans a whole model block in a copy of examples/hospital, as
+// the file of the model of its name (beside the others when none has it):
+// the plan must find no error in that file. (An error it makes in the
+// models that read it is the example's business, not the block's.)
+func planModel(t *testing.T, blk codeBlock) []string {
+	t.Helper()
+	text := strings.Join(blk.lines, "\n") + "\n"
+	m, _ := project.ParseModel("models/doc.sql", []byte(text))
+	dir := copyExample(t, "hospital")
+	rel := "models/" + m.Schema + "/" + m.Table + ".sql"
+	if err := os.MkdirAll(filepath.Join(dir, "models", m.Schema), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, dir, "plan", "dev", "--json")
+	if code == ExitOK {
+		return nil
+	}
+	var payload struct {
+		Diagnostics []diagnosticJSON `json:"diagnostics"`
+	}
+	if err := json.Unmarshal([]byte(out), &payload); err != nil || len(payload.Diagnostics) == 0 {
+		return []string{fmt.Sprintf("%s: efmesh plan dev of the model block in examples/hospital: exit %d\n%s%s", blk, code, out, errs)}
+	}
+	var problems []string
+	for _, d := range payload.Diagnostics {
+		if d.File == rel && d.Severity == "error" {
+			problems = append(problems, fmt.Sprintf("%s: the model block does not plan in examples/hospital: %d:%d: %s", blk, d.Line, d.Column, d.Message))
+		}
+	}
+	return problems
+}
+
+// TestDocsCheckersFail: each of TestDocs's checks refuses what it must, so
+// a page that breaks one cannot pass.
+func TestDocsCheckersFail(t *testing.T) {
+	block := func(info string, lines ...string) codeBlock {
+		return codeBlock{file: "docs/x.md", line: 1, info: info, lines: lines}
+	}
+	for _, c := range []struct {
+		blk  codeBlock
+		want string
+	}{
+		{block("sql", "kind FULLL"), "does not parse as a header property"},
+		{block("sql", "MODEL (name med.x, kind FULL, bogus 1);", "SELECT 1 AS x"), "does not parse as a model"},
+		{block("sql", "AUDIT (name x, blocking maybe);", "SELECT * FROM @this"), "does not parse as a audit"},
+		{block("yaml", "name: x", "bogus: 1"), "does not parse as a efmesh.yaml"},
+		{block("yaml", "# tests/x.yaml", "t:", "  model: 3", "  bogus: 1"), "does not parse as a unit-test file"},
+	} {
+		var got []string
+		if c.blk.info == "sql" {
+			got = checkSQL(c.blk)
+		} else {
+			got = checkYAML(c.blk)
+		}
+		if len(got) == 0 || !strings.Contains(got[0], c.want) {
+			t.Errorf("%q: got %q, want a problem with %q", c.blk.lines, got, c.want)
+		}
+	}
+	for line, want := range map[string]string{
+		"efmesh plan dev | cat":        "'|' is shell syntax",
+		"efmesh plan $ENV":             "'$' is shell syntax",
+		"ls models":                    `"ls" is not an efmesh command`,
+		`efmesh query "SELECT $x"`:     "shell expansion",
+		"efmesh query 'SELECT 1":       "unclosed",
+		"go build ./cmd/efmesh # (x)":  `"go" is not an efmesh command`,
+		"efmesh render && efmesh plan": "'&' is shell syntax",
+	} {
+		_, problems := scriptLines(block("sh", line))
+		if len(problems) != 1 || !strings.Contains(problems[0], want) {
+			t.Errorf("%q: got %q, want a problem with %q", line, problems, want)
+		}
+	}
+	lines, problems := scriptLines(block("console", "$ efmesh apply dev   # no terminal, no --yes (exit 2)", "Plan for environment dev:", "$ cd 'my project'"))
+	want := []string{"# docs/x.md:2", "exits 2 'efmesh' 'apply' 'dev'", "# docs/x.md:4", "cd 'my project'"}
+	if len(problems) > 0 || !slices.Equal(lines, want) {
+		t.Errorf("console block: got %q (%q), want %q", lines, problems, want)
+	}
+	if _, err := codeBlocks("docs/x.md", "text\n```sh\nefmesh plan dev\n"); err == nil {
+		t.Error("an unclosed block was read")
+	}
 }
