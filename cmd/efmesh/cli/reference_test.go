@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -130,6 +131,18 @@ func TestManPages(t *testing.T) {
 		if !strings.HasPrefix(e.Name(), "efmesh") || filepath.Ext(e.Name()) != ".1" {
 			t.Errorf("efmesh man wrote %s", e.Name())
 		}
+	}
+	var payload struct {
+		APIVersion int    `json:"apiVersion"`
+		Dir        string `json:"dir"`
+		Pages      int    `json:"pages"`
+	}
+	out2 := filepath.Join(dir, "again")
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "man", "--out", out2, "--json")), &payload); err != nil {
+		t.Fatal(err)
+	}
+	if payload.APIVersion != APIVersion || payload.Dir != out2 || payload.Pages != len(entries) {
+		t.Errorf("efmesh man --json: %+v, want %d pages in %s", payload, len(entries), out2)
 	}
 	code, _, errs := run(t, dir, "man")
 	if code != ExitError || !strings.Contains(errs, "--out") || !strings.Contains(errs, "usage: efmesh man") {
