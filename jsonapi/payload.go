@@ -34,6 +34,7 @@ func (Compact) payload()         {}
 func (Migrate) payload()         {}
 func (Schedule) payload()        {}
 func (Init) payload()            {}
+func (Man) payload()             {}
 func (InitDBT) payload()         {}
 func (InitSQLMesh) payload()     {}
 func (VersionInfo) payload()     {}

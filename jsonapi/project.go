@@ -14,6 +14,15 @@ type VersionInfo struct {
 	Version string `json:"version"`
 }
 
+// Man is efmesh man --out DIR's payload: the man pages written.
+type Man struct {
+	APIVersion int `json:"apiVersion"`
+	// Dir is the folder the pages were written into, as given.
+	Dir string `json:"dir"`
+	// Pages counts the pages written: one per command.
+	Pages int `json:"pages"`
+}
+
 // Init is efmesh init's payload (a new starter project).
 type Init struct {
 	APIVersion int `json:"apiVersion"`

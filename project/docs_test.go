@@ -33,14 +33,14 @@ func section(doc, heading string) string {
 
 func readDoc(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../docs/" + name)
+	b, err := os.ReadFile("../docs/reference/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
 }
 
-// TestModelsDocumented: docs/models.md has a section with an example for
+// TestModelsDocumented: docs/reference/models.md has a section with an example for
 // every header property, kind and macro the parser knows (the primitives,
 // every built-in of macro.Builtins and every run variable), lists every
 // option of every kind in the kind's section, and names every audit.
@@ -50,9 +50,9 @@ func TestModelsDocumented(t *testing.T) {
 		t.Helper()
 		s := section(doc, heading)
 		if s == "" {
-			t.Errorf("docs/models.md: %s has no section %q", what, heading)
+			t.Errorf("docs/reference/models.md: %s has no section %q", what, heading)
 		} else if !strings.Contains(s, "```sql\n") {
-			t.Errorf("docs/models.md: section %q of %s has no example (a ```sql block)", heading, what)
+			t.Errorf("docs/reference/models.md: section %q of %s has no example (a ```sql block)", heading, what)
 		}
 		return s
 	}
@@ -63,7 +63,7 @@ func TestModelsDocumented(t *testing.T) {
 		s := has("kind "+k, "### `"+k+"`")
 		for _, o := range project.KindOptions(k) {
 			if !strings.Contains(s, "- `"+o+"`") {
-				t.Errorf("docs/models.md: option %s of kind %s is not listed (\"- `%s`…\") in its section", o, k, o)
+				t.Errorf("docs/reference/models.md: option %s of kind %s is not listed (\"- `%s`…\") in its section", o, k, o)
 			}
 		}
 	}
@@ -85,18 +85,18 @@ func TestModelsDocumented(t *testing.T) {
 	for _, h := range []string{"### Calls and arguments", "### Lambdas", "### `@{name}`", "### Project macros",
 		"### What `efmesh render` shows", "### Macros and fingerprints", "### Limits"} {
 		if section(doc, h) == "" {
-			t.Errorf("docs/models.md: no section %q", h)
+			t.Errorf("docs/reference/models.md: no section %q", h)
 		}
 	}
 	audits := section(doc, "### `audits`")
 	for _, a := range project.AuditNames() {
 		if !strings.Contains(audits, "`"+a+"(") {
-			t.Errorf("docs/models.md: audit %s is not named (`%s(…`) in the audits section", a, a)
+			t.Errorf("docs/reference/models.md: audit %s is not named (`%s(…`) in the audits section", a, a)
 		}
 	}
 }
 
-// TestConfigDocumented: docs/config.md has a row for every key efmesh.yaml
+// TestConfigDocumented: docs/reference/config.md has a row for every key efmesh.yaml
 // accepts, in the section of where it is.
 func TestConfigDocumented(t *testing.T) {
 	doc := readDoc(t, "config.md")
@@ -107,12 +107,12 @@ func TestConfigDocumented(t *testing.T) {
 		}
 		s := section(doc, heading)
 		if s == "" {
-			t.Errorf("docs/config.md: no section %q", heading)
+			t.Errorf("docs/reference/config.md: no section %q", heading)
 			continue
 		}
 		for _, k := range keys {
 			if !strings.Contains(s, "| `"+k+"` |") {
-				t.Errorf("docs/config.md: key %s of %s has no row (| `%s` | …) in section %q", k, heading, k, heading)
+				t.Errorf("docs/reference/config.md: key %s of %s has no row (| `%s` | …) in section %q", k, heading, k, heading)
 			}
 		}
 	}

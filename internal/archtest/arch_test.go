@@ -48,7 +48,7 @@ var mayImport = map[string][]string{
 	"connect":                 {"planner", "analysis", "engine", "engine/duckdb", "engine/postgres", "project", "state", "state/sqlite", "state/postgres"},
 	"workspace":               {"connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "format", "jsonapi"},
 	"lsp":                     {"workspace", "connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "format", "jsonapi"},
-	"cmd/efmesh/cli":          {"lsp", "workspace", "connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "dbtimport", "sqlmeshimport", "format", "jsonapi"},
+	"cmd/efmesh/cli":          {"lsp", "workspace", "connect", "ops", "lint", "planner", "analysis", "engine", "project", "state", "sqlscan", "sqlread", "macro", "dbtimport", "sqlmeshimport", "format", "jsonapi", "docs"},
 	"cmd/efmesh":              {"cmd/efmesh/cli"},
 	"internal/gen":            nil,
 	"internal/jsondoc":        {"jsonapi"},
@@ -56,6 +56,7 @@ var mayImport = map[string][]string{
 	"internal/testkit":        nil,
 	"internal/testkit/realdb": {"engine", "engine/duckdb", "engine/postgres", "state", "state/sqlite", "internal/testkit"},
 	"internal/archtest":       nil,
+	"docs":                    nil,
 }
 
 // testMayImport is what any package's tests may import besides what the

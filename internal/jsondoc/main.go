@@ -72,6 +72,7 @@ var payloads = []payload{
 	{"efmesh init --from-dbt", typeOf[jsonapi.InitDBT]()},
 	{"efmesh init --from-sqlmesh", typeOf[jsonapi.InitSQLMesh]()},
 	{"efmesh version", typeOf[jsonapi.VersionInfo]()},
+	{"efmesh man --out <dir>", typeOf[jsonapi.Man]()},
 	{"any command, when the project has errors", typeOf[jsonapi.Problems]()},
 	{"any command, when it fails otherwise", typeOf[jsonapi.Error]()},
 }

@@ -52,7 +52,15 @@ func WriteProject(t testing.TB, files map[string]string) string {
 // behind: the .efmesh folder and DuckDB files with their WAL.
 func CopyDir(t testing.TB, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+	if err := CopyDirErr(src, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// CopyDirErr is CopyDir for a caller that is no test (a testscript
+// command): it returns the error.
+func CopyDirErr(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -72,9 +80,6 @@ func CopyDir(t testing.TB, src, dst string) {
 		}
 		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // CopyProject copies the project at src into a new temporary folder (see

@@ -126,7 +126,7 @@ var subcommands = []struct {
 	{"audit", (*app).auditCmd}, {"diff", (*app).diffCmd}, {"janitor", (*app).janitorCmd}, {"lsp", (*app).lspCmd},
 	{"passport", (*app).passportCmd}, {"schedule", (*app).scheduleCmd}, {"compact", (*app).compactCmd}, {"query", (*app).queryCmd},
 	{"show", (*app).showCmd}, {"env", (*app).envCmd}, {"create-external", (*app).createExternalCmd}, {"create-test", (*app).createTestCmd},
-	{"lint", (*app).lintCmd}, {"format", (*app).formatCmd},
+	{"lint", (*app).lintCmd}, {"format", (*app).formatCmd}, {"man", (*app).manCmd},
 }
 
 // commandOf is the name of the subcommand args run: the first argument
@@ -164,7 +164,8 @@ func (a *app) rootCmd(args []string) *cobra.Command {
 	if ok && name != "" {
 		all = true
 		for _, c := range subcommands {
-			if c.name == name {
+			// man writes a page of every command: it needs them all.
+			if c.name == name && name != "man" {
 				only, all = []*cobra.Command{c.build(a)}, false
 				break
 			}
@@ -177,6 +178,9 @@ func (a *app) rootCmd(args []string) *cobra.Command {
 		for _, c := range subcommands {
 			only = append(only, c.build(a))
 		}
+		// The help topics: `efmesh help environments` finds them as
+		// commands that do not run.
+		only = append(only, topicCmds()...)
 	}
 	return a.root(only)
 }
@@ -225,7 +229,7 @@ func helpCmd(root *cobra.Command) *cobra.Command {
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			var names []cobra.Completion
 			for _, sub := range root.Commands() {
-				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+				if (sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand()) && strings.HasPrefix(sub.Name(), toComplete) {
 					names = append(names, sub.Name())
 				}
 			}
@@ -249,6 +253,12 @@ func helpCmd(root *cobra.Command) *cobra.Command {
 					parent.SuggestionsMinimumDistance = 2 // what cobra takes for an unknown command
 				}
 				if hints := parent.SuggestionsFor(word); len(hints) > 0 {
+					// cobra lists them by name; the closest goes first
+					// (pln: plan before man).
+					if best, ok := project.DidYouMean(word, hints); ok {
+						i := slices.Index(hints, best)
+						hints = append(append([]string{best}, hints[:i]...), hints[i+1:]...)
+					}
 					msg += "\n\nDid you mean this?\n\t" + strings.Join(hints, "\n\t")
 				}
 				return errors.New(msg)

@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/efmesh/efmesh/engine/duckdb"
+	"github.com/efmesh/efmesh/internal/testkit"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -36,8 +37,14 @@ func efmeshMain() {
 // Every script starts with a pinned clock (EFMESH_NOW) and operator
 // (EFMESH_USER); `env EFMESH_NOW=…` moves the clock.
 func TestScript(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script"))
+}
+
+// scriptParams are the settings and commands of efmesh's scripts in dir:
+// testdata/script's, and those TestDocs makes of the docs' shell blocks.
+func scriptParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *updateScripts,
@@ -55,8 +62,20 @@ func TestScript(t *testing.T) {
 			"drop":    dropByHand,
 			"sql":     sqlByHand,
 			"parquet": csvToParquet,
+			"example": exampleCmd,
 		},
-	})
+	}
+}
+
+// exampleCmd copies a project of examples/ into the script's work
+// folder, as a clone of the repository has it: `example hospital`.
+func exampleCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: example NAME")
+	}
+	src, err := filepath.Abs(filepath.Join("..", "..", "..", "examples", args[0]))
+	ts.Check(err)
+	ts.Check(testkit.CopyDirErr(src, ts.Getenv("WORK")))
 }
 
 // shop32 writes the shared 32-model test project (testdata/projects/shop32.sh:

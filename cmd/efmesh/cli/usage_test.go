@@ -18,8 +18,9 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	a := &app{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		// help and completion are cobra's own.
-		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+		// help and completion are cobra's own; a help topic (efmesh
+		// help environments) runs nothing, so it has no example.
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" || c.IsAdditionalHelpTopicCommand() {
 			return
 		}
 		n := 0
