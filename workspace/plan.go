@@ -117,6 +117,11 @@ type ApplyRequest struct {
 	// error stops the apply with that error; nothing was changed. A plan
 	// without changes is reviewed too, then the apply ends.
 	Review func(*planner.Plan) error
+	// ReviewText, when set, reviews instead of Review a plan without
+	// changes that Apply answered from the no-op digest, by the text the
+	// digest keeps (WritePlan's): a front end that only prints the plan
+	// prints it without the plan being decoded.
+	ReviewText func(text string) error
 	// Apply tunes the build (operator, progress, retries, jobs). Its Lock
 	// and Now are the workspace's.
 	Apply planner.ApplyOptions
@@ -144,14 +149,16 @@ type ApplyResult struct {
 	Applied bool
 	// Tests are the unit tests run before the build (nil when none ran).
 	Tests *TestReport
+	// Answer says how Apply answered: the full path, or a digest.
+	Answer Answer
 	planner.ApplyResult
 }
 
-// Apply makes env what the project says, as `efmesh apply` does, in this
-// order: the environment's lock first, then the warehouse (a second
-// process must meet the lock, not DuckDB's file lock, and a warehouse file
-// is never opened for writing, nor created, by an apply that cannot have
-// the lock), then the plan under both, against what the warehouse really
+// Apply makes env what the loaded project says: the full path of the
+// front ends' Apply, in this order: the environment's lock first, then
+// the warehouse (a second process must meet the lock, not DuckDB's file
+// lock, and a warehouse file is never opened for writing, nor created, by
+// an apply that cannot have the lock), then the plan under both, against what the warehouse really
 // holds; the unit tests of what it builds (ApplyRequest.SkipTests); Review;
 // then build and promote.
 //
