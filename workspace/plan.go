@@ -2,10 +2,7 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -14,6 +11,7 @@ import (
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // Plan plans env as `efmesh plan` does: against the state store (or
@@ -175,7 +173,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	if req.Noop != nil {
 		// Whatever happens next, the digest a previous plan left is not
 		// trusted until this apply writes a new one.
-		if err := os.Remove(noopPath(w.Project.Root, env)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := digest.Forget(w.Project.Root, env); err != nil {
 			return out, err
 		}
 	}
@@ -216,7 +214,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	// changes is remembered against it (rememberApplied).
 	tok, tokOK := "", false
 	if req.Noop != nil {
-		tok, tokOK = storeToken(ctx, st, env)
+		tok, tokOK = digest.StoreToken(ctx, st, env)
 	}
 	p, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb), planner.WithDueRefreshes()))
 	if err != nil {
@@ -278,7 +276,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	var settled *plannedAt
 	if req.Noop != nil {
 		if again, ok := planner.Settled(p); ok {
-			if tok, ok := storeToken(ctx, st, env); ok {
+			if tok, ok := digest.StoreToken(ctx, st, env); ok {
 				settled = &plannedAt{plan: again, token: tok}
 			}
 		}
@@ -321,7 +319,7 @@ func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env str
 		p, tok = made.plan, made.token
 	} else {
 		var ok bool
-		if tok, ok = storeToken(ctx, st, env); !ok {
+		if tok, ok = digest.StoreToken(ctx, st, env); !ok {
 			return
 		}
 		again, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(*wh), planner.WithWorkbench(wb)))
@@ -332,14 +330,14 @@ func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env str
 		p = again
 	}
 	closeWH()
-	stamps, ok := warehouseStamps(w.Project)
+	stamps, ok := digest.WarehouseStamps(w.Project)
 	if !ok {
 		return
 	}
-	if after, ok := storeToken(ctx, st, env); !ok || after != tok {
+	if after, ok := digest.StoreToken(ctx, st, env); !ok || after != tok {
 		return
 	}
-	w.before = &noopBefore{env: env, store: tok, warehouse: stamps}
+	w.before = &digest.Before{Env: env, Store: tok, Warehouse: stamps}
 	if err := w.RememberNoop(*req.Noop, p); err != nil {
 		w.opts.logger().Debug("could not save the no-op digest", "err", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/internal/gen"
 	"github.com/efmesh/efmesh/workspace"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // The sizes of issue #19's benchmark project (scripts/bench measures the
@@ -170,11 +171,11 @@ func quickBench(b *testing.B, dir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if !workspace.SettleNoop(ctx, dir, req) {
+	if !digest.Settle(ctx, dir, req) {
 		b.Fatal("the no-op digest missed")
 	}
 	for b.Loop() {
-		hit, ok := workspace.QuickPlan(ctx, dir, req)
+		hit, ok := digest.Lookup(ctx, dir, req)
 		if !ok || !hit.ByStamps {
 			b.Fatalf("quick plan: hit %v, by the state file's stamps %v", ok, hit.ByStamps)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // The strategy of plan and apply, the same for both front ends: a plain
@@ -139,7 +140,7 @@ func Apply(ctx context.Context, l Loading, env string, req ApplyRequest) (*Apply
 		// The store closed, as the next process finds it: the digest
 		// keeps its file's stamps, so the next plan reads no token.
 		w.Close()
-		SettleNoop(ctx, l.Dir, *req.Noop)
+		digest.Settle(ctx, l.Dir, *req.Noop)
 	}
 	return res, err
 }
@@ -148,7 +149,7 @@ func Apply(ctx context.Context, l Loading, env string, req ApplyRequest) (*Apply
 // digest cannot answer (or its plan cannot be decoded), and nothing was
 // done.
 func applyFromDigest(ctx context.Context, l *Loading, req ApplyRequest) (res *ApplyResult, ok bool, err error) {
-	hit, ok := QuickApply(ctx, l.Dir, *req.Noop, req.Apply.ExpectEnv)
+	hit, ok := digest.LookupLocked(ctx, l.Dir, *req.Noop, req.Apply.ExpectEnv)
 	if !ok {
 		return nil, false, nil
 	}
@@ -210,7 +211,7 @@ func Plan(ctx context.Context, l Loading, env string, req PlanRequest) (*PlanRes
 		if res, ok := planFromDigest(ctx, &l, *noop, req.Text); ok {
 			return res, nil
 		}
-		if p, unused, ok := QuickPromotion(ctx, l.Dir, *noop); ok {
+		if p, unused, ok := digest.LookupPromotion(ctx, l.Dir, *noop); ok {
 			log.Debug("plan answered from the fingerprints digest: a promotion of built snapshots of an unchanged project")
 			l.unused(unused)
 			return &PlanResult{Plan: p, Answer: ByPromotion}, nil
@@ -239,7 +240,7 @@ func Plan(ctx context.Context, l Loading, env string, req PlanRequest) (*PlanRes
 // planFromDigest is Plan's first answer: ok is false when the no-op
 // digest cannot answer (or its plan, asked for, cannot be decoded).
 func planFromDigest(ctx context.Context, l *Loading, req NoopRequest, text bool) (*PlanResult, bool) {
-	hit, ok := QuickPlan(ctx, l.Dir, req)
+	hit, ok := digest.Lookup(ctx, l.Dir, req)
 	if !ok {
 		return nil, false
 	}

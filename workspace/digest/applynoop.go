@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"context"
@@ -31,7 +31,7 @@ import (
 // than this apply waiting for the stamps to settle.
 //
 // The hit's plan is reviewed by the caller (NoopHit.Text, NoopHit.Plan).
-func QuickApply(ctx context.Context, dir string, req NoopRequest, expectEnv string) (hit NoopHit, ok bool) {
+func LookupLocked(ctx context.Context, dir string, req Request, expectEnv string) (hit Hit, ok bool) {
 	if analysis.ValidateEnv(req.Env) != nil {
 		return hit, false
 	}
@@ -76,7 +76,7 @@ func QuickApply(ctx context.Context, dir string, req NoopRequest, expectEnv stri
 		return err == nil && e.LastApplied != nil && e.LastApplied.ID == expectEnv
 	}()
 	if !ok {
-		return NoopHit{}, false
+		return Hit{}, false
 	}
 	return hit, true
 }
