@@ -14,7 +14,7 @@ import (
 // BenchmarkNoopPlan2000 is the no-op plan after apply of a 2,000-model
 // project (a DuckDB file warehouse, SQLite state), as `efmesh plan` makes
 // it: full (load, check through a warm check cache, diff against the store
-// and the warehouse) and from the no-op digest (QuickPlan).
+// and the warehouse) and from the no-op digest (Lookup).
 func BenchmarkNoopPlan2000(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()

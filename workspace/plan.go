@@ -128,7 +128,7 @@ type ApplyRequest struct {
 	// behind once it finished: the plan of env made again under the lock,
 	// after the build, against the store and the warehouse as the apply
 	// left them, remembered when it changes nothing (RememberNoop), so the
-	// first plan after an apply is answered by QuickPlan. A failed apply
+	// first plan after an apply is answered by digest.Lookup. A failed apply
 	// removes the digest.
 	Noop *NoopRequest
 	// SkipTests builds without running the unit tests first. By default

@@ -29,7 +29,7 @@ import (
 //	go test ./workspace -run '^$' -bench '^BenchmarkPlan$/^cold$/^10000$' -benchtime 1x -cpuprofile /tmp/c10.prof
 //
 // quick is what `efmesh plan dev` of an unchanged project does first: the
-// answer of the no-op digest (QuickPlan), with the state file's stamps kept.
+// answer of the no-op digest (Lookup), with the state file's stamps kept.
 var planBenchSizes = []int{100, 500, 2000, 10000}
 
 // benchProject is a fresh clone of the generated project: N FULL models in
@@ -153,7 +153,7 @@ func BenchmarkCheckOne(b *testing.B) {
 	}
 }
 
-// quickBench measures QuickPlan of dir, applied and unchanged: the digest
+// quickBench measures Lookup of dir, applied and unchanged: the digest
 // is left by a plain plan, and the state file's stamps kept (the apply of
 // the CLI does so; here the state file is aged past the clock's tick).
 func quickBench(b *testing.B, dir string) {

@@ -102,13 +102,13 @@ func (l *Loading) plain(req *NoopRequest) *NoopRequest {
 //
 //  1. a plain request (req.Noop) of an unchanged project whose no-op
 //     digest holds under the environment's lock: the plan without
-//     changes, reviewed, nothing loaded and nothing written (QuickApply);
+//     changes, reviewed, nothing loaded and nothing written (digest.LookupLocked);
 //  2. a plain request whose plan only promotes snapshots another
 //     environment built, from the fingerprints digest: promoted without
 //     loading the project (QuickApplyPromotion);
 //  3. the project loaded (l.Open) and applied (Workspace.Apply); after a
 //     plain apply, once the store is closed, the digest it left is
-//     settled (SettleNoop) so that the next plan reads no token.
+//     settled (digest.Settle) so that the next plan reads no token.
 //
 // A digest answer reviews the plan it holds as the full path would
 // (req.Review; or req.ReviewText with its text, when set). The result is
@@ -201,9 +201,10 @@ type PlanResult struct {
 
 // Plan plans env of the project l names, as `efmesh plan` asks, by the
 // first of these that answers (PlanResult.Answer says which): the no-op
-// digest (QuickPlan), the fingerprints digest (QuickPromotion), or the
-// project loaded (l.Open) and planned (Workspace.Plan), a plain plan
-// without changes then remembered (RememberNoop).
+// digest (digest.Lookup), the fingerprints digest
+// (digest.LookupPromotion), or the project loaded (l.Open) and planned
+// (Workspace.Plan), a plain plan without changes then remembered
+// (RememberNoop).
 func Plan(ctx context.Context, l Loading, env string, req PlanRequest) (*PlanResult, error) {
 	noop := l.plain(req.Noop)
 	log := l.Open.logger()

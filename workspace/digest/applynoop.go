@@ -11,7 +11,7 @@ import (
 	"github.com/efmesh/efmesh/project"
 )
 
-// QuickApply answers a plain apply (ApplyRequest.Noop's request) of an
+// LookupLocked answers a plain apply (ApplyRequest.Noop's request) of an
 // unchanged project from the environment's no-op digest, as Apply would
 // answer it: a plan without changes, reviewed, nothing built and nothing
 // written. ok is false when it cannot be certain, and nothing was
@@ -20,7 +20,7 @@ import (
 // It makes the checks Apply makes for such a plan, in its order: the
 // environment's lock taken in the store (a lock another process holds is
 // a miss, and the full path reports it), then, under the lock, the digest
-// checked as QuickPlan checks it (files, binary, clock, warehouse) with
+// checked as Lookup checks it (files, binary, clock, warehouse) with
 // the store's token read from the locked store. expectEnv, when set, must
 // be the environment's last applied plan: otherwise the full path decides.
 // A digest whose apply would record audit files in the store (ApplyNoop

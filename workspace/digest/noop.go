@@ -171,7 +171,7 @@ type noopDigest struct {
 	PlanSum    string // sha256 of the plan's JSON (noopJSONPath)
 	// ApplyNoop: an apply of this plan writes nothing either (no audit
 	// files to record, planner.Plan.RecordsAuditSources), so a plain apply
-	// may be answered from the digest (QuickApply). false: not known.
+	// may be answered from the digest (LookupLocked). false: not known.
 	ApplyNoop bool
 }
 
@@ -537,7 +537,7 @@ func validUntil(p *project.Project, now time.Time) time.Time {
 // falls due between t and it.
 func hourEnd(t time.Time) time.Time { return t.UTC().Truncate(time.Hour).Add(time.Hour) }
 
-// QuickPlan answers a plain plan request from the environment's no-op
+// Lookup answers a plain plan request from the environment's no-op
 // digest when the project holding dir, the state store and the warehouse
 // are as they were when a plan last found nothing to change: ok is false
 // otherwise, and the caller makes the full plan. It never errors: any
@@ -550,7 +550,7 @@ func Lookup(ctx context.Context, dir string, req Request) (hit Hit, ok bool) {
 	return quickPlan(ctx, dir, req, false, nil)
 }
 
-// SettleNoop is QuickPlan for a process that has just written the store
+// Settle is Lookup for a process that has just written the store
 // (an apply, once its store is closed): on a hit it waits for the state
 // file's stamps to settle (racyStore, at most) so that the digest keeps
 // them, and the next plan reads no token.
@@ -559,7 +559,7 @@ func Settle(ctx context.Context, dir string, req Request) bool {
 	return ok
 }
 
-// quickPlan is QuickPlan; with under, a store the caller holds the
+// quickPlan is Lookup; with under, a store the caller holds the
 // environment's lock in, the store's token is read from it whatever the
 // stamps say, and the digest is not written.
 func quickPlan(ctx context.Context, dir string, req Request, settle bool, under state.Reader) (hit Hit, ok bool) {
@@ -802,7 +802,7 @@ func Remember(req Request, pl Planned, p *planner.Plan) error {
 	return writeDigest(noopPath(root, req.Env), d, p, pl.Text)
 }
 
-// writeDigest writes d atomically (a rename), so a concurrent QuickPlan
+// writeDigest writes d atomically (a rename), so a concurrent Lookup
 // reads the old digest or the new one.
 func writeDigest(path string, d *noopDigest, p *planner.Plan, text string) error {
 	// The plan in JSON, its own format: gob would not keep an empty

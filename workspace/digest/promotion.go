@@ -37,7 +37,7 @@ import (
 // It is written next to the no-op digest, by a plain plan (or the plan an
 // apply leaves behind) that changes nothing and whose models are all
 // settled (planner.Settled's kinds: no ledger, no history, no warning, no
-// redaction). QuickPromotion answers the plan of an environment the store
+// redaction). LookupPromotion answers the plan of an environment the store
 // has no pointers for when every model's snapshot is stored and built:
 // the plan that promotes them all and builds none. Anything else takes
 // the full path.
@@ -136,7 +136,7 @@ func settledModels(proj *project.Project, p *planner.Plan) ([]fpModel, bool) {
 	return out, true
 }
 
-// QuickPromotion answers the plain plan of req.Env without loading the
+// LookupPromotion answers the plain plan of req.Env without loading the
 // project when the fingerprints digest matches the project holding dir
 // (every file, the binary, the variables in force for req.Env, the
 // warehouse's files), the store has no pointers for req.Env, and every
@@ -159,7 +159,7 @@ type promotionHit struct {
 	proj   *project.Project
 }
 
-// quickPromotion is the decision behind QuickPromotion: what the plan of
+// quickPromotion is the decision behind LookupPromotion: what the plan of
 // req.Env is when it is a pure promotion of an unchanged project, read
 // from the fingerprints digest and the store (opened read-only).
 func quickPromotion(ctx context.Context, dir string, req Request) (q promotionHit, ok bool) {
