@@ -115,18 +115,18 @@ type Hit struct {
 func (h Hit) Plan() (*planner.Plan, error) {
 	sealed, err := os.ReadFile(h.jsonPath)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+		return nil, fmt.Errorf("digest: the no-op digest's plan: %w", err)
 	}
 	raw, ok := analysis.Unseal("plan", noopFormat, sealed)
 	if !ok {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is damaged", h.jsonPath)
+		return nil, fmt.Errorf("digest: the no-op digest's plan %s is damaged", h.jsonPath)
 	}
 	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != h.jsonSum {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is not the one the digest names", h.jsonPath)
+		return nil, fmt.Errorf("digest: the no-op digest's plan %s is not the one the digest names", h.jsonPath)
 	}
 	var p planner.Plan
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+		return nil, fmt.Errorf("digest: the no-op digest's plan: %w", err)
 	}
 	return &p, nil
 }

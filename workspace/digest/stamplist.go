@@ -38,7 +38,7 @@ func (l stampList) MarshalBinary() ([]byte, error) {
 		}
 		if s.Hash != "" {
 			if len(s.Hash) != 32 {
-				return nil, errors.New("workspace: a stamp's hash is not 32 bytes")
+				return nil, errors.New("digest: a stamp's hash is not 32 bytes")
 			}
 			flags |= stampHashed
 		}
@@ -53,7 +53,7 @@ func (l stampList) MarshalBinary() ([]byte, error) {
 	return out, nil
 }
 
-var errStampList = errors.New("workspace: a malformed list of stamps")
+var errStampList = errors.New("digest: a malformed list of stamps")
 
 func (l *stampList) UnmarshalBinary(b []byte) error {
 	uv := func() (uint64, bool) {
