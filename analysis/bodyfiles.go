@@ -74,13 +74,35 @@ func mayReadFiles(canonical []byte) bool {
 }
 
 // StampFiles stamps the files and globs of patterns (absolute paths, as
-// ModelInfo.Files gives them): a literal path is one stamp, a glob the
-// stamps of its literal folder, of every folder under it and of every file
-// it matches. ok is false when a pattern cannot be watched (a URL).
+// ModelInfo.Files gives them) as WalkPatterns names them: a literal path
+// is one stamp, a glob the stamps of its literal folder, of every folder
+// under it and of every file it matches. ok is false when a pattern cannot
+// be watched (a URL).
 func StampFiles(patterns []string) (out []FileStamp, ok bool) {
+	ok = WalkPatterns(patterns, func(path string, _ bool) error {
+		s, err := stampOne(path)
+		if err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	})
+	if !ok {
+		return nil, false
+	}
+	return out, true
+}
+
+// WalkPatterns calls visit for what the file patterns of model bodies
+// (absolute paths, as ModelInfo.Files gives them) name, the one walk of
+// them: a literal path once (dir false; it may not exist); for a glob, its
+// literal folder (dir true) and, when that folder exists, every folder
+// under it (dir true) and every file under it the glob matches. ok is
+// false when a pattern is a URL, or visit or the walk fails.
+func WalkPatterns(patterns []string, visit func(path string, dir bool) error) (ok bool) {
 	for _, pattern := range patterns {
 		if strings.Contains(pattern, "://") {
-			return nil, false
+			return false
 		}
 		pattern = filepath.ToSlash(pattern)
 		segs := strings.Split(pattern, "/")
@@ -89,46 +111,37 @@ func StampFiles(patterns []string) (out []FileStamp, ok bool) {
 			literal++
 		}
 		if literal == len(segs) {
-			s, err := stampOne(filepath.FromSlash(pattern))
-			if err != nil {
-				return nil, false
+			if visit(filepath.FromSlash(pattern), false) != nil {
+				return false
 			}
-			out = append(out, s)
 			continue
 		}
-		base := strings.Join(segs[:literal], "/")
+		base := filepath.FromSlash(strings.Join(segs[:literal], "/"))
 		rest := strings.Join(segs[literal:], "/")
-		s, err := stampOne(filepath.FromSlash(base))
-		if err != nil {
-			return nil, false
+		if visit(base, true) != nil {
+			return false
 		}
-		out = append(out, s)
-		if s.Missing {
+		if _, err := os.Stat(base); os.IsNotExist(err) {
 			continue
 		}
-		err = filepath.WalkDir(filepath.FromSlash(base), func(name string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(base, func(name string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			rel, err := filepath.Rel(filepath.FromSlash(base), name)
+			rel, err := filepath.Rel(base, name)
 			if err != nil || rel == "." {
 				return err
 			}
 			if !d.IsDir() && !project.MatchGlob(rest, filepath.ToSlash(rel)) {
 				return nil
 			}
-			s, err := stampOne(name)
-			if err != nil {
-				return err
-			}
-			out = append(out, s)
-			return nil
+			return visit(name, d.IsDir())
 		})
 		if err != nil {
-			return nil, false
+			return false
 		}
 	}
-	return out, true
+	return true
 }
 
 func stampOne(path string) (FileStamp, error) {

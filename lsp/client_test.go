@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -63,6 +64,9 @@ type clientOptions struct {
 	beforeLint func()
 	// beforeLoad is the server's hook before a view loads its project.
 	beforeLoad func(root string)
+	// logger receives the server's log (and the use cases'); nil:
+	// discarded.
+	logger *slog.Logger
 }
 
 func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
@@ -77,7 +81,7 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 		diags: map[string]protocol.PublishDiagnosticsParams{}, pubs: map[string]int{}, texts: map[string][]byte{}, versions: map[string]int32{},
 	}
 	ctx := context.Background()
-	c.srv = newServer(ctx, Options{})
+	c.srv = newServer(ctx, Options{Logger: opts.logger})
 	c.srv.beforeWholeCheck = opts.beforeWholeCheck
 	c.srv.beforeLint = opts.beforeLint
 	c.srv.beforeLoad = opts.beforeLoad

@@ -317,8 +317,9 @@ func intervalsText(n int) string {
 // applyResult is what efmesh.apply returns (docs/json.md).
 type applyResult = jsonapi.EditorApply
 
-// applyCommand builds and promotes the plan for env, like `efmesh apply
-// --yes` (workspace.Apply: the environment's lock, then the warehouse).
+// applyCommand builds and promotes the plan for env, as `efmesh apply
+// --yes` does, with the same call (workspace.Apply: a digest's answer, or
+// the environment's lock, then the warehouse).
 // Production is never applied without confirm; unsaved buffers stop it
 // (apply builds what is on disk, and the check saw the buffers).
 func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token json.RawMessage) (any, error) {
@@ -338,12 +339,11 @@ func (s *Server) applyCommand(ctx context.Context, v *view, a commandArgs, token
 	}
 	prog := s.beginProgress(ctx, token, "efmesh: apply "+a.Env)
 	defer prog.end("")
-	// No workbench: the view's belongs to its checker, the apply opens
-	// its own (a redacted environment binds the readers of redacted
-	// models again).
-	w := workspace.New(res.analysis, nil, s.workspaceOptions())
-	defer w.Close()
-	r, err := w.Apply(ctx, a.Env, workspace.ApplyRequest{
+	// The apply `efmesh apply --yes` makes (workspace.Apply): the project
+	// as it is on disk (no buffer is dirty), answered from a digest when
+	// it can be, else loaded with the variables of env and applied.
+	r, err := workspace.Apply(ctx, workspace.Loading{Dir: v.root, Open: workspace.OpenOptions{Options: s.workspaceOptions(), InServer: true}}, a.Env, workspace.ApplyRequest{
+		Noop: &workspace.NoopRequest{Env: a.Env},
 		Plan: []planner.PlanOption{planner.WithBackfillLimit(planner.DefaultBackfillLimit), planner.WithUser(appliedBy())},
 		Apply: planner.ApplyOptions{
 			AppliedBy: appliedBy(),

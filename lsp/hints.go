@@ -16,6 +16,7 @@ import (
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // Plan hints are a job of their own beside the checker: after each check
@@ -250,7 +251,7 @@ func problemHints(ds []project.Diagnostic) []hint {
 // change (the plan checks them); a new value each time when they cannot be
 // watched.
 func sourcesVersion(p *project.Project) string {
-	if v := workspace.SourcesVersion(p); v != "" {
+	if v := digest.SourcesVersion(p); v != "" {
 		return v
 	}
 	return "unwatched " + strconv.FormatInt(time.Now().UnixNano(), 10)

@@ -108,8 +108,9 @@ type walkProblem struct {
 }
 
 // expandGlobs returns the files of fsys matching any of patterns, sorted and
-// deduplicated. Each pattern's walk starts at its literal prefix and stops as
-// deep as the pattern can reach, so "models/*.sql" never walks the tree.
+// deduplicated. Each pattern's walk (WalkGlob) starts at its literal prefix
+// and stops as deep as the pattern can reach, so "models/*.sql" never walks
+// the tree.
 func expandGlobs(fsys fs.FS, patterns []string) ([]string, []walkProblem) {
 	var problems []walkProblem
 	seen := map[string]bool{}
@@ -119,20 +120,7 @@ func expandGlobs(fsys fs.FS, patterns []string) ([]string, []walkProblem) {
 			continue // reported by ParseConfig
 		}
 		segs := globSegments(pattern)
-		literal := 0
-		for literal < len(segs) && !hasMeta(segs[literal]) {
-			literal++
-		}
-		base := "."
-		if literal > 0 {
-			base = strings.Join(segs[:literal], "/")
-		}
-		maxDepth := len(segs)
-		if slices.Contains(segs, "**") {
-			maxDepth = -1
-		}
-		wantsHidden := strings.Contains("/"+pattern, "/.")
-		_ = fs.WalkDir(fsys, base, func(name string, d fs.DirEntry, err error) error {
+		_ = WalkGlob(fsys, pattern, func(name string, d fs.DirEntry, err error) error {
 			if err != nil {
 				// A missing base is a folder the project has not created yet.
 				if !errors.Is(err, fs.ErrNotExist) {
@@ -140,20 +128,7 @@ func expandGlobs(fsys fs.FS, patterns []string) ([]string, []walkProblem) {
 				}
 				return nil
 			}
-			depth := 0
-			if name != "." {
-				depth = strings.Count(name, "/") + 1
-			}
-			if d.IsDir() {
-				if name != base && strings.HasPrefix(d.Name(), ".") && !wantsHidden {
-					return fs.SkipDir
-				}
-				if maxDepth >= 0 && depth >= maxDepth {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !seen[name] && matchSegments(segs, strings.Split(name, "/")) {
+			if !d.IsDir() && !seen[name] && matchSegments(segs, strings.Split(name, "/")) {
 				seen[name] = true
 				out = append(out, name)
 			}
@@ -162,4 +137,47 @@ func expandGlobs(fsys fs.FS, patterns []string) ([]string, []walkProblem) {
 	}
 	sort.Strings(out)
 	return out, problems
+}
+
+// WalkGlob walks what a listing of pattern (a valid project glob) reads
+// of fsys, the one walk of the project's globs: from the pattern's literal
+// folder (the segments before the first wildcard, never the last one),
+// into no hidden folder the pattern does not name, no deeper than a
+// pattern without ** can reach. fn is called as fs.WalkDir calls it, for
+// each folder the walk enters (the literal folder first) and each file in
+// them, matching or not; a literal folder that cannot be read, or does not
+// exist (fs.ErrNotExist), is passed to fn with its error and a nil entry.
+func WalkGlob(fsys fs.FS, pattern string, fn fs.WalkDirFunc) error {
+	segs := globSegments(pattern)
+	literal := 0
+	for literal < len(segs)-1 && !hasMeta(segs[literal]) {
+		literal++
+	}
+	base := "."
+	if literal > 0 {
+		base = strings.Join(segs[:literal], "/")
+	}
+	maxDepth := len(segs)
+	if slices.Contains(segs, "**") {
+		maxDepth = -1
+	}
+	wantsHidden := strings.Contains("/"+pattern, "/.")
+	return fs.WalkDir(fsys, base, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fn(name, d, err)
+		}
+		if d.IsDir() {
+			depth := 0
+			if name != "." {
+				depth = strings.Count(name, "/") + 1
+			}
+			if name != base && strings.HasPrefix(d.Name(), ".") && !wantsHidden {
+				return fs.SkipDir
+			}
+			if maxDepth >= 0 && depth >= maxDepth {
+				return fs.SkipDir
+			}
+		}
+		return fn(name, d, nil)
+	})
 }

@@ -8,12 +8,13 @@ import (
 	"github.com/efmesh/efmesh/internal/gen"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/workspace"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // BenchmarkNoopPlan2000 is the no-op plan after apply of a 2,000-model
 // project (a DuckDB file warehouse, SQLite state), as `efmesh plan` makes
 // it: full (load, check through a warm check cache, diff against the store
-// and the warehouse) and from the no-op digest (QuickPlan).
+// and the warehouse) and from the no-op digest (Lookup).
 func BenchmarkNoopPlan2000(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -59,7 +60,7 @@ func BenchmarkNoopPlan2000(b *testing.B) {
 	})
 	b.Run("digest", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok := workspace.QuickPlan(ctx, dir, req); !ok {
+			if _, ok := digest.Lookup(ctx, dir, req); !ok {
 				b.Fatal("the digest did not answer")
 			}
 		}

@@ -3,21 +3,18 @@ package workspace
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/planner"
-	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
 	"github.com/efmesh/efmesh/state/sqlite"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 var noopShop = map[string]string{
@@ -36,7 +33,7 @@ func planPlain(t *testing.T, dir, env string, vars map[string]string, now time.T
 	t.Helper()
 	ctx := context.Background()
 	req := NoopRequest{Env: env, Vars: vars, Now: now}
-	if hit, ok := QuickPlan(ctx, dir, req); ok {
+	if hit, ok := digest.Lookup(ctx, dir, req); ok {
 		p, err := hit.Plan()
 		if err != nil {
 			t.Fatal(err)
@@ -146,29 +143,12 @@ func settleStore(t *testing.T, dir, env string) {
 			t.Fatal(err)
 		}
 	}
-	if _, ok := QuickPlan(context.Background(), dir, NoopRequest{Env: env, Now: noopNow}); !ok {
+	if _, ok := digest.Lookup(context.Background(), dir, NoopRequest{Env: env, Now: noopNow}); !ok {
 		t.Fatal("an aged state file missed the digest")
 	}
-	if d := readDigest(t, dir, env); len(d.StoreFiles) == 0 {
+	if hit, ok := digest.Lookup(context.Background(), dir, NoopRequest{Env: env, Now: noopNow}); !ok || !hit.ByStamps {
 		t.Fatal("the digest does not keep the settled state file's stamps")
 	}
-}
-
-func readDigest(t *testing.T, dir, env string) noopDigest {
-	t.Helper()
-	raw, err := os.ReadFile(noopPath(dir, env))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, ok := analysis.Unseal("noop", noopFormat, raw)
-	if !ok {
-		t.Fatal("the no-op digest is not sealed")
-	}
-	var d noopDigest
-	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&d); err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 // TestNoopStoreStamps: a digest that knows the state file's stamps answers
@@ -193,17 +173,18 @@ func TestNoopStoreStamps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := readDigest(t, dir, "dev").StoreFiles
 	journal("qa")
+	// The stamps moved: the token is read, and matches.
+	if hit, ok := digest.Lookup(ctx, dir, NoopRequest{Env: "dev", Now: noopNow}); !ok || hit.ByStamps {
+		t.Fatalf("after a write about qa: hit %v, by the old stamps %v", ok, hit.ByStamps)
+	}
 	if p, quick := planPlain(t, dir, "dev", nil, noopNow); !quick || planText(p) != want {
 		t.Fatalf("after a write about qa: quick %v", quick)
 	}
+	// Settled, the new stamps are kept.
 	settleStore(t, dir, "dev")
-	if after := readDigest(t, dir, "dev").StoreFiles; slices.Equal(after, before) {
-		t.Fatal("the digest kept the state file's old stamps")
-	}
 	journal("dev")
-	if _, ok := QuickPlan(ctx, dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
+	if _, ok := digest.Lookup(ctx, dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
 		t.Fatal("answered from the digest after a write about dev")
 	}
 }
@@ -334,7 +315,7 @@ func TestNoopDigestSelection(t *testing.T) {
 	if err := w.RememberNoop(req, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := QuickPlan(ctx, dir, req); ok {
+	if _, ok := digest.Lookup(ctx, dir, req); ok {
 		t.Fatal("a digest survived a plan of a selection")
 	}
 }
@@ -363,18 +344,11 @@ func TestNoopDigestFolders(t *testing.T) {
 			if _, quick := planPlain(t, dir, "dev", nil, noopNow); quick {
 				t.Fatal("the first plan was quick")
 			}
-			d := readDigest(t, dir, "dev")
-			if len(d.Saw.Dirs) == 0 || !d.Saw.sameDirs() {
-				t.Fatalf("the digest does not vouch for the folders: %+v", d.Saw.Dirs)
-			}
 			if _, quick := planPlain(t, dir, "dev", nil, noopNow); !quick {
 				t.Fatal("an unchanged project was not answered from the digest")
 			}
 			writeFile(t, dir, tc.add, "MODEL (name mart.more, kind VIEW);\nSELECT 1 AS x\n")
-			if d.Saw.sameDirs() {
-				t.Fatal("the folders' stamps did not move")
-			}
-			if _, ok := QuickPlan(context.Background(), dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
+			if _, ok := digest.Lookup(context.Background(), dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
 				t.Fatalf("answered from the digest after adding %s", tc.add)
 			}
 		})
@@ -398,38 +372,12 @@ func TestNoopDigestBesideProject(t *testing.T) {
 		t.Fatal("the first plan was quick")
 	}
 	writeFile(t, dir, "notes.txt", "scratch\n")
-	if d := readDigest(t, dir, "dev"); len(d.Saw.Dirs) == 0 || !d.Saw.sameDirs() {
-		t.Fatalf("a file beside efmesh.yaml moved the folders the digest vouches for: %+v", d.Saw.Dirs)
-	}
 	if _, quick := planPlain(t, dir, "dev", nil, noopNow); !quick {
 		t.Fatal("a file beside efmesh.yaml missed the digest")
 	}
 	// A folder a glob names, created now, still misses.
 	writeFile(t, dir, "audits/more.sql", "AUDIT (name more);\nSELECT 1 WHERE false\n")
-	if _, ok := QuickPlan(context.Background(), dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
+	if _, ok := digest.Lookup(context.Background(), dir, NoopRequest{Env: "dev", Now: noopNow}); ok {
 		t.Fatal("answered from the digest after creating audits/")
-	}
-}
-
-// TestNoopValidUntilCron: a digest answers no longer than the plan it
-// holds is true; the plan names the FULL models due for their cron, so a
-// cron firing before the hour ends ends the digest's answer there.
-func TestNoopValidUntilCron(t *testing.T) {
-	now := time.Date(2026, 2, 1, 10, 5, 0, 0, time.UTC)
-	full := func(cron string) *project.Model {
-		return &project.Model{Kind: project.Kind{Name: project.KindFull}, Cron: cron}
-	}
-	for _, tc := range []struct {
-		models []*project.Model
-		want   time.Time
-	}{
-		{nil, time.Date(2026, 2, 1, 11, 0, 0, 0, time.UTC)},
-		{[]*project.Model{full("")}, time.Date(2026, 2, 1, 11, 0, 0, 0, time.UTC)}, // @daily
-		{[]*project.Model{full("@daily"), full("*/15 * * * *")}, time.Date(2026, 2, 1, 10, 15, 0, 0, time.UTC)},
-		{[]*project.Model{{Kind: project.Kind{Name: project.KindView}, Cron: "* * * * *"}}, time.Date(2026, 2, 1, 11, 0, 0, 0, time.UTC)},
-	} {
-		if got := validUntil(&project.Project{Models: tc.models}, now); !got.Equal(tc.want) {
-			t.Errorf("validUntil = %v, want %v", got, tc.want)
-		}
 	}
 }

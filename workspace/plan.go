@@ -2,10 +2,7 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/efmesh/efmesh/analysis"
@@ -14,6 +11,7 @@ import (
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // Plan plans env as `efmesh plan` does: against the state store (or
@@ -117,6 +115,11 @@ type ApplyRequest struct {
 	// error stops the apply with that error; nothing was changed. A plan
 	// without changes is reviewed too, then the apply ends.
 	Review func(*planner.Plan) error
+	// ReviewText, when set, reviews instead of Review a plan without
+	// changes that Apply answered from the no-op digest, by the text the
+	// digest keeps (WritePlan's): a front end that only prints the plan
+	// prints it without the plan being decoded.
+	ReviewText func(text string) error
 	// Apply tunes the build (operator, progress, retries, jobs). Its Lock
 	// and Now are the workspace's.
 	Apply planner.ApplyOptions
@@ -125,7 +128,7 @@ type ApplyRequest struct {
 	// behind once it finished: the plan of env made again under the lock,
 	// after the build, against the store and the warehouse as the apply
 	// left them, remembered when it changes nothing (RememberNoop), so the
-	// first plan after an apply is answered by QuickPlan. A failed apply
+	// first plan after an apply is answered by digest.Lookup. A failed apply
 	// removes the digest.
 	Noop *NoopRequest
 	// SkipTests builds without running the unit tests first. By default
@@ -144,14 +147,16 @@ type ApplyResult struct {
 	Applied bool
 	// Tests are the unit tests run before the build (nil when none ran).
 	Tests *TestReport
+	// Answer says how Apply answered: the full path, or a digest.
+	Answer Answer
 	planner.ApplyResult
 }
 
-// Apply makes env what the project says, as `efmesh apply` does, in this
-// order: the environment's lock first, then the warehouse (a second
-// process must meet the lock, not DuckDB's file lock, and a warehouse file
-// is never opened for writing, nor created, by an apply that cannot have
-// the lock), then the plan under both, against what the warehouse really
+// Apply makes env what the loaded project says: the full path of the
+// front ends' Apply, in this order: the environment's lock first, then
+// the warehouse (a second process must meet the lock, not DuckDB's file
+// lock, and a warehouse file is never opened for writing, nor created, by
+// an apply that cannot have the lock), then the plan under both, against what the warehouse really
 // holds; the unit tests of what it builds (ApplyRequest.SkipTests); Review;
 // then build and promote.
 //
@@ -168,7 +173,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	if req.Noop != nil {
 		// Whatever happens next, the digest a previous plan left is not
 		// trusted until this apply writes a new one.
-		if err := os.Remove(noopPath(w.Project.Root, env)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := digest.Forget(w.Project.Root, env); err != nil {
 			return out, err
 		}
 	}
@@ -209,7 +214,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	// changes is remembered against it (rememberApplied).
 	tok, tokOK := "", false
 	if req.Noop != nil {
-		tok, tokOK = storeToken(ctx, st, env)
+		tok, tokOK = digest.StoreToken(ctx, st, env)
 	}
 	p, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(wh), planner.WithWorkbench(wb), planner.WithDueRefreshes()))
 	if err != nil {
@@ -271,7 +276,7 @@ func (w *Workspace) Apply(ctx context.Context, env string, req ApplyRequest) (*A
 	var settled *plannedAt
 	if req.Noop != nil {
 		if again, ok := planner.Settled(p); ok {
-			if tok, ok := storeToken(ctx, st, env); ok {
+			if tok, ok := digest.StoreToken(ctx, st, env); ok {
 				settled = &plannedAt{plan: again, token: tok}
 			}
 		}
@@ -314,7 +319,7 @@ func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env str
 		p, tok = made.plan, made.token
 	} else {
 		var ok bool
-		if tok, ok = storeToken(ctx, st, env); !ok {
+		if tok, ok = digest.StoreToken(ctx, st, env); !ok {
 			return
 		}
 		again, err := w.planSelected(ctx, st, env, append(opts, planner.WithWarehouse(*wh), planner.WithWorkbench(wb)))
@@ -325,14 +330,14 @@ func (w *Workspace) rememberApplied(ctx context.Context, st state.Store, env str
 		p = again
 	}
 	closeWH()
-	stamps, ok := warehouseStamps(w.Project)
+	stamps, ok := digest.WarehouseStamps(w.Project)
 	if !ok {
 		return
 	}
-	if after, ok := storeToken(ctx, st, env); !ok || after != tok {
+	if after, ok := digest.StoreToken(ctx, st, env); !ok || after != tok {
 		return
 	}
-	w.before = &noopBefore{env: env, store: tok, warehouse: stamps}
+	w.before = &digest.Before{Env: env, Store: tok, Warehouse: stamps}
 	if err := w.RememberNoop(*req.Noop, p); err != nil {
 		w.opts.logger().Debug("could not save the no-op digest", "err", err)
 	}

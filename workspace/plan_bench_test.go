@@ -14,6 +14,7 @@ import (
 	"github.com/efmesh/efmesh/engine/duckdb"
 	"github.com/efmesh/efmesh/internal/gen"
 	"github.com/efmesh/efmesh/workspace"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // The sizes of issue #19's benchmark project (scripts/bench measures the
@@ -28,7 +29,7 @@ import (
 //	go test ./workspace -run '^$' -bench '^BenchmarkPlan$/^cold$/^10000$' -benchtime 1x -cpuprofile /tmp/c10.prof
 //
 // quick is what `efmesh plan dev` of an unchanged project does first: the
-// answer of the no-op digest (QuickPlan), with the state file's stamps kept.
+// answer of the no-op digest (Lookup), with the state file's stamps kept.
 var planBenchSizes = []int{100, 500, 2000, 10000}
 
 // benchProject is a fresh clone of the generated project: N FULL models in
@@ -152,7 +153,7 @@ func BenchmarkCheckOne(b *testing.B) {
 	}
 }
 
-// quickBench measures QuickPlan of dir, applied and unchanged: the digest
+// quickBench measures Lookup of dir, applied and unchanged: the digest
 // is left by a plain plan, and the state file's stamps kept (the apply of
 // the CLI does so; here the state file is aged past the clock's tick).
 func quickBench(b *testing.B, dir string) {
@@ -170,11 +171,11 @@ func quickBench(b *testing.B, dir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if !workspace.SettleNoop(ctx, dir, req) {
+	if !digest.Settle(ctx, dir, req) {
 		b.Fatal("the no-op digest missed")
 	}
 	for b.Loop() {
-		hit, ok := workspace.QuickPlan(ctx, dir, req)
+		hit, ok := digest.Lookup(ctx, dir, req)
 		if !ok || !hit.ByStamps {
 			b.Fatalf("quick plan: hit %v, by the state file's stamps %v", ok, hit.ByStamps)
 		}

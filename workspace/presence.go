@@ -12,6 +12,7 @@ import (
 	"github.com/efmesh/efmesh/engine"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // Presence is the editor's copy of what the warehouse's catalog lists, so
@@ -42,19 +43,19 @@ type presenceEntry struct {
 	// before the listing was read: another process's apply moves them,
 	// and the listing is read again at once. nil: not watchable (a
 	// server), the time to live alone decides.
-	version []stamp
+	version []digest.Stamp
 	settled bool // the version's stamps were settled when taken
 }
 
 // presenceVersion is what moves with any write another process makes to
 // proj's state store or warehouse: their files' stamps. nil when they are
 // not files (PostgreSQL).
-func presenceVersion(proj *project.Project) []stamp {
-	st, ok := storeStamps(proj)
+func presenceVersion(proj *project.Project) []digest.Stamp {
+	st, ok := digest.StoreStamps(proj)
 	if !ok {
 		return nil
 	}
-	wh, ok := warehouseStamps(proj)
+	wh, ok := digest.WarehouseStamps(proj)
 	if !ok {
 		return nil
 	}
@@ -64,7 +65,7 @@ func presenceVersion(proj *project.Project) []stamp {
 // fresh reports whether e still answers at now for the version stamps:
 // younger than ttl and, when watchable, the same stamps, settled when they
 // were taken (a write within the clock's tick would not move them).
-func (e presenceEntry) fresh(now time.Time, ttl time.Duration, version []stamp) bool {
+func (e presenceEntry) fresh(now time.Time, ttl time.Duration, version []digest.Stamp) bool {
 	if now.Sub(e.at) >= ttl {
 		return false
 	}
@@ -126,7 +127,7 @@ func (c presenceCatalog) Relations(ctx context.Context, schemas []string, withCo
 	key := c.proj.Root + "|" + strings.Join(schemas, ",") + "|" + strings.Join(cols, ",")
 	p := c.p
 	version := presenceVersion(c.proj)
-	settled := settledStamps(version, time.Now())
+	settled := digest.Settled(version, time.Now())
 	p.mu.Lock()
 	if e, ok := p.entries[key]; ok && e.fresh(p.now(), p.ttl, version) {
 		p.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"github.com/efmesh/efmesh/internal/gen"
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/workspace"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // BenchmarkPlanPromotion2000 is `efmesh plan prod` of a 2,000-model
@@ -38,7 +39,7 @@ func BenchmarkPlanPromotion2000(b *testing.B) {
 	req := workspace.NoopRequest{Env: "prod", Now: now}
 	b.Run("quick", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, ok := workspace.QuickPromotion(ctx, dir, req); !ok {
+			if _, _, ok := digest.LookupPromotion(ctx, dir, req); !ok {
 				b.Fatal("not answered from the fingerprints digest")
 			}
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/efmesh/efmesh/planner"
 	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/state"
+	"github.com/efmesh/efmesh/workspace/digest"
 )
 
 // Options tune a Workspace. The zero value is ready to use.
@@ -86,9 +87,9 @@ type Workspace struct {
 	ownWB   bool
 	ownStor bool
 	// loaded stamps the files Open read, and before what the last plan saw
-	// of the store and the warehouse, for the no-op digest (noop.go).
-	loaded *loadedFiles
-	before *noopBefore
+	// of the store and the warehouse, for the no-op digest (package digest).
+	loaded *digest.Loaded
+	before *digest.Before
 	// saved is closed once Open's save of the check cache, which runs
 	// while the use case goes on, is done; Close waits for it.
 	saved chan struct{}
@@ -140,7 +141,7 @@ func LoadFor(dir, env string, vars map[string]string) (p *project.Project, unuse
 }
 
 // loadFor is LoadFor, reading through rec when it is not nil.
-func loadFor(dir, env string, vars map[string]string, rec *recorder) (p *project.Project, unused []project.UnusedVar, err error) {
+func loadFor(dir, env string, vars map[string]string, rec *digest.Recorder) (p *project.Project, unused []project.UnusedVar, err error) {
 	root, err := project.FindRoot(dir)
 	if err != nil {
 		return nil, nil, err
@@ -149,7 +150,7 @@ func loadFor(dir, env string, vars map[string]string, rec *recorder) (p *project
 		p, err = Load(root, nil)
 	} else {
 		var f *project.Files
-		if f, err = project.ReadFiles(root, rec.read, nil); err == nil {
+		if f, err = project.ReadFiles(root, rec.Read, nil); err == nil {
 			p = f.Project()
 		}
 	}
@@ -180,12 +181,12 @@ type OpenOptions struct {
 // Open finds the project holding dir, loads and analyzes it. Problems in
 // the files the request reads come back as a *planner.ProblemsError.
 func Open(ctx context.Context, dir string, o OpenOptions) (*Workspace, error) {
-	rec := &recorder{}
+	rec := &digest.Recorder{}
 	p, unused, err := loadFor(dir, o.Env, o.Vars, rec)
 	if err != nil {
 		return nil, err
 	}
-	loaded := rec.loaded(p)
+	loaded := rec.Stamped(p)
 	sc := project.AllFiles()
 	if o.Scope != nil {
 		sc = o.Scope(p)

@@ -72,7 +72,7 @@ type result struct {
 	// NoopAgain is the same plan again, the median of noopRuns runs (a
 	// process of a few milliseconds is timed as one sample of its spread):
 	// the first plan after an apply may take the full path and save the
-	// project's digest, the next ones answer from it (workspace/noop.go).
+	// project's digest, the next ones answer from it (workspace/digest).
 	NoopAgain step `json:"noopPlanAgain"`
 	// NoopApply is an apply of the unchanged project (median of noopRuns):
 	// nothing to build or promote.

@@ -118,51 +118,28 @@ the selected models below it are built against that version.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.varEnv = args[0]
 			now := a.now()
-			// A plain plan of an unchanged project is answered from the
-			// environment's no-op digest (workspace/noop.go).
-			plain := cf.plain() && !sel.active() && !explain
-			var req workspace.NoopRequest
-			if plain {
-				vars, err := project.ParseVarFlags(a.varFlags)
-				if err != nil {
-					return err
-				}
-				req = workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
-				if hit, ok := workspace.QuickPlan(a.ctx, a.dir, req); ok {
-					if answered := a.printNoopHit(hit); answered {
-						return nil
-					}
-				}
-				// The promotion of what another environment built, from
-				// the fingerprints of the unchanged project
-				// (workspace/promotion.go).
-				if p, unused, ok := workspace.QuickPromotion(a.ctx, a.dir, req); ok {
-					a.log.Debug("plan answered from the fingerprints digest: a promotion of built snapshots of an unchanged project")
-					a.warnUnusedVars(unused)
-					a.printPlan(p, false)
-					return nil
-				}
-			}
-			w, err := a.load(true)
+			l, vars, err := a.loading(&sel)
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			w.Selection = sel.workspace()
 			opts, err := cf.options(now)
 			if err != nil {
 				return err
 			}
-			p, err := w.Plan(a.ctx, args[0], opts...)
+			// A plain plan may be answered from a digest (workspace.Plan).
+			req := workspace.PlanRequest{Plan: opts, Text: !a.json}
+			if cf.plain() && !explain {
+				req.Noop = &workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
+			}
+			res, err := workspace.Plan(a.ctx, l, args[0], req)
 			if err != nil {
 				return confirmHint(phraseBusy(err), cmd, args[0])
 			}
-			if plain {
-				if err := w.RememberNoop(req, p); err != nil {
-					a.log.Debug("could not save the no-op digest", "err", err)
-				}
+			if res.Plan == nil {
+				fmt.Fprint(a.stdout, res.Text) // the no-op digest's text
+				return nil
 			}
-			a.printPlan(p, explain)
+			a.printPlan(res.Plan, explain)
 			return nil
 		},
 	}
@@ -173,28 +150,20 @@ the selected models below it are built against that version.`,
 	return cmd
 }
 
-// printNoopHit prints the plan the no-op digest answered: its text as
-// kept, or its decoded plan for --json. false: the digest's plan cannot be
-// decoded, and the full path answers.
-func (a *app) printNoopHit(hit workspace.NoopHit) bool {
-	if hit.ByStamps {
-		a.log.Debug("the state file is as the no-op digest stamped it: no token read")
+// loading is the project the command acts on, loaded as a.load(true)
+// loads it, and the --var overrides.
+func (a *app) loading(sel *selection) (workspace.Loading, map[string]string, error) {
+	vars, err := project.ParseVarFlags(a.varFlags)
+	if err != nil {
+		return workspace.Loading{}, nil, err
 	}
-	if a.json {
-		p, err := hit.Plan()
-		if err != nil {
-			a.log.Debug("the no-op digest's plan", "err", err)
-			return false
-		}
-		a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
-		a.warnUnusedVars(hit.UnusedVars)
-		a.printPlan(p, false)
-		return true
-	}
-	a.log.Debug("plan answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
-	a.warnUnusedVars(hit.UnusedVars)
-	fmt.Fprint(a.stdout, hit.Text)
-	return true
+	return workspace.Loading{
+		Dir:        a.dir,
+		Open:       workspace.OpenOptions{Options: a.workspaceOptions(), Vars: vars, InServer: true},
+		Selection:  sel.workspace(),
+		UnusedVars: a.warnUnusedVars,
+		LeftAside:  a.warnOutOfScope,
+	}, vars, nil
 }
 
 // plain reports whether the flags ask for nothing but the plan: no
@@ -256,14 +225,14 @@ nothing runs none.`,
 			live := a.newLiveProgress("apply " + args[0])
 			a.live = live // applied erases it before the summary
 			defer live.Stop()
-			// A plain apply leaves the environment's no-op digest behind,
-			// so the plan after it is answered without loading anything.
+			l, vars, err := a.loading(&sel)
+			if err != nil {
+				return err
+			}
+			// A plain apply may be answered from a digest, and leaves the
+			// environment's no-op digest behind (workspace.Apply).
 			var noop *workspace.NoopRequest
-			if cf.plain() && !sel.active() {
-				vars, err := project.ParseVarFlags(a.varFlags)
-				if err != nil {
-					return err
-				}
+			if cf.plain() {
 				noop = &workspace.NoopRequest{Env: args[0], Vars: vars, Now: now}
 			}
 			req := workspace.ApplyRequest{
@@ -303,51 +272,15 @@ nothing runs none.`,
 				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Started: live.Started, Progress: live.Built(metricsOf(a.ctx).progressed(nil)),
 					Retries: retries, Jobs: jobs, BatchProgress: live.Batch(a.batchProgress()), BatchFailed: a.batchFailed()},
 			}
-			// An unchanged project's apply is its no-op plan, reviewed,
-			// under the environment's lock: answered from the no-op
-			// digest, as efmesh plan answers it (workspace/applynoop.go).
-			if noop != nil {
-				if hit, ok := workspace.QuickApply(a.ctx, a.dir, *noop, expectEnv); ok {
-					if !a.json && metricsOf(a.ctx) == nil {
-						// Review prints the plan without changes and
-						// nothing else: its text as the digest keeps it.
-						a.log.Debug("apply answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
-						a.warnUnusedVars(hit.UnusedVars)
-						fmt.Fprint(a.stdout, hit.Text)
-						return nil
-					}
-					if p, err := hit.Plan(); err == nil {
-						a.log.Debug("apply answered from the no-op digest: the files, the state store and the warehouse are as the last plan saw them")
-						a.warnUnusedVars(hit.UnusedVars)
-						err := req.Review(p)
-						return a.applied(cmd, args[0], payload, &workspace.ApplyResult{Plan: p}, err)
-					}
+			if !a.json && metricsOf(a.ctx) == nil {
+				// A plan without changes answered from the no-op digest
+				// is printed as Review prints it: its text as kept.
+				req.ReviewText = func(text string) error {
+					fmt.Fprint(a.stdout, text)
+					return nil
 				}
 			}
-			// The promotion of what another environment built, from the
-			// fingerprints of the unchanged project, without loading it:
-			// the plan efmesh plan answers the same way
-			// (workspace/promotion.go).
-			if noop != nil {
-				if res, ok, err := workspace.QuickApplyPromotion(a.ctx, a.dir, *noop, a.workspaceOptions(), req); ok {
-					a.log.Debug("apply answered from the fingerprints digest: a promotion of built snapshots of an unchanged project")
-					return a.applied(cmd, args[0], payload, res, err)
-				}
-			}
-			w, err := a.load(true)
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			w.Selection = sel.workspace()
-			res, err := w.Apply(a.ctx, args[0], req)
-			if err == nil && noop != nil {
-				// The store closed, as the next process finds it: the
-				// digest keeps its file's stamps, so the next plan reads
-				// no token.
-				w.Close()
-				workspace.SettleNoop(a.ctx, a.dir, *noop)
-			}
+			res, err := workspace.Apply(a.ctx, l, args[0], req)
 			return a.applied(cmd, args[0], payload, res, err)
 		},
 	}
@@ -363,9 +296,9 @@ nothing runs none.`,
 	return a.withMetrics(cmd)
 }
 
-// applied reports an apply's outcome: res and err as Workspace.Apply
-// (or QuickApplyPromotion) returned them, payload the --json report its
-// Review started (nil when no plan was made).
+// applied reports an apply's outcome: res and err as workspace.Apply
+// returned them, payload the --json report its Review started (nil when
+// no plan was made).
 func (a *app) applied(cmd *cobra.Command, env string, payload *jsonapi.Apply, res *workspace.ApplyResult, err error) error {
 	a.live.Stop()
 	var failed *workspace.TestsFailedError

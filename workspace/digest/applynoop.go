@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/efmesh/efmesh/project"
 )
 
-// QuickApply answers a plain apply (ApplyRequest.Noop's request) of an
+// LookupLocked answers a plain apply (ApplyRequest.Noop's request) of an
 // unchanged project from the environment's no-op digest, as Apply would
 // answer it: a plan without changes, reviewed, nothing built and nothing
 // written. ok is false when it cannot be certain, and nothing was
@@ -20,7 +20,7 @@ import (
 // It makes the checks Apply makes for such a plan, in its order: the
 // environment's lock taken in the store (a lock another process holds is
 // a miss, and the full path reports it), then, under the lock, the digest
-// checked as QuickPlan checks it (files, binary, clock, warehouse) with
+// checked as Lookup checks it (files, binary, clock, warehouse) with
 // the store's token read from the locked store. expectEnv, when set, must
 // be the environment's last applied plan: otherwise the full path decides.
 // A digest whose apply would record audit files in the store (ApplyNoop
@@ -31,7 +31,7 @@ import (
 // than this apply waiting for the stamps to settle.
 //
 // The hit's plan is reviewed by the caller (NoopHit.Text, NoopHit.Plan).
-func QuickApply(ctx context.Context, dir string, req NoopRequest, expectEnv string) (hit NoopHit, ok bool) {
+func LookupLocked(ctx context.Context, dir string, req Request, expectEnv string) (hit Hit, ok bool) {
 	if analysis.ValidateEnv(req.Env) != nil {
 		return hit, false
 	}
@@ -76,7 +76,7 @@ func QuickApply(ctx context.Context, dir string, req NoopRequest, expectEnv stri
 		return err == nil && e.LastApplied != nil && e.LastApplied.ID == expectEnv
 	}()
 	if !ok {
-		return NoopHit{}, false
+		return Hit{}, false
 	}
 	return hit, true
 }

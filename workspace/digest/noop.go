@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"bytes"
@@ -66,14 +66,14 @@ const noopFormat = 8
 // NoopRequest is a plain plan request (no selection, preview, restatement
 // or verdicts) whose no-op answer a digest may give: the environment, the
 // --var overrides and the plan's clock.
-type NoopRequest struct {
+type Request struct {
 	Env  string
 	Vars map[string]string
 	Now  time.Time
 }
 
 // key hashes what of the request a digest must match besides the clock.
-func (r NoopRequest) key() string {
+func (r Request) key() string {
 	h := sha256.New()
 	w := func(s string) {
 		h.Write([]byte(strconv.Itoa(len(s))))
@@ -94,7 +94,7 @@ func (r NoopRequest) key() string {
 }
 
 // NoopHit is a no-op plan answered from the digest.
-type NoopHit struct {
+type Hit struct {
 	// Text is the plan as WritePlan writes it, kept in the digest: a hit
 	// prints it without decoding the plan.
 	Text string
@@ -112,27 +112,27 @@ type NoopHit struct {
 
 // Plan decodes the plan the digest holds (for --json, or a caller that
 // needs the models): the plan the full path made, as it made it.
-func (h NoopHit) Plan() (*planner.Plan, error) {
+func (h Hit) Plan() (*planner.Plan, error) {
 	sealed, err := os.ReadFile(h.jsonPath)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+		return nil, fmt.Errorf("digest: the no-op digest's plan: %w", err)
 	}
 	raw, ok := analysis.Unseal("plan", noopFormat, sealed)
 	if !ok {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is damaged", h.jsonPath)
+		return nil, fmt.Errorf("digest: the no-op digest's plan %s is damaged", h.jsonPath)
 	}
 	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != h.jsonSum {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan %s is not the one the digest names", h.jsonPath)
+		return nil, fmt.Errorf("digest: the no-op digest's plan %s is not the one the digest names", h.jsonPath)
 	}
 	var p planner.Plan
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("workspace: the no-op digest's plan: %w", err)
+		return nil, fmt.Errorf("digest: the no-op digest's plan: %w", err)
 	}
 	return &p, nil
 }
 
 // stamp is one file as a plan saw it: Missing when it did not exist.
-type stamp struct {
+type Stamp struct {
 	Path    string
 	Size    int64
 	ModTime int64
@@ -166,12 +166,12 @@ type noopDigest struct {
 	// StoreFiles are the state file's stamps (the database and its WAL)
 	// as they were when the store's token was last read equal to Store:
 	// nil when unknown, or when the store is not a file.
-	StoreFiles []stamp
+	StoreFiles []Stamp
 	UnusedVars []project.UnusedVar
 	PlanSum    string // sha256 of the plan's JSON (noopJSONPath)
 	// ApplyNoop: an apply of this plan writes nothing either (no audit
 	// files to record, planner.Plan.RecordsAuditSources), so a plain apply
-	// may be answered from the digest (QuickApply). false: not known.
+	// may be answered from the digest (LookupLocked). false: not known.
 	ApplyNoop bool
 }
 
@@ -183,12 +183,12 @@ type noopDigest struct {
 type projectSeen struct {
 	Now       time.Time
 	Until     time.Time // the clock after which the plan may differ
-	Binary    stamp
+	Binary    Stamp
 	Globs     [3][]string
 	Listed    pathList
-	Dirs      []stamp
+	Dirs      []Stamp
 	Files     stampList
-	Warehouse []stamp
+	Warehouse []Stamp
 	// Schemas are the warehouse's schemas the plan reads, lower-cased
 	// (warehouseSchemas): a logged move of the warehouse that wrote none
 	// of them keeps the digest (moves.go). nil: not known.
@@ -204,7 +204,7 @@ type projectSeen struct {
 // stamped), and the warehouse's stamps now. touched: a file was touched,
 // not changed, or the folders were stamped anew (s has them); a digest
 // rewritten with s checks by stat only next time.
-func (s *projectSeen) holds(root string, now time.Time) (proj *project.Project, wh []stamp, touched, ok bool) {
+func (s *projectSeen) holds(root string, now time.Time) (proj *project.Project, wh []Stamp, touched, ok bool) {
 	if now.Before(s.Now) || !now.Before(s.Until) {
 		return nil, nil, false, false
 	}
@@ -233,7 +233,7 @@ func (s *projectSeen) holds(root string, now time.Time) (proj *project.Project, 
 	}
 	proj = &project.Project{Root: root}
 	proj.Config, _ = project.ParseConfig(project.ConfigFile, src)
-	wh, watchable := warehouseStamps(proj)
+	wh, watchable := WarehouseStamps(proj)
 	if !watchable || !warehouseMovedAround(root, s.Warehouse, wh, s.Schemas) {
 		return nil, nil, false, false
 	}
@@ -255,12 +255,12 @@ func noopJSONPath(digest string) string {
 // recorder stamps every file the loader reads: stat before the read,
 // hash of the bytes read. A file written after its stat has another stamp
 // on the next check, and a content other than what was hashed.
-type recorder struct {
+type Recorder struct {
 	mu    sync.Mutex
-	files []stamp
+	files []Stamp
 }
 
-func (r *recorder) read(abs string) ([]byte, error) {
+func (r *Recorder) Read(abs string) ([]byte, error) {
 	src, size, mtime, err := project.ReadFileStamp(abs)
 	if err != nil {
 		return src, err
@@ -268,14 +268,14 @@ func (r *recorder) read(abs string) ([]byte, error) {
 	read := time.Now()
 	sum := sha256.Sum256(src)
 	r.mu.Lock()
-	r.files = append(r.files, stamp{Path: abs, Size: size, ModTime: mtime, Hash: string(sum[:]), Racy: racy(mtime, read)})
+	r.files = append(r.files, Stamp{Path: abs, Size: size, ModTime: mtime, Hash: string(sum[:]), Racy: racy(mtime, read)})
 	r.mu.Unlock()
 	return src, nil
 }
 
 // stampInput stamps path, a file a plan reads, now: hashed when hash says
 // so or when its stamps are racy (then compared by content next time).
-func stampInput(path string, hash bool) (stamp, error) {
+func stampInput(path string, hash bool) (Stamp, error) {
 	s, err := stampFile(path, false)
 	if err != nil || s.Missing {
 		return s, err
@@ -283,7 +283,7 @@ func stampInput(path string, hash bool) (stamp, error) {
 	if racy(s.ModTime, time.Now()) {
 		h, err := stampFile(path, true)
 		if err != nil {
-			return stamp{}, err
+			return Stamp{}, err
 		}
 		h.Racy = true
 		return h, nil
@@ -295,19 +295,19 @@ func stampInput(path string, hash bool) (stamp, error) {
 }
 
 // stampFile stamps path now; hash says whether to hash its content.
-func stampFile(path string, hash bool) (stamp, error) {
+func stampFile(path string, hash bool) (Stamp, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return stamp{Path: path, Missing: true}, nil
+		return Stamp{Path: path, Missing: true}, nil
 	}
 	if err != nil {
-		return stamp{}, err
+		return Stamp{}, err
 	}
-	s := stamp{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	s := Stamp{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
 	if hash {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return stamp{}, err
+			return Stamp{}, err
 		}
 		sum := sha256.Sum256(src)
 		s.Hash = string(sum[:])
@@ -318,7 +318,7 @@ func stampFile(path string, hash bool) (stamp, error) {
 // same reports whether the file at s.Path is still what s says: the same
 // size and mtime, or else the same content hash (touched, not changed:
 // touched is then set, to refresh the digest).
-func (s stamp) same(st *statter, touched *bool) bool {
+func (s Stamp) same(st *statter, touched *bool) bool {
 	now, ok := st.stat(s.Path)
 	var err error
 	if !ok {
@@ -341,10 +341,10 @@ func (s stamp) same(st *statter, touched *bool) bool {
 	return true
 }
 
-func binaryStamp() (stamp, error) {
+func binaryStamp() (Stamp, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return stamp{}, err
+		return Stamp{}, err
 	}
 	return stampFile(exe, false)
 }
@@ -355,7 +355,7 @@ func binaryStamp() (stamp, error) {
 // glob misses the digest, as the plan describes the files and compares
 // their columns with the declared ones. ok is false when a model reads
 // files the digest cannot watch (a URL).
-func externalStamps(p *project.Project) (out []stamp, ok bool) {
+func externalStamps(p *project.Project) (out []Stamp, ok bool) {
 	var patterns []string
 	for _, m := range p.Models {
 		if m.Kind.Name != project.KindExternal || m.Kind.Files == "" {
@@ -397,69 +397,48 @@ func SourcesVersion(p *project.Project) string {
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// patternStamps stamps the files and globs of patterns (absolute paths):
-// a literal path is one stamp, a glob the stamps of its literal folder, of
-// every folder under it and of every file it matches. ok is false when a
-// pattern cannot be watched (a URL, a glob whose folder is missing).
-func patternStamps(patterns []string) (out []stamp, ok bool) {
-	for _, raw := range patterns {
-		if strings.Contains(raw, "://") {
-			return nil, false
-		}
-		pattern := filepath.ToSlash(raw)
-		segs := strings.Split(pattern, "/")
-		literal := 0
-		for literal < len(segs) && !strings.ContainsAny(segs[literal], `*?[\`) {
-			literal++
-		}
-		if literal == len(segs) { // one file
-			s, err := stampInput(filepath.FromSlash(pattern), false)
-			if err != nil {
-				return nil, false
-			}
-			out = append(out, s)
-			continue
-		}
-		base := strings.Join(segs[:literal], "/")
-		rest := strings.Join(segs[literal:], "/")
-		if s, err := stampFile(filepath.FromSlash(base), false); err != nil || s.Missing {
-			return nil, false
-		}
-		err := filepath.WalkDir(filepath.FromSlash(base), func(name string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(filepath.FromSlash(base), name)
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && !project.MatchGlob(rest, filepath.ToSlash(rel)) {
-				return nil
-			}
-			stampOf := stampInput
-			if d.IsDir() {
-				stampOf = stampFile // a folder: its stamps or, racy, a miss
-			}
-			s, err := stampOf(name, false)
-			if err == nil && d.IsDir() && racy(s.ModTime, time.Now()) {
-				s.Racy = true // no hash: compared as changed until a plan stamps it settled
-			}
+// patternStamps stamps the files and globs of patterns (absolute paths)
+// as analysis.WalkPatterns names them: a literal path is one stamp, a glob
+// the stamps of its literal folder, of every folder under it and of every
+// file it matches. ok is false when a pattern cannot be watched (a URL, a
+// glob whose folder is missing).
+func patternStamps(patterns []string) (out []Stamp, ok bool) {
+	ok = analysis.WalkPatterns(patterns, func(path string, dir bool) error {
+		if !dir {
+			s, err := stampInput(path, false)
 			if err != nil {
 				return err
 			}
 			out = append(out, s)
 			return nil
-		})
-		if err != nil {
-			return nil, false
 		}
+		// A folder: its stamps or, racy, a miss (no hash: compared as
+		// changed until a plan stamps it settled).
+		s, err := stampFile(path, false)
+		if err != nil {
+			return err
+		}
+		if s.Missing {
+			return errUnwatched // a glob whose folder is missing
+		}
+		if racy(s.ModTime, time.Now()) {
+			s.Racy = true
+		}
+		out = append(out, s)
+		return nil
+	})
+	if !ok {
+		return nil, false
 	}
 	return out, true
 }
 
+// errUnwatched stops a walk that found what a digest cannot watch.
+var errUnwatched = errors.New("digest: not watchable")
+
 // warehouseStamps are the DuckDB warehouse's files; ok is false for a
 // warehouse the digest cannot watch (PostgreSQL).
-func warehouseStamps(p *project.Project) ([]stamp, bool) {
+func WarehouseStamps(p *project.Project) ([]Stamp, bool) {
 	if !connect.EngineKind(p).Capabilities().InProcess {
 		return nil, false
 	}
@@ -467,7 +446,7 @@ func warehouseStamps(p *project.Project) ([]stamp, bool) {
 	if path == ":memory:" {
 		return nil, true // empty in every process
 	}
-	var out []stamp
+	var out []Stamp
 	for _, f := range []string{path, path + ".wal"} {
 		s, err := stampFile(f, false)
 		if err != nil {
@@ -482,12 +461,12 @@ func warehouseStamps(p *project.Project) ([]stamp, bool) {
 // write-ahead log, which every committed write changes (a WAL frame
 // appended, a checkpoint written back, the log removed); ok is false for
 // a store that is not a file (PostgreSQL).
-func storeStamps(p *project.Project) ([]stamp, bool) {
+func StoreStamps(p *project.Project) ([]Stamp, bool) {
 	if !connect.StoreIsFile(p) {
 		return nil, false
 	}
 	path := connect.StorePath(p)
-	var out []stamp
+	var out []Stamp
 	for _, f := range []string{path, path + "-wal"} {
 		s, err := stampFile(f, false)
 		if err != nil {
@@ -496,7 +475,7 @@ func storeStamps(p *project.Project) ([]stamp, bool) {
 		if s.Size == 0 && f != path {
 			// An empty log holds no frame, as a missing one (a reader
 			// opening the store creates it).
-			s = stamp{Path: f, Missing: true}
+			s = Stamp{Path: f, Missing: true}
 		}
 		out = append(out, s)
 	}
@@ -512,7 +491,7 @@ const racyStore = 20 * time.Millisecond
 // settledStamps reports whether stamps, taken at now, would change with
 // the next write to their files: each mtime is older than the clock's
 // tick, so a later write stamps a later mtime.
-func settledStamps(stamps []stamp, now time.Time) bool {
+func Settled(stamps []Stamp, now time.Time) bool {
 	for _, s := range stamps {
 		if s.Missing {
 			continue
@@ -524,7 +503,7 @@ func settledStamps(stamps []stamp, now time.Time) bool {
 	return true
 }
 
-func storeToken(ctx context.Context, st state.Reader, env string) (string, bool) {
+func StoreToken(ctx context.Context, st state.Reader, env string) (string, bool) {
 	v, ok := st.(state.EnvVersioned)
 	if !ok {
 		return "", false
@@ -558,7 +537,7 @@ func validUntil(p *project.Project, now time.Time) time.Time {
 // falls due between t and it.
 func hourEnd(t time.Time) time.Time { return t.UTC().Truncate(time.Hour).Add(time.Hour) }
 
-// QuickPlan answers a plain plan request from the environment's no-op
+// Lookup answers a plain plan request from the environment's no-op
 // digest when the project holding dir, the state store and the warehouse
 // are as they were when a plan last found nothing to change: ok is false
 // otherwise, and the caller makes the full plan. It never errors: any
@@ -567,23 +546,23 @@ func hourEnd(t time.Time) time.Time { return t.UTC().Truncate(time.Hour).Add(tim
 // The store is recognised by its file's stamps when the digest has them;
 // else its token is read (a read-only open) and, when it matches and the
 // file's stamps are settled, they are kept for the next plan.
-func QuickPlan(ctx context.Context, dir string, req NoopRequest) (hit NoopHit, ok bool) {
+func Lookup(ctx context.Context, dir string, req Request) (hit Hit, ok bool) {
 	return quickPlan(ctx, dir, req, false, nil)
 }
 
-// SettleNoop is QuickPlan for a process that has just written the store
+// Settle is Lookup for a process that has just written the store
 // (an apply, once its store is closed): on a hit it waits for the state
 // file's stamps to settle (racyStore, at most) so that the digest keeps
 // them, and the next plan reads no token.
-func SettleNoop(ctx context.Context, dir string, req NoopRequest) bool {
+func Settle(ctx context.Context, dir string, req Request) bool {
 	_, ok := quickPlan(ctx, dir, req, true, nil)
 	return ok
 }
 
-// quickPlan is QuickPlan; with under, a store the caller holds the
+// quickPlan is Lookup; with under, a store the caller holds the
 // environment's lock in, the store's token is read from it whatever the
 // stamps say, and the digest is not written.
-func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, under state.Reader) (hit NoopHit, ok bool) {
+func quickPlan(ctx context.Context, dir string, req Request, settle bool, under state.Reader) (hit Hit, ok bool) {
 	if analysis.ValidateEnv(req.Env) != nil {
 		return hit, false
 	}
@@ -604,10 +583,10 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 		d.Saw.Warehouse = wh
 		touched = true
 	}
-	files, fileStore := storeStamps(p)
+	files, fileStore := StoreStamps(p)
 	byStamps := under == nil && fileStore && d.StoreFiles != nil && slices.Equal(files, d.StoreFiles)
 	if under != nil {
-		if tok, ok := storeToken(ctx, under, req.Env); !ok || tok != d.Store {
+		if tok, ok := StoreToken(ctx, under, req.Env); !ok || tok != d.Store {
 			return hit, false
 		}
 		touched = false
@@ -622,7 +601,7 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 		if err != nil || st == nil {
 			return hit, false
 		}
-		tok, ok := storeToken(ctx, st, req.Env)
+		tok, ok := StoreToken(ctx, st, req.Env)
 		st.Close()
 		if !ok || tok != d.Store {
 			return hit, false
@@ -630,7 +609,7 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 		// The stamps taken before the token was read, and the same after
 		// it: the token is that file's, and settled stamps move with the
 		// next write.
-		if after, ok := storeStamps(p); ok && slices.Equal(files, after) && settledStamps(files, time.Now()) {
+		if after, ok := StoreStamps(p); ok && slices.Equal(files, after) && Settled(files, time.Now()) {
 			d.StoreFiles = files
 			touched = true
 		}
@@ -653,13 +632,13 @@ func quickPlan(ctx context.Context, dir string, req NoopRequest, settle bool, un
 		}
 		_ = writeDigestRaw(path, &d, text)
 	}
-	return NoopHit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, applyNoop: d.ApplyNoop, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
+	return Hit{Text: text, UnusedVars: d.UnusedVars, ByStamps: byStamps, applyNoop: d.ApplyNoop, jsonPath: noopJSONPath(path), jsonSum: d.PlanSum}, true
 }
 
 // loadDigest reads the digest at path, without checking a file: ok when
 // it is a digest of req's request (projectSeen.holds checks the rest). dec
 // reads on to the plan's text.
-func loadDigest(path, root string, req NoopRequest) (d noopDigest, dec *gob.Decoder, ok bool) {
+func loadDigest(path, root string, req Request) (d noopDigest, dec *gob.Decoder, ok bool) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return d, nil, false
@@ -681,7 +660,7 @@ func loadDigest(path, root string, req NoopRequest) (d noopDigest, dec *gob.Deco
 }
 
 // latestMtime is the latest mtime of stamps.
-func latestMtime(stamps []stamp) time.Time {
+func latestMtime(stamps []Stamp) time.Time {
 	var t int64
 	for _, s := range stamps {
 		if !s.Missing && s.ModTime > t {
@@ -691,55 +670,75 @@ func latestMtime(stamps []stamp) time.Time {
 	return time.Unix(0, t)
 }
 
-// noopBefore is what a plan of the workspace saw before it read the store
-// and the warehouse: a digest of the plan takes these, not what is there
-// after it (another writer may have moved them meanwhile).
-type noopBefore struct {
-	env       string
-	store     string
-	warehouse []stamp
+// Before is what a plan saw of the store and the warehouse before it
+// read them: a digest of the plan takes these, not what is there after it
+// (another writer may have moved them meanwhile).
+type Before struct {
+	Env string
+	// Store is the store's token of Env (state.EnvVersioned).
+	Store string
+	// Warehouse are the warehouse's stamps (WarehouseStamps).
+	Warehouse []Stamp
 }
 
-// watchPlan records, before a plan of env reads anything, the store's
-// token and the warehouse's stamps, for RememberNoop. It does nothing for
-// a workspace whose files were not stamped (not loaded by Open) or a store
-// or warehouse the digest cannot watch.
-func (w *Workspace) watchPlan(ctx context.Context, st state.Reader, env string) {
-	w.before = nil
-	if w.loaded == nil {
-		return
-	}
-	tok, ok := storeToken(ctx, st, env)
+// Watch is what a plan of env of p is about to read of the store st and
+// of the warehouse, for Remember; nil for a store or a warehouse the
+// digest cannot watch.
+func Watch(ctx context.Context, st state.Reader, p *project.Project, env string) *Before {
+	tok, ok := StoreToken(ctx, st, env)
 	if !ok {
-		return
-	}
-	wh, ok := warehouseStamps(w.Project)
-	if !ok {
-		return
-	}
-	w.before = &noopBefore{env: env, store: tok, warehouse: wh}
-}
-
-// RememberNoop saves p, the plan of a plain request, as the environment's
-// no-op digest when it changes nothing, so that the next plain plan of an
-// unchanged project is answered by QuickPlan. A plan with changes removes
-// the digest. A project whose plan depends on what the digest cannot
-// watch (a PostgreSQL warehouse, a lake's files, an EXTERNAL model whose columns
-// come from its files) is not remembered.
-func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
-	path := noopPath(w.Project.Root, req.Env)
-	b := w.before
-	if p.HasChanges || len(p.LeftOut) > 0 || p.Preview != nil || w.Selection.Active() || w.loaded == nil || b == nil || b.env != req.Env {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
 		return nil
 	}
-	files := slices.Clone(w.loaded.files)
+	wh, ok := WarehouseStamps(p)
+	if !ok {
+		return nil
+	}
+	return &Before{Env: env, Store: tok, Warehouse: wh}
+}
+
+// Planned is what a plan was made from, as Remember needs it.
+type Planned struct {
+	Project  *project.Project
+	Analysis *analysis.Analysis
+	// Loaded are the stamps of the files the project was loaded from
+	// (Recorder.Stamped); nil: not stamped, never remembered.
+	Loaded *Loaded
+	// Before is what the plan saw of the store and the warehouse (Watch).
+	Before *Before
+	// Selected: the plan was of a selection (never remembered).
+	Selected   bool
+	UnusedVars []project.UnusedVar
+	// Text is the plan as the front ends print it, kept to be printed
+	// again on a hit.
+	Text string
+}
+
+// Forget removes the no-op digest of env of the project at root: a plan
+// that follows takes the full path until a digest is remembered again.
+func Forget(root, env string) error {
+	if err := os.Remove(noopPath(root, env)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Remember saves p, the plan of a plain request made from pl, as the
+// environment's no-op digest when it changes nothing, so that the next
+// plain plan of an unchanged project is answered by Lookup. A plan with
+// changes removes the digest. A project whose plan depends on what the
+// digest cannot watch (a PostgreSQL warehouse, a lake's files, an EXTERNAL
+// model whose columns come from its files) is not remembered.
+func Remember(req Request, pl Planned, p *planner.Plan) error {
+	root := pl.Project.Root
+	b := pl.Before
+	if p.HasChanges || len(p.LeftOut) > 0 || p.Preview != nil || pl.Selected || pl.Loaded == nil || b == nil || b.Env != req.Env {
+		return Forget(root, req.Env)
+	}
+	files := slices.Clone(pl.Loaded.files)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	// efmesh.yaml first: QuickPlan reads it once the stamps held.
-	cfgPath := filepath.Join(w.Project.Root, project.ConfigFile)
-	slices.SortStableFunc(files, func(a, b stamp) int {
+	// efmesh.yaml first: Lookup reads it once the stamps held.
+	cfgPath := filepath.Join(root, project.ConfigFile)
+	slices.SortStableFunc(files, func(a, b Stamp) int {
 		switch {
 		case a.Path == cfgPath && b.Path != cfgPath:
 			return -1
@@ -748,44 +747,35 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		}
 		return 0
 	})
-	files = append(files, w.loaded.seeds...)
-	for _, m := range w.Project.Models {
+	files = append(files, pl.Loaded.seeds...)
+	for _, m := range pl.Project.Models {
 		if m.Kind.Name == project.KindExternal && m.Columns == nil {
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			return nil
+			return Forget(root, req.Env)
 		}
 	}
 	// The EXTERNAL models' data files as Open stamped them, before the
 	// plan (or the apply) read them: stamped now, they could vouch for a
 	// file replaced after the plan checked the one before.
-	files = append(files, w.loaded.external...)
+	files = append(files, pl.Loaded.external...)
 	// The files model bodies read by name (read_csv('…')): the analysis
 	// names them once it has parsed the bodies.
-	body, watchable := bodyFileStamps(w.Analysis)
+	body, watchable := bodyFileStamps(pl.Analysis)
 	if !watchable {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
+		return Forget(root, req.Env)
 	}
 	files = append(files, body...)
-	if usesLake(w.Project) {
+	if usesLake(pl.Project) {
 		// The lake's parquet files are relations the plan checks, and
 		// the digest does not stamp them.
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
+		return Forget(root, req.Env)
 	}
 	bin, err := binaryStamp()
 	if err != nil {
 		return nil
 	}
-	cfg := w.Project.Config
-	dirs := globDirs(w.Project.Root, [3][]string{cfg.Models, cfg.Tests, cfg.Audits}, time.Now())
-	if dirs != nil && !slices.Equal(project.ListFiles(w.Project.Root, cfg), w.loaded.listed) {
+	cfg := pl.Project.Config
+	dirs := globDirs(root, [3][]string{cfg.Models, cfg.Tests, cfg.Audits}, time.Now())
+	if dirs != nil && !slices.Equal(project.ListFiles(root, cfg), pl.Loaded.listed) {
 		dirs = nil // a file came or went since Open listed them
 	}
 	d := &noopDigest{
@@ -793,28 +783,28 @@ func (w *Workspace) RememberNoop(req NoopRequest, p *planner.Plan) error {
 		Request: req.key(),
 		Saw: projectSeen{
 			Now:       req.Now.UTC(),
-			Until:     validUntil(w.Project, req.Now),
+			Until:     validUntil(pl.Project, req.Now),
 			Binary:    bin,
 			Globs:     [3][]string{cfg.Models, cfg.Tests, cfg.Audits},
-			Listed:    w.loaded.listed,
+			Listed:    pl.Loaded.listed,
 			Dirs:      dirs,
 			Files:     files,
-			Warehouse: b.warehouse,
-			Schemas:   w.planSchemas(req.Env, p),
+			Warehouse: b.Warehouse,
+			Schemas:   planSchemas(pl, req.Env, p),
 		},
-		Store:      b.store,
-		UnusedVars: w.UnusedVars,
+		Store:      b.Store,
+		UnusedVars: pl.UnusedVars,
 		ApplyNoop:  !p.RecordsAuditSources(),
 	}
-	if err := w.rememberFingerprints(req, p, d); err != nil {
+	if err := rememberFingerprints(pl.Project, req, p, d); err != nil {
 		return err
 	}
-	return writeDigest(path, d, p)
+	return writeDigest(noopPath(root, req.Env), d, p, pl.Text)
 }
 
-// writeDigest writes d atomically (a rename), so a concurrent QuickPlan
+// writeDigest writes d atomically (a rename), so a concurrent Lookup
 // reads the old digest or the new one.
-func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
+func writeDigest(path string, d *noopDigest, p *planner.Plan, text string) error {
 	// The plan in JSON, its own format: gob would not keep an empty
 	// slice apart from a nil one, which the plan's JSON tells apart.
 	planJSON, err := json.Marshal(p)
@@ -828,7 +818,7 @@ func writeDigest(path string, d *noopDigest, p *planner.Plan) error {
 	}
 	sum := sha256.Sum256(planJSON)
 	d.PlanSum = hex.EncodeToString(sum[:])
-	return writeDigestRaw(path, d, PlanText(p))
+	return writeDigestRaw(path, d, text)
 }
 
 // writeDigestRaw writes the digest's two values: the stamps and the
@@ -848,20 +838,20 @@ func writeDigestRaw(path string, d *noopDigest, text string) error {
 // loadedFiles are the stamps of what Open read: the project's files as the
 // loader read them, the glob's listing and the seeds' data files (stamped
 // before the analysis read them).
-type loadedFiles struct {
-	files    []stamp
+type Loaded struct {
+	files    []Stamp
 	listed   []string
-	seeds    []stamp
-	external []stamp
+	seeds    []Stamp
+	external []Stamp
 }
 
 // loaded turns what the loader read into the project's stamps, and stamps
 // the seeds' and the EXTERNAL models' data files, which the analysis and
 // the plan read next.
-func (r *recorder) loaded(p *project.Project) *loadedFiles {
+func (r *Recorder) Stamped(p *project.Project) *Loaded {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	l := &loadedFiles{files: slices.Clone(r.files)}
+	l := &Loaded{files: slices.Clone(r.files)}
 	cfgPath := filepath.Join(p.Root, project.ConfigFile)
 	for _, s := range l.files {
 		if s.Path == cfgPath {
@@ -901,16 +891,14 @@ func (r *recorder) loaded(p *project.Project) *loadedFiles {
 // clock would not move it.
 const racyDir = 2 * time.Second
 
-// globDirs stamps the folders the project's globs list (project.ListFiles
-// walks them, with the same rules: from each glob's literal base, hidden
-// folders skipped unless the glob names one, no deeper than a glob without
-// ** reaches), so that a check finds the listing unchanged by stat calls
+// globDirs stamps the folders the project's globs list (the walk of
+// project.WalkGlob, which project.ListFiles walks too), so that a check finds the listing unchanged by stat calls
 // alone: a file added, removed or renamed moves its folder's mtime. A base
 // that does not exist is stamped missing. nil: a folder changed too recently to be trusted
 // (racyDir), or could not be read; the check lists the files instead.
-func globDirs(root string, globs [3][]string, now time.Time) []stamp {
+func globDirs(root string, globs [3][]string, now time.Time) []Stamp {
 	seen := map[string]bool{}
-	var out []stamp
+	var out []Stamp
 	add := func(rel string) bool {
 		abs := filepath.Join(root, filepath.FromSlash(rel))
 		if seen[abs] {
@@ -929,48 +917,22 @@ func globDirs(root string, globs [3][]string, now time.Time) []stamp {
 	fsys := os.DirFS(root)
 	for _, patterns := range globs {
 		for _, pattern := range patterns {
-			segs := strings.Split(strings.TrimPrefix(pattern, "./"), "/")
-			literal := 0
-			for literal < len(segs)-1 && !strings.ContainsAny(segs[literal], "*?[{\\") {
-				literal++
-			}
-			base := "."
-			if literal > 0 {
-				base = strings.Join(segs[:literal], "/")
-			}
-			maxDepth := len(segs)
-			if slices.Contains(segs, "**") {
-				maxDepth = -1
-			}
-			wantsHidden := strings.Contains("/"+pattern, "/.")
-			if _, err := fs.Stat(fsys, base); errors.Is(err, fs.ErrNotExist) {
-				// No file matches below a folder that does not exist, and
-				// creating it (or any of its parents) makes it exist: its
-				// missing stamp says so without any clock, where a parent's
-				// mtime would move with every file written beside it (the
-				// warehouse, its WAL).
-				if !add(base) {
-					return nil
-				}
-				continue
-			}
 			ok := true
-			err := fs.WalkDir(fsys, base, func(name string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if !d.IsDir() {
+			err := project.WalkGlob(fsys, pattern, func(name string, d fs.DirEntry, err error) error {
+				switch {
+				case d == nil && errors.Is(err, fs.ErrNotExist):
+					// No file matches below a folder that does not
+					// exist, and creating it (or any of its parents)
+					// makes it exist: its missing stamp says so without
+					// any clock, where a parent's mtime would move with
+					// every file written beside it (the warehouse, its
+					// WAL).
+					ok = add(name)
 					return nil
-				}
-				depth := 0
-				if name != "." {
-					depth = strings.Count(name, "/") + 1
-				}
-				if name != base && strings.HasPrefix(d.Name(), ".") && !wantsHidden {
-					return fs.SkipDir
-				}
-				if maxDepth >= 0 && depth >= maxDepth {
-					return fs.SkipDir
+				case err != nil:
+					return err
+				case !d.IsDir():
+					return nil
 				}
 				if !add(name) {
 					ok = false
@@ -984,7 +946,7 @@ func globDirs(root string, globs [3][]string, now time.Time) []stamp {
 		}
 	}
 	if out == nil {
-		out = []stamp{} // no folder to watch is not "list the files"
+		out = []Stamp{} // no folder to watch is not "list the files"
 	}
 	return out
 }
@@ -1010,8 +972,8 @@ func (s *projectSeen) sameDirs() bool {
 // fingerprint promoted (planner.Settled's plan), against the store's token
 // read now and the warehouse's stamps after the promotion. Anything that
 // fails leaves no digest.
-func rememberPromoted(ctx context.Context, st state.Reader, req NoopRequest, q promotionHit, d engine.Dialect, warehouse []stamp) {
-	tok, ok := storeToken(ctx, st, req.Env)
+func rememberPromoted(ctx context.Context, st state.Reader, req Request, q promotionHit, d engine.Dialect, warehouse []Stamp, text func(*planner.Plan) string) {
+	tok, ok := StoreToken(ctx, st, req.Env)
 	if !ok {
 		return
 	}
@@ -1038,7 +1000,10 @@ func rememberPromoted(ctx context.Context, st state.Reader, req NoopRequest, q p
 		Store:      tok,
 		UnusedVars: fd.UnusedVars,
 	}
-	_ = writeDigest(noopPath(q.proj.Root, req.Env), nd, p)
+	if text == nil {
+		return
+	}
+	_ = writeDigest(noopPath(q.proj.Root, req.Env), nd, p, text(p))
 }
 
 // sameFiles reports whether every file of files is still what its stamp
@@ -1046,7 +1011,7 @@ func rememberPromoted(ctx context.Context, st state.Reader, req NoopRequest, q p
 // The files are checked by several goroutines at once (a stat is a system
 // call that waits on the kernel, and a project has thousands of files),
 // each stopping at the first file that changed.
-func sameFiles(files []stamp, touched *bool) bool {
+func sameFiles(files []Stamp, touched *bool) bool {
 	st := newStatter()
 	defer st.close()
 	st.open(files)

@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"encoding/binary"
@@ -10,7 +10,7 @@ import (
 // before it (sorted, in the same folders), so each keeps only what
 // differs, and hashes are raw bytes. A no-op plan decodes it on every
 // run: one string per file, no reflection per field.
-type stampList []stamp
+type stampList []Stamp
 
 const (
 	stampMissing = 1 << iota
@@ -38,7 +38,7 @@ func (l stampList) MarshalBinary() ([]byte, error) {
 		}
 		if s.Hash != "" {
 			if len(s.Hash) != 32 {
-				return nil, errors.New("workspace: a stamp's hash is not 32 bytes")
+				return nil, errors.New("digest: a stamp's hash is not 32 bytes")
 			}
 			flags |= stampHashed
 		}
@@ -53,7 +53,7 @@ func (l stampList) MarshalBinary() ([]byte, error) {
 	return out, nil
 }
 
-var errStampList = errors.New("workspace: a malformed list of stamps")
+var errStampList = errors.New("digest: a malformed list of stamps")
 
 func (l *stampList) UnmarshalBinary(b []byte) error {
 	uv := func() (uint64, bool) {
@@ -101,7 +101,7 @@ func (l *stampList) UnmarshalBinary(b []byte) error {
 		if !ok1 || !ok2 {
 			return errStampList
 		}
-		out[i] = stamp{Size: size, ModTime: mtime, Missing: flags&stampMissing != 0, Racy: flags&stampRacy != 0}
+		out[i] = Stamp{Size: size, ModTime: mtime, Missing: flags&stampMissing != 0, Racy: flags&stampRacy != 0}
 		spans[i] = span{path: at, n: len(paths) - at, hash: -1}
 		if flags&stampHashed != 0 {
 			if len(b) < 32 {

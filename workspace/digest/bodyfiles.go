@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"github.com/efmesh/efmesh/analysis"
@@ -9,7 +9,7 @@ import (
 // mtime like EXTERNAL models' files: a changed file misses the digest, so
 // the plan checks the body against it again. ok is false when a body
 // reads what the digest cannot watch (a URL).
-func bodyFileStamps(a *analysis.Analysis) (out []stamp, ok bool) {
+func bodyFileStamps(a *analysis.Analysis) (out []Stamp, ok bool) {
 	if a == nil {
 		return nil, true
 	}

@@ -1,17 +1,17 @@
 //go:build !unix
 
-package workspace
+package digest
 
 // statter stamps many files; elsewhere than Unix, one stampFile each.
 type statter struct{}
 
 func newStatter() *statter { return &statter{} }
 
-func (t *statter) stat(path string) (stamp, bool) {
+func (t *statter) stat(path string) (Stamp, bool) {
 	s, err := stampFile(path, false)
 	return s, err == nil
 }
 
-func (t *statter) open([]stamp) {}
+func (t *statter) open([]Stamp) {}
 
 func (t *statter) close() {}

@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"bufio"
@@ -39,8 +39,8 @@ import (
 
 // warehouseMove is one logged write of the warehouse.
 type warehouseMove struct {
-	From    []stamp  `json:"from"`
-	To      []stamp  `json:"to"`
+	From    []Stamp  `json:"from"`
+	To      []Stamp  `json:"to"`
 	Schemas []string `json:"schemas"` // lower-cased
 }
 
@@ -55,7 +55,7 @@ func movesPath(root string) string {
 // logMove appends a move of the warehouse of the project at root: from
 // and to are its stamps before and after, schemas what it wrote. Moves
 // that change no stamp are not logged.
-func logMove(root string, from, to []stamp, schemas []string) error {
+func logMove(root string, from, to []Stamp, schemas []string) error {
 	if slices.Equal(from, to) {
 		return nil
 	}
@@ -96,7 +96,7 @@ func logMove(root string, from, to []stamp, schemas []string) error {
 // root went from the stamps then to the stamps now only through logged
 // moves that wrote none of schemas (lower-cased). nil schemas: what the
 // digest's plan reads is not known, and only equal stamps answer.
-func warehouseMovedAround(root string, then, now []stamp, schemas []string) bool {
+func warehouseMovedAround(root string, then, now []Stamp, schemas []string) bool {
 	if slices.Equal(then, now) {
 		return true
 	}
@@ -194,11 +194,11 @@ func planModels(p *planner.Plan) []string {
 	return out
 }
 
-// planSchemas are warehouseSchemas of p, a plan of env made from w, lower-cased;
-// nil (not known) without an analysis.
-func (w *Workspace) planSchemas(env string, p *planner.Plan) []string {
-	if w.Analysis == nil {
+// planSchemas are warehouseSchemas of p, a plan of env made from pl,
+// lower-cased; nil (not known) without an analysis.
+func planSchemas(pl Planned, env string, p *planner.Plan) []string {
+	if pl.Analysis == nil {
 		return nil
 	}
-	return lowerSet(warehouseSchemas(w.Analysis.Dialect(), env, planModels(p), w.Project))
+	return lowerSet(warehouseSchemas(pl.Analysis.Dialect(), env, planModels(p), pl.Project))
 }

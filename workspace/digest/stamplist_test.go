@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"crypto/sha256"

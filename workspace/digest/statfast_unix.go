@@ -1,6 +1,6 @@
 //go:build unix
 
-package workspace
+package digest
 
 import (
 	"path/filepath"
@@ -19,7 +19,7 @@ func newStatter() *statter { return &statter{dirs: map[string]int{}} }
 // stat is stampFile(path, false) for a file that exists or not; ok is
 // false when the caller must ask stampFile (an error other than a missing
 // file).
-func (t *statter) stat(path string) (s stamp, ok bool) {
+func (t *statter) stat(path string) (s Stamp, ok bool) {
 	dir, name := filepath.Split(path)
 	fd, seen := t.dirs[dir]
 	if !seen {
@@ -31,23 +31,23 @@ func (t *statter) stat(path string) (s stamp, ok bool) {
 		t.dirs[dir] = fd
 	}
 	if fd < 0 {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	var st unix.Stat_t
 	switch err := unix.Fstatat(fd, name, &st, 0); err {
 	case nil:
 	case unix.ENOENT, unix.ENOTDIR:
-		return stamp{Path: path, Missing: true}, true
+		return Stamp{Path: path, Missing: true}, true
 	default:
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	sec, nsec := st.Mtim.Unix()
-	return stamp{Path: path, Size: st.Size, ModTime: sec*1e9 + nsec}, true
+	return Stamp{Path: path, Size: st.Size, ModTime: sec*1e9 + nsec}, true
 }
 
 // open opens the folders of paths beforehand, so that stat only reads the
 // map: then stat may be called from several goroutines at once.
-func (t *statter) open(paths []stamp) {
+func (t *statter) open(paths []Stamp) {
 	for _, s := range paths {
 		dir, _ := filepath.Split(s.Path)
 		if _, seen := t.dirs[dir]; seen {

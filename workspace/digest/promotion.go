@@ -1,4 +1,4 @@
-package workspace
+package digest
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/efmesh/efmesh/analysis"
 	"github.com/efmesh/efmesh/connect"
@@ -36,7 +37,7 @@ import (
 // It is written next to the no-op digest, by a plain plan (or the plan an
 // apply leaves behind) that changes nothing and whose models are all
 // settled (planner.Settled's kinds: no ledger, no history, no warning, no
-// redaction). QuickPromotion answers the plan of an environment the store
+// redaction). LookupPromotion answers the plan of an environment the store
 // has no pointers for when every model's snapshot is stored and built:
 // the plan that promotes them all and builds none. Anything else takes
 // the full path.
@@ -79,20 +80,20 @@ type fingerprintsDigest struct {
 	Models     []fpModel
 }
 
-// rememberFingerprints writes the fingerprints digest of w's analysis from
-// p, the settled plan of a plain request whose no-op digest d is about to
-// be written; a plan whose models are not all settled writes none.
-func (w *Workspace) rememberFingerprints(req NoopRequest, p *planner.Plan, d *noopDigest) error {
-	models, ok := settledModels(w.Project, p)
+// rememberFingerprints writes the fingerprints digest of proj from p, the
+// settled plan of a plain request whose no-op digest d is about to be
+// written; a plan whose models are not all settled writes none.
+func rememberFingerprints(proj *project.Project, req Request, p *planner.Plan, d *noopDigest) error {
+	models, ok := settledModels(proj, p)
 	if !ok {
 		return nil
 	}
 	saw := d.Saw
-	saw.Schemas = lowerSet(append([]string{analysis.PhysicalSchema}, sourceSchemas(w.Project)...))
+	saw.Schemas = lowerSet(append([]string{analysis.PhysicalSchema}, sourceSchemas(proj)...))
 	fd := &fingerprintsDigest{
 		Format:     fingerprintsFormat,
 		Saw:        saw,
-		Vars:       w.Project.Config.Variables,
+		Vars:       proj.Config.Variables,
 		Overrides:  req.Vars,
 		UnusedVars: d.UnusedVars,
 		Models:     models,
@@ -101,7 +102,7 @@ func (w *Workspace) rememberFingerprints(req NoopRequest, p *planner.Plan, d *no
 	if err := gob.NewEncoder(&buf).Encode(fd); err != nil {
 		return err
 	}
-	return writeAtomic(fingerprintsPath(w.Project.Root), analysis.Seal("fingerprints", fingerprintsFormat, buf.Bytes()))
+	return writeAtomic(fingerprintsPath(proj.Root), analysis.Seal("fingerprints", fingerprintsFormat, buf.Bytes()))
 }
 
 // settledModels are p's models when each is settled: unchanged, built, of
@@ -135,14 +136,14 @@ func settledModels(proj *project.Project, p *planner.Plan) ([]fpModel, bool) {
 	return out, true
 }
 
-// QuickPromotion answers the plain plan of req.Env without loading the
+// LookupPromotion answers the plain plan of req.Env without loading the
 // project when the fingerprints digest matches the project holding dir
 // (every file, the binary, the variables in force for req.Env, the
 // warehouse's files), the store has no pointers for req.Env, and every
 // model's snapshot is stored and built: the plan promotes them all and
 // builds none, as the full path would make it. ok is false otherwise; it
 // never errors: any doubt is a miss.
-func QuickPromotion(ctx context.Context, dir string, req NoopRequest) (p *planner.Plan, unused []project.UnusedVar, ok bool) {
+func LookupPromotion(ctx context.Context, dir string, req Request) (p *planner.Plan, unused []project.UnusedVar, ok bool) {
 	q, ok := quickPromotion(ctx, dir, req)
 	if !ok {
 		return nil, nil, false
@@ -158,10 +159,10 @@ type promotionHit struct {
 	proj   *project.Project
 }
 
-// quickPromotion is the decision behind QuickPromotion: what the plan of
+// quickPromotion is the decision behind LookupPromotion: what the plan of
 // req.Env is when it is a pure promotion of an unchanged project, read
 // from the fingerprints digest and the store (opened read-only).
-func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promotionHit, ok bool) {
+func quickPromotion(ctx context.Context, dir string, req Request) (q promotionHit, ok bool) {
 	d, proj, ok := promotionDigest(dir, req)
 	if !ok {
 		return q, false
@@ -178,7 +179,7 @@ func quickPromotion(ctx context.Context, dir string, req NoopRequest) (q promoti
 // fingerprints digest, when it matches the project holding dir (every
 // file, the binary, the variables in force for req.Env, the warehouse's
 // files), and the project's settings (efmesh.yaml only).
-func promotionDigest(dir string, req NoopRequest) (d *fingerprintsDigest, proj *project.Project, ok bool) {
+func promotionDigest(dir string, req Request) (d *fingerprintsDigest, proj *project.Project, ok bool) {
 	if analysis.ValidateEnv(req.Env) != nil {
 		return nil, nil, false
 	}
@@ -222,7 +223,7 @@ func promotionDigest(dir string, req NoopRequest) (d *fingerprintsDigest, proj *
 // promotionPlan is the part of the decision read from the store: req.Env
 // has no pointers and every model of d has its snapshot stored and built
 // under the table d names; the plan promotes them all.
-func promotionPlan(ctx context.Context, st state.Reader, req NoopRequest, d *fingerprintsDigest, proj *project.Project) (q promotionHit, ok bool) {
+func promotionPlan(ctx context.Context, st state.Reader, req Request, d *fingerprintsDigest, proj *project.Project) (q promotionHit, ok bool) {
 	if ptrs, err := st.Environment(ctx, req.Env); err != nil || len(ptrs) > 0 {
 		return q, false
 	}
@@ -257,30 +258,66 @@ func promotionPlan(ctx context.Context, st state.Reader, req NoopRequest, d *fin
 	return promotionHit{plan: p, digest: d, proj: proj}, true
 }
 
-// QuickApplyPromotion applies the plan QuickPromotion answers for req
-// (a plain apply of req.Env) without loading the project: the store
-// opened once, and under the environment's lock the decision's store
-// inputs read (the environment without pointers, every snapshot stored
-// and built) and its files read again (the warehouse's), every physical
-// table present, ar.Review, then planner.PromoteBuilt: the snapshots
-// reserved, the views swapped in one transaction, the pointers and the
-// plan's record written in one store transaction, as Apply does for the
-// same plan. The full path audits
-// virtual models and exports to attached databases before and after a
-// promotion: a digest naming such a model is a miss.
+// promotable reports whether the promotion of d's models into env is all
+// the full path would do: no virtual model with audits (run before a
+// promotion), no export into an attached database (when env serves them).
+func promotable(d *fingerprintsDigest, env string) bool {
+	for _, m := range d.Models {
+		if m.Audited || m.Exported && env == planner.ExportEnv {
+			return false
+		}
+	}
+	return true
+}
+
+// Promote is what ApplyPromotion applies with, as the full path's apply
+// is given it.
+type Promote struct {
+	// Warehouse tunes how the warehouse is opened.
+	Warehouse []connect.WarehouseOption
+	// Now is the apply's clock.
+	Now func() time.Time
+	// Review sees the plan before anything is changed; an error stops the
+	// apply with it.
+	Review func(*planner.Plan) error
+	// Apply tunes the promotion (operator, progress); its Lock is the one
+	// ApplyPromotion takes.
+	Apply planner.ApplyOptions
+	// Text is the plan as the front ends print it, for the no-op digest
+	// the promotion leaves.
+	Text func(*planner.Plan) string
+}
+
+// Promoted is what ApplyPromotion did: the plan, reviewed, and once
+// applied what planner.PromoteBuilt reports.
+type Promoted struct {
+	Plan    *planner.Plan
+	Applied bool
+	planner.ApplyResult
+}
+
+// ApplyPromotion applies the plan LookupPromotion answers for req (a
+// plain apply of req.Env) without loading the project: the store opened
+// once, and under the environment's lock the decision's store inputs read
+// (the environment without pointers, every snapshot stored and built) and
+// its files read again (the warehouse's), every physical table present,
+// pr.Review, then planner.PromoteBuilt: the snapshots reserved, the views
+// swapped in one transaction, the pointers and the plan's record written
+// in one store transaction, as the full path's apply does for the same
+// plan. The full path audits virtual models and exports to attached
+// databases before and after a promotion: a digest naming such a model is
+// a miss.
 //
 // ok is false when the apply was not made this way and nothing was
-// changed: the caller takes the full path (Apply). With ok, the result
-// and error are the apply's, as Apply reports them.
-func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts Options, ar ApplyRequest) (res *ApplyResult, ok bool, err error) {
+// changed: the caller takes the full path. With ok, the result and error
+// are the apply's.
+func ApplyPromotion(ctx context.Context, dir string, req Request, pr Promote) (res *Promoted, ok bool, err error) {
 	d, proj, hit := promotionDigest(dir, req)
 	if !hit {
 		return nil, false, nil
 	}
-	for _, m := range d.Models {
-		if m.Audited || m.Exported && req.Env == planner.ExportEnv {
-			return nil, false, nil
-		}
+	if !promotable(d, req.Env) {
+		return nil, false, nil
 	}
 	// The store is opened once, for writing (the digest names a store
 	// that exists: the apply that left it wrote there), and the decision
@@ -304,7 +341,7 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 	// (promotionPlan; PromoteBuilt checks the pointers again), the
 	// warehouse as the digest stamped it (a table dropped or built since
 	// changes its files; stamped before it opens).
-	before, watchable := warehouseStamps(proj)
+	before, watchable := WarehouseStamps(proj)
 	if !watchable {
 		return nil, false, nil
 	}
@@ -316,7 +353,7 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 	openCtx, stopOpen := context.WithCancel(ctx)
 	defer stopOpen()
 	go func() {
-		wh, err := connect.ExistingWarehouse(openCtx, proj, opts.Warehouse...)
+		wh, err := connect.ExistingWarehouse(openCtx, proj, pr.Warehouse...)
 		whc <- opened{wh, err}
 	}()
 	var wh engine.Engine
@@ -346,17 +383,17 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 		return nil, false, nil
 	}
 	wh, open = o.wh, true
-	ao := ar.Apply
+	ao := pr.Apply
 	ao.Lock = lk
 	if ao.Now == nil {
-		ao.Now = opts.now
+		ao.Now = pr.Now
 	}
-	out := &ApplyResult{Plan: q.plan}
+	out := &Promoted{Plan: q.plan}
 	if err := planner.PromotionReady(ctx, q.plan, wh); err != nil {
 		return nil, false, nil
 	}
-	if ar.Review != nil {
-		if err := ar.Review(q.plan); err != nil {
+	if pr.Review != nil {
+		if err := pr.Review(q.plan); err != nil {
 			return out, true, err
 		}
 	}
@@ -375,11 +412,11 @@ func QuickApplyPromotion(ctx context.Context, dir string, req NoopRequest, opts 
 	dialect := wh.Dialect()
 	open = false
 	wh.Close()
-	after, ok := warehouseStamps(proj)
+	after, ok := WarehouseStamps(proj)
 	if !ok || logMove(proj.Root, before, after, promotionSchemas(dialect, q.plan)) != nil {
 		return out, true, nil
 	}
-	rememberPromoted(ctx, st, req, q, dialect, after)
+	rememberPromoted(ctx, st, req, q, dialect, after, pr.Text)
 	return out, true, nil
 }
 
