@@ -154,6 +154,17 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			}
 		}
 	}
+	var todo []ModelPlan
+	for _, mp := range p.Models {
+		if work(mp) {
+			todo = append(todo, mp)
+		}
+	}
+	// Nothing is built on a table whose storage is damaged: the tables the
+	// work reads or computes into are read whole first (verifyTables).
+	if err := verifyTables(ctx, b.wh, buildInputs(p, todo)); err != nil {
+		return err
+	}
 	// Every snapshot to build is recorded (unbuilt) before any build, in
 	// one transaction, so that its ledger can follow the batches; a failed
 	// apply takes back the records of what it did not build (rollback).
@@ -260,12 +271,6 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			opt.Progress(len(res.Built)+len(res.Computed), total, mp.Name)
 		}
 		return nil
-	}
-	var todo []ModelPlan
-	for _, mp := range p.Models {
-		if work(mp) {
-			todo = append(todo, mp)
-		}
 	}
 	if jobs <= 1 {
 		cp, _ := b.wh.(checkpointer)

@@ -288,6 +288,11 @@ func (a *app) fail(err error) {
 		a.printDiagnostics(ce.Diagnostics)
 		return
 	}
+	var corrupt *engine.CorruptError
+	if errors.As(err, &corrupt) {
+		a.printCorrupt(corrupt)
+		return
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		if a.json {

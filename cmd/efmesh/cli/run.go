@@ -154,6 +154,11 @@ SIGTERM: committed intervals stay, the batch in flight is rolled back).`,
 				}
 				fmt.Fprintf(a.stderr, "efmesh: run %s: %s; the batch in flight was rolled back; the next run resumes\n", env, why)
 			default:
+				var corrupt *engine.CorruptError
+				if errors.As(err, &corrupt) { // positioned: the warehouse file
+					a.printCorrupt(corrupt)
+					break
+				}
 				var pe *planner.ProblemsError
 				if errors.As(err, &pe) { // positioned: the project's own problems
 					a.printDiagnostics(pe.Diagnostics)
