@@ -33,8 +33,9 @@ func verifyTables(ctx context.Context, wh engine.Engine, rels []engine.Relation)
 // buildInputs are the tables already in the warehouse that the work of a
 // plan builds on: the physical tables of the parents the models of todo
 // read (through views and embedded models, which read their own parents)
-// that this apply does not build anew, and the tables of todo's models it
-// computes into (intervals, merges, refills) rather than builds. Parquet
+// that this apply does not build anew, and the tables of todo's
+// incremental models it computes into (intervals, merges) rather than
+// builds. Parquet
 // and ducklake targets, EXTERNAL sources and views are not read here: the
 // first are files, the second are not efmesh's, and a view is catalog only.
 func buildInputs(p *Plan, todo []ModelPlan) []engine.Relation {
@@ -86,7 +87,9 @@ func buildInputs(p *Plan, todo []ModelPlan) []engine.Relation {
 		}
 	}
 	for _, mp := range todo {
-		if !mp.Build {
+		// A FULL or SEED table computed again is replaced whole, its old
+		// rows never read; incremental tables keep theirs.
+		if k := p.analysis.Models[mp.Name]; !mp.Build && k != nil && k.Model.Kind.Name != project.KindFull && k.Model.Kind.Name != project.KindSeed {
 			table(mp.Name)
 		}
 		parents(mp.Name)

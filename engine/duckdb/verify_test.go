@@ -46,8 +46,9 @@ func damage(t *testing.T, path, table string) {
 }
 
 // Damage in the middle of a table escapes the catalog, count(*) and a
-// LIMIT 1; Verify reads the table whole and names it, among healthy
-// tables read in the same batch, and a healthy file verifies.
+// SELECT 1 … LIMIT 1; Verify finds it (the file's checksums fail, then
+// DuckDB reads the tables whole) and names the table among healthy tables
+// read in the same batch; a healthy file verifies by its checksums alone.
 func TestVerifyFindsADamagedTable(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "wh.duckdb")
@@ -65,6 +66,12 @@ func TestVerifyFindsADamagedTable(t *testing.T) {
 	if err := db.Verify(ctx, rels); err != nil {
 		t.Fatalf("healthy file: %v", err)
 	}
+	if err := db.Exec(ctx, "CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.checkBlocks(ctx); !ok || err != nil {
+		t.Fatalf("checkBlocks of a healthy file = %v, %v: the checksum is not DuckDB's", ok, err)
+	}
 	db.Close()
 	damage(t, path, "b")
 
@@ -77,6 +84,9 @@ func TestVerifyFindsADamagedTable(t *testing.T) {
 		if _, err := db.Query(ctx, q); err != nil {
 			t.Fatalf("%s: %v (the damage must escape the cheap reads for this test to mean anything)", q, err)
 		}
+	}
+	if ok, err := db.checkBlocks(ctx); ok || err != nil {
+		t.Fatalf("checkBlocks of a damaged file = %v, %v, want false", ok, err)
 	}
 	err = db.Verify(ctx, rels)
 	var ce *engine.CorruptError
