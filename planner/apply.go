@@ -25,8 +25,13 @@ type ApplyOptions struct {
 	// the environment's last applied one: the apply is refused
 	// (*EnvMovedError) when someone applied since.
 	ExpectEnv string
-	Now       func() time.Time // default time.Now
-	Logger    *slog.Logger     // progress; default discards
+	// OverwriteUnrecorded lets the apply replace the views of an
+	// environment the warehouse serves and the state store does not know
+	// (Plan.Unrecorded); without it such an apply is refused
+	// (*UnrecordedEnvError).
+	OverwriteUnrecorded bool
+	Now                 func() time.Time // default time.Now
+	Logger              *slog.Logger     // progress; default discards
 	// Progress is called after each model is built.
 	Progress func(done, total int, model string)
 	// BatchProgress is called after each committed batch of a backfill
@@ -145,6 +150,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	}
 	if len(p.unconfirmed) > 0 {
 		return res, &HistoryRebuildError{Models: p.unconfirmed}
+	}
+	if u := p.Unrecorded; u != nil && len(u.Views[p.Env]) > 0 && !opt.OverwriteUnrecorded {
+		return res, &UnrecordedEnvError{Env: p.Env, Views: len(u.Views[p.Env])}
 	}
 
 	fail := func(err error) (*ApplyResult, error) {

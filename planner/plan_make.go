@@ -321,6 +321,18 @@ func MakePlan(ctx context.Context, a *analysis.Analysis, st state.Reader, env st
 			return nil, err
 		}
 		sourceProblems = append(ds, sourceProblems...)
+		// An environment the store does not know: is the warehouse
+		// serving it all the same (a state store deleted)?
+		if cfg.warehouse != nil && len(cur) == 0 {
+			u, err := findUnrecorded(ctx, cfg.warehouse, st, a)
+			if err != nil {
+				return nil, err
+			}
+			if u != nil {
+				p.Unrecorded = u
+				p.Warnings = append(p.Warnings, Warning{Code: CodeUnrecorded, Message: u.text()})
+			}
+		}
 	}
 	if len(sourceProblems) > 0 {
 		project.SortDiagnostics(sourceProblems)

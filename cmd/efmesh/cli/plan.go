@@ -237,10 +237,14 @@ type planPayload struct {
 	// Warnings: findings on the whole plan that do not stop it (each
 	// model's are in its line).
 	Warnings []planner.Warning `json:"warnings,omitempty"`
+	// Unrecorded: efmesh relations the warehouse holds that the state
+	// store does not know (a state store deleted), when the store knows
+	// nothing of the environment.
+	Unrecorded *planner.Unrecorded `json:"unrecorded,omitempty"`
 }
 
 func planJSON(p *planner.Plan) planPayload {
-	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh, Reverts: p.Reverts, Warnings: p.Warnings}
+	return planPayload{APIVersion: APIVersion, Env: p.Env, HasChanges: p.HasChanges, Summary: p.Summary(), Models: p.Models, Preview: p.Preview, LeftOut: p.LeftOut, LeftOutFrom: p.LeftOutFrom, DueRefresh: p.DueRefresh, Reverts: p.Reverts, Warnings: p.Warnings, Unrecorded: p.Unrecorded}
 }
 
 func (a *app) applyCmd() *cobra.Command {
@@ -252,6 +256,7 @@ func (a *app) applyCmd() *cobra.Command {
 		retries   int
 		jobs      int
 		expectEnv string
+		force     bool
 	)
 	cmd := &cobra.Command{
 		Use: "apply <env>",
@@ -332,7 +337,7 @@ nothing runs none.`,
 					}
 					return nil
 				},
-				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Progress: metricsOf(a.ctx).progressed(progress),
+				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, OverwriteUnrecorded: force, Progress: metricsOf(a.ctx).progressed(progress),
 					Retries: retries, Jobs: jobs, BatchProgress: a.batchProgress(), BatchFailed: a.batchFailed()},
 			}
 			// An unchanged project's apply is its no-op plan, reviewed,
@@ -385,6 +390,7 @@ nothing runs none.`,
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cmd.Flags().BoolVar(&skipTests, "skip-tests", false, "build without running the unit tests of the models the apply builds first")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite the views of an environment the warehouse serves and the state store does not know (a state store deleted; see efmesh state adopt)")
 	cmd.Flags().StringVar(&expectEnv, "expect-env", "", "refuse to apply unless the environment's last applied plan is this id (status --json: lastPlan.id), for pipelines")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")
