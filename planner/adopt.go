@@ -184,4 +184,3 @@ func viewDefinitions(ctx context.Context, wh engine.Engine, views []string) (map
 	}
 	return out, nil
 }
-
