@@ -11,7 +11,9 @@ import (
 
 func (a *app) stateCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "state",
+		Use: "state",
+		Example: `  efmesh state adopt --dry-run
+  efmesh state adopt`,
 		Short: "Repair the state store from what the warehouse holds",
 		Args:  cobra.NoArgs,
 	}
