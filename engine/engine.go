@@ -217,6 +217,39 @@ func (e *BusyError) Holder() string {
 	return "another process (" + pid + ", " + e.Program + ")"
 }
 
+// CorruptError is a database whose storage is damaged: the engine found a
+// block it cannot trust (DuckDB: a checksum that does not match) while
+// opening the database or reading a relation. Nothing read from it can be
+// believed, and nothing should be built on it: the file is restored from
+// a backup, or deleted and rebuilt.
+type CorruptError struct {
+	Database string   // the database as the user named it (a file); "" when unknown
+	Relation Relation // the relation being read when the damage was found; zero when none
+	Detail   string   // the engine's own message
+}
+
+func (e *CorruptError) Error() string {
+	db := e.Database
+	if db == "" {
+		db = "the warehouse"
+	}
+	if e.Relation.Name != "" {
+		return fmt.Sprintf("%s is corrupt: reading %s: %s", db, e.Relation, e.Detail)
+	}
+	return fmt.Sprintf("%s is corrupt: %s", db, e.Detail)
+}
+
+// Verifier is an optional capability: an engine that can read relations
+// through to their storage, to find damage a catalog query never sees (a
+// corrupt block in the middle of a database file, which the catalog and
+// a LIMIT 1 read past). Verify reads every column of every row of each
+// relation with a cheap aggregate; the first damaged one is a
+// *CorruptError naming it. Other errors (a relation dropped meanwhile)
+// are returned as they are.
+type Verifier interface {
+	Verify(ctx context.Context, rels []Relation) error
+}
+
 // FeatureError reports an engine lacking a feature a model needs.
 type FeatureError struct {
 	Engine  string

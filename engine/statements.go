@@ -151,3 +151,21 @@ func CountRelationsQuery(d Dialect, schema string) string {
 func RelationsQuery(d Dialect, schema string) string {
 	return "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = " + d.Literal(schema)
 }
+
+// ViewDefinitionsQuery returns the query listing the views of the schemas
+// named (all but except when schemas is empty and except is not), one row
+// each: schema, name and definition, from the standard information schema.
+func ViewDefinitionsQuery(d Dialect, schemas []string, except string) string {
+	q := "SELECT table_schema, table_name, view_definition FROM information_schema.views"
+	switch {
+	case len(schemas) > 0:
+		lits := make([]string, len(schemas))
+		for i, s := range schemas {
+			lits[i] = d.Literal(s)
+		}
+		q += " WHERE table_schema IN (" + strings.Join(lits, ", ") + ")"
+	case except != "":
+		q += " WHERE table_schema <> " + d.Literal(except)
+	}
+	return q
+}

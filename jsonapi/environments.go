@@ -177,3 +177,53 @@ type Schedule struct {
 	// Text is the units or crontab lines, as printed without --json.
 	Text string `json:"text"`
 }
+
+// Adopt is efmesh state adopt's payload: the warehouse's tables of this
+// checkout's model versions recorded in the state store as built.
+type Adopt struct {
+	APIVersion int `json:"apiVersion"`
+	// DryRun: nothing was recorded; the lists say what would be.
+	DryRun bool `json:"dryRun"`
+	// Adopted are the models whose physical table of this checkout's
+	// version was in the warehouse and is now recorded as built.
+	Adopted []string `json:"adopted"`
+	// Known are the models whose version the store already had built.
+	Known []string `json:"known"`
+	// Absent are the models whose version has no table in the warehouse:
+	// the next apply builds them.
+	Absent []string `json:"absent"`
+	// Envs are the environments the warehouse serves and the store does
+	// not know.
+	Envs []EnvAdoption `json:"environments"`
+}
+
+// EnvAdoption is one environment the store does not know, as its views in
+// the warehouse show it.
+type EnvAdoption struct {
+	Env string `json:"env"` // the environment's name
+	// Views counts the environment's views that read efmesh's tables.
+	Views int `json:"views"`
+	// Current counts the views that read this checkout's version of
+	// their model: apply --force points them at the same table, building
+	// nothing.
+	Current int `json:"current"`
+	// Others lists the views of other versions: apply would move them to
+	// this checkout's; absent when none.
+	Others []string `json:"others,omitempty"`
+}
+
+// Corrupt is the payload of any command that found the warehouse file
+// damaged (exit 1): what was found, where, and what to do.
+type Corrupt struct {
+	APIVersion int `json:"apiVersion"`
+	// Error is the damage, as the text output says it.
+	Error string `json:"error"`
+	// File is the warehouse file, relative to the project root when
+	// inside it.
+	File string `json:"file"`
+	// Relation is the table whose storage is damaged; absent when the
+	// file itself cannot be opened.
+	Relation string `json:"relation,omitempty"`
+	// Hint says what to do: restore a backup, or rebuild.
+	Hint string `json:"hint"`
+}

@@ -35,6 +35,8 @@ func (Migrate) payload()         {}
 func (Schedule) payload()        {}
 func (Init) payload()            {}
 func (Man) payload()             {}
+func (Adopt) payload()           {}
+func (Corrupt) payload()         {}
 func (InitDBT) payload()         {}
 func (InitSQLMesh) payload()     {}
 func (VersionInfo) payload()     {}

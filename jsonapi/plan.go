@@ -30,6 +30,21 @@ type Plan struct {
 	// Warnings: findings on the whole plan that do not stop it (each
 	// model's are in its line).
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Unrecorded: efmesh relations the warehouse holds that the state
+	// store does not know (a state store deleted), when the store knows
+	// nothing of the environment; absent otherwise.
+	Unrecorded *Unrecorded `json:"unrecorded,omitempty"`
+}
+
+// Unrecorded is what the warehouse holds of efmesh's that the state store
+// does not know: efmesh state adopt records it.
+type Unrecorded struct {
+	// Tables are the relations under the physical schema that no snapshot
+	// of the store names, in name order.
+	Tables []string `json:"tables"`
+	// Views are, per environment the store does not know, the views in
+	// its schemas that read the physical schema, in name order.
+	Views map[string][]string `json:"views"`
 }
 
 // Summary tallies a plan as apply reports it.

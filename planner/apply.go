@@ -25,8 +25,13 @@ type ApplyOptions struct {
 	// the environment's last applied one: the apply is refused
 	// (*EnvMovedError) when someone applied since.
 	ExpectEnv string
-	Now       func() time.Time // default time.Now
-	Logger    *slog.Logger     // progress; default discards
+	// OverwriteUnrecorded lets the apply replace the views of an
+	// environment the warehouse serves and the state store does not know
+	// (Plan.Unrecorded); without it such an apply is refused
+	// (*UnrecordedEnvError).
+	OverwriteUnrecorded bool
+	Now                 func() time.Time // default time.Now
+	Logger              *slog.Logger     // progress; default discards
 	// Started is called when a model's build begins (total is the number
 	// of models the apply builds); Progress after it is built.
 	Started  func(model string, total int)
@@ -147,6 +152,9 @@ func Apply(ctx context.Context, p *Plan, wh engine.Engine, st state.Store, opt A
 	}
 	if len(p.unconfirmed) > 0 {
 		return res, &HistoryRebuildError{Models: p.unconfirmed}
+	}
+	if u := p.Unrecorded; u != nil && len(u.Views[p.Env]) > 0 && !opt.OverwriteUnrecorded {
+		return res, &UnrecordedEnvError{Env: p.Env, Views: len(u.Views[p.Env])}
 	}
 
 	fail := func(err error) (*ApplyResult, error) {

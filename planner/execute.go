@@ -149,6 +149,11 @@ func execute(ctx context.Context, p *Plan, b *builder, st state.Store, opt Apply
 			todo = append(todo, mp)
 		}
 	}
+	// Nothing is built on a table whose storage is damaged: the tables the
+	// work reads or computes into are read whole first (verifyTables).
+	if err := verifyTables(ctx, b.wh, buildInputs(p, todo)); err != nil {
+		return err
+	}
 	x.total = len(todo)
 	if err := x.prepare(ctx, b, todo); err != nil {
 		return err

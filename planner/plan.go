@@ -203,6 +203,10 @@ type Plan struct {
 	// Warnings are findings on the whole plan that do not stop it (a
 	// warehouse apply cannot write); each model's are its own.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Unrecorded is what the warehouse holds of efmesh's that the state
+	// store does not know, looked for when the store knows nothing of
+	// the environment (findUnrecorded); nil when nothing.
+	Unrecorded *Unrecorded `json:"unrecorded,omitempty"`
 
 	analysis *analysis.Analysis
 	current  map[string]state.Pointer

@@ -514,6 +514,18 @@ func (p *Plan) checkSources(ctx context.Context, st state.Reader, cfg planConfig
 			return err
 		}
 		problems = append(ds, problems...)
+		// An environment the store does not know: is the warehouse
+		// serving it all the same (a state store deleted)?
+		if cfg.warehouse != nil && len(p.current) == 0 {
+			u, err := findUnrecorded(ctx, cfg.warehouse, st, p.analysis)
+			if err != nil {
+				return err
+			}
+			if u != nil {
+				p.Unrecorded = u
+				p.Warnings = append(p.Warnings, Warning{Code: CodeUnrecorded, Message: u.text()})
+			}
+		}
 	}
 	if len(problems) > 0 {
 		project.SortDiagnostics(problems)

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -42,6 +43,9 @@ type Status struct {
 	// Missing lists the relations the store says exist that the warehouse
 	// lacks (StatusWarehouse); each is a problem.
 	Missing []MissingRelation
+	// Corrupt is the damage found reading the environment's tables whole
+	// (StatusWarehouse): the warehouse's storage lost data. Nil when none.
+	Corrupt *engine.CorruptError
 	// Notes are what status could not look at, which is no problem: a
 	// warehouse another process is writing (StatusWarehouseBusy).
 	Notes []string
@@ -83,6 +87,8 @@ func StatusFreshness(p *project.Project) StatusOption {
 // against the warehouse wh (nil: one that does not exist) with one catalog
 // query, and the parquet files of lake targets under the project folder
 // root. A relation the store trusts but the warehouse lacks is a problem.
+// The tables that are there are read whole (verifyTables): damaged
+// storage is a problem too (Status.Corrupt).
 func StatusWarehouse(wh engine.Engine, root string) StatusOption {
 	return func(c *statusConfig) {
 		c.checkWarehouse, c.warehouse, c.root = true, wh, root
@@ -249,11 +255,22 @@ func (s *Status) checkRelations(ctx context.Context, st state.Reader, cfg projec
 		d = sc.warehouse.Dialect()
 	}
 	var err error
-	if s.Missing, err = missingIn(ctx, sc.warehouse, st, envExpectations(d, s.Env, models, sc.root, lake)); err != nil {
+	exp := envExpectations(d, s.Env, models, sc.root, lake)
+	if s.Missing, err = missingIn(ctx, sc.warehouse, st, exp); err != nil {
 		return err
 	}
 	for _, mr := range s.Missing {
 		s.Problems = append(s.Problems, mr.Model+": "+mr.Reason)
+	}
+	if sc.warehouse != nil {
+		// Present is not readable: the tables are read whole.
+		err := verifyTables(ctx, sc.warehouse, presentTables(exp, s.Missing))
+		if !errors.As(err, &s.Corrupt) && err != nil {
+			return err
+		}
+		if s.Corrupt != nil {
+			s.Problems = append(s.Problems, s.Corrupt.Error())
+		}
 	}
 	if sc.warehouse != nil {
 		ps, err := fileSourceProblems(ctx, sc.warehouse, sc.root, models)

@@ -35,7 +35,23 @@ func JSONPlan(p *planner.Plan) jsonapi.Plan {
 		DueRefresh:  p.DueRefresh,
 		Reverts:     convertAll(p.Reverts, jsonRevert),
 		Warnings:    convertAll(p.Warnings, jsonWarning),
+		Unrecorded:  jsonUnrecorded(p.Unrecorded),
 	}
+}
+
+func jsonUnrecorded(u *planner.Unrecorded) *jsonapi.Unrecorded {
+	if u == nil {
+		return nil
+	}
+	return &jsonapi.Unrecorded{Tables: u.Tables, Views: u.Views}
+}
+
+// JSONAdoption is efmesh state adopt's report.
+func JSONAdoption(a *planner.Adoption, dryRun bool) jsonapi.Adopt {
+	return jsonapi.Adopt{APIVersion: jsonapi.Version, DryRun: dryRun, Adopted: a.Adopted, Known: a.Known, Absent: a.Absent,
+		Envs: convertAll(a.Envs, func(e planner.EnvAdoption) jsonapi.EnvAdoption {
+			return jsonapi.EnvAdoption{Env: e.Env, Views: e.Views, Current: e.Current, Others: e.Others}
+		})}
 }
 
 // JSONModelPlans is a plan's model lines as its payload shows them.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +42,7 @@ var (
 	_ engine.Catalog        = (*DB)(nil)
 	_ engine.FileReader     = (*DB)(nil)
 	_ engine.QueueDescriber = (*DB)(nil)
+	_ engine.Verifier       = (*DB)(nil)
 )
 
 // Open opens (creating when missing) the database at path; "" or ":memory:"
@@ -92,7 +94,7 @@ func openDB(path string, readOnly bool) (*DB, error) {
 		if be := busyError(err, path); be != nil {
 			return nil, be
 		}
-		return nil, fmt.Errorf("duckdb: open %s: %w", path, convertError(err, 0))
+		return nil, openError(path, err)
 	}
 	db := sql.OpenDB(c)
 	// One connection: DuckDB serializes writers anyway, and a single
@@ -105,9 +107,21 @@ func openDB(path string, readOnly bool) (*DB, error) {
 		if be := busyError(err, path); be != nil {
 			return nil, be
 		}
-		return nil, fmt.Errorf("duckdb: open %s: %w", path, convertError(err, 0))
+		return nil, openError(path, err)
 	}
 	return &DB{db: db, conn: c, path: path}, nil
+}
+
+// openError is err, DuckDB refusing to open path: a damaged file is an
+// *engine.CorruptError naming it.
+func openError(path string, err error) error {
+	e := convertError(err, 0)
+	var ce *engine.CorruptError
+	if errors.As(e, &ce) {
+		ce.Database = path
+		return ce
+	}
+	return fmt.Errorf("duckdb: open %s: %w", path, e)
 }
 
 // Dialect returns DuckDB's DDL generator.

@@ -65,11 +65,19 @@ func convertError(err error, shift int) error {
 	msg := err.Error()
 	i := strings.IndexByte(msg, '{')
 	if i < 0 {
+		if ce := corruptError(msg); ce != nil {
+			return ce
+		}
 		return &engine.SQLError{Message: msg, Position: -1}
 	}
 	var je jsonError
 	if json.Unmarshal([]byte(msg[i:]), &je) != nil || je.Message == "" {
 		return &engine.SQLError{Message: msg, Position: -1}
+	}
+	if je.Type == "IO" {
+		if ce := corruptError(je.Message); ce != nil {
+			return ce
+		}
 	}
 	e := &engine.SQLError{Type: je.Type, Subtype: je.Subtype, Message: je.Message, Name: je.Name, Position: -1}
 	if p, perr := strconv.Atoi(je.Position); perr == nil {
@@ -224,6 +232,22 @@ func quotedAfter(s, marker string) []string {
 		out = append(out, rest[a+1:a+1+b])
 		rest = rest[a+b+2:]
 	}
+}
+
+// corruptMarker is how DuckDB words a block whose checksum does not match
+// what was written: `Corrupt database file: computed checksum … does not
+// match stored checksum … in block at location …`. The message is the
+// only place it says so (an IO error like a full disk otherwise).
+const corruptMarker = "Corrupt database file"
+
+// corruptError returns an *engine.CorruptError when msg is DuckDB finding
+// a damaged block, else nil. Its Database is for the caller to fill.
+func corruptError(msg string) *engine.CorruptError {
+	i := strings.Index(msg, corruptMarker)
+	if i < 0 {
+		return nil
+	}
+	return &engine.CorruptError{Detail: msg[i:]}
 }
 
 // conflictingLock finds the holder in DuckDB's message about a file another

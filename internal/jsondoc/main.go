@@ -73,6 +73,8 @@ var payloads = []payload{
 	{"efmesh init --from-sqlmesh", typeOf[jsonapi.InitSQLMesh]()},
 	{"efmesh version", typeOf[jsonapi.VersionInfo]()},
 	{"efmesh man --out <dir>", typeOf[jsonapi.Man]()},
+	{"efmesh state adopt", typeOf[jsonapi.Adopt]()},
+	{"any command, when the warehouse file is damaged", typeOf[jsonapi.Corrupt]()},
 	{"any command, when the project has errors", typeOf[jsonapi.Problems]()},
 	{"any command, when it fails otherwise", typeOf[jsonapi.Error]()},
 }

@@ -126,7 +126,7 @@ var subcommands = []struct {
 	{"audit", (*app).auditCmd}, {"diff", (*app).diffCmd}, {"janitor", (*app).janitorCmd}, {"lsp", (*app).lspCmd},
 	{"passport", (*app).passportCmd}, {"schedule", (*app).scheduleCmd}, {"compact", (*app).compactCmd}, {"query", (*app).queryCmd},
 	{"show", (*app).showCmd}, {"env", (*app).envCmd}, {"create-external", (*app).createExternalCmd}, {"create-test", (*app).createTestCmd},
-	{"lint", (*app).lintCmd}, {"format", (*app).formatCmd}, {"man", (*app).manCmd},
+	{"lint", (*app).lintCmd}, {"format", (*app).formatCmd}, {"man", (*app).manCmd}, {"state", (*app).stateCmd},
 }
 
 // commandOf is the name of the subcommand args run: the first argument
@@ -298,6 +298,11 @@ func (a *app) fail(err error) {
 	var ce *planner.ContractError
 	if errors.As(err, &ce) {
 		a.printDiagnostics(ce.Diagnostics)
+		return
+	}
+	var corrupt *engine.CorruptError
+	if errors.As(err, &corrupt) {
+		a.printCorrupt(corrupt)
 		return
 	}
 	var ue *usageError

@@ -146,6 +146,10 @@ type driftCase struct {
 	rows func(before string) string
 	// known: a mismatch this sweep found and left open, with why.
 	known string
+	// unrecorded are the environments whose views the warehouse serves and
+	// the drifted state store does not know: the plan warns, apply refuses
+	// them without --force, and the sweep goes on with --force.
+	unrecorded []string
 }
 
 // TestDriftSweep: per drift, plan (the full path and the no-op digest),
@@ -287,7 +291,7 @@ func TestDriftSweep(t *testing.T) {
 				"CREATE OR REPLACE VIEW dev__core.labeled AS SELECT * FROM main.old_labeled")
 		}},
 		{name: "physical schema dropped", drift: func(t *testing.T, dir string) { execWarehouse(t, dir, "DROP SCHEMA _efmesh CASCADE") }},
-		{name: "state truncated", drift: func(t *testing.T, dir string) {
+		{name: "state truncated", unrecorded: []string{"dev", "prod"}, drift: func(t *testing.T, dir string) {
 			if err := os.Truncate(filepath.Join(dir, ".efmesh", "state.db"), 0); err != nil {
 				t.Fatal(err)
 			}
@@ -298,19 +302,19 @@ func TestDriftSweep(t *testing.T) {
 		{name: "seed value does not cast", files: true, fails: true, drift: func(t *testing.T, dir string) {
 			editFile(t, dir, "seeds/ev.csv", func(s string) string { return s + "5,lots,2026-01-03T08:00:00\n" })
 		}},
-		{name: "state deleted", drift: func(t *testing.T, dir string) {
+		{name: "state deleted", unrecorded: []string{"dev", "prod"}, drift: func(t *testing.T, dir string) {
 			for _, f := range []string{"state.db", "state.db-wal", "state.db-shm"} {
 				os.Remove(filepath.Join(dir, ".efmesh", f))
 			}
 		}},
-		{name: "state deleted, WAL left behind", drift: func(t *testing.T, dir string) {
+		{name: "state deleted, WAL left behind", unrecorded: []string{"dev", "prod"}, drift: func(t *testing.T, dir string) {
 			wal := staleStateWAL(t, dir)
 			for _, f := range []string{"state.db", "state.db-wal", "state.db-shm"} {
 				os.Remove(filepath.Join(dir, ".efmesh", f))
 			}
 			writeFile(t, dir, ".efmesh/state.db-wal", wal)
 		}},
-		{name: "another project's state", drift: func(t *testing.T, dir string) {
+		{name: "another project's state", unrecorded: []string{"prod"}, drift: func(t *testing.T, dir string) {
 			b, err := os.ReadFile(filepath.Join(other, ".efmesh", "state.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -462,7 +466,24 @@ func checkDrift(t *testing.T, dir string, c driftCase, before, want string) {
 	}
 
 	stored := storedEnvs(t, dir)
-	apply := runRes(t, dir, "apply", "dev", "--yes")
+	applyArgs := func(env string) []string {
+		if slices.Contains(c.unrecorded, env) {
+			return []string{"apply", env, "--yes", "--force"}
+		}
+		return []string{"apply", env, "--yes"}
+	}
+	if slices.Contains(c.unrecorded, "dev") {
+		if !strings.Contains(full.out, "warning: unrecorded-relations: ") {
+			report("the warehouse serves dev, unknown to the store, and the plan does not say so:\n%s", full)
+		}
+		if r := runRes(t, dir, "apply", "dev", "--yes"); r.code != ExitError || !strings.Contains(r.err, "--force") {
+			report("apply over dev's unrecorded views without --force: exit %d, want 1 naming --force:\n%s", r.code, r)
+		}
+		if got := storedEnvs(t, dir); got != stored {
+			report("a refused apply changed the state store:\n%s\nwas\n%s", got, stored)
+		}
+	}
+	apply := runRes(t, dir, applyArgs("dev")...)
 	t.Logf("apply: exit %d\n%s", apply.code, apply)
 	if (apply.code == ExitOK) == planFails {
 		report("plan exit %d but apply exit %d:\nplan:\n%s\napply:\n%s", full.code, apply.code, full, apply)
@@ -510,7 +531,7 @@ func checkDrift(t *testing.T, dir string, c driftCase, before, want string) {
 	} else if p := runRes(t, dir, "plan", "prod"); p.code != ExitOK || strings.Contains(p.out, "No changes") {
 		report("status --check of prod is unhealthy:\n%s\nplan prod:\n%s", st, p)
 	}
-	if ap := runRes(t, dir, "apply", "prod", "--yes"); ap.code != ExitOK {
+	if ap := runRes(t, dir, applyArgs("prod")...); ap.code != ExitOK {
 		report("apply prod: exit %d\n%s", ap.code, ap)
 	} else if got := driftRows(t, dir, "prod"); got != want {
 		report("prod after its apply:\n%s\nwant\n%s", got, want)

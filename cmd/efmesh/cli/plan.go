@@ -194,6 +194,7 @@ func (a *app) applyCmd() *cobra.Command {
 		retries   int
 		jobs      int
 		expectEnv string
+		force     bool
 	)
 	cmd := &cobra.Command{
 		Use: "apply <env>",
@@ -269,7 +270,7 @@ nothing runs none.`,
 					}
 					return nil
 				},
-				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, Started: live.Started, Progress: live.Built(metricsOf(a.ctx).progressed(nil)),
+				Apply: planner.ApplyOptions{AppliedBy: appliedBy(), ExpectEnv: expectEnv, OverwriteUnrecorded: force, Started: live.Started, Progress: live.Built(metricsOf(a.ctx).progressed(nil)),
 					Retries: retries, Jobs: jobs, BatchProgress: live.Batch(a.batchProgress()), BatchFailed: a.batchFailed()},
 			}
 			if !a.json && metricsOf(a.ctx) == nil {
@@ -286,6 +287,7 @@ nothing runs none.`,
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cmd.Flags().BoolVar(&skipTests, "skip-tests", false, "build without running the unit tests of the models the apply builds first")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite the views of an environment the warehouse serves and the state store does not know (a state store deleted; see efmesh state adopt)")
 	cmd.Flags().StringVar(&expectEnv, "expect-env", "", "refuse to apply unless the environment's last applied plan is this id (status --json: lastPlan.id), for pipelines")
 	cf.register(cmd)
 	cmd.Flags().IntVar(&retries, "retries", 0, "retry a failed interval batch write N times (exponential backoff)")

@@ -179,6 +179,11 @@ func (a *app) printTick(env string, res *planner.RunResult, err error) {
 		}
 		fmt.Fprintf(a.stderr, "efmesh: run %s: %s; the batch in flight was rolled back; the next run resumes\n", env, why)
 	default:
+		var corrupt *engine.CorruptError
+		if errors.As(err, &corrupt) { // positioned: the warehouse file
+			a.printCorrupt(corrupt)
+			break
+		}
 		var pe *planner.ProblemsError
 		if errors.As(err, &pe) { // positioned: the project's own problems
 			a.printDiagnostics(pe.Diagnostics)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +64,7 @@ func scriptParams(dir string) testscript.Params {
 			"sql":     sqlByHand,
 			"parquet": csvToParquet,
 			"example": exampleCmd,
+			"corrupt": corruptByHand,
 		},
 	}
 }
@@ -137,6 +139,51 @@ func sqlByHand(ts *testscript.TestScript, neg bool, args []string) {
 		return fmt.Sprintf("_efmesh.%v", rows.Values[0][0])
 	})
 	ts.Check(db.Exec(ctx, q))
+}
+
+// corruptByHand writes 64 KiB of random bytes into the work folder's DuckDB
+// warehouse file, inside a block that holds a model's physical table, as a
+// failing disk or a stray writer would: `corrupt med.moves`. The file's
+// catalog stays readable; the table's rows in that block do not.
+func corruptByHand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || !strings.Contains(args[0], ".") {
+		ts.Fatalf("usage: corrupt schema.model")
+	}
+	path := filepath.Join(ts.Getenv("WORK"), "efmesh.duckdb")
+	block, size := corruptibleBlock(ts, path, strings.Replace(args[0], ".", "__", 1)+"__")
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	ts.Check(err)
+	defer f.Close()
+	junk := make([]byte, 64<<10)
+	r := rand.New(rand.NewPCG(33, 7))
+	for i := range junk {
+		junk[i] = byte(r.Uint32())
+	}
+	// A DuckDB file is three 4 KiB headers, then blocks of size bytes.
+	_, err = f.WriteAt(junk, 3*4096+block*size+4096)
+	ts.Check(err)
+}
+
+// corruptibleBlock is the block of the last column of the last row group
+// of the physical table whose name starts with prefix, and the file's block size.
+func corruptibleBlock(ts *testscript.TestScript, path, prefix string) (block, size int64) {
+	db, err := duckdb.Open(path)
+	ts.Check(err)
+	defer db.Close()
+	ctx := context.Background()
+	rows, err := db.Query(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = '_efmesh' AND starts_with(table_name, '"+prefix+"')")
+	ts.Check(err)
+	if len(rows.Values) != 1 {
+		ts.Fatalf("corrupt: %d physical tables named %s…, want 1", len(rows.Values), prefix)
+	}
+	rows, err = db.Query(ctx, fmt.Sprintf("SELECT block_id, (SELECT block_size FROM pragma_database_size()) FROM pragma_storage_info('_efmesh.%v') WHERE block_id >= 0 ORDER BY row_group_id DESC, column_id DESC LIMIT 1", rows.Values[0][0]))
+	ts.Check(err)
+	b, ok1 := rows.Values[0][0].(int64)
+	s, ok2 := rows.Values[0][1].(int64)
+	if !ok1 || !ok2 {
+		ts.Fatalf("corrupt: no storage block for %s…: %v", prefix, rows.Values)
+	}
+	return b, s
 }
 
 // csvToParquet writes a parquet file from a CSV file of the work folder,

@@ -102,6 +102,13 @@ Lag a cron does not call for yet is normal, and so is a tick in progress
 			} else {
 				a.printStatus(s)
 			}
+			ce := s.Corrupt
+			if ce == nil {
+				errors.As(whErr, &ce)
+			}
+			if ce != nil {
+				a.printCorruptBeside(ce)
+			}
 			if check && !s.Healthy() {
 				return &exitError{code: ExitError}
 			}
