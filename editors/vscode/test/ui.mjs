@@ -131,6 +131,19 @@ async function waitHttp(url, ms) {
 
 let server;
 let chrome;
+// A run stopped from outside (timeout) takes code-server, which runs in a
+// process group of its own, with it.
+for (const sig of ['SIGTERM', 'SIGINT']) {
+  process.on(sig, () => {
+    try {
+      if (server) process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    console.log(`\nui: ${passed} passed, ${failed + 1} failed (stopped by ${sig})`);
+    process.exit(1);
+  });
+}
 let page;
 let shot = 0;
 async function screenshot(name) {
@@ -180,8 +193,12 @@ async function openFile(rel) {
   await quickInput().waitFor({ state: 'visible', timeout: 10000 });
   await page.keyboard.type(rel, { delay: 5 });
   const base = path.basename(rel);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: base }).first().waitFor({ state: 'visible', timeout: 15000 });
-  await page.keyboard.press('Enter');
+  // The row of that very file: recently opened files come first, and a
+  // fuzzy match of the path may be another file.
+  const exact = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+  await row.waitFor({ state: 'visible', timeout: 15000 });
+  await row.click();
   await page.locator('.tab.active', { hasText: base }).waitFor({ state: 'visible', timeout: 15000 });
   await page.locator('.part.editor .monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 10000 });
 }
@@ -363,14 +380,20 @@ try {
   let rows = [];
   if (frame) {
     rows = await poll(async () => {
-      const r = await frame.locator('#models tr').evaluateAll((trs) => trs.map((tr) => tr.innerText.replace(/\s+/g, ' ')));
-      return r.some((x) => /med\.stays breaking/.test(x)) ? r : undefined;
+      const r = await frame.locator('#models tr').evaluateAll((trs) => trs.map((tr) => ({
+        model: tr.querySelector('a.model')?.textContent ?? '',
+        change: tr.querySelector('.category')?.textContent ?? '',
+        cause: tr.querySelector('.cause')?.textContent ?? '',
+      })));
+      return r.some((x) => x.model === 'med.stays' && x.change === 'breaking') ? r : undefined;
     }, 30000, 500) ?? [];
   }
   await screenshot('plan-view-breaking');
-  check(rows.some((r) => /^med\.stays breaking/.test(r)), 'the plan view lists med.stays as breaking', rows.join('\n'));
-  const radius = rows.filter((r) => /because of med\.stays/.test(r)).map((r) => r.split(' ')[0]);
-  check(['med.stays_by_dept', 'mart.stay_hours'].every((m) => radius.includes(m)), `its blast radius: ${radius.join(', ')}`, rows.join('\n'));
+  const table = rows.map((r) => `${r.model} ${r.change} ${r.cause}`).join('\n');
+  check(rows.some((r) => r.model === 'med.stays' && r.change === 'breaking'), 'the plan view lists med.stays as breaking', table);
+  const radius = rows.filter((r) => r.change === 'indirect' && /because of med\.stays/.test(r.cause)).map((r) => r.model);
+  check(['med.stays_by_dept', 'mart.stay_hours', 'mart.longest_stays', 'mart.daily_census'].every((m) => radius.includes(m)),
+    `its blast radius, each "because of med.stays": ${radius.join(', ')}`, table);
   const summary = frame ? await frame.locator('#summary').innerText().catch(() => '') : '';
   check(/\d+ models change, \d+ to build/.test(summary), `the plan view's summary: ${summary}`, summary);
 } catch (err) {
