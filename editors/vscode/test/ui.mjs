@@ -389,6 +389,9 @@ try {
     }, 30000, 500) ?? [];
   }
   await screenshot('plan-view-breaking');
+  // The model and its plan side by side, small enough for the README
+  // (docs/code-server-plan.png).
+  await page.screenshot({ path: path.join(artifacts, 'plan-view-readme.png'), clip: { x: 345, y: 35, width: 1095, height: 500 } }).catch(() => undefined);
   const table = rows.map((r) => `${r.model} ${r.change} ${r.cause}`).join('\n');
   check(rows.some((r) => r.model === 'med.stays' && r.change === 'breaking'), 'the plan view lists med.stays as breaking', table);
   const radius = rows.filter((r) => r.change === 'indirect' && /because of med\.stays/.test(r.cause)).map((r) => r.model);
