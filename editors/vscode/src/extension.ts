@@ -217,11 +217,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const client = s.client;
       const editor = vscode.window.visibleTextEditors.find((x) => x.document === d);
       const options = { tabSize: Number(editor?.options.tabSize ?? 2), insertSpaces: editor?.options.insertSpaces !== false };
+      const began = Date.now();
       const formatted = client
         .sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: d.uri.toString() }, options })
         .then((edits) => client.protocol2CodeConverter.asTextEdits(edits))
         .then(
-          (edits) => edits ?? [],
+          (edits) => {
+            output.appendLine(`efmesh: format on save: ${vscode.workspace.asRelativePath(d.uri)}: ${edits?.length ?? 0} edits in ${Date.now() - began} ms`);
+            return edits ?? [];
+          },
           (err) => {
             output.appendLine(`efmesh: format on save: ${messageOf(err)}`);
             return [];

@@ -90,6 +90,8 @@ fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
   'window.restoreWindows': 'none',
   'chat.disableAIFeatures': true,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  // Step (d) saves a model typed in lower case: the server formats it.
+  'efmesh.formatOnSave': true,
 }, null, 2));
 
 const node = path.join(csDir, 'node', 'bin', 'node');
@@ -364,14 +366,20 @@ try {
   check(/No changes/.test(plan), '`efmesh plan dev` on the CLI then says "No changes"', plan);
 
   // (d) The plan view lists a breaking change with its blast radius.
-  step('(d) the plan view: a breaking change and its blast radius');
+  step('(d) format on save; the plan view: a breaking change and its blast radius');
   await openFile('models/med/stays.sql');
   const lines = fs.readFileSync(path.join(project, 'models/med/stays.sql'), 'utf8').split('\n');
   const where = lines.findIndex((l) => /^WHERE dept <> 'discharge'/.test(l));
   await goTo(where + 1, lines[where].length + 1);
-  await page.keyboard.type(' AND case_id IS NOT NULL');
+  await page.keyboard.type(' and case_id is not null');
   await page.keyboard.press('Control+S');
   await poll(async () => (await page.locator('.tab.active.dirty').count()) === 0, 10000);
+  const saved = await poll(async () => {
+    const text = fs.readFileSync(path.join(project, 'models/med/stays.sql'), 'utf8');
+    return /case_id/.test(text) ? text : undefined;
+  }, 10000);
+  check(saved && saved.includes("WHERE dept <> 'discharge' AND case_id IS NOT NULL"), 'efmesh.formatOnSave: the model is saved formatted (keywords upper case)',
+    saved?.split('\n').find((l) => /case_id is|case_id IS/i.test(l)));
   await palette('efmesh: Plan environment');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'dev' }).first().waitFor({ state: 'visible', timeout: 15000 });
   await page.keyboard.type('dev');
