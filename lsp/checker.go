@@ -64,6 +64,7 @@ func newChecker(v *view) *checker {
 	c := &checker{v: v, kick: make(chan struct{}, 1), jobs: make(chan func()), repub: make(chan struct{}, 1),
 		done: make(chan struct{}), published: map[string]published{}}
 	c.hints = newHinter(v)
+	c.lint.configure = v.s.lintConfig
 	c.ctx, c.cancel = context.WithCancel(v.s.ctx)
 	return c
 }
@@ -374,7 +375,7 @@ func (c *checker) checkOpenFirst(ctx context.Context, snap *snapshot) {
 	if err != nil {
 		return // cancelled, or the whole check reports it
 	}
-	sev, _ := lint.Configure(p.Config.Lint)
+	sev, _ := lint.Configure(c.v.s.lintConfig(p.Config.Lint))
 	found := slices.Concat(a.Diagnostics, lint.Check(a, sev, names))
 	byFile := map[string][]project.Diagnostic{}
 	for _, d := range found {

@@ -6,7 +6,8 @@
 //
 //   - transport: stream.go (framing that survives bad input), server.go
 //     (dispatch, panic recovery, cancellation), lifecycle.go (initialize …
-//     exit);
+//     exit), settings.go (the client's settings: lint rules over
+//     efmesh.yaml's);
 //   - state: documents.go (the editor's buffers), view.go (one project
 //     root), snapshot.go and load.go (immutable workspace snapshots of disk
 //     plus buffers, reparsing only edited files), checker.go (the one

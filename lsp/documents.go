@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -226,14 +227,27 @@ func (s *Server) openUnder(root string) map[string]openDoc {
 	return out
 }
 
-// dirtyUnder lists open documents inside root with unsaved changes.
+// dirtyUnder lists open documents inside root with unsaved changes: a
+// buffer changed since it was opened or saved whose text is not the
+// disk's (an edit undone in the editor leaves the file as saved, and the
+// client sends no didSave for it).
 func (s *Server) dirtyUnder(root string) []string {
+	type changed struct {
+		rel, path string
+		text      []byte
+	}
+	var maybe []changed
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
 	for path, d := range s.docs {
 		if rel, ok := relPath(root, path); ok && d.dirty {
-			out = append(out, rel)
+			maybe = append(maybe, changed{rel, path, d.text})
+		}
+	}
+	s.mu.Unlock()
+	var out []string
+	for _, c := range maybe {
+		if disk, err := project.ReadFile(c.path); err != nil || !bytes.Equal(disk, c.text) {
+			out = append(out, c.rel)
 		}
 	}
 	return out

@@ -28,6 +28,8 @@ type initializeParams struct {
 		// server (connect.ServerWorkbench), as plan does, instead of the
 		// server-less binder.
 		BindInServer bool `json:"bindInServer"`
+		// Lint: the editor's lint setting (lintSettings).
+		Lint json.RawMessage `json:"lint"`
 	} `json:"initializationOptions"`
 	Capabilities struct {
 		Window struct {
@@ -114,6 +116,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	}
 	badEnv := env != "" && s.env != env
 	s.mu.Unlock()
+	s.setLintSettings(p.InitializationOptions.Lint)
 	if badEnv {
 		s.logf(protocol.MessageTypeWarning, "initializationOptions.environment %q is not a valid environment name; using %q", env, "dev")
 	}
@@ -209,22 +212,28 @@ func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessag
 	var p struct {
 		Settings struct {
 			Efmesh struct {
-				Environment string `json:"environment"`
+				Environment string          `json:"environment"`
+				Lint        json.RawMessage `json:"lint"`
 			} `json:"efmesh"`
 		} `json:"settings"`
 	}
 	lenient(params, &p)
+	changed := false
 	if env := p.Settings.Efmesh.Environment; env != "" && analysis.ValidateEnv(env) == nil {
 		s.mu.Lock()
-		changed := s.env != env
+		changed = s.env != env
 		s.env = env
 		s.mu.Unlock()
-		if changed {
-			// The environment's vars are in force in every model: load
-			// the projects again with them.
-			for _, v := range s.allViews() {
-				v.reload()
-			}
+	}
+	// Both setting-set lines are evaluated: a change of both is one reload.
+	if s.setLintSettings(p.Settings.Efmesh.Lint) {
+		changed = true
+	}
+	if changed {
+		// The environment's vars are in force in every model, and the
+		// lint setting in every finding: load the projects again.
+		for _, v := range s.allViews() {
+			v.reload()
 		}
 	}
 	return nil

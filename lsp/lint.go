@@ -58,6 +58,18 @@ type lintCache struct {
 	lastSet *modelSet
 	lastOut []project.Diagnostic
 	walked  bool // the last call walked every model
+
+	// configure applies the client's lint setting to a project's lint:
+	// section (Server.lintConfig); nil: the project's alone.
+	configure func(project.LintConfig) project.LintConfig
+}
+
+// config is cfg with the client's lint setting over it.
+func (lc *lintCache) config(cfg project.LintConfig) project.LintConfig {
+	if lc.configure == nil {
+		return cfg
+	}
+	return lc.configure(cfg)
 }
 
 // lintChecked is lint for an edit's check when a's models are those of
@@ -68,7 +80,7 @@ func (lc *lintCache) lintChecked(a, prev *analysis.Analysis, full bool, models *
 	if full || prev == nil || prev != lc.lastA || models == nil || models != lc.lastSet || lc.byModel == nil {
 		return nil, false
 	}
-	if sev, _ := lint.Configure(a.Project.Config.Lint); !maps.Equal(sev, lc.sev) {
+	if sev, _ := lint.Configure(lc.config(a.Project.Config.Lint)); !maps.Equal(sev, lc.sev) {
 		return nil, false
 	}
 	var stale []string
@@ -116,7 +128,7 @@ type lintEntry struct {
 // its own there; an edit's check lints its few models and keeps them in
 // memory only.
 func (lc *lintCache) lint(a *analysis.Analysis, full bool) []project.Diagnostic {
-	sev, out := lint.Configure(a.Project.Config.Lint)
+	sev, out := lint.Configure(lc.config(a.Project.Config.Lint))
 	if lc.byModel == nil || !maps.Equal(sev, lc.sev) {
 		lc.sev, lc.byModel = sev, map[string]lintEntry{}
 	}

@@ -465,6 +465,12 @@ func (r *scenario) run(line string) error {
 		}
 		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"efmesh": map[string]any{"environment": args[1]}}})
 		c.waitIdle()
+	case "lint": // lint JSON: the editor's efmesh.lint setting (settings)
+		if err := need(1); err != nil {
+			return err
+		}
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"efmesh": map[string]any{"lint": json.RawMessage(args[1])}}})
+		c.waitIdle()
 	case "env": // env NAME VALUE: the server's environment, e.g. its clock
 		if err := need(2); err != nil {
 			return err

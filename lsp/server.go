@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/efmesh/efmesh/analysis"
+	"github.com/efmesh/efmesh/project"
 	"github.com/efmesh/efmesh/workspace"
 )
 
@@ -70,6 +71,9 @@ type Server struct {
 	// bindInServer: checks bind Postgres bodies with the project's server
 	// (initializationOptions.bindInServer).
 	bindInServer bool
+	// lintRules: the client's lint setting, applied over each project's
+	// lint: rules: (settings.go).
+	lintRules []project.LintRuleSetting
 	// presence is the cached listing of the warehouses' catalogs that
 	// lenses, hints and the side bar plan against (workspace.Presence),
 	// refreshed after an apply, a plan, a save or presenceTTL.

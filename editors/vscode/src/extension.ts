@@ -6,13 +6,14 @@
 // Every command contributed in package.json is registered in activate,
 // here (test/manifest.mjs checks it).
 import * as vscode from 'vscode';
-import { Middleware, State } from 'vscode-languageclient/node';
+import { DocumentFormattingRequest, Middleware, State } from 'vscode-languageclient/node';
 import { apply, pickEnvironment, plan, runTests } from './deploy';
 import { LineagePanel } from './lineage';
 import { PlanPanel } from './planview';
 import { PreviewPanel } from './preview';
 import { openRender, RENDER_SCHEME, RenderProvider } from './render';
-import { CONFIG_FILE, createClient, findProjects, INSTALL_HINT, projectOf, resolveBinary } from './server';
+import { CONFIG_FILE, createClient, findBinary, findProjects, INSTALL_HINT, INSTALL_URL, projectOf } from './server';
+import { formatOnSave, previewLimit } from './settings';
 import { CommandArgs, messageOf, PROD, Session } from './session';
 import { UnitTests } from './testing';
 import { EnvironmentsTree, ModelsTree } from './trees';
@@ -83,7 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           case 'efmesh.lineage':
             return LineagePanel.show(s, context.extensionUri, a, a.uri ? projectOf(s.roots, vscode.Uri.parse(a.uri)) : undefined);
           case 'efmesh.preview':
-            return PreviewPanel.show(s, a);
+            return PreviewPanel.show(s, { limit: previewLimit(), ...a });
           default:
             return next(command, args);
         }
@@ -104,20 +105,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     s.roots = await findProjects();
     updateStatus();
     if (s.roots.length === 0) return;
-    const setting = vscode.workspace.getConfiguration('efmesh').get<string>('path', 'efmesh');
-    s.binary = resolveBinary(setting);
+    const setting = vscode.workspace.getConfiguration('efmesh').get<string>('path', '');
+    const found = findBinary(setting, context.extensionPath);
+    s.binary = found.binary;
     if (!s.binary) {
       const open = 'Open Settings';
+      const install = 'How to install';
       const retry = 'Retry';
       // Not awaited: a pending notification must not hold up the next restart.
       void vscode.window
-        .showErrorMessage(`efmesh: cannot find the efmesh binary "${setting}". ${INSTALL_HINT}`, open, retry)
+        .showErrorMessage(`efmesh: cannot find the efmesh binary (tried ${found.tried.join(', ')}). ${INSTALL_HINT}`, install, open, retry)
         .then((choice) => {
+          if (choice === install) void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
           if (choice === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'efmesh.path');
           if (choice === retry) void restart();
         });
       return;
     }
+    output.appendLine(`efmesh: starting ${s.binary} lsp (${found.source === 'bundled' ? 'the binary this extension ships' : found.source === 'setting' ? 'from efmesh.path' : 'found on PATH'})`);
     const client = createClient(s.binary, s.roots, s.environment(), middleware, serverLog);
     s.client = client;
     try {
@@ -177,7 +182,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     })),
     vscode.commands.registerCommand('efmesh.previewModel', guarded(async (arg?: unknown) => {
       const t = await s.target(uriArg(arg));
-      if (t) await PreviewPanel.show(s, t.args);
+      if (t) await PreviewPanel.show(s, { ...t.args, limit: previewLimit() });
     })),
     vscode.commands.registerCommand('efmesh.runTests', guarded(async (arg?: unknown) => {
       s.running();
@@ -198,10 +203,35 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         render.refresh();
         refreshTrees();
       }
-      if (e.affectsConfiguration('efmesh.path')) void restart();
+      // The server reads these when it starts.
+      if (e.affectsConfiguration('efmesh.path') || e.affectsConfiguration('efmesh.bindInServer')) void restart();
     }),
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (projectOf(s.roots, e.document.uri)) render.refresh();
+    }),
+    // Format on save: the server's formatting (the same as efmesh format)
+    // of a project's models, applied as part of the save.
+    vscode.workspace.onWillSaveTextDocument((e) => {
+      const d = e.document;
+      if (!formatOnSave() || !s.client || d.languageId === 'yaml' || !d.uri.path.endsWith('.sql') || !projectOf(s.roots, d.uri)) return;
+      const client = s.client;
+      const editor = vscode.window.visibleTextEditors.find((x) => x.document === d);
+      const options = { tabSize: Number(editor?.options.tabSize ?? 2), insertSpaces: editor?.options.insertSpaces !== false };
+      const began = Date.now();
+      const formatted = client
+        .sendRequest(DocumentFormattingRequest.type, { textDocument: { uri: d.uri.toString() }, options })
+        .then((edits) => client.protocol2CodeConverter.asTextEdits(edits))
+        .then(
+          (edits) => {
+            output.appendLine(`efmesh: format on save: ${vscode.workspace.asRelativePath(d.uri)}: ${edits?.length ?? 0} edits in ${Date.now() - began} ms`);
+            return edits ?? [];
+          },
+          (err) => {
+            output.appendLine(`efmesh: format on save: ${messageOf(err)}`);
+            return [];
+          },
+        );
+      e.waitUntil(formatted);
     }),
     vscode.workspace.onDidSaveTextDocument((d) => {
       if (projectOf(s.roots, d.uri)) refreshTrees();

@@ -10,21 +10,63 @@ import {
   LanguageClientOptions,
   Middleware,
   ServerOptions,
-  TransportKind,
 } from 'vscode-languageclient/node';
+import { initializationOptions } from './settings';
 
 export const CONFIG_FILE = 'efmesh.yaml';
 
+/** Where to get efmesh, shown (as a button) whenever the binary cannot be found or started. */
+export const INSTALL_URL = 'https://github.com/efmesh/efmesh#install';
+
 /** The fix shown whenever the binary cannot be found or started. */
 export const INSTALL_HINT =
-  'Install it with `go install github.com/efmesh/efmesh/cmd/efmesh@latest` (or `go build -o ~/go/bin/efmesh ./cmd/efmesh` in a clone) ' +
-  'and make sure it is on PATH, or set "efmesh.path" to its full path.';
+  'Install the efmesh extension for your platform (it ships efmesh), or install efmesh with ' +
+  '`go install github.com/efmesh/efmesh/cmd/efmesh@latest` and make sure it is on PATH, or set "efmesh.path" to its full path.';
+
+/** bundledBinary is where a platform package (vsce package --target) keeps its efmesh. */
+export function bundledBinary(extensionPath: string): string {
+  return path.join(extensionPath, 'bin', process.platform === 'win32' ? 'efmesh.exe' : 'efmesh');
+}
+
+/** Where the binary that runs came from, for the log and the messages. */
+export type BinarySource = 'setting' | 'bundled' | 'PATH';
 
 /**
- * resolveBinary finds the efmesh executable the "efmesh.path" setting names:
- * a bare name is looked up on PATH, a path (absolute, ~/…, or relative to
- * the first workspace folder) must be an executable file. It returns
- * undefined when there is none.
+ * findBinary picks the efmesh to run: the "efmesh.path" setting when it is
+ * set, else the binary this extension ships (platform packages), else
+ * efmesh on PATH. It returns undefined, with what was tried, when none is
+ * an executable file.
+ */
+export function findBinary(setting: string, extensionPath: string): { binary?: string; source?: BinarySource; tried: string[] } {
+  const tried: string[] = [];
+  if (setting.trim()) {
+    const p = resolveBinary(setting);
+    return p ? { binary: p, source: 'setting', tried } : { tried: [`"efmesh.path": "${setting.trim()}"`] };
+  }
+  const bundled = bundledBinary(extensionPath);
+  if (isExecutable(bundled)) return { binary: bundled, source: 'bundled', tried };
+  tried.push(`the bundled ${bundled}`);
+  const onPath = resolveBinary('efmesh');
+  if (onPath) return { binary: onPath, source: 'PATH', tried };
+  tried.push('efmesh on PATH');
+  return { tried };
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    if (!fs.statSync(p).isFile()) return false;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * resolveBinary finds the efmesh executable a setting names: a bare name
+ * is looked up on PATH, a path (absolute, ~/…, or relative to the first
+ * workspace folder) must be an executable file. It returns undefined when
+ * there is none.
  */
 export function resolveBinary(setting: string): string | undefined {
   let name = setting.trim() || 'efmesh';
@@ -32,19 +74,7 @@ export function resolveBinary(setting: string): string | undefined {
   if (folder) name = name.replace(/\$\{workspaceFolder\}/g, folder);
   if (name === '~' || name.startsWith('~/')) name = path.join(os.homedir(), name.slice(1));
   const exts = process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
-  const executable = (p: string): boolean => {
-    for (const ext of exts) {
-      try {
-        if (fs.statSync(p + ext).isFile()) {
-          fs.accessSync(p + ext, fs.constants.X_OK);
-          return true;
-        }
-      } catch {
-        // not this one
-      }
-    }
-    return false;
-  };
+  const executable = (p: string): boolean => exts.some((ext) => isExecutable(p + ext));
   if (name.includes('/') || name.includes(path.sep)) {
     const p = path.isAbsolute(name) ? name : path.resolve(folder ?? process.cwd(), name);
     return executable(p) ? p : undefined;
@@ -104,16 +134,19 @@ export function createClient(
   const serverOptions: ServerOptions = {
     command: binary,
     args: ['lsp'],
-    transport: TransportKind.stdio,
+    // No transport: with TransportKind.stdio vscode-languageclient adds
+    // --stdio to the arguments, which `efmesh lsp` does not take (stdio is
+    // its only transport); without one it talks over stdio all the same.
     options: { cwd: roots[0]?.fsPath },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(roots),
     diagnosticCollectionName: 'efmesh',
     outputChannel: output,
-    initializationOptions: { environment },
+    initializationOptions: initializationOptions(environment),
     // Sends workspace/didChangeConfiguration {settings: {efmesh: …}} when a
-    // setting changes; the server reads efmesh.environment from it.
+    // setting changes; the server reads efmesh.environment and
+    // efmesh.lint from it.
     synchronize: { configurationSection: 'efmesh' },
     middleware,
   };

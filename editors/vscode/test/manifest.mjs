@@ -55,11 +55,19 @@ for (const [menu, items] of Object.entries(pkg.contributes?.menus ?? {})) {
 const props = pkg.contributes?.configuration?.properties ?? {};
 const read_ = new Set([
   ...[...allSrc.matchAll(/getConfiguration\('efmesh'\)\s*\.get<\w+>\('([\w.]+)'/g)].map((m) => `efmesh.${m[1]}`),
+  ...[...read('src/settings.ts').matchAll(/\bc\.get<[\w<>, ]+>\('([\w.]+)'/g)].map((m) => `efmesh.${m[1]}`),
   ...[...allSrc.matchAll(/affectsConfiguration\('(efmesh\.[\w.]+)'\)/g)].map((m) => m[1]),
 ]);
 for (const key of read_) check(key in props, `setting ${key} read by the code is contributed`);
 for (const key of ['efmesh.path', 'efmesh.environment']) check(key in props, `setting ${key} is contributed`);
-check(props['efmesh.path']?.default === 'efmesh', 'efmesh.path defaults to "efmesh"');
+check(props['efmesh.path']?.default === '', 'efmesh.path defaults to "": the bundled binary, else PATH');
+for (const key of ['efmesh.formatOnSave', 'efmesh.preview.limit', 'efmesh.lint.enabled', 'efmesh.lint.rules', 'efmesh.bindInServer']) {
+  check(key in props && read_.has(key), `setting ${key} is contributed and read by the code`);
+}
+check(/sendRequest\(DocumentFormattingRequest\.type/.test(src) && /onWillSaveTextDocument/.test(src), 'format on save asks the server to format in onWillSaveTextDocument');
+check(/lint: lintSettings\(\)/.test(read('src/settings.ts')) && /bindInServer: bindInServer\(\)/.test(read('src/settings.ts')),
+  'the server starts with the lint and bindInServer settings (initializationOptions)');
+check(!/^\s*transport:/m.test(read('src/server.ts')), 'the server is started without --stdio (TransportKind.stdio adds it; efmesh lsp does not take it)');
 check(props['efmesh.environment']?.default === 'dev', 'efmesh.environment defaults to "dev"');
 check(
   (pkg.capabilities?.untrustedWorkspaces?.restrictedConfigurations ?? []).includes('efmesh.path'),
@@ -113,10 +121,13 @@ check(read('src/testing.ts').includes("'efmesh.test'"), 'the Test Explorer runs 
 check(read('src/planview.ts').includes("'efmesh.plan'") && read('media/plan.js').includes("type: 'apply'"), 'the plan view plans and applies');
 
 // Packaging.
-check(pkg.main === './out/extension.js' && fs.existsSync(path.join(dir, pkg.main)), 'main is the compiled out/extension.js');
-check(/^\^?9\./.test(pkg.dependencies?.['vscode-languageclient'] ?? ''), 'depends on vscode-languageclient@9');
-check(Object.keys(pkg.dependencies ?? {}).length === 1, 'vscode-languageclient is the only runtime dependency');
-for (const d of ['typescript', '@vscode/vsce', '@types/vscode', '@types/node', 'vscode-languageserver-protocol']) {
+check(pkg.main === './dist/extension.js', 'main is the bundle dist/extension.js', pkg.main);
+check(/--bundle\b/.test(pkg.scripts?.bundle ?? '') && /--outfile=dist\/extension\.js\b/.test(pkg.scripts.bundle) && /--external:vscode\b/.test(pkg.scripts.bundle),
+  'npm run bundle writes one file, dist/extension.js, with everything but vscode inside', pkg.scripts?.bundle);
+check(/\bbundle\b/.test(pkg.scripts?.['vscode:prepublish'] ?? ''), 'vsce package bundles first (vscode:prepublish)');
+check(/^\^?9\./.test(pkg.devDependencies?.['vscode-languageclient'] ?? ''), 'built with vscode-languageclient@9');
+check(Object.keys(pkg.dependencies ?? {}).length === 0, 'no runtime dependency: the bundle holds them');
+for (const d of ['typescript', '@vscode/vsce', '@types/vscode', '@types/node', 'vscode-languageserver-protocol', 'esbuild', 'playwright-core']) {
   check(d in (pkg.devDependencies ?? {}), `${d} is a devDependency`);
 }
 const engine = (pkg.engines?.vscode ?? '').replace(/^\^/, '');
@@ -132,7 +143,7 @@ for (const f of ['media/lineage.js', 'media/lineage.css']) {
 }
 check(!/https?:\/\//.test((read('media/lineage.js') + read('media/lineage.css')).replaceAll('http://www.w3.org/2000/svg', '')), 'the lineage view loads nothing from the network');
 const ignore = read('.vscodeignore');
-for (const p of ['src/**', 'test/**']) check(ignore.includes(p), `.vscodeignore leaves out ${p}`);
+for (const p of ['src/**', 'test/**', 'out/**', 'node_modules/**']) check(ignore.includes(p), `.vscodeignore leaves out ${p}`);
 
 // The compiled modules load outside VS Code (a stand-in answers for the
 // vscode module) and export what package.json and the tests expect.
