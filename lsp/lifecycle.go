@@ -136,6 +136,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				TriggerCharacters: []string{"(", ","},
 			},
 			DocumentSymbolProvider:  true,
+			CallHierarchyProvider:   true,
 			WorkspaceSymbolProvider: true,
 			CodeActionProvider: &protocol.CodeActionOptions{
 				CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.RefactorRewrite, kindRender, kindPlan, kindApply},

@@ -50,6 +50,9 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	cat FILE                     print the client's text of a file
 //	messages                     print (and forget) messages and progress shown
 //	environment NAME             switch the editor's environment (its vars)
+//	calls FILE MARKER            call hierarchy: the item, its incoming and outgoing calls
+//	highlight FILE MARKER        document highlights
+//	folds FILE                   folding ranges, each with its first line
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txtar")
 	if len(files) == 0 {
@@ -147,7 +150,7 @@ func (r *scenario) run(line string) error {
 	// answer from the files alone would race the check (requests during
 	// the load are TestRequestsDuringLoad's).
 	switch args[0] {
-	case "hover", "def", "refs", "complete", "sig", "rename", "actions", "fix", "sources", "source", "format":
+	case "hover", "def", "refs", "complete", "sig", "rename", "actions", "fix", "sources", "source", "format", "calls", "highlight", "folds":
 		c.waitIdle()
 	}
 	switch args[0] {
@@ -448,6 +451,8 @@ func (r *scenario) run(line string) error {
 		_ = json.Unmarshal(res, &v)
 		b, _ := json.MarshalIndent(v, "", "  ")
 		r.printf("%s\n", b)
+	case "calls", "highlight", "folds":
+		return r.navigation(args)
 	case "wsymbols":
 		query := ""
 		if len(args) > 1 {

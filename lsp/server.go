@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -302,6 +303,7 @@ func init() {
 		protocol.MethodTextDocumentRangeFormatting: {fn: (*Server).rangeFormatting, async: true},
 		protocol.MethodSemanticTokensFull:          {fn: (*Server).semanticTokensFull},
 	}
+	maps.Copy(requestTable, navigationRequests)
 }
 
 // handle is the connection's handler. It never returns an error: jsonrpc2
