@@ -142,6 +142,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.RefactorRewrite, kindRender, kindPlan, kindApply},
 			},
 			CodeLensProvider:                &protocol.CodeLensOptions{},
+			DocumentHighlightProvider:       true,
 			DocumentFormattingProvider:      true,
 			DocumentRangeFormattingProvider: true,
 			SemanticTokensProvider: map[string]any{

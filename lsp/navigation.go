@@ -9,4 +9,5 @@ var navigationRequests = map[string]request{
 	protocol.MethodTextDocumentPrepareCallHierarchy: {fn: (*Server).prepareCallHierarchy},
 	protocol.MethodCallHierarchyIncomingCalls:       {fn: (*Server).incomingCalls},
 	protocol.MethodCallHierarchyOutgoingCalls:       {fn: (*Server).outgoingCalls},
+	protocol.MethodTextDocumentDocumentHighlight:    {fn: (*Server).documentHighlight},
 }
