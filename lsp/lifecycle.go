@@ -143,6 +143,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			},
 			CodeLensProvider:                &protocol.CodeLensOptions{},
 			DocumentHighlightProvider:       true,
+			FoldingRangeProvider:            true,
 			DocumentFormattingProvider:      true,
 			DocumentRangeFormattingProvider: true,
 			SemanticTokensProvider: map[string]any{

@@ -10,4 +10,5 @@ var navigationRequests = map[string]request{
 	protocol.MethodCallHierarchyIncomingCalls:       {fn: (*Server).incomingCalls},
 	protocol.MethodCallHierarchyOutgoingCalls:       {fn: (*Server).outgoingCalls},
 	protocol.MethodTextDocumentDocumentHighlight:    {fn: (*Server).documentHighlight},
+	protocol.MethodTextDocumentFoldingRange:         {fn: (*Server).foldingRange},
 }
