@@ -63,6 +63,9 @@ type clientOptions struct {
 	beforeLint func()
 	// beforeLoad is the server's hook before a view loads its project.
 	beforeLoad func(root string)
+	// workspaceEdit is the client's workspace.workspaceEdit capability
+	// (documentChanges, resourceOperations), when it has one.
+	workspaceEdit map[string]any
 }
 
 func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
@@ -91,6 +94,9 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	}
 	if opts.progress {
 		caps["window"] = map[string]any{"workDoneProgress": true}
+	}
+	if opts.workspaceEdit != nil {
+		caps["workspace"].(map[string]any)["workspaceEdit"] = opts.workspaceEdit
 	}
 	init := map[string]any{
 		"processId":        nil,

@@ -106,6 +106,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
 		watchRegister:    p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
 		related:          p.Capabilities.TextDocument.PublishDiagnostics.RelatedInformation,
+		renameFiles:      resourceRename(params),
 	}
 	if env != "" {
 		if err := analysis.ValidateEnv(env); err == nil {

@@ -1,7 +1,10 @@
 package lsp
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -93,4 +96,58 @@ func highlightKind(k protocol.DocumentHighlightKind) string {
 		return "write"
 	}
 	return "text"
+}
+
+// fileRename is a RenameFile operation of a workspace edit.
+type fileRename struct {
+	Kind   string               `json:"kind"`
+	OldURI protocol.DocumentURI `json:"oldUri"`
+	NewURI protocol.DocumentURI `json:"newUri"`
+}
+
+// fileRenames prints and returns the RenameFile operations among a
+// workspace edit's documentChanges.
+func (r *scenario) fileRenames(raw json.RawMessage) []fileRename {
+	var e struct {
+		DocumentChanges []fileRename `json:"documentChanges"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	var out []fileRename
+	for _, op := range e.DocumentChanges {
+		if op.Kind == "rename" {
+			r.printf("  rename file %s -> %s\n", r.rel(op.OldURI), r.rel(op.NewURI))
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// renameFiles carries out RenameFile operations as an editor does: the
+// file moves on disk, its buffer (with the edits just applied) moves with
+// it, and the watchers report the move.
+func (r *scenario) renameFiles(ops []fileRename) error {
+	c := r.c
+	for _, op := range ops {
+		oldRel, newRel := r.rel(op.OldURI), r.rel(op.NewURI)
+		text := c.text(oldRel)
+		c.close(oldRel)
+		newPath := filepath.Join(c.root, filepath.FromSlash(newRel))
+		if err := os.MkdirAll(filepath.Dir(newPath), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(c.root, filepath.FromSlash(oldRel)), newPath); err != nil {
+			return err
+		}
+		c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+			map[string]any{"uri": c.uri(oldRel), "type": protocol.FileChangeTypeDeleted},
+			map[string]any{"uri": c.uri(newRel), "type": protocol.FileChangeTypeCreated},
+		}})
+		c.mu.Lock()
+		c.texts[newRel] = text
+		c.versions[newRel] = 1
+		c.mu.Unlock()
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": c.uri(newRel), "languageId": "sql", "version": 1, "text": string(text)}})
+	}
+	return nil
 }

@@ -96,6 +96,8 @@ type clientInfo struct {
 	// related: the client shows a diagnostic's relatedInformation; to one
 	// that does not, the related places are told in the message.
 	related bool
+	// renameFiles: workspace edits may rename files (resourceOperations).
+	renameFiles bool
 }
 
 // Serve runs one session over rwc (stdin/stdout for `efmesh lsp`) until the
