@@ -67,6 +67,9 @@ type clientOptions struct {
 	// logger receives the server's log (and the use cases'); nil:
 	// discarded.
 	logger *slog.Logger
+	// workspaceEdit is the client's workspace.workspaceEdit capability
+	// (documentChanges, resourceOperations), when it has one.
+	workspaceEdit map[string]any
 }
 
 func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
@@ -95,6 +98,9 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	}
 	if opts.progress {
 		caps["window"] = map[string]any{"workDoneProgress": true}
+	}
+	if opts.workspaceEdit != nil {
+		caps["workspace"].(map[string]any)["workspaceEdit"] = opts.workspaceEdit
 	}
 	init := map[string]any{
 		"processId":        nil,

@@ -29,7 +29,12 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	if !ok || d.f.model == nil {
 		return nil, nil
 	}
-	source := sourceActions(d, s.environment())
+	// Source actions only when asked for: a client that lists quick fixes
+	// (no only, or only quickfix) would show them in every fix menu.
+	var source []protocol.CodeAction
+	if wantsSource(p.Context.Only) {
+		source = sourceActions(d, s.environment())
+	}
 	if onlySource(p.Context.Only) {
 		// No fix is asked for: answer without waiting for a check.
 		return onlyKinds(source, p.Context.Only), nil

@@ -108,6 +108,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
 		watchRegister:    p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
 		related:          p.Capabilities.TextDocument.PublishDiagnostics.RelatedInformation,
+		renameFiles:      resourceRename(params),
 	}
 	if env != "" {
 		if err := analysis.ValidateEnv(env); err == nil {
@@ -139,11 +140,14 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				TriggerCharacters: []string{"(", ","},
 			},
 			DocumentSymbolProvider:  true,
+			CallHierarchyProvider:   true,
 			WorkspaceSymbolProvider: true,
 			CodeActionProvider: &protocol.CodeActionOptions{
 				CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.RefactorRewrite, kindRender, kindPlan, kindApply},
 			},
 			CodeLensProvider:                &protocol.CodeLensOptions{},
+			DocumentHighlightProvider:       true,
+			FoldingRangeProvider:            true,
 			DocumentFormattingProvider:      true,
 			DocumentRangeFormattingProvider: true,
 			SemanticTokensProvider: map[string]any{

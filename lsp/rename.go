@@ -76,6 +76,12 @@ func (s *Server) rename(_ context.Context, params json.RawMessage) (any, error) 
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
+	s.mu.Lock()
+	renameFiles := s.client.renameFiles
+	s.mu.Unlock()
+	if renameFiles {
+		moveModelFile(d, p.NewName, edit)
+	}
 	return edit, nil
 }
 

@@ -25,6 +25,8 @@ type renameWorkspaceEdit struct {
 	Changes           map[protocol.DocumentURI][]protocol.TextEdit `json:"changes,omitempty"`
 	DocumentChanges   []annotatedDocumentEdit                      `json:"documentChanges,omitempty"`
 	ChangeAnnotations map[string]protocol.ChangeAnnotation         `json:"changeAnnotations,omitempty"`
+	// fileOps follow the text edits in documentChanges (MarshalJSON).
+	fileOps []renameFileOp
 }
 
 type annotatedDocumentEdit struct {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,7 +37,7 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	diags                        wait for the checks, print every diagnostic
 //	hover|def|refs|complete FILE MARKER
 //	sig FILE MARKER              signature help (> the active signature, [the active parameter])
-//	rename FILE MARKER NAME [apply]   apply: edit the client's buffers
+//	rename FILE MARKER NAME [apply]   apply: edit the client's buffers (and rename files)
 //	format FILE [MARKER MARKER]  textDocument/formatting (rangeFormatting
 //	                             between the markers), applied to the buffer
 //	actions FILE MARKER          code actions at the cursor
@@ -51,6 +50,9 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/*
 //	cat FILE                     print the client's text of a file
 //	messages                     print (and forget) messages and progress shown
 //	environment NAME             switch the editor's environment (its vars)
+//	calls FILE MARKER            call hierarchy: the item, its incoming and outgoing calls
+//	highlight FILE MARKER        document highlights
+//	folds FILE                   folding ranges, each with its first line
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txtar")
 	if len(files) == 0 {
@@ -72,12 +74,18 @@ func runScenario(t *testing.T, file string) {
 	sections := map[string][]byte{}
 	var script string
 	wantIdx := -1
+	opts := clientOptions{progress: true}
 	for i, f := range ar.Files {
 		switch {
 		case f.Name == "script":
 			script = string(f.Data)
 		case f.Name == "want":
 			wantIdx = i
+		case f.Name == "client-workspace-edit":
+			// The client's workspace.workspaceEdit capability, as JSON.
+			if err := json.Unmarshal(f.Data, &opts.workspaceEdit); err != nil {
+				t.Fatalf("client-workspace-edit: %v", err)
+			}
 		case strings.HasPrefix(f.Name, "new/"):
 			sections[f.Name] = f.Data
 		default:
@@ -90,7 +98,7 @@ func runScenario(t *testing.T, file string) {
 			}
 		}
 	}
-	c := newTestClient(t, root, clientOptions{progress: true})
+	c := newTestClient(t, root, opts)
 	r := &scenario{t: t, c: c, sections: sections}
 	for n, line := range strings.Split(script, "\n") {
 		line = strings.TrimSpace(line)
@@ -148,7 +156,7 @@ func (r *scenario) run(line string) error {
 	// answer from the files alone would race the check (requests during
 	// the load are TestRequestsDuringLoad's).
 	switch args[0] {
-	case "hover", "def", "refs", "complete", "sig", "rename", "actions", "fix", "sources", "source", "format":
+	case "hover", "def", "refs", "complete", "sig", "rename", "actions", "fix", "sources", "source", "format", "calls", "highlight", "folds":
 		c.waitIdle()
 	}
 	switch args[0] {
@@ -331,14 +339,22 @@ func (r *scenario) run(line string) error {
 		}
 		p := c.docPos(args[1], args[2])
 		p["newName"] = args[3]
-		var edit *protocol.WorkspaceEdit
-		if err := c.call("textDocument/rename", p, &edit); err != nil {
+		var raw json.RawMessage
+		if err := c.call("textDocument/rename", p, &raw); err != nil {
 			r.printf("error: %v\n", err)
 			return nil
 		}
+		var edit *protocol.WorkspaceEdit
+		if err := json.Unmarshal(raw, &edit); err != nil {
+			return err
+		}
 		r.edit(edit)
+		ops := r.fileRenames(raw)
 		if len(args) > 4 && args[4] == "apply" && edit != nil {
 			r.apply(edit)
+			if err := r.renameFiles(ops); err != nil {
+				return err
+			}
 		}
 	case "format":
 		if len(args) != 2 && len(args) != 4 {
@@ -379,9 +395,9 @@ func (r *scenario) run(line string) error {
 			"context":      map[string]any{"diagnostics": []any{}},
 		}, &actions)
 		if args[0] == "actions" {
-			// The source actions (render, plan, apply) are on every
-			// model; the sources command shows them.
-			actions = slices.DeleteFunc(actions, func(a protocol.CodeAction) bool { return strings.HasPrefix(string(a.Kind), "source.") })
+			// No only: the source actions (render, plan, apply) are
+			// not asked for and must not be listed; the sources
+			// command shows them.
 			if len(actions) == 0 {
 				r.printf("none\n")
 			}
@@ -449,6 +465,8 @@ func (r *scenario) run(line string) error {
 		_ = json.Unmarshal(res, &v)
 		b, _ := json.MarshalIndent(v, "", "  ")
 		r.printf("%s\n", b)
+	case "calls", "highlight", "folds":
+		return r.navigation(args)
 	case "wsymbols":
 		query := ""
 		if len(args) > 1 {

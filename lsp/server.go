@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -99,6 +100,8 @@ type clientInfo struct {
 	// related: the client shows a diagnostic's relatedInformation; to one
 	// that does not, the related places are told in the message.
 	related bool
+	// renameFiles: workspace edits may rename files (resourceOperations).
+	renameFiles bool
 }
 
 // Serve runs one session over rwc (stdin/stdout for `efmesh lsp`) until the
@@ -306,6 +309,7 @@ func init() {
 		protocol.MethodTextDocumentRangeFormatting: {fn: (*Server).rangeFormatting, async: true},
 		protocol.MethodSemanticTokensFull:          {fn: (*Server).semanticTokensFull},
 	}
+	maps.Copy(requestTable, navigationRequests)
 }
 
 // handle is the connection's handler. It never returns an error: jsonrpc2

@@ -69,3 +69,15 @@ func onlySource(only []protocol.CodeActionKind) bool {
 	}
 	return true
 }
+
+// wantsSource reports whether only names source actions: "source" or a
+// source.* kind. An empty only (every kind) does not: clients send it for
+// the quick-fix menu, where render, plan and apply are clutter.
+func wantsSource(only []protocol.CodeActionKind) bool {
+	for _, k := range only {
+		if k == protocol.Source || strings.HasPrefix(string(k), string(protocol.Source)+".") {
+			return true
+		}
+	}
+	return false
+}
