@@ -17,6 +17,8 @@ var Version = "dev"
 // is decoded on its own rather than as protocol.InitializeParams so that a
 // client capability of an unexpected shape cannot fail initialize.
 type initializeParams struct {
+	// ProcessID is the client's process: the server ends when it is gone.
+	ProcessID        int    `json:"processId"`
 	RootURI          string `json:"rootUri"`
 	RootPath         string `json:"rootPath"`
 	WorkspaceFolders []struct {
@@ -114,6 +116,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	}
 	badEnv := env != "" && s.env != env
 	s.mu.Unlock()
+	s.clientProcess(p.ProcessID)
 	if badEnv {
 		s.logf(protocol.MessageTypeWarning, "initializationOptions.environment %q is not a valid environment name; using %q", env, "dev")
 	}
