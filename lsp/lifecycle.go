@@ -173,14 +173,17 @@ func (s *Server) initialized(_ context.Context, _ json.RawMessage) error {
 			s.ensureView(root)
 		}
 	}
+	if !register {
+		// The client cannot watch the files for the server: a git
+		// checkout or an edit from the CLI would go unseen.
+		s.watchFolders(watchPoll)
+	}
 	if register {
 		s.goSafe("register file watchers", func() {
 			params := &protocol.RegistrationParams{Registrations: []protocol.Registration{{
-				ID:     "efmesh-watch",
-				Method: protocol.MethodWorkspaceDidChangeWatchedFiles,
-				RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{
-					{GlobPattern: "**/*.sql"}, {GlobPattern: "**/efmesh.yaml"}, {GlobPattern: "**/*.csv"},
-				}},
+				ID:              "efmesh-watch",
+				Method:          protocol.MethodWorkspaceDidChangeWatchedFiles,
+				RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: watchers()},
 			}}}
 			if err := s.call(s.ctx, protocol.MethodClientRegisterCapability, params, nil); err != nil {
 				s.log.Debug("registering file watchers failed", "err", err)
@@ -238,4 +241,13 @@ func (s *Server) environment() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.env
+}
+
+// watchers are the file watchers registered with the client.
+func watchers() []protocol.FileSystemWatcher {
+	w := make([]protocol.FileSystemWatcher, len(watchedGlobs))
+	for i, g := range watchedGlobs {
+		w[i] = protocol.FileSystemWatcher{GlobPattern: g}
+	}
+	return w
 }

@@ -58,6 +58,10 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // async requests and checkers
 
+	// serial orders the notifications the server makes itself (the
+	// file poll) with the client's.
+	serial sync.Mutex
+
 	mu     sync.Mutex
 	state  int
 	exited chan struct{}
@@ -399,6 +403,8 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			return nil
 		}
 		func() {
+			s.serial.Lock()
+			defer s.serial.Unlock()
 			defer s.recoverPanic(method, nil)
 			if err := fn(s, ctx, req.Params()); err != nil {
 				s.logf(protocol.MessageTypeWarning, "%s: %v", method, err)
