@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -78,4 +79,16 @@ func TestBigModelDoesNotStall(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	t.Logf("heap in use after GC: %d MB", ms.HeapInuse>>20)
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmHWM:") || strings.HasPrefix(line, "VmRSS:") {
+				t.Log(strings.Join(strings.Fields(line), " "))
+			}
+		}
+	}
+	// The generous bound of the issue (500 MB): the check of the big
+	// model's body alone used to take gigabytes.
+	if ms.HeapInuse > 500<<20 {
+		t.Errorf("heap in use %d MB with the big model open", ms.HeapInuse>>20)
+	}
 }
