@@ -16,12 +16,12 @@ import (
 
 // The benchmark project of DESIGN.md §9: n FULL models in chains of five
 // over one EXTERNAL table.
-func writeBenchProject(b *testing.B, n int) string { return writeBenchProjectWith(b, n, false) }
+func writeBenchProject(b testing.TB, n int) string { return writeBenchProjectWith(b, n, false) }
 
 // writeBenchProjectWith is writeBenchProject; with brokenLeaves the last
 // model of every chain reads a column its parent lacks (as scripts/bench
 // does), so a fifth of the files have a diagnostic to publish.
-func writeBenchProjectWith(b *testing.B, n int, brokenLeaves bool) string {
+func writeBenchProjectWith(b testing.TB, n int, brokenLeaves bool) string {
 	b.Helper()
 	root := b.TempDir()
 	write := func(rel, text string) {

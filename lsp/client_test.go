@@ -56,6 +56,8 @@ type testClient struct {
 type clientOptions struct {
 	initOptions map[string]any
 	progress    bool // the client supports window/workDoneProgress
+	// noWatch: the client cannot register file watchers (Neovim 0.7).
+	noWatch bool
 	// beforeWholeCheck is the server's hook between the open files' check
 	// and the whole project's.
 	beforeWholeCheck func(open map[string]openDoc)
@@ -95,6 +97,9 @@ func newTestClient(t testing.TB, root string, opts clientOptions) *testClient {
 	caps := map[string]any{
 		"workspace":    map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}},
 		"textDocument": map[string]any{"publishDiagnostics": map[string]any{"relatedInformation": true}},
+	}
+	if opts.noWatch {
+		caps["workspace"] = map[string]any{}
 	}
 	if opts.progress {
 		caps["window"] = map[string]any{"workDoneProgress": true}

@@ -7,7 +7,13 @@
 //   - transport: stream.go (framing that survives bad input), server.go
 //     (dispatch, panic recovery, cancellation), lifecycle.go (initialize …
 //     exit), settings.go (the client's settings: lint rules over
-//     efmesh.yaml's);
+//     efmesh.yaml's); input.go reads the client on a goroutine of its own so the
+//     end of the input stops everything even while a handler is busy, and
+//     parent.go ends the session when the client's process (initialize's
+//     processId) is gone; Serve returns within a second of exit;
+//   - bounds: bigfile.go (a model over 1 MB keeps its header but its body
+//     is not bound, linted, formatted or tokenized), watch.go (the server
+//     polls the project's files itself when the client cannot watch them);
 //   - state: documents.go (the editor's buffers), view.go (one project
 //     root), snapshot.go and load.go (immutable workspace snapshots of disk
 //     plus buffers, reparsing only edited files), checker.go (the one

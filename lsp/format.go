@@ -27,6 +27,10 @@ func (s *Server) formatting(ctx context.Context, params json.RawMessage) (any, e
 	if !ok || d.f.model == nil && d.f.audit == nil {
 		return nil, nil
 	}
+	if tooBig(d.f) {
+		s.showMessage(protocol.MessageTypeInfo, "efmesh: %s is over the %d MB the editor formats; run `efmesh format` on it", d.f.rel, maxCheckedModel>>20)
+		return []protocol.TextEdit{}, nil
+	}
 	return formatEdits(ctx, d)
 }
 
@@ -43,6 +47,9 @@ func (s *Server) rangeFormatting(ctx context.Context, params json.RawMessage) (a
 	d, ok := s.document(p.TextDocument.URI)
 	if !ok || d.f.model == nil && d.f.audit == nil {
 		return nil, nil
+	}
+	if tooBig(d.f) {
+		return []protocol.TextEdit{}, nil
 	}
 	mp := d.f.Mapper()
 	start, end := mp.Offsets(p.Range)

@@ -17,6 +17,8 @@ var Version = "dev"
 // is decoded on its own rather than as protocol.InitializeParams so that a
 // client capability of an unexpected shape cannot fail initialize.
 type initializeParams struct {
+	// ProcessID is the client's process: the server ends when it is gone.
+	ProcessID        int    `json:"processId"`
 	RootURI          string `json:"rootUri"`
 	RootPath         string `json:"rootPath"`
 	WorkspaceFolders []struct {
@@ -118,6 +120,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	badEnv := env != "" && s.env != env
 	s.mu.Unlock()
 	s.setLintSettings(p.InitializationOptions.Lint)
+	s.clientProcess(p.ProcessID)
 	if badEnv {
 		s.logf(protocol.MessageTypeWarning, "initializationOptions.environment %q is not a valid environment name; using %q", env, "dev")
 	}
@@ -177,14 +180,17 @@ func (s *Server) initialized(_ context.Context, _ json.RawMessage) error {
 			s.ensureView(root)
 		}
 	}
+	if !register {
+		// The client cannot watch the files for the server: a git
+		// checkout or an edit from the CLI would go unseen.
+		s.watchFolders(watchPoll)
+	}
 	if register {
 		s.goSafe("register file watchers", func() {
 			params := &protocol.RegistrationParams{Registrations: []protocol.Registration{{
-				ID:     "efmesh-watch",
-				Method: protocol.MethodWorkspaceDidChangeWatchedFiles,
-				RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{
-					{GlobPattern: "**/*.sql"}, {GlobPattern: "**/efmesh.yaml"}, {GlobPattern: "**/*.csv"},
-				}},
+				ID:              "efmesh-watch",
+				Method:          protocol.MethodWorkspaceDidChangeWatchedFiles,
+				RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: watchers()},
 			}}}
 			if err := s.call(s.ctx, protocol.MethodClientRegisterCapability, params, nil); err != nil {
 				s.log.Debug("registering file watchers failed", "err", err)
@@ -248,4 +254,13 @@ func (s *Server) environment() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.env
+}
+
+// watchers are the file watchers registered with the client.
+func watchers() []protocol.FileSystemWatcher {
+	w := make([]protocol.FileSystemWatcher, len(watchedGlobs))
+	for i, g := range watchedGlobs {
+		w[i] = protocol.FileSystemWatcher{GlobPattern: g}
+	}
+	return w
 }

@@ -42,7 +42,10 @@ func loadSnapshot(seq uint64, root, env string, read reader, open map[string]ope
 		open:   open,
 	}
 	for rel, p := range pf.ByRel {
-		s.files[rel] = fileOf(p)
+		if b := boundParse(p); b != p {
+			pf.ByRel[rel] = b
+		}
+		s.files[rel] = fileOf(pf.ByRel[rel])
 	}
 	s.proj = project.WithVariables(pf.Project(), env, nil)
 	s.models = new(modelSet)
@@ -98,7 +101,7 @@ func openSnapshot(seq uint64, root, env string, read reader, open map[string]ope
 			continue
 		}
 		if src, err := read(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
-			s.files[rel] = fileOf(project.ParseFile(kind, rel, src))
+			s.files[rel] = fileOf(boundParse(project.ParseFile(kind, rel, src)))
 		}
 	}
 	s.build()
@@ -139,7 +142,7 @@ func (s *snapshot) withFile(seq uint64, rel string, src []byte, present bool, op
 	kind := s.classify(rel)
 	switch {
 	case present && kind != notProject:
-		p := project.ParseFile(kind, rel, src)
+		p := boundParse(project.ParseFile(kind, rel, src))
 		f := fileOf(p)
 		n.files = maps.Clone(s.files)
 		n.files[rel] = f

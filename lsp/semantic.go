@@ -48,7 +48,7 @@ func (s *Server) semanticTokensFull(_ context.Context, params json.RawMessage) (
 		return nil, err
 	}
 	d, ok := s.document(p.TextDocument.URI)
-	if !ok {
+	if !ok || tooBig(d.f) {
 		return &protocol.SemanticTokens{Data: []uint32{}}, nil
 	}
 	return &protocol.SemanticTokens{Data: encodeSemantic(d.f.Mapper(), semanticTokens(d.f))}, nil

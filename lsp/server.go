@@ -60,15 +60,24 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // async requests and checkers
 
-	mu       sync.Mutex
-	state    int
-	exited   chan struct{}
-	client   clientInfo
-	env      string               // environment of code lenses and commands
-	folders  []string             // workspace folders
-	docs     map[string]*document // open documents by absolute path
-	views    map[string]*view     // projects by root
-	inflight map[jsonrpc2.ID]context.CancelFunc
+	// serial orders the notifications the server makes itself (the
+	// file poll) with the client's.
+	serial sync.Mutex
+
+	mu     sync.Mutex
+	state  int
+	exited chan struct{}
+	// parentGone is closed when the client's process is gone.
+	parentGone chan struct{}
+	// stopGrace, when set (Serve), bounds the wait for background work
+	// once the session ended; zero waits for all of it (tests).
+	stopGrace time.Duration
+	client    clientInfo
+	env       string               // environment of code lenses and commands
+	folders   []string             // workspace folders
+	docs      map[string]*document // open documents by absolute path
+	views     map[string]*view     // projects by root
+	inflight  map[jsonrpc2.ID]context.CancelFunc
 	// bindInServer: checks bind Postgres bodies with the project's server
 	// (initializationOptions.bindInServer).
 	bindInServer bool
@@ -105,20 +114,45 @@ type clientInfo struct {
 }
 
 // Serve runs one session over rwc (stdin/stdout for `efmesh lsp`) until the
-// client sends exit or the stream ends. It returns nil after a clean
-// shutdown+exit and ErrNoShutdown otherwise.
+// client sends exit, the stream ends or the client's process (initialize's
+// processId) is gone. It returns nil after a clean shutdown+exit and
+// ErrNoShutdown otherwise; it returns within about stopGrace of the end
+// even when background work does not stop in time (the process is
+// expected to exit then).
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
-	return newServer(ctx, opts).serve(ctx, rwc)
+	s := newServer(ctx, opts)
+	s.stopGrace = stopGrace
+	return s.serve(ctx, rwc)
 }
 
+// stopGrace bounds how long Serve waits for background work once the
+// session ended: the LSP wants the server gone within a second of exit.
+const stopGrace = 400 * time.Millisecond
+
 func (s *Server) serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	s.conn = jsonrpc2.NewConn(newStream(rwc, s.badFrame))
+	in := newInput(rwc)
+	s.conn = jsonrpc2.NewConn(newStream(pumped{in, rwc}, s.badFrame))
 	s.conn.Go(s.ctx, s.handle)
 	select {
 	case <-s.conn.Done():
 	case <-s.exited:
 		s.closeConn()
 	case <-ctx.Done():
+		s.closeConn()
+	case <-s.parentGone:
+		s.log.Info("the client's process is gone; exiting")
+		s.cancel()
+		s.closeConn()
+	case <-in.ended:
+		// The client is gone. The connection's reader first handles what
+		// was queued before the end (a shutdown and exit), unless it is
+		// stuck in a handler; then every check and request stops.
+		select {
+		case <-s.conn.Done():
+		case <-s.exited:
+		case <-time.After(drainWait):
+		}
+		s.cancel()
 		s.closeConn()
 	}
 	s.stop()
@@ -130,15 +164,47 @@ func (s *Server) serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	return ErrNoShutdown
 }
 
+// drainWait is how long the messages read before the end of the input
+// may take to handle before the session cancels its work.
+const drainWait = 200 * time.Millisecond
+
+// graceOr is stopGrace when Serve set one, else d.
+func (s *Server) graceOr(d time.Duration) time.Duration {
+	if s.stopGrace > 0 {
+		return s.stopGrace
+	}
+	return d
+}
+
 // closeConn closes the connection and waits a moment for its reader to
-// end; a reader blocked on a stream that cannot be closed (a terminal) is
-// left behind, as the process is about to end anyway.
+// end; a reader blocked on a stream that cannot be closed (a terminal) or
+// in a handler that does not return is left behind, as the process is
+// about to end anyway.
 func (s *Server) closeConn() {
 	s.conn.Close()
 	select {
 	case <-s.conn.Done():
-	case <-time.After(time.Second):
+	case <-time.After(s.graceOr(time.Second)):
 	}
+}
+
+// clientProcess watches the client's process (initialize's processId)
+// and ends the session when it is gone.
+func (s *Server) clientProcess(pid int) {
+	if pid <= 0 {
+		return
+	}
+	s.goSafe("watch the client's process", func() {
+		watchParent(s.ctx, pid, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			select {
+			case <-s.parentGone:
+			default:
+				close(s.parentGone)
+			}
+		})
+	})
 }
 
 func newServer(ctx context.Context, opts Options) *Server {
@@ -159,32 +225,47 @@ func newServer(ctx context.Context, opts Options) *Server {
 		}
 	}
 	s := &Server{
-		presence: workspace.NewPresence(presenceTTL, nil),
-		opts:     opts,
-		log:      log,
-		env:      "dev",
-		exited:   make(chan struct{}),
-		docs:     map[string]*document{},
-		views:    map[string]*view{},
-		inflight: map[jsonrpc2.ID]context.CancelFunc{},
+		presence:   workspace.NewPresence(presenceTTL, nil),
+		opts:       opts,
+		log:        log,
+		env:        "dev",
+		exited:     make(chan struct{}),
+		parentGone: make(chan struct{}),
+		docs:       map[string]*document{},
+		views:      map[string]*view{},
+		inflight:   map[jsonrpc2.ID]context.CancelFunc{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return s
 }
 
-// stop ends every checker and waits for background work.
+// stop ends every checker and waits for background work, at most
+// stopGrace when one is set.
 func (s *Server) stop() {
 	s.cancel()
-	s.mu.Lock()
-	views := make([]*view, 0, len(s.views))
-	for _, v := range s.views {
-		views = append(views, v)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.mu.Lock()
+		views := make([]*view, 0, len(s.views))
+		for _, v := range s.views {
+			views = append(views, v)
+		}
+		s.mu.Unlock()
+		for _, v := range views {
+			v.stop()
+		}
+		s.wg.Wait()
+	}()
+	if s.stopGrace <= 0 {
+		<-done
+		return
 	}
-	s.mu.Unlock()
-	for _, v := range views {
-		v.stop()
+	select {
+	case <-done:
+	case <-time.After(s.stopGrace):
+		s.log.Warn("background work did not stop in time; leaving it to the end of the process")
 	}
-	s.wg.Wait()
 }
 
 // go runs f in the background of the session, recovering a panic.
@@ -330,6 +411,8 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			return nil
 		}
 		func() {
+			s.serial.Lock()
+			defer s.serial.Unlock()
 			defer s.recoverPanic(method, nil)
 			if err := fn(s, ctx, req.Params()); err != nil {
 				s.logf(protocol.MessageTypeWarning, "%s: %v", method, err)

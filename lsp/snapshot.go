@@ -97,7 +97,7 @@ type file struct {
 
 // query returns the parsed body of a model file, or nil.
 func (f *file) query() *sqlread.Query {
-	if f == nil || f.model == nil {
+	if f == nil || f.model == nil || tooBig(f) {
 		return nil
 	}
 	f.qOnce.Do(func() { f.q = sqlread.Parse(f.src, f.model.BodyStart) })
