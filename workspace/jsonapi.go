@@ -208,7 +208,13 @@ func jsonInterval(r *analysis.Range) []string {
 	if r == nil {
 		return nil
 	}
-	return []string{rfc3339(r.Start), rfc3339(r.End)}
+	return rangePair(*r)
+}
+
+// rangePair is [start, end) as RFC 3339 times, a zero time included
+// (0001-01-01T00:00:00Z: a range from the beginning), as plans write it.
+func rangePair(r analysis.Range) []string {
+	return []string{r.Start.UTC().Format(time.RFC3339), r.End.UTC().Format(time.RFC3339)}
 }
 
 // JSONRanges are ranges as [start, end) pairs of RFC 3339 times, an empty
@@ -216,7 +222,7 @@ func jsonInterval(r *analysis.Range) []string {
 func JSONRanges(rs []analysis.Range) [][]string {
 	out := [][]string{}
 	for _, r := range rs {
-		out = append(out, []string{rfc3339(r.Start), rfc3339(r.End)})
+		out = append(out, rangePair(r))
 	}
 	return out
 }

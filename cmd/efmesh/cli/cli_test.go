@@ -343,7 +343,7 @@ func TestInitStarterWorks(t *testing.T) {
 	}
 	out2 := mustRun(t, dir, "graph", "--json")
 	var g map[string]any
-	if err := json.Unmarshal([]byte(out2), &g); err != nil || len(g["models"].([]any)) != 3 {
+	if err := json.Unmarshal([]byte(out2), &g); err != nil || len(g["models"].([]any)) != 4 {
 		t.Fatalf("graph --json: %s", out2)
 	}
 	if out := mustRun(t, dir, "lineage", "shop.daily_revenue.revenue"); !strings.Contains(out, "shop.orders.amount (SEED)") {
