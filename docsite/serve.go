@@ -2,6 +2,7 @@ package docsite
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"net"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/efmesh/efmesh/planner"
 )
 
 // Server serves the site and rebuilds it when the project's files change;
@@ -49,9 +52,23 @@ func (s *Server) Rebuild() error {
 	return err
 }
 
+// Describe is the text of a failed build: a project's problems one a
+// line, positioned (file:line:col: message), else the error.
+func Describe(err error) string {
+	var pe *planner.ProblemsError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	lines := make([]string, 0, len(pe.Diagnostics))
+	for _, d := range pe.Diagnostics {
+		lines = append(lines, d.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
 func errorPage(err error, reload string) []byte {
 	site := &Site{Project: "build failed", Models: []Model{}, Envs: []Env{}, Plans: []Plan{}}
-	site.Models = append(site.Models, Model{Name: "error", Kind: "error", Description: err.Error(),
+	site.Models = append(site.Models, Model{Name: "error", Kind: "error", Description: Describe(err),
 		Grain: []string{}, Tags: []string{}, Columns: []Column{}, Audits: []string{}, Tests: []string{}, Versions: []Version{}, Parents: []string{}})
 	page, e := HTML(site, reload)
 	if e != nil {

@@ -69,7 +69,7 @@ file of the project changes; an open page reloads itself.`,
 			}
 			fmt.Fprintf(a.stderr, "serving http://%s/ (Ctrl-C stops)\n", ln.Addr())
 			err = srv.Serve(a.ctx, ln, p.Root, func(err error) {
-				fmt.Fprintf(a.stderr, "efmesh: docs: %v\n", err)
+				fmt.Fprintf(a.stderr, "efmesh: docs: %s\n", docsite.Describe(err))
 			})
 			if errors.Is(err, http.ErrServerClosed) {
 				return nil
