@@ -148,9 +148,10 @@ func Build(ctx context.Context, w *workspace.Workspace, o Options) (*Site, error
 			for _, c := range pm.Columns {
 				declared[c.Name] = true
 			}
+			sources := analysis.AllColumnSources(a, g.Name)
 			for _, c := range info.Columns {
 				col := Column{Name: c.Name, Type: c.Type, Declared: declared[c.Name], Sources: []string{}}
-				for _, src := range analysis.ColumnSources(a, g.Name, c.Name) {
+				for _, src := range sources[c.Name] {
 					col.Sources = append(col.Sources, src.Model+"."+src.Column)
 				}
 				m.Columns = append(m.Columns, col)
