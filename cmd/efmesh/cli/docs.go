@@ -36,8 +36,8 @@ columns, the DAG, the lineage of every column upstream and downstream,
 the environments (last apply, last run, health) and the plan of the
 checkout against each environment.
 
-Links select a state in the URL: index.html#model=mart.kpis,
-#search=stay, #lineage=mart.kpis.stays, #dag, #envs, #plan=prod.
+Links select a state in the URL: index.html#model=mart.daily_census,
+#search=stay, #lineage=mart.daily_census.patients, #dag, #envs, #plan=prod.
 
 With --serve, docs serves the site on localhost and rebuilds it when a
 file of the project changes; an open page reloads itself.`,
