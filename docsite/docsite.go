@@ -1,9 +1,10 @@
 // Package docsite builds the static documentation site of a project
 // (`efmesh docs`): one index.html whose data — models, columns, column
 // lineage, environments and plans — is embedded as JSON in a script tag,
-// so the page works opened from file:// and needs no network. It reads a
-// workspace (the analysis, the state store); it knows nothing of flags,
-// servers or printed text, which belong to the front end.
+// so the page works opened from file:// and needs no network; and a small
+// server that rebuilds it as the project's files change (serve.go). It
+// reads a workspace (the analysis, the state store) and never writes the
+// store; flags and printed text belong to the front end.
 package docsite
 
 import (
@@ -248,9 +249,9 @@ func HTML(s *Site, reload string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// escapeScript keeps JSON from closing its script tag: json.Marshal
-// already escapes <, > and & as \u003c…, so a "</script>" in a model's
-// SQL cannot end the tag; this is the invariant, checked.
+// escapeScript keeps JSON from closing its script tag. json.Marshal
+// already writes < as \u003c, so a "</script>" in a model's SQL cannot
+// end the tag; this guards the invariant should the encoder change.
 func escapeScript(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte("</"), []byte(`<\/`))
 }
