@@ -154,3 +154,15 @@ func TestHospitalSite(t *testing.T) {
 		t.Errorf("site.json: %v, %d models", err, len(back.Models))
 	}
 }
+
+// TestHTMLKeepsDataInItsScript: SQL holding "</script>" stays data.
+func TestHTMLKeepsDataInItsScript(t *testing.T) {
+	site := &docsite.Site{Project: "p", Models: []docsite.Model{{Name: "a.b", SQL: "SELECT '</script><script>alert(1)</script>' AS x"}}}
+	html, err := docsite.HTML(site, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(html), "<script>alert(1)") || strings.Count(string(html), "</script>") != 2 {
+		t.Errorf("the model's SQL escaped its script tag:\n%s", html)
+	}
+}
