@@ -221,6 +221,46 @@ func FieldSources(a *Analysis, model, column, field string) []ColumnRef {
 	for s := range set {
 		out = append(out, s)
 	}
+	sortRefs(out)
+	return out
+}
+
+// AllColumnSources is ColumnSources of every column of a model, keyed
+// by the column's name as the model yields it, reading the model's
+// outline once (ColumnSources reads it per column): what a page of every
+// column's lineage needs.
+func AllColumnSources(a *Analysis, model string) map[string][]ColumnRef {
+	info := a.Models[model]
+	if info == nil {
+		return nil
+	}
+	o := a.outline(info.Canonical)
+	if o == nil {
+		return nil
+	}
+	lt := &lineageTracer{a: a}
+	outs := lt.yielded(o.Query, columnNames(info))
+	res := map[string][]ColumnRef{}
+	for _, c := range info.Columns {
+		set := map[ColumnRef]bool{}
+		for _, out := range outs {
+			if strings.EqualFold(out.name, c.Name) {
+				for _, s := range out.field("") {
+					set[s] = true
+				}
+			}
+		}
+		refs := make([]ColumnRef, 0, len(set))
+		for s := range set {
+			refs = append(refs, s)
+		}
+		sortRefs(refs)
+		res[c.Name] = refs
+	}
+	return res
+}
+
+func sortRefs(out []ColumnRef) {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Model != out[j].Model {
 			return out[i].Model < out[j].Model
@@ -230,7 +270,6 @@ func FieldSources(a *Analysis, model, column, field string) []ColumnRef {
 		}
 		return out[i].Field < out[j].Field
 	})
-	return out
 }
 
 // outline is the engine's outline of a canonical form; nil for none or

@@ -43,6 +43,13 @@ SELECT u.name, u.amount FROM @ref(raw.u) AS u`,
 		if got != tc.want {
 			t.Errorf("%s.%s: got %s, want %s", tc.model, tc.col, got, tc.want)
 		}
+		// AllColumnSources, one outline per model, says the same.
+		if all := refsText(AllColumnSources(a, tc.model)[tc.col]); all != tc.want {
+			t.Errorf("AllColumnSources %s.%s: got %s, want %s", tc.model, tc.col, all, tc.want)
+		}
+	}
+	if all := AllColumnSources(a, "m.a"); len(all) != 4 {
+		t.Errorf("AllColumnSources m.a has %d columns, want 4: %v", len(all), all)
 	}
 	n, err := Lineage(a, "m.b", "total")
 	if err != nil {

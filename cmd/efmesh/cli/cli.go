@@ -126,7 +126,7 @@ var subcommands = []struct {
 	{"audit", (*app).auditCmd}, {"diff", (*app).diffCmd}, {"janitor", (*app).janitorCmd}, {"lsp", (*app).lspCmd},
 	{"passport", (*app).passportCmd}, {"schedule", (*app).scheduleCmd}, {"compact", (*app).compactCmd}, {"query", (*app).queryCmd},
 	{"show", (*app).showCmd}, {"env", (*app).envCmd}, {"create-external", (*app).createExternalCmd}, {"create-test", (*app).createTestCmd},
-	{"lint", (*app).lintCmd}, {"format", (*app).formatCmd}, {"man", (*app).manCmd}, {"state", (*app).stateCmd},
+	{"lint", (*app).lintCmd}, {"format", (*app).formatCmd}, {"man", (*app).manCmd}, {"state", (*app).stateCmd}, {"docs", (*app).docsCmd},
 }
 
 // commandOf is the name of the subcommand args run: the first argument
