@@ -43,6 +43,9 @@ With --serve, docs serves the site on localhost and rebuilds it when a
 file of the project changes; an open page reloads itself.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !serve && cmd.Flags().Changed("port") {
+				return &usageError{cmd: cmd, err: fmt.Errorf("--port goes with --serve (the written site needs no server)")}
+			}
 			if !serve {
 				site, err := a.buildSite()
 				if err != nil {
